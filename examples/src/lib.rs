@@ -1,0 +1,1 @@
+//! Example servers built on `mcp-runtime`; each program is in `src/bin/`.

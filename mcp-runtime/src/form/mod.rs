@@ -1,0 +1,1 @@
+//! Flat elicitation forms: the [`ElicitForm`](crate::ElicitForm) schema and answer validation.

@@ -1,0 +1,21 @@
+//! Multi-round MCP servers (protocol revision 2026-07-28) whose handlers suspend into signed,
+//! typed continuations.
+
+pub mod flow;
+pub mod form;
+pub mod protocol;
+pub mod server;
+pub mod state;
+pub mod testing;
+pub mod transport;
+
+pub use mcp_macros::{ElicitChoice, ElicitForm};
+
+/// Implementation details used by the code the macros generate. Not a public API: anything
+/// in here may change in any release.
+#[doc(hidden)]
+pub mod __private {
+    pub use schemars;
+    pub use serde;
+    pub use serde_json;
+}

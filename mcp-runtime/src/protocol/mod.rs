@@ -1,0 +1,1 @@
+//! Wire types of MCP revision 2026-07-28: plain serde data, no behaviour.

@@ -1,0 +1,1 @@
+//! The server: handler registry, dispatch and the stateless lifecycle.

@@ -1,0 +1,1 @@
+//! The request-state codec: signed, bound, expiring continuation tokens.

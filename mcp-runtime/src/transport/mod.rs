@@ -1,0 +1,1 @@
+//! Transports: Streamable HTTP and stdio.

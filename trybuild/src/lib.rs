@@ -1,0 +1,1 @@
+//! Compile-fail UI tests of the `mcp-runtime` macros live in `tests/`.
