@@ -1,0 +1,226 @@
+//! The traits a tool, prompt or resource implements to be served, and the request they receive.
+//!
+//! The `#[tool]`, `#[prompt]` and `#[resource]` macros generate implementations of these
+//! traits; hand-written implementations work the same way.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use serde_json::{Map, Value};
+use tokio::sync::mpsc;
+
+use crate::protocol::{
+    CallToolResult, ClientCapabilities, ErrorObject, GetPromptResult, InputRequiredResult,
+    InputResponses, Prompt, ReadResourceResult, Resource, ResourceTemplate, Tool,
+};
+
+/// A boxed, sendable future, as handler methods return.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// One request routed to a handler, with everything a multi-round flow needs.
+pub struct Request {
+    /// The method: `"tools/call"`, `"prompts/get"` or `"resources/read"`.
+    pub method: &'static str,
+    /// The tool name, prompt name or resource URI.
+    pub target: String,
+    /// Tool or prompt arguments; `None` for resources and for calls without arguments.
+    pub arguments: Option<Map<String, Value>>,
+    /// This round's answers; dispatch has already checked that they form an object.
+    pub input_responses: Option<InputResponses>,
+    /// The state echoed by the client, unverified.
+    pub request_state: Option<String>,
+    /// The capabilities the client declared in this request's `_meta`.
+    pub capabilities: ClientCapabilities,
+    /// The caller's subject from the server's subject hook (HTTP); `None` otherwise.
+    pub subject: Option<String>,
+    /// Sends `notifications/progress` for this request's `progressToken`.
+    pub progress: Progress,
+    /// The server's request-state signer.
+    pub signer: crate::state::Signer,
+    /// Limits the flow driver enforces.
+    pub limits: FlowLimits,
+}
+
+/// What a handler answers: the final result, or a request for more input.
+#[derive(Debug)]
+pub enum Reply<R> {
+    /// The request is done; the result goes out with `resultType: "complete"`.
+    Complete(R),
+    /// The client must answer these input requests and retry.
+    InputRequired(InputRequiredResult),
+}
+
+/// The outcome of one handler call: a reply, or a JSON-RPC error for this request.
+pub type HandlerResult<R> = Result<Reply<R>, ErrorObject>;
+
+/// A tool served under `tools/call`.
+pub trait ToolHandler: Send + Sync + 'static {
+    /// The tool as `tools/list` shows it.
+    fn definition(&self) -> Tool;
+    /// Runs one round of the tool.
+    fn call(&self, request: Request) -> BoxFuture<'static, HandlerResult<CallToolResult>>;
+}
+
+/// A prompt served under `prompts/get`.
+pub trait PromptHandler: Send + Sync + 'static {
+    /// The prompt as `prompts/list` shows it.
+    fn definition(&self) -> Prompt;
+    /// Runs one round of the prompt.
+    fn get(&self, request: Request) -> BoxFuture<'static, HandlerResult<GetPromptResult>>;
+    /// Completion values for one argument of this prompt; default: none.
+    fn complete(&self, _argument: &str, _value: &str) -> Vec<String> {
+        Vec::new()
+    }
+}
+
+/// What a resource handler serves: one fixed resource, or a URI template.
+#[derive(Debug, Clone)]
+pub enum ResourceDefinition {
+    /// A resource with one URI, listed by `resources/list`.
+    Resource(Resource),
+    /// A URI template, listed by `resources/templates/list`.
+    Template(ResourceTemplate),
+}
+
+/// A resource or resource template served under `resources/read`.
+pub trait ResourceHandler: Send + Sync + 'static {
+    /// The resource or template as the list methods show it.
+    fn definition(&self) -> ResourceDefinition;
+    /// Whether this handler serves `uri` (equality for a resource, template match for a template).
+    fn matches(&self, uri: &str) -> bool;
+    /// Runs one round of a read.
+    fn read(&self, request: Request) -> BoxFuture<'static, HandlerResult<ReadResourceResult>>;
+}
+
+/// Limits the flow driver enforces on multi-round requests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct FlowLimits {
+    /// The most rounds one request may take before it is refused (default 50).
+    pub max_rounds: u32,
+}
+
+impl Default for FlowLimits {
+    fn default() -> Self {
+        Self { max_rounds: 50 }
+    }
+}
+
+impl FlowLimits {
+    /// Limits with `max_rounds` rounds at most.
+    pub fn with_max_rounds(mut self, max_rounds: u32) -> Self {
+        self.max_rounds = max_rounds;
+        self
+    }
+}
+
+/// A cheap-clone handle that reports progress for one request.
+///
+/// Without a `progressToken` in the request (or from [`Progress::none`]) reporting does
+/// nothing. Over HTTP the first report switches the answer to `text/event-stream`; over stdio
+/// notifications are written as lines before the result.
+#[derive(Clone, Default)]
+pub struct Progress {
+    inner: Option<Arc<ProgressSink>>,
+}
+
+struct ProgressSink {
+    token: Value,
+    sender: mpsc::UnboundedSender<Value>,
+}
+
+impl std::fmt::Debug for Progress {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let token = self.inner.as_ref().map(|sink| &sink.token);
+        f.debug_struct("Progress").field("token", &token).finish()
+    }
+}
+
+impl Progress {
+    /// A handle that reports nothing.
+    pub fn none() -> Self {
+        Self { inner: None }
+    }
+
+    /// A handle reporting under `token`, and the receiver of the notifications it sends (each
+    /// a complete JSON-RPC `notifications/progress` message). Used by transports and tests.
+    pub fn channel(token: Value) -> (Self, ProgressReceiver) {
+        let (sender, receiver) = mpsc::unbounded_channel();
+        let inner = Some(Arc::new(ProgressSink { token, sender }));
+        (Self { inner }, ProgressReceiver { receiver })
+    }
+
+    /// Whether reports go anywhere (the request carried a `progressToken`).
+    pub fn is_active(&self) -> bool {
+        self.inner.is_some()
+    }
+
+    /// Sends `notifications/progress` with `progress` (which should increase with every
+    /// report), an optional `total` and an optional human-readable `message`.
+    pub fn report(&self, progress: f64, total: Option<f64>, message: Option<String>) {
+        let Some(sink) = &self.inner else { return };
+        let mut params = Map::new();
+        params.insert("progressToken".into(), sink.token.clone());
+        params.insert("progress".into(), progress.into());
+        if let Some(total) = total {
+            params.insert("total".into(), total.into());
+        }
+        if let Some(message) = message {
+            params.insert("message".into(), message.into());
+        }
+        let notification = serde_json::json!({
+            "jsonrpc": "2.0",
+            "method": "notifications/progress",
+            "params": params,
+        });
+        // The receiver is gone once the request has been answered; late reports are dropped.
+        let _ = sink.sender.send(notification);
+    }
+}
+
+/// The receiving end of a [`Progress`] channel.
+#[derive(Debug)]
+pub struct ProgressReceiver {
+    receiver: mpsc::UnboundedReceiver<Value>,
+}
+
+impl ProgressReceiver {
+    /// The next notification, or `None` once every [`Progress`] handle is dropped.
+    pub async fn recv(&mut self) -> Option<Value> {
+        self.receiver.recv().await
+    }
+
+    /// A notification already sent, without waiting.
+    pub fn try_recv(&mut self) -> Option<Value> {
+        self.receiver.try_recv().ok()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn progress_reports_carry_the_token_and_optional_fields() {
+        let (progress, mut receiver) = Progress::channel(Value::from(7));
+        progress.report(1.0, Some(3.0), None);
+        progress.clone().report(2.0, None, Some("half".into()));
+        let first = receiver.try_recv().unwrap();
+        assert_eq!(first["method"], "notifications/progress");
+        assert_eq!(first["params"]["progressToken"], 7);
+        assert_eq!(first["params"]["total"], 3.0);
+        assert!(first["params"].get("message").is_none());
+        let second = receiver.try_recv().unwrap();
+        assert_eq!(second["params"]["message"], "half");
+        assert!(second["params"].get("total").is_none());
+        assert!(receiver.try_recv().is_none());
+    }
+
+    #[test]
+    fn progress_none_reports_nothing() {
+        let progress = Progress::none();
+        assert!(!progress.is_active());
+        progress.report(1.0, None, None);
+    }
+}
