@@ -1,0 +1,600 @@
+//! Form and URL elicitation: the requested schema, every primitive field schema, the
+//! `elicitation/create` parameters and the client's answer.
+//!
+//! Field order matters to users reading a form, so [`ElicitRequestedSchema::properties`] is a
+//! `Vec` of `(name, schema)` pairs written to the wire in insertion order (and read back in
+//! wire order when parsed straight from JSON text).
+
+use std::collections::BTreeMap;
+
+use serde::de::{Deserializer, Error as _};
+use serde::{Deserialize, Serialize, Serializer};
+use serde_json::{Number, Value};
+
+use super::tag::{ArrayTag, BooleanTag, ObjectTag, StringTag};
+
+/// The `requestedSchema` of a form-mode elicitation: a flat object of primitive fields.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ElicitRequestedSchema {
+    /// Always `"object"`.
+    #[serde(rename = "type")]
+    pub kind: ObjectTag,
+    /// Optional `$schema` dialect URI.
+    #[serde(rename = "$schema", default, skip_serializing_if = "Option::is_none")]
+    pub schema: Option<String>,
+    /// The fields, in the order the client should show them. Names must be unique.
+    #[serde(with = "ordered_properties")]
+    pub properties: Vec<(String, PrimitiveSchema)>,
+    /// Names of the fields the user must fill in; omitted on the wire when empty.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub required: Vec<String>,
+}
+
+impl ElicitRequestedSchema {
+    /// The schema of the field called `name`, if there is one.
+    pub fn property(&self, name: &str) -> Option<&PrimitiveSchema> {
+        self.properties
+            .iter()
+            .find(|(key, _)| key == name)
+            .map(|(_, schema)| schema)
+    }
+}
+
+/// Serde for `properties`: a JSON object whose member order is the `Vec` order.
+mod ordered_properties {
+    use std::collections::HashSet;
+    use std::fmt;
+
+    use serde::de::{Deserializer, Error as _, MapAccess, Visitor};
+    use serde::ser::{SerializeMap, Serializer};
+
+    use super::PrimitiveSchema;
+
+    pub(super) fn serialize<S: Serializer>(
+        properties: &[(String, PrimitiveSchema)],
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(properties.len()))?;
+        for (name, schema) in properties {
+            map.serialize_entry(name, schema)?;
+        }
+        map.end()
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Vec<(String, PrimitiveSchema)>, D::Error> {
+        struct PropertiesVisitor;
+
+        impl<'de> Visitor<'de> for PropertiesVisitor {
+            type Value = Vec<(String, PrimitiveSchema)>;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an object of primitive field schemas")
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<Self::Value, A::Error> {
+                let mut seen = HashSet::new();
+                let mut properties = Vec::new();
+                while let Some((name, schema)) = access.next_entry::<String, PrimitiveSchema>()? {
+                    if !seen.insert(name.clone()) {
+                        return Err(A::Error::custom(format_args!(
+                            "duplicate property `{name}`"
+                        )));
+                    }
+                    properties.push((name, schema));
+                }
+                Ok(properties)
+            }
+        }
+
+        deserializer.deserialize_map(PropertiesVisitor)
+    }
+}
+
+/// One field of a form: the schema's `PrimitiveSchemaDefinition`.
+///
+/// Serialises as the inner schema. Parsing picks the variant from the shape: `type` first,
+/// then `oneOf` (titled single-select), `enum` with `enumNames` (legacy), `enum` (untitled
+/// single-select), and for arrays `items.anyOf` (titled multi-select).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum PrimitiveSchema {
+    /// Free text, optionally with a format.
+    String(StringSchema),
+    /// A number or an integer.
+    Number(NumberSchema),
+    /// A yes/no field.
+    Boolean(BooleanSchema),
+    /// One of a list of strings, shown as they are.
+    UntitledSingleSelect(UntitledSingleSelectEnumSchema),
+    /// One of a list of values, each with a display title.
+    TitledSingleSelect(TitledSingleSelectEnumSchema),
+    /// Several of a list of strings.
+    UntitledMultiSelect(UntitledMultiSelectEnumSchema),
+    /// Several of a list of values, each with a display title.
+    TitledMultiSelect(TitledMultiSelectEnumSchema),
+    /// The legacy `enumNames` single-select: read, but written as the titled `oneOf` form.
+    LegacyTitled(LegacyTitledEnumSchema),
+}
+
+impl<'de> Deserialize<'de> for PrimitiveSchema {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        #[derive(Clone, Copy)]
+        enum Shape {
+            String,
+            Number,
+            Boolean,
+            UntitledSingle,
+            TitledSingle,
+            UntitledMulti,
+            TitledMulti,
+            Legacy,
+        }
+        let value = Value::deserialize(deserializer)?;
+        let object = value
+            .as_object()
+            .ok_or_else(|| D::Error::custom("a primitive field schema must be an object"))?;
+        let has = |key: &str| object.contains_key(key);
+        let shape = match object.get("type").and_then(Value::as_str) {
+            Some("string") if has("oneOf") => Shape::TitledSingle,
+            Some("string") if has("enum") && has("enumNames") => Shape::Legacy,
+            Some("string") if has("enum") => Shape::UntitledSingle,
+            Some("string") => Shape::String,
+            Some("number" | "integer") => Shape::Number,
+            Some("boolean") => Shape::Boolean,
+            Some("array")
+                if object
+                    .get("items")
+                    .is_some_and(|items| items.get("anyOf").is_some()) =>
+            {
+                Shape::TitledMulti
+            }
+            Some("array") => Shape::UntitledMulti,
+            Some(other) => {
+                return Err(D::Error::custom(format_args!(
+                    "unsupported primitive field schema type `{other}`"
+                )));
+            }
+            None => {
+                return Err(D::Error::custom(
+                    "missing field `type` in a primitive field schema",
+                ));
+            }
+        };
+        let parsed = match shape {
+            Shape::String => serde_json::from_value(value).map(Self::String),
+            Shape::Number => serde_json::from_value(value).map(Self::Number),
+            Shape::Boolean => serde_json::from_value(value).map(Self::Boolean),
+            Shape::UntitledSingle => serde_json::from_value(value).map(Self::UntitledSingleSelect),
+            Shape::TitledSingle => serde_json::from_value(value).map(Self::TitledSingleSelect),
+            Shape::UntitledMulti => serde_json::from_value(value).map(Self::UntitledMultiSelect),
+            Shape::TitledMulti => serde_json::from_value(value).map(Self::TitledMultiSelect),
+            Shape::Legacy => serde_json::from_value(value).map(Self::LegacyTitled),
+        };
+        parsed.map_err(D::Error::custom)
+    }
+}
+
+/// The `format` of a string field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum StringFormat {
+    /// `email`: an e-mail address.
+    #[serde(rename = "email")]
+    Email,
+    /// `uri`: an absolute URI.
+    #[serde(rename = "uri")]
+    Uri,
+    /// `date`: a full date (`YYYY-MM-DD`).
+    #[serde(rename = "date")]
+    Date,
+    /// `date-time`: an RFC 3339 timestamp.
+    #[serde(rename = "date-time")]
+    DateTime,
+}
+
+/// A free-text field (`StringSchema`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StringSchema {
+    /// Always `"string"`.
+    #[serde(rename = "type")]
+    pub kind: StringTag,
+    /// Display label.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// Help text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Minimum length in characters.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_length: Option<u64>,
+    /// Maximum length in characters.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_length: Option<u64>,
+    /// Expected format of the text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub format: Option<StringFormat>,
+    /// Pre-filled value.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default: Option<String>,
+}
+
+/// Whether a [`NumberSchema`] accepts any number or integers only.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum NumberKind {
+    /// `"number"`: any JSON number.
+    #[default]
+    Number,
+    /// `"integer"`: whole numbers only.
+    Integer,
+}
+
+/// A number or integer field (`NumberSchema`).
+///
+/// Bounds and default are [`serde_json::Number`] so that `0` stays `0` and `0.5` stays `0.5`
+/// on the wire; build them with `Number::from(12)` or `Number::from_f64(0.5)`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct NumberSchema {
+    /// `"number"` or `"integer"`.
+    #[serde(rename = "type")]
+    pub kind: NumberKind,
+    /// Display label.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// Help text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Inclusive lower bound.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub minimum: Option<Number>,
+    /// Inclusive upper bound.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub maximum: Option<Number>,
+    /// Pre-filled value.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default: Option<Number>,
+}
+
+/// A yes/no field (`BooleanSchema`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BooleanSchema {
+    /// Always `"boolean"`.
+    #[serde(rename = "type")]
+    pub kind: BooleanTag,
+    /// Display label.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// Help text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Pre-filled value.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default: Option<bool>,
+}
+
+/// A single choice among plain strings (`UntitledSingleSelectEnumSchema`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UntitledSingleSelectEnumSchema {
+    /// Always `"string"`.
+    #[serde(rename = "type")]
+    pub kind: StringTag,
+    /// Display label.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// Help text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// The allowed values (`enum`).
+    #[serde(rename = "enum")]
+    pub values: Vec<String>,
+    /// Pre-selected value.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default: Option<String>,
+}
+
+/// One titled option: `{"const": value, "title": label}`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TitledOption {
+    /// The value the client sends back (`const`).
+    #[serde(rename = "const")]
+    pub value: String,
+    /// What the user sees.
+    pub title: String,
+}
+
+impl TitledOption {
+    /// An option with the given value and display title.
+    pub fn new(value: impl Into<String>, title: impl Into<String>) -> Self {
+        Self {
+            value: value.into(),
+            title: title.into(),
+        }
+    }
+}
+
+/// A single choice among titled options (`TitledSingleSelectEnumSchema`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TitledSingleSelectEnumSchema {
+    /// Always `"string"`.
+    #[serde(rename = "type")]
+    pub kind: StringTag,
+    /// Display label.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// Help text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// The options (`oneOf`).
+    pub one_of: Vec<TitledOption>,
+    /// Pre-selected value.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default: Option<String>,
+}
+
+/// The `items` of an untitled multi-select: `{"type": "string", "enum": [...]}`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UntitledItems {
+    /// Always `"string"`.
+    #[serde(rename = "type")]
+    pub kind: StringTag,
+    /// The allowed values (`enum`).
+    #[serde(rename = "enum")]
+    pub values: Vec<String>,
+}
+
+/// The `items` of a titled multi-select: `{"anyOf": [{const, title}, ...]}`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TitledItems {
+    /// The options (`anyOf`).
+    pub any_of: Vec<TitledOption>,
+}
+
+/// Several choices among plain strings (`UntitledMultiSelectEnumSchema`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UntitledMultiSelectEnumSchema {
+    /// Always `"array"`.
+    #[serde(rename = "type")]
+    pub kind: ArrayTag,
+    /// Display label.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// Help text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Fewest selections allowed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_items: Option<u64>,
+    /// Most selections allowed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_items: Option<u64>,
+    /// The allowed values.
+    pub items: UntitledItems,
+    /// Pre-selected values.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default: Option<Vec<String>>,
+}
+
+/// Several choices among titled options (`TitledMultiSelectEnumSchema`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TitledMultiSelectEnumSchema {
+    /// Always `"array"`.
+    #[serde(rename = "type")]
+    pub kind: ArrayTag,
+    /// Display label.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// Help text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// Fewest selections allowed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_items: Option<u64>,
+    /// Most selections allowed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_items: Option<u64>,
+    /// The options.
+    pub items: TitledItems,
+    /// Pre-selected values.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default: Option<Vec<String>>,
+}
+
+/// The legacy titled single-select (`LegacyTitledEnumSchema`): `enum` plus `enumNames`.
+///
+/// Read so that older peers' schemas parse, never written: serialising it writes the
+/// equivalent [`TitledSingleSelectEnumSchema`] (see [`LegacyTitledEnumSchema::to_titled`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LegacyTitledEnumSchema {
+    /// Always `"string"`.
+    #[serde(rename = "type")]
+    pub kind: StringTag,
+    /// Display label.
+    #[serde(default)]
+    pub title: Option<String>,
+    /// Help text.
+    #[serde(default)]
+    pub description: Option<String>,
+    /// The allowed values (`enum`).
+    #[serde(rename = "enum")]
+    pub values: Vec<String>,
+    /// Display titles, position by position (`enumNames`).
+    #[serde(default)]
+    pub enum_names: Vec<String>,
+    /// Pre-selected value.
+    #[serde(default)]
+    pub default: Option<String>,
+}
+
+impl LegacyTitledEnumSchema {
+    /// The modern equivalent: each value paired with the name at the same position; a value
+    /// without a name is titled with itself, and names beyond the last value are dropped.
+    pub fn to_titled(&self) -> TitledSingleSelectEnumSchema {
+        let one_of = self
+            .values
+            .iter()
+            .enumerate()
+            .map(|(index, value)| {
+                let title = self.enum_names.get(index).unwrap_or(value);
+                TitledOption::new(value.clone(), title.clone())
+            })
+            .collect();
+        TitledSingleSelectEnumSchema {
+            kind: StringTag,
+            title: self.title.clone(),
+            description: self.description.clone(),
+            one_of,
+            default: self.default.clone(),
+        }
+    }
+}
+
+impl Serialize for LegacyTitledEnumSchema {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.to_titled().serialize(serializer)
+    }
+}
+
+/// Parameters of a form-mode `elicitation/create` (`ElicitRequestFormParams`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ElicitRequestFormParams {
+    /// What the user is asked.
+    pub message: String,
+    /// The form.
+    pub requested_schema: ElicitRequestedSchema,
+}
+
+/// Parameters of a URL-mode `elicitation/create` (`ElicitRequestURLParams`). This revision
+/// has no `elicitationId`: correlation travels in `requestState`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ElicitRequestUrlParams {
+    /// Why the user should open the URL.
+    pub message: String,
+    /// The page to open.
+    pub url: String,
+}
+
+/// The `params` of `elicitation/create` (`ElicitRequestParams`), tagged by `mode`.
+///
+/// Always written with `mode`; a missing `mode` parses as form mode, as the schema allows.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "mode", rename_all = "lowercase")]
+pub enum ElicitRequestParams {
+    /// `mode: "form"`: ask for structured data in the client.
+    Form(ElicitRequestFormParams),
+    /// `mode: "url"`: send the user to a web page.
+    Url(ElicitRequestUrlParams),
+}
+
+impl<'de> Deserialize<'de> for ElicitRequestParams {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Raw {
+            #[serde(default)]
+            mode: Option<String>,
+            message: String,
+            #[serde(default)]
+            requested_schema: Option<ElicitRequestedSchema>,
+            #[serde(default)]
+            url: Option<String>,
+        }
+        let raw = Raw::deserialize(deserializer)?;
+        match raw.mode.as_deref() {
+            None | Some("form") => {
+                let requested_schema = raw
+                    .requested_schema
+                    .ok_or_else(|| D::Error::missing_field("requestedSchema"))?;
+                Ok(Self::Form(ElicitRequestFormParams {
+                    message: raw.message,
+                    requested_schema,
+                }))
+            }
+            Some("url") => {
+                let url = raw.url.ok_or_else(|| D::Error::missing_field("url"))?;
+                Ok(Self::Url(ElicitRequestUrlParams {
+                    message: raw.message,
+                    url,
+                }))
+            }
+            Some(other) => Err(D::Error::unknown_variant(other, &["form", "url"])),
+        }
+    }
+}
+
+/// What the user did with an elicitation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ElicitAction {
+    /// The user submitted the form or agreed to open the URL.
+    Accept,
+    /// The user explicitly refused.
+    Decline,
+    /// The user dismissed the request without choosing.
+    Cancel,
+}
+
+/// One value of accepted form content: string, number, boolean or array of strings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum ElicitValue {
+    /// A string (text fields and single-selects).
+    String(String),
+    /// A boolean.
+    Bool(bool),
+    /// A number, kept exactly as sent (integers and floats both parse).
+    Number(Number),
+    /// The values chosen in a multi-select.
+    StringArray(Vec<String>),
+}
+
+/// The client's answer to `elicitation/create` (`ElicitResult`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ElicitResult {
+    /// What the user did.
+    pub action: ElicitAction,
+    /// The submitted fields, for an accepted form; absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content: Option<BTreeMap<String, ElicitValue>>,
+}
+
+impl ElicitResult {
+    /// An accepted form with the given content.
+    pub fn accept(content: BTreeMap<String, ElicitValue>) -> Self {
+        Self {
+            action: ElicitAction::Accept,
+            content: Some(content),
+        }
+    }
+
+    /// An accepted URL-mode request (no content).
+    pub fn accept_url() -> Self {
+        Self {
+            action: ElicitAction::Accept,
+            content: None,
+        }
+    }
+
+    /// A declined request.
+    pub fn decline() -> Self {
+        Self {
+            action: ElicitAction::Decline,
+            content: None,
+        }
+    }
+
+    /// A cancelled request.
+    pub fn cancel() -> Self {
+        Self {
+            action: ElicitAction::Cancel,
+            content: None,
+        }
+    }
+}
