@@ -1,0 +1,445 @@
+//! The signer: mints and verifies `requestState` tokens.
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use hmac::Mac as _;
+
+use super::StateError;
+use super::binding::{Binding, BindingContext, BindingPolicy, default_binding};
+use super::clock::{Clock, SystemClock, unix_secs};
+use super::keys::{KeyError, KeyRing, PreparedMac};
+
+/// How long a minted state stays valid unless the signer says otherwise: ten minutes.
+pub const DEFAULT_TTL: Duration = Duration::from_secs(10 * 60);
+
+/// The longest token a signer decodes unless told otherwise: 16 KiB of base64 text.
+pub const DEFAULT_MAX_TOKEN_LEN: usize = 16 * 1024;
+
+/// Format version, first byte of every token.
+const VERSION: u8 = 1;
+/// Version, key id and expiry: the fixed part of the header before the payload length.
+const FIXED_HEADER_LEN: usize = 1 + 2 + 8;
+/// The longest LEB128 encoding of a `u64`.
+const MAX_VARINT_LEN: usize = 10;
+/// Bytes of the binding check kept in the token.
+const CHECK_LEN: usize = 8;
+/// Bytes of the tag.
+const TAG_LEN: usize = 32;
+/// Domain byte after the payload in the binding check's MAC input.
+const CHECK_DOMAIN: u8 = 0x00;
+/// Domain byte after the payload in the tag's MAC input.
+const TAG_DOMAIN: u8 = 0x01;
+
+/// Mints `requestState` tokens and verifies them: HMAC-SHA256 under a [`KeyRing`], an expiry,
+/// and a binding to the request. See the [module documentation](super) for the token layout
+/// and the threat model.
+///
+/// Cloning is cheap (one reference count) and clones share their configuration; a server
+/// clones its signer into every task. The `&mut self` methods change only the clone they are
+/// called on (copy-on-write), so configure a signer fully before sharing it, or build a new one
+/// and swap it in.
+#[derive(Clone)]
+pub struct Signer {
+    inner: Arc<Inner>,
+}
+
+#[derive(Clone)]
+struct Inner {
+    ring: KeyRing,
+    ttl_secs: u64,
+    clock: Arc<dyn Clock>,
+    max_token_len: usize,
+    binding: BindingSource,
+}
+
+#[derive(Clone)]
+enum BindingSource {
+    Default,
+    Policy(BindingPolicy),
+    Fixed(Binding),
+}
+
+impl Signer {
+    /// A signer whose only key, `secret` under id `key_id`, mints and verifies; default
+    /// time-to-live, size limit, clock and binding policy.
+    ///
+    /// Every instance behind a load balancer must be built with the same secret under the
+    /// same id, so that any of them verifies what another minted.
+    ///
+    /// # Errors
+    ///
+    /// [`KeyError::SecretTooShort`] if `secret` is shorter than
+    /// [`MIN_SECRET_LEN`](super::MIN_SECRET_LEN) (32) bytes.
+    pub fn new(key_id: u16, secret: &[u8]) -> Result<Self, KeyError> {
+        Ok(Self::from_key_ring(KeyRing::new(key_id, secret)?))
+    }
+
+    /// A signer with a fresh random 32-byte key, for a single process only.
+    ///
+    /// The key exists in this process alone: after a restart, or on another instance behind
+    /// a load balancer (where the next round of a request may land), every state it minted is
+    /// refused and the client has to start over. Servers with more than one instance must
+    /// share one key from configuration, through [`Signer::new`].
+    ///
+    /// # Errors
+    ///
+    /// [`KeyError::Random`] if the operating system's random source fails.
+    pub fn random() -> Result<Self, KeyError> {
+        Ok(Self::from_key_ring(KeyRing::random()?))
+    }
+
+    /// A signer over `ring`, with the default time-to-live, size limit, clock and binding
+    /// policy.
+    pub fn from_key_ring(ring: KeyRing) -> Self {
+        Self {
+            inner: Arc::new(Inner {
+                ring,
+                ttl_secs: DEFAULT_TTL.as_secs(),
+                clock: Arc::new(SystemClock),
+                max_token_len: DEFAULT_MAX_TOKEN_LEN,
+                binding: BindingSource::Default,
+            }),
+        }
+    }
+
+    /// The same signer minting states that live for `ttl` ([`DEFAULT_TTL`] by default).
+    ///
+    /// Expiry has a resolution of one second: `ttl` is rounded up to whole seconds, and is at
+    /// least one second.
+    #[must_use]
+    pub fn with_ttl(mut self, ttl: Duration) -> Self {
+        let secs = ttl
+            .as_secs()
+            .saturating_add(u64::from(ttl.subsec_nanos() > 0))
+            .max(1);
+        Arc::make_mut(&mut self.inner).ttl_secs = secs;
+        self
+    }
+
+    /// The same signer reading the time from `clock` ([`SystemClock`] by default); tests pass
+    /// a [`ManualClock`](super::ManualClock).
+    #[must_use]
+    pub fn with_clock(mut self, clock: Arc<dyn Clock>) -> Self {
+        Arc::make_mut(&mut self.inner).clock = clock;
+        self
+    }
+
+    /// The same signer refusing, before any decoding, tokens longer than `max` bytes
+    /// ([`DEFAULT_MAX_TOKEN_LEN`] by default).
+    #[must_use]
+    pub fn with_max_token_len(mut self, max: usize) -> Self {
+        Arc::make_mut(&mut self.inner).max_token_len = max;
+        self
+    }
+
+    /// The same signer binding states with `policy` instead of [`default_binding`].
+    ///
+    /// The policy must be deterministic. To add to the default rather than replace it, call
+    /// [`default_binding`] inside and [`Binding::extended`] its result.
+    #[must_use]
+    pub fn with_policy<F>(mut self, policy: F) -> Self
+    where
+        F: Fn(&BindingContext<'_>) -> Binding + Send + Sync + 'static,
+    {
+        Arc::make_mut(&mut self.inner).binding = BindingSource::Policy(Arc::new(policy));
+        self
+    }
+
+    /// The same signer binding every state to `binding`, whatever the request.
+    ///
+    /// States then stay valid across subjects, methods, targets and arguments; only the key
+    /// and the expiry protect them.
+    #[must_use]
+    pub fn with_fixed_binding(mut self, binding: Binding) -> Self {
+        Arc::make_mut(&mut self.inner).binding = BindingSource::Fixed(binding);
+        self
+    }
+
+    /// The key ring.
+    pub fn key_ring(&self) -> &KeyRing {
+        &self.inner.ring
+    }
+
+    /// Adds a key that verifies but does not mint; see [`KeyRing::add_verifying_key`].
+    ///
+    /// # Errors
+    ///
+    /// As [`KeyRing::add_verifying_key`].
+    pub fn add_verifying_key(&mut self, key_id: u16, secret: &[u8]) -> Result<(), KeyError> {
+        Arc::make_mut(&mut self.inner)
+            .ring
+            .add_verifying_key(key_id, secret)
+    }
+
+    /// Mints with a new key from now on, keeping the old one to verify; see
+    /// [`KeyRing::rotate`].
+    ///
+    /// # Errors
+    ///
+    /// As [`KeyRing::rotate`].
+    pub fn rotate(&mut self, key_id: u16, secret: &[u8]) -> Result<(), KeyError> {
+        Arc::make_mut(&mut self.inner).ring.rotate(key_id, secret)
+    }
+
+    /// Removes a verifying key; see [`KeyRing::remove_key`].
+    ///
+    /// # Errors
+    ///
+    /// As [`KeyRing::remove_key`].
+    pub fn remove_key(&mut self, key_id: u16) -> Result<(), KeyError> {
+        Arc::make_mut(&mut self.inner).ring.remove_key(key_id)
+    }
+
+    /// The time-to-live of the states this signer mints, in whole seconds.
+    pub fn ttl(&self) -> Duration {
+        Duration::from_secs(self.inner.ttl_secs)
+    }
+
+    /// The longest token this signer decodes.
+    pub fn max_token_len(&self) -> usize {
+        self.inner.max_token_len
+    }
+
+    /// The binding this signer gives a request: its fixed binding if it has one, else its
+    /// policy applied to `cx`.
+    pub fn binding(&self, cx: &BindingContext<'_>) -> Binding {
+        match &self.inner.binding {
+            BindingSource::Default => default_binding(cx),
+            BindingSource::Policy(policy) => policy(cx),
+            BindingSource::Fixed(binding) => *binding,
+        }
+    }
+
+    /// Mints a token carrying `payload`, bound to the request `cx` under this signer's policy,
+    /// with the minting key, expiring one time-to-live from now.
+    ///
+    /// This is the only way a server mints; see the [module documentation](super#who-may-mint).
+    pub fn sign(&self, cx: &BindingContext<'_>, payload: &[u8]) -> String {
+        self.sign_with_binding(&self.binding(cx), payload)
+    }
+
+    /// Verifies `token` for the request `cx` under this signer's policy and returns its
+    /// payload.
+    ///
+    /// # Errors
+    ///
+    /// The [`StateError`] reason, for the log; answer the client with
+    /// [`INVALID_STATE_MESSAGE`](super::INVALID_STATE_MESSAGE) whatever it is.
+    pub fn verify(&self, cx: &BindingContext<'_>, token: &str) -> Result<Vec<u8>, StateError> {
+        self.verify_with_binding(&self.binding(cx), token)
+    }
+
+    /// Mints a token carrying `payload`, bound to `binding` instead of what this signer's
+    /// policy would give.
+    pub fn sign_with_binding(&self, binding: &Binding, payload: &[u8]) -> String {
+        let inner = &*self.inner;
+        let (key_id, prepared) = inner.ring.minting();
+        let expires = unix_secs(inner.clock.now()).saturating_add(inner.ttl_secs);
+
+        let mut raw = Vec::with_capacity(
+            FIXED_HEADER_LEN + MAX_VARINT_LEN + payload.len() + CHECK_LEN + TAG_LEN,
+        );
+        raw.push(VERSION);
+        raw.extend_from_slice(&key_id.to_be_bytes());
+        raw.extend_from_slice(&expires.to_be_bytes());
+        put_varint(&mut raw, payload.len() as u64);
+        raw.extend_from_slice(payload);
+
+        // Header and payload are absorbed once; both MACs continue from that state.
+        let mut mac = prepared.clone();
+        mac.update(&raw);
+        let mut check_mac = mac.clone();
+        check_mac.update(&[CHECK_DOMAIN]);
+        let check = check_mac.finalize().into_bytes();
+        let check = &check[..CHECK_LEN];
+        mac.update(&[TAG_DOMAIN]);
+        mac.update(check);
+        mac.update(binding.as_bytes());
+        let tag = mac.finalize().into_bytes();
+
+        raw.extend_from_slice(check);
+        raw.extend_from_slice(&tag);
+        URL_SAFE_NO_PAD.encode(&raw)
+    }
+
+    /// Verifies `token` against `binding` instead of what this signer's policy would give,
+    /// and returns its payload.
+    ///
+    /// # Errors
+    ///
+    /// The [`StateError`] reason, for the log; answer the client with
+    /// [`INVALID_STATE_MESSAGE`](super::INVALID_STATE_MESSAGE) whatever it is.
+    pub fn verify_with_binding(
+        &self,
+        binding: &Binding,
+        token: &str,
+    ) -> Result<Vec<u8>, StateError> {
+        let inner = &*self.inner;
+        if token.len() > inner.max_token_len {
+            return Err(StateError::TooLarge);
+        }
+        let mut raw = URL_SAFE_NO_PAD
+            .decode(token)
+            .map_err(|_| StateError::Malformed)?;
+        let parts = Parts::parse(&raw)?;
+        let prepared = inner
+            .ring
+            .find(parts.key_id)
+            .ok_or(StateError::UnknownKey)?;
+
+        let (body, trailer) = raw.split_at(parts.body_end);
+        let (check, tag) = trailer.split_at(CHECK_LEN);
+        let mut mac = prepared.clone();
+        mac.update(body);
+        mac.update(&[TAG_DOMAIN]);
+        mac.update(check);
+        mac.update(binding.as_bytes());
+        if mac.verify_slice(tag).is_err() {
+            return Err(classify_failure(prepared, body, check));
+        }
+
+        if unix_secs(inner.clock.now()) >= parts.expires {
+            return Err(StateError::Expired);
+        }
+        raw.truncate(parts.body_end);
+        raw.drain(..parts.payload_start);
+        Ok(raw)
+    }
+}
+
+/// The tag failed. If the binding check holds, the token is ours but minted for another
+/// binding; otherwise it was altered or forged. Only reached on failure, so a successful
+/// verification never pays for the check.
+fn classify_failure(prepared: &PreparedMac, body: &[u8], check: &[u8]) -> StateError {
+    let mut check_mac = prepared.clone();
+    check_mac.update(body);
+    check_mac.update(&[CHECK_DOMAIN]);
+    match check_mac.verify_truncated_left(check) {
+        Ok(()) => StateError::BindingMismatch,
+        Err(_) => StateError::BadSignature,
+    }
+}
+
+/// Where the fields of a decoded token lie.
+struct Parts {
+    key_id: u16,
+    expires: u64,
+    payload_start: usize,
+    /// End of the payload: the binding check and the tag follow.
+    body_end: usize,
+}
+
+impl Parts {
+    fn parse(raw: &[u8]) -> Result<Self, StateError> {
+        let (&[version, k0, k1, e0, e1, e2, e3, e4, e5, e6, e7], rest) = raw
+            .split_first_chunk::<FIXED_HEADER_LEN>()
+            .ok_or(StateError::Malformed)?;
+        if version != VERSION {
+            return Err(StateError::Malformed);
+        }
+        let (payload_len, varint_len) = get_varint(rest).ok_or(StateError::Malformed)?;
+        let payload_start = FIXED_HEADER_LEN + varint_len;
+        let body_end = usize::try_from(payload_len)
+            .ok()
+            .and_then(|len| payload_start.checked_add(len))
+            .ok_or(StateError::Malformed)?;
+        if body_end.checked_add(CHECK_LEN + TAG_LEN) != Some(raw.len()) {
+            return Err(StateError::Malformed);
+        }
+        Ok(Self {
+            key_id: u16::from_be_bytes([k0, k1]),
+            expires: u64::from_be_bytes([e0, e1, e2, e3, e4, e5, e6, e7]),
+            payload_start,
+            body_end,
+        })
+    }
+}
+
+/// Appends `value` as an unsigned LEB128 varint.
+fn put_varint(out: &mut Vec<u8>, mut value: u64) {
+    while value >= 0x80 {
+        out.push((value as u8) | 0x80);
+        value >>= 7;
+    }
+    out.push(value as u8);
+}
+
+/// Reads a canonical (shortest-form) unsigned LEB128 varint from the start of `bytes`;
+/// returns the value and its length in bytes.
+fn get_varint(bytes: &[u8]) -> Option<(u64, usize)> {
+    let mut value: u64 = 0;
+    for (index, &byte) in bytes.iter().enumerate().take(MAX_VARINT_LEN) {
+        let low = u64::from(byte & 0x7f);
+        let shift = 7 * index as u32;
+        let shifted = low.checked_shl(shift).filter(|s| s >> shift == low)?;
+        value |= shifted;
+        if byte & 0x80 == 0 {
+            // A zero final byte after the first is an overlong encoding.
+            if byte == 0 && index > 0 {
+                return None;
+            }
+            return Some((value, index + 1));
+        }
+    }
+    None
+}
+
+impl fmt::Debug for Signer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let inner = &*self.inner;
+        let binding = match &inner.binding {
+            BindingSource::Default => "default",
+            BindingSource::Policy(_) => "policy",
+            BindingSource::Fixed(_) => "fixed",
+        };
+        f.debug_struct("Signer")
+            .field("key_ring", &inner.ring)
+            .field("ttl_secs", &inner.ttl_secs)
+            .field("max_token_len", &inner.max_token_len)
+            .field("binding", &binding)
+            .finish_non_exhaustive()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn varints_round_trip_and_refuse_overlong_forms() {
+        for value in [0, 1, 127, 128, 300, 16_384, u64::from(u32::MAX), u64::MAX] {
+            let mut out = Vec::new();
+            put_varint(&mut out, value);
+            out.push(0xff);
+            assert_eq!(get_varint(&out), Some((value, out.len() - 1)));
+        }
+        assert_eq!(get_varint(&[0x80, 0x00]), None);
+        assert_eq!(get_varint(&[0x80]), None);
+        assert_eq!(get_varint(&[]), None);
+        // Eleven bytes, and a tenth byte carrying bits beyond 64.
+        assert_eq!(get_varint(&[0xff; 11]), None);
+        assert_eq!(
+            get_varint(&[0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02]),
+            None
+        );
+    }
+
+    #[test]
+    fn envelope_overhead_is_fixed_plus_varint() {
+        let signer = Signer::new(1, &[1; 32]).expect("a 32-byte secret is accepted");
+        let binding = Binding::from_bytes([0; 32]);
+        let raw_len = |payload_len: usize| {
+            let token = signer.sign_with_binding(&binding, &vec![b'x'; payload_len]);
+            URL_SAFE_NO_PAD
+                .decode(token)
+                .expect("tokens are base64")
+                .len()
+        };
+        assert_eq!(raw_len(0), 0 + 11 + 1 + 40);
+        assert_eq!(raw_len(256), 256 + 11 + 2 + 40);
+    }
+}
