@@ -11,7 +11,7 @@ use serde::de::{Deserializer, Error as _};
 use serde::{Deserialize, Serialize, Serializer};
 use serde_json::{Number, Value};
 
-use super::tag::{ArrayTag, BooleanTag, ObjectTag, StringTag};
+use super::tag::{ArrayTag, BooleanTag, FormModeTag, ObjectTag, StringTag, UrlModeTag};
 
 /// The `requestedSchema` of a form-mode elicitation: a flat object of primitive fields.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -462,32 +462,74 @@ impl Serialize for LegacyTitledEnumSchema {
 }
 
 /// Parameters of a form-mode `elicitation/create` (`ElicitRequestFormParams`).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+///
+/// `mode` is optional on the wire (absent means form). [`Default`] and
+/// [`ElicitRequestFormParams::new`] set it, so what this server writes always says
+/// `"mode": "form"`; a parsed value keeps whether the peer wrote it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ElicitRequestFormParams {
+    /// `Some` writes `"mode": "form"`; `None` leaves the mode implicit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<FormModeTag>,
     /// What the user is asked.
     pub message: String,
     /// The form.
     pub requested_schema: ElicitRequestedSchema,
 }
 
+impl Default for ElicitRequestFormParams {
+    fn default() -> Self {
+        Self {
+            mode: Some(FormModeTag),
+            message: String::new(),
+            requested_schema: ElicitRequestedSchema::default(),
+        }
+    }
+}
+
+impl ElicitRequestFormParams {
+    /// Form-mode parameters with an explicit `"mode": "form"`.
+    pub fn new(message: impl Into<String>, requested_schema: ElicitRequestedSchema) -> Self {
+        Self {
+            mode: Some(FormModeTag),
+            message: message.into(),
+            requested_schema,
+        }
+    }
+}
+
 /// Parameters of a URL-mode `elicitation/create` (`ElicitRequestURLParams`). This revision
 /// has no `elicitationId`: correlation travels in `requestState`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ElicitRequestUrlParams {
+    /// Always `"url"`.
+    pub mode: UrlModeTag,
     /// Why the user should open the URL.
     pub message: String,
     /// The page to open.
     pub url: String,
 }
 
-/// The `params` of `elicitation/create` (`ElicitRequestParams`), tagged by `mode`.
+impl ElicitRequestUrlParams {
+    /// URL-mode parameters.
+    pub fn new(message: impl Into<String>, url: impl Into<String>) -> Self {
+        Self {
+            mode: UrlModeTag,
+            message: message.into(),
+            url: url.into(),
+        }
+    }
+}
+
+/// The `params` of `elicitation/create` (`ElicitRequestParams`), told apart by `mode`.
 ///
-/// Always written with `mode`; a missing `mode` parses as form mode, as the schema allows.
+/// Serialises as the inner parameters. A missing `mode` parses as form mode, as the schema
+/// allows.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(tag = "mode", rename_all = "lowercase")]
+#[serde(untagged)]
 pub enum ElicitRequestParams {
-    /// `mode: "form"`: ask for structured data in the client.
+    /// `mode: "form"` (or no mode): ask for structured data in the client.
     Form(ElicitRequestFormParams),
     /// `mode: "url"`: send the user to a web page.
     Url(ElicitRequestUrlParams),
@@ -513,6 +555,7 @@ impl<'de> Deserialize<'de> for ElicitRequestParams {
                     .requested_schema
                     .ok_or_else(|| D::Error::missing_field("requestedSchema"))?;
                 Ok(Self::Form(ElicitRequestFormParams {
+                    mode: raw.mode.map(|_| FormModeTag),
                     message: raw.message,
                     requested_schema,
                 }))
@@ -520,6 +563,7 @@ impl<'de> Deserialize<'de> for ElicitRequestParams {
             Some("url") => {
                 let url = raw.url.ok_or_else(|| D::Error::missing_field("url"))?;
                 Ok(Self::Url(ElicitRequestUrlParams {
+                    mode: UrlModeTag,
                     message: raw.message,
                     url,
                 }))

@@ -58,6 +58,22 @@ const_tag!(
     ObjectTag => "object"
 );
 const_tag!(
+    /// The constant `"form"` (the `mode` of a form-mode elicitation).
+    FormModeTag => "form"
+);
+const_tag!(
+    /// The constant `"url"` (the `mode` of a URL-mode elicitation).
+    UrlModeTag => "url"
+);
+const_tag!(
+    /// The constant `"complete"` (the `resultType` of every final result).
+    CompleteTag => "complete"
+);
+const_tag!(
+    /// The constant `"input_required"` (the `resultType` of an input-required result).
+    InputRequiredTag => "input_required"
+);
+const_tag!(
     /// The constant `"2.0"` (the `jsonrpc` member of every JSON-RPC message).
     JsonRpcVersion => "2.0"
 );
