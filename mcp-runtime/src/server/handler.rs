@@ -191,6 +191,11 @@ impl ProgressReceiver {
         self.receiver.recv().await
     }
 
+    /// Polls for the next notification; `Ready(None)` once every [`Progress`] handle is dropped.
+    pub fn poll_recv(&mut self, cx: &mut std::task::Context<'_>) -> std::task::Poll<Option<Value>> {
+        self.receiver.poll_recv(cx)
+    }
+
     /// A notification already sent, without waiting.
     pub fn try_recv(&mut self) -> Option<Value> {
         self.receiver.try_recv().ok()

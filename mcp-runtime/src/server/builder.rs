@@ -1,0 +1,344 @@
+//! [`ServerBuilder`]: registering handlers and settings, and what a built server holds.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use serde_json::{Map, Value, json};
+
+use super::Server;
+use super::handler::{FlowLimits, PromptHandler, ResourceDefinition, ResourceHandler, ToolHandler};
+use crate::protocol::{CacheHints, CacheScope};
+use crate::state::Signer;
+
+/// Turns the parts of an HTTP request into the subject a request state is bound to.
+pub type SubjectHook = dyn Fn(&axum::http::request::Parts) -> Option<String> + Send + Sync;
+
+/// The default request body limit of the HTTP transport: 4 MiB.
+pub const DEFAULT_BODY_LIMIT: usize = 4 * 1024 * 1024;
+
+/// Builds a [`Server`]: handlers, identity and settings.
+///
+/// ```ignore
+/// let server = Server::builder()
+///     .name("deploy")
+///     .version("1.0.0")
+///     .tool(deploy)
+///     .build();
+/// ```
+#[must_use]
+pub struct ServerBuilder {
+    name: String,
+    version: String,
+    title: Option<String>,
+    instructions: Option<String>,
+    tools: Vec<Arc<dyn ToolHandler>>,
+    prompts: Vec<Arc<dyn PromptHandler>>,
+    resources: Vec<Arc<dyn ResourceHandler>>,
+    signer: Option<Signer>,
+    subject: Option<Arc<SubjectHook>>,
+    cache: CacheHints,
+    limits: FlowLimits,
+    body_limit: usize,
+    allowed_hosts: Vec<String>,
+    allowed_origins: Vec<String>,
+}
+
+impl Default for ServerBuilder {
+    fn default() -> Self {
+        Self {
+            name: env!("CARGO_PKG_NAME").to_owned(),
+            version: env!("CARGO_PKG_VERSION").to_owned(),
+            title: None,
+            instructions: None,
+            tools: Vec::new(),
+            prompts: Vec::new(),
+            resources: Vec::new(),
+            signer: None,
+            subject: None,
+            cache: CacheHints::default(),
+            limits: FlowLimits::default(),
+            body_limit: DEFAULT_BODY_LIMIT,
+            allowed_hosts: Vec::new(),
+            allowed_origins: Vec::new(),
+        }
+    }
+}
+
+impl ServerBuilder {
+    /// The server's name, as `server/discover` reports it.
+    pub fn name(mut self, name: impl Into<String>) -> Self {
+        self.name = name.into();
+        self
+    }
+
+    /// The server's version, as `server/discover` reports it.
+    pub fn version(mut self, version: impl Into<String>) -> Self {
+        self.version = version.into();
+        self
+    }
+
+    /// A human-readable title for the server.
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// Natural-language guidance for clients about the server, sent in `server/discover`.
+    pub fn instructions(mut self, instructions: impl Into<String>) -> Self {
+        self.instructions = Some(instructions.into());
+        self
+    }
+
+    /// Registers a tool. `tools/list` lists tools in registration order.
+    pub fn tool<T: ToolHandler>(mut self, tool: T) -> Self {
+        self.tools.push(Arc::new(tool));
+        self
+    }
+
+    /// Registers a prompt. `prompts/list` lists prompts in registration order.
+    pub fn prompt<P: PromptHandler>(mut self, prompt: P) -> Self {
+        self.prompts.push(Arc::new(prompt));
+        self
+    }
+
+    /// Registers a resource or resource template. Reads go to the first registered handler
+    /// whose [`matches`](ResourceHandler::matches) accepts the URI.
+    pub fn resource<R: ResourceHandler>(mut self, resource: R) -> Self {
+        self.resources.push(Arc::new(resource));
+        self
+    }
+
+    /// The signer that mints and verifies request states. Without one, the server uses a
+    /// random key: states then survive no restart and verify on no other instance.
+    pub fn signer(mut self, signer: Signer) -> Self {
+        self.signer = Some(signer);
+        self
+    }
+
+    /// A hook that derives the caller's subject from an HTTP request's parts (for example
+    /// from an `Authorization` header validated by the application, or from a request
+    /// extension set by an authentication layer). States are bound to this subject.
+    /// Requests that must be refused are best refused by a layer in front of the router.
+    pub fn subject(
+        mut self,
+        hook: impl Fn(&axum::http::request::Parts) -> Option<String> + Send + Sync + 'static,
+    ) -> Self {
+        self.subject = Some(Arc::new(hook));
+        self
+    }
+
+    /// Caching hints on list results and `resources/read` (default: `ttlMs: 0`, `private`).
+    pub fn cache_hints(mut self, ttl_ms: u64, scope: CacheScope) -> Self {
+        self.cache = CacheHints {
+            ttl_ms,
+            cache_scope: scope,
+        };
+        self
+    }
+
+    /// Limits on multi-round flows (default: [`FlowLimits::default`]).
+    pub fn flow_limits(mut self, limits: FlowLimits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// The largest HTTP request body accepted, in bytes (default [`DEFAULT_BODY_LIMIT`]);
+    /// larger bodies are answered `413`. The stdio transport applies it per line.
+    pub fn body_limit(mut self, bytes: usize) -> Self {
+        self.body_limit = bytes;
+        self
+    }
+
+    /// Accepts HTTP requests whose `Host` is `host` (with or without a port), besides
+    /// `localhost`, `127.0.0.1` and `[::1]`. `"*"` accepts every host, which disables the
+    /// DNS-rebinding protection: use it only behind a proxy that checks hosts itself.
+    pub fn allow_host(mut self, host: impl Into<String>) -> Self {
+        self.allowed_hosts.push(host.into().to_ascii_lowercase());
+        self
+    }
+
+    /// Accepts HTTP requests carrying `Origin: origin` (for example
+    /// `"https://app.example.com"`), besides local origins.
+    pub fn allow_origin(mut self, origin: impl Into<String>) -> Self {
+        self.allowed_origins
+            .push(origin.into().to_ascii_lowercase());
+        self
+    }
+
+    /// Builds the server.
+    ///
+    /// # Panics
+    ///
+    /// If two tools or two prompts share a name, or a tool name is not 1 to 128 characters of
+    /// `A-Z a-z 0-9 _ - .`: both are programming errors caught at start-up.
+    pub fn build(self) -> Server {
+        let discover = serialise(&discover_result(&self, self.cache));
+        let signer = self.signer.unwrap_or_else(|| {
+            tracing::warn!("no request-state signer configured; using a random key");
+            Signer::random().expect("a random key is long enough")
+        });
+        let tool_definitions: Vec<Value> = self
+            .tools
+            .iter()
+            .map(|tool| to_value(&tool.definition()))
+            .collect();
+        let tool_index = index_by_name(&tool_definitions, "tool");
+        for name in tool_index.keys() {
+            assert!(
+                valid_tool_name(name),
+                "tool name `{name}` must be 1 to 128 characters of `A-Z a-z 0-9 _ - .`"
+            );
+        }
+        let prompt_definitions: Vec<Value> = self
+            .prompts
+            .iter()
+            .map(|prompt| to_value(&prompt.definition()))
+            .collect();
+        let prompt_index = index_by_name(&prompt_definitions, "prompt");
+        let mut resources = Vec::new();
+        let mut templates = Vec::new();
+        for handler in &self.resources {
+            match handler.definition() {
+                ResourceDefinition::Resource(resource) => resources.push(to_value(&resource)),
+                ResourceDefinition::Template(template) => templates.push(to_value(&template)),
+            }
+        }
+        let cache = self.cache;
+        let list =
+            |key: &str, items: Vec<Value>| serialise(&complete(cache, json!({ key: items })));
+        let inner = Inner {
+            tools_list: list("tools", tool_definitions),
+            prompts_list: list("prompts", prompt_definitions),
+            resources_list: list("resources", resources),
+            templates_list: list("resourceTemplates", templates),
+            discover,
+            tools: self.tools,
+            tool_index,
+            prompts: self.prompts,
+            prompt_index,
+            resources: self.resources,
+            signer,
+            subject: self.subject,
+            cache,
+            limits: self.limits,
+            body_limit: self.body_limit,
+            allowed_hosts: self.allowed_hosts,
+            allowed_origins: self.allowed_origins,
+        };
+        Server {
+            inner: Arc::new(inner),
+        }
+    }
+}
+
+/// Everything a built server holds; shared by every clone of the [`Server`].
+pub(crate) struct Inner {
+    pub(crate) tools: Vec<Arc<dyn ToolHandler>>,
+    pub(crate) tool_index: HashMap<String, usize>,
+    pub(crate) prompts: Vec<Arc<dyn PromptHandler>>,
+    pub(crate) prompt_index: HashMap<String, usize>,
+    pub(crate) resources: Vec<Arc<dyn ResourceHandler>>,
+    /// Complete results, serialised once: definitions never change after `build`.
+    pub(crate) tools_list: String,
+    pub(crate) prompts_list: String,
+    pub(crate) resources_list: String,
+    pub(crate) templates_list: String,
+    pub(crate) discover: String,
+    pub(crate) signer: Signer,
+    pub(crate) subject: Option<Arc<SubjectHook>>,
+    pub(crate) cache: CacheHints,
+    pub(crate) limits: FlowLimits,
+    pub(crate) body_limit: usize,
+    pub(crate) allowed_hosts: Vec<String>,
+    pub(crate) allowed_origins: Vec<String>,
+}
+
+/// Adds `resultType: "complete"` and the caching hints `ttlMs` and `cacheScope` to a result
+/// object; hints the result already carries win unless they are the defaults.
+pub(crate) fn complete(cache: CacheHints, mut result: Value) -> Value {
+    if let Value::Object(object) = &mut result {
+        object.insert("resultType".into(), "complete".into());
+        let own_ttl = object.get("ttlMs").and_then(Value::as_u64).unwrap_or(0);
+        let own_scope = object
+            .get("cacheScope")
+            .and_then(Value::as_str)
+            .unwrap_or("private");
+        if own_ttl == 0 && own_scope == "private" {
+            let scope = match cache.cache_scope {
+                CacheScope::Public => "public",
+                CacheScope::Private => "private",
+            };
+            object.insert("ttlMs".into(), cache.ttl_ms.into());
+            object.insert("cacheScope".into(), scope.into());
+        }
+    }
+    result
+}
+
+fn to_value(definition: &impl serde::Serialize) -> Value {
+    serde_json::to_value(definition).expect("a handler definition serialises to JSON")
+}
+
+fn serialise(result: &Value) -> String {
+    serde_json::to_string(result).expect("a JSON value serialises")
+}
+
+fn index_by_name(definitions: &[Value], kind: &str) -> HashMap<String, usize> {
+    let mut index = HashMap::new();
+    for (position, definition) in definitions.iter().enumerate() {
+        let name = definition["name"].as_str().unwrap_or_default().to_owned();
+        let previous = index.insert(name.clone(), position);
+        assert!(previous.is_none(), "two {kind}s are named `{name}`");
+    }
+    index
+}
+
+/// Whether `name` is a valid tool name: 1 to 128 characters of `A-Z a-z 0-9 _ - .`.
+pub(crate) fn valid_tool_name(name: &str) -> bool {
+    (1..=128).contains(&name.len())
+        && name
+            .bytes()
+            .all(|byte| byte.is_ascii_alphanumeric() || matches!(byte, b'_' | b'-' | b'.'))
+}
+
+fn discover_result(builder: &ServerBuilder, cache: CacheHints) -> Value {
+    let mut capabilities = Map::new();
+    if !builder.tools.is_empty() {
+        capabilities.insert("tools".into(), json!({}));
+    }
+    if !builder.prompts.is_empty() {
+        capabilities.insert("prompts".into(), json!({}));
+        capabilities.insert("completions".into(), json!({}));
+    }
+    if !builder.resources.is_empty() {
+        capabilities.insert("resources".into(), json!({}));
+    }
+    let mut server_info = json!({ "name": builder.name, "version": builder.version });
+    if let Some(title) = &builder.title {
+        server_info["title"] = title.clone().into();
+    }
+    let mut result = json!({
+        "supportedVersions": super::SUPPORTED_VERSIONS,
+        "capabilities": capabilities,
+        "_meta": { "io.modelcontextprotocol/serverInfo": server_info },
+    });
+    if let Some(instructions) = &builder.instructions {
+        result["instructions"] = instructions.clone().into();
+    }
+    complete(cache, result)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tool_names_follow_the_allowed_alphabet_and_length() {
+        assert!(valid_tool_name("test_simple-text.v2"));
+        assert!(valid_tool_name(&"a".repeat(128)));
+        assert!(!valid_tool_name(&"a".repeat(129)));
+        assert!(!valid_tool_name(""));
+        assert!(!valid_tool_name("has space"));
+        assert!(!valid_tool_name("slash/name"));
+    }
+}

@@ -1,0 +1,260 @@
+//! The JSON-RPC envelope and the stateless lifecycle checks every request passes first.
+
+use serde_json::{Map, Value};
+
+use super::error::RpcError;
+use super::{RequestFacts, SUPPORTED_VERSIONS};
+
+/// `_meta` keys of the stateless lifecycle.
+pub(crate) const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+pub(crate) const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+
+/// One parsed JSON-RPC message.
+#[derive(Debug)]
+pub(crate) enum Envelope {
+    /// A request: it gets an answer echoing `id`.
+    Request {
+        id: Value,
+        method: String,
+        params: Map<String, Value>,
+    },
+    /// A notification: nothing to answer.
+    Notification,
+}
+
+/// A message that cannot be routed, with the id to echo (`null` when none is usable).
+pub(crate) type Rejected = (Value, RpcError);
+
+/// Parses one JSON-RPC message.
+pub(crate) fn parse_envelope(message: &[u8]) -> Result<Envelope, Rejected> {
+    let value: Value = serde_json::from_slice(message)
+        .map_err(|error| (Value::Null, RpcError::parse_error(error)))?;
+    let mut object = match value {
+        Value::Object(object) => object,
+        Value::Array(_) => {
+            return Err((
+                Value::Null,
+                RpcError::invalid_request(
+                    "batch requests are not supported; send one request per message",
+                ),
+            ));
+        }
+        _ => {
+            return Err((
+                Value::Null,
+                RpcError::invalid_request("a JSON-RPC message must be an object"),
+            ));
+        }
+    };
+    let id = match object.remove("id") {
+        None => None,
+        Some(id) if is_valid_id(&id) => Some(id),
+        Some(_) => {
+            return Err((
+                Value::Null,
+                RpcError::invalid_request("`id` must be a string or an integer"),
+            ));
+        }
+    };
+    let echo = id.clone().unwrap_or(Value::Null);
+    if object.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+        return Err((echo, RpcError::invalid_request("`jsonrpc` must be \"2.0\"")));
+    }
+    let method = match object.remove("method") {
+        Some(Value::String(method)) => method,
+        Some(_) => return Err((echo, RpcError::invalid_request("`method` must be a string"))),
+        None => return Err((echo, RpcError::invalid_request("missing `method`"))),
+    };
+    let params = match object.remove("params") {
+        None | Some(Value::Null) => Map::new(),
+        Some(Value::Object(params)) => params,
+        Some(_) => {
+            return Err((
+                echo,
+                RpcError::invalid_request("`params` must be an object"),
+            ));
+        }
+    };
+    match id {
+        Some(id) => Ok(Envelope::Request { id, method, params }),
+        None => {
+            tracing::debug!(%method, "notification ignored");
+            Ok(Envelope::Notification)
+        }
+    }
+}
+
+fn is_valid_id(id: &Value) -> bool {
+    match id {
+        Value::String(_) => true,
+        // The schema asks for integers; other numbers are echoed leniently, as received.
+        Value::Number(_) => true,
+        _ => false,
+    }
+}
+
+/// What the lifecycle checks learned from a request's `_meta`.
+#[derive(Debug)]
+pub(crate) struct Meta {
+    pub(crate) capabilities: Value,
+    pub(crate) progress_token: Option<Value>,
+}
+
+/// The stateless lifecycle: `_meta` present and complete, the HTTP header agreeing with it
+/// (checked first), then a supported version.
+pub(crate) fn check_meta(
+    params: &Map<String, Value>,
+    facts: &RequestFacts,
+) -> Result<Meta, RpcError> {
+    let meta = match params.get("_meta") {
+        Some(Value::Object(meta)) => meta,
+        Some(_) => return Err(RpcError::invalid_meta("`_meta` must be an object")),
+        None => return Err(RpcError::invalid_meta("missing `_meta`")),
+    };
+    let version = match meta.get(META_PROTOCOL_VERSION) {
+        Some(Value::String(version)) => version.as_str(),
+        Some(_) => {
+            return Err(RpcError::invalid_meta(format!(
+                "`_meta.{META_PROTOCOL_VERSION}` must be a string"
+            )));
+        }
+        None => {
+            return Err(RpcError::invalid_meta(format!(
+                "missing `_meta.{META_PROTOCOL_VERSION}`"
+            )));
+        }
+    };
+    let capabilities = match meta.get(META_CLIENT_CAPABILITIES) {
+        Some(capabilities @ Value::Object(_)) => capabilities.clone(),
+        Some(_) => {
+            return Err(RpcError::invalid_meta(format!(
+                "`_meta.{META_CLIENT_CAPABILITIES}` must be an object"
+            )));
+        }
+        None => {
+            return Err(RpcError::invalid_meta(format!(
+                "missing `_meta.{META_CLIENT_CAPABILITIES}`"
+            )));
+        }
+    };
+    if facts.http {
+        match facts.protocol_version_header.as_deref() {
+            Some(header) if header == version => {}
+            Some(header) => {
+                return Err(RpcError::header_mismatch(format!(
+                    "the `MCP-Protocol-Version` header `{header}` does not match `_meta` version `{version}`"
+                )));
+            }
+            None => {
+                return Err(RpcError::header_mismatch(
+                    "missing `MCP-Protocol-Version` header",
+                ));
+            }
+        }
+    }
+    if !SUPPORTED_VERSIONS.contains(&version) {
+        return Err(RpcError::unsupported_version(version, SUPPORTED_VERSIONS));
+    }
+    let progress_token = match meta.get("progressToken") {
+        Some(token) if is_valid_id(token) => Some(token.clone()),
+        Some(_) => {
+            return Err(RpcError::invalid_meta(
+                "`_meta.progressToken` must be a string or an integer",
+            ));
+        }
+        None => None,
+    };
+    Ok(Meta {
+        capabilities,
+        progress_token,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::ErrorCode;
+    use serde_json::json;
+
+    fn rejected(message: &str) -> Rejected {
+        parse_envelope(message.as_bytes()).unwrap_err()
+    }
+
+    #[test]
+    fn envelope_errors_name_the_problem_and_echo_usable_ids() {
+        assert_eq!(rejected("{").1.code(), ErrorCode::PARSE_ERROR.0);
+        assert_eq!(rejected("[]").1.code(), ErrorCode::INVALID_REQUEST.0);
+        let (id, error) = rejected(r#"{"jsonrpc":"2.0","id":0}"#);
+        assert_eq!((id, error.code()), (json!(0), ErrorCode::INVALID_REQUEST.0));
+        let (id, _) = rejected(r#"{"jsonrpc":"2.0","id":true,"method":"x"}"#);
+        assert_eq!(id, Value::Null);
+        let (id, _) = rejected(r#"{"jsonrpc":"1.0","id":"a","method":"x"}"#);
+        assert_eq!(id, json!("a"));
+        let nested = "[".repeat(10_000) + &"]".repeat(10_000);
+        assert_eq!(rejected(&nested).1.code(), ErrorCode::PARSE_ERROR.0);
+    }
+
+    #[test]
+    fn notifications_and_requests_are_told_apart() {
+        let note = parse_envelope(br#"{"jsonrpc":"2.0","method":"notifications/cancelled"}"#);
+        assert!(matches!(note, Ok(Envelope::Notification)));
+        let request = parse_envelope(br#"{"jsonrpc":"2.0","id":"x","method":"tools/list"}"#);
+        let Ok(Envelope::Request { id, method, params }) = request else {
+            panic!("not a request")
+        };
+        assert_eq!(
+            (id, method.as_str(), params.len()),
+            (json!("x"), "tools/list", 0)
+        );
+    }
+
+    fn meta(version: &str) -> Map<String, Value> {
+        json!({"_meta": {META_PROTOCOL_VERSION: version, META_CLIENT_CAPABILITIES: {}}})
+            .as_object()
+            .unwrap()
+            .clone()
+    }
+
+    #[test]
+    fn header_mismatch_is_checked_before_version_support() {
+        let facts = RequestFacts::http(Some("2026-07-28".into()), None);
+        assert_eq!(
+            check_meta(&meta("v9"), &facts).unwrap_err().code(),
+            ErrorCode::HEADER_MISMATCH.0
+        );
+        let facts = RequestFacts::http(Some("v9".into()), None);
+        assert_eq!(
+            check_meta(&meta("v9"), &facts).unwrap_err().code(),
+            ErrorCode::UNSUPPORTED_PROTOCOL_VERSION.0
+        );
+        assert!(check_meta(&meta("2026-07-28"), &RequestFacts::stdio()).is_ok());
+        let missing = RequestFacts::http(None, None);
+        assert_eq!(
+            check_meta(&meta("2026-07-28"), &missing)
+                .unwrap_err()
+                .code(),
+            ErrorCode::HEADER_MISMATCH.0
+        );
+    }
+
+    #[test]
+    fn incomplete_meta_is_invalid_params_with_status_400() {
+        let empty = Map::new();
+        let error = check_meta(&empty, &RequestFacts::stdio()).unwrap_err();
+        assert_eq!(
+            (error.code(), error.status),
+            (ErrorCode::INVALID_PARAMS.0, 400)
+        );
+        let mut no_caps = meta("2026-07-28");
+        no_caps["_meta"]
+            .as_object_mut()
+            .unwrap()
+            .remove(META_CLIENT_CAPABILITIES);
+        assert_eq!(
+            check_meta(&no_caps, &RequestFacts::stdio())
+                .unwrap_err()
+                .code(),
+            ErrorCode::INVALID_PARAMS.0
+        );
+    }
+}
