@@ -233,14 +233,16 @@ pub enum CacheScope {
 }
 
 /// The caching hints of list results, `resources/read` and `server/discover`
-/// (`CacheableResult`): flattened into those results. The default (`ttlMs: 0`, `private`)
-/// means "do not reuse".
+/// (`CacheableResult`): flattened into those results and always written. The default
+/// (`ttlMs: 0`, `private`) means "do not reuse"; a result parsed without hints gets it.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CacheHints {
     /// How long the result stays fresh, in milliseconds.
+    #[serde(default)]
     pub ttl_ms: u64,
     /// Who may reuse it.
+    #[serde(default)]
     pub cache_scope: CacheScope,
 }
 
