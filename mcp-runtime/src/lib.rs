@@ -10,6 +10,7 @@ pub mod testing;
 pub mod transport;
 
 pub use mcp_macros::{ElicitChoice, ElicitForm};
+pub use form::{ElicitChoice, ElicitForm};
 
 /// Implementation details used by the code the macros generate. Not a public API: anything
 /// in here may change in any release.
@@ -18,4 +19,5 @@ pub mod __private {
     pub use schemars;
     pub use serde;
     pub use serde_json;
+    pub use crate::form::__private as form;
 }

@@ -1,9 +1,31 @@
-use proc_macro2::TokenStream;
+//! `#[derive(ElicitForm)]` and `#[derive(ElicitChoice)]`: parse → validate → expand.
 
-pub(crate) fn derive_form(_input: TokenStream) -> TokenStream {
-    TokenStream::new()
+mod attr;
+mod case;
+mod choice;
+mod expand;
+mod model;
+mod validate;
+
+use proc_macro2::TokenStream;
+use syn::DeriveInput;
+
+use crate::errors::with_fallback;
+
+pub(crate) fn derive_form(input: TokenStream) -> TokenStream {
+    let input: DeriveInput = match syn::parse2(input) {
+        Ok(input) => input,
+        Err(error) => return error.to_compile_error(),
+    };
+    match model::parse(&input).and_then(|form| validate::form(&form).map(|()| form)) {
+        Ok(form) => expand::form(&form),
+        Err(error) => with_fallback(&error, expand::fallback(&input)),
+    }
 }
 
-pub(crate) fn derive_choice(_input: TokenStream) -> TokenStream {
-    TokenStream::new()
+pub(crate) fn derive_choice(input: TokenStream) -> TokenStream {
+    match syn::parse2::<DeriveInput>(input) {
+        Ok(input) => choice::derive(&input),
+        Err(error) => error.to_compile_error(),
+    }
 }

@@ -1,1 +1,158 @@
-//! Flat elicitation forms: the [`ElicitForm`](crate::ElicitForm) schema and answer validation.
+//! Flat elicitation forms: the [`ElicitForm`] schema and answer validation.
+//!
+//! A form is a flat struct deriving [`ElicitForm`](macro@crate::ElicitForm); a single- or
+//! multi-select field is an enum deriving [`ElicitChoice`](macro@crate::ElicitChoice).
+//!
+//! ```
+//! use mcp_runtime::{ElicitChoice, ElicitForm};
+//!
+//! #[derive(Debug, Clone, Copy, PartialEq, ElicitChoice)]
+//! #[choice(rename_all = "lowercase")]
+//! enum Environment {
+//!     Staging,
+//!     #[choice(title = "Production (live)")]
+//!     Production,
+//! }
+//!
+//! #[derive(Debug, ElicitForm)]
+//! struct Target {
+//!     /// Where the service goes.
+//!     #[form(default = Environment::Staging)]
+//!     environment: Environment,
+//!     #[form(minimum = 1, maximum = 12, default = 2)]
+//!     replicas: u32,
+//!     #[form(max_length = 200)]
+//!     reason: Option<String>,
+//! }
+//!
+//! let schema = serde_json::to_value(Target::requested_schema()).unwrap();
+//! assert_eq!(schema["required"], serde_json::json!(["environment", "replicas"]));
+//!
+//! let content = serde_json::json!({"environment": "production", "replicas": 3.0});
+//! let target = Target::from_content(content.as_object().unwrap()).unwrap();
+//! assert_eq!(target.environment, Environment::Production);
+//! assert_eq!(target.replicas, 3);
+//! assert_eq!(target.reason, None);
+//!
+//! let bad = serde_json::json!({"environment": "moon", "replicas": 13});
+//! let errors = Target::from_content(bad.as_object().unwrap()).unwrap_err();
+//! assert_eq!(
+//!     errors.to_string(),
+//!     "`environment`: expected one of `staging`, `production`, got `moon`\n\
+//!      `replicas`: expected an integer from 1 to 12, got `13`"
+//! );
+//! ```
+//!
+//! # Field kinds
+//!
+//! | Rust field type | wire schema | attributes |
+//! |---|---|---|
+//! | `String` | `string` | `min_length`, `max_length` (in characters), `format` (`"email"`, `"uri"`, `"date"`, `"date-time"`) |
+//! | `i8` … `i64`, `u8` … `u64`, `isize`, `usize` | `integer` | `minimum`, `maximum` (integer literals) |
+//! | `f32`, `f64` | `number` | `minimum`, `maximum` |
+//! | `bool` | `boolean` | |
+//! | an enum deriving `ElicitChoice` | single-select (`enum`, or `oneOf` once any variant has a title) | |
+//! | `Vec<E>` or `BTreeSet<E>` of such an enum | multi-select (`type: array`) | `min_items`, `max_items` |
+//! | `Option<T>` of any of the above | the same field, left out of `required` | as for `T` |
+//!
+//! Every field takes `title`, `description` (the doc comment is the default), `default` and
+//! `rename`; the struct takes `rename_all`. A requested schema has no title or description
+//! of its own: say what the form is for in the elicitation message.
+//!
+//! # Decisions
+//!
+//! - **`required`** lists exactly the fields whose type is not `Option`, whether or not they
+//!   carry a `default`. The default is what a client pre-fills; the field still needs a value.
+//! - **Absent fields.** A conforming client pre-fills defaults and sends them back, so content
+//!   normally carries every required field. When a required field with a `default` is
+//!   missing anyway, the server fills in that default (the value the author chose to offer).
+//!   A required field without a default that is missing is an error. An absent `Option`
+//!   field is `None` even when it has a `default`: the user cleared a pre-filled value. A
+//!   JSON `null` counts as absent.
+//! - **`default` of an `Option<T>` field** is written as a `T` (it is what the client shows);
+//!   of a `String` field it may be a string literal.
+//! - **Integers**: a JSON number with no fraction is accepted (`3.0` is 3); `3.5` is refused;
+//!   so is any value outside the Rust type's range, even where no bound is written (no
+//!   wrapping, no saturation). The schema shows only the bounds the author wrote.
+//! - **Floats**: any JSON number within the bounds that is finite in the Rust type.
+//! - **Lengths** count Unicode scalar values (`char`s), not bytes.
+//! - **Formats** are checked for syntax only: an RFC 5321 mailbox, an RFC 3986 URI with a
+//!   scheme, an RFC 3339 full-date (a real calendar day), an RFC 3339 date-time.
+//! - **Multi-select**: the item count must be within `min_items`/`max_items`, every item
+//!   one of the enum's wire values, no value twice. A `Vec` keeps the order sent.
+//! - **Unknown keys** in the content are ignored. Each wrong field yields one
+//!   [`FieldError`]; all of them come back together in [`FormErrors`].
+//!
+//! # Serde
+//!
+//! Both derives also implement `serde::Serialize` and `serde::Deserialize` through the wire
+//! representation: a form as its content object (deserialising re-validates it with
+//! [`ElicitForm::from_content`]), a choice as its wire string. Do not also derive
+//! `Serialize` or `Deserialize` on these types; users never need serde as a dependency.
+
+mod errors;
+mod field;
+mod formats;
+
+pub use errors::{FieldError, FormErrors};
+
+use crate::protocol::ElicitRequestedSchema;
+
+/// A flat form: its requested schema, and a validating parser of accepted content.
+///
+/// Implement it with `#[derive(ElicitForm)]`; see the [module docs](self).
+pub trait ElicitForm: Sized {
+    /// The schema, built once per type; no allocation after the first call.
+    fn requested_schema() -> &'static ElicitRequestedSchema;
+
+    /// Parses accepted content (the `content` object of an accept `ElicitResult`),
+    /// reporting every field error at once.
+    fn from_content(
+        content: &serde_json::Map<String, serde_json::Value>,
+    ) -> Result<Self, FormErrors>;
+
+    /// This value as wire content: the inverse of [`from_content`](Self::from_content).
+    fn to_content(&self) -> serde_json::Map<String, serde_json::Value>;
+}
+
+/// One variant of an [`ElicitChoice`] enum.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Choice<T> {
+    /// The variant.
+    pub value: T,
+    /// Its wire value.
+    pub wire: &'static str,
+    /// Its display title, from `#[choice(title = "...")]`.
+    pub title: Option<&'static str>,
+}
+
+/// A unit-only enum offered as a single- or multi-select field.
+///
+/// Implement it with `#[derive(ElicitChoice)]`: the derive also makes the enum usable as a
+/// form field. The schema is titled (`oneOf`/`anyOf` of `const`/`title`) as soon as one
+/// variant has a title; the others are then titled with their wire value.
+pub trait ElicitChoice: Sized + Copy + 'static {
+    /// Every variant, in declaration order.
+    const CHOICES: &'static [Choice<Self>];
+
+    /// The variant whose wire value is `wire`.
+    fn from_wire(wire: &str) -> Option<Self>;
+
+    /// This variant's wire value.
+    fn to_wire(self) -> &'static str;
+
+    /// This variant's display title, if it has one.
+    fn title(self) -> Option<&'static str> {
+        let wire = self.to_wire();
+        Self::CHOICES
+            .iter()
+            .find(|choice| choice.wire == wire)
+            .and_then(|choice| choice.title)
+    }
+}
+
+/// Used by the generated code; not a public API.
+#[doc(hidden)]
+pub mod __private {
+    pub use super::field::*;
+}

@@ -1,0 +1,58 @@
+//! Collects the errors of one stage so a single build reports all of them.
+
+use std::fmt::Display;
+
+use proc_macro2::TokenStream;
+use quote::ToTokens;
+
+/// The errors found so far in one stage; [`Errors::finish`] ends the stage.
+#[derive(Default)]
+pub(crate) struct Errors {
+    combined: Option<syn::Error>,
+}
+
+impl Errors {
+    pub(crate) fn new() -> Self {
+        Self::default()
+    }
+
+    /// Records an error.
+    pub(crate) fn push(&mut self, error: syn::Error) {
+        match &mut self.combined {
+            Some(combined) => combined.combine(error),
+            None => self.combined = Some(error),
+        }
+    }
+
+    /// Records `message` spanned on `tokens` (first to last token).
+    pub(crate) fn error_at(&mut self, tokens: impl ToTokens, message: impl Display) {
+        self.push(syn::Error::new_spanned(tokens, message));
+    }
+
+    /// Records `message` at `span`.
+    pub(crate) fn error_span(&mut self, span: proc_macro2::Span, message: impl Display) {
+        self.push(syn::Error::new(span, message));
+    }
+
+    /// The value of `result`, recording its error if it failed.
+    pub(crate) fn ok<T>(&mut self, result: syn::Result<T>) -> Option<T> {
+        result.map_err(|error| self.push(error)).ok()
+    }
+
+    /// Ends the stage: `Err` with every recorded error combined, if there is one.
+    pub(crate) fn finish(self) -> syn::Result<()> {
+        self.combined.map_or(Ok(()), Err)
+    }
+
+    /// Ends the stage with `value` when no error was recorded.
+    pub(crate) fn finish_with<T>(self, value: T) -> syn::Result<T> {
+        self.finish().map(|()| value)
+    }
+}
+
+/// The tokens of `error` (one `compile_error!` per message) followed by `fallback`.
+pub(crate) fn with_fallback(error: &syn::Error, fallback: TokenStream) -> TokenStream {
+    let mut out = error.to_compile_error();
+    out.extend(fallback);
+    out
+}
