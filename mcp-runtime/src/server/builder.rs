@@ -3,11 +3,15 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 
 use super::Server;
 use super::handler::{FlowLimits, PromptHandler, ResourceDefinition, ResourceHandler, ToolHandler};
-use crate::protocol::{CacheHints, CacheScope};
+use crate::protocol::{
+    CacheHints, CacheScope, DiscoverResult, Implementation, JsonObject, ListChangedCapability,
+    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, Prompt,
+    ResourcesCapability, ResultMeta, ServerCapabilities, Tool,
+};
 use crate::state::Signer;
 
 /// Turns the parts of an HTTP request into the subject a request state is bound to.
@@ -172,45 +176,56 @@ impl ServerBuilder {
     /// If two tools or two prompts share a name, or a tool name is not 1 to 128 characters of
     /// `A-Z a-z 0-9 _ - .`: both are programming errors caught at start-up.
     pub fn build(self) -> Server {
-        let discover = serialise(&discover_result(&self, self.cache));
+        let cache = self.cache;
+        let discover = serialise(&discover_result(&self));
         let signer = self.signer.unwrap_or_else(|| {
             tracing::warn!("no request-state signer configured; using a random key");
             Signer::random().expect("a random key is long enough")
         });
-        let tool_definitions: Vec<Value> = self
-            .tools
-            .iter()
-            .map(|tool| to_value(&tool.definition()))
-            .collect();
-        let tool_index = index_by_name(&tool_definitions, "tool");
+        let tools: Vec<Tool> = self.tools.iter().map(|tool| tool.definition()).collect();
+        let tool_index = index_by_name(tools.iter().map(|tool| tool.name.as_str()), "tool");
         for name in tool_index.keys() {
             assert!(
                 valid_tool_name(name),
                 "tool name `{name}` must be 1 to 128 characters of `A-Z a-z 0-9 _ - .`"
             );
         }
-        let prompt_definitions: Vec<Value> = self
+        let prompts: Vec<Prompt> = self
             .prompts
             .iter()
-            .map(|prompt| to_value(&prompt.definition()))
+            .map(|prompt| prompt.definition())
             .collect();
-        let prompt_index = index_by_name(&prompt_definitions, "prompt");
+        let prompt_index =
+            index_by_name(prompts.iter().map(|prompt| prompt.name.as_str()), "prompt");
         let mut resources = Vec::new();
-        let mut templates = Vec::new();
+        let mut resource_templates = Vec::new();
         for handler in &self.resources {
             match handler.definition() {
-                ResourceDefinition::Resource(resource) => resources.push(to_value(&resource)),
-                ResourceDefinition::Template(template) => templates.push(to_value(&template)),
+                ResourceDefinition::Resource(resource) => resources.push(resource),
+                ResourceDefinition::Template(template) => resource_templates.push(template),
             }
         }
-        let cache = self.cache;
-        let list =
-            |key: &str, items: Vec<Value>| serialise(&complete(cache, json!({ key: items })));
         let inner = Inner {
-            tools_list: list("tools", tool_definitions),
-            prompts_list: list("prompts", prompt_definitions),
-            resources_list: list("resources", resources),
-            templates_list: list("resourceTemplates", templates),
+            tools_list: serialise(&ListToolsResult {
+                tools,
+                cache,
+                ..Default::default()
+            }),
+            prompts_list: serialise(&ListPromptsResult {
+                prompts,
+                cache,
+                ..Default::default()
+            }),
+            resources_list: serialise(&ListResourcesResult {
+                resources,
+                cache,
+                ..Default::default()
+            }),
+            templates_list: serialise(&ListResourceTemplatesResult {
+                resource_templates,
+                cache,
+                ..Default::default()
+            }),
             discover,
             tools: self.tools,
             tool_index,
@@ -275,19 +290,14 @@ pub(crate) fn complete(cache: CacheHints, mut result: Value) -> Value {
     result
 }
 
-fn to_value(definition: &impl serde::Serialize) -> Value {
-    serde_json::to_value(definition).expect("a handler definition serialises to JSON")
+fn serialise(result: &impl serde::Serialize) -> String {
+    serde_json::to_string(result).expect("a result serialises to JSON")
 }
 
-fn serialise(result: &Value) -> String {
-    serde_json::to_string(result).expect("a JSON value serialises")
-}
-
-fn index_by_name(definitions: &[Value], kind: &str) -> HashMap<String, usize> {
+fn index_by_name<'a>(names: impl Iterator<Item = &'a str>, kind: &str) -> HashMap<String, usize> {
     let mut index = HashMap::new();
-    for (position, definition) in definitions.iter().enumerate() {
-        let name = definition["name"].as_str().unwrap_or_default().to_owned();
-        let previous = index.insert(name.clone(), position);
+    for (position, name) in names.enumerate() {
+        let previous = index.insert(name.to_owned(), position);
         assert!(previous.is_none(), "two {kind}s are named `{name}`");
     }
     index
@@ -301,31 +311,32 @@ pub(crate) fn valid_tool_name(name: &str) -> bool {
             .all(|byte| byte.is_ascii_alphanumeric() || matches!(byte, b'_' | b'-' | b'.'))
 }
 
-fn discover_result(builder: &ServerBuilder, cache: CacheHints) -> Value {
-    let mut capabilities = Map::new();
-    if !builder.tools.is_empty() {
-        capabilities.insert("tools".into(), json!({}));
+fn discover_result(builder: &ServerBuilder) -> DiscoverResult {
+    let declared = |present: bool| present.then(ListChangedCapability::default);
+    let capabilities = ServerCapabilities {
+        tools: declared(!builder.tools.is_empty()),
+        prompts: declared(!builder.prompts.is_empty()),
+        // Completion is answered for prompt arguments.
+        completions: (!builder.prompts.is_empty()).then(JsonObject::new),
+        resources: (!builder.resources.is_empty()).then(ResourcesCapability::default),
+        ..Default::default()
+    };
+    let mut server_info = Implementation::new(&builder.name, &builder.version);
+    server_info.title.clone_from(&builder.title);
+    DiscoverResult {
+        supported_versions: super::SUPPORTED_VERSIONS
+            .iter()
+            .map(|&version| version.to_owned())
+            .collect(),
+        capabilities,
+        instructions: builder.instructions.clone(),
+        cache: builder.cache,
+        meta: Some(ResultMeta {
+            server_info: Some(server_info),
+            ..Default::default()
+        }),
+        ..Default::default()
     }
-    if !builder.prompts.is_empty() {
-        capabilities.insert("prompts".into(), json!({}));
-        capabilities.insert("completions".into(), json!({}));
-    }
-    if !builder.resources.is_empty() {
-        capabilities.insert("resources".into(), json!({}));
-    }
-    let mut server_info = json!({ "name": builder.name, "version": builder.version });
-    if let Some(title) = &builder.title {
-        server_info["title"] = title.clone().into();
-    }
-    let mut result = json!({
-        "supportedVersions": super::SUPPORTED_VERSIONS,
-        "capabilities": capabilities,
-        "_meta": { "io.modelcontextprotocol/serverInfo": server_info },
-    });
-    if let Some(instructions) = &builder.instructions {
-        result["instructions"] = instructions.clone().into();
-    }
-    complete(cache, result)
 }
 
 #[cfg(test)]

@@ -11,7 +11,10 @@ use super::handler::{BoxFuture, HandlerResult, Progress, Reply, Request};
 use super::lifecycle::{self, Envelope, Meta};
 use super::panic::{CatchUnwind, guarded};
 use super::{Handling, Outcome, RequestFacts, Server};
-use crate::protocol::{CacheHints, ClientCapabilities, InputResponses};
+use crate::protocol::{
+    CacheHints, ClientCapabilities, CompleteRequestParams, CompleteResult, Completion,
+    CompletionReference, InputResponses,
+};
 
 /// The methods a server may answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -96,7 +99,8 @@ impl Server {
             Method::ResourcesList => cached(&inner.resources_list),
             Method::TemplatesList => cached(&inner.templates_list),
             Method::Complete => {
-                let result = self.complete(&params)?;
+                let result = serde_json::to_value(self.complete(params)?)
+                    .map_err(|_| RpcError::internal("internal error"))?;
                 Ok(Handling::ready(result_outcome(id, &result)))
             }
             Method::ToolsCall | Method::PromptsGet | Method::ResourcesRead => {
@@ -221,52 +225,36 @@ impl Server {
         }
     }
 
-    fn complete(&self, params: &Map<String, Value>) -> Result<Value, RpcError> {
-        let reference = params
-            .get("ref")
-            .and_then(Value::as_object)
-            .ok_or_else(|| RpcError::invalid_params("missing `ref`"))?;
-        let argument = params
-            .get("argument")
-            .and_then(Value::as_object)
-            .ok_or_else(|| RpcError::invalid_params("missing `argument`"))?;
-        let (Some(argument_name), Some(value)) = (
-            argument.get("name").and_then(Value::as_str),
-            argument.get("value").and_then(Value::as_str),
-        ) else {
-            return Err(RpcError::invalid_params(
-                "`argument` needs string `name` and `value`",
-            ));
-        };
-        let values = match reference.get("type").and_then(Value::as_str) {
-            Some("ref/prompt") => {
-                let name = reference
-                    .get("name")
-                    .and_then(Value::as_str)
-                    .unwrap_or_default();
+    fn complete(&self, params: Map<String, Value>) -> Result<CompleteResult, RpcError> {
+        let params: CompleteRequestParams =
+            serde_json::from_value(Value::Object(params)).map_err(|error| {
+                RpcError::invalid_params(format!("invalid `completion/complete` params: {error}"))
+            })?;
+        let argument = &params.argument;
+        let values = match &params.reference {
+            CompletionReference::Prompt { name, .. } => {
                 let position =
                     self.inner.prompt_index.get(name).ok_or_else(|| {
                         RpcError::invalid_params(format!("unknown prompt `{name}`"))
                     })?;
                 let handler = &self.inner.prompts[*position];
                 std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    handler.complete(argument_name, value)
+                    handler.complete(&argument.name, &argument.value)
                 }))
-                .map_err(|_| RpcError::internal("internal error: completion panicked"))?
+                .map_err(|_| RpcError::internal("internal error"))?
             }
-            Some("ref/resource") => Vec::new(),
-            _ => {
-                return Err(RpcError::invalid_params(
-                    "`ref.type` must be `ref/prompt` or `ref/resource`",
-                ));
-            }
+            CompletionReference::ResourceTemplate { .. } => Vec::new(),
         };
         let total = values.len();
         let values: Vec<String> = values.into_iter().take(MAX_COMPLETIONS).collect();
-        Ok(json!({
-            "completion": { "values": values, "total": total, "hasMore": total > MAX_COMPLETIONS },
-            "resultType": "complete",
-        }))
+        Ok(CompleteResult {
+            completion: Completion {
+                values,
+                total: Some(total as u64),
+                has_more: Some(total > MAX_COMPLETIONS),
+            },
+            ..Default::default()
+        })
     }
 }
 

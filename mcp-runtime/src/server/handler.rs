@@ -7,12 +7,13 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
-use serde_json::{Map, Value};
+use serde_json::{Map, Number, Value};
 use tokio::sync::mpsc;
 
 use crate::protocol::{
     CallToolResult, ClientCapabilities, ErrorObject, GetPromptResult, InputRequiredResult,
-    InputResponses, Prompt, ReadResourceResult, Resource, ResourceTemplate, Tool,
+    InputResponses, JsonRpcNotification, ProgressNotificationParams, ProgressToken, Prompt,
+    ReadResourceResult, Resource, ResourceTemplate, Tool, method,
 };
 
 /// A boxed, sendable future, as handler methods return.
@@ -126,7 +127,7 @@ pub struct Progress {
 }
 
 struct ProgressSink {
-    token: Value,
+    token: ProgressToken,
     sender: mpsc::UnboundedSender<Value>,
 }
 
@@ -145,7 +146,7 @@ impl Progress {
 
     /// A handle reporting under `token`, and the receiver of the notifications it sends (each
     /// a complete JSON-RPC `notifications/progress` message). Used by transports and tests.
-    pub fn channel(token: Value) -> (Self, ProgressReceiver) {
+    pub fn channel(token: ProgressToken) -> (Self, ProgressReceiver) {
         let (sender, receiver) = mpsc::unbounded_channel();
         let inner = Some(Arc::new(ProgressSink { token, sender }));
         (Self { inner }, ProgressReceiver { receiver })
@@ -160,20 +161,18 @@ impl Progress {
     /// report), an optional `total` and an optional human-readable `message`.
     pub fn report(&self, progress: f64, total: Option<f64>, message: Option<String>) {
         let Some(sink) = &self.inner else { return };
-        let mut params = Map::new();
-        params.insert("progressToken".into(), sink.token.clone());
-        params.insert("progress".into(), progress.into());
-        if let Some(total) = total {
-            params.insert("total".into(), total.into());
-        }
-        if let Some(message) = message {
-            params.insert("message".into(), message.into());
-        }
-        let notification = serde_json::json!({
-            "jsonrpc": "2.0",
-            "method": "notifications/progress",
-            "params": params,
-        });
+        let number = |value: f64| Number::from_f64(value).unwrap_or_else(|| Number::from(0));
+        let params = ProgressNotificationParams {
+            progress_token: sink.token.clone(),
+            progress: number(progress),
+            total: total.map(number),
+            message,
+            meta: None,
+        };
+        let params = serde_json::to_value(params).ok();
+        let notification = JsonRpcNotification::new(method::NOTIFICATION_PROGRESS, params);
+        let notification =
+            serde_json::to_value(notification).expect("a progress notification serialises");
         // The receiver is gone once the request has been answered; late reports are dropped.
         let _ = sink.sender.send(notification);
     }
@@ -208,7 +207,7 @@ mod tests {
 
     #[test]
     fn progress_reports_carry_the_token_and_optional_fields() {
-        let (progress, mut receiver) = Progress::channel(Value::from(7));
+        let (progress, mut receiver) = Progress::channel(ProgressToken::from(7));
         progress.report(1.0, Some(3.0), None);
         progress.clone().report(2.0, None, Some("half".into()));
         let first = receiver.try_recv().unwrap();

@@ -5,9 +5,8 @@ use serde_json::{Map, Value};
 use super::error::RpcError;
 use super::{RequestFacts, SUPPORTED_VERSIONS};
 
-/// `_meta` keys of the stateless lifecycle.
-pub(crate) const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
-pub(crate) const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
+use crate::protocol::ProgressToken;
+use crate::protocol::meta::{META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION};
 
 /// One parsed JSON-RPC message.
 #[derive(Debug)]
@@ -97,7 +96,7 @@ fn is_valid_id(id: &Value) -> bool {
 #[derive(Debug)]
 pub(crate) struct Meta {
     pub(crate) capabilities: Value,
-    pub(crate) progress_token: Option<Value>,
+    pub(crate) progress_token: Option<ProgressToken>,
 }
 
 /// The stateless lifecycle: `_meta` present and complete, the HTTP header agreeing with it
@@ -156,7 +155,7 @@ pub(crate) fn check_meta(
         return Err(RpcError::unsupported_version(version, SUPPORTED_VERSIONS));
     }
     let progress_token = match meta.get("progressToken") {
-        Some(token) if is_valid_id(token) => Some(token.clone()),
+        Some(token) if is_valid_id(token) => serde_json::from_value(token.clone()).ok(),
         Some(_) => {
             return Err(RpcError::invalid_meta(
                 "`_meta.progressToken` must be a string or an integer",

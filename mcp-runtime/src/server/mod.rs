@@ -30,7 +30,7 @@ pub use handler::{
 pub(crate) use builder::Inner;
 
 /// The protocol revisions this server speaks.
-pub const SUPPORTED_VERSIONS: &[&str] = &["2026-07-28"];
+pub const SUPPORTED_VERSIONS: &[&str] = &[crate::protocol::PROTOCOL_VERSION];
 
 /// An MCP server: registered handlers and settings, cheap to clone and shared by every
 /// transport and request.
