@@ -1,17 +1,22 @@
 //! What a state is bound to: the request context, reduced to a fixed-size digest.
 
 use std::fmt::{self, Write as _};
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
-/// Domain of [`default_binding`]; a new version of the encoding takes a new domain.
-const DEFAULT_DOMAIN: &[u8] = b"mcp-runtime/state/binding/v1\0";
+/// Domain of [`default_binding`], padded to one SHA-256 block so that its hash state is
+/// prepared once. A new version of the encoding takes a new domain.
+const DEFAULT_DOMAIN: &[u8; 64] =
+    b"mcp-runtime/state/binding/v1\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0";
 /// Domain of [`Binding::from_parts`].
 const PARTS_DOMAIN: &[u8] = b"mcp-runtime/state/binding-parts/v1\0";
 /// Domain of [`Binding::extended`].
 const EXTEND_DOMAIN: &[u8] = b"mcp-runtime/state/binding-extend/v1\0";
+
+/// SHA-256 with [`DEFAULT_DOMAIN`] absorbed.
+static DEFAULT_PREFIX: LazyLock<Sha256> = LazyLock::new(|| Sha256::new_with_prefix(DEFAULT_DOMAIN));
 
 /// The request a state is minted for, or verified on, as the binding policy sees it.
 ///
@@ -135,87 +140,152 @@ pub type BindingPolicy = Arc<dyn Fn(&BindingContext<'_>) -> Binding + Send + Syn
 ///   `arguments` object on one try and send it on the next.
 /// - Object key order never matters, at any depth: `{"a":1,"b":2}` and `{"b":2,"a":1}` bind
 ///   alike. Array order does matter.
-/// - Strings compare by their exact Unicode scalar values (no normalisation); numbers by their
-///   JSON text as `serde_json` prints it, so `1` and `1.0` bind differently.
+/// - Strings compare by their exact Unicode scalar values (no normalisation); integers by
+///   value; other numbers by their JSON text as `serde_json` prints it, so `1` and `1.0` bind
+///   differently.
 ///
 /// Each field is length-prefixed or self-delimiting under a versioned domain, so no two
 /// distinct contexts share an encoding.
 pub fn default_binding(cx: &BindingContext<'_>) -> Binding {
-    let mut hasher = Sha256::new();
-    hasher.update(DEFAULT_DOMAIN);
-    put_bytes(&mut hasher, cx.subject.unwrap_or("").as_bytes());
-    put_bytes(&mut hasher, cx.method.as_bytes());
-    put_bytes(&mut hasher, cx.target.as_bytes());
+    let mut feed = Feed::new(DEFAULT_PREFIX.clone());
+    feed.bytes(cx.subject.unwrap_or("").as_bytes());
+    feed.bytes(cx.method.as_bytes());
+    feed.bytes(cx.target.as_bytes());
     match cx.arguments {
-        None | Some(Value::Null) => put_object(&mut hasher, &Map::new()),
-        Some(arguments) => put_value(&mut hasher, arguments),
+        None | Some(Value::Null) => feed.object(&Map::new()),
+        Some(arguments) => feed.value(arguments),
     }
-    Binding(hasher.finalize().into())
+    Binding(feed.finish())
 }
 
-/// Length-prefixed bytes.
+/// Length-prefixed bytes, straight into a hasher.
 fn put_bytes(hasher: &mut Sha256, bytes: &[u8]) {
     hasher.update((bytes.len() as u64).to_be_bytes());
     hasher.update(bytes);
 }
 
-/// A canonical, self-delimiting encoding of a JSON value: a tag byte, then a body whose end is
-/// known from a length, a count or a terminator.
-fn put_value(hasher: &mut Sha256, value: &Value) {
-    match value {
-        Value::Null => hasher.update(b"n"),
-        Value::Bool(false) => hasher.update(b"f"),
-        Value::Bool(true) => hasher.update(b"t"),
-        Value::Number(number) => {
-            // A number's JSON text never contains `;`, so it ends the number unambiguously.
-            hasher.update(b"#");
-            // Writing into a hasher cannot fail.
-            let _ = write!(HashWriter(hasher), "{number}");
-            hasher.update(b";");
+/// Feeds the canonical encoding of a context into SHA-256 through a small buffer, so that the
+/// many short fields cost one hasher call per buffer rather than one each.
+///
+/// The encoding is self-delimiting: strings and keys carry a LEB128 length, arrays and objects
+/// a LEB128 count, every value a tag byte, integers eight bytes, other numbers their JSON text
+/// ended by `;` (which JSON number text never contains).
+struct Feed {
+    hasher: Sha256,
+    buf: [u8; 128],
+    len: usize,
+}
+
+impl Feed {
+    fn new(hasher: Sha256) -> Self {
+        Self {
+            hasher,
+            buf: [0; 128],
+            len: 0,
         }
-        Value::String(string) => {
-            hasher.update(b"s");
-            put_bytes(hasher, string.as_bytes());
-        }
-        Value::Array(items) => {
-            hasher.update(b"[");
-            hasher.update((items.len() as u64).to_be_bytes());
-            for item in items {
-                put_value(hasher, item);
+    }
+
+    fn raw(&mut self, bytes: &[u8]) {
+        if let Some(slot) = self.buf.get_mut(self.len..self.len + bytes.len()) {
+            slot.copy_from_slice(bytes);
+            self.len += bytes.len();
+        } else {
+            self.flush();
+            if bytes.len() <= self.buf.len() {
+                self.buf[..bytes.len()].copy_from_slice(bytes);
+                self.len = bytes.len();
+            } else {
+                self.hasher.update(bytes);
             }
         }
-        Value::Object(map) => put_object(hasher, map),
+    }
+
+    fn flush(&mut self) {
+        self.hasher.update(&self.buf[..self.len]);
+        self.len = 0;
+    }
+
+    fn varint(&mut self, value: usize) {
+        let mut value = value as u64;
+        let mut out = [0u8; 10];
+        let mut len = 0;
+        while value >= 0x80 {
+            out[len] = (value as u8) | 0x80;
+            value >>= 7;
+            len += 1;
+        }
+        out[len] = value as u8;
+        self.raw(&out[..=len]);
+    }
+
+    fn bytes(&mut self, bytes: &[u8]) {
+        self.varint(bytes.len());
+        self.raw(bytes);
+    }
+
+    fn value(&mut self, value: &Value) {
+        match value {
+            Value::Null => self.raw(b"n"),
+            Value::Bool(false) => self.raw(b"f"),
+            Value::Bool(true) => self.raw(b"t"),
+            Value::Number(number) => {
+                if let Some(n) = number.as_u64() {
+                    self.raw(b"u");
+                    self.raw(&n.to_be_bytes());
+                } else if let Some(n) = number.as_i64() {
+                    self.raw(b"i");
+                    self.raw(&n.to_be_bytes());
+                } else {
+                    self.raw(b"#");
+                    // Writing into a hasher cannot fail.
+                    let _ = write!(self, "{number}");
+                    self.raw(b";");
+                }
+            }
+            Value::String(string) => {
+                self.raw(b"s");
+                self.bytes(string.as_bytes());
+            }
+            Value::Array(items) => {
+                self.raw(b"[");
+                self.varint(items.len());
+                for item in items {
+                    self.value(item);
+                }
+            }
+            Value::Object(map) => self.object(map),
+        }
+    }
+
+    /// Members sorted by key bytes, whatever order the map keeps them in (with `serde_json`'s
+    /// `preserve_order` feature it keeps the input order).
+    fn object(&mut self, map: &Map<String, Value>) {
+        self.raw(b"{");
+        self.varint(map.len());
+        if map.keys().is_sorted() {
+            for (key, value) in map {
+                self.bytes(key.as_bytes());
+                self.value(value);
+            }
+        } else {
+            let mut members: Vec<(&String, &Value)> = map.iter().collect();
+            members.sort_unstable_by(|a, b| a.0.cmp(b.0));
+            for (key, value) in members {
+                self.bytes(key.as_bytes());
+                self.value(value);
+            }
+        }
+    }
+
+    fn finish(mut self) -> [u8; 32] {
+        self.flush();
+        self.hasher.finalize().into()
     }
 }
 
-/// Members sorted by key bytes, whatever order the map keeps them in (with `serde_json`'s
-/// `preserve_order` feature it keeps the input order).
-fn put_object(hasher: &mut Sha256, map: &Map<String, Value>) {
-    hasher.update(b"{");
-    hasher.update((map.len() as u64).to_be_bytes());
-    let put_member = |hasher: &mut Sha256, key: &String, value: &Value| {
-        put_bytes(hasher, key.as_bytes());
-        put_value(hasher, value);
-    };
-    if map.keys().is_sorted() {
-        for (key, value) in map {
-            put_member(hasher, key, value);
-        }
-    } else {
-        let mut members: Vec<(&String, &Value)> = map.iter().collect();
-        members.sort_unstable_by(|a, b| a.0.cmp(b.0));
-        for (key, value) in members {
-            put_member(hasher, key, value);
-        }
-    }
-}
-
-/// Feeds formatted text straight into a hasher, without an intermediate string.
-struct HashWriter<'h>(&'h mut Sha256);
-
-impl fmt::Write for HashWriter<'_> {
+impl fmt::Write for Feed {
     fn write_str(&mut self, s: &str) -> fmt::Result {
-        self.0.update(s.as_bytes());
+        self.raw(s.as_bytes());
         Ok(())
     }
 }
@@ -249,6 +319,31 @@ mod tests {
         assert_ne!(bind(Some(&json!({"a": []}))), bind(Some(&json!({"a": {}}))));
         assert_ne!(bind(Some(&json!({"ab": 1}))), bind(Some(&json!({"a": 1}))));
         assert_ne!(bind(Some(&json!([]))), bind(None));
+        assert_ne!(bind(Some(&json!({"a": 1.0}))), bind(Some(&json!({"a": 1}))));
+        assert_ne!(
+            bind(Some(&json!({"a": -1}))),
+            bind(Some(&json!({"a": u64::MAX})))
+        );
+        assert_eq!(
+            bind(Some(&json!({"a": 0.5}))),
+            bind(Some(&json!({"a": 0.5})))
+        );
+        assert_ne!(
+            bind(Some(&json!({"a": 0.5}))),
+            bind(Some(&json!({"a": 0.25})))
+        );
+    }
+
+    #[test]
+    fn long_fields_pass_through_the_buffer_intact() {
+        let long = "x".repeat(1000);
+        let longer = "x".repeat(1001);
+        let a = default_binding(&BindingContext::new("m", &long));
+        let b = default_binding(&BindingContext::new("m", &longer));
+        assert_ne!(a, b);
+        let args = json!({ "k": long });
+        let again = json!({ "k": "x".repeat(1000) });
+        assert_eq!(bind(Some(&args)), bind(Some(&again)));
     }
 
     #[test]

@@ -57,7 +57,8 @@
 //! a forged one. The 8-byte check, an HMAC over everything except the binding, lets the log tell
 //! them apart: when the tag fails but the check holds, the token was minted by this server for
 //! another binding ([`StateError::BindingMismatch`]); when both fail it was altered or forged
-//! ([`StateError::BadSignature`]). Being keyed, the check reveals nothing about the binding to
+//! ([`StateError::BadSignature`]). A token whose tag alone was altered reads as a binding
+//! mismatch too: the check vouches only that this server minted the body. Being keyed, the check reveals nothing about the binding to
 //! whoever reads the token. Minting shares the HMAC state of header and payload between the two
 //! MACs, and a successful verification never computes the check, so it costs two compression
 //! rounds when signing and nothing when verifying.

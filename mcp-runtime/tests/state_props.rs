@@ -1,0 +1,187 @@
+//! Properties of the request-state codec over random payloads, bindings and mutations.
+
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use mcp_runtime::state::{Binding, BindingContext, Signer, StateError, default_binding};
+use proptest::prelude::*;
+use serde_json::{Map, Value};
+
+fn signer() -> Signer {
+    Signer::new(3, &[0xa5; 32]).expect("a 32-byte secret is accepted")
+}
+
+fn cx() -> BindingContext<'static> {
+    BindingContext::new("tools/call", "deploy").with_subject(Some("alice"))
+}
+
+/// One change to a token's text.
+#[derive(Debug, Clone)]
+enum Edit {
+    Replace(usize, char),
+    Insert(usize, char),
+    Remove(usize),
+    Truncate(usize),
+}
+
+fn edit() -> impl Strategy<Value = Edit> {
+    // Mostly characters of the token alphabet, so that edits reach the MAC; sometimes any.
+    let ch = prop_oneof![
+        4 => proptest::sample::select(
+            b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+                .iter()
+                .map(|&b| char::from(b))
+                .collect::<Vec<_>>()
+        ),
+        1 => any::<char>(),
+    ];
+    prop_oneof![
+        (any::<usize>(), ch.clone()).prop_map(|(i, c)| Edit::Replace(i, c)),
+        (any::<usize>(), ch).prop_map(|(i, c)| Edit::Insert(i, c)),
+        any::<usize>().prop_map(Edit::Remove),
+        any::<usize>().prop_map(Edit::Truncate),
+    ]
+}
+
+fn apply(token: &str, edit: &Edit) -> String {
+    let mut chars: Vec<char> = token.chars().collect();
+    let len = chars.len();
+    match *edit {
+        Edit::Replace(i, c) => chars[i % len] = c,
+        Edit::Insert(i, c) => chars.insert(i % (len + 1), c),
+        Edit::Remove(i) => {
+            chars.remove(i % len);
+        }
+        Edit::Truncate(i) => chars.truncate(i % len),
+    }
+    chars.into_iter().collect()
+}
+
+/// A JSON object with unique keys, as (key, value) pairs in some order.
+fn members() -> impl Strategy<Value = Vec<(String, Value)>> {
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        any::<i64>().prop_map(Value::from),
+        "[a-z]{0,6}".prop_map(Value::from),
+    ];
+    let value = leaf.prop_recursive(3, 24, 4, |inner| {
+        prop_oneof![
+            proptest::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+            proptest::collection::btree_map("[a-z]{1,3}", inner, 0..4)
+                .prop_map(|map| Value::Object(map.into_iter().collect())),
+        ]
+    });
+    proptest::collection::btree_map("[a-z]{1,4}", value, 0..6)
+        .prop_map(|map| map.into_iter().collect())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    #[test]
+    fn random_payloads_round_trip(
+        payload in proptest::collection::vec(any::<u8>(), 0..2048),
+        binding in any::<[u8; 32]>(),
+    ) {
+        let signer = signer();
+        let binding = Binding::from_bytes(binding);
+        let token = signer.sign_with_binding(&binding, &payload);
+        prop_assert!(token.len() <= payload.len() * 4 / 3 + 100);
+        prop_assert_eq!(signer.verify_with_binding(&binding, &token), Ok(payload));
+    }
+
+    #[test]
+    fn another_binding_is_refused(
+        payload in proptest::collection::vec(any::<u8>(), 0..256),
+        minted in any::<[u8; 32]>(),
+        offered in any::<[u8; 32]>(),
+    ) {
+        prop_assume!(minted != offered);
+        let signer = signer();
+        let token = signer.sign_with_binding(&Binding::from_bytes(minted), &payload);
+        prop_assert_eq!(
+            signer.verify_with_binding(&Binding::from_bytes(offered), &token),
+            Err(StateError::BindingMismatch)
+        );
+    }
+
+    #[test]
+    fn arbitrary_strings_are_refused_without_panicking(input in any::<String>()) {
+        prop_assert!(signer().verify(&cx(), &input).is_err());
+    }
+
+    #[test]
+    fn arbitrary_base64_is_refused_without_panicking(
+        raw in proptest::collection::vec(any::<u8>(), 0..512),
+        header in proptest::collection::vec(any::<u8>(), 0..16),
+    ) {
+        // Random bytes, and random bytes behind a valid version byte and key id, so that
+        // the parser's length handling is exercised too.
+        let signer = signer();
+        prop_assert!(signer.verify(&cx(), &URL_SAFE_NO_PAD.encode(&raw)).is_err());
+        let mut framed = vec![1, 0, 3];
+        framed.extend_from_slice(&header);
+        framed.extend_from_slice(&raw);
+        prop_assert!(signer.verify(&cx(), &URL_SAFE_NO_PAD.encode(&framed)).is_err());
+    }
+
+    #[test]
+    fn mutations_of_real_tokens_are_refused(
+        payload in proptest::collection::vec(any::<u8>(), 0..300),
+        edits in proptest::collection::vec(edit(), 1..4),
+    ) {
+        let signer = signer();
+        let token = signer.sign(&cx(), &payload);
+        let mutated = edits.iter().fold(token.clone(), |token, edit| {
+            if token.is_empty() { token } else { apply(&token, edit) }
+        });
+        prop_assume!(mutated != token);
+        prop_assert!(signer.verify(&cx(), &mutated).is_err(), "{} accepted", mutated);
+    }
+
+    #[test]
+    fn byte_mutations_of_real_tokens_are_refused(
+        payload in proptest::collection::vec(any::<u8>(), 0..300),
+        flips in proptest::collection::vec((any::<usize>(), 1..=255u8), 1..4),
+    ) {
+        let signer = signer();
+        let mut raw = URL_SAFE_NO_PAD
+            .decode(signer.sign(&cx(), &payload))
+            .expect("tokens are base64");
+        let original = raw.clone();
+        let len = raw.len();
+        for (index, mask) in flips {
+            raw[index % len] ^= mask;
+        }
+        // Two flips of the same byte may cancel out.
+        prop_assume!(raw != original);
+        prop_assert!(signer.verify(&cx(), &URL_SAFE_NO_PAD.encode(&raw)).is_err());
+    }
+
+    #[test]
+    fn member_order_never_changes_the_binding(
+        members in members(),
+        rotate_by in any::<usize>(),
+    ) {
+        // Feed the same members in two orders through JSON text, whatever the map type keeps.
+        let text = |members: &[(String, Value)]| {
+            let body: Vec<String> = members
+                .iter()
+                .map(|(k, v)| format!("{}:{}", Value::from(k.as_str()), v))
+                .collect();
+            format!("{{{}}}", body.join(","))
+        };
+        let mut rotated = members.clone();
+        if !rotated.is_empty() {
+            let by = rotate_by % rotated.len();
+            rotated.rotate_left(by);
+        }
+        rotated.reverse();
+        let first: Value = serde_json::from_str(&text(&members)).expect("valid JSON");
+        let second: Value = serde_json::from_str(&text(&rotated)).expect("valid JSON");
+        let expected: Map<String, Value> = members.into_iter().collect();
+        prop_assert_eq!(&first, &Value::Object(expected));
+        let bind = |arguments: &Value| default_binding(&cx().with_arguments(Some(arguments)));
+        prop_assert_eq!(bind(&first), bind(&second));
+    }
+}
