@@ -134,7 +134,7 @@ pub struct InputRequiredResult {
     #[serde(skip_serializing_if = "Option::is_none")]
     request_state: Option<String>,
     #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
-    meta: Option<ResultMeta>,
+    meta: Option<Box<ResultMeta>>,
 }
 
 #[derive(Deserialize)]
@@ -162,7 +162,7 @@ impl TryFrom<RawInputRequired> for InputRequiredResult {
         } = raw;
         let mut result = Self::new(input_requests, request_state)?;
         result.result_type = result_type;
-        result.meta = meta;
+        result.meta = meta.map(Box::new);
         Ok(result)
     }
 }
@@ -216,7 +216,7 @@ impl InputRequiredResult {
 
     /// The same result with `_meta` set.
     pub fn with_meta(mut self, meta: ResultMeta) -> Self {
-        self.meta = Some(meta);
+        self.meta = Some(Box::new(meta));
         self
     }
 
@@ -232,7 +232,7 @@ impl InputRequiredResult {
 
     /// The result's `_meta`, if any.
     pub fn meta(&self) -> Option<&ResultMeta> {
-        self.meta.as_ref()
+        self.meta.as_deref()
     }
 
     /// Mutable access to the questions (e.g. to drop ones the client cannot answer). Leaving

@@ -9,6 +9,10 @@
     dead_code,
     reason = "each test binary uses a different subset of these helpers"
 )]
+#![allow(
+    unreachable_pub,
+    reason = "shared through `mod common;` by several test binaries"
+)]
 
 use std::collections::HashMap;
 use std::sync::OnceLock;
