@@ -1,0 +1,178 @@
+//! A deliberately small HTTP/1.1 client over a raw socket, so tests can send exactly the bytes
+//! they mean (foreign hosts, wrong content types, oversized bodies) and read the raw answer.
+
+use std::net::SocketAddr;
+
+use mcp_runtime::server::Server;
+use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::oneshot;
+
+pub(crate) const VERSION: &str = "2026-07-28";
+
+/// A server listening on an ephemeral loopback port; stops when dropped.
+pub(crate) struct Running {
+    pub(crate) addr: SocketAddr,
+    _stop: oneshot::Sender<()>,
+}
+
+pub(crate) async fn start(server: Server) -> Running {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let (stop, stopped) = oneshot::channel::<()>();
+    tokio::spawn(async move {
+        let shutdown = async move {
+            let _ = stopped.await;
+        };
+        server.serve_listener(listener, shutdown).await.unwrap();
+    });
+    Running { addr, _stop: stop }
+}
+
+/// One HTTP answer.
+#[derive(Debug)]
+pub(crate) struct Answer {
+    pub(crate) status: u16,
+    pub(crate) headers: Vec<(String, String)>,
+    pub(crate) body: Vec<u8>,
+}
+
+impl Answer {
+    pub(crate) fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(key, _)| key.eq_ignore_ascii_case(name))
+            .map(|(_, value)| value.as_str())
+    }
+
+    pub(crate) fn json(&self) -> Value {
+        serde_json::from_slice(&self.body).unwrap_or_else(|error| {
+            panic!(
+                "not JSON ({error}): {}",
+                String::from_utf8_lossy(&self.body)
+            )
+        })
+    }
+
+    /// The `data:` payloads of an event-stream body.
+    pub(crate) fn events(&self) -> Vec<Value> {
+        String::from_utf8_lossy(&self.body)
+            .lines()
+            .filter_map(|line| line.strip_prefix("data:"))
+            .map(|data| serde_json::from_str(data.trim()).unwrap())
+            .collect()
+    }
+}
+
+/// The standard headers of a conforming client.
+pub(crate) fn standard_headers(addr: SocketAddr) -> Vec<(String, String)> {
+    [
+        ("Host", addr.to_string()),
+        ("Content-Type", "application/json".to_owned()),
+        ("Accept", "application/json, text/event-stream".to_owned()),
+        ("MCP-Protocol-Version", VERSION.to_owned()),
+    ]
+    .into_iter()
+    .map(|(key, value)| (key.to_owned(), value))
+    .collect()
+}
+
+/// Sends one request with `headers` (replacing same-named standard ones) and reads the answer.
+pub(crate) async fn send(
+    addr: SocketAddr,
+    method: &str,
+    headers: &[(&str, &str)],
+    body: &[u8],
+) -> Answer {
+    let mut all = standard_headers(addr);
+    for (key, value) in headers {
+        all.retain(|(existing, _)| !existing.eq_ignore_ascii_case(key));
+        if !value.is_empty() {
+            all.push(((*key).to_owned(), (*value).to_owned()));
+        }
+    }
+    let mut head = format!("{method} /mcp HTTP/1.1\r\n");
+    for (key, value) in &all {
+        head.push_str(&format!("{key}: {value}\r\n"));
+    }
+    head.push_str(&format!(
+        "Content-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    ));
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    stream.write_all(head.as_bytes()).await.unwrap();
+    // The server may answer (413) before reading the whole body and close.
+    let _ = stream.write_all(body).await;
+    let mut raw = Vec::new();
+    let _ = stream.read_to_end(&mut raw).await;
+    parse(&raw)
+}
+
+/// POSTs a JSON-RPC request with conforming headers and `_meta`.
+pub(crate) async fn call(addr: SocketAddr, id: Value, method: &str, mut params: Value) -> Answer {
+    if params.get("_meta").is_none() {
+        params["_meta"] = meta();
+    }
+    let body = json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params });
+    send(addr, "POST", &[], body.to_string().as_bytes()).await
+}
+
+pub(crate) fn meta() -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": VERSION,
+        "io.modelcontextprotocol/clientCapabilities": {},
+    })
+}
+
+fn parse(raw: &[u8]) -> Answer {
+    let split = raw
+        .windows(4)
+        .position(|window| window == b"\r\n\r\n")
+        .unwrap_or_else(|| panic!("no HTTP head in {:?}", String::from_utf8_lossy(raw)));
+    let head = String::from_utf8_lossy(&raw[..split]).into_owned();
+    let mut lines = head.split("\r\n");
+    let status = lines
+        .next()
+        .unwrap()
+        .split(' ')
+        .nth(1)
+        .unwrap()
+        .parse()
+        .unwrap();
+    let headers: Vec<(String, String)> = lines
+        .filter_map(|line| line.split_once(':'))
+        .map(|(key, value)| (key.trim().to_owned(), value.trim().to_owned()))
+        .collect();
+    let rest = &raw[split + 4..];
+    let chunked = headers.iter().any(|(key, value)| {
+        key.eq_ignore_ascii_case("transfer-encoding") && value.contains("chunked")
+    });
+    let body = if chunked {
+        dechunk(rest)
+    } else {
+        rest.to_vec()
+    };
+    Answer {
+        status,
+        headers,
+        body,
+    }
+}
+
+fn dechunk(mut rest: &[u8]) -> Vec<u8> {
+    let mut body = Vec::new();
+    loop {
+        let Some(end) = rest.windows(2).position(|window| window == b"\r\n") else {
+            break;
+        };
+        let size_text = String::from_utf8_lossy(&rest[..end]);
+        let size = usize::from_str_radix(size_text.split(';').next().unwrap().trim(), 16).unwrap();
+        if size == 0 {
+            break;
+        }
+        body.extend_from_slice(&rest[end + 2..end + 2 + size]);
+        rest = &rest[end + 2 + size + 2..];
+    }
+    body
+}
