@@ -9,7 +9,10 @@ pub mod state;
 pub mod testing;
 pub mod transport;
 
-pub use mcp_macros::{ElicitChoice, ElicitForm};
+pub use flow::{
+    Cx, HandlerError, PromptResult, Question, Refusal, ResourceResult, ToolResult, text,
+};
+pub use mcp_macros::{ElicitChoice, ElicitForm, prompt, resource, tool};
 pub use form::{ElicitChoice, ElicitForm};
 
 /// Implementation details used by the code the macros generate. Not a public API: anything
@@ -19,5 +22,6 @@ pub mod __private {
     pub use schemars;
     pub use serde;
     pub use serde_json;
+    pub use crate::flow::__private::*;
     pub use crate::form::__private as form;
 }

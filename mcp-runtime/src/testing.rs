@@ -1,1 +1,323 @@
 //! An in-process driver that walks a flow round by round with scripted answers.
+//!
+//! It calls a handler exactly as the server would — the state is signed, bound to the
+//! request and verified on every round — but without a transport, so flows can be tested
+//! (and shown) without a client.
+//!
+//! ```ignore
+//! let tester = FlowTester::tool(deploy).arguments(json!({"service": "api"}));
+//! let first = tester.start().await;
+//! assert_eq!(first.questions(), ["target"]);
+//! let second = first
+//!     .answer(json!({"target": {"action": "accept", "content": {"environment": "staging", "replicas": 2}}}))
+//!     .await;
+//! assert_eq!(second.text(), Some("Deployed 2 replicas to staging."));
+//! ```
+
+use std::fmt;
+use std::sync::Arc;
+
+use serde_json::{Map, Value, json};
+
+use crate::protocol::{ClientCapabilities, ErrorObject, InputRequests, InputResponses};
+use crate::server::{
+    FlowLimits, HandlerResult, Progress, PromptHandler, Reply, Request, ResourceHandler,
+    ToolHandler,
+};
+use crate::state::Signer;
+
+/// The handler under test.
+#[derive(Clone)]
+enum Target {
+    Tool(Arc<dyn ToolHandler>),
+    Prompt(Arc<dyn PromptHandler>),
+    Resource(Arc<dyn ResourceHandler>, String),
+}
+
+/// Drives one handler round by round, as the server would.
+#[derive(Clone)]
+pub struct FlowTester {
+    target: Target,
+    arguments: Option<Map<String, Value>>,
+    capabilities: ClientCapabilities,
+    subject: Option<String>,
+    signer: Signer,
+    limits: FlowLimits,
+}
+
+impl fmt::Debug for FlowTester {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("FlowTester")
+            .field("arguments", &self.arguments)
+            .field("capabilities", &self.capabilities)
+            .field("subject", &self.subject)
+            .finish_non_exhaustive()
+    }
+}
+
+impl FlowTester {
+    fn new(target: Target) -> Self {
+        Self {
+            target,
+            arguments: None,
+            capabilities: serde_json::from_value(json!({
+                "elicitation": {"form": {}, "url": {}},
+                "sampling": {},
+                "roots": {}
+            }))
+            .unwrap_or_default(),
+            subject: None,
+            signer: Signer::random().expect("the operating system provides random bytes"),
+            limits: FlowLimits::default(),
+        }
+    }
+
+    /// Tests a `#[tool]`.
+    pub fn tool(handler: impl ToolHandler) -> Self {
+        Self::new(Target::Tool(Arc::new(handler)))
+    }
+
+    /// Tests a `#[prompt]`.
+    pub fn prompt(handler: impl PromptHandler) -> Self {
+        Self::new(Target::Prompt(Arc::new(handler)))
+    }
+
+    /// Tests a `#[resource]` read at `uri`.
+    pub fn resource(handler: impl ResourceHandler, uri: impl Into<String>) -> Self {
+        Self::new(Target::Resource(Arc::new(handler), uri.into()))
+    }
+
+    /// The call's arguments (a JSON object; anything else means none).
+    #[must_use]
+    pub fn arguments(mut self, arguments: Value) -> Self {
+        self.arguments = match arguments {
+            Value::Object(arguments) => Some(arguments),
+            _ => None,
+        };
+        self
+    }
+
+    /// The capabilities the client declares on every round (by default: form and URL
+    /// elicitation, sampling and roots).
+    #[must_use]
+    pub fn capabilities(mut self, capabilities: Value) -> Self {
+        self.capabilities = serde_json::from_value(capabilities).unwrap_or_default();
+        self
+    }
+
+    /// The authenticated subject the state binds (by default none).
+    #[must_use]
+    pub fn subject(mut self, subject: impl Into<String>) -> Self {
+        self.subject = Some(subject.into());
+        self
+    }
+
+    /// The signer (by default a random key).
+    #[must_use]
+    pub fn signer(mut self, signer: Signer) -> Self {
+        self.signer = signer;
+        self
+    }
+
+    /// The flow limits (by default 50 rounds).
+    #[must_use]
+    pub fn limits(mut self, limits: FlowLimits) -> Self {
+        self.limits = limits;
+        self
+    }
+
+    /// The first round: a call without state or answers.
+    pub async fn start(&self) -> Round {
+        self.send(None, None).await
+    }
+
+    /// One request with exactly this state and these answers (`inputResponses`, sent as
+    /// given, so tests can send malformed ones).
+    pub async fn send(&self, state: Option<&str>, answers: Option<Value>) -> Round {
+        let input_responses = match answers {
+            Some(Value::Object(answers)) => Some(answers.into_iter().collect::<InputResponses>()),
+            Some(_) => {
+                return self.round(Outcome::Error(ErrorObject::new(
+                    crate::protocol::ErrorCode::INVALID_PARAMS,
+                    "inputResponses must be an object",
+                )));
+            }
+            None => None,
+        };
+        let request = |method: &'static str, target: String| Request {
+            method,
+            target,
+            arguments: self.arguments.clone(),
+            input_responses: input_responses.clone(),
+            request_state: state.map(str::to_owned),
+            capabilities: self.capabilities.clone(),
+            subject: self.subject.clone(),
+            progress: Progress::none(),
+            signer: self.signer.clone(),
+            limits: self.limits,
+        };
+        let outcome = match &self.target {
+            Target::Tool(handler) => {
+                let name = handler.definition().name;
+                outcome(handler.call(request("tools/call", name)).await)
+            }
+            Target::Prompt(handler) => {
+                let name = handler.definition().name;
+                outcome(handler.get(request("prompts/get", name)).await)
+            }
+            Target::Resource(handler, uri) => {
+                let mut request = request("resources/read", uri.clone());
+                request.arguments = None;
+                outcome(handler.read(request).await)
+            }
+        };
+        self.round(outcome)
+    }
+
+    /// Runs the flow from the start, answering each round with the next entry of
+    /// `answers`, until it completes, fails or the answers run out. Returns every round.
+    pub async fn script(&self, answers: impl IntoIterator<Item = Value>) -> Vec<Round> {
+        let mut rounds = vec![self.start().await];
+        for answer in answers {
+            let last = rounds.last().expect("the first round is always there");
+            if last.state().is_none() {
+                break;
+            }
+            let next = last.answer(answer).await;
+            rounds.push(next);
+        }
+        rounds
+    }
+
+    fn round(&self, outcome: Outcome) -> Round {
+        Round {
+            tester: self.clone(),
+            outcome,
+        }
+    }
+}
+
+fn outcome<R: serde::Serialize>(result: HandlerResult<R>) -> Outcome {
+    match result {
+        Ok(Reply::Complete(result)) => {
+            Outcome::Complete(serde_json::to_value(result).unwrap_or(Value::Null))
+        }
+        Ok(Reply::InputRequired(asked)) => {
+            let (requests, state) = asked.into_parts();
+            Outcome::Asked {
+                requests: requests.unwrap_or_default(),
+                state,
+            }
+        }
+        Err(error) => Outcome::Error(error),
+    }
+}
+
+/// How one round ended.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Outcome {
+    /// The handler asks these questions and hands out this state.
+    Asked {
+        /// The input requests, by key.
+        requests: InputRequests,
+        /// The signed `requestState`.
+        state: Option<String>,
+    },
+    /// The handler finished with this result (as it goes on the wire).
+    Complete(Value),
+    /// The request failed with this JSON-RPC error.
+    Error(ErrorObject),
+}
+
+/// One round of a flow under test.
+#[derive(Debug, Clone)]
+pub struct Round {
+    tester: FlowTester,
+    /// How the round ended.
+    pub outcome: Outcome,
+}
+
+impl Round {
+    /// The keys asked this round, in key order (empty unless the round asked).
+    pub fn questions(&self) -> Vec<&str> {
+        match &self.outcome {
+            Outcome::Asked { requests, .. } => requests.keys().map(String::as_str).collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// The input requests of this round, if it asked.
+    pub fn requests(&self) -> Option<&InputRequests> {
+        match &self.outcome {
+            Outcome::Asked { requests, .. } => Some(requests),
+            _ => None,
+        }
+    }
+
+    /// The request state handed out, if the round asked.
+    pub fn state(&self) -> Option<&str> {
+        match &self.outcome {
+            Outcome::Asked { state, .. } => state.as_deref(),
+            _ => None,
+        }
+    }
+
+    /// The size of the request state in bytes (0 without one).
+    pub fn state_size(&self) -> usize {
+        self.state().map_or(0, str::len)
+    }
+
+    /// The final result, if the round completed.
+    pub fn result(&self) -> Option<&Value> {
+        match &self.outcome {
+            Outcome::Complete(result) => Some(result),
+            _ => None,
+        }
+    }
+
+    /// The text of the first text block of a completed tool result (or of the first prompt
+    /// message, or the first text resource contents).
+    pub fn text(&self) -> Option<&str> {
+        let result = self.result()?;
+        let first = result
+            .get("content")
+            .or_else(|| result.get("contents"))
+            .and_then(|c| c.get(0))
+            .or_else(|| result.pointer("/messages/0/content"))?;
+        first.get("text").and_then(Value::as_str)
+    }
+
+    /// The JSON-RPC error, if the round failed.
+    pub fn error(&self) -> Option<&ErrorObject> {
+        match &self.outcome {
+            Outcome::Error(error) => Some(error),
+            _ => None,
+        }
+    }
+
+    /// The next round: the same call with this round's state and `answers`.
+    pub async fn answer(&self, answers: Value) -> Round {
+        self.tester.send(self.state(), Some(answers)).await
+    }
+}
+
+impl fmt::Display for Round {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.outcome {
+            Outcome::Asked { requests, state } => {
+                writeln!(f, "input_required, asking {}:", self.questions().join(", "))?;
+                writeln!(f, "{}", pretty(requests))?;
+                match state {
+                    Some(state) => write!(f, "requestState: {} bytes", state.len()),
+                    None => write!(f, "no requestState"),
+                }
+            }
+            Outcome::Complete(result) => write!(f, "complete:\n{}", pretty(result)),
+            Outcome::Error(error) => write!(f, "error {}: {}", error.code.0, error.message),
+        }
+    }
+}
+
+fn pretty<T: serde::Serialize>(value: &T) -> String {
+    serde_json::to_string_pretty(value).unwrap_or_default()
+}

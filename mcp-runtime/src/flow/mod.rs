@@ -1,1 +1,34 @@
 //! Multi-round flows: the per-request context, questions and answers, and the driver.
+//!
+//! A `#[tool]`, `#[prompt]` or `#[resource]` function is an ordinary `async fn` that asks the
+//! user things by awaiting questions built by its [`Cx`]. The macro compiles it into a state
+//! machine: each question point becomes a variant of a generated continuation enum holding
+//! the locals still needed after it. When the flow reaches a question, the runtime signs that
+//! variant into `requestState` and answers `input_required`; when the client retries with the
+//! answers, the runtime verifies the state before any user code runs and resumes right after
+//! the question. Code between two questions runs once per flow.
+
+pub mod carry;
+mod cx;
+mod definitions;
+mod driver;
+mod output;
+mod question;
+
+pub use cx::Cx;
+pub use output::{
+    HandlerError, IntoPromptResult, IntoResourceResult, IntoToolResult, PromptResult,
+    ResourceResult, ToolResult, text,
+};
+pub use question::{Question, Refusal};
+
+#[doc(hidden)]
+pub mod __private {
+    pub use super::carry;
+    pub use super::cx::{Batch, Settled, Stop, stop};
+    pub use super::definitions::{
+        prompt_definition, resource_definition, tool_definition, uri_matches,
+    };
+    pub use super::driver::Flow;
+    pub use super::output::{NoArgs, drive_prompt, drive_resource, drive_tool};
+}

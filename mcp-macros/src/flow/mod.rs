@@ -1,0 +1,128 @@
+//! `#[tool]`, `#[prompt]` and `#[resource]`: an `async fn` compiled into a state machine
+//! whose suspended states form a serialisable continuation enum.
+//!
+//! Pipeline: parse the attribute and the function ([`model`]), find and check the question
+//! points and mark them ([`sites`]), build the body resumed at each point and the locals
+//! each carries ([`resume`], [`scope`]), then emit everything ([`expand`]).
+
+mod expand;
+mod model;
+mod resume;
+mod scope;
+mod sites;
+
+use std::collections::{HashMap, HashSet};
+
+use proc_macro2::TokenStream;
+use quote::quote;
+use syn::ItemFn;
+
+pub(crate) use model::Kind;
+
+/// Errors gathered within one stage.
+#[derive(Default)]
+pub(crate) struct Errors(Vec<syn::Error>);
+
+impl Errors {
+    pub(crate) fn push(&mut self, error: syn::Error) {
+        self.0.push(error);
+    }
+
+    fn take(&mut self) -> Option<syn::Error> {
+        let mut errors = std::mem::take(&mut self.0).into_iter();
+        let mut first = errors.next()?;
+        errors.for_each(|e| first.combine(e));
+        Some(first)
+    }
+}
+
+pub(crate) fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenStream {
+    let function: ItemFn = match syn::parse2(item.clone()) {
+        Ok(function) => function,
+        Err(_) => {
+            let error = syn::Error::new_spanned(
+                &item,
+                format!(
+                    "`#[{}]` goes on an `async fn`: `async fn name(args: Args, cx: Cx) -> ...`",
+                    kind.attr()
+                ),
+            );
+            let error = error.to_compile_error();
+            return quote!(#error #item);
+        }
+    };
+    let mut errors = Errors::default();
+    let options = model::parse_options(kind, attr, &mut errors);
+    if kind == Kind::Resource && options.uri.is_none() {
+        errors.push(syn::Error::new(
+            function.sig.ident.span(),
+            "a resource needs its URI or URI template: `#[resource(uri = \"scheme://path\")]`",
+        ));
+    }
+    let mut handler = model::parse_handler(kind, options, function.clone(), &mut errors);
+    if let Some(error) = errors.take() {
+        return fallback(&function, error);
+    }
+
+    let mut body = handler.body.clone();
+    let mut analyzer = sites::Analyzer::new(&handler.cx, &mut errors);
+    analyzer.block(&mut body);
+    let sites = std::mem::take(&mut analyzer.sites);
+    check_keys(&sites, &mut errors);
+    if let Some(error) = errors.take() {
+        return fallback(&function, error);
+    }
+
+    let questions = expand::question_map(&sites);
+    let mut reported = HashSet::new();
+    let resumed: Vec<_> = (0..sites.len())
+        .map(|id| {
+            resume::Resumer::new(&sites, &questions, &mut errors, &mut reported).resume(&body, id)
+        })
+        .collect();
+    if let Some(error) = errors.take() {
+        return fallback(&function, error);
+    }
+    handler.body = body.clone();
+    expand::expand(expand::Plan {
+        handler: &handler,
+        forward: body,
+        sites: &sites,
+        resumed,
+    })
+}
+
+/// Keys must be unique across the handler, so an answer can never be read for the wrong
+/// question.
+fn check_keys(sites: &[sites::Site], errors: &mut Errors) {
+    let mut seen: HashMap<String, ()> = HashMap::new();
+    for key in sites.iter().flat_map(|site| &site.keys) {
+        let value = key.value();
+        if value.is_empty() {
+            continue;
+        }
+        if seen.insert(value.clone(), ()).is_some() {
+            errors.push(syn::Error::new(
+                key.span(),
+                format!(
+                    "another question of this handler is already asked under the key \
+                     `{value}`; rename this binding or give the question its own key with \
+                     `.key(\"...\")`"
+                ),
+            ));
+        }
+    }
+}
+
+/// On error: the errors, and the user's function unchanged so no follow-on errors appear.
+fn fallback(function: &ItemFn, error: syn::Error) -> TokenStream {
+    let error = error.to_compile_error();
+    let mut function = function.clone();
+    // Keep the item compiling on its own: a non-async function cannot hold `.await`.
+    function.sig.asyncness.get_or_insert_with(Default::default);
+    quote! {
+        #error
+        #[allow(dead_code, unused_variables)]
+        #function
+    }
+}

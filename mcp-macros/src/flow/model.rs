@@ -1,0 +1,285 @@
+//! The typed model of a handler: its attribute arguments and its signature.
+
+use proc_macro2::{Span, TokenStream};
+use syn::parse::Parser;
+use syn::spanned::Spanned;
+use syn::{
+    Attribute, Block, FnArg, Ident, ItemFn, LitInt, LitStr, Pat, ReturnType, Type, Visibility,
+};
+
+use super::Errors;
+
+/// Which macro this is.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Kind {
+    Tool,
+    Prompt,
+    Resource,
+}
+
+impl Kind {
+    pub(crate) fn attr(self) -> &'static str {
+        match self {
+            Self::Tool => "tool",
+            Self::Prompt => "prompt",
+            Self::Resource => "resource",
+        }
+    }
+
+    fn keys(self) -> &'static [&'static str] {
+        match self {
+            Self::Tool => &["name", "title", "description", "max_rounds"],
+            Self::Prompt => &["name", "title", "description", "max_rounds", "complete"],
+            Self::Resource => &[
+                "uri",
+                "name",
+                "title",
+                "description",
+                "mime_type",
+                "max_rounds",
+            ],
+        }
+    }
+}
+
+/// The arguments of `#[tool(...)]`, `#[prompt(...)]` or `#[resource(...)]`.
+#[derive(Default)]
+pub(crate) struct Options {
+    pub(crate) name: Option<LitStr>,
+    pub(crate) title: Option<LitStr>,
+    pub(crate) description: Option<LitStr>,
+    pub(crate) uri: Option<LitStr>,
+    pub(crate) mime_type: Option<LitStr>,
+    pub(crate) max_rounds: Option<LitInt>,
+    pub(crate) complete: Option<syn::Path>,
+}
+
+pub(crate) fn parse_options(kind: Kind, attr: TokenStream, errors: &mut Errors) -> Options {
+    let mut options = Options::default();
+    let parser = syn::meta::parser(|meta| {
+        let Some(key) = meta.path.get_ident().map(Ident::to_string) else {
+            return Err(meta.error("expected a key such as `name = \"...\"`"));
+        };
+        if !kind.keys().contains(&key.as_str()) {
+            return Err(meta.error(format!(
+                "unknown key `{key}` in `#[{}(...)]`; expected one of {}",
+                kind.attr(),
+                kind.keys()
+                    .iter()
+                    .map(|k| format!("`{k}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )));
+        }
+        let duplicate = || meta.error(format!("`{key}` is given twice; keep one"));
+        match key.as_str() {
+            "max_rounds" => {
+                let value: LitInt = meta.value()?.parse()?;
+                value.base10_parse::<u32>()?;
+                if options.max_rounds.replace(value).is_some() {
+                    return Err(duplicate());
+                }
+            }
+            "complete" => {
+                let value: syn::Path = meta.value()?.parse()?;
+                if options.complete.replace(value).is_some() {
+                    return Err(duplicate());
+                }
+            }
+            _ => {
+                let value: LitStr = meta.value()?.parse()?;
+                let slot = match key.as_str() {
+                    "name" => &mut options.name,
+                    "title" => &mut options.title,
+                    "description" => &mut options.description,
+                    "uri" => &mut options.uri,
+                    _ => &mut options.mime_type,
+                };
+                if slot.replace(value).is_some() {
+                    return Err(duplicate());
+                }
+            }
+        }
+        Ok(())
+    });
+    if let Err(error) = parser.parse2(attr) {
+        errors.push(error);
+    }
+    if let Some(name) = &options.name {
+        let value = name.value();
+        let valid = !value.is_empty()
+            && value.len() <= 128
+            && value
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
+        if kind == Kind::Tool && !valid {
+            errors.push(syn::Error::new(
+                name.span(),
+                "a tool name has 1 to 128 characters of `A-Z`, `a-z`, `0-9`, `_`, `-` and `.`",
+            ));
+        }
+    }
+    options
+}
+
+/// A handler function, taken apart.
+pub(crate) struct Handler {
+    pub(crate) kind: Kind,
+    pub(crate) options: Options,
+    pub(crate) attrs: Vec<Attribute>,
+    pub(crate) vis: Visibility,
+    pub(crate) ident: Ident,
+    pub(crate) docs: String,
+    pub(crate) args: Option<(Pat, Type)>,
+    pub(crate) cx: Ident,
+    /// The context's type as written (`Cx`, `mcp_runtime::Cx`), if the handler takes one.
+    pub(crate) cx_ty: Option<Type>,
+    pub(crate) output: Type,
+    pub(crate) body: Block,
+}
+
+pub(crate) fn parse_handler(kind: Kind, options: Options, item: ItemFn, errors: &mut Errors) -> Handler {
+    let sig = &item.sig;
+    if sig.asyncness.is_none() {
+        errors.push(syn::Error::new(
+            sig.fn_token.span,
+            format!(
+                "a `#[{}]` handler must be an `async fn`; write `async fn {}(...)`",
+                kind.attr(),
+                sig.ident
+            ),
+        ));
+    }
+    if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
+        errors.push(syn::Error::new_spanned(
+            &sig.generics,
+            "a handler cannot be generic; name concrete types for its arguments",
+        ));
+    }
+    if let Some(variadic) = &sig.variadic {
+        errors.push(syn::Error::new_spanned(variadic, "a handler cannot be variadic"));
+    }
+    let mut args = None;
+    let mut cx = None;
+    let mut cx_ty = None;
+    for input in &sig.inputs {
+        match input {
+            FnArg::Receiver(receiver) => errors.push(syn::Error::new_spanned(
+                receiver,
+                "a handler is a free function and takes no `self`; move it out of the `impl` block",
+            )),
+            FnArg::Typed(typed) => {
+                if is_cx_type(&typed.ty) {
+                    match &*typed.pat {
+                        Pat::Ident(p) if cx.is_none() => {
+                            cx = Some(p.ident.clone());
+                            cx_ty = Some((*typed.ty).clone());
+                        }
+                        Pat::Ident(_) => errors.push(syn::Error::new_spanned(
+                            typed,
+                            "a handler takes the context once",
+                        )),
+                        other => errors.push(syn::Error::new_spanned(
+                            other,
+                            "bind the context to a name: `cx: Cx`",
+                        )),
+                    }
+                } else if args.is_none() {
+                    args = Some(((*typed.pat).clone(), (*typed.ty).clone()));
+                } else {
+                    errors.push(syn::Error::new_spanned(
+                        typed,
+                        "a handler takes one arguments struct and the context; gather the \
+                         arguments in one struct: `async fn name(args: Args, cx: Cx)`",
+                    ));
+                }
+            }
+        }
+    }
+    let output = match &sig.output {
+        ReturnType::Type(_, ty) => (**ty).clone(),
+        ReturnType::Default => {
+            let expected = match kind {
+                Kind::Tool => "ToolResult",
+                Kind::Prompt => "PromptResult",
+                Kind::Resource => "ResourceResult",
+            };
+            errors.push(syn::Error::new(
+                sig.paren_token.span.close(),
+                format!("a handler returns its result; write `-> {expected}` after the arguments"),
+            ));
+            syn::parse_quote!(())
+        }
+    };
+    let (docs, attrs) = split_docs(item.attrs);
+    Handler {
+        kind,
+        options,
+        attrs,
+        vis: item.vis,
+        ident: sig.ident.clone(),
+        docs,
+        args,
+        cx: cx.unwrap_or_else(|| Ident::new("__mcp_cx", Span::mixed_site())),
+        cx_ty,
+        output,
+        body: *item.block,
+    }
+}
+
+fn is_cx_type(ty: &Type) -> bool {
+    match ty {
+        Type::Path(path) => path.path.segments.last().is_some_and(|s| s.ident == "Cx"),
+        _ => false,
+    }
+}
+
+/// The doc comment joined into one description, and the other attributes.
+fn split_docs(attrs: Vec<Attribute>) -> (String, Vec<Attribute>) {
+    let mut lines = Vec::new();
+    let mut rest = Vec::new();
+    for attr in attrs {
+        if attr.path().is_ident("doc") {
+            if let syn::Meta::NameValue(nv) = &attr.meta {
+                if let syn::Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Str(s),
+                    ..
+                }) = &nv.value
+                {
+                    let line = s.value();
+                    lines.push(line.strip_prefix(' ').unwrap_or(&line).to_owned());
+                    rest.push(attr);
+                    continue;
+                }
+            }
+        }
+        rest.push(attr);
+    }
+    let docs = lines.join("\n").trim().to_owned();
+    (docs, rest)
+}
+
+impl Handler {
+    /// The name the handler is served under.
+    pub(crate) fn wire_name(&self) -> LitStr {
+        self.options.name.clone().unwrap_or_else(|| {
+            let name = self.ident.to_string();
+            LitStr::new(name.trim_start_matches("r#"), self.ident.span())
+        })
+    }
+
+    /// The description: the attribute's, else the doc comment.
+    pub(crate) fn description(&self) -> Option<LitStr> {
+        self.options.description.clone().or_else(|| {
+            (!self.docs.is_empty()).then(|| LitStr::new(&self.docs, Span::call_site()))
+        })
+    }
+
+    pub(crate) fn span(&self) -> Span {
+        self.ident.span()
+    }
+
+    pub(crate) fn body_span(&self) -> Span {
+        self.body.span()
+    }
+}

@@ -1,0 +1,340 @@
+//! The body as it runs when a flow resumes at one question point, and the locals it needs.
+//!
+//! Input (resuming at the question inside the `if`):
+//! ```text
+//! let target: Target = __mcp_site!(0)?;
+//! if target.production { let ok: Confirm = __mcp_site!(1)?; stop_unless(ok)?; }
+//! finish(target)
+//! ```
+//! Output: the statements from that question on, with the enclosing constructs replaced by
+//! the branch taken, and each carried local restored at the top of the block that declared it:
+//! ```text
+//! { let target = __mcp_v0; { let ok: Confirm = __mcp_site!(1)?; stop_unless(ok)?; } finish(target) }
+//! ```
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+
+use proc_macro2::Span;
+use quote::{format_ident, quote};
+use syn::{Block, Expr, Ident, Pat, Stmt, Type};
+
+use super::Errors;
+use super::scope::{self, Binding};
+use super::sites::{Head, Site, Step};
+
+/// A local that travels in the state of one question point.
+pub(crate) struct Carried {
+    /// The local as the user wrote it.
+    pub(crate) ident: Ident,
+    /// Its field in the state variant (unique within the variant).
+    pub(crate) field: Ident,
+    /// The binding of the field's value when the state is destructured.
+    pub(crate) value: Ident,
+    pub(crate) ty: Type,
+}
+
+/// The resumed body of one question point and the locals its state carries.
+pub(crate) struct Resumed {
+    pub(crate) body: Block,
+    pub(crate) carried: Vec<Carried>,
+}
+
+pub(crate) struct Resumer<'a> {
+    sites: &'a [Site],
+    questions: &'a HashMap<usize, Expr>,
+    carried: Vec<Carried>,
+    errors: &'a mut Errors,
+    reported: &'a mut HashSet<String>,
+}
+
+impl<'a> Resumer<'a> {
+    pub(crate) fn new(
+        sites: &'a [Site],
+        questions: &'a HashMap<usize, Expr>,
+        errors: &'a mut Errors,
+        reported: &'a mut HashSet<String>,
+    ) -> Self {
+        Self {
+            sites,
+            questions,
+            carried: Vec::new(),
+            errors,
+            reported,
+        }
+    }
+
+    /// The body resumed at `site`.
+    pub(crate) fn resume(mut self, body: &Block, site: usize) -> Resumed {
+        let path = self.sites[site].path.clone();
+        let body = self.block(body, &path);
+        Resumed {
+            body,
+            carried: self.carried,
+        }
+    }
+
+    fn block(&mut self, block: &Block, path: &[Step]) -> Block {
+        let Some((Step::Stmt(i), rest)) = path.split_first() else {
+            return block.clone();
+        };
+        let i = *i;
+        let mut stmts = vec![self.stmt(&block.stmts[i], rest)];
+        stmts.extend(block.stmts[i + 1..].iter().cloned());
+        let mut declared = Vec::new();
+        for stmt in &block.stmts[..i] {
+            if let Stmt::Local(local) = stmt {
+                let mut bindings = scope::let_bindings(local);
+                self.infer_types(local, &mut bindings);
+                declared.extend(bindings);
+            }
+        }
+        let free = scope::free_in_stmts(&stmts, self.questions);
+        let mut restores = self.restore(&declared, &free);
+        restores.extend(stmts);
+        Block {
+            brace_token: block.brace_token,
+            stmts: restores,
+        }
+    }
+
+    fn stmt(&mut self, stmt: &Stmt, path: &[Step]) -> Stmt {
+        let mut stmt = stmt.clone();
+        let expr = match (&mut stmt, path.first()) {
+            (Stmt::Local(local), Some(Step::LocalInit)) => match &mut local.init {
+                Some(init) => &mut init.expr,
+                None => return stmt,
+            },
+            (Stmt::Expr(expr, _), Some(Step::ExprStmt)) => expr,
+            _ => return stmt,
+        };
+        self.expr_in_place(expr, &path[1..]);
+        stmt
+    }
+
+    fn expr_in_place(&mut self, expr: &mut Expr, path: &[Step]) {
+        let Some((step, rest)) = path.split_first() else {
+            return;
+        };
+        match (step, &mut *expr) {
+            (Step::Head(head), _) => {
+                if let Some(child) = head_child(expr, *head) {
+                    self.expr_in_place(child, rest);
+                }
+            }
+            (Step::IfThen, Expr::If(branch)) => {
+                let mut pattern = Vec::new();
+                cond_bindings(&branch.cond, &mut pattern);
+                let block = self.block(&branch.then_branch, rest);
+                *expr = self.with_pattern(pattern, block);
+            }
+            (Step::IfElse, Expr::If(branch)) => {
+                if let Some((_, els)) = &branch.else_branch {
+                    let mut els = (**els).clone();
+                    self.expr_in_place(&mut els, rest);
+                    *expr = els;
+                }
+            }
+            (Step::Arm(j), Expr::Match(matched)) => {
+                let arm = &matched.arms[*j];
+                let mut pattern = Vec::new();
+                scope::pattern_bindings(&arm.pat, None, &mut pattern);
+                let mut body = (*arm.body).clone();
+                self.expr_in_place(&mut body, rest);
+                let block = Block {
+                    brace_token: Default::default(),
+                    stmts: vec![Stmt::Expr(body, None)],
+                };
+                *expr = self.with_pattern(pattern, block);
+            }
+            (Step::BlockExpr, Expr::Block(block)) => {
+                block.block = self.block(&block.block, rest);
+            }
+            _ => {}
+        }
+    }
+
+    /// `block` as an expression, with the pattern bindings it uses restored first.
+    fn with_pattern(&mut self, pattern: Vec<Binding>, block: Block) -> Expr {
+        let free = scope::free_in_stmts(&block.stmts, self.questions);
+        let mut stmts = self.restore(&pattern, &free);
+        if stmts.is_empty() {
+            return syn::parse_quote!(#block);
+        }
+        stmts.extend(block.stmts);
+        syn::parse_quote!({ #(#stmts)* })
+    }
+
+    /// `let` statements restoring the locals of `declared` that `free` names, the last
+    /// declaration of each name winning.
+    fn restore(&mut self, declared: &[Binding], free: &BTreeSet<String>) -> Vec<Stmt> {
+        let mut out = Vec::new();
+        let mut seen = HashSet::new();
+        for binding in declared.iter().rev() {
+            let name = binding.ident.to_string();
+            if !free.contains(&name) || !seen.insert(name) {
+                continue;
+            }
+            let Some(ty) = self.check(binding) else {
+                continue;
+            };
+            let value = format_ident!("__mcp_v{}", self.carried.len(), span = Span::mixed_site());
+            let field = self.field_name(&binding.ident);
+            let ident = &binding.ident;
+            let mutability = binding.mutable.then(|| quote!(mut));
+            out.push(syn::parse_quote! {
+                #[allow(unused_mut, unused_variables)]
+                let #mutability #ident = #value;
+            });
+            self.carried.push(Carried {
+                ident: ident.clone(),
+                field,
+                value,
+                ty,
+            });
+        }
+        out.reverse();
+        out
+    }
+
+    fn field_name(&self, ident: &Ident) -> Ident {
+        let base = ident.to_string().trim_start_matches("r#").to_owned();
+        let taken = |name: &str| self.carried.iter().any(|c| c.field == name);
+        if !taken(&base) {
+            return Ident::new(&base, Span::call_site());
+        }
+        (1..)
+            .map(|n| format!("{base}_{n}"))
+            .find(|name| !taken(name))
+            .map(|name| Ident::new(&name, Span::call_site()))
+            .unwrap_or_else(|| Ident::new(&base, Span::call_site()))
+    }
+
+    /// The type a carried local travels as, or an error saying why it cannot travel.
+    fn check(&mut self, binding: &Binding) -> Option<Type> {
+        let ident = &binding.ident;
+        let problem = if binding.by_ref
+            || binding.init_is_borrow
+            || matches!(binding.ty, Some(Type::Reference(_)))
+        {
+            format!(
+                "`{ident}` is a borrow used after a question, and a borrow cannot cross a \
+                 question; make `{ident}` an owned value (for example with `.to_owned()` or \
+                 `.clone()`) before the question"
+            )
+        } else if let Some(ty) = &binding.ty {
+            return Some(ty.clone());
+        } else if binding.from_let {
+            format!(
+                "`{ident}` is used after a question, so it travels in the request state and \
+                 its type must be written out; write `let {ident}: Type = ...`"
+            )
+        } else {
+            format!(
+                "`{ident}` is used after a question, so it travels in the request state and \
+                 its type must be written out; rebind it before the question: \
+                 `let {ident}: Type = {ident};`"
+            )
+        };
+        if self
+            .reported
+            .insert(format!("{ident}@{:?}", ident.span()))
+        {
+            self.errors.push(syn::Error::new(ident.span(), problem));
+        }
+        None
+    }
+
+    /// Types a `let` gets from the question that initialises it, where none is written.
+    fn infer_types(&self, local: &syn::Local, bindings: &mut [Binding]) {
+        let Some(init) = &local.init else { return };
+        let (site, tried) = match &*init.expr {
+            Expr::Try(e) => (marker_in(&e.expr), true),
+            other => (marker_in(other), false),
+        };
+        let Some(site) = site.and_then(|id| self.sites.get(id)) else {
+            return;
+        };
+        let types: Vec<Option<Type>> = site
+            .calls
+            .iter()
+            .map(|call| {
+                let ty = call.answer_type()?;
+                if tried { ok_type(&ty) } else { Some(ty) }
+            })
+            .collect();
+        if site.calls.len() == 1 {
+            if let [binding] = bindings {
+                if binding.ty.is_none() {
+                    binding.ty = types[0].clone();
+                }
+            }
+        } else if let Pat::Tuple(tuple) = &local.pat {
+            for (elem, ty) in tuple.elems.iter().zip(types) {
+                if let Pat::Ident(p) = elem {
+                    if let Some(b) = bindings.iter_mut().find(|b| b.ident == p.ident) {
+                        if b.ty.is_none() {
+                            b.ty = ty;
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn marker_in(expr: &Expr) -> Option<usize> {
+    match expr {
+        Expr::Macro(mac) => scope::marker_site(&mac.mac),
+        Expr::Paren(p) => marker_in(&p.expr),
+        _ => None,
+    }
+}
+
+/// `T` of `Result<T, _>`.
+fn ok_type(ty: &Type) -> Option<Type> {
+    let Type::Path(path) = ty else { return None };
+    let last = path.path.segments.last()?;
+    if last.ident != "Result" {
+        return None;
+    }
+    let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+        return None;
+    };
+    args.args.iter().find_map(|arg| match arg {
+        syn::GenericArgument::Type(ty) => Some(ty.clone()),
+        _ => None,
+    })
+}
+
+/// Bindings introduced by `let` patterns in an `if` condition.
+fn cond_bindings(cond: &Expr, out: &mut Vec<Binding>) {
+    match cond {
+        Expr::Let(e) => scope::pattern_bindings(&e.pat, None, out),
+        Expr::Binary(e) if matches!(e.op, syn::BinOp::And(_)) => {
+            cond_bindings(&e.left, out);
+            cond_bindings(&e.right, out);
+        }
+        Expr::Paren(e) => cond_bindings(&e.expr, out),
+        _ => {}
+    }
+}
+
+/// The sub-expression a head step enters.
+fn head_child(expr: &mut Expr, head: Head) -> Option<&mut Expr> {
+    Some(match (head, expr) {
+        (Head::Try, Expr::Try(e)) => &mut e.expr,
+        (Head::Field, Expr::Field(e)) => &mut e.base,
+        (Head::Receiver, Expr::MethodCall(e)) => &mut e.receiver,
+        (Head::Paren, Expr::Paren(e)) => &mut e.expr,
+        (Head::Cast, Expr::Cast(e)) => &mut e.expr,
+        (Head::Unary, Expr::Unary(e)) => &mut e.expr,
+        (Head::Reference, Expr::Reference(e)) => &mut e.expr,
+        (Head::BinaryLeft, Expr::Binary(e)) => &mut e.left,
+        (Head::IfCond, Expr::If(e)) => &mut e.cond,
+        (Head::LetExpr, Expr::Let(e)) => &mut e.expr,
+        (Head::Scrutinee, Expr::Match(e)) => &mut e.expr,
+        (Head::Return, Expr::Return(e)) => e.expr.as_mut()?,
+        (Head::AssignRight, Expr::Assign(e)) => &mut e.right,
+        _ => return None,
+    })
+}

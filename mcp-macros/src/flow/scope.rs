@@ -1,0 +1,293 @@
+//! Bindings and free variables: which locals a piece of code uses from outside itself.
+
+use std::collections::{BTreeSet, HashMap};
+
+use proc_macro2::{TokenStream, TokenTree};
+use syn::visit::{self, Visit};
+use syn::{Block, Expr, Ident, Local, Pat, Stmt, Type};
+
+/// A local introduced by a pattern.
+#[derive(Clone)]
+pub(crate) struct Binding {
+    pub(crate) ident: Ident,
+    pub(crate) mutable: bool,
+    pub(crate) by_ref: bool,
+    /// The type written for it, if any.
+    pub(crate) ty: Option<Type>,
+    /// Whether it was bound by `let` (as opposed to a match arm or `if let` pattern).
+    pub(crate) from_let: bool,
+    /// For `let` bindings: the initialiser is a borrow (`&x`, `&mut x`).
+    pub(crate) init_is_borrow: bool,
+}
+
+/// Every binding of `pat`, with the types written in it where they can be matched up.
+pub(crate) fn pattern_bindings(pat: &Pat, ty: Option<&Type>, out: &mut Vec<Binding>) {
+    match pat {
+        Pat::Ident(p) => {
+            out.push(Binding {
+                ident: p.ident.clone(),
+                mutable: p.mutability.is_some(),
+                by_ref: p.by_ref.is_some(),
+                ty: ty.cloned(),
+                from_let: false,
+                init_is_borrow: false,
+            });
+            if let Some((_, sub)) = &p.subpat {
+                pattern_bindings(sub, None, out);
+            }
+        }
+        Pat::Type(p) => pattern_bindings(&p.pat, Some(&p.ty), out),
+        Pat::Tuple(p) => {
+            let types = match ty {
+                Some(Type::Tuple(t)) if t.elems.len() == p.elems.len() => {
+                    t.elems.iter().map(Some).collect()
+                }
+                _ => vec![None; p.elems.len()],
+            };
+            for (elem, ty) in p.elems.iter().zip(types) {
+                pattern_bindings(elem, ty, out);
+            }
+        }
+        Pat::TupleStruct(p) => p.elems.iter().for_each(|e| pattern_bindings(e, None, out)),
+        Pat::Struct(p) => p
+            .fields
+            .iter()
+            .for_each(|f| pattern_bindings(&f.pat, None, out)),
+        Pat::Slice(p) => p.elems.iter().for_each(|e| pattern_bindings(e, None, out)),
+        Pat::Reference(p) => pattern_bindings(&p.pat, None, out),
+        Pat::Paren(p) => pattern_bindings(&p.pat, ty, out),
+        Pat::Guard(p) => pattern_bindings(&p.pat, ty, out),
+        // Every alternative binds the same names.
+        Pat::Or(p) => {
+            if let Some(first) = p.cases.first() {
+                pattern_bindings(first, None, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The bindings of a `let` statement, marked as such.
+pub(crate) fn let_bindings(local: &Local) -> Vec<Binding> {
+    let mut out = Vec::new();
+    pattern_bindings(&local.pat, None, &mut out);
+    let borrow = local
+        .init
+        .as_ref()
+        .is_some_and(|init| matches!(&*init.expr, Expr::Reference(_)));
+    for binding in &mut out {
+        binding.from_let = true;
+        binding.init_is_borrow = borrow;
+    }
+    out
+}
+
+/// Names used in `block`'s statements that no binding inside them introduces first.
+pub(crate) fn free_in_stmts(stmts: &[Stmt], sites: &HashMap<usize, Expr>) -> BTreeSet<String> {
+    let mut finder = FreeVars::new(sites);
+    finder.stmts(stmts);
+    finder.free
+}
+
+/// The site number of a `__mcp_site!(N)` marker.
+pub(crate) fn marker_site(mac: &syn::Macro) -> Option<usize> {
+    if !mac.path.is_ident(super::sites::MARKER) {
+        return None;
+    }
+    syn::parse2::<syn::LitInt>(mac.tokens.clone())
+        .ok()?
+        .base10_parse()
+        .ok()
+}
+
+struct FreeVars<'a> {
+    scopes: Vec<Vec<String>>,
+    free: BTreeSet<String>,
+    sites: &'a HashMap<usize, Expr>,
+}
+
+impl<'a> FreeVars<'a> {
+    fn new(sites: &'a HashMap<usize, Expr>) -> Self {
+        Self {
+            scopes: vec![Vec::new()],
+            free: BTreeSet::new(),
+            sites,
+        }
+    }
+
+    fn bound(&self, name: &str) -> bool {
+        self.scopes.iter().any(|scope| scope.iter().any(|n| n == name))
+    }
+
+    fn use_name(&mut self, name: String) {
+        if !self.bound(&name) {
+            self.free.insert(name);
+        }
+    }
+
+    fn bind(&mut self, pat: &Pat) {
+        let mut bindings = Vec::new();
+        pattern_bindings(pat, None, &mut bindings);
+        let scope = self.scopes.last_mut().expect("a scope is always open");
+        scope.extend(bindings.into_iter().map(|b| b.ident.to_string()));
+    }
+
+    fn stmts(&mut self, stmts: &[Stmt]) {
+        self.scopes.push(Vec::new());
+        for stmt in stmts {
+            match stmt {
+                Stmt::Local(local) => {
+                    if let Some(init) = &local.init {
+                        self.visit_expr(&init.expr);
+                        if let Some((_, diverge)) = &init.diverge {
+                            self.visit_expr(diverge);
+                        }
+                    }
+                    self.bind(&local.pat);
+                }
+                Stmt::Expr(expr, _) => self.visit_expr(expr),
+                Stmt::Macro(mac) => self.mac(&mac.mac),
+                Stmt::Item(_) => {}
+            }
+        }
+        self.scopes.pop();
+    }
+
+    /// Macro bodies are opaque: every identifier in them, and every `{name}` in their string
+    /// literals, counts as a use. Over-counting only carries a local that was not needed.
+    fn mac(&mut self, mac: &syn::Macro) {
+        if let Some(site) = marker_site(mac) {
+            if let Some(question) = self.sites.get(&site) {
+                self.visit_expr(question);
+            }
+            return;
+        }
+        self.tokens(mac.tokens.clone());
+    }
+
+    fn tokens(&mut self, tokens: TokenStream) {
+        for tree in tokens {
+            match tree {
+                TokenTree::Ident(ident) => self.use_name(ident.to_string()),
+                TokenTree::Group(group) => self.tokens(group.stream()),
+                TokenTree::Literal(lit) => {
+                    let text = lit.to_string();
+                    if text.starts_with('"') || text.starts_with('r') {
+                        for name in format_args_in(&text) {
+                            self.use_name(name);
+                        }
+                    }
+                }
+                TokenTree::Punct(_) => {}
+            }
+        }
+    }
+}
+
+/// Identifiers named inline in a format string: `{name}`, `{name:?}`, `{name:>8}`.
+fn format_args_in(text: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    let mut rest = text;
+    while let Some(open) = rest.find('{') {
+        rest = &rest[open + 1..];
+        if rest.starts_with('{') {
+            rest = &rest[1..];
+            continue;
+        }
+        let end = rest.find(['}', ':']).unwrap_or(rest.len());
+        let name = &rest[..end];
+        if !name.is_empty()
+            && name.chars().all(|c| c.is_alphanumeric() || c == '_')
+            && !name.starts_with(|c: char| c.is_ascii_digit())
+        {
+            names.push(name.to_owned());
+        }
+    }
+    names
+}
+
+impl<'ast> Visit<'ast> for FreeVars<'_> {
+    fn visit_block(&mut self, block: &'ast Block) {
+        self.stmts(&block.stmts);
+    }
+
+    fn visit_expr_path(&mut self, path: &'ast syn::ExprPath) {
+        if path.qself.is_none() {
+            if let Some(ident) = path.path.get_ident() {
+                self.use_name(ident.to_string());
+            }
+        }
+        visit::visit_expr_path(self, path);
+    }
+
+    fn visit_expr_closure(&mut self, closure: &'ast syn::ExprClosure) {
+        self.scopes.push(Vec::new());
+        for input in &closure.inputs {
+            self.bind(input);
+        }
+        self.visit_expr(&closure.body);
+        self.scopes.pop();
+    }
+
+    fn visit_arm(&mut self, arm: &'ast syn::Arm) {
+        self.scopes.push(Vec::new());
+        self.bind(&arm.pat);
+        if let Pat::Guard(guarded) = &arm.pat {
+            self.visit_expr(&guarded.guard);
+        }
+        self.visit_expr(&arm.body);
+        self.scopes.pop();
+    }
+
+    fn visit_expr_if(&mut self, expr: &'ast syn::ExprIf) {
+        self.scopes.push(Vec::new());
+        self.cond(&expr.cond);
+        self.visit_block(&expr.then_branch);
+        self.scopes.pop();
+        if let Some((_, els)) = &expr.else_branch {
+            self.visit_expr(els);
+        }
+    }
+
+    fn visit_expr_while(&mut self, expr: &'ast syn::ExprWhile) {
+        self.scopes.push(Vec::new());
+        self.cond(&expr.cond);
+        self.visit_block(&expr.body);
+        self.scopes.pop();
+    }
+
+    fn visit_expr_for_loop(&mut self, expr: &'ast syn::ExprForLoop) {
+        self.visit_expr(&expr.expr);
+        self.scopes.push(Vec::new());
+        self.bind(&expr.pat);
+        self.visit_block(&expr.body);
+        self.scopes.pop();
+    }
+
+    fn visit_expr_macro(&mut self, mac: &'ast syn::ExprMacro) {
+        self.mac(&mac.mac);
+    }
+
+    fn visit_stmt_macro(&mut self, mac: &'ast syn::StmtMacro) {
+        self.mac(&mac.mac);
+    }
+
+    fn visit_item(&mut self, _: &'ast syn::Item) {}
+}
+
+impl FreeVars<'_> {
+    /// A condition: `let` patterns in it bind into the scope the caller opened.
+    fn cond(&mut self, cond: &Expr) {
+        match cond {
+            Expr::Let(expr) => {
+                self.visit_expr(&expr.expr);
+                self.bind(&expr.pat);
+            }
+            Expr::Binary(expr) if matches!(expr.op, syn::BinOp::And(_)) => {
+                self.cond(&expr.left);
+                self.cond(&expr.right);
+            }
+            other => self.visit_expr(other),
+        }
+    }
+}

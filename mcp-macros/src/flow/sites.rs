@@ -1,0 +1,532 @@
+//! Finding the question points of a handler body, checking that each stands where the body
+//! can be split, and replacing each with a numbered marker.
+//!
+//! Input:  `let target: Target = cx.elicit("Where?").await?;`
+//! Output: `let target: Target = __mcp_site!(0)?;` plus a [`Site`] recording the question
+//! expression, its keys and the path from the body block down to the marker.
+
+use proc_macro2::Span;
+use syn::spanned::Spanned;
+use syn::visit::{self, Visit};
+use syn::{Block, Expr, ExprMethodCall, GenericArgument, Ident, LitStr, Pat, Stmt, Type};
+
+use super::Errors;
+
+/// The macro that marks a question point inside the rewritten body.
+pub(crate) const MARKER: &str = "__mcp_site";
+
+/// The methods of the context that build questions.
+const QUESTION_METHODS: &[&str] = &["elicit", "elicit_url", "sample", "list_roots"];
+
+/// One step from the body block down to a question point.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Step {
+    /// Statement `i` of the current block.
+    Stmt(usize),
+    /// The initialiser of a `let` statement.
+    LocalInit,
+    /// The expression of an expression statement.
+    ExprStmt,
+    /// A sub-expression evaluated before anything else in its parent.
+    Head(Head),
+    /// The `then` block of an `if`.
+    IfThen,
+    /// The `else` branch of an `if`.
+    IfElse,
+    /// The body of match arm `j`.
+    Arm(usize),
+    /// The block of a block expression.
+    BlockExpr,
+}
+
+/// Which sub-expression a [`Step::Head`] enters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Head {
+    Try,
+    Field,
+    Receiver,
+    Paren,
+    Cast,
+    Unary,
+    Reference,
+    BinaryLeft,
+    IfCond,
+    LetExpr,
+    Scrutinee,
+    Return,
+    AssignRight,
+}
+
+/// One question point.
+pub(crate) struct Site {
+    /// The awaited expression: one question, or a tuple of them.
+    pub(crate) question: Expr,
+    /// The questions asked at this point, in order.
+    pub(crate) calls: Vec<Call>,
+    /// The input key of each question.
+    pub(crate) keys: Vec<LitStr>,
+    /// From the body block down to the marker.
+    pub(crate) path: Vec<Step>,
+}
+
+/// One question built by a method of the context.
+pub(crate) struct Call {
+    pub(crate) method: Ident,
+    /// `T` in `cx.elicit::<T>(...)`.
+    pub(crate) form: Option<Type>,
+}
+
+impl Call {
+    /// The type of the answer, where the call alone tells it.
+    pub(crate) fn answer_type(&self) -> Option<Type> {
+        let refusal = quote::quote!(::mcp_runtime::Refusal);
+        let ty = match self.method.to_string().as_str() {
+            "elicit" => {
+                let form = self.form.as_ref()?;
+                quote::quote!(::core::result::Result<#form, #refusal>)
+            }
+            "elicit_url" => quote::quote!(::core::result::Result<(), #refusal>),
+            "sample" => quote::quote!(::mcp_runtime::protocol::CreateMessageResult),
+            "list_roots" => quote::quote!(::mcp_runtime::protocol::ListRootsResult),
+            _ => return None,
+        };
+        syn::parse2(ty).ok()
+    }
+}
+
+/// What names a question's key, while the walk is still in a position that binds it.
+#[derive(Clone)]
+enum Naming {
+    Pat(Pat),
+    Ident(Ident),
+}
+
+pub(crate) struct Analyzer<'a> {
+    cx: &'a Ident,
+    pub(crate) sites: Vec<Site>,
+    errors: &'a mut Errors,
+    path: Vec<Step>,
+    naming: Option<Naming>,
+}
+
+impl<'a> Analyzer<'a> {
+    pub(crate) fn new(cx: &'a Ident, errors: &'a mut Errors) -> Self {
+        Self {
+            cx,
+            sites: Vec::new(),
+            errors,
+            path: Vec::new(),
+            naming: None,
+        }
+    }
+
+    pub(crate) fn block(&mut self, block: &mut Block) {
+        for (i, stmt) in block.stmts.iter_mut().enumerate() {
+            self.path.push(Step::Stmt(i));
+            self.stmt(stmt);
+            self.path.pop();
+        }
+    }
+
+    fn stmt(&mut self, stmt: &mut Stmt) {
+        match stmt {
+            Stmt::Local(local) => {
+                let Some(init) = &mut local.init else { return };
+                self.path.push(Step::LocalInit);
+                self.naming = Some(Naming::Pat(local.pat.clone()));
+                self.head(&mut init.expr);
+                self.naming = None;
+                self.path.pop();
+                if let Some((_, diverge)) = &init.diverge {
+                    self.forbid(diverge, Position::Nested);
+                }
+            }
+            Stmt::Expr(expr, _) => {
+                self.path.push(Step::ExprStmt);
+                self.head(expr);
+                self.path.pop();
+            }
+            Stmt::Macro(mac) => self.forbid_macro(&mac.mac),
+            Stmt::Item(_) => {}
+        }
+    }
+
+    /// Walks `expr`, which is evaluated before anything else in the statement that holds it.
+    fn head(&mut self, expr: &mut Expr) {
+        if let Some(calls) = self.question(expr) {
+            self.record(expr, calls);
+            return;
+        }
+        let naming = self.naming.take();
+        let keeps_naming = matches!(expr, Expr::Try(_) | Expr::Paren(_));
+        if keeps_naming {
+            self.naming = naming.clone();
+        }
+        match expr {
+            Expr::Try(e) => self.enter(Head::Try, &mut e.expr),
+            Expr::Field(e) => self.enter(Head::Field, &mut e.base),
+            Expr::Paren(e) => self.enter(Head::Paren, &mut e.expr),
+            Expr::Cast(e) => self.enter(Head::Cast, &mut e.expr),
+            Expr::Unary(e) => self.enter(Head::Unary, &mut e.expr),
+            Expr::Reference(e) => self.enter(Head::Reference, &mut e.expr),
+            Expr::MethodCall(e) => {
+                self.enter(Head::Receiver, &mut e.receiver);
+                e.args.iter().for_each(|a| self.forbid(a, Position::Nested));
+            }
+            Expr::Binary(e) => {
+                self.enter(Head::BinaryLeft, &mut e.left);
+                self.forbid(&e.right, Position::Nested);
+            }
+            Expr::Let(e) => self.enter(Head::LetExpr, &mut e.expr),
+            Expr::Return(e) => {
+                if let Some(value) = &mut e.expr {
+                    self.enter(Head::Return, value);
+                }
+            }
+            Expr::Assign(e) => {
+                if let Expr::Path(left) = &*e.left {
+                    self.naming = left.path.get_ident().cloned().map(Naming::Ident);
+                    self.enter(Head::AssignRight, &mut e.right);
+                } else {
+                    self.forbid(&e.right, Position::Nested);
+                }
+            }
+            Expr::If(e) => {
+                self.enter(Head::IfCond, &mut e.cond);
+                self.path.push(Step::IfThen);
+                self.block(&mut e.then_branch);
+                self.path.pop();
+                if let Some((_, els)) = &mut e.else_branch {
+                    self.path.push(Step::IfElse);
+                    self.head(els);
+                    self.path.pop();
+                }
+            }
+            Expr::Match(e) => {
+                self.enter(Head::Scrutinee, &mut e.expr);
+                for (j, arm) in e.arms.iter_mut().enumerate() {
+                    if let Pat::Guard(guarded) = &arm.pat {
+                        self.forbid(&guarded.guard, Position::Nested);
+                    }
+                    self.path.push(Step::Arm(j));
+                    self.head(&mut arm.body);
+                    self.path.pop();
+                }
+            }
+            Expr::Block(e) => {
+                self.path.push(Step::BlockExpr);
+                self.block(&mut e.block);
+                self.path.pop();
+            }
+            other => self.forbid(other, Position::Nested),
+        }
+        self.naming = None;
+    }
+
+    fn enter(&mut self, head: Head, expr: &mut Expr) {
+        self.path.push(Step::Head(head));
+        self.head(expr);
+        self.path.pop();
+    }
+
+    /// The questions awaited by `expr`, if it is `QUESTION.await` or `(QUESTION, ...).await`
+    /// on the handler's own context.
+    fn question(&mut self, expr: &Expr) -> Option<Vec<(Call, Option<LitStr>)>> {
+        let Expr::Await(awaited) = expr else {
+            return None;
+        };
+        match strip_parens(&awaited.base) {
+            Expr::Tuple(tuple) if !tuple.elems.is_empty() => {
+                let calls: Vec<_> = tuple.elems.iter().map(|e| self.call(e)).collect();
+                if calls.iter().all(Option::is_none) {
+                    return None;
+                }
+                let mut out = Vec::new();
+                for (elem, call) in tuple.elems.iter().zip(calls) {
+                    match call {
+                        Some(call) => out.push(call),
+                        None => self.errors.push(syn::Error::new_spanned(
+                            elem,
+                            "every element of an awaited tuple of questions must be a question; \
+                             ask it with a method of the handler's context, such as \
+                             `cx.elicit(...)`",
+                        )),
+                    }
+                }
+                Some(out)
+            }
+            base => self.call(base).map(|call| vec![call]),
+        }
+    }
+
+    /// `cx.METHOD(...)` optionally followed by `.key("...")`.
+    fn call(&self, expr: &Expr) -> Option<(Call, Option<LitStr>)> {
+        let Expr::MethodCall(call) = strip_parens(expr) else {
+            return None;
+        };
+        if call.method == "key" && call.args.len() == 1 {
+            let (inner, _) = self.call(&call.receiver)?;
+            let key = match &call.args[0] {
+                Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Str(key),
+                    ..
+                }) => key.clone(),
+                other => LitStr::new("", other.span()),
+            };
+            return Some((inner, Some(key)));
+        }
+        is_question_call(call, self.cx).then(|| {
+            let form = call.turbofish.as_ref().and_then(|t| {
+                t.args.iter().find_map(|arg| match arg {
+                    GenericArgument::Type(ty) => Some(ty.clone()),
+                    _ => None,
+                })
+            });
+            (
+                Call {
+                    method: call.method.clone(),
+                    form,
+                },
+                None,
+            )
+        })
+    }
+
+    fn record(&mut self, expr: &mut Expr, calls: Vec<(Call, Option<LitStr>)>) {
+        let Expr::Await(awaited) = &*expr else {
+            return;
+        };
+        let question = (*awaited.base).clone();
+        // Questions inside the question's own arguments have nowhere to resume.
+        for arg in question_args(&question) {
+            self.forbid(arg, Position::Nested);
+        }
+        let names = self.binding_names(calls.len());
+        let mut keys = Vec::new();
+        let mut call_infos = Vec::new();
+        for (i, (call, explicit)) in calls.into_iter().enumerate() {
+            let key = match (explicit, &names) {
+                (Some(key), _) if key.value().is_empty() => {
+                    self.errors.push(syn::Error::new(
+                        key.span(),
+                        "the key of a question must be a non-empty string literal; \
+                         write `.key(\"name\")`",
+                    ));
+                    key
+                }
+                (Some(key), _) => key,
+                (None, Some(names)) if names[i].is_some() => {
+                    let ident = names[i].as_ref().expect("checked above");
+                    let name = ident.to_string();
+                    LitStr::new(name.trim_start_matches("r#"), ident.span())
+                }
+                (None, _) => {
+                    self.errors.push(syn::Error::new_spanned(
+                        &call.method,
+                        "this question has no name to ask it under; bind its answer to a \
+                         variable (`let name = ...`) or name it with `.key(\"name\")`",
+                    ));
+                    LitStr::new("", call.method.span())
+                }
+            };
+            keys.push(key);
+            call_infos.push(call);
+        }
+        self.sites.push(Site {
+            question,
+            calls: call_infos,
+            keys,
+            path: self.path.clone(),
+        });
+        let id = self.sites.len() - 1;
+        let marker = Ident::new(MARKER, Span::call_site());
+        let id = syn::LitInt::new(&id.to_string(), Span::call_site());
+        *expr = syn::parse_quote!(#marker!(#id));
+    }
+
+    /// The names the answers are bound to, one per question, where the binding says.
+    fn binding_names(&self, count: usize) -> Option<Vec<Option<Ident>>> {
+        match self.naming.as_ref()? {
+            Naming::Ident(ident) if count == 1 => Some(vec![Some(ident.clone())]),
+            Naming::Ident(_) => None,
+            Naming::Pat(pat) => {
+                let pat = strip_pat_type(pat);
+                if count == 1 {
+                    return Some(vec![pat_ident(pat)]);
+                }
+                match pat {
+                    Pat::Tuple(tuple) if tuple.elems.len() == count => {
+                        Some(tuple.elems.iter().map(|p| pat_ident(strip_pat_type(p))).collect())
+                    }
+                    _ => None,
+                }
+            }
+        }
+    }
+
+    /// Reports every question inside `expr`, which is not a position the body can split at.
+    fn forbid(&mut self, expr: &Expr, position: Position) {
+        let mut finder = Forbidden {
+            cx: self.cx,
+            position,
+            errors: self.errors,
+        };
+        finder.visit_expr(expr);
+    }
+
+    fn forbid_macro(&mut self, mac: &syn::Macro) {
+        if mentions_question(mac.tokens.clone(), self.cx) {
+            self.errors.push(syn::Error::new_spanned(
+                mac,
+                "a question cannot be asked inside a macro call; bind its answer first \
+                 (`let answer = cx.elicit(...).await?;`) and use `answer` in the macro",
+            ));
+        }
+    }
+}
+
+/// Where a question stands that the body cannot be split at.
+#[derive(Clone, Copy)]
+enum Position {
+    Nested,
+    Closure,
+    AsyncBlock,
+    Loop,
+}
+
+impl Position {
+    fn message(self) -> &'static str {
+        match self {
+            Self::Nested => {
+                "this question is nested inside a larger expression that cannot be split at \
+                 it; bind its answer first: `let answer = cx.elicit(...).await?;`"
+            }
+            Self::Closure => {
+                "a question cannot be asked inside a closure; ask it in the handler body and \
+                 use the answer in the closure"
+            }
+            Self::AsyncBlock => {
+                "a question cannot be asked inside an `async` block; ask it in the handler \
+                 body before the block"
+            }
+            Self::Loop => {
+                "a question cannot be asked inside a loop; ask it before or after the loop"
+            }
+        }
+    }
+}
+
+struct Forbidden<'a, 'e> {
+    cx: &'a Ident,
+    position: Position,
+    errors: &'e mut Errors,
+}
+
+impl Forbidden<'_, '_> {
+    fn within(&mut self, position: Position, f: impl FnOnce(&mut Self)) {
+        let outer = std::mem::replace(&mut self.position, position);
+        f(self);
+        self.position = outer;
+    }
+}
+
+impl<'ast> Visit<'ast> for Forbidden<'_, '_> {
+    fn visit_expr(&mut self, expr: &'ast Expr) {
+        match expr {
+            Expr::Await(awaited) if is_question_base(&awaited.base, self.cx) => {
+                self.errors
+                    .push(syn::Error::new_spanned(expr, self.position.message()));
+            }
+            Expr::Closure(_) => self.within(Position::Closure, |v| visit::visit_expr(v, expr)),
+            Expr::Async(_) => self.within(Position::AsyncBlock, |v| visit::visit_expr(v, expr)),
+            Expr::Loop(_) | Expr::While(_) | Expr::ForLoop(_) => {
+                self.within(Position::Loop, |v| visit::visit_expr(v, expr));
+            }
+            _ => visit::visit_expr(self, expr),
+        }
+    }
+
+    fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+        if mentions_question(mac.tokens.clone(), self.cx) {
+            self.errors.push(syn::Error::new_spanned(
+                mac,
+                "a question cannot be asked inside a macro call; bind its answer first \
+                 (`let answer = cx.elicit(...).await?;`) and use `answer` in the macro",
+            ));
+        }
+    }
+
+    fn visit_item(&mut self, _: &'ast syn::Item) {}
+}
+
+fn strip_parens(expr: &Expr) -> &Expr {
+    match expr {
+        Expr::Paren(p) => strip_parens(&p.expr),
+        Expr::Group(g) => strip_parens(&g.expr),
+        other => other,
+    }
+}
+
+fn strip_pat_type(pat: &Pat) -> &Pat {
+    match pat {
+        Pat::Type(p) => strip_pat_type(&p.pat),
+        Pat::Paren(p) => strip_pat_type(&p.pat),
+        other => other,
+    }
+}
+
+fn pat_ident(pat: &Pat) -> Option<Ident> {
+    match pat {
+        Pat::Ident(p) if p.subpat.is_none() => Some(p.ident.clone()),
+        _ => None,
+    }
+}
+
+fn is_question_call(call: &ExprMethodCall, cx: &Ident) -> bool {
+    let method = call.method.to_string();
+    QUESTION_METHODS.contains(&method.as_str())
+        && matches!(strip_parens(&call.receiver), Expr::Path(p) if p.path.is_ident(cx))
+}
+
+/// Whether an awaited expression is a question (or a tuple holding one) on `cx`.
+fn is_question_base(expr: &Expr, cx: &Ident) -> bool {
+    match strip_parens(expr) {
+        Expr::MethodCall(call) if call.method == "key" => is_question_base(&call.receiver, cx),
+        Expr::MethodCall(call) => is_question_call(call, cx),
+        Expr::Tuple(tuple) => tuple.elems.iter().any(|e| is_question_base(e, cx)),
+        _ => false,
+    }
+}
+
+/// The argument expressions of every question call in an awaited expression.
+fn question_args(expr: &Expr) -> Vec<&Expr> {
+    match strip_parens(expr) {
+        Expr::MethodCall(call) if call.method == "key" => question_args(&call.receiver),
+        Expr::MethodCall(call) => call.args.iter().collect(),
+        Expr::Tuple(tuple) => tuple.elems.iter().flat_map(question_args).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// Whether macro tokens hold `cx.METHOD` for a question method followed by `.await`.
+fn mentions_question(tokens: proc_macro2::TokenStream, cx: &Ident) -> bool {
+    use proc_macro2::TokenTree;
+    let trees: Vec<TokenTree> = tokens.into_iter().collect();
+    let has_await = trees
+        .iter()
+        .any(|t| matches!(t, TokenTree::Ident(i) if i == "await"));
+    let direct = has_await
+        && trees.windows(3).any(|w| match w {
+            [TokenTree::Ident(recv), TokenTree::Punct(dot), TokenTree::Ident(method)] => {
+                recv == cx
+                    && dot.as_char() == '.'
+                    && QUESTION_METHODS.iter().any(|m| method == m)
+            }
+            _ => false,
+        });
+    direct
+        || trees.iter().any(|t| match t {
+            TokenTree::Group(g) => mentions_question(g.stream(), cx),
+            _ => false,
+        })
+}

@@ -1,0 +1,346 @@
+//! The per-request context a handler receives, and how a question point settles.
+
+use std::fmt;
+use std::future::Future;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+use serde::Serialize;
+use serde_json::json;
+
+use super::question::{self, Need, Question, Reading, Refusal};
+use crate::form::ElicitForm;
+#[allow(deprecated)] // reason: sampling and roots are deprecated on the wire, yet still served
+use crate::protocol::{
+    ClientCapabilities, CreateMessageRequestParams, CreateMessageResult, ErrorCode, ErrorObject,
+    InputRequest, InputResponses, ListRootsResult,
+};
+use crate::server::Progress;
+
+/// The context of one request to a handler: what the client can do, and the questions it
+/// can be asked.
+///
+/// A `Cx` is a cheap handle (cloning shares it). Questions are asked by awaiting the
+/// [`Question`]s its methods build, directly in the handler body:
+///
+/// ```ignore
+/// let target: Target = cx.elicit("Where should it go?").await?;
+/// ```
+#[derive(Clone)]
+pub struct Cx {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    capabilities: ClientCapabilities,
+    subject: Option<String>,
+    progress: Progress,
+    /// This round's answers. The first question point the flow reaches takes them; every
+    /// later one in the same request finds none, so a request only ever answers one round.
+    answers: Mutex<Option<InputResponses>>,
+    /// Set when the flow stops at a question point or fails there.
+    halt: Mutex<Option<Halted>>,
+}
+
+/// Why a flow stopped before finishing.
+pub(crate) enum Halted {
+    /// It asks these questions; the continuation is the serialised state.
+    Asked {
+        requests: Vec<(&'static str, InputRequest)>,
+        state: Vec<u8>,
+    },
+    /// The request fails with this error.
+    Failed(ErrorObject),
+}
+
+impl fmt::Debug for Cx {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Cx")
+            .field("capabilities", &self.inner.capabilities)
+            .field("subject", &self.inner.subject)
+            .finish_non_exhaustive()
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    // A panic while holding these locks leaves the data consistent (plain assignments).
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl Cx {
+    pub(crate) fn new(
+        capabilities: ClientCapabilities,
+        subject: Option<String>,
+        progress: Progress,
+        answers: Option<InputResponses>,
+    ) -> Self {
+        Self {
+            inner: Arc::new(Inner {
+                capabilities,
+                subject,
+                progress,
+                answers: Mutex::new(answers),
+                halt: Mutex::new(None),
+            }),
+        }
+    }
+
+    /// Asks the user to fill in the form `F` (form-mode elicitation) with `message` above it.
+    ///
+    /// The answer is the parsed, validated form, or the user's [`Refusal`]. Content that
+    /// fails validation is never returned: the question is asked again with what was wrong.
+    pub fn elicit<F: ElicitForm>(
+        &self,
+        message: impl Into<String>,
+    ) -> Question<Result<F, Refusal>> {
+        question::form::<F>(message.into())
+    }
+
+    /// Asks the user to open `url` (URL-mode elicitation), for work that must not pass
+    /// through the client, such as entering credentials or paying.
+    ///
+    /// `Ok(())` means the user agreed to open the page, not that the work there is done.
+    /// Needs the client's `elicitation.url` capability: check [`Cx::supports_url_elicitation`]
+    /// first if the flow has another way to go.
+    pub fn elicit_url(
+        &self,
+        message: impl Into<String>,
+        url: impl Into<String>,
+    ) -> Question<Result<(), Refusal>> {
+        question::url(message.into(), url.into())
+    }
+
+    /// Asks the client to sample its language model.
+    #[deprecated(note = "sampling is deprecated in MCP 2026-07-28, though still on the wire")]
+    #[allow(deprecated)] // reason: the parameter and answer types are deprecated with it
+    pub fn sample(&self, params: CreateMessageRequestParams) -> Question<CreateMessageResult> {
+        question::sampling(params)
+    }
+
+    /// Asks the client for its roots.
+    #[deprecated(note = "roots are deprecated in MCP 2026-07-28, though still on the wire")]
+    #[allow(deprecated)] // reason: the answer type is deprecated with it
+    pub fn list_roots(&self) -> Question<ListRootsResult> {
+        question::roots()
+    }
+
+    /// The capabilities the client declared in this request.
+    pub fn capabilities(&self) -> &ClientCapabilities {
+        &self.inner.capabilities
+    }
+
+    /// Whether the client can fill in forms (form-mode elicitation).
+    pub fn supports_form_elicitation(&self) -> bool {
+        self.supports(Need::FormElicitation)
+    }
+
+    /// Whether the client can send the user to a URL (URL-mode elicitation).
+    pub fn supports_url_elicitation(&self) -> bool {
+        self.supports(Need::UrlElicitation)
+    }
+
+    /// Whether the client can sample its language model.
+    pub fn supports_sampling(&self) -> bool {
+        self.supports(Need::Sampling)
+    }
+
+    /// Whether the client can list its roots.
+    pub fn supports_roots(&self) -> bool {
+        self.supports(Need::Roots)
+    }
+
+    /// The authenticated subject of this request, where the transport has one.
+    pub fn subject(&self) -> Option<&str> {
+        self.inner.subject.as_deref()
+    }
+
+    /// Reports progress (`notifications/progress`) when the request asked for it.
+    pub fn report_progress(&self, progress: f64, total: Option<f64>, message: Option<String>) {
+        self.inner.progress.report(progress, total, message);
+    }
+
+    fn supports(&self, need: Need) -> bool {
+        let caps = &self.inner.capabilities;
+        match need {
+            // `elicitation: {}` declares form mode alone; naming only `url` leaves form out.
+            Need::FormElicitation => caps
+                .elicitation
+                .as_ref()
+                .is_some_and(|e| e.form.is_some() || e.url.is_none()),
+            Need::UrlElicitation => caps.elicitation.as_ref().is_some_and(|e| e.url.is_some()),
+            Need::Sampling => caps.sampling.is_some(),
+            Need::Roots => caps.roots.is_some(),
+        }
+    }
+
+    pub(crate) fn halted(&self) -> bool {
+        lock(&self.inner.halt).is_some()
+    }
+
+    pub(crate) fn take_halt(&self) -> Option<Halted> {
+        lock(&self.inner.halt).take()
+    }
+
+    fn halt(&self, halted: Halted) {
+        *lock(&self.inner.halt) = Some(halted);
+    }
+}
+
+/// The outcome of one question point.
+#[doc(hidden)]
+pub enum Settled<A> {
+    /// Every question has a usable answer.
+    Answered(A),
+    /// The flow must stop here.
+    Stop(Stop),
+}
+
+/// A flow that must stop at a question point, and why.
+#[doc(hidden)]
+pub struct Stop(StopKind);
+
+enum StopKind {
+    Ask(Vec<(&'static str, InputRequest)>),
+    Fail(ErrorObject),
+}
+
+/// Questions asked together at one point: a single [`Question`] or a tuple of them.
+#[doc(hidden)]
+pub trait Batch {
+    /// The answers, in the same shape.
+    type Answers;
+    /// Settles every question against this round's answers, under `keys`.
+    fn settle(self, cx: &Cx, keys: &[&'static str]) -> Settled<Self::Answers>;
+}
+
+/// One question read against this round's answers.
+enum Read<A> {
+    Answered(A),
+    /// Still open; `Some` says what was wrong with the answer given.
+    Open(Option<String>),
+}
+
+impl<A> Question<A> {
+    fn read_answer(
+        &self,
+        key: &'static str,
+        answers: Option<&InputResponses>,
+    ) -> Result<Read<A>, ErrorObject> {
+        let Some(raw) = answers.and_then(|answers| answers.get(key)) else {
+            return Ok(Read::Open(None));
+        };
+        match (self.read)(raw) {
+            Reading::Answer(answer) => Ok(Read::Answered(answer)),
+            Reading::Invalid(problem) => Ok(Read::Open(Some(problem))),
+            Reading::NotAnObject => Err(invalid_params(format!(
+                "inputResponses[\"{key}\"] must be an object"
+            ))),
+        }
+    }
+
+    /// The request that asks this question again, or the error for a client that cannot
+    /// be asked it.
+    fn ask(
+        &self,
+        cx: &Cx,
+        key: &'static str,
+        read: &Read<A>,
+    ) -> Result<(&'static str, InputRequest), ErrorObject> {
+        if !cx.supports(self.need) {
+            return Err(missing_capability(self.need));
+        }
+        let problem = match read {
+            Read::Open(problem) => problem.as_deref(),
+            Read::Answered(_) => None,
+        };
+        Ok((key, self.render.to_request(problem)))
+    }
+}
+
+macro_rules! batch {
+    ($($q:ident $r:ident $a:ident $i:tt),+) => {
+        impl<$($a),+> Batch for ($(Question<$a>,)+) {
+            type Answers = ($($a,)+);
+            fn settle(self, cx: &Cx, keys: &[&'static str]) -> Settled<Self::Answers> {
+                let answers = lock(&cx.inner.answers).take();
+                let ($($q,)+) = self;
+                $(
+                    let $r = match $q.read_answer(keys[$i], answers.as_ref()) {
+                        Ok(read) => read,
+                        Err(error) => return Settled::Stop(Stop(StopKind::Fail(error))),
+                    };
+                )+
+                let ($($r,)+) = match ($($r,)+) {
+                    ($(Read::Answered($r),)+) => return Settled::Answered(($($r,)+)),
+                    open => open,
+                };
+                // Answers are not carried between rounds, so a batch with any question still
+                // open is asked again whole.
+                let requests = [$($q.ask(cx, keys[$i], &$r)),+];
+                match requests.into_iter().collect::<Result<Vec<_>, _>>() {
+                    Ok(requests) => Settled::Stop(Stop(StopKind::Ask(requests))),
+                    Err(error) => Settled::Stop(Stop(StopKind::Fail(error))),
+                }
+            }
+        }
+    };
+}
+
+batch!(q0 r0 A0 0);
+batch!(q0 r0 A0 0, q1 r1 A1 1);
+batch!(q0 r0 A0 0, q1 r1 A1 1, q2 r2 A2 2);
+batch!(q0 r0 A0 0, q1 r1 A1 1, q2 r2 A2 2, q3 r3 A3 3);
+batch!(q0 r0 A0 0, q1 r1 A1 1, q2 r2 A2 2, q3 r3 A3 3, q4 r4 A4 4);
+batch!(q0 r0 A0 0, q1 r1 A1 1, q2 r2 A2 2, q3 r3 A3 3, q4 r4 A4 4, q5 r5 A5 5);
+
+impl<A> Batch for Question<A> {
+    type Answers = A;
+    fn settle(self, cx: &Cx, keys: &[&'static str]) -> Settled<A> {
+        match (self,).settle(cx, keys) {
+            Settled::Answered((answer,)) => Settled::Answered(answer),
+            Settled::Stop(stop) => Settled::Stop(stop),
+        }
+    }
+}
+
+/// Stops the flow at a question point: records the questions and the continuation `state`,
+/// then never completes. The driver sees the record and drops the flow's future.
+#[doc(hidden)]
+pub fn stop<S: Serialize>(
+    cx: &Cx,
+    stop: Stop,
+    state: &S,
+) -> impl Future<Output = std::convert::Infallible> + use<S> {
+    let halted = match stop.0 {
+        StopKind::Fail(error) => Halted::Failed(error),
+        StopKind::Ask(requests) => match serde_json::to_vec(state) {
+            Ok(state) => Halted::Asked { requests, state },
+            Err(error) => Halted::Failed(internal_error(format!(
+                "the flow's state could not be serialised: {error}"
+            ))),
+        },
+    };
+    cx.halt(halted);
+    std::future::pending()
+}
+
+fn missing_capability(need: Need) -> ErrorObject {
+    let (required, what) = match need {
+        Need::FormElicitation => (json!({"elicitation": {"form": {}}}), "form elicitation"),
+        Need::UrlElicitation => (json!({"elicitation": {"url": {}}}), "URL elicitation"),
+        Need::Sampling => (json!({"sampling": {}}), "sampling"),
+        Need::Roots => (json!({"roots": {}}), "roots"),
+    };
+    ErrorObject::new(
+        ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY,
+        format!("this request needs the client capability for {what}"),
+    )
+    .with_data(json!({ "requiredCapabilities": required }))
+}
+
+pub(crate) fn invalid_params(message: impl Into<String>) -> ErrorObject {
+    ErrorObject::new(ErrorCode::INVALID_PARAMS, message)
+}
+
+pub(crate) fn internal_error(message: impl Into<String>) -> ErrorObject {
+    ErrorObject::new(ErrorCode::INTERNAL_ERROR, message)
+}

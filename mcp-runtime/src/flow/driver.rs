@@ -1,0 +1,168 @@
+//! The driver: verify and decode the state, run the flow to its next question point or its
+//! end, then sign the next state.
+
+use std::future::{Future, poll_fn};
+use std::pin::pin;
+use std::task::Poll;
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use super::cx::{Cx, Halted, internal_error, invalid_params};
+use crate::protocol::{ErrorObject, InputRequests, InputRequiredResult};
+use crate::server::Request;
+use crate::state::{BindingContext, INVALID_STATE_MESSAGE};
+
+/// A handler compiled into a state machine by `#[tool]`, `#[prompt]` or `#[resource]`.
+///
+/// Generated code implements it; there is no reason to implement it by hand.
+#[doc(hidden)]
+pub trait Flow: Copy + Send + Sync + 'static {
+    /// The handler's arguments.
+    type Args: DeserializeOwned + Send + 'static;
+    /// The continuation: one variant per question point, holding the carried locals.
+    type State: Serialize + DeserializeOwned + Send + 'static;
+    /// What the handler returns.
+    type Output: Send + 'static;
+    /// A fingerprint of the flow's shape (question points, carried names and types).
+    const SHAPE: u64;
+    /// The handler's own bound on rounds, if it sets one.
+    const MAX_ROUNDS: Option<u32>;
+    /// Runs from `state` (or from the start) to the next question point or the end.
+    fn step(
+        self,
+        args: Self::Args,
+        cx: Cx,
+        state: Option<Self::State>,
+    ) -> impl Future<Output = Self::Output> + Send + 'static;
+}
+
+/// How one request to a flow ended.
+pub(crate) enum Ran<O> {
+    /// The handler returned.
+    Done(O),
+    /// The handler asks for input.
+    Asked(InputRequiredResult),
+}
+
+/// What travels inside the signed token: `[round, shape, state]`.
+#[derive(serde::Deserialize)]
+struct Envelope<S> {
+    round: u32,
+    shape: u64,
+    state: S,
+}
+
+impl<'de, S: DeserializeOwned> Envelope<S> {
+    fn decode(bytes: &'de [u8]) -> Result<Self, String> {
+        let (round, shape, state): (u32, u64, S) =
+            serde_json::from_slice(bytes).map_err(|e| e.to_string())?;
+        Ok(Self {
+            round,
+            shape,
+            state,
+        })
+    }
+}
+
+/// The one answer a client gets for any state the server refuses.
+pub(crate) fn invalid_state() -> ErrorObject {
+    invalid_params(INVALID_STATE_MESSAGE)
+}
+
+/// Runs one round of `flow` for `request`, whose arguments are `arguments` (already parsed
+/// into `args`).
+pub(crate) async fn run<F: Flow>(
+    flow: F,
+    request: Request,
+    arguments: Option<&Value>,
+    args: F::Args,
+) -> Result<Ran<F::Output>, ErrorObject> {
+    let binding = BindingContext {
+        subject: request.subject.as_deref(),
+        method: request.method,
+        target: &request.target,
+        arguments,
+    };
+    let max_rounds = F::MAX_ROUNDS.unwrap_or(request.limits.max_rounds);
+    let (round, state) = match &request.request_state {
+        None => (0, None),
+        Some(token) => {
+            let payload = request.signer.verify(&binding, token).map_err(|reason| {
+                tracing::warn!(
+                    method = request.method,
+                    target = %request.target,
+                    %reason,
+                    "refused requestState"
+                );
+                invalid_state()
+            })?;
+            let envelope = Envelope::<F::State>::decode(&payload).map_err(|reason| {
+                tracing::warn!(
+                    method = request.method,
+                    target = %request.target,
+                    %reason,
+                    "refused requestState: verified but does not decode"
+                );
+                invalid_state()
+            })?;
+            if envelope.shape != F::SHAPE {
+                tracing::warn!(
+                    method = request.method,
+                    target = %request.target,
+                    "refused requestState: minted by a build whose flow has another shape"
+                );
+                return Err(invalid_state());
+            }
+            (envelope.round, Some(envelope.state))
+        }
+    };
+    let cx = Cx::new(
+        request.capabilities.clone(),
+        request.subject.clone(),
+        request.progress.clone(),
+        request.input_responses.clone(),
+    );
+    let mut future = pin!(flow.step(args, cx.clone(), state));
+    let finished = poll_fn(|context| match future.as_mut().poll(context) {
+        Poll::Ready(output) => Poll::Ready(Some(output)),
+        Poll::Pending if cx.halted() => Poll::Ready(None),
+        Poll::Pending => Poll::Pending,
+    })
+    .await;
+    if let Some(output) = finished {
+        return Ok(Ran::Done(output));
+    }
+    match cx.take_halt() {
+        Some(Halted::Asked { requests, state }) => {
+            let next = round.saturating_add(1);
+            if next > max_rounds {
+                return Err(internal_error(format!(
+                    "the flow asked for input more than {max_rounds} times and was stopped"
+                )));
+            }
+            let payload = envelope_bytes(next, F::SHAPE, &state);
+            let token = request.signer.sign(&binding, &payload);
+            let requests: InputRequests = requests
+                .into_iter()
+                .map(|(key, request)| (key.to_owned(), request))
+                .collect();
+            Ok(Ran::Asked(InputRequiredResult::with_state(requests, token)))
+        }
+        Some(Halted::Failed(error)) => Err(error),
+        None => Err(internal_error("the flow stopped without saying why")),
+    }
+}
+
+fn envelope_bytes(round: u32, shape: u64, state: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(state.len() + 32);
+    out.push(b'[');
+    out.extend_from_slice(round.to_string().as_bytes());
+    out.push(b',');
+    out.extend_from_slice(shape.to_string().as_bytes());
+    out.push(b',');
+    out.extend_from_slice(state);
+    out.push(b']');
+    out
+}

@@ -1,0 +1,307 @@
+//! What handlers return, and how each kind of handler is driven.
+
+use std::error::Error as StdError;
+use std::fmt;
+
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+use super::cx::invalid_params;
+use super::driver::{Flow, Ran, run};
+use super::question::Refusal;
+use crate::protocol::{
+    CallToolResult, ContentBlock, ErrorCode, ErrorObject, GetPromptResult, ReadResourceResult,
+    ResourceContents, TextResourceContents,
+};
+use crate::server::{BoxFuture, HandlerResult, Reply, Request};
+
+/// Why a handler did not produce its result.
+///
+/// Any error converts into it with `?` (like `anyhow::Error`), and so does a [`Refusal`]:
+/// the shortest way to end a flow when the user declines or cancels. A tool's failure
+/// becomes a result with `isError: true` the model can read; a refusal becomes a result
+/// that says the user declined. For prompts and resources, which have no error result, a
+/// failure becomes a JSON-RPC internal error.
+pub struct HandlerError {
+    kind: ErrorKind,
+}
+
+enum ErrorKind {
+    Refused(Refusal),
+    Failed(Box<dyn StdError + Send + Sync>),
+    Protocol(ErrorObject),
+}
+
+impl HandlerError {
+    /// An error answered as this JSON-RPC error, as is (for example `-32602` for arguments
+    /// the handler finds invalid).
+    pub fn protocol(error: ErrorObject) -> Self {
+        Self {
+            kind: ErrorKind::Protocol(error),
+        }
+    }
+
+    /// The user's refusal, if that is what ended the flow.
+    pub fn refusal(&self) -> Option<Refusal> {
+        match self.kind {
+            ErrorKind::Refused(refusal) => Some(refusal),
+            _ => None,
+        }
+    }
+}
+
+impl<E: Into<Box<dyn StdError + Send + Sync>>> From<E> for HandlerError {
+    fn from(error: E) -> Self {
+        let error = error.into();
+        let kind = match error.downcast::<Refusal>() {
+            Ok(refusal) => ErrorKind::Refused(*refusal),
+            Err(error) => ErrorKind::Failed(error),
+        };
+        Self { kind }
+    }
+}
+
+impl fmt::Debug for HandlerError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.kind {
+            ErrorKind::Refused(refusal) => f.debug_tuple("Refused").field(refusal).finish(),
+            ErrorKind::Failed(error) => f.debug_tuple("Failed").field(error).finish(),
+            ErrorKind::Protocol(error) => f.debug_tuple("Protocol").field(error).finish(),
+        }
+    }
+}
+
+impl fmt::Display for HandlerError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.kind {
+            ErrorKind::Refused(refusal) => refusal.fmt(f),
+            ErrorKind::Failed(error) => error.fmt(f),
+            ErrorKind::Protocol(error) => f.write_str(&error.message),
+        }
+    }
+}
+
+/// What a `#[tool]` returns.
+pub type ToolResult<T = CallToolResult> = Result<T, HandlerError>;
+/// What a `#[prompt]` returns.
+pub type PromptResult<T = GetPromptResult> = Result<T, HandlerError>;
+/// What a `#[resource]` returns.
+pub type ResourceResult<T = ReadResourceResult> = Result<T, HandlerError>;
+
+/// A tool result holding one text block.
+pub fn text(text: impl Into<String>) -> CallToolResult {
+    CallToolResult::new(vec![ContentBlock::text(text)])
+}
+
+/// What a tool's function may return.
+pub trait IntoToolResult {
+    /// The result, or the JSON-RPC error for the request.
+    fn into_tool_result(self) -> Result<CallToolResult, ErrorObject>;
+}
+
+impl IntoToolResult for CallToolResult {
+    fn into_tool_result(self) -> Result<CallToolResult, ErrorObject> {
+        Ok(self)
+    }
+}
+
+impl IntoToolResult for String {
+    fn into_tool_result(self) -> Result<CallToolResult, ErrorObject> {
+        Ok(text(self))
+    }
+}
+
+impl<T: IntoToolResult, E: Into<HandlerError>> IntoToolResult for Result<T, E> {
+    fn into_tool_result(self) -> Result<CallToolResult, ErrorObject> {
+        match self.map_err(Into::into) {
+            Ok(value) => value.into_tool_result(),
+            Err(HandlerError {
+                kind: ErrorKind::Refused(refusal),
+            }) => Ok(text(refusal_text(refusal))),
+            Err(HandlerError {
+                kind: ErrorKind::Failed(error),
+            }) => Ok(CallToolResult::error(error.to_string())),
+            Err(HandlerError {
+                kind: ErrorKind::Protocol(error),
+            }) => Err(error),
+        }
+    }
+}
+
+/// What a prompt's function may return.
+pub trait IntoPromptResult {
+    /// The result, or the JSON-RPC error for the request.
+    fn into_prompt_result(self) -> Result<GetPromptResult, ErrorObject>;
+}
+
+impl IntoPromptResult for GetPromptResult {
+    fn into_prompt_result(self) -> Result<GetPromptResult, ErrorObject> {
+        Ok(self)
+    }
+}
+
+impl<T: IntoPromptResult, E: Into<HandlerError>> IntoPromptResult for Result<T, E> {
+    fn into_prompt_result(self) -> Result<GetPromptResult, ErrorObject> {
+        match self.map_err(Into::into) {
+            Ok(value) => value.into_prompt_result(),
+            Err(HandlerError {
+                kind: ErrorKind::Refused(refusal),
+            }) => Ok(GetPromptResult {
+                description: Some(refusal_text(refusal).to_owned()),
+                ..GetPromptResult::default()
+            }),
+            Err(error) => Err(failure(error)),
+        }
+    }
+}
+
+/// What a resource's function may return.
+pub trait IntoResourceResult {
+    /// The result for `uri`, or the JSON-RPC error for the request.
+    fn into_resource_result(self, uri: &str) -> Result<ReadResourceResult, ErrorObject>;
+}
+
+impl IntoResourceResult for ReadResourceResult {
+    fn into_resource_result(self, _uri: &str) -> Result<ReadResourceResult, ErrorObject> {
+        Ok(self)
+    }
+}
+
+impl<T: IntoResourceResult, E: Into<HandlerError>> IntoResourceResult for Result<T, E> {
+    fn into_resource_result(self, uri: &str) -> Result<ReadResourceResult, ErrorObject> {
+        match self.map_err(Into::into) {
+            Ok(value) => value.into_resource_result(uri),
+            Err(HandlerError {
+                kind: ErrorKind::Refused(refusal),
+            }) => Ok(ReadResourceResult {
+                contents: vec![ResourceContents::Text(TextResourceContents {
+                    uri: uri.to_owned(),
+                    mime_type: Some("text/plain".to_owned()),
+                    text: refusal_text(refusal).to_owned(),
+                    meta: None,
+                })],
+                ..ReadResourceResult::default()
+            }),
+            Err(error) => Err(failure(error)),
+        }
+    }
+}
+
+fn refusal_text(refusal: Refusal) -> &'static str {
+    match refusal {
+        Refusal::Declined => "The user declined the request; nothing was done.",
+        Refusal::Cancelled => "The user cancelled the request; nothing was done.",
+    }
+}
+
+fn failure(error: HandlerError) -> ErrorObject {
+    match error.kind {
+        ErrorKind::Protocol(error) => error,
+        kind => ErrorObject::new(
+            ErrorCode::INTERNAL_ERROR,
+            HandlerError { kind }.to_string(),
+        ),
+    }
+}
+
+/// The arguments of a handler that takes none: any object, ignored.
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoArgs;
+
+impl<'de> Deserialize<'de> for NoArgs {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        serde::de::IgnoredAny::deserialize(deserializer).map(|_| NoArgs)
+    }
+}
+
+impl schemars::JsonSchema for NoArgs {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "NoArgs".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({ "type": "object", "properties": {} })
+    }
+}
+
+/// Drives one round of a `#[tool]`.
+#[doc(hidden)]
+pub fn drive_tool<F>(flow: F, mut request: Request) -> BoxFuture<'static, HandlerResult<CallToolResult>>
+where
+    F: Flow,
+    F::Output: IntoToolResult,
+{
+    Box::pin(async move {
+        let arguments = Value::Object(request.arguments.take().unwrap_or_default());
+        let args = match F::Args::deserialize(&arguments) {
+            Ok(args) => args,
+            // Arguments are the model's to fix, so they fail as a tool result it can read.
+            Err(error) => {
+                return Ok(Reply::Complete(CallToolResult::error(format!(
+                    "invalid arguments for tool `{}`: {error}",
+                    request.target
+                ))));
+            }
+        };
+        match run(flow, request, Some(&arguments), args).await? {
+            Ran::Done(output) => output.into_tool_result().map(Reply::Complete),
+            Ran::Asked(asked) => Ok(Reply::InputRequired(asked)),
+        }
+    })
+}
+
+/// Drives one round of a `#[prompt]`.
+#[doc(hidden)]
+pub fn drive_prompt<F>(
+    flow: F,
+    mut request: Request,
+) -> BoxFuture<'static, HandlerResult<GetPromptResult>>
+where
+    F: Flow,
+    F::Output: IntoPromptResult,
+{
+    Box::pin(async move {
+        let arguments = Value::Object(request.arguments.take().unwrap_or_default());
+        let args = F::Args::deserialize(&arguments).map_err(|error| {
+            invalid_params(format!(
+                "invalid arguments for prompt `{}`: {error}",
+                request.target
+            ))
+        })?;
+        match run(flow, request, Some(&arguments), args).await? {
+            Ran::Done(output) => output.into_prompt_result().map(Reply::Complete),
+            Ran::Asked(asked) => Ok(Reply::InputRequired(asked)),
+        }
+    })
+}
+
+/// Drives one round of a `#[resource]` served under the URI or template `template`.
+#[doc(hidden)]
+pub fn drive_resource<F>(
+    flow: F,
+    template: &'static str,
+    request: Request,
+) -> BoxFuture<'static, HandlerResult<ReadResourceResult>>
+where
+    F: Flow,
+    F::Output: IntoResourceResult,
+{
+    Box::pin(async move {
+        let uri = request.target.clone();
+        let variables: Map<String, Value> = super::definitions::template_variables(template, &uri)
+            .unwrap_or_default()
+            .into_iter()
+            .map(|(name, value)| (name, Value::String(value)))
+            .collect();
+        let arguments = Value::Object(variables);
+        let args = F::Args::deserialize(&arguments).map_err(|error| {
+            invalid_params(format!("invalid resource URI `{uri}`: {error}"))
+        })?;
+        // The URI is the target the state binds; its variables add nothing to that.
+        match run(flow, request, None, args).await? {
+            Ran::Done(output) => output.into_resource_result(&uri).map(Reply::Complete),
+            Ran::Asked(asked) => Ok(Reply::InputRequired(asked)),
+        }
+    })
+}

@@ -1,0 +1,245 @@
+//! Questions a handler asks, and how each kind reads its answer.
+
+use std::fmt;
+use std::marker::PhantomData;
+
+use serde_json::{Map, Value};
+
+use crate::form::ElicitForm;
+#[allow(deprecated)] // reason: sampling and roots are deprecated on the wire, yet still served
+use crate::protocol::{
+    CreateMessageRequestParams, CreateMessageResult, ElicitRequestFormParams, ElicitRequestParams,
+    ElicitRequestUrlParams, InputRequest, ListRootsResult,
+};
+
+/// The user did not accept a question: they declined it or dismissed it.
+///
+/// A handler sees refusals as the `Err` side of an elicitation's answer. The shortest way to
+/// handle one is `?`, which ends the call with a well-formed result that says the user
+/// declined (or cancelled), and asks nothing more.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Refusal {
+    /// The user explicitly said no.
+    Declined,
+    /// The user dismissed the question without choosing.
+    Cancelled,
+}
+
+impl fmt::Display for Refusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Declined => f.write_str("the user declined the request"),
+            Self::Cancelled => f.write_str("the user cancelled the request"),
+        }
+    }
+}
+
+impl std::error::Error for Refusal {}
+
+/// The capability of the client a question needs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Need {
+    FormElicitation,
+    UrlElicitation,
+    Sampling,
+    Roots,
+}
+
+/// What a raw answer turned out to be.
+pub(crate) enum Reading<A> {
+    /// A usable answer.
+    Answer(A),
+    /// An object, but not an acceptable answer: ask again, telling the user what was wrong.
+    Invalid(String),
+    /// Not an object at all: a protocol error.
+    NotAnObject,
+}
+
+/// One question, not yet asked: what goes on the wire and how to read the answer.
+///
+/// Built by the methods of [`Cx`](super::Cx) and awaited directly in the body of a
+/// `#[tool]`, `#[prompt]` or `#[resource]` function (alone, or in a tuple to ask several
+/// things in one round). The macro turns each such await into a suspension point of the
+/// handler's state machine.
+#[must_use = "a question does nothing until it is awaited in a handler body"]
+pub struct Question<A> {
+    pub(crate) need: Need,
+    pub(crate) render: Render,
+    pub(crate) read: fn(&Value) -> Reading<A>,
+    _answer: PhantomData<fn() -> A>,
+}
+
+impl<A> fmt::Debug for Question<A> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Question")
+            .field("need", &self.need)
+            .finish_non_exhaustive()
+    }
+}
+
+/// How to put a question on the wire, with a note on what was wrong last time.
+pub(crate) enum Render {
+    Form {
+        message: String,
+        schema: fn() -> &'static crate::protocol::ElicitRequestedSchema,
+    },
+    Url {
+        message: String,
+        url: String,
+    },
+    #[allow(deprecated)] // reason: still served in this revision
+    Sampling(Box<CreateMessageRequestParams>),
+    Roots,
+}
+
+impl Render {
+    pub(crate) fn to_request(&self, problem: Option<&str>) -> InputRequest {
+        match self {
+            Self::Form { message, schema } => {
+                let message = match problem {
+                    Some(problem) => format!("{message}\n\n{problem}"),
+                    None => message.clone(),
+                };
+                InputRequest::Elicit(ElicitRequestParams::Form(ElicitRequestFormParams::new(
+                    message,
+                    schema().clone(),
+                )))
+            }
+            Self::Url { message, url } => {
+                InputRequest::Elicit(ElicitRequestParams::Url(ElicitRequestUrlParams {
+                    message: message.clone(),
+                    url: url.clone(),
+                    ..ElicitRequestUrlParams::default()
+                }))
+            }
+            #[allow(deprecated)] // reason: still served in this revision
+            Self::Sampling(params) => InputRequest::CreateMessage((**params).clone()),
+            #[allow(deprecated)] // reason: still served in this revision
+            Self::Roots => InputRequest::ListRoots(None),
+        }
+    }
+}
+
+impl<A> Question<A> {
+    fn new(need: Need, render: Render, read: fn(&Value) -> Reading<A>) -> Self {
+        Self {
+            need,
+            render,
+            read,
+            _answer: PhantomData,
+        }
+    }
+
+    /// Asks under `key` instead of the name of the binding the answer goes to.
+    ///
+    /// The key must be a string literal written right here: the macro reads it to keep keys
+    /// unique within the handler. At run time this returns the question unchanged.
+    pub fn key(self, key: &'static str) -> Self {
+        let _ = key;
+        self
+    }
+}
+
+pub(crate) fn form<F: ElicitForm>(message: String) -> Question<Result<F, Refusal>> {
+    Question::new(
+        Need::FormElicitation,
+        Render::Form {
+            message,
+            schema: F::requested_schema,
+        },
+        read_form::<F>,
+    )
+}
+
+pub(crate) fn url(message: String, url: String) -> Question<Result<(), Refusal>> {
+    Question::new(Need::UrlElicitation, Render::Url { message, url }, read_url)
+}
+
+#[allow(deprecated)] // reason: still served in this revision
+pub(crate) fn sampling(params: CreateMessageRequestParams) -> Question<CreateMessageResult> {
+    Question::new(
+        Need::Sampling,
+        Render::Sampling(Box::new(params)),
+        read_json::<CreateMessageResult>,
+    )
+}
+
+#[allow(deprecated)] // reason: still served in this revision
+pub(crate) fn roots() -> Question<ListRootsResult> {
+    Question::new(Need::Roots, Render::Roots, read_json::<ListRootsResult>)
+}
+
+/// Reads `action` (and `content` for an accepted form) of an elicitation answer.
+fn read_action(answer: &Value) -> Result<(&str, Option<&Value>), Reading<()>> {
+    let Some(object) = answer.as_object() else {
+        return Err(Reading::NotAnObject);
+    };
+    match object.get("action").and_then(Value::as_str) {
+        Some(action) => Ok((action, object.get("content"))),
+        None => Err(Reading::Invalid(
+            "the answer had no `action` of \"accept\", \"decline\" or \"cancel\"".to_owned(),
+        )),
+    }
+}
+
+fn refusal(action: &str) -> Option<Refusal> {
+    match action {
+        "decline" => Some(Refusal::Declined),
+        "cancel" => Some(Refusal::Cancelled),
+        _ => None,
+    }
+}
+
+fn read_form<F: ElicitForm>(answer: &Value) -> Reading<Result<F, Refusal>> {
+    let (action, content) = match read_action(answer) {
+        Ok(parts) => parts,
+        Err(reading) => return reading.retype(),
+    };
+    if let Some(refusal) = refusal(action) {
+        return Reading::Answer(Err(refusal));
+    }
+    if action != "accept" {
+        return Reading::Invalid(format!("unknown action `{action}`"));
+    }
+    let empty = Map::new();
+    let content = match content {
+        None | Some(Value::Null) => &empty,
+        Some(Value::Object(content)) => content,
+        Some(_) => return Reading::Invalid("the form content was not an object".to_owned()),
+    };
+    match F::from_content(content) {
+        Ok(form) => Reading::Answer(Ok(form)),
+        Err(errors) => Reading::Invalid(format!("Please correct:\n{errors}")),
+    }
+}
+
+fn read_url(answer: &Value) -> Reading<Result<(), Refusal>> {
+    let action = match read_action(answer) {
+        Ok((action, _)) => action,
+        Err(reading) => return reading.retype(),
+    };
+    match (action, refusal(action)) {
+        (_, Some(refusal)) => Reading::Answer(Err(refusal)),
+        ("accept", None) => Reading::Answer(Ok(())),
+        (other, None) => Reading::Invalid(format!("unknown action `{other}`")),
+    }
+}
+
+fn read_json<T: serde::de::DeserializeOwned>(answer: &Value) -> Reading<T> {
+    if !answer.is_object() {
+        return Reading::NotAnObject;
+    }
+    match T::deserialize(answer) {
+        Ok(value) => Reading::Answer(value),
+        Err(error) => Reading::Invalid(format!("the answer could not be read: {error}")),
+    }
+}
+
+impl Reading<()> {
+    fn retype<A>(self) -> Reading<A> {
+        match self {
+            Self::Answer(()) | Self::NotAnObject => Reading::NotAnObject,
+            Self::Invalid(why) => Reading::Invalid(why),
+        }
+    }
+}

@@ -1,0 +1,87 @@
+//! Straight-line and branching flows, end to end through the testing driver.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use mcp_runtime::testing::FlowTester;
+use mcp_runtime::{Cx, ElicitChoice, ElicitForm, ToolResult, text, tool};
+use serde_json::json;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ElicitChoice)]
+#[choice(rename_all = "lowercase")]
+enum Environment {
+    Staging,
+    #[choice(title = "Production (live)")]
+    Production,
+}
+
+#[derive(Debug, ElicitForm)]
+struct Target {
+    environment: Environment,
+    #[form(minimum = 1, maximum = 12, default = 2)]
+    replicas: u32,
+}
+
+#[derive(Debug, ElicitForm)]
+struct Confirm {
+    ok: bool,
+}
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct DeployArgs {
+    service: String,
+}
+
+static BETWEEN: AtomicUsize = AtomicUsize::new(0);
+
+/// Deploy the service.
+#[tool]
+async fn deploy(args: DeployArgs, cx: Cx) -> ToolResult {
+    let target: Target = cx.elicit(format!("Where should {} go?", args.service)).await?;
+    BETWEEN.fetch_add(1, Ordering::SeqCst);
+    if target.environment == Environment::Production {
+        let confirm: Confirm = cx
+            .elicit(format!("Ship {} replicas to production?", target.replicas))
+            .await?;
+        if !confirm.ok {
+            return Ok(text("Nothing deployed."));
+        }
+    }
+    Ok(text(format!(
+        "Deployed {} replicas of {}.",
+        target.replicas, args.service
+    )))
+}
+
+fn accept(content: serde_json::Value) -> serde_json::Value {
+    json!({"action": "accept", "content": content})
+}
+
+#[tokio::test]
+async fn staging_takes_one_question() {
+    let tester = FlowTester::tool(deploy).arguments(json!({"service": "api"}));
+    let first = tester.start().await;
+    assert_eq!(first.questions(), ["target"]);
+    let second = first
+        .answer(json!({"target": accept(json!({"environment": "staging", "replicas": 3}))}))
+        .await;
+    assert_eq!(second.text(), Some("Deployed 3 replicas of api."), "{second}");
+}
+
+#[tokio::test]
+async fn production_asks_again_and_carries_the_target() {
+    let tester = FlowTester::tool(deploy).arguments(json!({"service": "api"}));
+    let first = tester.start().await;
+    let before = BETWEEN.load(Ordering::SeqCst);
+    let second = first
+        .answer(json!({"target": accept(json!({"environment": "production", "replicas": 5}))}))
+        .await;
+    assert_eq!(second.questions(), ["confirm"], "{second}");
+    let third = second
+        .answer(json!({"confirm": accept(json!({"ok": true}))}))
+        .await;
+    assert_eq!(third.text(), Some("Deployed 5 replicas of api."), "{third}");
+    // The code between the two questions ran once, not once per round.
+    assert_eq!(BETWEEN.load(Ordering::SeqCst) - before, 1);
+    let declined = second.answer(json!({"confirm": {"action": "decline"}})).await;
+    assert!(declined.text().unwrap().contains("declined"), "{declined}");
+}
