@@ -1,0 +1,147 @@
+//! The stdio transport end to end: a spawned server process, one JSON-RPC message per line.
+
+use std::process::Stdio;
+
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
+use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+
+struct Session {
+    child: Child,
+    stdin: ChildStdin,
+    lines: Lines<BufReader<ChildStdout>>,
+}
+
+impl Session {
+    fn spawn() -> Self {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_stdio-fixture"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("the stdio fixture starts");
+        let stdin = child.stdin.take().unwrap();
+        let lines = BufReader::new(child.stdout.take().unwrap()).lines();
+        Self {
+            child,
+            stdin,
+            lines,
+        }
+    }
+
+    async fn write(&mut self, line: &[u8]) {
+        self.stdin.write_all(line).await.unwrap();
+        self.stdin.write_all(b"\n").await.unwrap();
+        self.stdin.flush().await.unwrap();
+    }
+
+    async fn read(&mut self) -> Value {
+        let line = self
+            .lines
+            .next_line()
+            .await
+            .unwrap()
+            .expect("an answer line");
+        serde_json::from_str(&line).unwrap_or_else(|error| panic!("not JSON ({error}): {line}"))
+    }
+
+    async fn call(&mut self, id: Value, method: &str, mut params: Value) -> Value {
+        if params.get("_meta").is_none() {
+            params["_meta"] = meta();
+        }
+        let message = json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params });
+        self.write(message.to_string().as_bytes()).await;
+        self.read().await
+    }
+}
+
+fn meta() -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+    })
+}
+
+#[tokio::test]
+async fn requests_are_answered_line_by_line_with_ids_echoed() {
+    let mut session = Session::spawn();
+    let discover = session.call(json!(0), "server/discover", json!({})).await;
+    assert_eq!(discover["id"], 0);
+    assert_eq!(
+        discover["result"]["supportedVersions"],
+        json!(["2026-07-28"])
+    );
+    let echo = session
+        .call(
+            json!("zero"),
+            "tools/call",
+            json!({ "name": "echo", "arguments": { "text": "hi" } }),
+        )
+        .await;
+    assert_eq!(echo["id"], "zero");
+    assert_eq!(echo["result"]["content"][0]["text"], "hi");
+    // No `MCP-Protocol-Version` header exists on stdio: only `_meta` counts.
+    let removed = session.call(json!(2), "ping", json!({})).await;
+    assert_eq!(removed["error"]["code"], -32601);
+}
+
+#[tokio::test]
+async fn bad_lines_get_errors_and_the_session_goes_on() {
+    let mut session = Session::spawn();
+    let cases: Vec<(Vec<u8>, i64)> = vec![
+        (b"{not json".to_vec(), -32700),
+        (
+            br#"[{"jsonrpc":"2.0","id":1,"method":"tools/list"}]"#.to_vec(),
+            -32600,
+        ),
+        (br#"{"jsonrpc":"2.0","id":1}"#.to_vec(), -32600),
+        (
+            ("[".repeat(5_000) + &"]".repeat(5_000)).into_bytes(),
+            -32700,
+        ),
+        (vec![b'x'; 70 * 1024], -32600),
+    ];
+    for (line, code) in cases {
+        session.write(&line).await;
+        let answer = session.read().await;
+        assert_eq!(answer["error"]["code"], code, "{answer}");
+    }
+    let panicked = session
+        .call(json!(3), "tools/call", json!({ "name": "panics" }))
+        .await;
+    assert_eq!(panicked["error"]["code"], -32603);
+    let echo = session
+        .call(
+            json!(4),
+            "tools/call",
+            json!({ "name": "echo", "arguments": { "text": "ok" } }),
+        )
+        .await;
+    assert_eq!(echo["result"]["content"][0]["text"], "ok");
+}
+
+#[tokio::test]
+async fn progress_notifications_precede_their_answer_and_eof_ends_the_server() {
+    let mut session = Session::spawn();
+    let mut meta = meta();
+    meta["progressToken"] = json!("t");
+    let message = json!({ "jsonrpc": "2.0", "id": 8, "method": "tools/call",
+                          "params": { "name": "slow", "_meta": meta } });
+    session.write(message.to_string().as_bytes()).await;
+    let mut progress = Vec::new();
+    let answer = loop {
+        let line = session.read().await;
+        if line.get("id").is_some() {
+            break line;
+        }
+        assert_eq!(line["method"], "notifications/progress");
+        progress.push(line["params"]["progress"].as_f64().unwrap());
+    };
+    assert_eq!(progress, [0.0, 50.0, 100.0]);
+    assert_eq!(answer["result"]["content"][0]["text"], "done");
+    drop(session.stdin);
+    let status = session.child.wait().await.unwrap();
+    assert!(status.success());
+    assert!(session.lines.next_line().await.unwrap().is_none());
+}
