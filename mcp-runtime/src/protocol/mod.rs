@@ -21,6 +21,7 @@ pub mod completion;
 pub mod content;
 pub mod discover;
 pub mod elicitation;
+pub mod field_schema;
 pub mod input;
 pub mod jsonrpc;
 pub mod meta;
