@@ -1,1 +1,18 @@
-//! Example servers built on `mcp-runtime`; each program is in `src/bin/`.
+//! Example servers built on `mcp-runtime`; each program is in `src/bin/`, and the handlers
+//! they serve are here so tests and benchmarks can use them too.
+
+pub mod deploy;
+
+use base64::Engine as _;
+use mcp_runtime::state::Signer;
+
+/// A signer from a base64 key (standard or URL-safe alphabet, padded or not) of at least
+/// 32 bytes, as `MCP_REQUEST_STATE_KEY` holds it.
+pub fn signer_from_base64(key: &str) -> Result<Signer, String> {
+    let key = key.trim();
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(key)
+        .or_else(|_| base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(key))
+        .map_err(|error| format!("MCP_REQUEST_STATE_KEY is not base64: {error}"))?;
+    Signer::new(1, &bytes).map_err(|error| format!("MCP_REQUEST_STATE_KEY: {error}"))
+}

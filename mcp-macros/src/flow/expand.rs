@@ -112,7 +112,7 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
             #[serde(crate = "::mcp_runtime::__private::serde")]
             #[allow(non_camel_case_types, clippy::all, clippy::pedantic)]
             #[doc(hidden)]
-            enum #state { #(#variants,)* }
+            pub enum #state { #(#variants,)* }
 
             #step_fn
 
