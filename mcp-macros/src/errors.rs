@@ -39,6 +39,17 @@ impl Errors {
         result.map_err(|error| self.push(error)).ok()
     }
 
+    /// Records every error of `other`.
+    pub(crate) fn extend(&mut self, other: Errors) {
+        if let Some(error) = other.combined {
+            self.push(error);
+        }
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.combined.is_none()
+    }
+
     /// Ends the stage: `Err` with every recorded error combined, if there is one.
     pub(crate) fn finish(self) -> syn::Result<()> {
         self.combined.map_or(Ok(()), Err)

@@ -410,7 +410,7 @@ pub(crate) fn doc_comment(attrs: &[Attribute]) -> Option<String> {
             }) = &name_value.value
         {
             let text = lit.value();
-            for line in text.lines() {
+            for line in text.split('\n') {
                 let line = line.strip_prefix(' ').unwrap_or(line);
                 lines.push(line.trim_end().to_owned());
             }

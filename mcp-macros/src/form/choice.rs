@@ -162,7 +162,7 @@ fn expand(choice: &Choice<'_>) -> TokenStream {
                     &self,
                     __serializer: __S,
                 ) -> ::core::result::Result<__S::Ok, __S::Error> {
-                    ::mcp_runtime::__private::form::serialize_choice(*self, __serializer)
+                    ::mcp_runtime::__private::form::serialize_choice(self, __serializer)
                 }
             }
 

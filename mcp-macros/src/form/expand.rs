@@ -30,21 +30,24 @@ pub(crate) fn form(form: &Form<'_>) -> TokenStream {
         let meta = format_ident!("__MCP_META_{}", index);
         let local = format_ident!("__mcp_field_{}", index, span = Span::mixed_site());
         let kind = kind_tokens(field);
+        // Every use of the field's kind carries the span of the field's type: a type that is
+        // no form field is then reported once, on that type, with the `FormField` message.
+        let span = kind_span(field);
         let wire = wire_name(field.ident, field.attrs.rename.as_ref(), &form.attrs);
         let meta_value = meta_tokens(field, &wire);
-        items.push(quote! {
+        items.push(quote_spanned! {span=>
             #[doc(hidden)]
             const #meta: ::mcp_runtime::__private::form::FieldMeta = #meta_value;
+            const _: () = {
+                let _ = <#kind as ::mcp_runtime::__private::form::Kind>::expected;
+            };
         });
         let default_fn = field.attrs.default.as_ref().map(|default| {
             let name = format_ident!("__mcp_default_{}", index);
             let expr = default_expr(field, &default.value);
-            let value_ty = quote_spanned! {default.value_span=>
-                <#kind as ::mcp_runtime::__private::form::Kind>::Value
-            };
-            items.push(quote! {
+            items.push(quote_spanned! {span=>
                 #[doc(hidden)]
-                fn #name() -> #value_ty {
+                fn #name() -> <#kind as ::mcp_runtime::__private::form::Kind>::Value {
                     #expr
                 }
             });
@@ -56,13 +59,13 @@ pub(crate) fn form(form: &Form<'_>) -> TokenStream {
         };
         let field_ident = field.ident;
         if field.optional.is_some() {
-            schema.push(quote! {
+            schema.push(quote_spanned! {span=>
                 __mcp_schema.optional::<#kind>(&#meta, #schema_default);
             });
-            parse.push(quote! {
+            parse.push(quote_spanned! {span=>
                 let #local = __mcp_parser.optional::<#kind>(&#meta);
             });
-            write.push(quote! {
+            write.push(quote_spanned! {span=>
                 __mcp_writer.optional::<#kind>(&#meta, ::core::option::Option::as_ref(&self.#field_ident));
             });
         } else {
@@ -70,13 +73,13 @@ pub(crate) fn form(form: &Form<'_>) -> TokenStream {
                 Some(name) => quote!(::core::option::Option::Some(#name)),
                 None => quote!(::core::option::Option::None),
             };
-            schema.push(quote! {
+            schema.push(quote_spanned! {span=>
                 __mcp_schema.required::<#kind>(&#meta, #schema_default);
             });
-            parse.push(quote! {
+            parse.push(quote_spanned! {span=>
                 let #local = __mcp_parser.required::<#kind>(&#meta, #parse_default);
             });
-            write.push(quote! {
+            write.push(quote_spanned! {span=>
                 __mcp_writer.required::<#kind>(&#meta, &self.#field_ident);
             });
         }
@@ -197,19 +200,23 @@ pub(crate) fn fallback(input: &syn::DeriveInput) -> TokenStream {
     }
 }
 
+/// The span of the type that decides the field's kind (the `T` of an `Option<T>`).
+fn kind_span(field: &Field<'_>) -> Span {
+    match &field.kind {
+        Kind::Integer(ty) | Kind::Float(ty) | Kind::Single(ty) | Kind::Multi(_, ty) => ty.span(),
+        Kind::Text | Kind::Bool => field.optional.unwrap_or(field.ty).span(),
+    }
+}
+
 fn kind_tokens(field: &Field<'_>) -> TokenStream {
-    let span = field.optional.unwrap_or(field.ty).span();
+    let span = kind_span(field);
     match &field.kind {
         Kind::Text => quote_spanned!(span=> ::mcp_runtime::__private::form::Text),
         Kind::Bool => quote_spanned!(span=> ::mcp_runtime::__private::form::Boolean),
-        Kind::Integer(ty) => {
-            quote_spanned!(ty.span()=> ::mcp_runtime::__private::form::Integer<#ty>)
-        }
-        Kind::Float(ty) => quote_spanned!(ty.span()=> ::mcp_runtime::__private::form::Float<#ty>),
-        Kind::Single(ty) => {
-            quote_spanned!(ty.span()=> ::mcp_runtime::__private::form::Single<#ty>)
-        }
-        Kind::Multi(ty) => quote_spanned!(ty.span()=> ::mcp_runtime::__private::form::Multi<#ty>),
+        Kind::Integer(ty) => quote_spanned!(span=> ::mcp_runtime::__private::form::Integer<#ty>),
+        Kind::Float(ty) => quote_spanned!(span=> ::mcp_runtime::__private::form::Float<#ty>),
+        Kind::Single(ty) => quote_spanned!(span=> ::mcp_runtime::__private::form::Single<#ty>),
+        Kind::Multi(ty, _) => quote_spanned!(span=> ::mcp_runtime::__private::form::Multi<#ty>),
     }
 }
 

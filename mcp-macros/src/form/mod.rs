@@ -17,8 +17,10 @@ pub(crate) fn derive_form(input: TokenStream) -> TokenStream {
         Ok(input) => input,
         Err(error) => return error.to_compile_error(),
     };
-    match model::parse(&input).and_then(|form| validate::form(&form).map(|()| form)) {
-        Ok(form) => expand::form(&form),
+    let (form, mut errors) = model::parse(&input);
+    validate::form(&form, &mut errors);
+    match errors.finish() {
+        Ok(()) => expand::form(&form),
         Err(error) => with_fallback(&error, expand::fallback(&input)),
     }
 }

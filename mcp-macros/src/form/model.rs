@@ -29,8 +29,8 @@ pub(crate) enum Kind<'a> {
     Bool,
     /// A type the derive takes for an `ElicitChoice` enum; the compiler checks it.
     Single(&'a Type),
-    /// `Vec<E>` or `BTreeSet<E>`: the collection type.
-    Multi(&'a Type),
+    /// `Vec<E>` or `BTreeSet<E>`: the collection type, and `E`.
+    Multi(&'a Type, &'a Type),
 }
 
 impl Kind<'_> {
@@ -41,7 +41,7 @@ impl Kind<'_> {
             Self::Float(_) => "a float field",
             Self::Bool => "a `bool` field",
             Self::Single(_) => "a single-select field",
-            Self::Multi(_) => "a multi-select field",
+            Self::Multi(..) => "a multi-select field",
         }
     }
 }
@@ -54,7 +54,9 @@ const INTEGERS: [&str; 10] = [
     "i8", "i16", "i32", "i64", "isize", "u8", "u16", "u32", "u64", "usize",
 ];
 
-pub(crate) fn parse(input: &DeriveInput) -> syn::Result<Form<'_>> {
+/// The form and the errors found. A field with an error is left out of the model, so the
+/// rest can still be validated and every mistake reported in one build.
+pub(crate) fn parse(input: &DeriveInput) -> (Form<'_>, Errors) {
     let mut errors = Errors::new();
     let container = attr::form_container_attrs(&mut errors, &input.attrs);
     if !input.generics.params.is_empty() {
@@ -96,11 +98,13 @@ pub(crate) fn parse(input: &DeriveInput) -> syn::Result<Form<'_>> {
     };
     let mut fields = Vec::new();
     for field in named.unwrap_or_default() {
-        let attrs = attr::field_attrs(&mut errors, &field.attrs);
-        let Some(ident) = field.ident.as_ref() else {
-            continue;
-        };
-        let Some((kind, optional)) = errors.ok(classify_field(&field.ty)) else {
+        let mut field_errors = Errors::new();
+        let attrs = attr::field_attrs(&mut field_errors, &field.attrs);
+        let classified = field_errors.ok(classify_field(&field.ty));
+        let clean = field_errors.is_empty();
+        errors.extend(field_errors);
+        let (Some(ident), Some((kind, optional)), true) = (field.ident.as_ref(), classified, clean)
+        else {
             continue;
         };
         fields.push(Field {
@@ -112,11 +116,12 @@ pub(crate) fn parse(input: &DeriveInput) -> syn::Result<Form<'_>> {
             doc: attr::doc_comment(&field.attrs),
         });
     }
-    errors.finish_with(Form {
+    let form = Form {
         ident: &input.ident,
         attrs: container,
         fields,
-    })
+    };
+    (form, errors)
 }
 
 fn strip(ty: &Type) -> &Type {
@@ -212,7 +217,7 @@ fn classify(ty: &Type) -> syn::Result<Kind<'_>> {
                 return refuse(format!("expected `{name}<E>` where `E` derives `ElicitChoice`"));
             };
             return match classify(elem) {
-                Ok(Kind::Single(_)) => Ok(Kind::Multi(ty)),
+                Ok(Kind::Single(_)) => Ok(Kind::Multi(ty, elem)),
                 _ => Err(syn::Error::new_spanned(
                     elem,
                     format!(

@@ -24,16 +24,15 @@ pub(crate) fn wire_name(
     }
 }
 
-pub(crate) fn form(form: &Form<'_>) -> syn::Result<()> {
-    let mut errors = Errors::new();
+pub(crate) fn form(form: &Form<'_>, errors: &mut Errors) {
     for field in &form.fields {
-        check_fit(&mut errors, field);
-        check_order(&mut errors, field.attrs.min_length.as_ref(), field.attrs.max_length.as_ref(), |n| *n as f64);
-        check_order(&mut errors, field.attrs.min_items.as_ref(), field.attrs.max_items.as_ref(), |n| *n as f64);
-        check_order(&mut errors, field.attrs.minimum.as_ref(), field.attrs.maximum.as_ref(), |n| n.as_f64());
+        check_fit(errors, field);
+        check_order(errors, field.attrs.min_length.as_ref(), field.attrs.max_length.as_ref(), |n| *n as f64);
+        check_order(errors, field.attrs.min_items.as_ref(), field.attrs.max_items.as_ref(), |n| *n as f64);
+        check_order(errors, field.attrs.minimum.as_ref(), field.attrs.maximum.as_ref(), |n| n.as_f64());
         if let Kind::Integer(ty) = &field.kind {
-            check_integer_bound(&mut errors, field.attrs.minimum.as_ref(), ty);
-            check_integer_bound(&mut errors, field.attrs.maximum.as_ref(), ty);
+            check_integer_bound(errors, field.attrs.minimum.as_ref(), ty);
+            check_integer_bound(errors, field.attrs.maximum.as_ref(), ty);
         }
     }
     let mut seen: HashMap<String, &syn::Ident> = HashMap::new();
@@ -52,14 +51,13 @@ pub(crate) fn form(form: &Form<'_>) -> syn::Result<()> {
             seen.insert(wire, field.ident);
         }
     }
-    errors.finish()
 }
 
 fn check_fit(errors: &mut Errors, field: &Field<'_>) {
     let attrs = &field.attrs;
     let text = matches!(field.kind, Kind::Text);
     let numeric = matches!(field.kind, Kind::Integer(_) | Kind::Float(_));
-    let multi = matches!(field.kind, Kind::Multi(_));
+    let multi = matches!(field.kind, Kind::Multi(..));
     let rules: [(Option<&syn::Ident>, bool, &str); 7] = [
         (attrs.min_length.as_ref().map(|s| &s.key), text, "`String` fields"),
         (attrs.max_length.as_ref().map(|s| &s.key), text, "`String` fields"),

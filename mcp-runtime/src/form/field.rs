@@ -807,12 +807,12 @@ where
 }
 
 /// `Serialize` of a choice: its wire value.
-pub fn serialize_choice<T, S>(choice: T, serializer: S) -> Result<S::Ok, S::Error>
+pub fn serialize_choice<T, S>(choice: &T, serializer: S) -> Result<S::Ok, S::Error>
 where
     T: ElicitChoice,
     S: serde::Serializer,
 {
-    serializer.serialize_str(choice.to_wire())
+    serializer.serialize_str(T::to_wire(*choice))
 }
 
 /// `Deserialize` of a choice: one of its wire values.

@@ -1,0 +1,8 @@
+use mcp_runtime::ElicitForm;
+
+#[derive(ElicitForm)]
+struct Maybe {
+    value: Option<Option<String>>,
+}
+
+fn main() {}

@@ -1,0 +1,8 @@
+use mcp_runtime::ElicitForm;
+
+#[derive(ElicitForm)]
+struct Point {
+    position: (f64, f64),
+}
+
+fn main() {}

@@ -1,0 +1,6 @@
+use mcp_runtime::ElicitForm;
+
+#[derive(ElicitForm)]
+struct Name(String);
+
+fn main() {}

@@ -1,0 +1,9 @@
+use mcp_runtime::ElicitForm;
+
+#[derive(ElicitForm)]
+struct Contact {
+    #[form(format = "phone")]
+    phone: String,
+}
+
+fn main() {}
