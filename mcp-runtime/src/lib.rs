@@ -1,5 +1,4 @@
-//! Multi-round MCP servers (protocol revision 2026-07-28) whose handlers suspend into signed,
-//! typed continuations.
+#![doc = include_str!("../../README.md")]
 
 pub mod flow;
 pub mod form;

@@ -79,29 +79,38 @@ pub(crate) async fn run<F: Flow>(
     arguments: Option<&Value>,
     args: F::Args,
 ) -> Result<Ran<F::Output>, ErrorObject> {
-    let binding = BindingContext {
-        subject: request.subject.as_deref(),
-        method: request.method,
-        target: &request.target,
+    let Request {
+        method,
+        target,
+        input_responses,
+        request_state,
+        capabilities,
+        subject,
+        progress,
+        signer,
+        limits,
+        ..
+    } = request;
+    // The binding is computed once under the signer's own policy and serves both the
+    // verification of this round's state and the signing of the next one.
+    let binding = signer.binding(&BindingContext {
+        subject: subject.as_deref(),
+        method,
+        target: &target,
         arguments,
-    };
-    let max_rounds = F::MAX_ROUNDS.unwrap_or(request.limits.max_rounds);
-    let (round, state) = match &request.request_state {
+    });
+    let max_rounds = F::MAX_ROUNDS.unwrap_or(limits.max_rounds);
+    let (round, state) = match &request_state {
         None => (0, None),
         Some(token) => {
-            let payload = request.signer.verify(&binding, token).map_err(|reason| {
-                tracing::warn!(
-                    method = request.method,
-                    target = %request.target,
-                    %reason,
-                    "refused requestState"
-                );
+            let payload = signer.verify_with_binding(&binding, token).map_err(|reason| {
+                tracing::warn!(method, target = %target, %reason, "refused requestState");
                 invalid_state()
             })?;
             let envelope = Envelope::<F::State>::decode(&payload).map_err(|reason| {
                 tracing::warn!(
-                    method = request.method,
-                    target = %request.target,
+                    method,
+                    target = %target,
                     %reason,
                     "refused requestState: verified but does not decode"
                 );
@@ -109,8 +118,8 @@ pub(crate) async fn run<F: Flow>(
             })?;
             if envelope.shape != F::SHAPE {
                 tracing::warn!(
-                    method = request.method,
-                    target = %request.target,
+                    method,
+                    target = %target,
                     "refused requestState: minted by a build whose flow has another shape"
                 );
                 return Err(invalid_state());
@@ -118,12 +127,7 @@ pub(crate) async fn run<F: Flow>(
             (envelope.round, Some(envelope.state))
         }
     };
-    let cx = Cx::new(
-        request.capabilities.clone(),
-        request.subject.clone(),
-        request.progress.clone(),
-        request.input_responses.clone(),
-    );
+    let cx = Cx::new(capabilities, subject, progress, input_responses);
     let mut future = pin!(flow.step(args, cx.clone(), state));
     let finished = poll_fn(|context| match future.as_mut().poll(context) {
         Poll::Ready(output) => Poll::Ready(Some(output)),
@@ -143,7 +147,7 @@ pub(crate) async fn run<F: Flow>(
                 )));
             }
             let payload = envelope_bytes(next, F::SHAPE, &state);
-            let token = request.signer.sign(&binding, &payload);
+            let token = signer.sign_with_binding(&binding, &payload);
             let requests: InputRequests = requests
                 .into_iter()
                 .map(|(key, request)| (key.to_owned(), request))

@@ -1,0 +1,161 @@
+//! One full round of the `deploy` flow in process — verify, decode, step, encode, sign —
+//! against the codec's own sign + verify of a payload of the same size, in the same run.
+//!
+//! Run with `cargo bench -p mcp-runtime --bench flow_round`. The round measured is the second
+//! of `deploy`: the client answers the target form (production, 3 replicas), so the flow
+//! verifies the first state, parses the form, runs to the confirmation question and signs a
+//! state carrying the target. Budget: the round costs at most 3x the codec.
+
+use std::future::Future;
+use std::hint::black_box;
+use std::pin::pin;
+use std::task::{Context, Poll, Waker};
+
+use mcp_runtime::protocol::{ClientCapabilities, InputResponses};
+use mcp_runtime::server::{FlowLimits, Progress, Reply, Request, ToolHandler};
+use mcp_runtime::state::{BindingContext, Signer};
+use mcp_runtime::{Cx, ElicitChoice, ElicitForm, ToolResult, text, tool};
+use serde_json::{Value, json};
+
+const BUDGET: f64 = 3.0;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ElicitChoice)]
+#[choice(rename_all = "lowercase")]
+enum Environment {
+    Staging,
+    #[choice(title = "Production (live)")]
+    Production,
+}
+
+#[derive(Debug, ElicitForm)]
+struct Target {
+    #[form(default = Environment::Staging)]
+    environment: Environment,
+    #[form(minimum = 1, maximum = 12, default = 2)]
+    replicas: u32,
+    #[form(max_length = 200)]
+    reason: Option<String>,
+}
+
+#[derive(Debug, ElicitForm)]
+struct Confirm {
+    ok: bool,
+}
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct DeployArgs {
+    service: String,
+}
+
+#[tool]
+async fn deploy(args: DeployArgs, cx: Cx) -> ToolResult {
+    let target: Target = cx.elicit(format!("Where should {} go?", args.service)).await?;
+    if target.environment == Environment::Production {
+        let confirm: Confirm = cx
+            .elicit(format!("Ship {} replicas to production?", target.replicas))
+            .await?;
+        if !confirm.ok {
+            return Ok(text("Nothing deployed."));
+        }
+    }
+    let reason = target.reason.unwrap_or_default();
+    Ok(text(format!("Deployed {} replicas {reason}", target.replicas)))
+}
+
+/// Polls a future that never waits on I/O to completion.
+fn run<T>(future: impl Future<Output = T>) -> T {
+    let mut future = pin!(future);
+    let mut context = Context::from_waker(Waker::noop());
+    loop {
+        if let Poll::Ready(value) = future.as_mut().poll(&mut context) {
+            return value;
+        }
+    }
+}
+
+fn request(signer: &Signer, state: Option<String>, answers: Option<Value>) -> Request {
+    let capabilities: ClientCapabilities =
+        serde_json::from_value(json!({"elicitation": {"form": {}}})).unwrap();
+    let input_responses: Option<InputResponses> =
+        answers.map(|a| serde_json::from_value(a).unwrap());
+    Request {
+        method: "tools/call",
+        target: "deploy".to_owned(),
+        arguments: json!({"service": "checkout"}).as_object().cloned(),
+        input_responses,
+        request_state: state,
+        capabilities,
+        subject: None,
+        progress: Progress::none(),
+        signer: signer.clone(),
+        limits: FlowLimits::default(),
+    }
+}
+
+fn state_of(reply: &Reply<mcp_runtime::protocol::CallToolResult>) -> Option<String> {
+    match reply {
+        Reply::InputRequired(asked) => asked.request_state().map(str::to_owned),
+        Reply::Complete(_) => None,
+    }
+}
+
+fn main() {
+    let signer = Signer::new(1, &[7; 32]).unwrap();
+    let target = json!({"target": {"action": "accept", "content": {
+        "environment": "production", "replicas": 3, "reason": "release 1.4"}}});
+    let confirm = json!({"confirm": {"action": "accept", "content": {"ok": true}}});
+
+    // The three rounds once, for their state sizes.
+    let first = run(deploy.call(request(&signer, None, None))).unwrap();
+    let state1 = state_of(&first).unwrap();
+    let second = run(deploy.call(request(&signer, Some(state1.clone()), Some(target.clone()))))
+        .unwrap();
+    let state2 = state_of(&second).unwrap();
+    let third = run(deploy.call(request(&signer, Some(state2.clone()), Some(confirm)))).unwrap();
+    assert!(matches!(third, Reply::Complete(_)));
+    println!("deploy state sizes: round 1 {} bytes, round 2 {} bytes, round 3 none (complete)",
+        state1.len(), state2.len());
+
+    // Each iteration gets its own prepared request (preparing it is not measured).
+    let prepared = Prepared(request(&signer, Some(state1.clone()), Some(target)));
+    let round = easybench::bench_env(Some(prepared), |prepared| {
+        let request = prepared.take().map(|p| p.0);
+        black_box(request.map(|request| run(deploy.call(black_box(request)))))
+    });
+
+    // The codec alone on a payload as large as the round's state payload.
+    let binding = json!({"service": "checkout"});
+    let cx = BindingContext::new("tools/call", "deploy").with_arguments(Some(&binding));
+    let payload = vec![b'x'; state2.len() * 3 / 4];
+    let codec = easybench::bench(|| {
+        let token = signer.sign(black_box(&cx), black_box(&payload));
+        black_box(signer.verify(&cx, &token).unwrap())
+    });
+
+    let ratio = round.ns_per_iter / codec.ns_per_iter;
+    println!("deploy round (verify, decode, step, encode, sign): {:>8.0} ns/round", round.ns_per_iter);
+    println!("codec sign + verify, same payload size:           {:>8.0} ns/op", codec.ns_per_iter);
+    println!("ratio round/codec: {ratio:.2}x (budget {BUDGET:.1}x) {}",
+        if ratio <= BUDGET { "within budget" } else { "OVER BUDGET" });
+}
+
+/// A request that clones outside the measured loop.
+struct Prepared(Request);
+
+impl Clone for Prepared {
+    fn clone(&self) -> Self {
+        let r = &self.0;
+        Self(Request {
+            method: r.method,
+            target: r.target.clone(),
+            arguments: r.arguments.clone(),
+            input_responses: r.input_responses.clone(),
+            request_state: r.request_state.clone(),
+            capabilities: r.capabilities.clone(),
+            subject: r.subject.clone(),
+            progress: Progress::none(),
+            signer: r.signer.clone(),
+            limits: r.limits,
+        })
+    }
+}
