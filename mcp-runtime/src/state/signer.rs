@@ -5,7 +5,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use base64::Engine as _;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use hmac::Mac as _;
 
 use super::StateError;
@@ -18,6 +17,16 @@ pub const DEFAULT_TTL: Duration = Duration::from_secs(10 * 60);
 
 /// The longest token a signer decodes unless told otherwise: 16 KiB of base64 text.
 pub const DEFAULT_MAX_TOKEN_LEN: usize = 16 * 1024;
+
+/// URL-safe base64 without padding, strict: no padding, no non-zero trailing bits. The SIMD
+/// engine picks the best instruction set once, at first use.
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+static BASE64: std::sync::LazyLock<base64::engine::Simd> = std::sync::LazyLock::new(|| {
+    base64::engine::Simd::url_safe(base64::engine::general_purpose::NO_PAD)
+});
+/// URL-safe base64 without padding, strict: no padding, no non-zero trailing bits.
+#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+static BASE64: base64::engine::GeneralPurpose = base64::engine::general_purpose::URL_SAFE_NO_PAD;
 
 /// Format version, first byte of every token.
 const VERSION: u8 = 1;
@@ -206,6 +215,11 @@ impl Signer {
 
     /// The binding this signer gives a request: its fixed binding if it has one, else its
     /// policy applied to `cx`.
+    ///
+    /// A round that verifies the incoming state and signs the next one for the same request
+    /// can compute this once and pass it to [`verify_with_binding`](Self::verify_with_binding)
+    /// and [`sign_with_binding`](Self::sign_with_binding): the result is the same as
+    /// [`verify`](Self::verify) then [`sign`](Self::sign), and the binding is hashed once.
     pub fn binding(&self, cx: &BindingContext<'_>) -> Binding {
         match &self.inner.binding {
             BindingSource::Default => default_binding(cx),
@@ -263,7 +277,7 @@ impl Signer {
 
         raw.extend_from_slice(check);
         raw.extend_from_slice(&tag);
-        URL_SAFE_NO_PAD.encode(&raw)
+        BASE64.encode(&raw)
     }
 
     /// Verifies `token` against `binding` instead of what this signer's policy would give,
@@ -282,9 +296,7 @@ impl Signer {
         if token.len() > inner.max_token_len {
             return Err(StateError::TooLarge);
         }
-        let mut raw = URL_SAFE_NO_PAD
-            .decode(token)
-            .map_err(|_| StateError::Malformed)?;
+        let mut raw = BASE64.decode(token).map_err(|_| StateError::Malformed)?;
         let parts = Parts::parse(&raw)?;
         let prepared = inner
             .ring
@@ -434,10 +446,7 @@ mod tests {
         let binding = Binding::from_bytes([0; 32]);
         let raw_len = |payload_len: usize| {
             let token = signer.sign_with_binding(&binding, &vec![b'x'; payload_len]);
-            URL_SAFE_NO_PAD
-                .decode(token)
-                .expect("tokens are base64")
-                .len()
+            BASE64.decode(token).expect("tokens are base64").len()
         };
         assert_eq!(raw_len(0), 0 + 11 + 1 + 40);
         assert_eq!(raw_len(256), 256 + 11 + 2 + 40);
