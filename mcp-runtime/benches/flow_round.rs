@@ -49,7 +49,9 @@ struct DeployArgs {
 
 #[tool]
 async fn deploy(args: DeployArgs, cx: Cx) -> ToolResult {
-    let target: Target = cx.elicit(format!("Where should {} go?", args.service)).await?;
+    let target: Target = cx
+        .elicit(format!("Where should {} go?", args.service))
+        .await?;
     if target.environment == Environment::Production {
         let confirm: Confirm = cx
             .elicit(format!("Ship {} replicas to production?", target.replicas))
@@ -59,7 +61,10 @@ async fn deploy(args: DeployArgs, cx: Cx) -> ToolResult {
         }
     }
     let reason = target.reason.unwrap_or_default();
-    Ok(text(format!("Deployed {} replicas {reason}", target.replicas)))
+    Ok(text(format!(
+        "Deployed {} replicas {reason}",
+        target.replicas
+    )))
 }
 
 /// Polls a future that never waits on I/O to completion.
@@ -108,13 +113,16 @@ fn main() {
     // The three rounds once, for their state sizes.
     let first = run(deploy.call(request(&signer, None, None))).unwrap();
     let state1 = state_of(&first).unwrap();
-    let second = run(deploy.call(request(&signer, Some(state1.clone()), Some(target.clone()))))
-        .unwrap();
+    let second =
+        run(deploy.call(request(&signer, Some(state1.clone()), Some(target.clone())))).unwrap();
     let state2 = state_of(&second).unwrap();
     let third = run(deploy.call(request(&signer, Some(state2.clone()), Some(confirm)))).unwrap();
     assert!(matches!(third, Reply::Complete(_)));
-    println!("deploy state sizes: round 1 {} bytes, round 2 {} bytes, round 3 none (complete)",
-        state1.len(), state2.len());
+    println!(
+        "deploy state sizes: round 1 {} bytes, round 2 {} bytes, round 3 none (complete)",
+        state1.len(),
+        state2.len()
+    );
 
     // Each iteration gets its own prepared request (preparing it is not measured).
     let prepared = Prepared(request(&signer, Some(state1.clone()), Some(target)));
@@ -133,10 +141,22 @@ fn main() {
     });
 
     let ratio = round.ns_per_iter / codec.ns_per_iter;
-    println!("deploy round (verify, decode, step, encode, sign): {:>8.0} ns/round", round.ns_per_iter);
-    println!("codec sign + verify, same payload size:           {:>8.0} ns/op", codec.ns_per_iter);
-    println!("ratio round/codec: {ratio:.2}x (budget {BUDGET:.1}x) {}",
-        if ratio <= BUDGET { "within budget" } else { "OVER BUDGET" });
+    println!(
+        "deploy round (verify, decode, step, encode, sign): {:>8.0} ns/round",
+        round.ns_per_iter
+    );
+    println!(
+        "codec sign + verify, same payload size:           {:>8.0} ns/op",
+        codec.ns_per_iter
+    );
+    println!(
+        "ratio round/codec: {ratio:.2}x (budget {BUDGET:.1}x) {}",
+        if ratio <= BUDGET {
+            "within budget"
+        } else {
+            "OVER BUDGET"
+        }
+    );
 }
 
 /// A request that clones outside the measured loop.

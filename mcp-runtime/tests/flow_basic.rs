@@ -36,7 +36,9 @@ static BETWEEN: AtomicUsize = AtomicUsize::new(0);
 /// Deploy the service.
 #[tool]
 async fn deploy(args: DeployArgs, cx: Cx) -> ToolResult {
-    let target: Target = cx.elicit(format!("Where should {} go?", args.service)).await?;
+    let target: Target = cx
+        .elicit(format!("Where should {} go?", args.service))
+        .await?;
     BETWEEN.fetch_add(1, Ordering::SeqCst);
     if target.environment == Environment::Production {
         let confirm: Confirm = cx
@@ -64,7 +66,11 @@ async fn staging_takes_one_question() {
     let second = first
         .answer(json!({"target": accept(json!({"environment": "staging", "replicas": 3}))}))
         .await;
-    assert_eq!(second.text(), Some("Deployed 3 replicas of api."), "{second}");
+    assert_eq!(
+        second.text(),
+        Some("Deployed 3 replicas of api."),
+        "{second}"
+    );
 }
 
 #[tokio::test]
@@ -82,6 +88,8 @@ async fn production_asks_again_and_carries_the_target() {
     assert_eq!(third.text(), Some("Deployed 5 replicas of api."), "{third}");
     // The code between the two questions ran once, not once per round.
     assert_eq!(BETWEEN.load(Ordering::SeqCst) - before, 1);
-    let declined = second.answer(json!({"confirm": {"action": "decline"}})).await;
+    let declined = second
+        .answer(json!({"confirm": {"action": "decline"}}))
+        .await;
     assert!(declined.text().unwrap().contains("declined"), "{declined}");
 }

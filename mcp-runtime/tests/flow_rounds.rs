@@ -8,8 +8,7 @@ use mcp_runtime::protocol::{
 use mcp_runtime::state::{INVALID_STATE_MESSAGE, Signer};
 use mcp_runtime::testing::FlowTester;
 use mcp_runtime::{
-    Cx, ElicitForm, PromptResult, Refusal, ResourceResult, ToolResult, prompt, resource, text,
-    tool,
+    Cx, ElicitForm, PromptResult, Refusal, ResourceResult, ToolResult, prompt, resource, text, tool,
 };
 use serde_json::{Value, json};
 
@@ -40,7 +39,10 @@ struct Greeting {
 async fn two_steps(args: Greeting, cx: Cx) -> ToolResult {
     let user: Name = cx.elicit("Who are you?").await?;
     let count: Count = cx.elicit(format!("How many, {}?", user.name)).await?;
-    Ok(text(format!("{} {} x{}", args.greeting, user.name, count.count)))
+    Ok(text(format!(
+        "{} {} x{}",
+        args.greeting, user.name, count.count
+    )))
 }
 
 /// Another tool with the same shape, to replay states across tools.
@@ -48,7 +50,10 @@ async fn two_steps(args: Greeting, cx: Cx) -> ToolResult {
 async fn other_steps(args: Greeting, cx: Cx) -> ToolResult {
     let user: Name = cx.elicit("Who are you?").await?;
     let count: Count = cx.elicit(format!("How many, {}?", user.name)).await?;
-    Ok(text(format!("{} {} x{}", args.greeting, user.name, count.count)))
+    Ok(text(format!(
+        "{} {} x{}",
+        args.greeting, user.name, count.count
+    )))
 }
 
 fn accept(content: Value) -> Value {
@@ -60,7 +65,9 @@ fn greeting() -> Value {
 }
 
 fn invalid_state(round: &mcp_runtime::testing::Round) {
-    let error = round.error().unwrap_or_else(|| panic!("expected an error, got {round}"));
+    let error = round
+        .error()
+        .unwrap_or_else(|| panic!("expected an error, got {round}"));
     assert_eq!(error.code.0, -32602);
     assert_eq!(error.message, INVALID_STATE_MESSAGE);
 }
@@ -129,7 +136,9 @@ async fn missing_and_invalid_answers_ask_again() {
     let first = tester.start().await;
     let missing = first.answer(json!({"wrong_key": accept(json!({}))})).await;
     assert_eq!(missing.questions(), ["user"]);
-    let invalid = first.answer(json!({"user": accept(json!({"name": "A"}))})).await;
+    let invalid = first
+        .answer(json!({"user": accept(json!({"name": "A"}))}))
+        .await;
     assert_eq!(invalid.questions(), ["user"]);
     let message = serde_json::to_value(&invalid.requests().unwrap()["user"]).unwrap();
     let message = message["params"]["message"].as_str().unwrap();
@@ -227,7 +236,8 @@ async fn a_batch_is_asked_and_answered_together() {
         methods,
         ["sampling/createMessage", "roots/list", "elicitation/create"]
     );
-    let reply = json!({"role": "assistant", "content": {"type": "text", "text": "hello"}, "model": "m1"});
+    let reply =
+        json!({"role": "assistant", "content": {"type": "text", "text": "hello"}, "model": "m1"});
     // Half an answer asks the whole batch again.
     let partial = first.answer(json!({"reply": reply.clone()})).await;
     assert_eq!(partial.questions(), ["reply", "roots", "user"]);

@@ -52,8 +52,7 @@ async fn main() -> std::io::Result<()> {
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| "info".into()),
+            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
         )
         .init();
     let server = server();
@@ -77,7 +76,10 @@ async fn demo(server: &Server) {
         json!({"confirm": {"action": "accept", "content": {"ok": true}}}),
     ];
     let mut state: Option<String> = None;
-    for (id, answer) in std::iter::once(None).chain(answers.into_iter().map(Some)).enumerate() {
+    for (id, answer) in std::iter::once(None)
+        .chain(answers.into_iter().map(Some))
+        .enumerate()
+    {
         let mut params = json!({
             "name": "deploy",
             "arguments": {"service": "checkout"},
@@ -92,7 +94,8 @@ async fn demo(server: &Server) {
         if let Some(state) = &state {
             params["requestState"] = Value::from(state.clone());
         }
-        let request = json!({"jsonrpc": "2.0", "id": id + 1, "method": "tools/call", "params": params});
+        let request =
+            json!({"jsonrpc": "2.0", "id": id + 1, "method": "tools/call", "params": params});
         println!("── client → server, round {} ──", id + 1);
         println!("{}", pretty(&request));
         let bytes = serde_json::to_vec(&request).unwrap_or_default();
@@ -103,13 +106,19 @@ async fn demo(server: &Server) {
             .and_then(|body| serde_json::from_slice(body).ok())
             .unwrap_or(Value::Null);
         println!("── server → client ──");
-        println!("{}", pretty_bytes(outcome.body.as_deref().unwrap_or_default()));
+        println!(
+            "{}",
+            pretty_bytes(outcome.body.as_deref().unwrap_or_default())
+        );
         state = response
             .pointer("/result/requestState")
             .and_then(Value::as_str)
             .map(str::to_owned);
         if let Some(state) = &state {
-            println!("(requestState: {} bytes, signed, bound to this call)", state.len());
+            println!(
+                "(requestState: {} bytes, signed, bound to this call)",
+                state.len()
+            );
         }
         if state.is_none() {
             break;

@@ -275,11 +275,11 @@ struct SiteCode<'a> {
 
 impl VisitMut for SiteCode<'_> {
     fn visit_expr_mut(&mut self, expr: &mut Expr) {
-        if let Expr::Macro(mac) = expr {
-            if let Some(id) = marker_site(&mac.mac) {
-                *expr = self.site(id);
-                return;
-            }
+        if let Expr::Macro(mac) = expr
+            && let Some(id) = marker_site(&mac.mac)
+        {
+            *expr = self.site(id);
+            return;
         }
         visit_mut::visit_expr_mut(self, expr);
     }

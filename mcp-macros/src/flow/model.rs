@@ -138,7 +138,12 @@ pub(crate) struct Handler {
     pub(crate) body: Block,
 }
 
-pub(crate) fn parse_handler(kind: Kind, options: Options, item: ItemFn, errors: &mut Errors) -> Handler {
+pub(crate) fn parse_handler(
+    kind: Kind,
+    options: Options,
+    item: ItemFn,
+    errors: &mut Errors,
+) -> Handler {
     let sig = &item.sig;
     if sig.asyncness.is_none() {
         errors.push(syn::Error::new(
@@ -157,7 +162,10 @@ pub(crate) fn parse_handler(kind: Kind, options: Options, item: ItemFn, errors: 
         ));
     }
     if let Some(variadic) = &sig.variadic {
-        errors.push(syn::Error::new_spanned(variadic, "a handler cannot be variadic"));
+        errors.push(syn::Error::new_spanned(
+            variadic,
+            "a handler cannot be variadic",
+        ));
     }
     let mut args = None;
     let mut cx = None;
@@ -239,19 +247,15 @@ fn split_docs(attrs: Vec<Attribute>) -> (String, Vec<Attribute>) {
     let mut lines = Vec::new();
     let mut rest = Vec::new();
     for attr in attrs {
-        if attr.path().is_ident("doc") {
-            if let syn::Meta::NameValue(nv) = &attr.meta {
-                if let syn::Expr::Lit(syn::ExprLit {
-                    lit: syn::Lit::Str(s),
-                    ..
-                }) = &nv.value
-                {
-                    let line = s.value();
-                    lines.push(line.strip_prefix(' ').unwrap_or(&line).to_owned());
-                    rest.push(attr);
-                    continue;
-                }
-            }
+        if attr.path().is_ident("doc")
+            && let syn::Meta::NameValue(nv) = &attr.meta
+            && let syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(s),
+                ..
+            }) = &nv.value
+        {
+            let line = s.value();
+            lines.push(line.strip_prefix(' ').unwrap_or(&line).to_owned());
         }
         rest.push(attr);
     }
@@ -270,9 +274,10 @@ impl Handler {
 
     /// The description: the attribute's, else the doc comment.
     pub(crate) fn description(&self) -> Option<LitStr> {
-        self.options.description.clone().or_else(|| {
-            (!self.docs.is_empty()).then(|| LitStr::new(&self.docs, Span::call_site()))
-        })
+        self.options
+            .description
+            .clone()
+            .or_else(|| (!self.docs.is_empty()).then(|| LitStr::new(&self.docs, Span::call_site())))
     }
 
     pub(crate) fn span(&self) -> Span {

@@ -235,10 +235,7 @@ impl<'a> Resumer<'a> {
                  `let {ident}: Type = {ident};`"
             )
         };
-        if self
-            .reported
-            .insert(format!("{ident}@{:?}", ident.span()))
-        {
+        if self.reported.insert(format!("{ident}@{:?}", ident.span())) {
             self.errors.push(syn::Error::new(ident.span(), problem));
         }
         None
@@ -263,19 +260,18 @@ impl<'a> Resumer<'a> {
             })
             .collect();
         if site.calls.len() == 1 {
-            if let [binding] = bindings {
-                if binding.ty.is_none() {
-                    binding.ty = types[0].clone();
-                }
+            if let [binding] = bindings
+                && binding.ty.is_none()
+            {
+                binding.ty = types[0].clone();
             }
         } else if let Pat::Tuple(tuple) = &local.pat {
             for (elem, ty) in tuple.elems.iter().zip(types) {
-                if let Pat::Ident(p) = elem {
-                    if let Some(b) = bindings.iter_mut().find(|b| b.ident == p.ident) {
-                        if b.ty.is_none() {
-                            b.ty = ty;
-                        }
-                    }
+                if let Pat::Ident(p) = elem
+                    && let Some(b) = bindings.iter_mut().find(|b| b.ident == p.ident)
+                    && b.ty.is_none()
+                {
+                    b.ty = ty;
                 }
             }
         }

@@ -116,7 +116,9 @@ impl<'a> FreeVars<'a> {
     }
 
     fn bound(&self, name: &str) -> bool {
-        self.scopes.iter().any(|scope| scope.iter().any(|n| n == name))
+        self.scopes
+            .iter()
+            .any(|scope| scope.iter().any(|n| n == name))
     }
 
     fn use_name(&mut self, name: String) {
@@ -212,10 +214,10 @@ impl<'ast> Visit<'ast> for FreeVars<'_> {
     }
 
     fn visit_expr_path(&mut self, path: &'ast syn::ExprPath) {
-        if path.qself.is_none() {
-            if let Some(ident) = path.path.get_ident() {
-                self.use_name(ident.to_string());
-            }
+        if path.qself.is_none()
+            && let Some(ident) = path.path.get_ident()
+        {
+            self.use_name(ident.to_string());
         }
         visit::visit_expr_path(self, path);
     }

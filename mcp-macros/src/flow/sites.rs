@@ -355,9 +355,13 @@ impl<'a> Analyzer<'a> {
                     return Some(vec![pat_ident(pat)]);
                 }
                 match pat {
-                    Pat::Tuple(tuple) if tuple.elems.len() == count => {
-                        Some(tuple.elems.iter().map(|p| pat_ident(strip_pat_type(p))).collect())
-                    }
+                    Pat::Tuple(tuple) if tuple.elems.len() == count => Some(
+                        tuple
+                            .elems
+                            .iter()
+                            .map(|p| pat_ident(strip_pat_type(p)))
+                            .collect(),
+                    ),
                     _ => None,
                 }
             }
@@ -517,11 +521,11 @@ fn mentions_question(tokens: proc_macro2::TokenStream, cx: &Ident) -> bool {
         .any(|t| matches!(t, TokenTree::Ident(i) if i == "await"));
     let direct = has_await
         && trees.windows(3).any(|w| match w {
-            [TokenTree::Ident(recv), TokenTree::Punct(dot), TokenTree::Ident(method)] => {
-                recv == cx
-                    && dot.as_char() == '.'
-                    && QUESTION_METHODS.iter().any(|m| method == m)
-            }
+            [
+                TokenTree::Ident(recv),
+                TokenTree::Punct(dot),
+                TokenTree::Ident(method),
+            ] => recv == cx && dot.as_char() == '.' && QUESTION_METHODS.iter().any(|m| method == m),
             _ => false,
         });
     direct

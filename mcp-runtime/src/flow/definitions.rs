@@ -51,7 +51,10 @@ pub fn prompt_definition<A: JsonSchema>(
                 .iter()
                 .map(|(name, property)| PromptArgument {
                     name: name.clone(),
-                    title: property.get("title").and_then(Value::as_str).map(str::to_owned),
+                    title: property
+                        .get("title")
+                        .and_then(Value::as_str)
+                        .map(str::to_owned),
                     description: property
                         .get("description")
                         .and_then(Value::as_str)
@@ -124,9 +127,7 @@ pub(crate) fn template_variables(template: &str, uri: &str) -> Option<Vec<(Strin
         let name = &rest_template[open + 1..close];
         rest_template = &rest_template[close + 1..];
         let next_literal = rest_template.split('{').next().unwrap_or("");
-        let end = rest_uri
-            .find(|c| matches!(c, '/' | '?' | '#'))
-            .unwrap_or(rest_uri.len());
+        let end = rest_uri.find(['/', '?', '#']).unwrap_or(rest_uri.len());
         let candidate = &rest_uri[..end];
         let value_end = if next_literal.is_empty() {
             candidate.len()

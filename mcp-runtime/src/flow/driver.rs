@@ -103,10 +103,12 @@ pub(crate) async fn run<F: Flow>(
     let (round, state) = match &request_state {
         None => (0, None),
         Some(token) => {
-            let payload = signer.verify_with_binding(&binding, token).map_err(|reason| {
-                tracing::warn!(method, target = %target, %reason, "refused requestState");
-                invalid_state()
-            })?;
+            let payload = signer
+                .verify_with_binding(&binding, token)
+                .map_err(|reason| {
+                    tracing::warn!(method, target = %target, %reason, "refused requestState");
+                    invalid_state()
+                })?;
             let envelope = Envelope::<F::State>::decode(&payload).map_err(|reason| {
                 tracing::warn!(
                     method,

@@ -197,10 +197,7 @@ fn refusal_text(refusal: Refusal) -> &'static str {
 fn failure(error: HandlerError) -> ErrorObject {
     match error.kind {
         ErrorKind::Protocol(error) => error,
-        kind => ErrorObject::new(
-            ErrorCode::INTERNAL_ERROR,
-            HandlerError { kind }.to_string(),
-        ),
+        kind => ErrorObject::new(ErrorCode::INTERNAL_ERROR, HandlerError { kind }.to_string()),
     }
 }
 
@@ -227,7 +224,10 @@ impl schemars::JsonSchema for NoArgs {
 
 /// Drives one round of a `#[tool]`.
 #[doc(hidden)]
-pub fn drive_tool<F>(flow: F, mut request: Request) -> BoxFuture<'static, HandlerResult<CallToolResult>>
+pub fn drive_tool<F>(
+    flow: F,
+    mut request: Request,
+) -> BoxFuture<'static, HandlerResult<CallToolResult>>
 where
     F: Flow,
     F::Output: IntoToolResult,
@@ -295,9 +295,8 @@ where
             .map(|(name, value)| (name, Value::String(value)))
             .collect();
         let arguments = Value::Object(variables);
-        let args = F::Args::deserialize(&arguments).map_err(|error| {
-            invalid_params(format!("invalid resource URI `{uri}`: {error}"))
-        })?;
+        let args = F::Args::deserialize(&arguments)
+            .map_err(|error| invalid_params(format!("invalid resource URI `{uri}`: {error}")))?;
         // The URI is the target the state binds; its variables add nothing to that.
         match run(flow, request, None, args).await? {
             Ran::Done(output) => output.into_resource_result(&uri).map(Reply::Complete),

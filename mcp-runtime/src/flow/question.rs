@@ -1,6 +1,7 @@
 //! Questions a handler asks, and how each kind reads its answer.
 
 use std::fmt;
+use std::future::{IntoFuture, Pending};
 use std::marker::PhantomData;
 
 use serde_json::{Map, Value};
@@ -139,6 +140,40 @@ impl<A> Question<A> {
         self
     }
 }
+
+/// Awaiting a [`Question`] anywhere the handler's macro cannot see it is a compile error.
+///
+/// The macro replaces each question it finds awaited in a handler body with a suspension
+/// point, so a question never runs as a future. Awaited anywhere else (in a closure, in a
+/// helper function, on a clone of the context), it would have nowhere to suspend to; this
+/// impl exists only so that mistake fails to compile with a message about questions,
+/// through [`AwaitedOutsideFlow`], which no type implements.
+impl<A> IntoFuture for Question<A>
+where
+    Question<A>: AwaitedOutsideFlow,
+{
+    type Output = A;
+    type IntoFuture = Pending<A>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        std::future::pending()
+    }
+}
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// Never implemented: the bound that makes awaiting a [`Question`] outside a handler body a
+/// compile error that speaks of questions.
+#[diagnostic::on_unimplemented(
+    message = "a question can only be awaited directly in the body of a `#[tool]`, `#[prompt]` \
+               or `#[resource]` function, on its own context",
+    label = "this question is awaited where the handler's macro cannot turn it into a \
+             suspension point",
+    note = "bind the answer with `let answer = cx.elicit(...).await?;` in the handler body"
+)]
+pub trait AwaitedOutsideFlow: sealed::Sealed {}
 
 pub(crate) fn form<F: ElicitForm>(message: String) -> Question<Result<F, Refusal>> {
     Question::new(
