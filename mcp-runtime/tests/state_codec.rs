@@ -537,6 +537,14 @@ fn a_custom_policy_can_extend_the_default() {
         signer().verify(&cx(None), &token),
         Err(StateError::BindingMismatch)
     );
+    // The same policy, shared as a `BindingPolicy`, binds alike.
+    let shared: mcp_runtime::state::BindingPolicy =
+        Arc::new(|cx: &BindingContext<'_>| default_binding(cx).extended(b"tenant-42"));
+    let shared_signer = signer().with_shared_policy(shared);
+    assert_eq!(
+        shared_signer.verify(&cx(None), &token),
+        Ok(b"state".to_vec())
+    );
     // The extended policy still binds every default component.
     assert_eq!(
         tenant_signer.verify(&cx(None).with_subject(Some("bob")), &token),

@@ -60,10 +60,13 @@ impl ManualClock {
         Self::new(UNIX_EPOCH + Duration::from_secs(secs))
     }
 
-    /// Moves the clock forward by `by`.
+    /// Moves the clock forward by `by`; a move past the latest time the platform can represent
+    /// leaves the clock where it is.
     pub fn advance(&self, by: Duration) {
         let mut now = self.lock();
-        *now += by;
+        if let Some(later) = now.checked_add(by) {
+            *now = later;
+        }
     }
 
     /// Sets the clock to `to`, forward or back.
@@ -97,4 +100,22 @@ impl fmt::Debug for ManualClock {
 pub(super) fn unix_secs(time: SystemTime) -> u64 {
     time.duration_since(UNIX_EPOCH)
         .map_or(0, |since| since.as_secs())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn manual_clock_moves_only_when_told() {
+        let clock = ManualClock::from_unix_secs(100);
+        assert_eq!(unix_secs(clock.now()), 100);
+        clock.advance(Duration::from_millis(2500));
+        assert_eq!(unix_secs(clock.now()), 102);
+        // A move past the representable range leaves the clock where it was.
+        clock.advance(Duration::MAX);
+        assert_eq!(unix_secs(clock.now()), 102);
+        clock.set(UNIX_EPOCH - Duration::from_secs(5));
+        assert_eq!(unix_secs(clock.now()), 0);
+    }
 }

@@ -158,6 +158,14 @@ impl Signer {
         self
     }
 
+    /// The same signer binding states with a policy already shared as a [`BindingPolicy`];
+    /// see [`with_policy`](Self::with_policy).
+    #[must_use]
+    pub fn with_shared_policy(mut self, policy: BindingPolicy) -> Self {
+        Arc::make_mut(&mut self.inner).binding = BindingSource::Policy(policy);
+        self
+    }
+
     /// The same signer binding every state to `binding`, whatever the request.
     ///
     /// States then stay valid across subjects, methods, targets and arguments; only the key
