@@ -72,12 +72,12 @@ fn origin_allowed(origin: &str, inner: &Inner) -> bool {
 }
 
 /// DNS-rebinding protection: the `Host` must be local or allow-listed, and an `Origin`, when
-/// present, must be local or allow-listed. Refused with `403`.
+/// present, must be local or allow-listed. Refused with `403`: the rejection to answer, if any.
 pub(crate) fn check_host_and_origin(
     headers: &HeaderMap,
     uri: &Uri,
     inner: &Inner,
-) -> Result<(), Response> {
+) -> Option<Response> {
     let host = headers
         .get(header::HOST)
         .and_then(|value| value.to_str().ok())
@@ -88,7 +88,7 @@ pub(crate) fn check_host_and_origin(
     };
     if !host_ok {
         tracing::warn!(host = ?host, "refused a request for a foreign host");
-        return Err(reject(
+        return Some(reject(
             StatusCode::FORBIDDEN,
             -32600,
             "forbidden `Host` header",
@@ -100,27 +100,27 @@ pub(crate) fn check_host_and_origin(
             .is_ok_and(|origin| origin_allowed(origin, inner));
         if !allowed {
             tracing::warn!(origin = ?origin, "refused a request from a foreign origin");
-            return Err(reject(
+            return Some(reject(
                 StatusCode::FORBIDDEN,
                 -32600,
                 "forbidden `Origin` header",
             ));
         }
     }
-    Ok(())
+    None
 }
 
 /// The body must be declared `application/json` (parameters such as `charset` allowed).
-pub(crate) fn check_content_type(headers: &HeaderMap) -> Result<(), Response> {
+pub(crate) fn check_content_type(headers: &HeaderMap) -> Option<Response> {
     let content_type = headers
         .get(header::CONTENT_TYPE)
         .and_then(|value| value.to_str().ok())
         .unwrap_or_default();
     let essence = content_type.split(';').next().unwrap_or_default().trim();
     if essence.eq_ignore_ascii_case("application/json") {
-        Ok(())
+        None
     } else {
-        Err(reject(
+        Some(reject(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
             -32600,
             "`Content-Type` must be `application/json`",
@@ -149,16 +149,16 @@ fn accepted(headers: &HeaderMap) -> Vec<String> {
 
 /// A client that sends `Accept` must accept JSON answers; refused with `406` otherwise.
 /// Without an `Accept` header, anything goes.
-pub(crate) fn check_accept(headers: &HeaderMap) -> Result<(), Response> {
+pub(crate) fn check_accept(headers: &HeaderMap) -> Option<Response> {
     let ranges = accepted(headers);
     let json_ok = ranges.is_empty()
         || ranges
             .iter()
             .any(|range| matches!(range.as_str(), "application/json" | "application/*" | "*/*"));
     if json_ok {
-        Ok(())
+        None
     } else {
-        Err(reject(
+        Some(reject(
             StatusCode::NOT_ACCEPTABLE,
             -32600,
             "`Accept` must include `application/json`",
@@ -193,25 +193,25 @@ mod tests {
             header::ACCEPT,
             HeaderValue::from_static("text/event-stream;q=0.9, Application/JSON"),
         );
-        assert!(check_accept(&headers).is_ok());
+        assert!(check_accept(&headers).is_none());
         assert!(accepts_event_stream(&headers));
         headers.insert(header::ACCEPT, HeaderValue::from_static("text/html"));
-        assert!(check_accept(&headers).is_err());
+        assert!(check_accept(&headers).is_some());
         assert!(!accepts_event_stream(&headers));
         headers.insert(header::ACCEPT, HeaderValue::from_static("*/*"));
-        assert!(check_accept(&headers).is_ok() && accepts_event_stream(&headers));
+        assert!(check_accept(&headers).is_none() && accepts_event_stream(&headers));
     }
 
     #[test]
     fn content_type_parameters_are_ignored() {
         let mut headers = HeaderMap::new();
-        assert!(check_content_type(&headers).is_err());
+        assert!(check_content_type(&headers).is_some());
         headers.insert(
             header::CONTENT_TYPE,
             HeaderValue::from_static("application/json; charset=utf-8"),
         );
-        assert!(check_content_type(&headers).is_ok());
+        assert!(check_content_type(&headers).is_none());
         headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/plain"));
-        assert!(check_content_type(&headers).is_err());
+        assert!(check_content_type(&headers).is_some());
     }
 }

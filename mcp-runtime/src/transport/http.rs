@@ -67,13 +67,13 @@ impl Server {
 async fn endpoint(State(server): State<Server>, request: axum::extract::Request) -> Response {
     let (parts, body) = request.into_parts();
     let inner = &server.inner;
-    if let Err(rejection) = guard::check_host_and_origin(&parts.headers, &parts.uri, inner) {
+    if let Some(rejection) = guard::check_host_and_origin(&parts.headers, &parts.uri, inner) {
         return rejection;
     }
-    if let Err(rejection) = guard::check_content_type(&parts.headers) {
+    if let Some(rejection) = guard::check_content_type(&parts.headers) {
         return rejection;
     }
-    if let Err(rejection) = guard::check_accept(&parts.headers) {
+    if let Some(rejection) = guard::check_accept(&parts.headers) {
         return rejection;
     }
     let limit = inner.body_limit;

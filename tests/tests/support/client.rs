@@ -162,10 +162,7 @@ fn parse(raw: &[u8]) -> Answer {
 
 fn dechunk(mut rest: &[u8]) -> Vec<u8> {
     let mut body = Vec::new();
-    loop {
-        let Some(end) = rest.windows(2).position(|window| window == b"\r\n") else {
-            break;
-        };
+    while let Some(end) = rest.windows(2).position(|window| window == b"\r\n") {
         let size_text = String::from_utf8_lossy(&rest[..end]);
         let size = usize::from_str_radix(size_text.split(';').next().unwrap().trim(), 16).unwrap();
         if size == 0 {

@@ -13,7 +13,7 @@ use mcp_runtime::server::{
     BoxFuture, HandlerResult, PromptHandler, Reply, Request, ResourceDefinition, ResourceHandler,
     Server, ToolHandler,
 };
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 fn tool(name: &str) -> Tool {
     let schema = json!({ "type": "object" });
@@ -165,7 +165,7 @@ impl PromptHandler for Greet {
     fn get(&self, request: Request) -> BoxFuture<'static, HandlerResult<GetPromptResult>> {
         let name = request
             .arguments
-            .unwrap_or_else(Map::new)
+            .unwrap_or_default()
             .get("name")
             .and_then(Value::as_str)
             .unwrap_or("stranger")
