@@ -120,7 +120,9 @@ fn every_error_at_once_in_field_order() {
     let fields: Vec<_> = errors.iter().map(|error| error.field.as_str()).collect();
     assert_eq!(
         fields,
-        ["name", "email", "replicas", "ratio", "express", "color", "tags", "count"]
+        [
+            "name", "email", "replicas", "ratio", "express", "color", "tags", "count"
+        ]
     );
     assert_eq!(errors.field("replicas").unwrap().got, "`13`");
 }
@@ -203,7 +205,11 @@ fn defaults_fill_absent_required_fields_only() {
     content.insert("replicas".into(), Value::Null);
     content.insert("backup".into(), Value::Null);
     let order = Order::from_content(&content).unwrap();
-    assert_eq!((order.replicas, order.backup), (2, None), "null counts as absent");
+    assert_eq!(
+        (order.replicas, order.backup),
+        (2, None),
+        "null counts as absent"
+    );
     let schema = serde_json::to_value(Order::requested_schema()).unwrap();
     assert_eq!(
         schema["required"],
@@ -233,9 +239,15 @@ fn to_content_round_trips_and_serde_revalidates() {
     let error = serde_json::from_value::<Order>(Value::Object(with("replicas", json!(99))))
         .unwrap_err()
         .to_string();
-    assert!(error.contains("`replicas`: expected an integer from 1 to 12"), "{error}");
+    assert!(
+        error.contains("`replicas`: expected an integer from 1 to 12"),
+        "{error}"
+    );
     assert_eq!(serde_json::to_value(Color::Green).unwrap(), json!("Green"));
-    assert_eq!(serde_json::from_value::<Tag>(json!("beta")).unwrap(), Tag::Beta);
+    assert_eq!(
+        serde_json::from_value::<Tag>(json!("beta")).unwrap(),
+        Tag::Beta
+    );
     assert!(serde_json::from_value::<Tag>(json!("Beta")).is_err());
 }
 
@@ -247,8 +259,7 @@ fn arbitrary_json() -> impl Strategy<Value = Value> {
         any::<u64>().prop_map(Value::from),
         any::<f64>().prop_map(Value::from),
         ".{0,12}".prop_map(Value::String),
-        prop::sample::select(vec!["alpha", "beta", "Red", "Green", "a@b.c"])
-            .prop_map(Value::from),
+        prop::sample::select(vec!["alpha", "beta", "Red", "Green", "a@b.c"]).prop_map(Value::from),
     ];
     leaf.prop_recursive(2, 8, 4, |inner| {
         prop_oneof![

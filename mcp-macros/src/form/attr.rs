@@ -86,7 +86,11 @@ fn parse_all(
             if each(errors, &key, &meta)? {
                 return Ok(());
             }
-            let shape = if meta.input.peek(syn::Token![=]) { " = ..." } else { "" };
+            let shape = if meta.input.peek(syn::Token![=]) {
+                " = ..."
+            } else {
+                ""
+            };
             errors.error_at(
                 &key,
                 format!("unknown attribute `#[{name}({key}{shape})]`; {unknown_hint}"),

@@ -34,7 +34,12 @@ impl RenameRule {
     /// `name` (a field or variant identifier) under this rule.
     pub(crate) fn apply(self, name: &str) -> String {
         let words = words(name);
-        let capitalised = || words.iter().map(|word| capitalise(word)).collect::<String>();
+        let capitalised = || {
+            words
+                .iter()
+                .map(|word| capitalise(word))
+                .collect::<String>()
+        };
         match self {
             Self::Lower => name.to_lowercase(),
             Self::Upper => name.to_uppercase(),
@@ -65,7 +70,10 @@ fn join(words: &[String], separator: &str, case: fn(&str) -> String) -> String {
 fn capitalise(word: &str) -> String {
     let mut chars = word.chars();
     match chars.next() {
-        Some(first) => first.to_uppercase().chain(chars.flat_map(char::to_lowercase)).collect(),
+        Some(first) => first
+            .to_uppercase()
+            .chain(chars.flat_map(char::to_lowercase))
+            .collect(),
         None => String::new(),
     }
 }

@@ -214,7 +214,9 @@ fn classify(ty: &Type) -> syn::Result<Kind<'_>> {
     match name.as_str() {
         "Vec" | "BTreeSet" => {
             let Some(elem) = single_type_argument(arguments) else {
-                return refuse(format!("expected `{name}<E>` where `E` derives `ElicitChoice`"));
+                return refuse(format!(
+                    "expected `{name}<E>` where `E` derives `ElicitChoice`"
+                ));
             };
             return match classify(elem) {
                 Ok(Kind::Single(_)) => Ok(Kind::Multi(ty, elem)),

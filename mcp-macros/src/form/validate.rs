@@ -27,9 +27,24 @@ pub(crate) fn wire_name(
 pub(crate) fn form(form: &Form<'_>, errors: &mut Errors) {
     for field in &form.fields {
         check_fit(errors, field);
-        check_order(errors, field.attrs.min_length.as_ref(), field.attrs.max_length.as_ref(), |n| *n as f64);
-        check_order(errors, field.attrs.min_items.as_ref(), field.attrs.max_items.as_ref(), |n| *n as f64);
-        check_order(errors, field.attrs.minimum.as_ref(), field.attrs.maximum.as_ref(), |n| n.as_f64());
+        check_order(
+            errors,
+            field.attrs.min_length.as_ref(),
+            field.attrs.max_length.as_ref(),
+            |n| *n as f64,
+        );
+        check_order(
+            errors,
+            field.attrs.min_items.as_ref(),
+            field.attrs.max_items.as_ref(),
+            |n| *n as f64,
+        );
+        check_order(
+            errors,
+            field.attrs.minimum.as_ref(),
+            field.attrs.maximum.as_ref(),
+            |n| n.as_f64(),
+        );
         if let Kind::Integer(ty) = &field.kind {
             check_integer_bound(errors, field.attrs.minimum.as_ref(), ty);
             check_integer_bound(errors, field.attrs.maximum.as_ref(), ty);
@@ -59,11 +74,31 @@ fn check_fit(errors: &mut Errors, field: &Field<'_>) {
     let numeric = matches!(field.kind, Kind::Integer(_) | Kind::Float(_));
     let multi = matches!(field.kind, Kind::Multi(..));
     let rules: [(Option<&syn::Ident>, bool, &str); 7] = [
-        (attrs.min_length.as_ref().map(|s| &s.key), text, "`String` fields"),
-        (attrs.max_length.as_ref().map(|s| &s.key), text, "`String` fields"),
-        (attrs.format.as_ref().map(|s| &s.key), text, "`String` fields"),
-        (attrs.minimum.as_ref().map(|s| &s.key), numeric, "integer and float fields"),
-        (attrs.maximum.as_ref().map(|s| &s.key), numeric, "integer and float fields"),
+        (
+            attrs.min_length.as_ref().map(|s| &s.key),
+            text,
+            "`String` fields",
+        ),
+        (
+            attrs.max_length.as_ref().map(|s| &s.key),
+            text,
+            "`String` fields",
+        ),
+        (
+            attrs.format.as_ref().map(|s| &s.key),
+            text,
+            "`String` fields",
+        ),
+        (
+            attrs.minimum.as_ref().map(|s| &s.key),
+            numeric,
+            "integer and float fields",
+        ),
+        (
+            attrs.maximum.as_ref().map(|s| &s.key),
+            numeric,
+            "integer and float fields",
+        ),
         (
             attrs.min_items.as_ref().map(|s| &s.key),
             multi,
@@ -117,7 +152,12 @@ fn check_integer_bound(errors: &mut Errors, bound: Option<&Setting<Number>>, ty:
     };
     let key = &bound.key;
     let written = quote::quote!(#ty).to_string();
-    let name = written.rsplit("::").next().unwrap_or_default().trim().to_owned();
+    let name = written
+        .rsplit("::")
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .to_owned();
     let value = match bound.value {
         Number::Int(value) => value,
         Number::Float(_) => {

@@ -203,7 +203,9 @@ impl Kind for Text {
             Some(format) => String::from(formats::describe(format)),
             None => String::from("a string"),
         };
-        let noun = if meta.max_length == Some(1) || (meta.max_length.is_none() && meta.min_length == Some(1)) {
+        let noun = if meta.max_length == Some(1)
+            || (meta.max_length.is_none() && meta.min_length == Some(1))
+        {
             " character"
         } else {
             " characters"
@@ -226,7 +228,11 @@ impl Kind for Text {
             if meta.min_length.is_some_and(|min| count < min)
                 || meta.max_length.is_some_and(|max| count > max)
             {
-                let unit = if count == 1 { "character" } else { "characters" };
+                let unit = if count == 1 {
+                    "character"
+                } else {
+                    "characters"
+                };
                 return Err(refuse::<Self>(meta, format!("{count} {unit}")));
             }
         }
@@ -604,7 +610,9 @@ impl<C: Selection> Kind for Multi<C> {
             (Some(min), Some(max)) => {
                 format!("an array of {min} to {max} distinct values among {among}")
             }
-            (Some(min), None) => format!("an array of at least {min} distinct values among {among}"),
+            (Some(min), None) => {
+                format!("an array of at least {min} distinct values among {among}")
+            }
             (None, Some(max)) => format!("an array of at most {max} distinct values among {among}"),
             (None, None) => format!("an array of distinct values among {among}"),
         }
@@ -627,10 +635,7 @@ impl<C: Selection> Kind for Multi<C> {
                 return Err(refuse::<Self>(meta, describe(item)));
             };
             if chosen.iter().any(|seen| seen.to_wire() == choice.to_wire()) {
-                return Err(refuse::<Self>(
-                    meta,
-                    format!("{} twice", describe(item)),
-                ));
+                return Err(refuse::<Self>(meta, format!("{} twice", describe(item))));
             }
             chosen.push(choice);
         }

@@ -54,9 +54,9 @@ fn is_local_part(local: &str) -> bool {
     }
     local.split('.').all(|atom| {
         !atom.is_empty()
-            && atom.bytes().all(|byte| {
-                byte.is_ascii_alphanumeric() || b"!#$%&'*+-/=?^_`{|}~".contains(&byte)
-            })
+            && atom
+                .bytes()
+                .all(|byte| byte.is_ascii_alphanumeric() || b"!#$%&'*+-/=?^_`{|}~".contains(&byte))
     })
 }
 
