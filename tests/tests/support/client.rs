@@ -1,6 +1,11 @@
 //! A deliberately small HTTP/1.1 client over a raw socket, so tests can send exactly the bytes
 //! they mean (foreign hosts, wrong content types, oversized bodies) and read the raw answer.
 
+#![allow(
+    dead_code,
+    reason = "each test binary includes this support and uses part of it"
+)]
+
 use std::net::SocketAddr;
 
 use mcp_runtime::server::Server;

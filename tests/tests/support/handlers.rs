@@ -2,6 +2,11 @@
 //! one answering input-required, one panicking, one reporting progress, one needing an
 //! undeclared capability, a prompt with completion, a resource and a template.
 
+#![allow(
+    dead_code,
+    reason = "each test binary includes this support and uses part of it"
+)]
+
 use std::time::Duration;
 
 use mcp_runtime::protocol::{
