@@ -58,15 +58,17 @@
 //! them apart: when the tag fails but the check holds, the token was minted by this server for
 //! another binding ([`StateError::BindingMismatch`]); when both fail it was altered or forged
 //! ([`StateError::BadSignature`]). A token whose tag alone was altered reads as a binding
-//! mismatch too: the check vouches only that this server minted the body. Being keyed, the check reveals nothing about the binding to
-//! whoever reads the token. Minting shares the HMAC state of header and payload between the two
-//! MACs, and a successful verification never computes the check, so it costs two compression
-//! rounds when signing and nothing when verifying.
+//! mismatch too: the check vouches only that this server minted the body. The check does not
+//! involve the binding, so the token carries nothing derived from the binding but the tag.
+//! Minting shares the HMAC state of the body between the two MACs, and a successful
+//! verification never computes the check, so it costs two compression rounds when signing and
+//! nothing when verifying.
 //!
 //! # Who may mint
 //!
 //! A server holds one [`Signer`] and only ever mints with [`Signer::sign`], which applies the
-//! signer's own policy (or fixed binding) to the request being answered. Handlers never see the
+//! signer's own policy (or fixed binding) to the request being answered (or, equivalently,
+//! with [`Signer::sign_with_binding`] given [`Signer::binding`] of that same request). Handlers never see the
 //! signer: they return continuations, and the flow driver signs them. So every state a server
 //! hands out verifies under the server's policy; a handler cannot mint under a binding of its
 //! own. [`Signer::sign_with_binding`] and [`Signer::verify_with_binding`] exist for code that
