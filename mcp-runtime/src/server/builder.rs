@@ -3,8 +3,6 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use serde_json::Value;
-
 use super::Server;
 use super::handler::{FlowLimits, PromptHandler, ResourceDefinition, ResourceHandler, ToolHandler};
 use crate::protocol::{
@@ -266,28 +264,6 @@ pub(crate) struct Inner {
     pub(crate) body_limit: usize,
     pub(crate) allowed_hosts: Vec<String>,
     pub(crate) allowed_origins: Vec<String>,
-}
-
-/// Adds `resultType: "complete"` and the caching hints `ttlMs` and `cacheScope` to a result
-/// object; hints the result already carries win unless they are the defaults.
-pub(crate) fn complete(cache: CacheHints, mut result: Value) -> Value {
-    if let Value::Object(object) = &mut result {
-        object.insert("resultType".into(), "complete".into());
-        let own_ttl = object.get("ttlMs").and_then(Value::as_u64).unwrap_or(0);
-        let own_scope = object
-            .get("cacheScope")
-            .and_then(Value::as_str)
-            .unwrap_or("private");
-        if own_ttl == 0 && own_scope == "private" {
-            let scope = match cache.cache_scope {
-                CacheScope::Public => "public",
-                CacheScope::Private => "private",
-            };
-            object.insert("ttlMs".into(), cache.ttl_ms.into());
-            object.insert("cacheScope".into(), scope.into());
-        }
-    }
-    result
 }
 
 fn serialise(result: &impl serde::Serialize) -> String {

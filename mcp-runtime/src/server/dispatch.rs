@@ -3,17 +3,17 @@
 use std::sync::Arc;
 
 use serde::Serialize;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
-use super::builder;
 use super::error::RpcError;
 use super::handler::{BoxFuture, HandlerResult, Progress, Reply, Request};
 use super::lifecycle::{self, Envelope, Meta};
 use super::panic::{CatchUnwind, guarded};
 use super::{Handling, Outcome, RequestFacts, Server};
 use crate::protocol::{
-    CacheHints, ClientCapabilities, CompleteRequestParams, CompleteResult, Completion,
-    CompletionReference, InputResponses,
+    CacheHints, CallToolResult, ClientCapabilities, CompleteRequestParams, CompleteResult,
+    Completion, CompletionReference, ErrorObject, GetPromptResult, InputResponses,
+    ReadResourceResult,
 };
 
 /// The methods a server may answer.
@@ -98,11 +98,7 @@ impl Server {
             Method::PromptsList => cached(&inner.prompts_list),
             Method::ResourcesList => cached(&inner.resources_list),
             Method::TemplatesList => cached(&inner.templates_list),
-            Method::Complete => {
-                let result = serde_json::to_value(self.complete(params)?)
-                    .map_err(|_| RpcError::internal("internal error"))?;
-                Ok(Handling::ready(result_outcome(id, &result)))
-            }
+            Method::Complete => Ok(Handling::ready(result_outcome(id, &self.complete(params)?))),
             Method::ToolsCall | Method::PromptsGet | Method::ResourcesRead => {
                 self.call(id.clone(), method, params, meta, facts)
             }
@@ -290,43 +286,76 @@ impl PartialRequest {
     }
 }
 
+/// A final result as dispatch sends it: serialised straight from its typed value (so member
+/// order is the type's field order), after the server's caching hints are applied.
+trait FinalResult: Serialize {
+    /// Applies the server's caching hints, for results that carry them.
+    fn apply_cache_hints(&mut self, _hints: CacheHints) {}
+}
+
+impl FinalResult for CallToolResult {}
+
+impl FinalResult for GetPromptResult {}
+
+impl FinalResult for CompleteResult {}
+
+impl FinalResult for ReadResourceResult {
+    /// Hints the handler set itself win; the defaults (`0`, `private`) give way to the
+    /// server's.
+    fn apply_cache_hints(&mut self, hints: CacheHints) {
+        if self.cache == CacheHints::default() {
+            self.cache = hints;
+        }
+    }
+}
+
 /// Awaits a handler and turns its reply into the answer.
-async fn run<R: Serialize>(
+async fn run<R: FinalResult>(
     id: Value,
     future: CatchUnwind<HandlerResult<R>>,
     cache: Option<CacheHints>,
 ) -> Outcome {
-    let (result, result_type) = match future.await {
-        Ok(Ok(Reply::Complete(result))) => (serde_json::to_value(result), "complete"),
-        Ok(Ok(Reply::InputRequired(result))) => (serde_json::to_value(result), "input_required"),
-        Ok(Err(error)) => return error_outcome(&id, &RpcError::from_handler(error)),
-        Err(panic) => {
-            tracing::error!(%id, panic = %panic, "a handler panicked");
-            return error_outcome(&id, &RpcError::internal("internal error"));
-        }
-    };
-    match result {
-        Ok(Value::Object(mut object)) => {
-            object.insert("resultType".into(), result_type.into());
-            let mut result = Value::Object(object);
-            if let (Some(cache), "complete") = (cache, result_type) {
-                result = builder::complete(cache, result);
+    match future.await {
+        Ok(Ok(Reply::Complete(mut result))) => {
+            if let Some(cache) = cache {
+                result.apply_cache_hints(cache);
             }
             result_outcome(&id, &result)
         }
-        Ok(_) | Err(_) => {
-            tracing::error!(%id, "a handler result did not serialise to a JSON object");
+        Ok(Ok(Reply::InputRequired(result))) => result_outcome(&id, &result),
+        Ok(Err(error)) => error_outcome(&id, &RpcError::from_handler(error)),
+        Err(panic) => {
+            tracing::error!(%id, panic = %panic, "a handler panicked");
             error_outcome(&id, &RpcError::internal("internal error"))
         }
     }
 }
 
-fn result_outcome(id: &Value, result: &Value) -> Outcome {
-    let body = serde_json::to_vec(&json!({ "jsonrpc": "2.0", "id": id, "result": result }))
-        .expect("a JSON value serialises");
-    Outcome {
-        status: 200,
-        body: Some(body),
+/// A JSON-RPC response, serialised without an intermediate [`Value`].
+#[derive(Serialize)]
+struct Response<'a, R> {
+    jsonrpc: &'static str,
+    id: &'a Value,
+    result: &'a R,
+}
+
+/// A result answer. A result that fails to serialise (a handler's own `Serialize` data
+/// refusing, say) answers `-32603` instead.
+fn result_outcome<R: Serialize>(id: &Value, result: &R) -> Outcome {
+    let response = Response {
+        jsonrpc: "2.0",
+        id,
+        result,
+    };
+    match serde_json::to_vec(&response) {
+        Ok(body) => Outcome {
+            status: 200,
+            body: Some(body),
+        },
+        Err(error) => {
+            tracing::error!(%id, %error, "a result did not serialise");
+            error_outcome(id, &RpcError::internal("internal error"))
+        }
     }
 }
 
@@ -345,13 +374,24 @@ fn raw_result_outcome(id: &Value, raw_result: &str) -> Outcome {
     }
 }
 
-/// An error answer. An unusable id (`null`) is left out, as the schema has no `null` id.
+/// A JSON-RPC error response; an unusable id (`null`) is left out, as the schema has no
+/// `null` id.
+#[derive(Serialize)]
+struct ErrorResponse<'a> {
+    jsonrpc: &'static str,
+    #[serde(skip_serializing_if = "Value::is_null")]
+    id: &'a Value,
+    error: &'a ErrorObject,
+}
+
+/// An error answer.
 pub(crate) fn error_outcome(id: &Value, error: &RpcError) -> Outcome {
-    let mut response = json!({ "jsonrpc": "2.0", "error": error.error });
-    if !id.is_null() {
-        response["id"] = id.clone();
-    }
-    let body = serde_json::to_vec(&response).expect("a JSON value serialises");
+    let response = ErrorResponse {
+        jsonrpc: "2.0",
+        id,
+        error: &error.error,
+    };
+    let body = serde_json::to_vec(&response).expect("an error object serialises");
     Outcome {
         status: error.status,
         body: Some(body),
