@@ -111,12 +111,12 @@ fn main() {
     let confirm = json!({"confirm": {"action": "accept", "content": {"ok": true}}});
 
     // The three rounds once, for their state sizes.
-    let first = run(deploy.call(request(&signer, None, None))).unwrap();
+    let first = run(deploy().call(request(&signer, None, None))).unwrap();
     let state1 = state_of(&first).unwrap();
     let second =
-        run(deploy.call(request(&signer, Some(state1.clone()), Some(target.clone())))).unwrap();
+        run(deploy().call(request(&signer, Some(state1.clone()), Some(target.clone())))).unwrap();
     let state2 = state_of(&second).unwrap();
-    let third = run(deploy.call(request(&signer, Some(state2.clone()), Some(confirm)))).unwrap();
+    let third = run(deploy().call(request(&signer, Some(state2.clone()), Some(confirm)))).unwrap();
     assert!(matches!(third, Reply::Complete(_)));
     println!(
         "deploy state sizes: round 1 {} bytes, round 2 {} bytes, round 3 none (complete)",
@@ -128,7 +128,7 @@ fn main() {
     let prepared = Prepared(request(&signer, Some(state1.clone()), Some(target)));
     let round = easybench::bench_env(Some(prepared), |prepared| {
         let request = prepared.take().map(|p| p.0);
-        black_box(request.map(|request| run(deploy.call(black_box(request)))))
+        black_box(request.map(|request| run(deploy().call(black_box(request)))))
     });
 
     // The codec alone on a payload as large as the round's state payload.

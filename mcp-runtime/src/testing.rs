@@ -21,8 +21,8 @@ use serde_json::{Map, Value, json};
 
 use crate::protocol::{ClientCapabilities, ErrorObject, InputRequests, InputResponses};
 use crate::server::{
-    FlowLimits, HandlerResult, Progress, PromptHandler, Reply, Request, ResourceHandler,
-    ToolHandler,
+    FlowLimits, HandlerResult, IntoPromptHandler, IntoResourceHandler, IntoToolHandler, Progress,
+    PromptHandler, Reply, Request, ResourceHandler, ToolHandler,
 };
 use crate::state::Signer;
 
@@ -73,18 +73,21 @@ impl FlowTester {
     }
 
     /// Tests a `#[tool]`.
-    pub fn tool(handler: impl ToolHandler) -> Self {
-        Self::new(Target::Tool(Arc::new(handler)))
+    pub fn tool<M>(handler: impl IntoToolHandler<M>) -> Self {
+        Self::new(Target::Tool(Arc::new(handler.into_tool_handler())))
     }
 
     /// Tests a `#[prompt]`.
-    pub fn prompt(handler: impl PromptHandler) -> Self {
-        Self::new(Target::Prompt(Arc::new(handler)))
+    pub fn prompt<M>(handler: impl IntoPromptHandler<M>) -> Self {
+        Self::new(Target::Prompt(Arc::new(handler.into_prompt_handler())))
     }
 
     /// Tests a `#[resource]` read at `uri`.
-    pub fn resource(handler: impl ResourceHandler, uri: impl Into<String>) -> Self {
-        Self::new(Target::Resource(Arc::new(handler), uri.into()))
+    pub fn resource<M>(handler: impl IntoResourceHandler<M>, uri: impl Into<String>) -> Self {
+        Self::new(Target::Resource(
+            Arc::new(handler.into_resource_handler()),
+            uri.into(),
+        ))
     }
 
     /// The call's arguments (a JSON object; anything else means none).

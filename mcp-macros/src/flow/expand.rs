@@ -26,6 +26,7 @@ fn variant(id: usize) -> Ident {
 pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
     let handler = plan.handler;
     let ident = &handler.ident;
+    let handler_ty = handler_type(handler);
     let vis = &handler.vis;
     let attrs = &handler.attrs;
     let cx = &handler.cx;
@@ -98,11 +99,23 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
         }
     };
 
+    let kind = handler.kind.attr();
+    let made = format!(
+        "Returns the handler `#[{kind}]` made of this function; register it with \
+         `.{kind}({ident})`."
+    );
     quote! {
         #(#attrs)*
+        #[doc = ""]
+        #[doc = #made]
+        #vis fn #ident() -> #handler_ty {
+            #handler_ty
+        }
+
+        #[doc(hidden)]
         #[allow(non_camel_case_types)]
         #[derive(::core::clone::Clone, ::core::marker::Copy, ::core::fmt::Debug, ::core::default::Default)]
-        #vis struct #ident;
+        #vis struct #handler_ty;
 
         const _: () = {
             #[derive(
@@ -117,7 +130,7 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
             #step_fn
 
             #[automatically_derived]
-            impl ::mcp_runtime::__private::Flow for #ident {
+            impl ::mcp_runtime::__private::Flow for #handler_ty {
                 type Args = #args_ty;
                 type State = #state;
                 type Output = #output;
@@ -162,8 +175,18 @@ fn shape(sites: &[Site], resumed: &[Resumed]) -> u64 {
     })
 }
 
+/// The hidden type of the handler value.
+fn handler_type(handler: &Handler) -> Ident {
+    let name = handler.ident.to_string();
+    format_ident!(
+        "__mcp_{}_{}",
+        handler.kind.attr(),
+        name.trim_start_matches("r#")
+    )
+}
+
 fn handler_impl(handler: &Handler) -> TokenStream {
-    let ident = &handler.ident;
+    let ident = handler_type(handler);
     let name = handler.wire_name();
     let title = option_str(handler.options.title.as_ref());
     let description = option_str(handler.description().as_ref());

@@ -126,3 +126,6 @@ fn fallback(function: &ItemFn, error: syn::Error) -> TokenStream {
         #function
     }
 }
+
+#[cfg(test)]
+mod snapshot_tests;

@@ -45,6 +45,8 @@ pub(crate) struct Resumer<'a> {
     carried: Vec<Carried>,
     errors: &'a mut Errors,
     reported: &'a mut HashSet<String>,
+    /// Bindings declared before the resume point in the enclosing blocks, innermost last.
+    visible: Vec<Binding>,
 }
 
 impl<'a> Resumer<'a> {
@@ -60,6 +62,7 @@ impl<'a> Resumer<'a> {
             carried: Vec::new(),
             errors,
             reported,
+            visible: Vec::new(),
         }
     }
 
@@ -78,8 +81,6 @@ impl<'a> Resumer<'a> {
             return block.clone();
         };
         let i = *i;
-        let mut stmts = vec![self.stmt(&block.stmts[i], rest)];
-        stmts.extend(block.stmts[i + 1..].iter().cloned());
         let mut declared = Vec::new();
         for stmt in &block.stmts[..i] {
             if let Stmt::Local(local) = stmt {
@@ -88,6 +89,11 @@ impl<'a> Resumer<'a> {
                 declared.extend(bindings);
             }
         }
+        let depth = self.visible.len();
+        self.visible.extend(declared.iter().cloned());
+        let mut stmts = vec![self.stmt(&block.stmts[i], rest)];
+        self.visible.truncate(depth);
+        stmts.extend(block.stmts[i + 1..].iter().cloned());
         let free = scope::free_in_stmts(&stmts, self.questions);
         let mut restores = self.restore(&declared, &free);
         restores.extend(stmts);
@@ -149,8 +155,59 @@ impl<'a> Resumer<'a> {
             (Step::BlockExpr, Expr::Block(block)) => {
                 block.block = self.block(&block.block, rest);
             }
+            // Input:  `'l: loop { BODY }`, resuming inside BODY
+            // Output: `{ let mut first = Some((v0, ..)); 'l: loop {
+            //            if let Some((v0, ..)) = first.take() { RESUMED } else { BODY } } }`
+            // The carried values restored inside the loop move in through the `Option`, so
+            // the compiler sees them moved once, not once per iteration.
+            (Step::LoopBody, Expr::Loop(looped)) => {
+                let start = self.carried.len();
+                let resumed = self.block(&looped.body, rest);
+                let (first, values) = self.first_iteration(start);
+                let (label, body) = (&looped.label, &looped.body);
+                *expr = syn::parse_quote!({
+                    let mut #first = ::core::option::Option::Some((#(#values,)*));
+                    #label loop {
+                        if let ::core::option::Option::Some((#(#values,)*)) = #first.take() {
+                            #resumed
+                        } else #body
+                    }
+                });
+            }
+            // Input:  `'l: while COND { BODY }`, resuming inside BODY
+            // Output: as for `loop`, with `else if COND { BODY } else { break; }`
+            (Step::WhileBody, Expr::While(looped)) => {
+                let start = self.carried.len();
+                let mut pattern = Vec::new();
+                cond_bindings(&looped.cond, &mut pattern);
+                self.type_for_items(&looped.cond, &mut pattern);
+                let block = self.block(&looped.body, rest);
+                let resumed = self.with_pattern(pattern, block);
+                let (first, values) = self.first_iteration(start);
+                let (label, cond, body) = (&looped.label, &looped.cond, &looped.body);
+                *expr = syn::parse_quote!({
+                    let mut #first = ::core::option::Option::Some((#(#values,)*));
+                    #label loop {
+                        if let ::core::option::Option::Some((#(#values,)*)) = #first.take() {
+                            #resumed
+                        } else if #cond #body else {
+                            break;
+                        }
+                    }
+                });
+            }
             _ => {}
         }
+    }
+
+    /// The flag of a resumed loop's first iteration, and the carried values restored inside
+    /// the loop (those added since `start`).
+    fn first_iteration(&self, start: usize) -> (Ident, Vec<Ident>) {
+        let values = self.carried[start..]
+            .iter()
+            .map(|c| c.value.clone())
+            .collect();
+        (Ident::new("__mcp_first", Span::mixed_site()), values)
     }
 
     /// `block` as an expression, with the pattern bindings it uses restored first.
@@ -167,11 +224,23 @@ impl<'a> Resumer<'a> {
     /// `let` statements restoring the locals of `declared` that `free` names, the last
     /// declaration of each name winning.
     fn restore(&mut self, declared: &[Binding], free: &BTreeSet<String>) -> Vec<Stmt> {
+        let mut free = free.clone();
         let mut out = Vec::new();
         let mut seen = HashSet::new();
         for binding in declared.iter().rev() {
             let name = binding.ident.to_string();
             if !free.contains(&name) || !seen.insert(name) {
+                continue;
+            }
+            // A resumable `for` loop's iterator is rebuilt, not carried: its initialiser
+            // reads the carried position, declared just before it.
+            if let Some(init) = &binding.rederive {
+                free.extend(scope::free_in_stmts(
+                    &[syn::parse_quote!(let _ = #init;)],
+                    self.questions,
+                ));
+                let ident = &binding.ident;
+                out.push(syn::parse_quote!(let mut #ident = #init;));
                 continue;
             }
             let Some(ty) = self.check(binding) else {
@@ -197,7 +266,11 @@ impl<'a> Resumer<'a> {
     }
 
     fn field_name(&self, ident: &Ident) -> Ident {
-        let base = ident.to_string().trim_start_matches("r#").to_owned();
+        let base = ident.to_string();
+        let base = base
+            .trim_start_matches("r#")
+            .trim_start_matches("__mcp_")
+            .to_owned();
         let taken = |name: &str| self.carried.iter().any(|c| c.field == name);
         if !taken(&base) {
             return Ident::new(&base, Span::call_site());
@@ -241,6 +314,68 @@ impl<'a> Resumer<'a> {
         None
     }
 
+    /// Types the item binding of a rewritten `for` loop (`while let Some(PAT) =
+    /// next(&mut __mcp_iter_N)`) from the declared type of the collection it iterates.
+    fn type_for_items(&self, cond: &Expr, pattern: &mut [Binding]) {
+        let Expr::Let(binding) = cond else { return };
+        let Expr::Call(next) = &*binding.expr else {
+            return;
+        };
+        let Some(Expr::Reference(iter)) = next.args.first() else {
+            return;
+        };
+        let Expr::Path(iter) = &*iter.expr else {
+            return;
+        };
+        let Some(iter) = iter.path.get_ident() else {
+            return;
+        };
+        let Some(source) = self
+            .visible
+            .iter()
+            .rev()
+            .find(|b| &b.ident == iter)
+            .and_then(|b| b.rederive.as_ref())
+            .and_then(rewound_source)
+        else {
+            return;
+        };
+        let item = match source {
+            Expr::Range(range) => [&range.start, &range.end]
+                .into_iter()
+                .flatten()
+                .find_map(|bound| self.type_of(bound)),
+            other => self
+                .type_of(other)
+                .map(|ty| syn::parse_quote!(<#ty as ::core::iter::IntoIterator>::Item)),
+        };
+        if let (Some(item), [only]) = (item, pattern) {
+            if only.ty.is_none() {
+                only.ty = Some(item);
+            }
+        }
+    }
+
+    /// The type of a local path or a suffixed integer literal, where known.
+    fn type_of(&self, expr: &Expr) -> Option<Type> {
+        match expr {
+            Expr::Path(path) => {
+                let ident = path.path.get_ident()?;
+                self.visible
+                    .iter()
+                    .rev()
+                    .find(|b| &b.ident == ident)
+                    .and_then(|b| b.ty.clone())
+            }
+            Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Int(int),
+                ..
+            }) if !int.suffix().is_empty() => syn::parse_str(int.suffix()).ok(),
+            Expr::Paren(paren) => self.type_of(&paren.expr),
+            _ => None,
+        }
+    }
+
     /// Types a `let` gets from the question that initialises it, where none is written.
     fn infer_types(&self, local: &syn::Local, bindings: &mut [Binding]) {
         let Some(init) = &local.init else { return };
@@ -275,6 +410,18 @@ impl<'a> Resumer<'a> {
                 }
             }
         }
+    }
+}
+
+/// `EXPR` in `Rewind::rewind(&(EXPR), position)`.
+fn rewound_source(init: &Expr) -> Option<&Expr> {
+    let Expr::Call(call) = init else { return None };
+    let Expr::Reference(source) = call.args.first()? else {
+        return None;
+    };
+    match &*source.expr {
+        Expr::Paren(paren) => Some(&paren.expr),
+        other => Some(other),
     }
 }
 
@@ -331,6 +478,7 @@ fn head_child(expr: &mut Expr, head: Head) -> Option<&mut Expr> {
         (Head::Scrutinee, Expr::Match(e)) => &mut e.expr,
         (Head::Return, Expr::Return(e)) => e.expr.as_mut()?,
         (Head::AssignRight, Expr::Assign(e)) => &mut e.right,
+        (Head::WhileCond, Expr::While(e)) => &mut e.cond,
         _ => return None,
     })
 }

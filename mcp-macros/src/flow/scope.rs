@@ -18,6 +18,8 @@ pub(crate) struct Binding {
     pub(crate) from_let: bool,
     /// For `let` bindings: the initialiser is a borrow (`&x`, `&mut x`).
     pub(crate) init_is_borrow: bool,
+    /// For the iterator of a resumable `for` loop: the initialiser that rebuilds it.
+    pub(crate) rederive: Option<Expr>,
 }
 
 /// Every binding of `pat`, with the types written in it where they can be matched up.
@@ -31,6 +33,7 @@ pub(crate) fn pattern_bindings(pat: &Pat, ty: Option<&Type>, out: &mut Vec<Bindi
                 ty: ty.cloned(),
                 from_let: false,
                 init_is_borrow: false,
+                rederive: None,
             });
             if let Some((_, sub)) = &p.subpat {
                 pattern_bindings(sub, None, out);
@@ -78,6 +81,9 @@ pub(crate) fn let_bindings(local: &Local) -> Vec<Binding> {
     for binding in &mut out {
         binding.from_let = true;
         binding.init_is_borrow = borrow;
+        if binding.ident.to_string().starts_with("__mcp_iter_") {
+            binding.rederive = local.init.as_ref().map(|init| (*init.expr).clone());
+        }
     }
     out
 }

@@ -37,6 +37,10 @@ pub(crate) enum Step {
     Arm(usize),
     /// The block of a block expression.
     BlockExpr,
+    /// The body of a `loop`.
+    LoopBody,
+    /// The body of a `while` or `while let` (a `for` is rewritten into one).
+    WhileBody,
 }
 
 /// Which sub-expression a [`Step::Head`] enters.
@@ -55,6 +59,7 @@ pub(crate) enum Head {
     Scrutinee,
     Return,
     AssignRight,
+    WhileCond,
 }
 
 /// One question point.
@@ -107,6 +112,7 @@ pub(crate) struct Analyzer<'a> {
     errors: &'a mut Errors,
     path: Vec<Step>,
     naming: Option<Naming>,
+    fors: usize,
 }
 
 impl<'a> Analyzer<'a> {
@@ -117,6 +123,7 @@ impl<'a> Analyzer<'a> {
             errors,
             path: Vec::new(),
             naming: None,
+            fors: 0,
         }
     }
 
@@ -218,9 +225,64 @@ impl<'a> Analyzer<'a> {
                 self.block(&mut e.block);
                 self.path.pop();
             }
+            Expr::Loop(e) => {
+                self.path.push(Step::LoopBody);
+                self.block(&mut e.body);
+                self.path.pop();
+            }
+            Expr::While(e) => {
+                self.enter(Head::WhileCond, &mut e.cond);
+                self.path.push(Step::WhileBody);
+                self.block(&mut e.body);
+                self.path.pop();
+            }
+            Expr::ForLoop(e) if has_question(&e.body, self.cx) => {
+                self.forbid(&e.expr, Position::Nested);
+                if let Some(rewritten) = self.resumable_for(e) {
+                    *expr = rewritten;
+                    self.head(expr);
+                }
+            }
             other => self.forbid(other, Position::Nested),
         }
         self.naming = None;
+    }
+
+    /// A `for` loop that asks questions, rewritten so its position travels in the state.
+    ///
+    /// Input:  `'l: for PAT in EXPR { BODY }`
+    /// Output:
+    /// ```text
+    /// { let mut __mcp_pos_N: usize = 0;
+    ///   let mut __mcp_iter_N = Rewind::rewind(&(EXPR), __mcp_pos_N);
+    ///   'l: while let Some(PAT) = Iterator::next(&mut __mcp_iter_N) { __mcp_pos_N += 1; BODY } }
+    /// ```
+    /// On resume the iterator is rebuilt from `EXPR` and the carried position, so `EXPR` must
+    /// be something the flow can evaluate again: a local, a field of one, or a range of those
+    /// and literals.
+    fn resumable_for(&mut self, e: &syn::ExprForLoop) -> Option<Expr> {
+        if !reevaluable(&e.expr) {
+            self.errors.push(syn::Error::new_spanned(
+                &e.expr,
+                "a `for` loop that asks questions must iterate over a local, a field of one or                  a range, so the flow can resume it; bind the collection first:                  `let items: Vec<Item> = ...;` and write `for item in items`",
+            ));
+            return None;
+        }
+        let n = self.fors;
+        self.fors += 1;
+        let pos = quote::format_ident!("__mcp_pos_{}", n, span = Span::mixed_site());
+        let iter = quote::format_ident!("__mcp_iter_{}", n, span = Span::mixed_site());
+        let (label, pat, body, source) = (&e.label, &e.pat, &e.body, &e.expr);
+        Some(syn::parse_quote! {{
+            let mut #pos: usize = 0;
+            let mut #iter = ::mcp_runtime::__private::Rewind::rewind(&(#source), #pos);
+            #label while let ::core::option::Option::Some(#pat) =
+                ::core::iter::Iterator::next(&mut #iter)
+            {
+                #pos += 1;
+                #body
+            }
+        }})
     }
 
     fn enter(&mut self, head: Head, expr: &mut Expr) {
@@ -395,7 +457,6 @@ enum Position {
     Nested,
     Closure,
     AsyncBlock,
-    Loop,
 }
 
 impl Position {
@@ -412,9 +473,6 @@ impl Position {
             Self::AsyncBlock => {
                 "a question cannot be asked inside an `async` block; ask it in the handler \
                  body before the block"
-            }
-            Self::Loop => {
-                "a question cannot be asked inside a loop; ask it before or after the loop"
             }
         }
     }
@@ -443,9 +501,6 @@ impl<'ast> Visit<'ast> for Forbidden<'_, '_> {
             }
             Expr::Closure(_) => self.within(Position::Closure, |v| visit::visit_expr(v, expr)),
             Expr::Async(_) => self.within(Position::AsyncBlock, |v| visit::visit_expr(v, expr)),
-            Expr::Loop(_) | Expr::While(_) | Expr::ForLoop(_) => {
-                self.within(Position::Loop, |v| visit::visit_expr(v, expr));
-            }
             _ => visit::visit_expr(self, expr),
         }
     }
@@ -461,6 +516,38 @@ impl<'ast> Visit<'ast> for Forbidden<'_, '_> {
     }
 
     fn visit_item(&mut self, _: &'ast syn::Item) {}
+}
+
+/// Whether a question is awaited anywhere in `block`, outside nested items.
+fn has_question(block: &Block, cx: &Ident) -> bool {
+    struct Finder<'a> {
+        cx: &'a Ident,
+        found: bool,
+    }
+    impl<'ast> Visit<'ast> for Finder<'_> {
+        fn visit_expr_await(&mut self, awaited: &'ast syn::ExprAwait) {
+            self.found |= is_question_base(&awaited.base, self.cx);
+            visit::visit_expr_await(self, awaited);
+        }
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    let mut finder = Finder { cx, found: false };
+    finder.visit_block(block);
+    finder.found
+}
+
+/// Whether evaluating `expr` again gives the same value without side effects.
+fn reevaluable(expr: &Expr) -> bool {
+    match expr {
+        Expr::Path(p) => p.qself.is_none(),
+        Expr::Lit(_) => true,
+        Expr::Field(f) => reevaluable(&f.base),
+        Expr::Paren(p) => reevaluable(&p.expr),
+        Expr::Range(r) => {
+            r.start.as_deref().is_none_or(reevaluable) && r.end.as_deref().is_none_or(reevaluable)
+        }
+        _ => false,
+    }
 }
 
 fn strip_parens(expr: &Expr) -> &Expr {

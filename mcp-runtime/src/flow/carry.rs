@@ -23,3 +23,28 @@ pub fn serialize<T: Carry, S: Serializer>(value: &T, serializer: S) -> Result<S:
 pub fn deserialize<'de, T: Carry, D: Deserializer<'de>>(deserializer: D) -> Result<T, D::Error> {
     T::deserialize(deserializer)
 }
+
+/// A collection a `for` loop that asks questions can iterate over.
+///
+/// Such a loop iterates over a copy, so the flow can resume it on a later round by copying the
+/// collection again and skipping the items it already took; the position travels in the
+/// request state.
+#[diagnostic::on_unimplemented(
+    message = "a `for` loop that asks questions cannot iterate over `{Self}`",
+    label = "the flow resumes this loop from a fresh copy of this collection",
+    note = "iterate over an owned collection or a range that implements `Clone` and \
+            `IntoIterator`, such as `Vec<T>` or `0..n`"
+)]
+pub trait Rewind {
+    /// The iterator positioned after `taken` items.
+    type Iter: Iterator;
+    /// A fresh iterator over a copy, with the first `taken` items skipped.
+    fn rewind(&self, taken: usize) -> Self::Iter;
+}
+
+impl<T: Clone + IntoIterator> Rewind for T {
+    type Iter = std::iter::Skip<T::IntoIter>;
+    fn rewind(&self, taken: usize) -> Self::Iter {
+        self.clone().into_iter().skip(taken)
+    }
+}

@@ -25,6 +25,7 @@ pub use question::{Question, Refusal};
 #[doc(hidden)]
 pub mod __private {
     pub use super::carry;
+    pub use super::carry::Rewind;
     pub use super::cx::{Batch, Settled, Stop, stop};
     pub use super::definitions::{
         prompt_definition, resource_definition, tool_definition, uri_matches,

@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use super::Server;
 use super::handler::{FlowLimits, PromptHandler, ResourceDefinition, ResourceHandler, ToolHandler};
+use super::register::{IntoPromptHandler, IntoResourceHandler, IntoToolHandler};
 use crate::protocol::{
     CacheHints, CacheScope, DiscoverResult, Implementation, JsonObject, ListChangedCapability,
     ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, Prompt,
@@ -92,21 +93,22 @@ impl ServerBuilder {
     }
 
     /// Registers a tool. `tools/list` lists tools in registration order.
-    pub fn tool<T: ToolHandler>(mut self, tool: T) -> Self {
-        self.tools.push(Arc::new(tool));
+    pub fn tool<M>(mut self, tool: impl IntoToolHandler<M>) -> Self {
+        self.tools.push(Arc::new(tool.into_tool_handler()));
         self
     }
 
     /// Registers a prompt. `prompts/list` lists prompts in registration order.
-    pub fn prompt<P: PromptHandler>(mut self, prompt: P) -> Self {
-        self.prompts.push(Arc::new(prompt));
+    pub fn prompt<M>(mut self, prompt: impl IntoPromptHandler<M>) -> Self {
+        self.prompts.push(Arc::new(prompt.into_prompt_handler()));
         self
     }
 
     /// Registers a resource or resource template. Reads go to the first registered handler
     /// whose [`matches`](ResourceHandler::matches) accepts the URI.
-    pub fn resource<R: ResourceHandler>(mut self, resource: R) -> Self {
-        self.resources.push(Arc::new(resource));
+    pub fn resource<M>(mut self, resource: impl IntoResourceHandler<M>) -> Self {
+        self.resources
+            .push(Arc::new(resource.into_resource_handler()));
         self
     }
 

@@ -1,0 +1,82 @@
+//! Expansion snapshot of a representative handler, reviewed like code.
+//!
+//! The expansion of `deploy` is pretty-printed and compared with the committed file
+//! `tests/snapshots/deploy.expanded.rs`. After a deliberate change to the macro's output,
+//! regenerate it with `UPDATE_SNAPSHOTS=1 cargo test -p mcp-macros --lib snapshot_tests`
+//! and review the diff like code.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use super::{Kind, expand};
+
+fn deploy() -> TokenStream {
+    quote! {
+        /// Deploy the service.
+        #[allow(clippy::needless_pass_by_value)]
+        pub async fn deploy(args: DeployArgs, cx: Cx) -> ToolResult {
+            let target: Target = cx
+                .elicit(format!("Where should {} go?", args.service))
+                .await?;
+            let replicas: u32 = target.replicas;
+            if target.environment == Environment::Production {
+                let confirm: Confirm = cx
+                    .elicit(format!("Ship {replicas} replicas to production?"))
+                    .await?;
+                if !confirm.ok {
+                    return Ok(text("Nothing deployed."));
+                }
+            }
+            Ok(text(format!("Deployed {} replicas of {}.", replicas, args.service)))
+        }
+    }
+}
+
+/// The expansion of `#[tool(attr)] item`, pretty-printed.
+fn pretty(kind: Kind, attr: TokenStream, item: TokenStream) -> String {
+    let out = expand(kind, attr, item);
+    let file: syn::File = match syn::parse2(out.clone()) {
+        Ok(file) => file,
+        Err(error) => panic!("the expansion does not parse as items: {error}\n{out}"),
+    };
+    prettyplease::unparse(&file)
+}
+
+fn check(name: &str, actual: &str) {
+    let path = format!(
+        "{}/tests/snapshots/{name}.expanded.rs",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    if std::env::var_os("UPDATE_SNAPSHOTS").is_some_and(|v| v == "1") {
+        std::fs::write(&path, actual).expect("the snapshot file is writable");
+        return;
+    }
+    let expected = std::fs::read_to_string(&path).unwrap_or_else(|error| {
+        panic!("cannot read `{path}` ({error}); create it with `UPDATE_SNAPSHOTS=1`")
+    });
+    if expected != actual {
+        let first = expected
+            .lines()
+            .zip(actual.lines())
+            .position(|(e, a)| e != a)
+            .unwrap_or_else(|| expected.lines().count().min(actual.lines().count()));
+        panic!(
+            "the expansion of `{name}` differs from its snapshot from line {}; review the \
+             change and regenerate with `UPDATE_SNAPSHOTS=1`\n\n--- actual ---\n{actual}",
+            first + 1
+        );
+    }
+}
+
+#[test]
+fn deploy_expansion_matches_snapshot() {
+    let actual = pretty(Kind::Tool, TokenStream::new(), deploy());
+    check("deploy", &actual);
+}
+
+#[test]
+fn expansion_is_deterministic() {
+    let first = pretty(Kind::Tool, TokenStream::new(), deploy());
+    let second = pretty(Kind::Tool, TokenStream::new(), deploy());
+    assert_eq!(first, second);
+}
