@@ -291,3 +291,36 @@ async fn the_subject_hook_sees_the_request_parts() {
         "hi (for alice)"
     );
 }
+
+#[tokio::test]
+async fn caching_hints_reach_lists_and_reads_but_not_calls() {
+    let server = mcp_runtime::server::Server::builder()
+        .tool(handlers::Echo)
+        .resource(handlers::Readme)
+        .cache_hints(60_000, mcp_runtime::protocol::CacheScope::Public)
+        .build();
+    let server = client::start(server).await;
+    let list = call(server.addr, json!(1), "resources/list", json!({})).await;
+    let read = call(
+        server.addr,
+        json!(2),
+        "resources/read",
+        json!({ "uri": "test://readme" }),
+    )
+    .await;
+    for answer in [list.json(), read.json()] {
+        assert_eq!(answer["result"]["ttlMs"], 60_000, "{answer}");
+        assert_eq!(answer["result"]["cacheScope"], "public", "{answer}");
+        assert_eq!(answer["result"]["resultType"], "complete", "{answer}");
+    }
+    assert_eq!(read.json()["result"]["contents"][0]["text"], "read me");
+    let echo = call(
+        server.addr,
+        json!(3),
+        "tools/call",
+        json!({ "name": "echo", "arguments": { "text": "hi" } }),
+    )
+    .await
+    .json();
+    assert!(echo["result"].get("ttlMs").is_none(), "{echo}");
+}

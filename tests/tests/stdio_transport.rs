@@ -1,67 +1,10 @@
 //! The stdio transport end to end: a spawned server process, one JSON-RPC message per line.
 
-use std::process::Stdio;
+#[path = "support/stdio.rs"]
+mod stdio;
 
-use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, Lines};
-use tokio::process::{Child, ChildStdin, ChildStdout, Command};
-
-struct Session {
-    child: Child,
-    stdin: ChildStdin,
-    lines: Lines<BufReader<ChildStdout>>,
-}
-
-impl Session {
-    fn spawn() -> Self {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_stdio-fixture"))
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .kill_on_drop(true)
-            .spawn()
-            .expect("the stdio fixture starts");
-        let stdin = child.stdin.take().unwrap();
-        let lines = BufReader::new(child.stdout.take().unwrap()).lines();
-        Self {
-            child,
-            stdin,
-            lines,
-        }
-    }
-
-    async fn write(&mut self, line: &[u8]) {
-        self.stdin.write_all(line).await.unwrap();
-        self.stdin.write_all(b"\n").await.unwrap();
-        self.stdin.flush().await.unwrap();
-    }
-
-    async fn read(&mut self) -> Value {
-        let line = self
-            .lines
-            .next_line()
-            .await
-            .unwrap()
-            .expect("an answer line");
-        serde_json::from_str(&line).unwrap_or_else(|error| panic!("not JSON ({error}): {line}"))
-    }
-
-    async fn call(&mut self, id: Value, method: &str, mut params: Value) -> Value {
-        if params.get("_meta").is_none() {
-            params["_meta"] = meta();
-        }
-        let message = json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params });
-        self.write(message.to_string().as_bytes()).await;
-        self.read().await
-    }
-}
-
-fn meta() -> Value {
-    json!({
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-        "io.modelcontextprotocol/clientCapabilities": {},
-    })
-}
+use serde_json::json;
+use stdio::{Session, meta};
 
 #[tokio::test]
 async fn requests_are_answered_line_by_line_with_ids_echoed() {

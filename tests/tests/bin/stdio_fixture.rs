@@ -1,9 +1,16 @@
-//! The hand-written test handlers served over stdio, for the stdio end-to-end tests.
+//! A server over stdio for the stdio end-to-end tests: the hand-written test handlers, or with
+//! `--deploy` the `deploy` example's tools.
 
+#[path = "../support/deploy.rs"]
+mod deploy;
 #[path = "../support/handlers.rs"]
 mod handlers;
 
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
-    handlers::fixture_server().serve_stdio().await
+    let server = match std::env::args().nth(1).as_deref() {
+        Some("--deploy") => deploy::server(7),
+        _ => handlers::fixture_server(),
+    };
+    server.serve_stdio().await
 }
