@@ -51,3 +51,10 @@ pub fn prompt(attr: TokenStream, item: TokenStream) -> TokenStream {
 pub fn resource(attr: TokenStream, item: TokenStream) -> TokenStream {
     flow::expand(flow::Kind::Resource, attr.into(), item.into()).into()
 }
+
+/// Compiles an `async fn` taking the context into a reusable multi-round sub-flow, awaited
+/// from a handler or another sub-flow. See the `mcp-runtime` docs.
+#[proc_macro_attribute]
+pub fn elicit(attr: TokenStream, item: TokenStream) -> TokenStream {
+    flow::expand(flow::Kind::Elicit, attr.into(), item.into()).into()
+}

@@ -9,9 +9,9 @@ pub mod testing;
 pub mod transport;
 
 pub use flow::{
-    Cx, HandlerError, PromptResult, Question, Refusal, ResourceResult, ToolResult, text,
+    Cx, HandlerError, PromptResult, Question, Refusal, ResourceResult, SubFlow, ToolResult, text,
 };
-pub use mcp_macros::{ElicitChoice, ElicitForm, prompt, resource, tool};
+pub use mcp_macros::{ElicitChoice, ElicitForm, elicit, prompt, resource, tool};
 pub use form::{ElicitChoice, ElicitForm};
 
 /// Implementation details used by the code the macros generate. Not a public API: anything

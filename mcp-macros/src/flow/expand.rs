@@ -25,22 +25,28 @@ fn variant(id: usize) -> Ident {
 
 pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
     let handler = plan.handler;
-    let ident = &handler.ident;
-    let handler_ty = handler_type(handler);
-    let vis = &handler.vis;
-    let attrs = &handler.attrs;
     let cx = &handler.cx;
     let output = &handler.output;
     let state = Ident::new("__mcp_State", Span::mixed_site());
+    let sub_value = Ident::new("__mcp_sub", Span::mixed_site());
+    let sub_resume = Ident::new("__mcp_sub_resume", Span::mixed_site());
+    let p = quote!(::mcp_runtime::__private);
 
     let variants = plan.resumed.iter().enumerate().map(|(id, resumed)| {
         let name = variant(id);
         let tag = id.to_string();
-        let fields = resumed.carried.iter().map(|c| {
-            let field = &c.field;
-            let ty = &c.ty;
-            quote_spanned!(ty_span(ty)=> #[serde(with = "::mcp_runtime::__private::carry")] #field: #ty)
-        });
+        let mut fields: Vec<TokenStream> = resumed
+            .carried
+            .iter()
+            .map(|c| {
+                let field = &c.field;
+                let ty = &c.ty;
+                quote_spanned!(ty_span(ty)=> #[serde(with = "::mcp_runtime::__private::carry")] #field: #ty)
+            })
+            .collect();
+        if plan.sites[id].is_sub() {
+            fields.push(quote!(#[serde(rename = "~")] #sub_value: ::std::boxed::Box<#p::RawValue>));
+        }
         quote!(#[serde(rename = #tag)] #name { #(#fields),* })
     });
 
@@ -49,38 +55,37 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
         resumed: &plan.resumed,
         cx,
         state: &state,
+        sub_value: &sub_value,
+        sub_resume: &sub_resume,
     };
+    let has_subs = plan.sites.iter().any(Site::is_sub);
+    let no_resume = has_subs
+        .then(|| quote!(#[allow(unused_mut)] let mut #sub_resume = ::core::option::Option::None;));
     let mut forward = plan.forward.clone();
     sites.visit_block_mut(&mut forward);
     let arms = plan.resumed.iter().enumerate().map(|(id, resumed)| {
         let name = variant(id);
-        let fields = resumed.carried.iter().map(|c| &c.field);
-        let values = resumed.carried.iter().map(|c| &c.value);
+        let mut fields: Vec<&Ident> = resumed.carried.iter().map(|c| &c.field).collect();
+        let mut values: Vec<&Ident> = resumed.carried.iter().map(|c| &c.value).collect();
+        let resume = if plan.sites[id].is_sub() {
+            fields.push(&sub_value);
+            values.push(&sub_value);
+            quote!(#[allow(unused_mut)] let mut #sub_resume = ::core::option::Option::Some(#sub_value);)
+        } else {
+            no_resume.clone().unwrap_or_default()
+        };
         let mut body = resumed.body.clone();
         sites.visit_block_mut(&mut body);
         quote! {
-            ::core::option::Option::Some(#state::#name { #(#fields: #values),* }) => #body
+            ::core::option::Option::Some(#state::#name { #(#fields: #values),* }) => {
+                #resume
+                #body
+            }
         }
     });
 
-    let (args_pat, args_ty) = match &handler.args {
-        Some((pat, ty)) => (quote!(#pat), quote!(#ty)),
-        None => (quote!(_), quote!(::mcp_runtime::__private::NoArgs)),
-    };
+    let (inputs, context) = step_inputs(handler);
     let shape = shape(plan.sites, &plan.resumed);
-    let max_rounds = match &handler.options.max_rounds {
-        Some(n) => quote!(::core::option::Option::Some(#n)),
-        None => quote!(::core::option::Option::None),
-    };
-    let handler_impl = handler_impl(handler);
-    let cx_allow = handler
-        .cx_ty
-        .is_none()
-        .then(|| quote!(#[allow(unused_variables)]));
-    let cx_ty = match &handler.cx_ty {
-        Some(ty) => quote!(#ty),
-        None => quote!(::mcp_runtime::Cx),
-    };
     let step = Ident::new("__mcp_step", Span::mixed_site());
     let body_span = handler.body_span();
     let state_param = Ident::new("__mcp_state", Span::mixed_site());
@@ -88,17 +93,93 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
     let step_fn = quote_spanned! {body_span=>
         #[allow(clippy::all, clippy::pedantic, unreachable_code, unused_braces)]
         async fn #step(
-            #args_pat: #args_ty,
-            #cx_allow #cx: #cx_ty,
+            #inputs
+            __mcp_cx: ::mcp_runtime::Cx,
             #state_param: ::core::option::Option<#state>,
         ) -> #output {
+            #context
             match #state_param {
-                ::core::option::Option::None => #forward,
+                ::core::option::Option::None => {
+                    #no_resume
+                    #forward
+                }
                 #(#arms,)*
             }
         }
     };
+    let state_enum = quote! {
+        #[derive(
+            ::mcp_runtime::__private::serde::Serialize,
+            ::mcp_runtime::__private::serde::Deserialize,
+        )]
+        #[serde(crate = "::mcp_runtime::__private::serde")]
+        #[allow(non_camel_case_types, clippy::all, clippy::pedantic)]
+        #[doc(hidden)]
+        pub enum #state { #(#variants,)* }
+    };
+    let machine = Machine {
+        state: &state,
+        step: &step,
+        shape,
+        body: quote!(#state_enum #step_fn),
+    };
+    match handler.kind {
+        Kind::Elicit => expand_sub_flow(handler, machine),
+        _ => expand_handler(handler, machine),
+    }
+}
 
+/// The generated continuation enum and step function, and their names.
+struct Machine<'a> {
+    state: &'a Ident,
+    step: &'a Ident,
+    shape: u64,
+    body: TokenStream,
+}
+
+/// The step function's inputs before the context, and the statement binding the user's
+/// context parameter (by value or by reference) from the owned one.
+fn step_inputs(handler: &Handler) -> (TokenStream, TokenStream) {
+    let inputs = match handler.kind {
+        Kind::Elicit => {
+            let params = handler.params.iter().map(|(name, ty)| quote!(#name: #ty,));
+            quote!(#(#params)*)
+        }
+        _ => match &handler.args {
+            Some((pat, ty)) => quote!(#pat: #ty,),
+            None => quote!(_: ::mcp_runtime::__private::NoArgs,),
+        },
+    };
+    let cx = &handler.cx;
+    let context = match &handler.cx_ty {
+        Some(ty @ syn::Type::Reference(_)) => quote!(let #cx: #ty = &__mcp_cx;),
+        Some(ty) => quote!(let #cx: #ty = __mcp_cx;),
+        None => quote!(let _ = __mcp_cx;),
+    };
+    (inputs, context)
+}
+
+fn expand_handler(handler: &Handler, machine: Machine<'_>) -> TokenStream {
+    let ident = &handler.ident;
+    let handler_ty = handler_type(handler);
+    let vis = &handler.vis;
+    let attrs = &handler.attrs;
+    let output = &handler.output;
+    let Machine {
+        state,
+        step,
+        shape,
+        body,
+    } = machine;
+    let args_ty = match &handler.args {
+        Some((_, ty)) => quote!(#ty),
+        None => quote!(::mcp_runtime::__private::NoArgs),
+    };
+    let max_rounds = match &handler.options.max_rounds {
+        Some(n) => quote!(::core::option::Option::Some(#n)),
+        None => quote!(::core::option::Option::None),
+    };
+    let handler_impl = handler_impl(handler);
     let kind = handler.kind.attr();
     let made = format!(
         "Returns the handler `#[{kind}]` made of this function; register it with \
@@ -118,16 +199,7 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
         #vis struct #handler_ty;
 
         const _: () = {
-            #[derive(
-                ::mcp_runtime::__private::serde::Serialize,
-                ::mcp_runtime::__private::serde::Deserialize,
-            )]
-            #[serde(crate = "::mcp_runtime::__private::serde")]
-            #[allow(non_camel_case_types, clippy::all, clippy::pedantic)]
-            #[doc(hidden)]
-            pub enum #state { #(#variants,)* }
-
-            #step_fn
+            #body
 
             #[automatically_derived]
             impl ::mcp_runtime::__private::Flow for #handler_ty {
@@ -147,6 +219,57 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
             }
 
             #handler_impl
+        };
+    }
+}
+
+/// Input:  `#[elicit] async fn confirm(cx: &Cx, total: u32) -> R { ... }`
+/// Output: `fn confirm(cx: &Cx, total: u32) -> SubFlow<__mcp_elicit_confirm>` capturing the
+/// arguments, and the state machine behind it.
+fn expand_sub_flow(handler: &Handler, machine: Machine<'_>) -> TokenStream {
+    let ident = &handler.ident;
+    let hidden = handler_type(handler);
+    let vis = &handler.vis;
+    let attrs = &handler.attrs;
+    let output = &handler.output;
+    let cx = &handler.cx;
+    let cx_ty = &handler.cx_ty;
+    let Machine {
+        state,
+        step,
+        shape,
+        body,
+    } = machine;
+    let names: Vec<&Ident> = handler.params.iter().map(|(name, _)| name).collect();
+    let types = handler.params.iter().map(|(_, ty)| ty);
+    let params = handler.params.iter().map(|(name, ty)| quote!(#name: #ty));
+    quote! {
+        #(#attrs)*
+        #[allow(unused_variables)]
+        #vis fn #ident(#cx: #cx_ty, #(#params),*) -> ::mcp_runtime::SubFlow<#hidden> {
+            ::mcp_runtime::SubFlow::new(#hidden { #(#names),* })
+        }
+
+        #[doc(hidden)]
+        #[allow(non_camel_case_types)]
+        #vis struct #hidden { #(#names: #types),* }
+
+        const _: () = {
+            #body
+
+            #[automatically_derived]
+            impl ::mcp_runtime::__private::SubFlowStep for #hidden {
+                type Output = #output;
+                type State = #state;
+                const SHAPE: u64 = #shape;
+                fn step(
+                    self,
+                    cx: ::mcp_runtime::Cx,
+                    state: ::core::option::Option<Self::State>,
+                ) -> impl ::core::future::Future<Output = Self::Output> + ::core::marker::Send + 'static {
+                    #step(#(self.#names,)* cx, state)
+                }
+            }
         };
     }
 }
@@ -245,6 +368,8 @@ fn handler_impl(handler: &Handler) -> TokenStream {
                 }
             }
         }
+        // A sub-flow is no handler: it has no handler impl.
+        Kind::Elicit => TokenStream::new(),
         Kind::Resource => {
             let uri = handler
                 .options
@@ -294,6 +419,8 @@ struct SiteCode<'a> {
     resumed: &'a [Resumed],
     cx: &'a Ident,
     state: &'a Ident,
+    sub_value: &'a Ident,
+    sub_resume: &'a Ident,
 }
 
 impl VisitMut for SiteCode<'_> {
@@ -321,6 +448,20 @@ impl SiteCode<'_> {
         let p = quote!(::mcp_runtime::__private);
         let answer = Ident::new("__mcp_answer", Span::mixed_site());
         let halt = Ident::new("__mcp_halt", Span::mixed_site());
+        if site.is_sub() {
+            let (sub_value, sub_resume) = (self.sub_value, self.sub_resume);
+            let key = &keys[0];
+            return syn::parse_quote_spanned! {syn::spanned::Spanned::span(question)=>
+                match #p::run_sub(#question, &#cx, #key, #sub_resume.take()).await {
+                    #p::SubSettled::Done(#answer) => #answer,
+                    #p::SubSettled::Stop(#halt, #sub_value) => match #p::stop(
+                        &#cx,
+                        #halt,
+                        &#state::#name { #(#fields: #locals,)* #sub_value },
+                    ).await {},
+                }
+            };
+        }
         syn::parse_quote_spanned! {syn::spanned::Spanned::span(question)=>
             match #p::Batch::settle(#question, &#cx, &[#(#keys),*]) {
                 #p::Settled::Answered(#answer) => #answer,

@@ -65,7 +65,8 @@ pub(crate) fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenS
     }
 
     let mut body = handler.body.clone();
-    let mut analyzer = sites::Analyzer::new(&handler.cx, &mut errors);
+    let own = (kind == Kind::Elicit).then(|| handler.ident.clone());
+    let mut analyzer = sites::Analyzer::new(&handler.cx, own, &mut errors);
     analyzer.block(&mut body);
     let sites = std::mem::take(&mut analyzer.sites);
     check_keys(&sites, &mut errors);

@@ -15,6 +15,7 @@ pub(crate) enum Kind {
     Tool,
     Prompt,
     Resource,
+    Elicit,
 }
 
 impl Kind {
@@ -23,6 +24,7 @@ impl Kind {
             Self::Tool => "tool",
             Self::Prompt => "prompt",
             Self::Resource => "resource",
+            Self::Elicit => "elicit",
         }
     }
 
@@ -38,6 +40,7 @@ impl Kind {
                 "mime_type",
                 "max_rounds",
             ],
+            Self::Elicit => &[],
         }
     }
 }
@@ -131,6 +134,8 @@ pub(crate) struct Handler {
     pub(crate) ident: Ident,
     pub(crate) docs: String,
     pub(crate) args: Option<(Pat, Type)>,
+    /// The parameters of a sub-flow, other than its context.
+    pub(crate) params: Vec<(Ident, Type)>,
     pub(crate) cx: Ident,
     /// The context's type as written (`Cx`, `mcp_runtime::Cx`), if the handler takes one.
     pub(crate) cx_ty: Option<Type>,
@@ -168,6 +173,7 @@ pub(crate) fn parse_handler(
         ));
     }
     let mut args = None;
+    let mut params = Vec::new();
     let mut cx = None;
     let mut cx_ty = None;
     for input in &sig.inputs {
@@ -192,6 +198,16 @@ pub(crate) fn parse_handler(
                             "bind the context to a name: `cx: Cx`",
                         )),
                     }
+                } else if kind == Kind::Elicit {
+                    match &*typed.pat {
+                        Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => {
+                            params.push((p.ident.clone(), (*typed.ty).clone()));
+                        }
+                        other => errors.push(syn::Error::new_spanned(
+                            other,
+                            "bind each argument of a sub-flow to a name: `name: Type`",
+                        )),
+                    }
                 } else if args.is_none() {
                     args = Some(((*typed.pat).clone(), (*typed.ty).clone()));
                 } else {
@@ -204,13 +220,21 @@ pub(crate) fn parse_handler(
             }
         }
     }
+    if kind == Kind::Elicit && cx.is_none() {
+        errors.push(syn::Error::new(
+            sig.paren_token.span.open(),
+            "an `#[elicit]` sub-flow asks through the caller's context: take it as a \
+             parameter, `cx: &Cx`",
+        ));
+    }
     let output = match &sig.output {
         ReturnType::Type(_, ty) => (**ty).clone(),
+        ReturnType::Default if kind == Kind::Elicit => syn::parse_quote!(()),
         ReturnType::Default => {
             let expected = match kind {
                 Kind::Tool => "ToolResult",
                 Kind::Prompt => "PromptResult",
-                Kind::Resource => "ResourceResult",
+                Kind::Resource | Kind::Elicit => "ResourceResult",
             };
             errors.push(syn::Error::new(
                 sig.paren_token.span.close(),
@@ -228,6 +252,7 @@ pub(crate) fn parse_handler(
         ident: sig.ident.clone(),
         docs,
         args,
+        params,
         cx: cx.unwrap_or_else(|| Ident::new("__mcp_cx", Span::mixed_site())),
         cx_ty,
         output,
@@ -238,6 +263,7 @@ pub(crate) fn parse_handler(
 fn is_cx_type(ty: &Type) -> bool {
     match ty {
         Type::Path(path) => path.path.segments.last().is_some_and(|s| s.ident == "Cx"),
+        Type::Reference(reference) => reference.mutability.is_none() && is_cx_type(&reference.elem),
         _ => false,
     }
 }

@@ -76,14 +76,27 @@ pub(crate) struct Site {
 
 /// One question built by a method of the context.
 pub(crate) struct Call {
+    /// The context's method, or the sub-flow called.
     pub(crate) method: Ident,
     /// `T` in `cx.elicit::<T>(...)`.
     pub(crate) form: Option<Type>,
+    /// A call of an `#[elicit]` sub-flow (a function given the context).
+    pub(crate) sub: bool,
+}
+
+impl Site {
+    /// Whether this point is a sub-flow call.
+    pub(crate) fn is_sub(&self) -> bool {
+        self.calls.first().is_some_and(|call| call.sub)
+    }
 }
 
 impl Call {
     /// The type of the answer, where the call alone tells it.
     pub(crate) fn answer_type(&self) -> Option<Type> {
+        if self.sub {
+            return None;
+        }
         let refusal = quote::quote!(::mcp_runtime::Refusal);
         let ty = match self.method.to_string().as_str() {
             "elicit" => {
@@ -113,11 +126,14 @@ pub(crate) struct Analyzer<'a> {
     path: Vec<Step>,
     naming: Option<Naming>,
     fors: usize,
+    /// The sub-flow being compiled, to refuse a call of itself.
+    own: Option<Ident>,
 }
 
 impl<'a> Analyzer<'a> {
-    pub(crate) fn new(cx: &'a Ident, errors: &'a mut Errors) -> Self {
+    pub(crate) fn new(cx: &'a Ident, own: Option<Ident>, errors: &'a mut Errors) -> Self {
         Self {
+            own,
             cx,
             sites: Vec::new(),
             errors,
@@ -306,6 +322,10 @@ impl<'a> Analyzer<'a> {
                 let mut out = Vec::new();
                 for (elem, call) in tuple.elems.iter().zip(calls) {
                     match call {
+                        Some((call, _)) if call.sub => self.errors.push(syn::Error::new_spanned(
+                            elem,
+                            "a sub-flow cannot be awaited in a tuple with other questions;                              await it on its own: `let answer = sub_flow(&cx, ...).await;`",
+                        )),
                         Some(call) => out.push(call),
                         None => self.errors.push(syn::Error::new_spanned(
                             elem,
@@ -321,8 +341,20 @@ impl<'a> Analyzer<'a> {
         }
     }
 
-    /// `cx.METHOD(...)` optionally followed by `.key("...")`.
+    /// `cx.METHOD(...)` or `sub_flow(.., &cx, ..)`, optionally followed by `.key("...")`.
     fn call(&self, expr: &Expr) -> Option<(Call, Option<LitStr>)> {
+        if let Expr::Call(call) = strip_parens(expr)
+            && call.args.iter().any(|arg| is_context(arg, self.cx))
+            && let Expr::Path(callee) = &*call.func
+            && let Some(last) = callee.path.segments.last()
+        {
+            let call = Call {
+                method: last.ident.clone(),
+                form: None,
+                sub: true,
+            };
+            return Some((call, None));
+        }
         let Expr::MethodCall(call) = strip_parens(expr) else {
             return None;
         };
@@ -348,6 +380,7 @@ impl<'a> Analyzer<'a> {
                 Call {
                     method: call.method.clone(),
                     form,
+                    sub: false,
                 },
                 None,
             )
@@ -359,6 +392,18 @@ impl<'a> Analyzer<'a> {
             return;
         };
         let question = (*awaited.base).clone();
+        if let (Some(own), Some((call, _))) = (&self.own, calls.first())
+            && call.sub
+            && &call.method == own
+        {
+            self.errors.push(syn::Error::new_spanned(
+                &question,
+                format!(
+                    "the sub-flow `{own}` cannot call itself: its state would nest without end; \
+                     loop inside it instead"
+                ),
+            ));
+        }
         // Questions inside the question's own arguments have nowhere to resume.
         for arg in question_args(&question) {
             self.forbid(arg, Position::Nested);
@@ -573,6 +618,18 @@ fn pat_ident(pat: &Pat) -> Option<Ident> {
     }
 }
 
+/// `cx`, `&cx` or `cx.clone()`: the context passed on.
+fn is_context(arg: &Expr, cx: &Ident) -> bool {
+    match strip_parens(arg) {
+        Expr::Path(p) => p.path.is_ident(cx),
+        Expr::Reference(r) => is_context(&r.expr, cx),
+        Expr::MethodCall(m) if m.method == "clone" && m.args.is_empty() => {
+            is_context(&m.receiver, cx)
+        }
+        _ => false,
+    }
+}
+
 fn is_question_call(call: &ExprMethodCall, cx: &Ident) -> bool {
     let method = call.method.to_string();
     QUESTION_METHODS.contains(&method.as_str())
@@ -584,6 +641,7 @@ fn is_question_base(expr: &Expr, cx: &Ident) -> bool {
     match strip_parens(expr) {
         Expr::MethodCall(call) if call.method == "key" => is_question_base(&call.receiver, cx),
         Expr::MethodCall(call) => is_question_call(call, cx),
+        Expr::Call(call) => call.args.iter().any(|arg| is_context(arg, cx)),
         Expr::Tuple(tuple) => tuple.elems.iter().any(|e| is_question_base(e, cx)),
         _ => false,
     }
@@ -594,6 +652,7 @@ fn question_args(expr: &Expr) -> Vec<&Expr> {
     match strip_parens(expr) {
         Expr::MethodCall(call) if call.method == "key" => question_args(&call.receiver),
         Expr::MethodCall(call) => call.args.iter().collect(),
+        Expr::Call(call) => call.args.iter().collect(),
         Expr::Tuple(tuple) => tuple.elems.iter().flat_map(question_args).collect(),
         _ => Vec::new(),
     }

@@ -28,6 +28,9 @@ use crate::server::Progress;
 #[derive(Clone)]
 pub struct Cx {
     inner: Arc<Inner>,
+    /// The key of the sub-flow call this context runs, prefixed to every key it asks under
+    /// (`outer.inner`), so two calls of one sub-flow never share a key.
+    scope: Option<Arc<str>>,
 }
 
 struct Inner {
@@ -45,7 +48,7 @@ struct Inner {
 pub(crate) enum Halted {
     /// It asks these questions; the continuation is the serialised state.
     Asked {
-        requests: Vec<(&'static str, InputRequest)>,
+        requests: Vec<(String, InputRequest)>,
         state: Vec<u8>,
     },
     /// The request fails with this error.
@@ -81,6 +84,27 @@ impl Cx {
                 answers: Mutex::new(answers),
                 halt: Mutex::new(None),
             }),
+            scope: None,
+        }
+    }
+
+    /// This context, asking under `key.` for a sub-flow called under `key`.
+    pub(crate) fn scoped(&self, key: &str) -> Self {
+        let scope = match &self.scope {
+            Some(outer) => format!("{outer}.{key}"),
+            None => key.to_owned(),
+        };
+        Self {
+            inner: Arc::clone(&self.inner),
+            scope: Some(scope.into()),
+        }
+    }
+
+    /// The key a question asked under `key` goes on the wire as.
+    fn wire_key(&self, key: &str) -> String {
+        match &self.scope {
+            Some(scope) => format!("{scope}.{key}"),
+            None => key.to_owned(),
         }
     }
 
@@ -199,8 +223,18 @@ pub enum Settled<A> {
 pub struct Stop(StopKind);
 
 enum StopKind {
-    Ask(Vec<(&'static str, InputRequest)>),
+    Ask(Vec<(String, InputRequest)>),
     Fail(ErrorObject),
+}
+
+impl Stop {
+    pub(crate) fn ask(requests: Vec<(String, InputRequest)>) -> Self {
+        Self(StopKind::Ask(requests))
+    }
+
+    pub(crate) fn fail(error: ErrorObject) -> Self {
+        Self(StopKind::Fail(error))
+    }
 }
 
 /// Questions asked together at one point: a single [`Question`] or a tuple of them.
@@ -222,7 +256,7 @@ enum Read<A> {
 impl<A> Question<A> {
     fn read_answer(
         &self,
-        key: &'static str,
+        key: &str,
         answers: Option<&InputResponses>,
     ) -> Result<Read<A>, ErrorObject> {
         let Some(raw) = answers.and_then(|answers| answers.get(key)) else {
@@ -242,9 +276,9 @@ impl<A> Question<A> {
     fn ask(
         &self,
         cx: &Cx,
-        key: &'static str,
+        key: String,
         read: &Read<A>,
-    ) -> Result<(&'static str, InputRequest), ErrorObject> {
+    ) -> Result<(String, InputRequest), ErrorObject> {
         if !cx.supports(self.need) {
             return Err(missing_capability(self.need));
         }
@@ -257,14 +291,15 @@ impl<A> Question<A> {
 }
 
 macro_rules! batch {
-    ($($q:ident $r:ident $a:ident $i:tt),+) => {
+    ($($q:ident $r:ident $k:ident $a:ident $i:tt),+) => {
         impl<$($a),+> Batch for ($(Question<$a>,)+) {
             type Answers = ($($a,)+);
             fn settle(self, cx: &Cx, keys: &[&'static str]) -> Settled<Self::Answers> {
                 let answers = lock(&cx.inner.answers).take();
                 let ($($q,)+) = self;
+                let keys = [$(cx.wire_key(keys[$i])),+];
                 $(
-                    let $r = match $q.read_answer(keys[$i], answers.as_ref()) {
+                    let $r = match $q.read_answer(&keys[$i], answers.as_ref()) {
                         Ok(read) => read,
                         Err(error) => return Settled::Stop(Stop(StopKind::Fail(error))),
                     };
@@ -275,7 +310,8 @@ macro_rules! batch {
                 };
                 // Answers are not carried between rounds, so a batch with any question still
                 // open is asked again whole.
-                let requests = [$($q.ask(cx, keys[$i], &$r)),+];
+                let [$($k),+] = keys;
+                let requests = [$($q.ask(cx, $k, &$r)),+];
                 match requests.into_iter().collect::<Result<Vec<_>, _>>() {
                     Ok(requests) => Settled::Stop(Stop(StopKind::Ask(requests))),
                     Err(error) => Settled::Stop(Stop(StopKind::Fail(error))),
@@ -285,12 +321,12 @@ macro_rules! batch {
     };
 }
 
-batch!(q0 r0 A0 0);
-batch!(q0 r0 A0 0, q1 r1 A1 1);
-batch!(q0 r0 A0 0, q1 r1 A1 1, q2 r2 A2 2);
-batch!(q0 r0 A0 0, q1 r1 A1 1, q2 r2 A2 2, q3 r3 A3 3);
-batch!(q0 r0 A0 0, q1 r1 A1 1, q2 r2 A2 2, q3 r3 A3 3, q4 r4 A4 4);
-batch!(q0 r0 A0 0, q1 r1 A1 1, q2 r2 A2 2, q3 r3 A3 3, q4 r4 A4 4, q5 r5 A5 5);
+batch!(q0 r0 k0 A0 0);
+batch!(q0 r0 k0 A0 0, q1 r1 k1 A1 1);
+batch!(q0 r0 k0 A0 0, q1 r1 k1 A1 1, q2 r2 k2 A2 2);
+batch!(q0 r0 k0 A0 0, q1 r1 k1 A1 1, q2 r2 k2 A2 2, q3 r3 k3 A3 3);
+batch!(q0 r0 k0 A0 0, q1 r1 k1 A1 1, q2 r2 k2 A2 2, q3 r3 k3 A3 3, q4 r4 k4 A4 4);
+batch!(q0 r0 k0 A0 0, q1 r1 k1 A1 1, q2 r2 k2 A2 2, q3 r3 k3 A3 3, q4 r4 k4 A4 4, q5 r5 k5 A5 5);
 
 impl<A> Batch for Question<A> {
     type Answers = A;

@@ -150,10 +150,7 @@ pub(crate) async fn run<F: Flow>(
             }
             let payload = envelope_bytes(next, F::SHAPE, &state);
             let token = signer.sign_with_binding(&binding, &payload);
-            let requests: InputRequests = requests
-                .into_iter()
-                .map(|(key, request)| (key.to_owned(), request))
-                .collect();
+            let requests: InputRequests = requests.into_iter().collect();
             Ok(Ran::Asked(InputRequiredResult::with_state(requests, token)))
         }
         Some(Halted::Failed(error)) => Err(error),

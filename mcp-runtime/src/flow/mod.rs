@@ -14,6 +14,7 @@ mod definitions;
 mod driver;
 mod output;
 mod question;
+mod subflow;
 
 pub use cx::Cx;
 pub use output::{
@@ -21,6 +22,7 @@ pub use output::{
     ResourceResult, ToolResult, text,
 };
 pub use question::{Question, Refusal};
+pub use subflow::{IntoSubFlow, SubFlow};
 
 #[doc(hidden)]
 pub mod __private {
@@ -32,4 +34,6 @@ pub mod __private {
     };
     pub use super::driver::Flow;
     pub use super::output::{NoArgs, drive_prompt, drive_resource, drive_tool};
+    pub use super::subflow::{SubFlowStep, SubSettled, run_sub};
+    pub use serde_json::value::RawValue;
 }

@@ -1,0 +1,149 @@
+//! `#[elicit]` sub-flows: reusable multi-round pieces awaited from a flow body.
+//!
+//! A sub-flow call is a question point of its caller: while the sub-flow asks, the caller's
+//! state carries the sub-flow's own state (its shape fingerprint and continuation) in the
+//! field of that point, and the sub-flow's keys are scoped under the caller's key for the
+//! call (`confirm_total.confirm`), so two calls of one sub-flow never share a key.
+
+use std::future::{Future, poll_fn};
+use std::pin::pin;
+use std::task::Poll;
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::value::RawValue;
+
+use super::cx::{Cx, Halted, Stop, internal_error};
+use super::driver::invalid_state;
+
+/// A call of an `#[elicit]` sub-flow with its arguments, to be awaited directly in the body
+/// of a `#[tool]`, `#[prompt]`, `#[resource]` or `#[elicit]` function.
+#[must_use = "a sub-flow does nothing until it is awaited in a flow body"]
+#[derive(Debug)]
+pub struct SubFlow<T> {
+    call: T,
+}
+
+impl<T> SubFlow<T> {
+    #[doc(hidden)]
+    pub fn new(call: T) -> Self {
+        Self { call }
+    }
+
+    /// Calls the sub-flow under `key` instead of the name of the binding its result goes
+    /// to; its own questions are asked under `key.` followed by their keys. The key must be
+    /// a string literal written right here.
+    pub fn key(self, key: &'static str) -> Self {
+        let _ = key;
+        self
+    }
+}
+
+/// The state machine `#[elicit]` makes of a sub-flow.
+#[doc(hidden)]
+pub trait SubFlowStep: Send + 'static {
+    /// What the sub-flow returns.
+    type Output: Send + 'static;
+    /// Its continuation.
+    type State: Serialize + DeserializeOwned + Send + 'static;
+    /// A fingerprint of its shape.
+    const SHAPE: u64;
+    /// Runs from `state` (or from the start) to its next question point or its end.
+    fn step(
+        self,
+        cx: Cx,
+        state: Option<Self::State>,
+    ) -> impl Future<Output = Self::Output> + Send + 'static;
+}
+
+/// What a flow body awaits with its context as an argument: an `#[elicit]` sub-flow.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is awaited with the handler's context as an argument, so it must be an \
+               `#[elicit]` sub-flow",
+    label = "not a sub-flow",
+    note = "mark the called `async fn` with `#[elicit]`, or do not pass it the context"
+)]
+pub trait IntoSubFlow {
+    /// The sub-flow's state machine.
+    #[doc(hidden)]
+    type Step: SubFlowStep;
+    /// The call.
+    #[doc(hidden)]
+    fn into_sub_flow(self) -> SubFlow<Self::Step>;
+}
+
+impl<T: SubFlowStep> IntoSubFlow for SubFlow<T> {
+    type Step = T;
+    fn into_sub_flow(self) -> Self {
+        self
+    }
+}
+
+/// How a sub-flow call ended this round.
+#[doc(hidden)]
+pub enum SubSettled<O> {
+    /// The sub-flow returned.
+    Done(O),
+    /// The sub-flow asks (or failed); the caller stops with this sub-state in its own.
+    Stop(Stop, Box<RawValue>),
+}
+
+/// Runs a sub-flow call under `key` of the caller's context, from `resume` (the sub-state
+/// the caller's state carried, when the caller resumes at this call).
+#[doc(hidden)]
+pub async fn run_sub<S: IntoSubFlow>(
+    sub: S,
+    cx: &Cx,
+    key: &'static str,
+    resume: Option<Box<RawValue>>,
+) -> SubSettled<<S::Step as SubFlowStep>::Output> {
+    let step = sub.into_sub_flow().call;
+    let state = match resume {
+        None => None,
+        Some(raw) => {
+            match serde_json::from_str::<(u64, <S::Step as SubFlowStep>::State)>(raw.get()) {
+                Ok((shape, state)) if shape == S::Step::SHAPE => Some(state),
+                Ok(_) => {
+                    tracing::warn!(key, "refused requestState: a sub-flow of another shape");
+                    return failed(invalid_state());
+                }
+                Err(reason) => {
+                    tracing::warn!(key, %reason, "refused requestState: a sub-flow state does not decode");
+                    return failed(invalid_state());
+                }
+            }
+        }
+    };
+    let scoped = cx.scoped(key);
+    let mut future = pin!(step.step(scoped, state));
+    let finished = poll_fn(|context| match future.as_mut().poll(context) {
+        Poll::Ready(output) => Poll::Ready(Some(output)),
+        Poll::Pending if cx.halted() => Poll::Ready(None),
+        Poll::Pending => Poll::Pending,
+    })
+    .await;
+    if let Some(output) = finished {
+        return SubSettled::Done(output);
+    }
+    match cx.take_halt() {
+        Some(Halted::Asked { requests, state }) => {
+            let mut envelope = format!("[{},", S::Step::SHAPE).into_bytes();
+            envelope.extend_from_slice(&state);
+            envelope.push(b']');
+            let raw = String::from_utf8(envelope)
+                .ok()
+                .and_then(|text| RawValue::from_string(text).ok());
+            match raw {
+                Some(raw) => SubSettled::Stop(Stop::ask(requests), raw),
+                None => failed(internal_error("a sub-flow state is not valid JSON")),
+            }
+        }
+        Some(Halted::Failed(error)) => failed(error),
+        None => failed(internal_error("a sub-flow stopped without saying why")),
+    }
+}
+
+fn failed<O>(error: crate::protocol::ErrorObject) -> SubSettled<O> {
+    // The sub-state is never read when the flow fails; `null` stands in for it.
+    SubSettled::Stop(Stop::fail(error), Box::<RawValue>::default())
+}
