@@ -1,0 +1,332 @@
+//! Load generator: drives complete two-round `confirm_deploy` flows against a `deploy` server
+//! over HTTP and reports flows per second, round latency percentiles and, given the server's
+//! process id, the server's CPU time per flow.
+//!
+//! ```sh
+//! taskset -c 0 target/release/deploy --listen 127.0.0.1:3000 &
+//! taskset -c 1 target/release/load --addr 127.0.0.1:3000 --server-pid $!
+//! ```
+//!
+//! `scripts/load.sh` does both, in release, on a free port.
+//!
+//! Each of `--concurrency` workers holds one keep-alive connection and runs one flow at a time:
+//! a first `tools/call` answered `input_required` with the `confirm` question, then the retry
+//! carrying the answer and the echoed `requestState`, answered "Deployment confirmed.". Flows
+//! that finish during the measured window (after a warm-up) are counted; the server's CPU time
+//! is read from `/proc/<pid>/stat` at both ends of the window.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use clap::Parser;
+use http_body_util::{BodyExt, Full};
+use hyper::body::Bytes;
+use hyper::client::conn::http1;
+use hyper::{Request, StatusCode, header};
+use hyper_util::rt::TokioIo;
+use serde::Deserialize;
+use tokio::net::TcpStream;
+
+#[derive(Parser)]
+#[command(about = "Drives two-round `confirm_deploy` flows against a `deploy` server over HTTP")]
+struct Cli {
+    /// The server's address; the endpoint is `/mcp`.
+    #[arg(long, default_value = "127.0.0.1:3000")]
+    addr: SocketAddr,
+    /// Flows in flight at once, one keep-alive connection each.
+    #[arg(long, default_value_t = 32)]
+    concurrency: usize,
+    /// Length of the measured window, in seconds.
+    #[arg(long, default_value_t = 10.0)]
+    duration: f64,
+    /// Load before the measured window starts, in seconds.
+    #[arg(long, default_value_t = 1.0)]
+    warmup: f64,
+    /// The server's process id, to report its CPU time per flow (Linux `/proc`).
+    #[arg(long)]
+    server_pid: Option<u32>,
+}
+
+const PROTOCOL_VERSION: &str = "2026-07-28";
+
+/// `USER_HZ`, the unit of `utime` and `stime` in `/proc/<pid>/stat`: 100 on Linux.
+const CLOCK_TICKS_PER_SECOND: f64 = 100.0;
+
+/// Set by the main task: whether finished flows count, and whether workers should stop.
+struct Control {
+    measuring: AtomicBool,
+    stop: AtomicBool,
+}
+
+/// What one worker measured.
+#[derive(Default)]
+struct Tally {
+    flows: u64,
+    /// Round latencies of counted flows, in microseconds.
+    rounds: Vec<u32>,
+}
+
+fn main() {
+    let cli = Cli::parse();
+    // One thread: the generator is pinned to one core, and must not compete with itself.
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a tokio runtime starts");
+    if let Err(error) = runtime.block_on(run(cli)) {
+        eprintln!("load: {error}");
+        std::process::exit(1);
+    }
+}
+
+async fn run(cli: Cli) -> Result<(), String> {
+    let control = Arc::new(Control {
+        measuring: AtomicBool::new(false),
+        stop: AtomicBool::new(false),
+    });
+    let mut workers = tokio::task::JoinSet::new();
+    for worker in 0..cli.concurrency {
+        let connection = Connection::open(cli.addr).await?;
+        workers.spawn(drive(connection, worker as u64, Arc::clone(&control)));
+    }
+    tokio::time::sleep(Duration::from_secs_f64(cli.warmup)).await;
+    let cpu_before = cli.server_pid.map(cpu_seconds).transpose()?;
+    let started = Instant::now();
+    control.measuring.store(true, Ordering::SeqCst);
+    tokio::time::sleep(Duration::from_secs_f64(cli.duration)).await;
+    control.measuring.store(false, Ordering::SeqCst);
+    let elapsed = started.elapsed().as_secs_f64();
+    let cpu_after = cli.server_pid.map(cpu_seconds).transpose()?;
+    control.stop.store(true, Ordering::SeqCst);
+    let mut total = Tally::default();
+    while let Some(joined) = workers.join_next().await {
+        let tally = joined.map_err(|error| format!("a worker failed: {error}"))??;
+        total.flows += tally.flows;
+        total.rounds.extend(tally.rounds);
+    }
+    if total.flows == 0 {
+        return Err("no flow finished in the measured window".to_owned());
+    }
+    total.rounds.sort_unstable();
+    let percentile = |p: f64| {
+        let rank = ((total.rounds.len() as f64 * p).ceil() as usize).max(1);
+        total.rounds[rank - 1]
+    };
+    println!(
+        "flows:          {} in {elapsed:.2} s, {} in flight",
+        total.flows, cli.concurrency
+    );
+    println!(
+        "throughput:     {:.0} flows/s",
+        total.flows as f64 / elapsed
+    );
+    println!(
+        "round latency:  p50 {} µs, p99 {} µs ({} rounds)",
+        percentile(0.50),
+        percentile(0.99),
+        total.rounds.len()
+    );
+    if let (Some(before), Some(after), Some(pid)) = (cpu_before, cpu_after, cli.server_pid) {
+        let cpu = after - before;
+        println!(
+            "server CPU:     {:.1} µs/flow ({cpu:.2} s over the window, {:.0}% of a core)",
+            cpu * 1e6 / total.flows as f64,
+            cpu * 100.0 / elapsed
+        );
+        if let Some(rss) = resident_kib(pid) {
+            println!("server memory:  {:.1} MiB resident", rss as f64 / 1024.0);
+        }
+    }
+    Ok(())
+}
+
+/// Runs flows back to back on one connection until told to stop.
+async fn drive(
+    mut connection: Connection,
+    worker: u64,
+    control: Arc<Control>,
+) -> Result<Tally, String> {
+    let mut tally = Tally::default();
+    let mut id = worker << 32;
+    while !control.stop.load(Ordering::Relaxed) {
+        id += 2;
+        let started = Instant::now();
+        let first = connection.post(first_round(id)).await?;
+        let first_done = Instant::now();
+        let state = match parse(&first)? {
+            Round::InputRequired { state } => state,
+            Round::Complete { .. } => return Err("the first round did not ask".to_owned()),
+        };
+        let second = connection.post(second_round(id + 1, &state)).await?;
+        let second_done = Instant::now();
+        match parse(&second)? {
+            Round::Complete { text } if text == "Deployment confirmed." => {}
+            _ => {
+                return Err(format!(
+                    "unexpected final answer: {}",
+                    String::from_utf8_lossy(&second)
+                ));
+            }
+        }
+        if control.measuring.load(Ordering::Relaxed) {
+            tally.flows += 1;
+            tally.rounds.push(micros(first_done - started));
+            tally.rounds.push(micros(second_done - first_done));
+        }
+    }
+    Ok(tally)
+}
+
+fn micros(duration: Duration) -> u32 {
+    u32::try_from(duration.as_micros()).unwrap_or(u32::MAX)
+}
+
+/// One keep-alive HTTP/1.1 connection to the server.
+struct Connection {
+    sender: http1::SendRequest<Full<Bytes>>,
+    host: String,
+}
+
+impl Connection {
+    async fn open(addr: SocketAddr) -> Result<Self, String> {
+        let stream = TcpStream::connect(addr)
+            .await
+            .map_err(|error| format!("cannot connect to {addr}: {error}"))?;
+        stream
+            .set_nodelay(true)
+            .map_err(|error| format!("cannot set TCP_NODELAY: {error}"))?;
+        let (sender, connection) = http1::handshake(TokioIo::new(stream))
+            .await
+            .map_err(|error| format!("HTTP handshake with {addr} failed: {error}"))?;
+        tokio::spawn(async move {
+            if let Err(error) = connection.await {
+                eprintln!("load: connection closed: {error}");
+            }
+        });
+        Ok(Self {
+            sender,
+            host: addr.to_string(),
+        })
+    }
+
+    /// POSTs one JSON-RPC message to `/mcp` and returns the answer's body.
+    async fn post(&mut self, body: String) -> Result<Bytes, String> {
+        let request = Request::post("/mcp")
+            .header(header::HOST, &self.host)
+            .header(header::CONTENT_TYPE, "application/json")
+            .header(header::ACCEPT, "application/json, text/event-stream")
+            .header("mcp-protocol-version", PROTOCOL_VERSION)
+            .body(Full::new(Bytes::from(body)))
+            .map_err(|error| format!("cannot build a request: {error}"))?;
+        self.sender
+            .ready()
+            .await
+            .map_err(|error| format!("the connection closed: {error}"))?;
+        let response = self
+            .sender
+            .send_request(request)
+            .await
+            .map_err(|error| format!("request failed: {error}"))?;
+        let status = response.status();
+        let body = response
+            .into_body()
+            .collect()
+            .await
+            .map_err(|error| format!("cannot read an answer: {error}"))?
+            .to_bytes();
+        if status != StatusCode::OK {
+            return Err(format!(
+                "answered {status}: {}",
+                String::from_utf8_lossy(&body)
+            ));
+        }
+        Ok(body)
+    }
+}
+
+const META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}}}}"#;
+
+fn first_round(id: u64) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"confirm_deploy","arguments":{{}},{META}}}}}"#
+    )
+}
+
+fn second_round(id: u64, state: &str) -> String {
+    let state = serde_json::to_string(state).expect("a string serialises");
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"confirm_deploy","arguments":{{}},{META},"inputResponses":{{"confirm":{{"action":"accept","content":{{"ok":true}}}}}},"requestState":{state}}}}}"#
+    )
+}
+
+/// What a round answered.
+enum Round {
+    InputRequired { state: String },
+    Complete { text: String },
+}
+
+#[derive(Deserialize)]
+struct Response {
+    result: Option<ResultBody>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ResultBody {
+    result_type: String,
+    request_state: Option<String>,
+    #[serde(default)]
+    content: Vec<Content>,
+}
+
+#[derive(Deserialize)]
+struct Content {
+    text: Option<String>,
+}
+
+fn parse(body: &[u8]) -> Result<Round, String> {
+    let unexpected = || format!("unexpected answer: {}", String::from_utf8_lossy(body));
+    let response: Response = serde_json::from_slice(body).map_err(|_| unexpected())?;
+    let result = response.result.ok_or_else(unexpected)?;
+    match (result.result_type.as_str(), result.request_state) {
+        ("input_required", Some(state)) => Ok(Round::InputRequired { state }),
+        ("complete", None) => {
+            let text = result.content.into_iter().find_map(|content| content.text);
+            Ok(Round::Complete {
+                text: text.ok_or_else(unexpected)?,
+            })
+        }
+        _ => Err(unexpected()),
+    }
+}
+
+/// The CPU time (user and system, all threads) a process has used, in seconds.
+fn cpu_seconds(pid: u32) -> Result<f64, String> {
+    let path = format!("/proc/{pid}/stat");
+    let stat =
+        std::fs::read_to_string(&path).map_err(|error| format!("cannot read {path}: {error}"))?;
+    // The command name (field 2) may hold spaces; the fields after it follow its `)`.
+    let after_name = stat
+        .rsplit_once(')')
+        .map(|(_, rest)| rest)
+        .ok_or_else(|| format!("unexpected {path}"))?;
+    let fields: Vec<&str> = after_name.split_whitespace().collect();
+    // Fields 14 and 15 of the line (utime, stime) are the 12th and 13th after the name.
+    let ticks = |index: usize| -> Result<f64, String> {
+        fields
+            .get(index)
+            .and_then(|field| field.parse::<u64>().ok())
+            .map(|ticks| ticks as f64)
+            .ok_or_else(|| format!("unexpected {path}"))
+    };
+    Ok((ticks(11)? + ticks(12)?) / CLOCK_TICKS_PER_SECOND)
+}
+
+/// The process's resident set size in KiB, from `/proc/<pid>/status`.
+fn resident_kib(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|line| line.starts_with("VmRSS:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# The load benchmark: complete two-round `confirm_deploy` flows over HTTP on loopback.
+#
+# Builds the `deploy` server and the `load` generator in release, starts the server on a free
+# loopback port pinned to CPU 0, runs the generator pinned to CPU 1 (bounded concurrency and
+# duration), and prints flows per second, the 50th/99th percentile round latency and the
+# server's CPU time per flow. The server is always stopped.
+#
+# Environment: LOAD_CONCURRENCY (flows in flight, default 32), LOAD_DURATION (measured seconds,
+# default 10), LOAD_WARMUP (seconds before measuring, default 1), LOAD_SERVER_CPU and
+# LOAD_CLIENT_CPU (cores to pin to, default 0 and 1).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+ROOT="$PWD"
+
+CONCURRENCY="${LOAD_CONCURRENCY:-32}"
+DURATION="${LOAD_DURATION:-10}"
+WARMUP="${LOAD_WARMUP:-1}"
+SERVER_CPU="${LOAD_SERVER_CPU:-0}"
+CLIENT_CPU="${LOAD_CLIENT_CPU:-1}"
+TARGET="${CARGO_TARGET_DIR:-$ROOT/target}"
+case "$TARGET" in /*) ;; *) TARGET="$ROOT/$TARGET" ;; esac
+
+echo "== building deploy and load (release)"
+cargo build --release --quiet -p mcp-examples --bin deploy --bin load
+
+SERVER_PIN=()
+CLIENT_PIN=()
+if command -v taskset >/dev/null 2>&1; then
+  SERVER_PIN=(taskset -c "$SERVER_CPU")
+  CLIENT_PIN=(taskset -c "$CLIENT_CPU")
+else
+  echo "warning: taskset not found; server and generator are not pinned" >&2
+fi
+
+port_in_use() {
+  (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
+}
+PORT=""
+for _ in $(seq 1 50); do
+  candidate=$((20000 + RANDOM % 30000))
+  if ! port_in_use "$candidate"; then
+    PORT="$candidate"
+    break
+  fi
+done
+[[ -n "$PORT" ]] || { echo "error: no free loopback port found" >&2; exit 1; }
+
+LOG="$(mktemp -t mcp-load-server.XXXXXX)"
+SERVER_PID=""
+stop_server() {
+  if [[ -n "$SERVER_PID" ]] && kill -0 "$SERVER_PID" 2>/dev/null; then
+    kill "$SERVER_PID" 2>/dev/null || true
+    wait "$SERVER_PID" 2>/dev/null || true
+  fi
+  rm -f "$LOG"
+}
+trap stop_server EXIT
+
+# taskset execs the server, so $! is the pid whose CPU time is read.
+RUST_LOG=warn "${SERVER_PIN[@]}" "$TARGET/release/deploy" --listen "127.0.0.1:$PORT" 2>"$LOG" &
+SERVER_PID=$!
+for _ in $(seq 1 100); do
+  port_in_use "$PORT" && break
+  if ! kill -0 "$SERVER_PID" 2>/dev/null; then
+    echo "error: the server exited:" >&2
+    cat "$LOG" >&2
+    exit 1
+  fi
+  sleep 0.1
+done
+port_in_use "$PORT" || { echo "error: the server did not listen on port $PORT" >&2; exit 1; }
+
+echo "== $CONCURRENCY flows in flight for ${DURATION}s (after ${WARMUP}s warm-up); server on CPU $SERVER_CPU, generator on CPU $CLIENT_CPU"
+"${CLIENT_PIN[@]}" "$TARGET/release/load" \
+  --addr "127.0.0.1:$PORT" \
+  --concurrency "$CONCURRENCY" \
+  --duration "$DURATION" \
+  --warmup "$WARMUP" \
+  --server-pid "$SERVER_PID"
