@@ -179,6 +179,7 @@ fn expand_handler(handler: &Handler, machine: Machine<'_>) -> TokenStream {
         Some(n) => quote!(::core::option::Option::Some(#n)),
         None => quote!(::core::option::Option::None),
     };
+    let restart = handler.options.restart_on_new_shape.unwrap_or(false);
     let handler_impl = handler_impl(handler);
     let kind = handler.kind.attr();
     let made = format!(
@@ -208,6 +209,7 @@ fn expand_handler(handler: &Handler, machine: Machine<'_>) -> TokenStream {
                 type Output = #output;
                 const SHAPE: u64 = #shape;
                 const MAX_ROUNDS: ::core::option::Option<u32> = #max_rounds;
+                const RESTART_ON_NEW_SHAPE: bool = #restart;
                 fn step(
                     self,
                     args: Self::Args,

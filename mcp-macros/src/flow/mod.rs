@@ -61,7 +61,7 @@ pub(crate) fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenS
     }
     let mut handler = model::parse_handler(kind, options, function.clone(), &mut errors);
     if let Some(error) = errors.take() {
-        return fallback(&function, error);
+        return fallback(kind, &function, error);
     }
 
     let mut body = handler.body.clone();
@@ -71,7 +71,7 @@ pub(crate) fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenS
     let sites = std::mem::take(&mut analyzer.sites);
     check_keys(&sites, &mut errors);
     if let Some(error) = errors.take() {
-        return fallback(&function, error);
+        return fallback(kind, &function, error);
     }
 
     let questions = expand::question_map(&sites);
@@ -82,7 +82,7 @@ pub(crate) fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenS
         })
         .collect();
     if let Some(error) = errors.take() {
-        return fallback(&function, error);
+        return fallback(kind, &function, error);
     }
     handler.body = body.clone();
     expand::expand(expand::Plan {
@@ -115,18 +115,33 @@ fn check_keys(sites: &[sites::Site], errors: &mut Errors) {
     }
 }
 
-/// On error: the errors, and the user's function unchanged so no follow-on errors appear.
-fn fallback(function: &ItemFn, error: syn::Error) -> TokenStream {
+/// On error: the errors, and in place of the handler a stand-in every registration and call
+/// site accepts, so the macro's own errors are the only ones reported.
+fn fallback(kind: Kind, function: &ItemFn, error: syn::Error) -> TokenStream {
     let error = error.to_compile_error();
-    let mut function = function.clone();
-    // Keep the item compiling on its own: a non-async function cannot hold `.await`.
-    function.sig.asyncness.get_or_insert_with(Default::default);
+    let ItemFn {
+        attrs, vis, sig, ..
+    } = function;
+    let ident = &sig.ident;
+    let unbuilt = quote!(::mcp_runtime::__private::Unbuilt);
+    if kind != Kind::Elicit {
+        return quote! {
+            #error
+            #(#attrs)*
+            #vis fn #ident() -> #unbuilt { #unbuilt::new() }
+        };
+    }
+    let inputs = &sig.inputs;
+    let output = match &sig.output {
+        syn::ReturnType::Type(_, ty) => quote!(#ty),
+        syn::ReturnType::Default => quote!(()),
+    };
     quote! {
         #error
-        #[allow(dead_code, unused_variables)]
-        #function
+        #(#attrs)*
+        #[allow(unused_variables)]
+        #vis fn #ident(#inputs) -> ::mcp_runtime::SubFlow<#unbuilt<#output>> {
+            ::mcp_runtime::SubFlow::new(#unbuilt::new())
+        }
     }
 }
-
-#[cfg(test)]
-mod snapshot_tests;

@@ -30,8 +30,15 @@ impl Kind {
 
     fn keys(self) -> &'static [&'static str] {
         match self {
-            Self::Tool => &["name", "title", "description", "max_rounds"],
-            Self::Prompt => &["name", "title", "description", "max_rounds", "complete"],
+            Self::Tool => &["name", "title", "description", "max_rounds", "on_new_shape"],
+            Self::Prompt => &[
+                "name",
+                "title",
+                "description",
+                "max_rounds",
+                "on_new_shape",
+                "complete",
+            ],
             Self::Resource => &[
                 "uri",
                 "name",
@@ -39,6 +46,7 @@ impl Kind {
                 "description",
                 "mime_type",
                 "max_rounds",
+                "on_new_shape",
             ],
             Self::Elicit => &[],
         }
@@ -55,6 +63,8 @@ pub(crate) struct Options {
     pub(crate) mime_type: Option<LitStr>,
     pub(crate) max_rounds: Option<LitInt>,
     pub(crate) complete: Option<syn::Path>,
+    /// `on_new_shape = "restart"`: a state of another flow shape restarts the flow.
+    pub(crate) restart_on_new_shape: Option<bool>,
 }
 
 pub(crate) fn parse_options(kind: Kind, attr: TokenStream, errors: &mut Errors) -> Options {
@@ -80,6 +90,23 @@ pub(crate) fn parse_options(kind: Kind, attr: TokenStream, errors: &mut Errors) 
                 let value: LitInt = meta.value()?.parse()?;
                 value.base10_parse::<u32>()?;
                 if options.max_rounds.replace(value).is_some() {
+                    return Err(duplicate());
+                }
+            }
+            "on_new_shape" => {
+                let value: LitStr = meta.value()?.parse()?;
+                let restart = match value.value().as_str() {
+                    "refuse" => false,
+                    "restart" => true,
+                    _ => {
+                        return Err(syn::Error::new(
+                            value.span(),
+                            "expected `on_new_shape = \"refuse\"` (the default) or \
+                             `on_new_shape = \"restart\"`",
+                        ));
+                    }
+                };
+                if options.restart_on_new_shape.replace(restart).is_some() {
                     return Err(duplicate());
                 }
             }

@@ -8,6 +8,7 @@ use std::task::Poll;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use super::cx::{Cx, Halted, internal_error, invalid_params};
 use crate::protocol::{ErrorObject, InputRequests, InputRequiredResult};
@@ -29,6 +30,9 @@ pub trait Flow: Copy + Send + Sync + 'static {
     const SHAPE: u64;
     /// The handler's own bound on rounds, if it sets one.
     const MAX_ROUNDS: Option<u32>;
+    /// Whether a state minted by a build whose flow had another shape restarts the flow
+    /// from its first question (`on_new_shape = "restart"`) rather than being refused.
+    const RESTART_ON_NEW_SHAPE: bool;
     /// Runs from `state` (or from the start) to the next question point or the end.
     fn step(
         self,
@@ -46,24 +50,10 @@ pub(crate) enum Ran<O> {
     Asked(InputRequiredResult),
 }
 
-/// What travels inside the signed token: `[round, shape, state]`.
-#[derive(serde::Deserialize)]
-struct Envelope<S> {
-    round: u32,
-    shape: u64,
-    state: S,
-}
-
-impl<'de, S: DeserializeOwned> Envelope<S> {
-    fn decode(bytes: &'de [u8]) -> Result<Self, String> {
-        let (round, shape, state): (u32, u64, S) =
-            serde_json::from_slice(bytes).map_err(|e| e.to_string())?;
-        Ok(Self {
-            round,
-            shape,
-            state,
-        })
-    }
+/// What travels inside the signed token: `[round, shape, state]`, with the state left
+/// undecoded until the shape is known to be this build's.
+fn open_envelope(bytes: &[u8]) -> Option<(u32, u64, &RawValue)> {
+    serde_json::from_slice(bytes).ok()
 }
 
 /// The one answer a client gets for any state the server refuses.
@@ -100,6 +90,8 @@ pub(crate) async fn run<F: Flow>(
         arguments,
     });
     let max_rounds = F::MAX_ROUNDS.unwrap_or(limits.max_rounds);
+    // On a restart the answers were for another build's questions: none of them is used.
+    let mut input_responses = input_responses;
     let (round, state) = match &request_state {
         None => (0, None),
         Some(token) => {
@@ -109,24 +101,41 @@ pub(crate) async fn run<F: Flow>(
                     tracing::warn!(method, target = %target, %reason, "refused requestState");
                     invalid_state()
                 })?;
-            let envelope = Envelope::<F::State>::decode(&payload).map_err(|reason| {
-                tracing::warn!(
-                    method,
-                    target = %target,
-                    %reason,
-                    "refused requestState: verified but does not decode"
-                );
-                invalid_state()
-            })?;
-            if envelope.shape != F::SHAPE {
-                tracing::warn!(
-                    method,
-                    target = %target,
-                    "refused requestState: minted by a build whose flow has another shape"
-                );
+            let Some((round, shape, state)) = open_envelope(&payload) else {
+                tracing::warn!(method, target = %target, "refused requestState: verified but does not decode");
                 return Err(invalid_state());
+            };
+            if shape != F::SHAPE {
+                // Another build's flow: its state is never decoded as this one's.
+                if !F::RESTART_ON_NEW_SHAPE {
+                    tracing::warn!(
+                        method,
+                        target = %target,
+                        "refused requestState: minted by a build whose flow has another shape"
+                    );
+                    return Err(invalid_state());
+                }
+                tracing::info!(
+                    method,
+                    target = %target,
+                    "requestState of another flow shape: restarting the flow"
+                );
+                input_responses = None;
+                (0, None)
+            } else {
+                match serde_json::from_str::<F::State>(state.get()) {
+                    Ok(state) => (round, Some(state)),
+                    Err(reason) => {
+                        tracing::warn!(
+                            method,
+                            target = %target,
+                            %reason,
+                            "refused requestState: verified but does not decode"
+                        );
+                        return Err(invalid_state());
+                    }
+                }
             }
-            (envelope.round, Some(envelope.state))
         }
     };
     let cx = Cx::new(capabilities, subject, progress, input_responses);

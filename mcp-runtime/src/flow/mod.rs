@@ -15,6 +15,7 @@ mod driver;
 mod output;
 mod question;
 mod subflow;
+mod unbuilt;
 
 pub use cx::Cx;
 pub use output::{
@@ -35,5 +36,6 @@ pub mod __private {
     pub use super::driver::Flow;
     pub use super::output::{NoArgs, drive_prompt, drive_resource, drive_tool};
     pub use super::subflow::{SubFlowStep, SubSettled, run_sub};
+    pub use super::unbuilt::Unbuilt;
     pub use serde_json::value::RawValue;
 }
