@@ -133,7 +133,7 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
 struct Machine<'a> {
     state: &'a Ident,
     step: &'a Ident,
-    shape: u64,
+    shape: u32,
     body: TokenStream,
 }
 
@@ -207,7 +207,7 @@ fn expand_handler(handler: &Handler, machine: Machine<'_>) -> TokenStream {
                 type Args = #args_ty;
                 type State = #state;
                 type Output = #output;
-                const SHAPE: u64 = #shape;
+                const SHAPE: u32 = #shape;
                 const MAX_ROUNDS: ::core::option::Option<u32> = #max_rounds;
                 const RESTART_ON_NEW_SHAPE: bool = #restart;
                 fn step(
@@ -263,7 +263,7 @@ fn expand_sub_flow(handler: &Handler, machine: Machine<'_>) -> TokenStream {
             impl ::mcp_runtime::__private::SubFlowStep for #hidden {
                 type Output = #output;
                 type State = #state;
-                const SHAPE: u64 = #shape;
+                const SHAPE: u32 = #shape;
                 fn step(
                     self,
                     cx: ::mcp_runtime::Cx,
@@ -282,7 +282,7 @@ fn ty_span(ty: &syn::Type) -> Span {
 
 /// A fingerprint of the flow's shape: its question points, their keys, and the names and
 /// types of the locals each one carries. FNV-1a, computed here at compile time.
-fn shape(sites: &[Site], resumed: &[Resumed]) -> u64 {
+fn shape(sites: &[Site], resumed: &[Resumed]) -> u32 {
     let mut text = String::new();
     for (site, resumed) in sites.iter().zip(resumed) {
         text.push('|');
@@ -295,9 +295,11 @@ fn shape(sites: &[Site], resumed: &[Resumed]) -> u64 {
             text.push_str(&format!(";{}:{}", carried.field, quote!(#ty)));
         }
     }
-    text.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |hash, byte| {
+    let hash = text.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |hash, byte| {
         (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
-    })
+    });
+    // Folded to 32 bits: enough to tell builds apart, and every state carries it.
+    (hash ^ (hash >> 32)) as u32
 }
 
 /// The hidden type of the handler value.

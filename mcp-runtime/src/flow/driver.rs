@@ -8,12 +8,11 @@ use std::task::Poll;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
-use serde_json::value::RawValue;
 
 use super::cx::{Cx, Halted, internal_error, invalid_params};
 use crate::protocol::{ErrorObject, InputRequests, InputRequiredResult};
 use crate::server::Request;
-use crate::state::{BindingContext, INVALID_STATE_MESSAGE};
+use crate::state::{BindingContext, INVALID_STATE_MESSAGE, get_varint, put_varint};
 
 /// A handler compiled into a state machine by `#[tool]`, `#[prompt]` or `#[resource]`.
 ///
@@ -27,7 +26,7 @@ pub trait Flow: Copy + Send + Sync + 'static {
     /// What the handler returns.
     type Output: Send + 'static;
     /// A fingerprint of the flow's shape (question points, carried names and types).
-    const SHAPE: u64;
+    const SHAPE: u32;
     /// The handler's own bound on rounds, if it sets one.
     const MAX_ROUNDS: Option<u32>;
     /// Whether a state minted by a build whose flow had another shape restarts the flow
@@ -50,10 +49,18 @@ pub(crate) enum Ran<O> {
     Asked(InputRequiredResult),
 }
 
-/// What travels inside the signed token: `[round, shape, state]`, with the state left
-/// undecoded until the shape is known to be this build's.
-fn open_envelope(bytes: &[u8]) -> Option<(u32, u64, &RawValue)> {
-    serde_json::from_slice(bytes).ok()
+/// What travels inside the signed token: the round (LEB128), the shape (4 bytes, little
+/// endian), then the state as JSON, left undecoded until the shape is known to be this
+/// build's.
+fn open_envelope(bytes: &[u8]) -> Option<(u32, u32, &[u8])> {
+    let (round, len) = get_varint(bytes)?;
+    let rest = bytes.get(len..)?;
+    let (shape, state) = rest.split_first_chunk::<4>()?;
+    Some((
+        u32::try_from(round).ok()?,
+        u32::from_le_bytes(*shape),
+        state,
+    ))
 }
 
 /// The one answer a client gets for any state the server refuses.
@@ -123,7 +130,7 @@ pub(crate) async fn run<F: Flow>(
                 input_responses = None;
                 (0, None)
             } else {
-                match serde_json::from_str::<F::State>(state.get()) {
+                match serde_json::from_slice::<F::State>(state) {
                     Ok(state) => (round, Some(state)),
                     Err(reason) => {
                         tracing::warn!(
@@ -167,14 +174,10 @@ pub(crate) async fn run<F: Flow>(
     }
 }
 
-fn envelope_bytes(round: u32, shape: u64, state: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(state.len() + 32);
-    out.push(b'[');
-    out.extend_from_slice(round.to_string().as_bytes());
-    out.push(b',');
-    out.extend_from_slice(shape.to_string().as_bytes());
-    out.push(b',');
+fn envelope_bytes(round: u32, shape: u32, state: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(state.len() + 9);
+    put_varint(&mut out, u64::from(round));
+    out.extend_from_slice(&shape.to_le_bytes());
     out.extend_from_slice(state);
-    out.push(b']');
     out
 }

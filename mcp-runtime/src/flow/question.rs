@@ -1,8 +1,10 @@
 //! Questions a handler asks, and how each kind reads its answer.
 
 use std::fmt;
-use std::future::{IntoFuture, Pending};
+use std::future::Future;
 use std::marker::PhantomData;
+use std::pin::Pin;
+use std::task::{Context, Poll};
 
 use serde_json::{Map, Value};
 
@@ -148,15 +150,20 @@ impl<A> Question<A> {
 /// helper function, on a clone of the context), it would have nowhere to suspend to; this
 /// impl exists only so that mistake fails to compile with a message about questions,
 /// through [`AwaitedOutsideFlow`], which no type implements.
-impl<A> IntoFuture for Question<A>
+//
+// Why `Future` and not `IntoFuture`: `.await` asks for `IntoFuture`, and core's blanket
+// `impl<F: Future> IntoFuture for F` is a second candidate beside any impl of ours, so rustc
+// reports the root obligation ("is not a future") and never shows our message. Through the
+// blanket impl, the unmet bound below is the leaf rustc reports; it is on `A`, not on
+// `Question<A>`, because rustc also prefers the root when both have the same self type.
+impl<A> Future for Question<A>
 where
-    Question<A>: AwaitedOutsideFlow,
+    A: AwaitedOutsideFlow,
 {
     type Output = A;
-    type IntoFuture = Pending<A>;
 
-    fn into_future(self) -> Self::IntoFuture {
-        std::future::pending()
+    fn poll(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<A> {
+        Poll::Pending
     }
 }
 

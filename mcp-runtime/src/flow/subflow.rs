@@ -47,7 +47,7 @@ pub trait SubFlowStep: Send + 'static {
     /// Its continuation.
     type State: Serialize + DeserializeOwned + Send + 'static;
     /// A fingerprint of its shape.
-    const SHAPE: u64;
+    const SHAPE: u32;
     /// Runs from `state` (or from the start) to its next question point or its end.
     fn step(
         self,
@@ -101,7 +101,7 @@ pub async fn run_sub<S: IntoSubFlow>(
     let state = match resume {
         None => None,
         Some(raw) => {
-            match serde_json::from_str::<(u64, <S::Step as SubFlowStep>::State)>(raw.get()) {
+            match serde_json::from_str::<(u32, <S::Step as SubFlowStep>::State)>(raw.get()) {
                 Ok((shape, state)) if shape == S::Step::SHAPE => Some(state),
                 Ok(_) => {
                     tracing::warn!(key, "refused requestState: a sub-flow of another shape");

@@ -68,7 +68,7 @@ impl ResourceHandler for Unbuilt {
 impl<O: Send + 'static> SubFlowStep for Unbuilt<O> {
     type Output = O;
     type State = ();
-    const SHAPE: u64 = 0;
+    const SHAPE: u32 = 0;
     fn step(self, _: Cx, _: Option<()>) -> impl std::future::Future<Output = O> + Send + 'static {
         std::future::pending()
     }

@@ -106,6 +106,7 @@ pub use binding::{Binding, BindingContext, BindingPolicy, default_binding};
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use keys::{KeyError, KeyRing, MIN_SECRET_LEN};
 pub use signer::{DEFAULT_MAX_TOKEN_LEN, DEFAULT_TTL, Signer};
+pub(crate) use signer::{get_varint, put_varint};
 
 /// The one message a client sees when its `requestState` is refused, whatever the reason.
 ///

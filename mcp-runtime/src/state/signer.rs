@@ -380,7 +380,7 @@ impl Parts {
 }
 
 /// Appends `value` as an unsigned LEB128 varint.
-fn put_varint(out: &mut Vec<u8>, mut value: u64) {
+pub(crate) fn put_varint(out: &mut Vec<u8>, mut value: u64) {
     while value >= 0x80 {
         out.push((value as u8) | 0x80);
         value >>= 7;
@@ -390,7 +390,7 @@ fn put_varint(out: &mut Vec<u8>, mut value: u64) {
 
 /// Reads a canonical (shortest-form) unsigned LEB128 varint from the start of `bytes`;
 /// returns the value and its length in bytes.
-fn get_varint(bytes: &[u8]) -> Option<(u64, usize)> {
+pub(crate) fn get_varint(bytes: &[u8]) -> Option<(u64, usize)> {
     let mut value: u64 = 0;
     for (index, &byte) in bytes.iter().enumerate().take(MAX_VARINT_LEN) {
         let low = u64::from(byte & 0x7f);
