@@ -145,3 +145,6 @@ fn fallback(kind: Kind, function: &ItemFn, error: syn::Error) -> TokenStream {
         }
     }
 }
+
+#[cfg(test)]
+mod snapshot_tests;
