@@ -1,0 +1,8 @@
+use mcp_runtime::tool;
+
+#[tool]
+struct Greet {
+    name: String,
+}
+
+fn main() {}
