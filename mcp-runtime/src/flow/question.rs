@@ -149,7 +149,7 @@ impl<A> Question<A> {
 /// point, so a question never runs as a future. Awaited anywhere else (in a closure, in a
 /// helper function, on a clone of the context), it would have nowhere to suspend to; this
 /// impl exists only so that mistake fails to compile with a message about questions,
-/// through [`AwaitedOutsideFlow`], which no type implements.
+/// through the bound `AwaitedOutsideFlow`, which no type implements.
 //
 // Why `Future` and not `IntoFuture`: `.await` asks for `IntoFuture`, and core's blanket
 // `impl<F: Future> IntoFuture for F` is a second candidate beside any impl of ours, so rustc
