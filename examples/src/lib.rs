@@ -1,7 +1,9 @@
 //! Example servers built on `mcp-runtime`; each program is in `src/bin/`, and the handlers
 //! they serve are here so tests and benchmarks can use them too.
 
+pub mod cli;
 pub mod deploy;
+pub mod order;
 
 use base64::Engine as _;
 use mcp_runtime::state::Signer;

@@ -39,15 +39,14 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
             .carried
             .iter()
             .map(|c| {
-                let field = &c.field;
                 let ty = &c.ty;
-                quote_spanned!(ty_span(ty)=> #[serde(with = "::mcp_runtime::__private::carry")] #field: #ty)
+                quote_spanned!(c.ident.span()=> #[serde(with = "::mcp_runtime::__private::carry")] #ty)
             })
             .collect();
         if plan.sites[id].is_sub() {
-            fields.push(quote!(#[serde(rename = "~")] #sub_value: ::std::boxed::Box<#p::RawValue>));
+            fields.push(quote!(::std::boxed::Box<#p::RawValue>));
         }
-        quote!(#[serde(rename = #tag)] #name { #(#fields),* })
+        quote!(#[serde(rename = #tag)] #name(#(#fields),*))
     });
 
     let mut sites = SiteCode {
@@ -65,10 +64,8 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
     sites.visit_block_mut(&mut forward);
     let arms = plan.resumed.iter().enumerate().map(|(id, resumed)| {
         let name = variant(id);
-        let mut fields: Vec<&Ident> = resumed.carried.iter().map(|c| &c.field).collect();
         let mut values: Vec<&Ident> = resumed.carried.iter().map(|c| &c.value).collect();
         let resume = if plan.sites[id].is_sub() {
-            fields.push(&sub_value);
             values.push(&sub_value);
             quote!(#[allow(unused_mut)] let mut #sub_resume = ::core::option::Option::Some(#sub_value);)
         } else {
@@ -77,7 +74,7 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
         let mut body = resumed.body.clone();
         sites.visit_block_mut(&mut body);
         quote! {
-            ::core::option::Option::Some(#state::#name { #(#fields: #values),* }) => {
+            ::core::option::Option::Some(#state::#name(#(#values),*)) => {
                 #resume
                 #body
             }
@@ -137,6 +134,18 @@ struct Machine<'a> {
     body: TokenStream,
 }
 
+/// The user's attributes that must follow the handler into everything generated for it:
+/// conditional compilation, and lint levels (which then reach the body in the step function).
+fn shared_attrs(attrs: &[syn::Attribute]) -> Vec<&syn::Attribute> {
+    const SHARED: &[&str] = &[
+        "cfg", "cfg_attr", "allow", "warn", "deny", "forbid", "expect",
+    ];
+    attrs
+        .iter()
+        .filter(|attr| SHARED.iter().any(|name| attr.path().is_ident(name)))
+        .collect()
+}
+
 /// The step function's inputs before the context, and the statement binding the user's
 /// context parameter (by value or by reference) from the owned one.
 fn step_inputs(handler: &Handler) -> (TokenStream, TokenStream) {
@@ -183,22 +192,26 @@ fn expand_handler(handler: &Handler, machine: Machine<'_>) -> TokenStream {
     let handler_impl = handler_impl(handler);
     let kind = handler.kind.attr();
     let made = format!(
-        "Returns the handler `#[{kind}]` made of this function; register it with \
+        " Returns the handler `#[{kind}]` made of this function; register it with \
          `.{kind}({ident})`."
     );
+    let separator = (!handler.docs.is_empty()).then(|| quote!(#[doc = ""]));
+    let shared = shared_attrs(attrs);
     quote! {
         #(#attrs)*
-        #[doc = ""]
+        #separator
         #[doc = #made]
         #vis fn #ident() -> #handler_ty {
             #handler_ty
         }
 
+        #(#shared)*
         #[doc(hidden)]
         #[allow(non_camel_case_types)]
         #[derive(::core::clone::Clone, ::core::marker::Copy, ::core::fmt::Debug, ::core::default::Default)]
         #vis struct #handler_ty;
 
+        #(#shared)*
         const _: () = {
             #body
 
@@ -245,6 +258,7 @@ fn expand_sub_flow(handler: &Handler, machine: Machine<'_>) -> TokenStream {
     let names: Vec<&Ident> = handler.params.iter().map(|(name, _)| name).collect();
     let types = handler.params.iter().map(|(_, ty)| ty);
     let params = handler.params.iter().map(|(name, ty)| quote!(#name: #ty));
+    let shared = shared_attrs(attrs);
     quote! {
         #(#attrs)*
         #[allow(unused_variables)]
@@ -252,10 +266,12 @@ fn expand_sub_flow(handler: &Handler, machine: Machine<'_>) -> TokenStream {
             ::mcp_runtime::SubFlow::new(#hidden { #(#names),* })
         }
 
+        #(#shared)*
         #[doc(hidden)]
         #[allow(non_camel_case_types)]
         #vis struct #hidden { #(#names: #types),* }
 
+        #(#shared)*
         const _: () = {
             #body
 
@@ -274,10 +290,6 @@ fn expand_sub_flow(handler: &Handler, machine: Machine<'_>) -> TokenStream {
             }
         };
     }
-}
-
-fn ty_span(ty: &syn::Type) -> Span {
-    syn::spanned::Spanned::span(ty)
 }
 
 /// A fingerprint of the flow's shape: its question points, their keys, and the names and
@@ -447,7 +459,6 @@ impl SiteCode<'_> {
         let cx = self.cx;
         let state = self.state;
         let name = variant(id);
-        let fields = self.resumed[id].carried.iter().map(|c| &c.field);
         let locals = self.resumed[id].carried.iter().map(|c| &c.ident);
         let p = quote!(::mcp_runtime::__private);
         let answer = Ident::new("__mcp_answer", Span::mixed_site());
@@ -461,7 +472,7 @@ impl SiteCode<'_> {
                     #p::SubSettled::Stop(#halt, #sub_value) => match #p::stop(
                         &#cx,
                         #halt,
-                        &#state::#name { #(#fields: #locals,)* #sub_value },
+                        &#state::#name(#(#locals,)* #sub_value),
                     ).await {},
                 }
             };
@@ -472,7 +483,7 @@ impl SiteCode<'_> {
                 #p::Settled::Stop(#halt) => match #p::stop(
                     &#cx,
                     #halt,
-                    &#state::#name { #(#fields: #locals),* },
+                    &#state::#name(#(#locals),*),
                 ).await {},
             }
         }

@@ -458,9 +458,6 @@ impl<'a> Analyzer<'a> {
             Naming::Ident(_) => None,
             Naming::Pat(pat) => {
                 let pat = strip_pat_type(pat);
-                if count == 1 {
-                    return Some(vec![pat_ident(pat)]);
-                }
                 match pat {
                     Pat::Tuple(tuple) if tuple.elems.len() == count => Some(
                         tuple
@@ -469,6 +466,7 @@ impl<'a> Analyzer<'a> {
                             .map(|p| pat_ident(strip_pat_type(p)))
                             .collect(),
                     ),
+                    single if count == 1 => Some(vec![pat_ident(single)]),
                     _ => None,
                 }
             }

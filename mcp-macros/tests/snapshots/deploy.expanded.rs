@@ -1,10 +1,11 @@
 /// Deploy the service.
 #[allow(clippy::needless_pass_by_value)]
 ///
-///Returns the handler `#[tool]` made of this function; register it with `.tool(deploy)`.
+/// Returns the handler `#[tool]` made of this function; register it with `.tool(deploy)`.
 pub fn deploy() -> __mcp_tool_deploy {
     __mcp_tool_deploy
 }
+#[allow(clippy::needless_pass_by_value)]
 #[doc(hidden)]
 #[allow(non_camel_case_types)]
 #[derive(
@@ -14,6 +15,7 @@ pub fn deploy() -> __mcp_tool_deploy {
     ::core::default::Default
 )]
 pub struct __mcp_tool_deploy;
+#[allow(clippy::needless_pass_by_value)]
 const _: () = {
     #[derive(
         ::mcp_runtime::__private::serde::Serialize,
@@ -24,9 +26,9 @@ const _: () = {
     #[doc(hidden)]
     pub enum __mcp_State {
         #[serde(rename = "0")]
-        S0 {},
+        S0(),
         #[serde(rename = "1")]
-        S1 { #[serde(with = "::mcp_runtime::__private::carry")] replicas: u32 },
+        S1(#[serde(with = "::mcp_runtime::__private::carry")] u32),
     }
     #[allow(clippy::all, clippy::pedantic, unreachable_code, unused_braces)]
     async fn __mcp_step(
@@ -49,7 +51,7 @@ const _: () = {
                         match ::mcp_runtime::__private::stop(
                                 &cx,
                                 __mcp_halt,
-                                &__mcp_State::S0 {},
+                                &__mcp_State::S0(),
                             )
                             .await
                         {}
@@ -69,9 +71,7 @@ const _: () = {
                             match ::mcp_runtime::__private::stop(
                                     &cx,
                                     __mcp_halt,
-                                    &__mcp_State::S1 {
-                                        replicas: replicas,
-                                    },
+                                    &__mcp_State::S1(replicas),
                                 )
                                 .await
                             {}
@@ -83,7 +83,7 @@ const _: () = {
                 }
                 Ok(text(format!("Deployed {} replicas of {}.", replicas, args.service)))
             }
-            ::core::option::Option::Some(__mcp_State::S0 {}) => {
+            ::core::option::Option::Some(__mcp_State::S0()) => {
                 let target: Target = match ::mcp_runtime::__private::Batch::settle(
                     cx.elicit(format!("Where should {} go?", args.service)),
                     &cx,
@@ -96,7 +96,7 @@ const _: () = {
                         match ::mcp_runtime::__private::stop(
                                 &cx,
                                 __mcp_halt,
-                                &__mcp_State::S0 {},
+                                &__mcp_State::S0(),
                             )
                             .await
                         {}
@@ -116,9 +116,7 @@ const _: () = {
                             match ::mcp_runtime::__private::stop(
                                     &cx,
                                     __mcp_halt,
-                                    &__mcp_State::S1 {
-                                        replicas: replicas,
-                                    },
+                                    &__mcp_State::S1(replicas),
                                 )
                                 .await
                             {}
@@ -130,7 +128,7 @@ const _: () = {
                 }
                 Ok(text(format!("Deployed {} replicas of {}.", replicas, args.service)))
             }
-            ::core::option::Option::Some(__mcp_State::S1 { replicas: __mcp_v0 }) => {
+            ::core::option::Option::Some(__mcp_State::S1(__mcp_v0)) => {
                 #[allow(unused_mut, unused_variables)]
                 let replicas = __mcp_v0;
                 {
@@ -146,9 +144,7 @@ const _: () = {
                             match ::mcp_runtime::__private::stop(
                                     &cx,
                                     __mcp_halt,
-                                    &__mcp_State::S1 {
-                                        replicas: replicas,
-                                    },
+                                    &__mcp_State::S1(replicas),
                                 )
                                 .await
                             {}

@@ -3,24 +3,38 @@
 use serde::de::DeserializeOwned;
 use serde::{Deserializer, Serialize, Serializer};
 
-/// A type that can travel in a flow's request state: a local used after a question.
+/// A type that can be written into a flow's request state: a local used after a question.
+///
+/// Writing and reading are two traits so that a type lacking both gets one error for each,
+/// not one for each half of each.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be carried across a question",
     label = "this local is used after a question, so it travels in the request state",
-    note = "a carried local must implement `serde::Serialize` and `serde::de::DeserializeOwned`; \
-            derive them, or convert the value to a type that does before the question"
+    note = "a carried local must implement `serde::Serialize` and `serde::Deserialize`; derive \
+            them, or convert the value to a type that does before the question"
 )]
-pub trait Carry: Serialize + DeserializeOwned {}
+pub trait CarryOut: Serialize {}
 
-impl<T: Serialize + DeserializeOwned> Carry for T {}
+impl<T: Serialize> CarryOut for T {}
+
+/// A type that can be read back from a flow's request state.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be carried across a question",
+    label = "this local is used after a question, so it travels in the request state",
+    note = "a carried local must implement `serde::Serialize` and `serde::Deserialize`; derive \
+            them, or convert the value to a type that does before the question"
+)]
+pub trait CarryIn: DeserializeOwned {}
+
+impl<T: DeserializeOwned> CarryIn for T {}
 
 /// `#[serde(serialize_with)]` for a carried local.
-pub fn serialize<T: Carry, S: Serializer>(value: &T, serializer: S) -> Result<S::Ok, S::Error> {
+pub fn serialize<T: CarryOut, S: Serializer>(value: &T, serializer: S) -> Result<S::Ok, S::Error> {
     value.serialize(serializer)
 }
 
 /// `#[serde(deserialize_with)]` for a carried local.
-pub fn deserialize<'de, T: Carry, D: Deserializer<'de>>(deserializer: D) -> Result<T, D::Error> {
+pub fn deserialize<'de, T: CarryIn, D: Deserializer<'de>>(deserializer: D) -> Result<T, D::Error> {
     T::deserialize(deserializer)
 }
 

@@ -1,0 +1,38 @@
+//! Collect an order item by item, then confirm it through a shared sub-flow.
+//!
+//! ```sh
+//! cargo run -p mcp-examples --bin order -- --demo        # watch the rounds, no client needed
+//! cargo run -p mcp-examples --bin order -- --listen 127.0.0.1:3001
+//! ```
+
+use clap::Parser;
+use mcp_examples::cli::{self, Cli, Demo};
+use mcp_examples::order::order;
+use mcp_runtime::server::Server;
+use serde_json::json;
+
+#[tokio::main]
+async fn main() -> std::io::Result<()> {
+    let cli = Cli::parse();
+    let server = Server::builder()
+        .name("order")
+        .version(env!("CARGO_PKG_VERSION"))
+        .tool(order)
+        .signer(cli::signer())
+        .build();
+    let item = |product: &str, quantity: u32, more: bool| {
+        json!({"item": {"action": "accept", "content": {
+            "product": product, "quantity": quantity, "more": more
+        }}})
+    };
+    let demo = Demo {
+        tool: "order",
+        arguments: json!({}),
+        answers: vec![
+            item("coffee beans", 2, true),
+            item("filter papers", 1, false),
+            json!({"placed.answer": {"action": "accept", "content": {"ok": true}}}),
+        ],
+    };
+    cli::run("order", cli, server, demo).await
+}

@@ -1,0 +1,129 @@
+//! The command line the example servers share: serve over HTTP (the default) or stdio, or
+//! play a scripted conversation in process and print every message on the wire.
+
+use std::net::SocketAddr;
+
+use clap::Parser;
+use mcp_runtime::server::{RequestFacts, Server};
+use mcp_runtime::state::Signer;
+use serde_json::{Value, json};
+
+/// How an example server runs.
+#[derive(Debug, Parser)]
+pub struct Cli {
+    /// Address to serve Streamable HTTP on (endpoint `/mcp`).
+    #[arg(long, default_value = "127.0.0.1:3000")]
+    pub listen: SocketAddr,
+    /// Serve newline-delimited JSON-RPC on stdin/stdout instead of HTTP.
+    #[arg(long, conflicts_with = "demo")]
+    pub stdio: bool,
+    /// Play a scripted conversation in process and print every message.
+    #[arg(long)]
+    pub demo: bool,
+}
+
+/// A scripted conversation: one tool call, retried with each round's answers.
+#[derive(Debug)]
+pub struct Demo {
+    /// The tool to call.
+    pub tool: &'static str,
+    /// Its arguments.
+    pub arguments: Value,
+    /// The answers (`inputResponses`) of every round after the first.
+    pub answers: Vec<Value>,
+}
+
+/// The signer of an example server: from `MCP_REQUEST_STATE_KEY` (base64, at least 32
+/// bytes) so several instances can share states, else a random key.
+pub fn signer() -> Signer {
+    let signer = match std::env::var("MCP_REQUEST_STATE_KEY") {
+        Ok(key) => crate::signer_from_base64(&key),
+        Err(_) => {
+            tracing::warn!(
+                "MCP_REQUEST_STATE_KEY is not set: signing with a random key, so states \
+                 verify on no other instance and survive no restart"
+            );
+            Signer::random().map_err(|error| error.to_string())
+        }
+    };
+    signer.unwrap_or_else(|error| {
+        eprintln!("error: {error}");
+        std::process::exit(2);
+    })
+}
+
+/// Runs `server` as the command line says; `name` is for the log line.
+pub async fn run(name: &str, cli: Cli, server: Server, demo: Demo) -> std::io::Result<()> {
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
+        )
+        .init();
+    if cli.demo {
+        play(&server, demo).await;
+        Ok(())
+    } else if cli.stdio {
+        server.serve_stdio().await
+    } else {
+        eprintln!("{name}: serving MCP at http://{}/mcp", cli.listen);
+        server.serve_http(cli.listen).await
+    }
+}
+
+/// Plays `demo` against `server` through its real dispatch, printing each exchange.
+async fn play(server: &Server, demo: Demo) {
+    let mut state: Option<String> = None;
+    let rounds = std::iter::once(None).chain(demo.answers.into_iter().map(Some));
+    for (id, answer) in rounds.enumerate() {
+        let mut params = json!({
+            "name": demo.tool,
+            "arguments": demo.arguments,
+            "_meta": {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}}
+            }
+        });
+        if let Some(answer) = answer {
+            params["inputResponses"] = answer;
+        }
+        if let Some(state) = &state {
+            params["requestState"] = Value::from(state.clone());
+        }
+        let request =
+            json!({"jsonrpc": "2.0", "id": id + 1, "method": "tools/call", "params": params});
+        println!("── client → server, round {} ──", id + 1);
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&request).unwrap_or_default()
+        );
+        let bytes = serde_json::to_vec(&request).unwrap_or_default();
+        let outcome = server.handle(&bytes, RequestFacts::stdio()).finish().await;
+        let body = outcome.body.unwrap_or_default();
+        println!("── server → client ──");
+        println!("{}", pretty(&body));
+        let response: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+        state = response
+            .pointer("/result/requestState")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        match &state {
+            Some(state) => println!(
+                "(requestState: {} bytes, signed, bound to this call)",
+                state.len()
+            ),
+            None => break,
+        }
+    }
+}
+
+/// The server's bytes, indented but in their own member order (a `Value` would sort keys).
+fn pretty(bytes: &[u8]) -> String {
+    let mut out = Vec::new();
+    let mut reader = serde_json::Deserializer::from_slice(bytes);
+    let mut writer = serde_json::Serializer::pretty(&mut out);
+    match serde_transcode::transcode(&mut reader, &mut writer) {
+        Ok(()) => String::from_utf8(out).unwrap_or_default(),
+        Err(_) => String::from_utf8_lossy(bytes).into_owned(),
+    }
+}

@@ -1,0 +1,71 @@
+//! The `order` tool: a loop that collects items, then a shared confirmation sub-flow.
+
+use mcp_runtime::{Cx, ElicitForm, Refusal, ToolResult, elicit, text, tool};
+use serde::{Deserialize, Serialize};
+
+/// One line of the order, as the user fills it in.
+#[derive(Debug, ElicitForm)]
+pub struct LineItem {
+    /// What to order.
+    #[form(min_length = 1, max_length = 80)]
+    pub product: String,
+    /// How many.
+    #[form(minimum = 1, maximum = 99, default = 1)]
+    pub quantity: u32,
+    /// Add another item after this one?
+    pub more: bool,
+}
+
+/// One line of the order, as it travels in the request state.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Line {
+    /// What.
+    pub product: String,
+    /// How many.
+    pub quantity: u32,
+}
+
+/// A yes-or-no answer.
+#[derive(Debug, ElicitForm)]
+pub struct Confirm {
+    /// Go ahead?
+    pub ok: bool,
+}
+
+/// Asks the user to confirm `question`; any flow can await it.
+#[elicit]
+pub async fn confirm(cx: &Cx, question: String) -> Result<bool, Refusal> {
+    let answer: Confirm = cx.elicit(question).await?;
+    Ok(answer.ok)
+}
+
+/// Take an order: asks for items one by one until the user is done, then confirms the total.
+#[tool]
+pub async fn order(cx: Cx) -> ToolResult {
+    let mut lines: Vec<Line> = Vec::new();
+    loop {
+        let item: LineItem = cx
+            .elicit(format!("Item {} of your order?", lines.len() + 1))
+            .await?;
+        lines.push(Line {
+            product: item.product,
+            quantity: item.quantity,
+        });
+        if !item.more {
+            break;
+        }
+    }
+    let total: u32 = lines.iter().map(|line| line.quantity).sum();
+    let placed: bool = confirm(&cx, format!("Place the order for {total} items?")).await?;
+    if !placed {
+        return Ok(text("Order dropped; nothing was placed."));
+    }
+    let summary: Vec<String> = lines
+        .iter()
+        .map(|line| format!("{} x {}", line.quantity, line.product))
+        .collect();
+    Ok(text(format!(
+        "Ordered {total} items: {}.",
+        summary.join(", ")
+    )))
+}
