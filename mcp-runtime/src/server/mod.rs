@@ -23,13 +23,11 @@ mod register;
 use std::sync::Arc;
 
 pub use builder::{DEFAULT_BODY_LIMIT, ServerBuilder, SubjectHook};
-pub use register::{
-    ByFunction, ByValue, IntoPromptHandler, IntoResourceHandler, IntoToolHandler,
-};
 pub use handler::{
     BoxFuture, FlowLimits, HandlerResult, Progress, ProgressReceiver, PromptHandler, Reply,
     Request, ResourceDefinition, ResourceHandler, ToolHandler,
 };
+pub use register::{ByFunction, ByValue, IntoPromptHandler, IntoResourceHandler, IntoToolHandler};
 
 pub(crate) use builder::Inner;
 

@@ -1,20 +1,31 @@
 //! Streamable HTTP: one `POST` endpoint answering `application/json`, or `text/event-stream`
 //! when the handler reports progress before it finishes.
+//!
+//! [`Server::serve_listener`] drives hyper's HTTP/1.1 connections itself and answers every
+//! request through [`respond`], without a router in between; [`Server::router`] wraps the same
+//! [`respond`] in an axum route for applications that mount the endpoint.
 
 use std::collections::VecDeque;
 use std::convert::Infallible;
 use std::future::Future;
 use std::net::SocketAddr;
-use std::pin::Pin;
+use std::pin::{Pin, pin};
 use std::task::{Context, Poll};
+use std::time::Duration;
 
 use axum::Router;
 use axum::body::{Body, Bytes};
 use axum::extract::State;
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header, request::Parts};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header, request::Parts};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
-use tokio::net::TcpListener;
+use http_body_util::BodyExt;
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper_util::rt::TokioIo;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::watch;
+use tokio::task::JoinSet;
 
 use super::guard;
 use crate::server::{BoxFuture, Outcome, ProgressReceiver, RequestFacts, Server};
@@ -51,21 +62,104 @@ impl Server {
         .await
     }
 
-    /// Serves the endpoint at `/mcp` on `listener` until `shutdown` resolves, then finishes the
-    /// requests in flight and returns.
+    /// Serves the endpoint at `/mcp` on `listener` until `shutdown` resolves, then stops
+    /// accepting, finishes the requests in flight, closes idle connections and returns.
+    ///
+    /// Connections speak HTTP/1.1 with keep-alive; other paths get `404`, other methods `405`.
     pub async fn serve_listener(
         &self,
         listener: TcpListener,
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> std::io::Result<()> {
-        axum::serve(listener, self.router())
-            .with_graceful_shutdown(shutdown)
-            .await
+        let (stop, stopped) = watch::channel(());
+        let mut shutdown = pin!(shutdown);
+        let mut connections = JoinSet::new();
+        loop {
+            let accepted = tokio::select! {
+                accepted = listener.accept() => accepted,
+                () = &mut shutdown => break,
+            };
+            match accepted {
+                Ok((stream, _)) => {
+                    connections.spawn(serve_connection(self.clone(), stream, stopped.clone()));
+                }
+                // The peer gave up before the connection was accepted: nothing to do.
+                Err(error) if is_connection_error(&error) => {}
+                // Out of file descriptors, say: wait rather than spin.
+                Err(error) => {
+                    tracing::error!(%error, "cannot accept a connection");
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                }
+            }
+            while connections.try_join_next().is_some() {}
+        }
+        drop(listener);
+        drop(stopped);
+        let _ = stop.send(());
+        while connections.join_next().await.is_some() {}
+        Ok(())
     }
+}
+
+fn is_connection_error(error: &std::io::Error) -> bool {
+    use std::io::ErrorKind;
+    matches!(
+        error.kind(),
+        ErrorKind::ConnectionRefused | ErrorKind::ConnectionAborted | ErrorKind::ConnectionReset
+    )
+}
+
+/// Serves one connection until the peer closes it, or until `stop` changes; then in-flight
+/// requests finish and the connection closes.
+async fn serve_connection(server: Server, stream: TcpStream, mut stop: watch::Receiver<()>) {
+    // Answers are written whole; Nagle's algorithm would only delay progress events.
+    let _ = stream.set_nodelay(true);
+    let service = service_fn(move |request: hyper::Request<hyper::body::Incoming>| {
+        let server = server.clone();
+        async move { Ok::<_, Infallible>(route(&server, request).await) }
+    });
+    let connection = http1::Builder::new().serve_connection(TokioIo::new(stream), service);
+    let mut connection = pin!(connection);
+    let result = tokio::select! {
+        result = connection.as_mut() => result,
+        _ = stop.changed() => {
+            connection.as_mut().graceful_shutdown();
+            connection.await
+        }
+    };
+    if let Err(error) = result {
+        tracing::debug!(%error, "connection ended with an error");
+    }
+}
+
+/// The endpoint at [`DEFAULT_PATH`], as [`Server::serve_listener`] serves it.
+async fn route(server: &Server, request: hyper::Request<hyper::body::Incoming>) -> Response {
+    if request.uri().path() != DEFAULT_PATH {
+        return StatusCode::NOT_FOUND.into_response();
+    }
+    if request.method() != Method::POST {
+        let mut response = StatusCode::METHOD_NOT_ALLOWED.into_response();
+        response
+            .headers_mut()
+            .insert(header::ALLOW, HeaderValue::from_static("POST"));
+        return response;
+    }
+    let (parts, body) = request.into_parts();
+    respond(server, parts, body).await
 }
 
 async fn endpoint(State(server): State<Server>, request: axum::extract::Request) -> Response {
     let (parts, body) = request.into_parts();
+    respond(&server, parts, body).await
+}
+
+/// Answers one `POST` to the endpoint: the guards, then the body (up to the limit), then
+/// dispatch.
+async fn respond<B>(server: &Server, parts: Parts, body: B) -> Response
+where
+    B: hyper::body::Body<Data = Bytes>,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
     let inner = &server.inner;
     if let Some(rejection) = guard::check_host_and_origin(&parts.headers, &parts.uri, inner) {
         return rejection;
@@ -84,11 +178,17 @@ async fn endpoint(State(server): State<Server>, request: axum::extract::Request)
     if declared.is_some_and(|length| length > limit as u64) {
         return guard::too_large(limit);
     }
-    let bytes = match axum::body::to_bytes(body, limit).await {
-        Ok(bytes) => bytes,
-        Err(_) => return guard::too_large(limit),
+    let bytes = match http_body_util::Limited::new(body, limit).collect().await {
+        Ok(collected) => collected.to_bytes(),
+        Err(error) if error.is::<http_body_util::LengthLimitError>() => {
+            return guard::too_large(limit);
+        }
+        Err(error) => {
+            tracing::debug!(%error, "cannot read a request body");
+            return StatusCode::BAD_REQUEST.into_response();
+        }
     };
-    let facts = RequestFacts::http(protocol_version(&parts), subject(&server, &parts));
+    let facts = RequestFacts::http(protocol_version(&parts), subject(server, &parts));
     let accepts_sse = guard::accepts_event_stream(&parts.headers);
     let handling = server.handle(&bytes, facts);
     match handling.progress {
@@ -200,5 +300,81 @@ impl futures_core::Stream for EventStream {
             this.ready
                 .push_back(event(&finished.body.unwrap_or_default()));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    use super::*;
+
+    /// Sends one HTTP/1.1 request and returns the raw answer.
+    async fn exchange(addr: SocketAddr, method: &str, path: &str, body: &str) -> String {
+        let mut stream = TcpStream::connect(addr).await.unwrap();
+        let request = format!(
+            "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+             Accept: application/json\r\nMCP-Protocol-Version: 2026-07-28\r\n\
+             Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        );
+        stream.write_all(request.as_bytes()).await.unwrap();
+        let mut answer = String::new();
+        stream.read_to_string(&mut answer).await.unwrap();
+        answer
+    }
+
+    const DISCOVER: &str = r#"{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+
+    #[tokio::test]
+    async fn the_router_mounts_into_an_axum_application() {
+        let server = Server::builder().name("mounted").build();
+        let app = Router::new()
+            .route("/health", axum::routing::get(|| async { "fine" }))
+            .merge(server.router());
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+        let answer = exchange(addr, "POST", "/mcp", DISCOVER).await;
+        assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+        assert!(answer.contains(r#""name":"mounted""#), "{answer}");
+        let health = exchange(addr, "GET", "/health", "").await;
+        assert!(health.ends_with("fine"), "{health}");
+        let get = exchange(addr, "GET", "/mcp", "").await;
+        assert!(get.starts_with("HTTP/1.1 405"), "{get}");
+    }
+
+    #[tokio::test]
+    async fn serve_listener_answers_only_post_at_the_endpoint_and_stops_on_shutdown() {
+        let server = Server::builder().name("served").build();
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let serving = tokio::spawn(async move {
+            let shutdown = async move {
+                let _ = stopped.await;
+            };
+            server.serve_listener(listener, shutdown).await
+        });
+        let answer = exchange(addr, "POST", "/mcp", DISCOVER).await;
+        assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+        assert!(
+            answer.contains("content-type: application/json"),
+            "{answer}"
+        );
+        assert!(answer.contains(r#""name":"served""#), "{answer}");
+        let get = exchange(addr, "GET", "/mcp", "").await;
+        assert!(get.starts_with("HTTP/1.1 405"), "{get}");
+        assert!(get.contains("allow: POST"), "{get}");
+        let elsewhere = exchange(addr, "POST", "/other", DISCOVER).await;
+        assert!(elsewhere.starts_with("HTTP/1.1 404"), "{elsewhere}");
+        // An idle keep-alive connection does not hold the shutdown up.
+        let _idle = TcpStream::connect(addr).await.unwrap();
+        stop.send(()).unwrap();
+        tokio::time::timeout(Duration::from_secs(5), serving)
+            .await
+            .expect("the server stops")
+            .unwrap()
+            .unwrap();
     }
 }
