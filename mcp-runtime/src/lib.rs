@@ -11,16 +11,16 @@ pub mod transport;
 pub use flow::{
     Cx, HandlerError, PromptResult, Question, Refusal, ResourceResult, SubFlow, ToolResult, text,
 };
-pub use mcp_macros::{ElicitChoice, ElicitForm, elicit, prompt, resource, tool};
 pub use form::{ElicitChoice, ElicitForm};
+pub use mcp_macros::{ElicitChoice, ElicitForm, elicit, prompt, resource, tool};
 
 /// Implementation details used by the code the macros generate. Not a public API: anything
 /// in here may change in any release.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::flow::__private::*;
+    pub use crate::form::__private as form;
     pub use schemars;
     pub use serde;
     pub use serde_json;
-    pub use crate::flow::__private::*;
-    pub use crate::form::__private as form;
 }

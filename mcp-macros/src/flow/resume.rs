@@ -349,10 +349,10 @@ impl<'a> Resumer<'a> {
                 .type_of(other)
                 .map(|ty| syn::parse_quote!(<#ty as ::core::iter::IntoIterator>::Item)),
         };
-        if let (Some(item), [only]) = (item, pattern) {
-            if only.ty.is_none() {
-                only.ty = Some(item);
-            }
+        if let (Some(item), [only]) = (item, pattern)
+            && only.ty.is_none()
+        {
+            only.ty = Some(item);
         }
     }
 
