@@ -10,6 +10,7 @@ use super::handler::{BoxFuture, HandlerResult, Progress, Reply, Request};
 use super::lifecycle::{self, Envelope, Meta};
 use super::panic::{CatchUnwind, guarded};
 use super::{Handling, Outcome, RequestFacts, Server};
+use crate::protocol::meta::META_CLIENT_CAPABILITIES;
 use crate::protocol::{
     CacheHints, CallToolResult, ClientCapabilities, CompleteRequestParams, CompleteResult,
     Completion, CompletionReference, ErrorObject, GetPromptResult, InputResponses,
@@ -131,8 +132,15 @@ impl Server {
             Some(Value::String(state)) => Some(state),
             Some(_) => return Err(RpcError::invalid_params("`requestState` must be a string")),
         };
+        // `check_meta` has seen `_meta` and its capabilities object: take them, not a copy.
+        let capabilities = match params.remove("_meta") {
+            Some(Value::Object(mut meta)) => {
+                meta.remove(META_CLIENT_CAPABILITIES).unwrap_or_default()
+            }
+            _ => Value::Null,
+        };
         let capabilities: ClientCapabilities =
-            serde_json::from_value(meta.capabilities).map_err(|error| {
+            serde_json::from_value(capabilities).map_err(|error| {
                 RpcError::invalid_meta(format!("invalid client capabilities: {error}"))
             })?;
         let (progress, receiver) = match meta.progress_token {

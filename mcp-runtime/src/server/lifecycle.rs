@@ -95,7 +95,6 @@ fn is_valid_id(id: &Value) -> bool {
 /// What the lifecycle checks learned from a request's `_meta`.
 #[derive(Debug)]
 pub(crate) struct Meta {
-    pub(crate) capabilities: Value,
     pub(crate) progress_token: Option<ProgressToken>,
 }
 
@@ -123,8 +122,8 @@ pub(crate) fn check_meta(
             )));
         }
     };
-    let capabilities = match meta.get(META_CLIENT_CAPABILITIES) {
-        Some(capabilities @ Value::Object(_)) => capabilities.clone(),
+    match meta.get(META_CLIENT_CAPABILITIES) {
+        Some(Value::Object(_)) => {}
         Some(_) => {
             return Err(RpcError::invalid_meta(format!(
                 "`_meta.{META_CLIENT_CAPABILITIES}` must be an object"
@@ -163,10 +162,7 @@ pub(crate) fn check_meta(
         }
         None => None,
     };
-    Ok(Meta {
-        capabilities,
-        progress_token,
-    })
+    Ok(Meta { progress_token })
 }
 
 #[cfg(test)]

@@ -48,12 +48,28 @@ fn host_name(authority: &str) -> String {
     }
 }
 
+/// Whether a `Host` value names a loopback host, without allocating (the common case).
+fn is_local_host(host: &str) -> bool {
+    let host = host.trim();
+    let name = if host.starts_with('[') {
+        host.find(']').map_or(host, |end| &host[..=end])
+    } else {
+        host.rsplit_once(':').map_or(host, |(name, _port)| name)
+    };
+    LOCAL_HOSTS
+        .iter()
+        .any(|local| local.eq_ignore_ascii_case(name))
+}
+
 fn host_allowed(host: &str, inner: &Inner) -> bool {
+    if is_local_host(host) {
+        return true;
+    }
     let name = host_name(host);
-    LOCAL_HOSTS.contains(&name.as_str())
-        || inner.allowed_hosts.iter().any(|allowed| {
-            allowed == "*" || *allowed == name || allowed == &host.to_ascii_lowercase()
-        })
+    inner
+        .allowed_hosts
+        .iter()
+        .any(|allowed| allowed == "*" || *allowed == name || allowed == &host.to_ascii_lowercase())
 }
 
 fn origin_allowed(origin: &str, inner: &Inner) -> bool {
@@ -128,34 +144,30 @@ pub(crate) fn check_content_type(headers: &HeaderMap) -> Option<Response> {
     }
 }
 
-/// The media ranges of the `Accept` header, lowercased, without parameters.
-fn accepted(headers: &HeaderMap) -> Vec<String> {
+/// The media ranges of the `Accept` header, without parameters (case as sent).
+fn media_ranges(headers: &HeaderMap) -> impl Iterator<Item = &str> {
     headers
         .get_all(header::ACCEPT)
         .iter()
         .filter_map(|value| value.to_str().ok())
         .flat_map(|value| value.split(','))
-        .map(|range| {
-            range
-                .split(';')
-                .next()
-                .unwrap_or_default()
-                .trim()
-                .to_ascii_lowercase()
-        })
+        .map(|range| range.split(';').next().unwrap_or_default().trim())
         .filter(|range| !range.is_empty())
-        .collect()
+}
+
+/// Whether a media range of the `Accept` header is one of `wanted` (ASCII case ignored);
+/// `None` when the header names no range.
+fn accepts_any(headers: &HeaderMap, wanted: &[&str]) -> Option<bool> {
+    let mut ranges = media_ranges(headers).peekable();
+    ranges.peek()?;
+    Some(ranges.any(|range| wanted.iter().any(|want| range.eq_ignore_ascii_case(want))))
 }
 
 /// A client that sends `Accept` must accept JSON answers; refused with `406` otherwise.
 /// Without an `Accept` header, anything goes.
 pub(crate) fn check_accept(headers: &HeaderMap) -> Option<Response> {
-    let ranges = accepted(headers);
-    let json_ok = ranges.is_empty()
-        || ranges
-            .iter()
-            .any(|range| matches!(range.as_str(), "application/json" | "application/*" | "*/*"));
-    if json_ok {
+    let json_ok = accepts_any(headers, &["application/json", "application/*", "*/*"]);
+    if json_ok.unwrap_or(true) {
         None
     } else {
         Some(reject(
@@ -168,14 +180,34 @@ pub(crate) fn check_accept(headers: &HeaderMap) -> Option<Response> {
 
 /// Whether the client accepts an event stream (required for progress notifications).
 pub(crate) fn accepts_event_stream(headers: &HeaderMap) -> bool {
-    accepted(headers)
-        .iter()
-        .any(|range| matches!(range.as_str(), "text/event-stream" | "text/*" | "*/*"))
+    accepts_any(headers, &["text/event-stream", "text/*", "*/*"]).unwrap_or(false)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn local_hosts_are_recognised_with_any_port_and_case() {
+        for host in [
+            "localhost",
+            "LocalHost:3000",
+            "127.0.0.1:80",
+            "[::1]",
+            "[::1]:8080",
+        ] {
+            assert!(is_local_host(host), "{host}");
+        }
+        for host in [
+            "localhost.evil.com",
+            "127.0.0.2",
+            "[::2]:80",
+            "",
+            "evil:localhost",
+        ] {
+            assert!(!is_local_host(host), "{host}");
+        }
+    }
 
     #[test]
     fn host_names_lose_their_port_and_case() {
