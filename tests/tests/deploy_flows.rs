@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 /// Where the rounds go: a server on a loopback port, or a spawned process's stdin and stdout.
 enum Peer {
     Http(client::Running),
-    Stdio(stdio::Session),
+    Stdio(Box<stdio::Session>),
 }
 
 impl Peer {
@@ -25,7 +25,7 @@ impl Peer {
     }
 
     fn stdio() -> Self {
-        Self::Stdio(stdio::Session::spawn_with(&["--deploy"]))
+        Self::Stdio(Box::new(stdio::Session::spawn_with(&["--deploy"])))
     }
 
     /// Sends one `tools/call` and returns the response's bytes exactly as they arrived.
