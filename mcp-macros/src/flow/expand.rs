@@ -58,8 +58,13 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
         sub_resume: &sub_resume,
     };
     let has_subs = plan.sites.iter().any(Site::is_sub);
-    let no_resume = has_subs
-        .then(|| quote!(#[allow(unused_mut)] let mut #sub_resume = ::core::option::Option::None;));
+    let no_resume = has_subs.then(|| {
+        quote! {
+            #[allow(unused_mut, unused_variables)]
+            let mut #sub_resume: ::core::option::Option<::std::boxed::Box<#p::RawValue>> =
+                ::core::option::Option::None;
+        }
+    });
     let mut forward = plan.forward.clone();
     sites.visit_block_mut(&mut forward);
     let arms = plan.resumed.iter().enumerate().map(|(id, resumed)| {

@@ -280,7 +280,7 @@ impl<'a> Analyzer<'a> {
         if !reevaluable(&e.expr) {
             self.errors.push(syn::Error::new_spanned(
                 &e.expr,
-                "a `for` loop that asks questions must iterate over a local, a field of one or                  a range, so the flow can resume it; bind the collection first:                  `let items: Vec<Item> = ...;` and write `for item in items`",
+                "a `for` loop that asks questions must iterate over a local, a field of one or a range, so the flow can resume it; bind the collection first: `let items: Vec<Item> = ...;` and write `for item in items`",
             ));
             return None;
         }
@@ -324,7 +324,7 @@ impl<'a> Analyzer<'a> {
                     match call {
                         Some((call, _)) if call.sub => self.errors.push(syn::Error::new_spanned(
                             elem,
-                            "a sub-flow cannot be awaited in a tuple with other questions;                              await it on its own: `let answer = sub_flow(&cx, ...).await;`",
+                            "a sub-flow cannot be awaited in a tuple with other questions; await it on its own: `let answer = sub_flow(&cx, ...).await;`",
                         )),
                         Some(call) => out.push(call),
                         None => self.errors.push(syn::Error::new_spanned(

@@ -174,8 +174,8 @@ mod sealed {
 /// Never implemented: the bound that makes awaiting a [`Question`] outside a handler body a
 /// compile error that speaks of questions.
 #[diagnostic::on_unimplemented(
-    message = "a question can only be awaited directly in the body of a `#[tool]`, `#[prompt]` \
-               or `#[resource]` function, on its own context",
+    message = "a question can only be awaited directly in the body of a `#[tool]`, `#[prompt]`, \
+               `#[resource]` or `#[elicit]` function, on its own context",
     label = "this question is awaited where the handler's macro cannot turn it into a \
              suspension point",
     note = "bind the answer with `let answer = cx.elicit(...).await?;` in the handler body"

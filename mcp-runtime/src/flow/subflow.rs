@@ -6,8 +6,8 @@
 //! call (`confirm_total.confirm`), so two calls of one sub-flow never share a key.
 
 use std::future::{Future, poll_fn};
-use std::pin::pin;
-use std::task::Poll;
+use std::pin::{Pin, pin};
+use std::task::{Context, Poll};
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -38,6 +38,35 @@ impl<T> SubFlow<T> {
         self
     }
 }
+
+/// A sub-flow call is awaited only where the caller's macro turns it into a question point;
+/// awaited anywhere else, it fails to compile through the bound `AwaitedOutsideFlow`, which
+/// no type implements (see `Question`'s impl for why this is `Future` and not `IntoFuture`).
+impl<T> Future for SubFlow<T>
+where
+    T: AwaitedOutsideFlow,
+{
+    type Output = T;
+
+    fn poll(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<T> {
+        Poll::Pending
+    }
+}
+
+mod sealed {
+    pub trait Sealed {}
+}
+
+/// Never implemented: the bound that makes awaiting a [`SubFlow`] outside a flow body a
+/// compile error that speaks of sub-flows.
+#[diagnostic::on_unimplemented(
+    message = "a sub-flow can only be awaited directly in the body of a `#[tool]`, `#[prompt]`, \
+               `#[resource]` or `#[elicit]` function",
+    label = "this sub-flow is awaited where the caller's macro cannot turn it into a \
+             suspension point",
+    note = "bind its result first: `let answer: T = sub_flow(&cx, ...).await?;`"
+)]
+pub trait AwaitedOutsideFlow: sealed::Sealed {}
 
 /// The state machine `#[elicit]` makes of a sub-flow.
 #[doc(hidden)]

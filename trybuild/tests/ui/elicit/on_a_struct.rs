@@ -1,0 +1,8 @@
+use mcp_runtime::elicit;
+
+#[elicit]
+struct Confirm {
+    ok: bool,
+}
+
+fn main() {}

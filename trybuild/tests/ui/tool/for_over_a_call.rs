@@ -1,0 +1,24 @@
+use mcp_runtime::{Cx, ElicitForm, ToolResult, text, tool};
+
+#[derive(ElicitForm)]
+struct Keep {
+    ok: bool,
+}
+
+fn names() -> Vec<String> {
+    vec!["a".to_owned()]
+}
+
+#[tool]
+async fn review(cx: Cx) -> ToolResult {
+    let mut kept: Vec<String> = Vec::new();
+    for name in names() {
+        let keep: Keep = cx.elicit(format!("Keep {name}?")).await?;
+        if keep.ok {
+            kept.push(name);
+        }
+    }
+    Ok(text(kept.join(",")))
+}
+
+fn main() {}
