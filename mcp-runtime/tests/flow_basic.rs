@@ -1,6 +1,7 @@
 //! Straight-line and branching flows, end to end through the testing driver.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::collections::HashMap;
+use std::sync::Mutex;
 
 use mcp_runtime::testing::FlowTester;
 use mcp_runtime::{Cx, ElicitChoice, ElicitForm, ToolResult, text, tool};
@@ -31,7 +32,18 @@ struct DeployArgs {
     service: String,
 }
 
-static BETWEEN: AtomicUsize = AtomicUsize::new(0);
+/// How often the code between the two questions ran, per service (tests run in parallel,
+/// each with its own service).
+static BETWEEN: Mutex<Option<HashMap<String, usize>>> = Mutex::new(None);
+
+fn ran_between(service: &str) -> usize {
+    let counts = BETWEEN.lock().unwrap();
+    counts
+        .as_ref()
+        .and_then(|c| c.get(service))
+        .copied()
+        .unwrap_or(0)
+}
 
 /// Deploy the service.
 #[tool]
@@ -39,7 +51,12 @@ async fn deploy(args: DeployArgs, cx: Cx) -> ToolResult {
     let target: Target = cx
         .elicit(format!("Where should {} go?", args.service))
         .await?;
-    BETWEEN.fetch_add(1, Ordering::SeqCst);
+    *BETWEEN
+        .lock()
+        .unwrap()
+        .get_or_insert_with(HashMap::new)
+        .entry(args.service.clone())
+        .or_default() += 1;
     if target.environment == Environment::Production {
         let confirm: Confirm = cx
             .elicit(format!("Ship {} replicas to production?", target.replicas))
@@ -75,9 +92,8 @@ async fn staging_takes_one_question() {
 
 #[tokio::test]
 async fn production_asks_again_and_carries_the_target() {
-    let tester = FlowTester::tool(deploy).arguments(json!({"service": "api"}));
+    let tester = FlowTester::tool(deploy).arguments(json!({"service": "web"}));
     let first = tester.start().await;
-    let before = BETWEEN.load(Ordering::SeqCst);
     let second = first
         .answer(json!({"target": accept(json!({"environment": "production", "replicas": 5}))}))
         .await;
@@ -85,9 +101,9 @@ async fn production_asks_again_and_carries_the_target() {
     let third = second
         .answer(json!({"confirm": accept(json!({"ok": true}))}))
         .await;
-    assert_eq!(third.text(), Some("Deployed 5 replicas of api."), "{third}");
+    assert_eq!(third.text(), Some("Deployed 5 replicas of web."), "{third}");
     // The code between the two questions ran once, not once per round.
-    assert_eq!(BETWEEN.load(Ordering::SeqCst) - before, 1);
+    assert_eq!(ran_between("web"), 1);
     let declined = second
         .answer(json!({"confirm": {"action": "decline"}}))
         .await;
