@@ -19,21 +19,12 @@ use syn::ItemFn;
 
 pub(crate) use model::Kind;
 
-/// Errors gathered within one stage.
-#[derive(Default)]
-pub(crate) struct Errors(Vec<syn::Error>);
+pub(crate) use crate::errors::Errors;
 
-impl Errors {
-    pub(crate) fn push(&mut self, error: syn::Error) {
-        self.0.push(error);
-    }
-
-    fn take(&mut self) -> Option<syn::Error> {
-        let mut errors = std::mem::take(&mut self.0).into_iter();
-        let mut first = errors.next()?;
-        errors.for_each(|e| first.combine(e));
-        Some(first)
-    }
+/// Ends a stage: the errors it found, combined, if there are any. The collector is left
+/// empty for the next stage.
+fn stage_errors(errors: &mut Errors) -> Option<syn::Error> {
+    std::mem::take(errors).finish().err()
 }
 
 pub(crate) fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenStream {
@@ -60,7 +51,7 @@ pub(crate) fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenS
         ));
     }
     let mut handler = model::parse_handler(kind, options, function.clone(), &mut errors);
-    if let Some(error) = errors.take() {
+    if let Some(error) = stage_errors(&mut errors) {
         return fallback(kind, &function, error);
     }
 
@@ -70,7 +61,7 @@ pub(crate) fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenS
     analyzer.block(&mut body);
     let sites = std::mem::take(&mut analyzer.sites);
     check_keys(&sites, &mut errors);
-    if let Some(error) = errors.take() {
+    if let Some(error) = stage_errors(&mut errors) {
         return fallback(kind, &function, error);
     }
 
@@ -81,7 +72,7 @@ pub(crate) fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenS
             resume::Resumer::new(&sites, &questions, &mut errors, &mut reported).resume(&body, id)
         })
         .collect();
-    if let Some(error) = errors.take() {
+    if let Some(error) = stage_errors(&mut errors) {
         return fallback(kind, &function, error);
     }
     handler.body = body.clone();

@@ -1,8 +1,10 @@
 //! The per-request context a handler receives, and how a question point settles.
 
 use std::fmt;
-use std::future::Future;
+use std::future::{Future, poll_fn};
+use std::pin::pin;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::task::Poll;
 
 use serde::Serialize;
 use serde_json::json;
@@ -196,8 +198,21 @@ impl Cx {
         }
     }
 
-    pub(crate) fn halted(&self) -> bool {
+    fn halted(&self) -> bool {
         lock(&self.inner.halt).is_some()
+    }
+
+    /// Runs `flow` until it returns (`Some`) or stops at a question point (`None`, with the
+    /// reason left in [`Cx::take_halt`]). A stopped flow's future never completes; it is
+    /// dropped here, so the code after its question point never runs this round.
+    pub(crate) async fn run_until_halt<F: Future>(&self, flow: F) -> Option<F::Output> {
+        let mut flow = pin!(flow);
+        poll_fn(|context| match flow.as_mut().poll(context) {
+            Poll::Ready(output) => Poll::Ready(Some(output)),
+            Poll::Pending if self.halted() => Poll::Ready(None),
+            Poll::Pending => Poll::Pending,
+        })
+        .await
     }
 
     pub(crate) fn take_halt(&self) -> Option<Halted> {

@@ -1,9 +1,7 @@
 //! The driver: verify and decode the state, run the flow to its next question point or its
 //! end, then sign the next state.
 
-use std::future::{Future, poll_fn};
-use std::pin::pin;
-use std::task::Poll;
+use std::future::Future;
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -146,14 +144,7 @@ pub(crate) async fn run<F: Flow>(
         }
     };
     let cx = Cx::new(capabilities, subject, progress, input_responses);
-    let mut future = pin!(flow.step(args, cx.clone(), state));
-    let finished = poll_fn(|context| match future.as_mut().poll(context) {
-        Poll::Ready(output) => Poll::Ready(Some(output)),
-        Poll::Pending if cx.halted() => Poll::Ready(None),
-        Poll::Pending => Poll::Pending,
-    })
-    .await;
-    if let Some(output) = finished {
+    if let Some(output) = cx.run_until_halt(flow.step(args, cx.clone(), state)).await {
         return Ok(Ran::Done(output));
     }
     match cx.take_halt() {

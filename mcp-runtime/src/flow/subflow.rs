@@ -5,8 +5,8 @@
 //! field of that point, and the sub-flow's keys are scoped under the caller's key for the
 //! call (`confirm_total.confirm`), so two calls of one sub-flow never share a key.
 
-use std::future::{Future, poll_fn};
-use std::pin::{Pin, pin};
+use std::future::Future;
+use std::pin::Pin;
 use std::task::{Context, Poll};
 
 use serde::Serialize;
@@ -144,14 +144,7 @@ pub async fn run_sub<S: IntoSubFlow>(
         }
     };
     let scoped = cx.scoped(key);
-    let mut future = pin!(step.step(scoped, state));
-    let finished = poll_fn(|context| match future.as_mut().poll(context) {
-        Poll::Ready(output) => Poll::Ready(Some(output)),
-        Poll::Pending if cx.halted() => Poll::Ready(None),
-        Poll::Pending => Poll::Pending,
-    })
-    .await;
-    if let Some(output) = finished {
+    if let Some(output) = cx.run_until_halt(step.step(scoped, state)).await {
         return SubSettled::Done(output);
     }
     match cx.take_halt() {
