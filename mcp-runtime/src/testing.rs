@@ -4,14 +4,32 @@
 //! request and verified on every round — but without a transport, so flows can be tested
 //! (and shown) without a client.
 //!
-//! ```ignore
-//! let tester = FlowTester::tool(deploy).arguments(json!({"service": "api"}));
-//! let first = tester.start().await;
-//! assert_eq!(first.questions(), ["target"]);
+//! ```
+//! use mcp_runtime::testing::FlowTester;
+//! use mcp_runtime::{Cx, ElicitForm, ToolResult, text, tool};
+//! use serde_json::json;
+//!
+//! #[derive(ElicitForm)]
+//! struct Name {
+//!     name: String,
+//! }
+//!
+//! /// Greet the user by name.
+//! #[tool]
+//! async fn greet(cx: Cx) -> ToolResult {
+//!     let who: Name = cx.elicit("Who are you?").await?;
+//!     Ok(text(format!("Hello, {}!", who.name)))
+//! }
+//!
+//! # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+//! let first = FlowTester::tool(greet).start().await;
+//! assert_eq!(first.questions(), ["who"]);
+//! println!("{first}"); // the questions as they go on the wire, and the state's size
 //! let second = first
-//!     .answer(json!({"target": {"action": "accept", "content": {"environment": "staging", "replicas": 2}}}))
+//!     .answer(json!({"who": {"action": "accept", "content": {"name": "Ada"}}}))
 //!     .await;
-//! assert_eq!(second.text(), Some("Deployed 2 replicas to staging."));
+//! assert_eq!(second.text(), Some("Hello, Ada!"));
+//! # });
 //! ```
 
 use std::fmt;

@@ -22,10 +22,28 @@ use crate::server::Progress;
 /// can be asked.
 ///
 /// A `Cx` is a cheap handle (cloning shares it). Questions are asked by awaiting the
-/// [`Question`]s its methods build, directly in the handler body:
+/// [`Question`]s its methods build, directly in the handler body; each such await is a point
+/// where the flow can stop and resume. Its input key is the name the answer is bound to
+/// (`who` below) unless `.key("...")` names another.
 ///
-/// ```ignore
-/// let target: Target = cx.elicit("Where should it go?").await?;
+/// A question's own arguments (its message, its URL) are evaluated when it is asked and again
+/// when its answer arrives, to know what was asked; keep side effects out of them. Everything
+/// else between two questions runs once.
+///
+/// ```
+/// use mcp_runtime::{Cx, ElicitForm, ToolResult, text, tool};
+///
+/// #[derive(ElicitForm)]
+/// struct Name {
+///     name: String,
+/// }
+///
+/// /// Greet the user by name.
+/// #[tool]
+/// async fn greet(cx: Cx) -> ToolResult {
+///     let who: Name = cx.elicit("Who are you?").await?;
+///     Ok(text(format!("Hello, {}!", who.name)))
+/// }
 /// ```
 #[derive(Clone)]
 pub struct Cx {

@@ -21,12 +21,23 @@ pub const DEFAULT_BODY_LIMIT: usize = 4 * 1024 * 1024;
 
 /// Builds a [`Server`]: handlers, identity and settings.
 ///
-/// ```ignore
+/// ```
+/// use mcp_runtime::server::Server;
+/// use mcp_runtime::{Cx, ToolResult, text, tool};
+///
+/// /// Say hello.
+/// #[tool]
+/// async fn hello(cx: Cx) -> ToolResult {
+///     let _ = cx;
+///     Ok(text("Hello!"))
+/// }
+///
 /// let server = Server::builder()
-///     .name("deploy")
+///     .name("greeter")
 ///     .version("1.0.0")
-///     .tool(deploy)
+///     .tool(hello)
 ///     .build();
+/// # drop(server);
 /// ```
 #[must_use]
 pub struct ServerBuilder {
