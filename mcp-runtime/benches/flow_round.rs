@@ -18,6 +18,7 @@ use mcp_runtime::{Cx, ElicitChoice, ElicitForm, ToolResult, text, tool};
 use serde_json::{Value, json};
 
 const BUDGET: f64 = 3.0;
+const REPEATS: usize = 5;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ElicitChoice)]
 #[choice(rename_all = "lowercase")]
@@ -124,31 +125,32 @@ fn main() {
         state2.len()
     );
 
-    // Each iteration gets its own prepared request (preparing it is not measured).
-    let prepared = Prepared(request(&signer, Some(state1.clone()), Some(target)));
-    let round = easybench::bench_env(Some(prepared), |prepared| {
-        let request = prepared.take().map(|p| p.0);
-        black_box(request.map(|request| run(deploy().call(black_box(request)))))
-    });
-
     // The codec alone on a payload as large as the round's state payload.
     let binding = json!({"service": "checkout"});
     let cx = BindingContext::new("tools/call", "deploy").with_arguments(Some(&binding));
     let payload = vec![b'x'; state2.len() * 3 / 4];
-    let codec = easybench::bench(|| {
-        let token = signer.sign(black_box(&cx), black_box(&payload));
-        black_box(signer.verify(&cx, &token).unwrap())
-    });
 
-    let ratio = round.ns_per_iter / codec.ns_per_iter;
-    println!(
-        "deploy round (verify, decode, step, encode, sign): {:>8.0} ns/round",
-        round.ns_per_iter
-    );
-    println!(
-        "codec sign + verify, same payload size:           {:>8.0} ns/op",
-        codec.ns_per_iter
-    );
+    // Rounds and codec interleaved, five times, keeping the fastest of each: the machine is
+    // shared, and the minimum is the figure least disturbed by other work.
+    let prepared = Prepared(request(&signer, Some(state1.clone()), Some(target)));
+    let (mut round, mut codec) = (f64::INFINITY, f64::INFINITY);
+    for _ in 0..REPEATS {
+        // Each iteration gets its own prepared request (preparing it is not measured).
+        let stats = easybench::bench_env(Some(prepared.clone()), |prepared| {
+            let request = prepared.take().map(|p| p.0);
+            black_box(request.map(|request| run(deploy().call(black_box(request)))))
+        });
+        round = round.min(stats.ns_per_iter);
+        let stats = easybench::bench(|| {
+            let token = signer.sign(black_box(&cx), black_box(&payload));
+            black_box(signer.verify(&cx, &token).unwrap())
+        });
+        codec = codec.min(stats.ns_per_iter);
+    }
+
+    let ratio = round / codec;
+    println!("deploy round (verify, decode, step, encode, sign): {round:>8.0} ns/round");
+    println!("codec sign + verify, same payload size:           {codec:>8.0} ns/op");
     println!(
         "ratio round/codec: {ratio:.2}x (budget {BUDGET:.1}x) {}",
         if ratio <= BUDGET {

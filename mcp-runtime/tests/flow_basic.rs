@@ -109,3 +109,35 @@ async fn production_asks_again_and_carries_the_target() {
         .await;
     assert!(declined.text().unwrap().contains("declined"), "{declined}");
 }
+
+static MESSAGES: Mutex<usize> = Mutex::new(0);
+
+fn counted(message: &str) -> String {
+    *MESSAGES.lock().unwrap() += 1;
+    message.to_owned()
+}
+
+/// A question whose message counts how often it is built.
+#[tool]
+async fn counting(cx: Cx) -> ToolResult {
+    let confirm: Confirm = cx.elicit(counted("Go?")).await?;
+    Ok(text(format!("{}", confirm.ok)))
+}
+
+#[tokio::test]
+async fn a_question_is_built_only_when_it_is_asked() {
+    let first = FlowTester::tool(counting).start().await;
+    assert_eq!(*MESSAGES.lock().unwrap(), 1);
+    let missing = first.answer(json!({"other": {}})).await;
+    assert_eq!(missing.questions(), ["confirm"]);
+    assert_eq!(*MESSAGES.lock().unwrap(), 2, "asked again, so built again");
+    let done = first
+        .answer(json!({"confirm": accept(json!({"ok": true}))}))
+        .await;
+    assert_eq!(done.text(), Some("true"));
+    assert_eq!(
+        *MESSAGES.lock().unwrap(),
+        2,
+        "the answering round does not build it"
+    );
+}

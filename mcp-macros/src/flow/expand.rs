@@ -483,7 +483,7 @@ impl SiteCode<'_> {
             };
         }
         syn::parse_quote_spanned! {syn::spanned::Spanned::span(question)=>
-            match #p::Batch::settle(#question, &#cx, &[#(#keys),*]) {
+            match #p::Batch::settle(|| #question, &#cx, &[#(#keys),*]) {
                 #p::Settled::Answered(#answer) => #answer,
                 #p::Settled::Stop(#halt) => match #p::stop(
                     &#cx,

@@ -40,7 +40,7 @@ const _: () = {
         match __mcp_state {
             ::core::option::Option::None => {
                 let target: Target = match ::mcp_runtime::__private::Batch::settle(
-                    cx.elicit(format!("Where should {} go?", args.service)),
+                    || cx.elicit(format!("Where should {} go?", args.service)),
                     &cx,
                     &["target"],
                 ) {
@@ -60,7 +60,7 @@ const _: () = {
                 let replicas: u32 = target.replicas;
                 if target.environment == Environment::Production {
                     let confirm: Confirm = match ::mcp_runtime::__private::Batch::settle(
-                        cx.elicit(format!("Ship {replicas} replicas to production?")),
+                        || cx.elicit(format!("Ship {replicas} replicas to production?")),
                         &cx,
                         &["confirm"],
                     ) {
@@ -85,7 +85,7 @@ const _: () = {
             }
             ::core::option::Option::Some(__mcp_State::S0()) => {
                 let target: Target = match ::mcp_runtime::__private::Batch::settle(
-                    cx.elicit(format!("Where should {} go?", args.service)),
+                    || cx.elicit(format!("Where should {} go?", args.service)),
                     &cx,
                     &["target"],
                 ) {
@@ -105,7 +105,7 @@ const _: () = {
                 let replicas: u32 = target.replicas;
                 if target.environment == Environment::Production {
                     let confirm: Confirm = match ::mcp_runtime::__private::Batch::settle(
-                        cx.elicit(format!("Ship {replicas} replicas to production?")),
+                        || cx.elicit(format!("Ship {replicas} replicas to production?")),
                         &cx,
                         &["confirm"],
                     ) {
@@ -133,7 +133,7 @@ const _: () = {
                 let replicas = __mcp_v0;
                 {
                     let confirm: Confirm = match ::mcp_runtime::__private::Batch::settle(
-                        cx.elicit(format!("Ship {replicas} replicas to production?")),
+                        || cx.elicit(format!("Ship {replicas} replicas to production?")),
                         &cx,
                         &["confirm"],
                     ) {

@@ -1,5 +1,6 @@
 //! The per-request context a handler receives, and how a question point settles.
 
+use std::borrow::Cow;
 use std::fmt;
 use std::future::{Future, poll_fn};
 use std::pin::pin;
@@ -9,7 +10,7 @@ use std::task::Poll;
 use serde::Serialize;
 use serde_json::json;
 
-use super::question::{self, Need, Question, Reading, Refusal};
+use super::question::{self, Answer, Need, Question, Reading, Refusal};
 use crate::form::ElicitForm;
 #[allow(deprecated)] // reason: sampling and roots are deprecated on the wire, yet still served
 use crate::protocol::{
@@ -26,9 +27,10 @@ use crate::server::Progress;
 /// where the flow can stop and resume. Its input key is the name the answer is bound to
 /// (`who` below) unless `.key("...")` names another.
 ///
-/// A question's own arguments (its message, its URL) are evaluated when it is asked and again
-/// when its answer arrives, to know what was asked; keep side effects out of them. Everything
-/// else between two questions runs once.
+/// A question's own arguments (its message, its URL) are evaluated only when it is put on the
+/// wire: when it is first asked, and again if it must be asked again (its answer was missing
+/// or invalid). The round that brings a usable answer reads it without them. Everything else
+/// between two questions runs once.
 ///
 /// ```
 /// use mcp_runtime::{Cx, ElicitForm, ToolResult, text, tool};
@@ -121,10 +123,10 @@ impl Cx {
     }
 
     /// The key a question asked under `key` goes on the wire as.
-    fn wire_key(&self, key: &str) -> String {
+    fn wire_key(&self, key: &'static str) -> Cow<'static, str> {
         match &self.scope {
-            Some(scope) => format!("{scope}.{key}"),
-            None => key.to_owned(),
+            Some(scope) => Cow::Owned(format!("{scope}.{key}")),
+            None => Cow::Borrowed(key),
         }
     }
 
@@ -272,11 +274,15 @@ impl Stop {
 
 /// Questions asked together at one point: a single [`Question`] or a tuple of them.
 #[doc(hidden)]
-pub trait Batch {
+pub trait Batch: Sized {
     /// The answers, in the same shape.
     type Answers;
-    /// Settles every question against this round's answers, under `keys`.
-    fn settle(self, cx: &Cx, keys: &[&'static str]) -> Settled<Self::Answers>;
+    /// Settles the questions `ask` builds against this round's answers, under `keys`.
+    ///
+    /// The answers are read by type, so `ask` (the question expression as written, with its
+    /// message and other arguments) runs only when the questions must be put on the wire.
+    fn settle(ask: impl FnOnce() -> Self, cx: &Cx, keys: &[&'static str])
+    -> Settled<Self::Answers>;
 }
 
 /// One question read against this round's answers.
@@ -286,30 +292,30 @@ enum Read<A> {
     Open(Option<String>),
 }
 
-impl<A> Question<A> {
-    fn read_answer(
-        &self,
-        key: &str,
-        answers: Option<&InputResponses>,
-    ) -> Result<Read<A>, ErrorObject> {
-        let Some(raw) = answers.and_then(|answers| answers.get(key)) else {
-            return Ok(Read::Open(None));
-        };
-        match (self.read)(raw) {
-            Reading::Answer(answer) => Ok(Read::Answered(answer)),
-            Reading::Invalid(problem) => Ok(Read::Open(Some(problem))),
-            Reading::NotAnObject => Err(invalid_params(format!(
-                "inputResponses[\"{key}\"] must be an object"
-            ))),
-        }
+/// Reads the answer under `key`, if the client sent one.
+fn read_answer<A: Answer>(
+    key: &str,
+    answers: Option<&InputResponses>,
+) -> Result<Read<A>, ErrorObject> {
+    let Some(raw) = answers.and_then(|answers| answers.get(key)) else {
+        return Ok(Read::Open(None));
+    };
+    match A::read(raw) {
+        Reading::Answer(answer) => Ok(Read::Answered(answer)),
+        Reading::Invalid(problem) => Ok(Read::Open(Some(problem))),
+        Reading::NotAnObject => Err(invalid_params(format!(
+            "inputResponses[\"{key}\"] must be an object"
+        ))),
     }
+}
 
+impl<A> Question<A> {
     /// The request that asks this question again, or the error for a client that cannot
     /// be asked it.
     fn ask(
         &self,
         cx: &Cx,
-        key: String,
+        key: Cow<'static, str>,
         read: &Read<A>,
     ) -> Result<(String, InputRequest), ErrorObject> {
         if !cx.supports(self.need) {
@@ -319,20 +325,23 @@ impl<A> Question<A> {
             Read::Open(problem) => problem.as_deref(),
             Read::Answered(_) => None,
         };
-        Ok((key, self.render.to_request(problem)))
+        Ok((key.into_owned(), self.render.to_request(problem)))
     }
 }
 
 macro_rules! batch {
     ($($q:ident $r:ident $k:ident $a:ident $i:tt),+) => {
-        impl<$($a),+> Batch for ($(Question<$a>,)+) {
+        impl<$($a: Answer),+> Batch for ($(Question<$a>,)+) {
             type Answers = ($($a,)+);
-            fn settle(self, cx: &Cx, keys: &[&'static str]) -> Settled<Self::Answers> {
+            fn settle(
+                ask: impl FnOnce() -> Self,
+                cx: &Cx,
+                keys: &[&'static str],
+            ) -> Settled<Self::Answers> {
                 let answers = lock(&cx.inner.answers).take();
-                let ($($q,)+) = self;
                 let keys = [$(cx.wire_key(keys[$i])),+];
                 $(
-                    let $r = match $q.read_answer(&keys[$i], answers.as_ref()) {
+                    let $r = match read_answer::<$a>(&keys[$i], answers.as_ref()) {
                         Ok(read) => read,
                         Err(error) => return Settled::Stop(Stop(StopKind::Fail(error))),
                     };
@@ -343,6 +352,7 @@ macro_rules! batch {
                 };
                 // Answers are not carried between rounds, so a batch with any question still
                 // open is asked again whole.
+                let ($($q,)+) = ask();
                 let [$($k),+] = keys;
                 let requests = [$($q.ask(cx, $k, &$r)),+];
                 match requests.into_iter().collect::<Result<Vec<_>, _>>() {
@@ -361,10 +371,10 @@ batch!(q0 r0 k0 A0 0, q1 r1 k1 A1 1, q2 r2 k2 A2 2, q3 r3 k3 A3 3);
 batch!(q0 r0 k0 A0 0, q1 r1 k1 A1 1, q2 r2 k2 A2 2, q3 r3 k3 A3 3, q4 r4 k4 A4 4);
 batch!(q0 r0 k0 A0 0, q1 r1 k1 A1 1, q2 r2 k2 A2 2, q3 r3 k3 A3 3, q4 r4 k4 A4 4, q5 r5 k5 A5 5);
 
-impl<A> Batch for Question<A> {
+impl<A: Answer> Batch for Question<A> {
     type Answers = A;
-    fn settle(self, cx: &Cx, keys: &[&'static str]) -> Settled<A> {
-        match (self,).settle(cx, keys) {
+    fn settle(ask: impl FnOnce() -> Self, cx: &Cx, keys: &[&'static str]) -> Settled<A> {
+        match <(Self,)>::settle(|| (ask(),), cx, keys) {
             Settled::Answered((answer,)) => Settled::Answered(answer),
             Settled::Stop(stop) => Settled::Stop(stop),
         }

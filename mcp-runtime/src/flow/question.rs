@@ -49,7 +49,8 @@ pub(crate) enum Need {
 }
 
 /// What a raw answer turned out to be.
-pub(crate) enum Reading<A> {
+#[doc(hidden)]
+pub enum Reading<A> {
     /// A usable answer.
     Answer(A),
     /// An object, but not an acceptable answer: ask again, telling the user what was wrong.
@@ -68,8 +69,40 @@ pub(crate) enum Reading<A> {
 pub struct Question<A> {
     pub(crate) need: Need,
     pub(crate) render: Render,
-    pub(crate) read: fn(&Value) -> Reading<A>,
     _answer: PhantomData<fn() -> A>,
+}
+
+/// What a question's answer can be, and how it is read from the client's raw response.
+#[doc(hidden)]
+pub trait Answer: Sized {
+    /// Reads a raw response.
+    fn read(raw: &Value) -> Reading<Self>;
+}
+
+impl<F: ElicitForm> Answer for Result<F, Refusal> {
+    fn read(raw: &Value) -> Reading<Self> {
+        read_form::<F>(raw)
+    }
+}
+
+impl Answer for Result<(), Refusal> {
+    fn read(raw: &Value) -> Reading<Self> {
+        read_url(raw)
+    }
+}
+
+#[allow(deprecated)] // reason: still served in this revision
+impl Answer for CreateMessageResult {
+    fn read(raw: &Value) -> Reading<Self> {
+        read_json(raw)
+    }
+}
+
+#[allow(deprecated)] // reason: still served in this revision
+impl Answer for ListRootsResult {
+    fn read(raw: &Value) -> Reading<Self> {
+        read_json(raw)
+    }
 }
 
 impl<A> fmt::Debug for Question<A> {
@@ -103,10 +136,9 @@ impl Render {
                     Some(problem) => format!("{message}\n\n{problem}"),
                     None => message.clone(),
                 };
-                InputRequest::Elicit(ElicitRequestParams::Form(ElicitRequestFormParams::new(
-                    message,
-                    schema().clone(),
-                )))
+                InputRequest::Elicit(ElicitRequestParams::Form(
+                    ElicitRequestFormParams::with_static_schema(message, schema()),
+                ))
             }
             Self::Url { message, url } => {
                 InputRequest::Elicit(ElicitRequestParams::Url(ElicitRequestUrlParams {
@@ -124,11 +156,10 @@ impl Render {
 }
 
 impl<A> Question<A> {
-    fn new(need: Need, render: Render, read: fn(&Value) -> Reading<A>) -> Self {
+    fn new(need: Need, render: Render) -> Self {
         Self {
             need,
             render,
-            read,
             _answer: PhantomData,
         }
     }
@@ -189,26 +220,21 @@ pub(crate) fn form<F: ElicitForm>(message: String) -> Question<Result<F, Refusal
             message,
             schema: F::requested_schema,
         },
-        read_form::<F>,
     )
 }
 
 pub(crate) fn url(message: String, url: String) -> Question<Result<(), Refusal>> {
-    Question::new(Need::UrlElicitation, Render::Url { message, url }, read_url)
+    Question::new(Need::UrlElicitation, Render::Url { message, url })
 }
 
 #[allow(deprecated)] // reason: still served in this revision
 pub(crate) fn sampling(params: CreateMessageRequestParams) -> Question<CreateMessageResult> {
-    Question::new(
-        Need::Sampling,
-        Render::Sampling(Box::new(params)),
-        read_json::<CreateMessageResult>,
-    )
+    Question::new(Need::Sampling, Render::Sampling(Box::new(params)))
 }
 
 #[allow(deprecated)] // reason: still served in this revision
 pub(crate) fn roots() -> Question<ListRootsResult> {
-    Question::new(Need::Roots, Render::Roots, read_json::<ListRootsResult>)
+    Question::new(Need::Roots, Render::Roots)
 }
 
 /// Reads `action` (and `content` for an accepted form) of an elicitation answer.

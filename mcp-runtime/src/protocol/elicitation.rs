@@ -5,6 +5,7 @@
 //! `Vec` of `(name, schema)` pairs written to the wire in insertion order (and read back in
 //! wire order when parsed straight from JSON text).
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use serde::de::{Deserializer, Error as _};
@@ -194,8 +195,8 @@ pub struct ElicitRequestFormParams {
     pub mode: Option<FormModeTag>,
     /// What the user is asked.
     pub message: String,
-    /// The form.
-    pub requested_schema: ElicitRequestedSchema,
+    /// The form: borrowed when it is a form type's schema, built once per type.
+    pub requested_schema: Cow<'static, ElicitRequestedSchema>,
 }
 
 impl Default for ElicitRequestFormParams {
@@ -203,7 +204,7 @@ impl Default for ElicitRequestFormParams {
         Self {
             mode: Some(FormModeTag),
             message: String::new(),
-            requested_schema: ElicitRequestedSchema::default(),
+            requested_schema: Cow::Owned(ElicitRequestedSchema::default()),
         }
     }
 }
@@ -214,7 +215,20 @@ impl ElicitRequestFormParams {
         Self {
             mode: Some(FormModeTag),
             message: message.into(),
-            requested_schema,
+            requested_schema: Cow::Owned(requested_schema),
+        }
+    }
+
+    /// Form-mode parameters around a schema that lives for the whole program (such as
+    /// `ElicitForm::requested_schema()`), which is then borrowed rather than copied.
+    pub fn with_static_schema(
+        message: impl Into<String>,
+        requested_schema: &'static ElicitRequestedSchema,
+    ) -> Self {
+        Self {
+            mode: Some(FormModeTag),
+            message: message.into(),
+            requested_schema: Cow::Borrowed(requested_schema),
         }
     }
 }
@@ -277,7 +291,7 @@ impl<'de> Deserialize<'de> for ElicitRequestParams {
                 Ok(Self::Form(ElicitRequestFormParams {
                     mode: raw.mode.map(|_| FormModeTag),
                     message: raw.message,
-                    requested_schema,
+                    requested_schema: Cow::Owned(requested_schema),
                 }))
             }
             Some("url") => {
