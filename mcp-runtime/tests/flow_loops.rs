@@ -56,6 +56,12 @@ async fn a_loop_collects_across_rounds() {
     assert_eq!(rounds[3].text(), Some("a,b,c"), "{}", rounds[3]);
     // The collected items travel in the state: it grows with them.
     assert!(rounds[2].state_size() > rounds[1].state_size());
+
+    // A loop of one round.
+    let once = tester
+        .script([json!({"item": accept(json!({"name": "only", "more": false}))})])
+        .await;
+    assert_eq!(once[1].text(), Some("only"), "{}", once[1]);
 }
 
 /// Asks until the guess passes a business check, with `continue` and a value from `break`.

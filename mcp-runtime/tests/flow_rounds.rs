@@ -56,6 +56,20 @@ async fn other_steps(args: Greeting, cx: Cx) -> ToolResult {
     )))
 }
 
+/// A prompt of the same name and shape as the tool `two_steps`: only the method differs.
+#[prompt(name = "two_steps")]
+async fn two_steps_prompt(args: Greeting, cx: Cx) -> PromptResult {
+    let user: Name = cx.elicit("Who are you?").await?;
+    let count: Count = cx.elicit(format!("How many, {}?", user.name)).await?;
+    Ok(GetPromptResult {
+        messages: vec![PromptMessage::text(
+            Role::User,
+            format!("{} {} x{}", args.greeting, user.name, count.count),
+        )],
+        ..GetPromptResult::default()
+    })
+}
+
 fn accept(content: Value) -> Value {
     json!({"action": "accept", "content": content})
 }
@@ -94,9 +108,14 @@ async fn a_state_verifies_only_for_its_own_request() {
     invalid_state(&other_subject.send(Some(&state), Some(answer.clone())).await);
     let other_tool = FlowTester::tool(other_steps)
         .arguments(greeting())
-        .signer(signer)
+        .signer(signer.clone())
         .subject("alice");
     invalid_state(&other_tool.send(Some(&state), Some(answer.clone())).await);
+    let other_method = FlowTester::prompt(two_steps_prompt)
+        .arguments(greeting())
+        .signer(signer.clone())
+        .subject("alice");
+    invalid_state(&other_method.send(Some(&state), Some(answer.clone())).await);
     let other_key = tester.clone().signer(Signer::random().unwrap());
     invalid_state(&other_key.send(Some(&state), Some(answer.clone())).await);
 
