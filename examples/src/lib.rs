@@ -11,10 +11,11 @@ use mcp_runtime::state::Signer;
 /// A signer from a base64 key (standard or URL-safe alphabet, padded or not) of at least
 /// 32 bytes, as `MCP_REQUEST_STATE_KEY` holds it.
 pub fn signer_from_base64(key: &str) -> Result<Signer, String> {
+    use base64::engine::general_purpose::{STANDARD, STANDARD_NO_PAD, URL_SAFE, URL_SAFE_NO_PAD};
     let key = key.trim();
-    let bytes = base64::engine::general_purpose::STANDARD
-        .decode(key)
-        .or_else(|_| base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(key))
-        .map_err(|error| format!("MCP_REQUEST_STATE_KEY is not base64: {error}"))?;
+    let bytes = [STANDARD, STANDARD_NO_PAD, URL_SAFE, URL_SAFE_NO_PAD]
+        .iter()
+        .find_map(|engine| engine.decode(key).ok())
+        .ok_or_else(|| "MCP_REQUEST_STATE_KEY is not base64".to_owned())?;
     Signer::new(1, &bytes).map_err(|error| format!("MCP_REQUEST_STATE_KEY: {error}"))
 }

@@ -14,7 +14,6 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use base64::Engine as _;
 use clap::Parser;
 use mcp_runtime::protocol::{
     AudioContent, BlobResourceContents, CallToolResult, ContentBlock, CreateMessageRequestParams,
@@ -438,38 +437,6 @@ async fn template_data(args: TemplateArgs) -> ResourceResult {
 
 // ---- the server ----------------------------------------------------------------------------
 
-fn signer(ttl: Duration) -> Signer {
-    let signer = match std::env::var("MCP_REQUEST_STATE_KEY") {
-        Ok(encoded) => {
-            let encoded = encoded.trim();
-            let engines = [
-                base64::engine::general_purpose::STANDARD,
-                base64::engine::general_purpose::STANDARD_NO_PAD,
-                base64::engine::general_purpose::URL_SAFE,
-                base64::engine::general_purpose::URL_SAFE_NO_PAD,
-            ];
-            let secret = engines
-                .iter()
-                .find_map(|engine| engine.decode(encoded).ok())
-                .unwrap_or_else(|| {
-                    eprintln!("error: `MCP_REQUEST_STATE_KEY` is not valid base64");
-                    std::process::exit(2)
-                });
-            Signer::new(1, &secret).unwrap_or_else(|error| {
-                eprintln!("error: `MCP_REQUEST_STATE_KEY`: {error}");
-                std::process::exit(2)
-            })
-        }
-        Err(_) => {
-            tracing::warn!(
-                "`MCP_REQUEST_STATE_KEY` is not set; using a random key (states die with this process)"
-            );
-            Signer::random().expect("a random key is long enough")
-        }
-    };
-    signer.with_ttl(ttl)
-}
-
 fn server(signer: Signer) -> Server {
     Server::builder()
         .name("mcp-runtime-conformance-server")
@@ -513,7 +480,8 @@ async fn main() -> std::io::Result<()> {
         )
         .init();
     let options = Options::parse();
-    let server = server(signer(Duration::from_secs(options.state_ttl_secs)));
+    let signer = mcp_examples::cli::signer().with_ttl(Duration::from_secs(options.state_ttl_secs));
+    let server = server(signer);
     if options.stdio {
         return server.serve_stdio().await;
     }
