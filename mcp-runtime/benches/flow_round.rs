@@ -18,7 +18,7 @@ use mcp_runtime::{Cx, ElicitChoice, ElicitForm, ToolResult, text, tool};
 use serde_json::{Value, json};
 
 const BUDGET: f64 = 3.0;
-const REPEATS: usize = 5;
+const REPEATS: usize = 15;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ElicitChoice)]
 #[choice(rename_all = "lowercase")]
@@ -130,7 +130,7 @@ fn main() {
     let cx = BindingContext::new("tools/call", "deploy").with_arguments(Some(&binding));
     let payload = vec![b'x'; state2.len() * 3 / 4];
 
-    // Rounds and codec interleaved, five times, keeping the fastest of each: the machine is
+    // Rounds and codec interleaved, fifteen times, keeping the fastest of each: the machine is
     // shared, and the minimum is the figure least disturbed by other work.
     let prepared = Prepared(request(&signer, Some(state1.clone()), Some(target)));
     let (mut round, mut codec) = (f64::INFINITY, f64::INFINITY);

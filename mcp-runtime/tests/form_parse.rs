@@ -379,3 +379,13 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn a_form_serialises_as_its_content_and_back() {
+    let order = Order::from_content(&valid()).unwrap();
+    let written = serde_json::to_value(&order).unwrap();
+    assert_eq!(written, Value::Object(order.to_content()));
+    let bytes = serde_json::to_vec(&order).unwrap();
+    let read: Order = serde_json::from_slice(&bytes).unwrap();
+    assert_eq!(read, order);
+}

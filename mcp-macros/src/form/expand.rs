@@ -140,6 +140,16 @@ pub(crate) fn form(form: &Form<'_>) -> TokenStream {
                     #(#write)*
                     __mcp_writer.finish()
                 }
+
+                fn serialize_content<__S: ::mcp_runtime::__private::serde::Serializer>(
+                    &self,
+                    __serializer: __S,
+                ) -> ::core::result::Result<__S::Ok, __S::Error> {
+                    let mut __mcp_writer =
+                        ::mcp_runtime::__private::form::MapWriter::new(__serializer)?;
+                    #(#write)*
+                    __mcp_writer.finish()
+                }
             }
 
             #serde

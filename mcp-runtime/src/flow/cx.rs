@@ -313,7 +313,7 @@ impl<A> Question<A> {
     /// The request that asks this question again, or the error for a client that cannot
     /// be asked it.
     fn ask(
-        &self,
+        self,
         cx: &Cx,
         key: Cow<'static, str>,
         read: &Read<A>,
@@ -325,7 +325,7 @@ impl<A> Question<A> {
             Read::Open(problem) => problem.as_deref(),
             Read::Answered(_) => None,
         };
-        Ok((key.into_owned(), self.render.to_request(problem)))
+        Ok((key.into_owned(), self.render.into_request(problem)))
     }
 }
 

@@ -129,12 +129,12 @@ pub(crate) enum Render {
 }
 
 impl Render {
-    pub(crate) fn to_request(&self, problem: Option<&str>) -> InputRequest {
+    pub(crate) fn into_request(self, problem: Option<&str>) -> InputRequest {
         match self {
             Self::Form { message, schema } => {
                 let message = match problem {
                     Some(problem) => format!("{message}\n\n{problem}"),
-                    None => message.clone(),
+                    None => message,
                 };
                 InputRequest::Elicit(ElicitRequestParams::Form(
                     ElicitRequestFormParams::with_static_schema(message, schema()),
@@ -142,13 +142,13 @@ impl Render {
             }
             Self::Url { message, url } => {
                 InputRequest::Elicit(ElicitRequestParams::Url(ElicitRequestUrlParams {
-                    message: message.clone(),
-                    url: url.clone(),
+                    message,
+                    url,
                     ..ElicitRequestUrlParams::default()
                 }))
             }
             #[allow(deprecated)] // reason: still served in this revision
-            Self::Sampling(params) => InputRequest::CreateMessage((**params).clone()),
+            Self::Sampling(params) => InputRequest::CreateMessage(*params),
             #[allow(deprecated)] // reason: still served in this revision
             Self::Roots => InputRequest::ListRoots(None),
         }

@@ -135,6 +135,15 @@ pub trait Kind {
     fn parse(value: &Value, meta: &FieldMeta) -> Result<Self::Value, Refusal>;
     /// The value as wire content.
     fn to_json(value: &Self::Value) -> Value;
+    /// Writes the value as the entry `name` of a map being serialised, without building a
+    /// `Value` where the kind can avoid it.
+    fn write_entry<M: serde::ser::SerializeMap>(
+        map: &mut M,
+        name: &str,
+        value: &Self::Value,
+    ) -> Result<(), M::Error> {
+        map.serialize_entry(name, &Self::to_json(value))
+    }
 }
 
 fn refuse<K: Kind + ?Sized>(meta: &FieldMeta, got: String) -> Refusal {
@@ -246,6 +255,14 @@ impl Kind for Text {
 
     fn to_json(value: &String) -> Value {
         Value::String(value.clone())
+    }
+
+    fn write_entry<M: serde::ser::SerializeMap>(
+        map: &mut M,
+        name: &str,
+        value: &String,
+    ) -> Result<(), M::Error> {
+        map.serialize_entry(name, value)
     }
 }
 
@@ -531,6 +548,14 @@ impl<T: FormField> Kind for Single<T> {
     fn to_json(value: &T) -> Value {
         Value::String(value.to_wire().into())
     }
+
+    fn write_entry<M: serde::ser::SerializeMap>(
+        map: &mut M,
+        name: &str,
+        value: &T,
+    ) -> Result<(), M::Error> {
+        map.serialize_entry(name, value.to_wire())
+    }
 }
 
 /// A collection a multi-select parses into.
@@ -792,13 +817,57 @@ impl Default for Writer {
     }
 }
 
-/// `Serialize` of a form: its content object.
+/// `Serialize` of a form: its content object, written field by field.
 pub fn serialize_form<F, S>(form: &F, serializer: S) -> Result<S::Ok, S::Error>
 where
     F: ElicitForm,
     S: serde::Serializer,
 {
-    serde::Serialize::serialize(&form.to_content(), serializer)
+    form.serialize_content(serializer)
+}
+
+/// Writes a form's content object straight into a serialiser, as [`Writer`] builds it into
+/// a map: the generated code drives both with the same calls.
+pub struct MapWriter<M: serde::ser::SerializeMap> {
+    map: M,
+    error: Option<M::Error>,
+}
+
+impl<M: serde::ser::SerializeMap> MapWriter<M> {
+    /// Starts the content object.
+    pub fn new<S>(serializer: S) -> Result<Self, S::Error>
+    where
+        S: serde::Serializer<SerializeMap = M, Error = M::Error>,
+    {
+        Ok(Self {
+            map: serializer.serialize_map(None)?,
+            error: None,
+        })
+    }
+
+    /// A field that always has a value.
+    pub fn required<K: Kind>(&mut self, meta: &FieldMeta, value: &K::Value) {
+        if self.error.is_none()
+            && let Err(error) = K::write_entry(&mut self.map, meta.name, value)
+        {
+            self.error = Some(error);
+        }
+    }
+
+    /// A field that may be empty; an empty one is left out.
+    pub fn optional<K: Kind>(&mut self, meta: &FieldMeta, value: Option<&K::Value>) {
+        if let Some(value) = value {
+            self.required::<K>(meta, value);
+        }
+    }
+
+    /// Ends the content object, or reports the first error.
+    pub fn finish(self) -> Result<M::Ok, M::Error> {
+        match self.error {
+            Some(error) => Err(error),
+            None => self.map.end(),
+        }
+    }
 }
 
 /// `Deserialize` of a form: a content object, validated like an answer.

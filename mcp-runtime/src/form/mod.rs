@@ -113,6 +113,13 @@ pub trait ElicitForm: Sized {
 
     /// This value as wire content: the inverse of [`from_content`](Self::from_content).
     fn to_content(&self) -> serde_json::Map<String, serde_json::Value>;
+
+    /// Serialises this value as its content object; the derive writes the fields straight
+    /// into the serialiser instead of building [`to_content`](Self::to_content)'s map.
+    #[doc(hidden)]
+    fn serialize_content<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serde::Serialize::serialize(&self.to_content(), serializer)
+    }
 }
 
 /// One variant of an [`ElicitChoice`] enum.
