@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 
 use proc_macro2::{Span, TokenStream};
-use quote::{format_ident, quote, quote_spanned};
+use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::visit_mut::{self, VisitMut};
 use syn::{Block, Expr, Ident};
 
@@ -67,24 +67,37 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
     });
     let mut forward = plan.forward.clone();
     sites.visit_block_mut(&mut forward);
-    let arms = plan.resumed.iter().enumerate().map(|(id, resumed)| {
+    // A point whose resumed body is the body from the start (a first question that opens
+    // the body and carries nothing) shares the start's arm instead of repeating it.
+    let forward_text = forward.to_token_stream().to_string();
+    let mut same_as_start = Vec::new();
+    let mut arms = Vec::new();
+    for (id, resumed) in plan.resumed.iter().enumerate() {
         let name = variant(id);
+        let mut body = resumed.body.clone();
+        sites.visit_block_mut(&mut body);
+        let is_sub = plan.sites[id].is_sub();
+        if resumed.carried.is_empty()
+            && !is_sub
+            && body.to_token_stream().to_string() == forward_text
+        {
+            same_as_start.push(quote!(::core::option::Option::Some(#state::#name())));
+            continue;
+        }
         let mut values: Vec<&Ident> = resumed.carried.iter().map(|c| &c.value).collect();
-        let resume = if plan.sites[id].is_sub() {
+        let resume = if is_sub {
             values.push(&sub_value);
             quote!(#[allow(unused_mut)] let mut #sub_resume = ::core::option::Option::Some(#sub_value);)
         } else {
             no_resume.clone().unwrap_or_default()
         };
-        let mut body = resumed.body.clone();
-        sites.visit_block_mut(&mut body);
-        quote! {
+        arms.push(quote! {
             ::core::option::Option::Some(#state::#name(#(#values),*)) => {
                 #resume
                 #body
             }
-        }
-    });
+        });
+    }
 
     let (inputs, context) = step_inputs(handler);
     let shape = shape(plan.sites, &plan.resumed);
@@ -101,7 +114,7 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
         ) -> #output {
             #context
             match #state_param {
-                ::core::option::Option::None => {
+                ::core::option::Option::None #(| #same_as_start)* => {
                     #no_resume
                     #forward
                 }

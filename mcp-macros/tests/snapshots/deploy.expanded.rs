@@ -38,52 +38,8 @@ const _: () = {
     ) -> ToolResult {
         let cx: Cx = __mcp_cx;
         match __mcp_state {
-            ::core::option::Option::None => {
-                let target: Target = match ::mcp_runtime::__private::Batch::settle(
-                    || cx.elicit(format!("Where should {} go?", args.service)),
-                    &cx,
-                    &["target"],
-                ) {
-                    ::mcp_runtime::__private::Settled::Answered(__mcp_answer) => {
-                        __mcp_answer
-                    }
-                    ::mcp_runtime::__private::Settled::Stop(__mcp_halt) => {
-                        match ::mcp_runtime::__private::stop(
-                                &cx,
-                                __mcp_halt,
-                                &__mcp_State::S0(),
-                            )
-                            .await
-                        {}
-                    }
-                }?;
-                let replicas: u32 = target.replicas;
-                if target.environment == Environment::Production {
-                    let confirm: Confirm = match ::mcp_runtime::__private::Batch::settle(
-                        || cx.elicit(format!("Ship {replicas} replicas to production?")),
-                        &cx,
-                        &["confirm"],
-                    ) {
-                        ::mcp_runtime::__private::Settled::Answered(__mcp_answer) => {
-                            __mcp_answer
-                        }
-                        ::mcp_runtime::__private::Settled::Stop(__mcp_halt) => {
-                            match ::mcp_runtime::__private::stop(
-                                    &cx,
-                                    __mcp_halt,
-                                    &__mcp_State::S1(replicas),
-                                )
-                                .await
-                            {}
-                        }
-                    }?;
-                    if !confirm.ok {
-                        return Ok(text("Nothing deployed."));
-                    }
-                }
-                Ok(text(format!("Deployed {} replicas of {}.", replicas, args.service)))
-            }
-            ::core::option::Option::Some(__mcp_State::S0()) => {
+            ::core::option::Option::None
+            | ::core::option::Option::Some(__mcp_State::S0()) => {
                 let target: Target = match ::mcp_runtime::__private::Batch::settle(
                     || cx.elicit(format!("Where should {} go?", args.service)),
                     &cx,
