@@ -31,12 +31,13 @@ pub(crate) fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenS
     let function: ItemFn = match syn::parse2(item.clone()) {
         Ok(function) => function,
         Err(_) => {
+            let shape = match kind {
+                Kind::Elicit => "async fn name(cx: &Cx, ...) -> ...",
+                _ => "async fn name(args: Args, cx: Cx) -> ...",
+            };
             let error = syn::Error::new_spanned(
                 &item,
-                format!(
-                    "`#[{}]` goes on an `async fn`: `async fn name(args: Args, cx: Cx) -> ...`",
-                    kind.attr()
-                ),
+                format!("`#[{}]` goes on an `async fn`: `{shape}`", kind.attr()),
             );
             let error = error.to_compile_error();
             return quote!(#error #item);

@@ -181,8 +181,13 @@ pub(crate) fn parse_handler(
         errors.push(syn::Error::new(
             sig.fn_token.span,
             format!(
-                "a `#[{}]` handler must be an `async fn`; write `async fn {}(...)`",
+                "a `#[{}]` {} must be an `async fn`; write `async fn {}(...)`",
                 kind.attr(),
+                if kind == Kind::Elicit {
+                    "sub-flow"
+                } else {
+                    "handler"
+                },
                 sig.ident
             ),
         ));
