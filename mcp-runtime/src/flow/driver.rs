@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::cx::{Cx, Halted, internal_error, invalid_params};
 use crate::protocol::{ErrorObject, InputRequests, InputRequiredResult};
-use crate::server::Request;
+use crate::server::{HandlerResult, Reply, Request};
 use crate::state::{BindingContext, INVALID_STATE_MESSAGE, get_varint, put_varint};
 
 /// A handler compiled into a state machine by `#[tool]`, `#[prompt]` or `#[resource]`.
@@ -45,6 +45,19 @@ pub(crate) enum Ran<O> {
     Done(O),
     /// The handler asks for input.
     Asked(InputRequiredResult),
+}
+
+impl<O> Ran<O> {
+    /// The handler's reply, its return value turned into a final result by `finish`.
+    pub(crate) fn into_reply<R>(
+        self,
+        finish: impl FnOnce(O) -> Result<R, ErrorObject>,
+    ) -> HandlerResult<R> {
+        match self {
+            Self::Done(output) => finish(output).map(Reply::Complete),
+            Self::Asked(asked) => Ok(Reply::InputRequired(asked)),
+        }
+    }
 }
 
 /// What travels inside the signed token: the round (LEB128), the shape (4 bytes, little
@@ -97,28 +110,24 @@ pub(crate) async fn run<F: Flow>(
     let max_rounds = F::MAX_ROUNDS.unwrap_or(limits.max_rounds);
     // On a restart the answers were for another build's questions: none of them is used.
     let mut input_responses = input_responses;
+    // Every refusal is logged the same way, with its reason; the client sees one error.
+    let refuse = |reason: &dyn std::fmt::Display| {
+        tracing::warn!(method, target = %target, %reason, "refused requestState");
+        invalid_state()
+    };
     let (round, state) = match &request_state {
         None => (0, None),
         Some(token) => {
             let payload = signer
                 .verify_with_binding(&binding, token)
-                .map_err(|reason| {
-                    tracing::warn!(method, target = %target, %reason, "refused requestState");
-                    invalid_state()
-                })?;
+                .map_err(|reason| refuse(&reason))?;
             let Some((round, shape, state)) = open_envelope(&payload) else {
-                tracing::warn!(method, target = %target, "refused requestState: verified but does not decode");
-                return Err(invalid_state());
+                return Err(refuse(&"verified but does not decode"));
             };
             if shape != F::SHAPE {
                 // Another build's flow: its state is never decoded as this one's.
                 if !F::RESTART_ON_NEW_SHAPE {
-                    tracing::warn!(
-                        method,
-                        target = %target,
-                        "refused requestState: minted by a build whose flow has another shape"
-                    );
-                    return Err(invalid_state());
+                    return Err(refuse(&"minted by a build whose flow has another shape"));
                 }
                 tracing::info!(
                     method,
@@ -128,18 +137,10 @@ pub(crate) async fn run<F: Flow>(
                 input_responses = None;
                 (0, None)
             } else {
-                match serde_json::from_slice::<F::State>(state) {
-                    Ok(state) => (round, Some(state)),
-                    Err(reason) => {
-                        tracing::warn!(
-                            method,
-                            target = %target,
-                            %reason,
-                            "refused requestState: verified but does not decode"
-                        );
-                        return Err(invalid_state());
-                    }
-                }
+                let state = serde_json::from_slice::<F::State>(state).map_err(|error| {
+                    refuse(&format_args!("verified but does not decode: {error}"))
+                })?;
+                (round, Some(state))
             }
         }
     };

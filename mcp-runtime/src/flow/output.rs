@@ -7,7 +7,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::cx::invalid_params;
-use super::driver::{Flow, Ran, run};
+use super::driver::{Flow, run};
 use super::question::Refusal;
 use crate::protocol::{
     CallToolResult, ContentBlock, ErrorCode, ErrorObject, GetPromptResult, ReadResourceResult,
@@ -244,10 +244,9 @@ where
                 ))));
             }
         };
-        match run(flow, request, Some(&arguments), args).await? {
-            Ran::Done(output) => output.into_tool_result().map(Reply::Complete),
-            Ran::Asked(asked) => Ok(Reply::InputRequired(asked)),
-        }
+        run(flow, request, Some(&arguments), args)
+            .await?
+            .into_reply(IntoToolResult::into_tool_result)
     })
 }
 
@@ -269,10 +268,9 @@ where
                 request.target
             ))
         })?;
-        match run(flow, request, Some(&arguments), args).await? {
-            Ran::Done(output) => output.into_prompt_result().map(Reply::Complete),
-            Ran::Asked(asked) => Ok(Reply::InputRequired(asked)),
-        }
+        run(flow, request, Some(&arguments), args)
+            .await?
+            .into_reply(IntoPromptResult::into_prompt_result)
     })
 }
 
@@ -298,9 +296,8 @@ where
         let args = F::Args::deserialize(&arguments)
             .map_err(|error| invalid_params(format!("invalid resource URI `{uri}`: {error}")))?;
         // The URI is the target the state binds; its variables add nothing to that.
-        match run(flow, request, None, args).await? {
-            Ran::Done(output) => output.into_resource_result(&uri).map(Reply::Complete),
-            Ran::Asked(asked) => Ok(Reply::InputRequired(asked)),
-        }
+        run(flow, request, None, args)
+            .await?
+            .into_reply(|output| output.into_resource_result(&uri))
     })
 }
