@@ -12,7 +12,7 @@ use std::pin::pin;
 use std::task::{Context, Poll, Waker};
 
 use mcp_runtime::protocol::{ClientCapabilities, InputResponses};
-use mcp_runtime::server::{FlowLimits, Progress, Reply, Request, ToolHandler};
+use mcp_runtime::server::{FlowLimits, Logger, Progress, Reply, Request, ToolHandler};
 use mcp_runtime::state::{BindingContext, Signer};
 use mcp_runtime::{Cx, ElicitChoice, ElicitForm, ToolResult, text, tool};
 use serde_json::{Value, json};
@@ -93,6 +93,7 @@ fn request(signer: &Signer, state: Option<String>, answers: Option<Value>) -> Re
         capabilities,
         subject: None,
         progress: Progress::none(),
+        logger: Logger::none(),
         signer: signer.clone(),
         limits: FlowLimits::default(),
     }
@@ -176,6 +177,7 @@ impl Clone for Prepared {
             capabilities: r.capabilities.clone(),
             subject: r.subject.clone(),
             progress: Progress::none(),
+            logger: Logger::none(),
             signer: r.signer.clone(),
             limits: r.limits,
         })

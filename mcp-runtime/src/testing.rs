@@ -1,8 +1,10 @@
 //! An in-process driver that walks a flow round by round with scripted answers.
 //!
-//! It calls a handler exactly as the server would — the state is signed, bound to the
-//! request and verified on every round — but without a transport, so flows can be tested
-//! (and shown) without a client.
+//! Every round goes through the server's own dispatch, exactly as a transport hands it over —
+//! the state is signed, bound to the request and verified on every round by the server, not
+//! by the tester — but without a transport, so flows can be tested (and shown) without a
+//! client. [`FlowTester::complete_with`] runs a whole flow through the loop legacy sessions
+//! use.
 //!
 //! ```
 //! use mcp_runtime::testing::FlowTester;
@@ -37,10 +39,15 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 
-use crate::protocol::{ClientCapabilities, ErrorObject, InputRequests, InputResponses};
+use crate::protocol::meta::{META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION};
+use crate::protocol::{
+    ClientCapabilities, ErrorCode, ErrorObject, InputRequest, InputRequests, InputRequiredResult,
+    InputResponses, PROTOCOL_VERSION,
+};
 use crate::server::{
-    FlowLimits, HandlerResult, IntoPromptHandler, IntoResourceHandler, IntoToolHandler, Progress,
-    PromptHandler, Reply, Request, ResourceHandler, ToolHandler,
+    Answerer, BoxFuture, FlowLimits, HandlerResult, IntoPromptHandler, IntoResourceHandler,
+    IntoToolHandler, PromptHandler, Reply, RequestFacts, ResourceHandler, Server, ToolHandler,
+    complete,
 };
 use crate::state::Signer;
 
@@ -155,44 +162,119 @@ impl FlowTester {
     /// One request with exactly this state and these answers (`inputResponses`, sent as
     /// given, so tests can send malformed ones).
     pub async fn send(&self, state: Option<&str>, answers: Option<Value>) -> Round {
-        let input_responses = match answers {
-            Some(Value::Object(answers)) => Some(answers.into_iter().collect::<InputResponses>()),
-            Some(_) => {
-                return self.round(Outcome::Error(ErrorObject::new(
-                    crate::protocol::ErrorCode::INVALID_PARAMS,
-                    "inputResponses must be an object",
-                )));
-            }
-            None => None,
-        };
-        let request = |method: &'static str, target: String| Request {
-            method,
-            target,
-            arguments: self.arguments.clone(),
-            input_responses: input_responses.clone(),
-            request_state: state.map(str::to_owned),
-            capabilities: self.capabilities.clone(),
-            subject: self.subject.clone(),
-            progress: Progress::none(),
-            signer: self.signer.clone(),
-            limits: self.limits,
-        };
-        let outcome = match &self.target {
-            Target::Tool(handler) => {
-                let name = handler.definition().name;
-                outcome(handler.call(request("tools/call", name)).await)
-            }
-            Target::Prompt(handler) => {
-                let name = handler.definition().name;
-                outcome(handler.get(request("prompts/get", name)).await)
-            }
-            Target::Resource(handler, uri) => {
-                let mut request = request("resources/read", uri.clone());
-                request.arguments = None;
-                outcome(handler.read(request).await)
-            }
+        let outcome = self.exchange(state.map(str::to_owned), answers).await;
+        self.round(outcome)
+    }
+
+    /// Runs the whole flow as a legacy session would: every question of a round is answered
+    /// by `answer` (given its key and request, it returns the client's response, such as
+    /// `{"action": "accept", "content": {...}}`), and the rounds follow through the same loop
+    /// the server runs on legacy sessions, until the call completes or fails.
+    pub async fn complete_with(
+        &self,
+        answer: impl FnMut(&str, &InputRequest) -> Value + Send,
+    ) -> Round {
+        let mut answerer = Scripted(answer);
+        let rounds = complete(
+            |state, answers: Option<InputResponses>| {
+                let answers = answers.map(|answers| Value::Object(answers.into_iter().collect()));
+                let tester = self.clone();
+                Box::pin(async move {
+                    match tester.exchange(state, answers).await {
+                        Outcome::Complete(result) => Ok(Reply::Complete(result)),
+                        Outcome::Asked { requests, state } => Ok(Reply::InputRequired(
+                            InputRequiredResult::new(Some(requests), state)
+                                .map_err(|error| internal(error.to_string()))?,
+                        )),
+                        Outcome::Error(error) => Err(error),
+                    }
+                }) as BoxFuture<'static, HandlerResult<Value>>
+            },
+            &mut answerer,
+            self.limits.max_rounds,
+        );
+        let outcome = match rounds.await {
+            Ok(result) => Outcome::Complete(result),
+            Err(error) => Outcome::Error(error),
         };
         self.round(outcome)
+    }
+
+    /// One JSON-RPC request through the server's own dispatch, as a transport would hand it
+    /// over, and its answer.
+    async fn exchange(&self, state: Option<String>, answers: Option<Value>) -> Outcome {
+        let (method, mut params) = match &self.target {
+            Target::Tool(handler) => ("tools/call", json!({"name": handler.definition().name})),
+            Target::Prompt(handler) => ("prompts/get", json!({"name": handler.definition().name})),
+            Target::Resource(_, uri) => ("resources/read", json!({"uri": uri})),
+        };
+        if let (Some(arguments), false) =
+            (&self.arguments, matches!(self.target, Target::Resource(..)))
+        {
+            params["arguments"] = Value::Object(arguments.clone());
+        }
+        if let Some(state) = state {
+            params["requestState"] = Value::String(state);
+        }
+        if let Some(answers) = answers {
+            params["inputResponses"] = answers;
+        }
+        params["_meta"] = json!({
+            META_PROTOCOL_VERSION: PROTOCOL_VERSION,
+            META_CLIENT_CAPABILITIES: self.capabilities,
+        });
+        let message = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+        let facts = RequestFacts::http(Some(PROTOCOL_VERSION.to_owned()), self.subject.clone());
+        let answer = self
+            .server()
+            .handle(message.to_string().as_bytes(), facts)
+            .finish()
+            .await;
+        let Some(body) = answer.body else {
+            return Outcome::Error(internal("the server gave no answer"));
+        };
+        let mut response: Value = match serde_json::from_slice(&body) {
+            Ok(response) => response,
+            Err(error) => return Outcome::Error(internal(error.to_string())),
+        };
+        if let Some(error) = response.get_mut("error") {
+            return match serde_json::from_value(error.take()) {
+                Ok(error) => Outcome::Error(error),
+                Err(error) => Outcome::Error(internal(error.to_string())),
+            };
+        }
+        let result = response
+            .get_mut("result")
+            .map(Value::take)
+            .unwrap_or_default();
+        if result.get("resultType").and_then(Value::as_str) == Some("input_required") {
+            return match serde_json::from_value::<InputRequiredResult>(result) {
+                Ok(asked) => {
+                    let (requests, state) = asked.into_parts();
+                    Outcome::Asked {
+                        requests: requests.unwrap_or_default(),
+                        state,
+                    }
+                }
+                Err(error) => Outcome::Error(internal(error.to_string())),
+            };
+        }
+        Outcome::Complete(result)
+    }
+
+    /// A server serving only the handler under test, with this tester's settings.
+    fn server(&self) -> Server {
+        let (tool, prompt, resource) = match &self.target {
+            Target::Tool(handler) => (Some(Arc::clone(handler)), None, None),
+            Target::Prompt(handler) => (None, Some(Arc::clone(handler)), None),
+            Target::Resource(handler, _) => (None, None, Some(Arc::clone(handler))),
+        };
+        Server::builder()
+            .name("flow-tester")
+            .signer(self.signer.clone())
+            .flow_limits(self.limits)
+            .handlers(tool, prompt, resource)
+            .build()
     }
 
     /// Runs the flow from the start, answering each round with the next entry of
@@ -218,20 +300,24 @@ impl FlowTester {
     }
 }
 
-fn outcome<R: serde::Serialize>(result: HandlerResult<R>) -> Outcome {
-    match result {
-        Ok(Reply::Complete(result)) => {
-            Outcome::Complete(serde_json::to_value(result).unwrap_or(Value::Null))
-        }
-        Ok(Reply::InputRequired(asked)) => {
-            let (requests, state) = asked.into_parts();
-            Outcome::Asked {
-                requests: requests.unwrap_or_default(),
-                state,
-            }
-        }
-        Err(error) => Outcome::Error(error),
+/// Answers each question with a closure.
+struct Scripted<F>(F);
+
+impl<F: FnMut(&str, &InputRequest) -> Value + Send> Answerer for Scripted<F> {
+    fn answer(
+        &mut self,
+        requests: InputRequests,
+    ) -> BoxFuture<'_, Result<InputResponses, ErrorObject>> {
+        let answers = requests
+            .iter()
+            .map(|(key, request)| (key.clone(), (self.0)(key, request)))
+            .collect();
+        Box::pin(std::future::ready(Ok(answers)))
     }
+}
+
+fn internal(message: impl Into<String>) -> ErrorObject {
+    ErrorObject::new(ErrorCode::INTERNAL_ERROR, message)
 }
 
 /// How one round ended.

@@ -24,7 +24,7 @@ fn request(id: Value, method: &str, mut params: Value) -> Vec<u8> {
 }
 
 async fn send_raw(server: &Server, message: &[u8]) -> (u16, Value) {
-    let Outcome { status, body } = server.handle(message, RequestFacts::stdio()).finish().await;
+    let Outcome { status, body, .. } = server.handle(message, RequestFacts::stdio()).finish().await;
     (
         status,
         serde_json::from_slice(&body.expect("an answer")).unwrap(),
@@ -42,7 +42,10 @@ async fn discover_reports_versions_capabilities_and_identity() {
     assert_eq!(status, 200);
     let result = &answer["result"];
     assert_eq!(result["resultType"], "complete");
-    assert_eq!(result["supportedVersions"], json!([VERSION]));
+    assert_eq!(
+        result["supportedVersions"],
+        json!([VERSION, "2025-11-25", "2025-06-18", "2025-03-26"])
+    );
     for capability in ["tools", "prompts", "resources", "completions"] {
         assert!(
             result["capabilities"].get(capability).is_some(),
@@ -250,7 +253,7 @@ async fn progress_notifications_reach_the_receiver_before_the_answer() {
         RequestFacts::stdio(),
     );
     let mut progress = handling
-        .progress
+        .messages
         .expect("a progress token makes a receiver");
     let outcome = handling.outcome.await;
     let mut seen = Vec::new();

@@ -15,9 +15,9 @@ use crate::form::ElicitForm;
 #[allow(deprecated)] // reason: sampling and roots are deprecated on the wire, yet still served
 use crate::protocol::{
     ClientCapabilities, CreateMessageRequestParams, CreateMessageResult, ErrorCode, ErrorObject,
-    InputRequest, InputResponses, ListRootsResult,
+    InputRequest, InputResponses, ListRootsResult, LoggingLevel,
 };
-use crate::server::Progress;
+use crate::server::{Logger, Progress};
 
 /// The context of one request to a handler: what the client can do, and the questions it
 /// can be asked.
@@ -59,6 +59,7 @@ struct Inner {
     capabilities: ClientCapabilities,
     subject: Option<String>,
     progress: Progress,
+    logger: Logger,
     /// This round's answers. The first question point the flow reaches takes them; every
     /// later one in the same request finds none, so a request only ever answers one round.
     answers: Mutex<Option<InputResponses>>,
@@ -96,6 +97,7 @@ impl Cx {
         capabilities: ClientCapabilities,
         subject: Option<String>,
         progress: Progress,
+        logger: Logger,
         answers: Option<InputResponses>,
     ) -> Self {
         Self {
@@ -103,6 +105,7 @@ impl Cx {
                 capabilities,
                 subject,
                 progress,
+                logger,
                 answers: Mutex::new(answers),
                 halt: Mutex::new(None),
             }),
@@ -202,6 +205,19 @@ impl Cx {
     /// Reports progress (`notifications/progress`) when the request asked for it.
     pub fn report_progress(&self, progress: f64, total: Option<f64>, message: Option<String>) {
         self.inner.progress.report(progress, total, message);
+    }
+
+    /// Sends a log message (`notifications/message`) at `level` with `data` (any
+    /// serialisable value), when the client asked for messages of that severity: through
+    /// `logging/setLevel` on a legacy session, or the request's
+    /// `io.modelcontextprotocol/logLevel`. Otherwise it does nothing.
+    pub fn log(&self, level: LoggingLevel, data: impl Serialize) {
+        let logger = &self.inner.logger;
+        if logger.enabled(level)
+            && let Ok(data) = serde_json::to_value(data)
+        {
+            logger.log(level, None, data);
+        }
     }
 
     fn supports(&self, need: Need) -> bool {

@@ -95,6 +95,7 @@ pub(crate) async fn run<F: Flow>(
         capabilities,
         subject,
         progress,
+        logger,
         signer,
         limits,
         ..
@@ -144,7 +145,7 @@ pub(crate) async fn run<F: Flow>(
             }
         }
     };
-    let cx = Cx::new(capabilities, subject, progress, input_responses);
+    let cx = Cx::new(capabilities, subject, progress, logger, input_responses);
     if let Some(output) = cx.run_until_halt(flow.step(args, cx.clone(), state)).await {
         return Ok(Ran::Done(output));
     }

@@ -24,6 +24,7 @@ pub mod elicitation;
 pub mod field_schema;
 pub mod input;
 pub mod jsonrpc;
+pub mod legacy;
 pub mod meta;
 pub mod notifications;
 pub mod prompts;
@@ -80,6 +81,19 @@ pub mod method {
     /// `notifications/resources/updated`.
     pub const NOTIFICATION_RESOURCES_UPDATED: &str = "notifications/resources/updated";
 
+    /// `initialize` (legacy revisions only).
+    pub const INITIALIZE: &str = "initialize";
+    /// `notifications/initialized` (legacy revisions only).
+    pub const NOTIFICATION_INITIALIZED: &str = "notifications/initialized";
+    /// `ping` (legacy revisions only).
+    pub const PING: &str = "ping";
+    /// `logging/setLevel` (legacy revisions only).
+    pub const LOGGING_SET_LEVEL: &str = "logging/setLevel";
+    /// `resources/subscribe` (legacy revisions only).
+    pub const RESOURCES_SUBSCRIBE: &str = "resources/subscribe";
+    /// `resources/unsubscribe` (legacy revisions only).
+    pub const RESOURCES_UNSUBSCRIBE: &str = "resources/unsubscribe";
+
     /// The methods that may answer with an input-required result.
     pub const MAY_REQUIRE_INPUT: [&str; 3] = [TOOLS_CALL, PROMPTS_GET, RESOURCES_READ];
 }
@@ -109,6 +123,10 @@ pub use jsonrpc::{
     ErrorCode, ErrorObject, JsonRpcErrorResponse, JsonRpcMessage, JsonRpcNotification,
     JsonRpcRequest, JsonRpcResponse, JsonRpcResultResponse, MissingCapabilityData, ProgressToken,
     RequestId, UnsupportedVersionData,
+};
+pub use legacy::{
+    InitializeRequestParams, InitializeResult, LEGACY_PROTOCOL_VERSIONS, SetLevelRequestParams,
+    SubscribeRequestParams,
 };
 pub use meta::{
     CacheHints, CacheScope, ClientCapabilities, ElicitationCapability, Icon, IconTheme,

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use super::Server;
 use super::handler::{FlowLimits, PromptHandler, ResourceDefinition, ResourceHandler, ToolHandler};
 use super::register::{IntoPromptHandler, IntoResourceHandler, IntoToolHandler};
+use super::session::{SessionSettings, Sessions};
 use crate::protocol::{
     CacheHints, CacheScope, DiscoverResult, Implementation, JsonObject, ListChangedCapability,
     ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, Prompt,
@@ -55,6 +56,7 @@ pub struct ServerBuilder {
     body_limit: usize,
     allowed_hosts: Vec<String>,
     allowed_origins: Vec<String>,
+    sessions: SessionSettings,
 }
 
 impl Default for ServerBuilder {
@@ -74,6 +76,7 @@ impl Default for ServerBuilder {
             body_limit: DEFAULT_BODY_LIMIT,
             allowed_hosts: Vec::new(),
             allowed_origins: Vec::new(),
+            sessions: SessionSettings::default(),
         }
     }
 }
@@ -120,6 +123,19 @@ impl ServerBuilder {
     pub fn resource<M>(mut self, resource: impl IntoResourceHandler<M>) -> Self {
         self.resources
             .push(Arc::new(resource.into_resource_handler()));
+        self
+    }
+
+    /// Registers handlers already shared (the testing driver's).
+    pub(crate) fn handlers(
+        mut self,
+        tool: Option<Arc<dyn ToolHandler>>,
+        prompt: Option<Arc<dyn PromptHandler>>,
+        resource: Option<Arc<dyn ResourceHandler>>,
+    ) -> Self {
+        self.tools.extend(tool);
+        self.prompts.extend(prompt);
+        self.resources.extend(resource);
         self
     }
 
@@ -180,6 +196,28 @@ impl ServerBuilder {
         self
     }
 
+    /// How long a legacy session may stay idle (no call running, no stream open) before it
+    /// expires and its id answers `404` (default [`DEFAULT_SESSION_IDLE_TIMEOUT`], 30 minutes).
+    pub fn session_idle_timeout(mut self, timeout: std::time::Duration) -> Self {
+        self.sessions.idle_timeout = timeout;
+        self
+    }
+
+    /// The most legacy sessions kept at once (default [`DEFAULT_MAX_SESSIONS`]). At the
+    /// maximum, an `initialize` closes expired sessions, then the least recently active idle
+    /// one; when every session is busy it is refused with HTTP `503`.
+    pub fn max_sessions(mut self, max: usize) -> Self {
+        self.sessions.max_sessions = max.max(1);
+        self
+    }
+
+    /// How long a flow on a legacy session waits for the client to answer a round of
+    /// questions before the call fails (default [`DEFAULT_INPUT_TIMEOUT`], 10 minutes).
+    pub fn input_timeout(mut self, timeout: std::time::Duration) -> Self {
+        self.sessions.input_timeout = timeout;
+        self
+    }
+
     /// Builds the server.
     ///
     /// # Panics
@@ -188,7 +226,8 @@ impl ServerBuilder {
     /// `A-Z a-z 0-9 _ - .`: both are programming errors caught at start-up.
     pub fn build(self) -> Server {
         let cache = self.cache;
-        let discover = serialise(&discover_result(&self));
+        let discovered = discover_result(&self);
+        let legacy = LegacyInfo::new(&discovered, &self);
         let signer = self.signer.unwrap_or_else(|| {
             tracing::warn!("no request-state signer configured; using a random key");
             Signer::random().expect("a random key is long enough")
@@ -237,7 +276,9 @@ impl ServerBuilder {
                 cache,
                 ..Default::default()
             }),
-            discover,
+            discover: serialise(&discovered),
+            legacy,
+            sessions: Sessions::new(self.sessions),
             tools: self.tools,
             tool_index,
             prompts: self.prompts,
@@ -252,7 +293,7 @@ impl ServerBuilder {
             allowed_origins: self.allowed_origins,
         };
         Server {
-            inner: Arc::new(inner),
+            inner: Arc::new(inner.with_legacy_lists()),
         }
     }
 }
@@ -270,6 +311,9 @@ pub(crate) struct Inner {
     pub(crate) resources_list: String,
     pub(crate) templates_list: String,
     pub(crate) discover: String,
+    /// What legacy sessions are told: lists and capabilities in the older shape.
+    pub(crate) legacy: LegacyInfo,
+    pub(crate) sessions: Sessions,
     pub(crate) signer: Signer,
     pub(crate) subject: Option<Arc<SubjectHook>>,
     pub(crate) cache: CacheHints,
@@ -277,6 +321,68 @@ pub(crate) struct Inner {
     pub(crate) body_limit: usize,
     pub(crate) allowed_hosts: Vec<String>,
     pub(crate) allowed_origins: Vec<String>,
+}
+
+/// What a legacy session is told, in the older schema's shape: lists without `resultType`
+/// and caching hints, and the capabilities sessions add (logging, subscriptions, list-changed
+/// notifications).
+pub(crate) struct LegacyInfo {
+    pub(crate) capabilities: ServerCapabilities,
+    pub(crate) server_info: Implementation,
+    pub(crate) instructions: Option<String>,
+    pub(crate) tools_list: String,
+    pub(crate) prompts_list: String,
+    pub(crate) resources_list: String,
+    pub(crate) templates_list: String,
+}
+
+impl LegacyInfo {
+    fn new(discovered: &DiscoverResult, builder: &ServerBuilder) -> Self {
+        // The lists are derived from the 2026-07-28 ones by `Inner::with_legacy_lists`.
+        let mut capabilities = discovered.capabilities.clone();
+        let notifying = ListChangedCapability {
+            list_changed: Some(true),
+        };
+        capabilities.logging = Some(JsonObject::new());
+        if capabilities.tools.is_some() {
+            capabilities.tools = Some(notifying.clone());
+        }
+        if capabilities.prompts.is_some() {
+            capabilities.prompts = Some(notifying);
+        }
+        if capabilities.resources.is_some() {
+            capabilities.resources = Some(ResourcesCapability {
+                subscribe: Some(true),
+                list_changed: Some(true),
+            });
+        }
+        let mut server_info = Implementation::new(&builder.name, &builder.version);
+        server_info.title.clone_from(&builder.title);
+        Self {
+            capabilities,
+            server_info,
+            instructions: builder.instructions.clone(),
+            tools_list: String::new(),
+            prompts_list: String::new(),
+            resources_list: String::new(),
+            templates_list: String::new(),
+        }
+    }
+}
+
+impl Inner {
+    /// Derives the legacy lists from the 2026-07-28 ones.
+    fn with_legacy_lists(mut self) -> Self {
+        let legacy = |raw: &str| {
+            let value: serde_json::Value = serde_json::from_str(raw).expect("a list parses");
+            serialise(&super::legacy::legacy_result(&value).expect("a list serialises"))
+        };
+        self.legacy.tools_list = legacy(&self.tools_list);
+        self.legacy.prompts_list = legacy(&self.prompts_list);
+        self.legacy.resources_list = legacy(&self.resources_list);
+        self.legacy.templates_list = legacy(&self.templates_list);
+        self
+    }
 }
 
 fn serialise(result: &impl serde::Serialize) -> String {

@@ -6,9 +6,14 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::error::RpcError;
-use super::handler::{BoxFuture, HandlerResult, Progress, Reply, Request};
-use super::lifecycle::{self, Envelope, Meta};
-use super::panic::{CatchUnwind, guarded};
+use super::handler::{
+    BoxFuture, HandlerResult, Progress, PromptHandler, Reply, Request, ResourceHandler, ToolHandler,
+};
+use super::legacy;
+use super::lifecycle::{self, Envelope};
+use super::outbound::{self, LevelCell, Logger, Outbound};
+use super::panic::guarded;
+use super::session::Session;
 use super::{Handling, Outcome, RequestFacts, Server};
 use crate::protocol::meta::META_CLIENT_CAPABILITIES;
 use crate::protocol::{
@@ -19,7 +24,7 @@ use crate::protocol::{
 
 /// The methods a server may answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Method {
+pub(super) enum Method {
     Discover,
     ToolsList,
     ToolsCall,
@@ -37,31 +42,37 @@ const MAX_COMPLETIONS: usize = 100;
 impl Server {
     /// Handles one JSON-RPC message (the body of an HTTP POST, or one stdio line).
     ///
-    /// Lifecycle errors and list methods are answered at once; calls run their handler inside
-    /// the returned future. A handler that panics answers `-32603` for its request only.
+    /// A request carrying the 2026-07-28 `_meta` is served statelessly; `initialize` opens a
+    /// legacy session, and requests on a legacy session are served by its rules. Lifecycle
+    /// errors and list methods are answered at once; calls run their handler inside the
+    /// returned future. A handler that panics answers `-32603` for its request only.
     pub fn handle(&self, message: &[u8], facts: RequestFacts) -> Handling {
-        let (id, method, params) = match lifecycle::parse_envelope(message) {
-            Ok(Envelope::Request { id, method, params }) => (id, method, params),
-            Ok(Envelope::Notification) => {
-                return Handling::ready(Outcome {
-                    status: 202,
-                    body: None,
-                });
-            }
-            Err((id, error)) => return Handling::ready(error_outcome(&id, &error)),
-        };
-        match self.route(&id, &method, params, facts) {
-            Ok(handling) => handling,
-            Err(error) => {
-                if error.status >= 500 || error.code() == -32603 {
-                    tracing::error!(%method, message = %error.error.message, "request failed");
+        match lifecycle::parse_envelope(message) {
+            Ok(Envelope::Request { id, method, params }) => {
+                if legacy::is_legacy(&method, &params, &facts) {
+                    return self.handle_legacy(id, &method, params, &facts);
                 }
-                Handling::ready(error_outcome(&id, &error))
+                match self.route(&id, &method, params, facts) {
+                    Ok(handling) => handling,
+                    Err(error) => {
+                        if error.status >= 500 || error.code() == -32603 {
+                            tracing::error!(%method, message = %error.error.message, "request failed");
+                        }
+                        Handling::ready(error_outcome(&id, &error))
+                    }
+                }
             }
+            Ok(Envelope::Notification { method, params }) => {
+                Handling::ready(self.legacy_notification(&method, &params, &facts))
+            }
+            Ok(Envelope::Response { id, reply }) => {
+                Handling::ready(self.legacy_response(&id, reply, &facts))
+            }
+            Err((id, error)) => Handling::ready(error_outcome(&id, &error)),
         }
     }
 
-    fn method(&self, name: &str) -> Option<Method> {
+    pub(super) fn method(&self, name: &str) -> Option<Method> {
         let inner = &self.inner;
         let tools = !inner.tools.is_empty();
         let prompts = !inner.prompts.is_empty();
@@ -84,7 +95,7 @@ impl Server {
         &self,
         id: &Value,
         name: &str,
-        params: Map<String, Value>,
+        mut params: Map<String, Value>,
         facts: RequestFacts,
     ) -> Result<Handling, RpcError> {
         let method = self
@@ -101,55 +112,61 @@ impl Server {
             Method::TemplatesList => cached(&inner.templates_list),
             Method::Complete => Ok(Handling::ready(result_outcome(id, &self.complete(params)?))),
             Method::ToolsCall | Method::PromptsGet | Method::ResourcesRead => {
-                self.call(id.clone(), method, params, meta, facts)
+                let round = take_round(&mut params)?;
+                // `check_meta` has seen `_meta` and its capabilities object: take them, not a
+                // copy.
+                let capabilities = match params.remove("_meta") {
+                    Some(Value::Object(mut meta)) => {
+                        meta.remove(META_CLIENT_CAPABILITIES).unwrap_or_default()
+                    }
+                    _ => Value::Null,
+                };
+                let capabilities: ClientCapabilities = serde_json::from_value(capabilities)
+                    .map_err(|error| {
+                        RpcError::invalid_meta(format!("invalid client capabilities: {error}"))
+                    })?;
+                let (sender, receiver) = match (&meta.progress_token, meta.log_level) {
+                    (None, None) => (None, None),
+                    _ => {
+                        let (sender, receiver) = outbound::channel();
+                        (Some(sender), Some(receiver))
+                    }
+                };
+                let progress = match (meta.progress_token, &sender) {
+                    (Some(token), Some(sender)) => Progress::new(token, sender.clone()),
+                    _ => Progress::none(),
+                };
+                let logger = match (meta.log_level, sender) {
+                    (Some(level), Some(sender)) => {
+                        Logger::new(sender, Arc::new(LevelCell::new(Some(level))))
+                    }
+                    _ => Logger::none(),
+                };
+                let context = CallContext {
+                    capabilities,
+                    subject: facts.subject,
+                    progress,
+                    logger,
+                };
+                let outcome = self.call(id.clone(), method, params, context, Era::Modern(round))?;
+                Ok(Handling {
+                    messages: receiver,
+                    outcome,
+                })
             }
         }
     }
 
-    fn call(
+    /// Starts a call of a tool, prompt or resource: one round on the stateless wire, or the
+    /// whole flow on a legacy session.
+    pub(super) fn call(
         &self,
         id: Value,
         method: Method,
         mut params: Map<String, Value>,
-        meta: Meta,
-        facts: RequestFacts,
-    ) -> Result<Handling, RpcError> {
-        let input_responses = match params.remove("inputResponses") {
-            None => None,
-            Some(responses @ Value::Object(_)) => Some(
-                serde_json::from_value::<InputResponses>(responses).map_err(|error| {
-                    RpcError::invalid_params(format!("invalid `inputResponses`: {error}"))
-                })?,
-            ),
-            Some(_) => {
-                return Err(RpcError::invalid_params(
-                    "`inputResponses` must be an object",
-                ));
-            }
-        };
-        let request_state = match params.remove("requestState") {
-            None => None,
-            Some(Value::String(state)) => Some(state),
-            Some(_) => return Err(RpcError::invalid_params("`requestState` must be a string")),
-        };
-        // `check_meta` has seen `_meta` and its capabilities object: take them, not a copy.
-        let capabilities = match params.remove("_meta") {
-            Some(Value::Object(mut meta)) => {
-                meta.remove(META_CLIENT_CAPABILITIES).unwrap_or_default()
-            }
-            _ => Value::Null,
-        };
-        let capabilities: ClientCapabilities =
-            serde_json::from_value(capabilities).map_err(|error| {
-                RpcError::invalid_meta(format!("invalid client capabilities: {error}"))
-            })?;
-        let (progress, receiver) = match meta.progress_token {
-            Some(token) => {
-                let (progress, receiver) = Progress::channel(token);
-                (progress, Some(receiver))
-            }
-            None => (Progress::none(), None),
-        };
+        context: CallContext,
+        era: Era,
+    ) -> Result<BoxFuture<'static, Outcome>, RpcError> {
         let (method_name, key) = match method {
             Method::ToolsCall => ("tools/call", "name"),
             Method::PromptsGet => ("prompts/get", "name"),
@@ -176,18 +193,33 @@ impl Server {
                 .copied()
                 .ok_or_else(|| RpcError::invalid_params(format!("unknown {kind} `{target}`")))
         };
-        let outcome: BoxFuture<'static, Outcome> = match method {
+        fn call<H>(
+            handler: H,
+            method: &'static str,
+            target: String,
+            arguments: Option<Map<String, Value>>,
+            context: CallContext,
+            server: &Server,
+        ) -> Call<H> {
+            Call {
+                handler,
+                method,
+                target,
+                arguments,
+                context,
+                server: server.clone(),
+            }
+        }
+        Ok(match method {
             Method::ToolsCall => {
                 let handler = Arc::clone(&inner.tools[lookup(&inner.tool_index, "tool")?]);
-                let request = self.request(method_name, target, arguments, facts.subject, progress);
-                let request = request.with_round(input_responses, request_state, capabilities);
-                Box::pin(run(id, guarded(move || handler.call(request)), None))
+                let call = call(handler, method_name, target, arguments, context, self);
+                era.start(id, call, None)
             }
             Method::PromptsGet => {
                 let handler = Arc::clone(&inner.prompts[lookup(&inner.prompt_index, "prompt")?]);
-                let request = self.request(method_name, target, arguments, facts.subject, progress);
-                let request = request.with_round(input_responses, request_state, capabilities);
-                Box::pin(run(id, guarded(move || handler.get(request)), None))
+                let call = call(handler, method_name, target, arguments, context, self);
+                era.start(id, call, None)
             }
             _ => {
                 let handler = inner
@@ -196,40 +228,13 @@ impl Server {
                     .find(|handler| handler.matches(&target))
                     .map(Arc::clone)
                     .ok_or_else(|| RpcError::unknown_resource(&target))?;
-                let request = self.request(method_name, target, None, facts.subject, progress);
-                let request = request.with_round(input_responses, request_state, capabilities);
-                Box::pin(run(
-                    id,
-                    guarded(move || handler.read(request)),
-                    Some(inner.cache),
-                ))
+                let call = call(handler, method_name, target, arguments, context, self);
+                era.start(id, call, Some(inner.cache))
             }
-        };
-        Ok(Handling {
-            progress: receiver,
-            outcome,
         })
     }
 
-    fn request(
-        &self,
-        method: &'static str,
-        target: String,
-        arguments: Option<Map<String, Value>>,
-        subject: Option<String>,
-        progress: Progress,
-    ) -> PartialRequest {
-        PartialRequest {
-            method,
-            target,
-            arguments,
-            subject,
-            progress,
-            server: self.clone(),
-        }
-    }
-
-    fn complete(&self, params: Map<String, Value>) -> Result<CompleteResult, RpcError> {
+    pub(super) fn complete(&self, params: Map<String, Value>) -> Result<CompleteResult, RpcError> {
         let params: CompleteRequestParams =
             serde_json::from_value(Value::Object(params)).map_err(|error| {
                 RpcError::invalid_params(format!("invalid `completion/complete` params: {error}"))
@@ -262,41 +267,163 @@ impl Server {
     }
 }
 
-/// A [`Request`] missing this round's answers; keeps `call` readable.
-struct PartialRequest {
+/// This round's answers and state, taken out of a stateless call's params.
+pub(super) struct RoundInput {
+    input_responses: Option<InputResponses>,
+    request_state: Option<String>,
+}
+
+fn take_round(params: &mut Map<String, Value>) -> Result<RoundInput, RpcError> {
+    let input_responses = match params.remove("inputResponses") {
+        None => None,
+        Some(responses @ Value::Object(_)) => Some(
+            serde_json::from_value::<InputResponses>(responses).map_err(|error| {
+                RpcError::invalid_params(format!("invalid `inputResponses`: {error}"))
+            })?,
+        ),
+        Some(_) => {
+            return Err(RpcError::invalid_params(
+                "`inputResponses` must be an object",
+            ));
+        }
+    };
+    let request_state = match params.remove("requestState") {
+        None => None,
+        Some(Value::String(state)) => Some(state),
+        Some(_) => return Err(RpcError::invalid_params("`requestState` must be a string")),
+    };
+    Ok(RoundInput {
+        input_responses,
+        request_state,
+    })
+}
+
+/// What a call knows about its caller, the same on every round.
+pub(super) struct CallContext {
+    pub(super) capabilities: ClientCapabilities,
+    pub(super) subject: Option<String>,
+    pub(super) progress: Progress,
+    pub(super) logger: Logger,
+}
+
+/// How a call is served.
+pub(super) enum Era {
+    /// One round on the stateless wire, with the round's answers and state from the client.
+    Modern(RoundInput),
+    /// The whole flow on a legacy session: questions go to the client as server-to-client
+    /// requests on `outbound`, rounds follow in process until the final result.
+    Legacy {
+        session: Arc<Session>,
+        outbound: Outbound,
+    },
+}
+
+impl Era {
+    fn start<H: Serves>(
+        self,
+        id: Value,
+        call: Call<H>,
+        cache: Option<CacheHints>,
+    ) -> BoxFuture<'static, Outcome> {
+        match self {
+            Self::Modern(round) => Box::pin(async move {
+                let reply = call.round(round.request_state, round.input_responses).await;
+                match reply {
+                    Ok(Reply::Complete(result)) => final_outcome(&id, result, cache),
+                    Ok(Reply::InputRequired(result)) => result_outcome(&id, &result),
+                    Err(error) => error_outcome(&id, &RpcError::from_handler(error)),
+                }
+            }),
+            Self::Legacy { session, outbound } => {
+                Box::pin(legacy::run_call(id, call, session, outbound))
+            }
+        }
+    }
+}
+
+/// A handler of one kind, as a call sees it.
+pub(super) trait Serves: Send + Sync + 'static {
+    type Result: FinalResult + Send + 'static;
+    fn serve(&self, request: Request) -> BoxFuture<'static, HandlerResult<Self::Result>>;
+}
+
+impl Serves for Arc<dyn ToolHandler> {
+    type Result = CallToolResult;
+    fn serve(&self, request: Request) -> BoxFuture<'static, HandlerResult<CallToolResult>> {
+        self.call(request)
+    }
+}
+
+impl Serves for Arc<dyn PromptHandler> {
+    type Result = GetPromptResult;
+    fn serve(&self, request: Request) -> BoxFuture<'static, HandlerResult<GetPromptResult>> {
+        self.get(request)
+    }
+}
+
+impl Serves for Arc<dyn ResourceHandler> {
+    type Result = ReadResourceResult;
+    fn serve(&self, request: Request) -> BoxFuture<'static, HandlerResult<ReadResourceResult>> {
+        self.read(request)
+    }
+}
+
+/// One call of a handler, from which its rounds are made.
+pub(super) struct Call<H> {
+    handler: H,
     method: &'static str,
     target: String,
     arguments: Option<Map<String, Value>>,
-    subject: Option<String>,
-    progress: Progress,
+    context: CallContext,
     server: Server,
 }
 
-impl PartialRequest {
-    fn with_round(
-        self,
-        input_responses: Option<InputResponses>,
+impl<H: Serves> Call<H> {
+    /// One round: the handler called with `state` and `answers`, a panic turned into
+    /// `-32603` for this call only.
+    pub(super) fn round(
+        &self,
         request_state: Option<String>,
-        capabilities: ClientCapabilities,
-    ) -> Request {
-        Request {
+        input_responses: Option<InputResponses>,
+    ) -> BoxFuture<'static, HandlerResult<H::Result>> {
+        let context = &self.context;
+        let request = Request {
             method: self.method,
-            target: self.target,
-            arguments: self.arguments,
+            target: self.target.clone(),
+            arguments: self.arguments.clone(),
             input_responses,
             request_state,
-            capabilities,
-            subject: self.subject,
-            progress: self.progress,
+            capabilities: context.capabilities.clone(),
+            subject: context.subject.clone(),
+            progress: context.progress.clone(),
+            logger: context.logger.clone(),
             signer: self.server.inner.signer.clone(),
             limits: self.server.inner.limits,
-        }
+        };
+        let running = guarded(|| self.handler.serve(request));
+        Box::pin(async move {
+            running.await.unwrap_or_else(|panic| {
+                tracing::error!(panic = %panic, "a handler panicked");
+                Err(ErrorObject::new(
+                    crate::protocol::ErrorCode::INTERNAL_ERROR,
+                    "internal error",
+                ))
+            })
+        })
+    }
+
+    pub(super) fn max_rounds(&self) -> u32 {
+        self.server.inner.limits.max_rounds
+    }
+
+    pub(super) fn input_timeout(&self) -> std::time::Duration {
+        self.server.inner.sessions.settings.input_timeout
     }
 }
 
 /// A final result as dispatch sends it: serialised straight from its typed value (so member
 /// order is the type's field order), after the server's caching hints are applied.
-trait FinalResult: Serialize {
+pub(super) trait FinalResult: Serialize {
     /// Applies the server's caching hints, for results that carry them.
     fn apply_cache_hints(&mut self, _hints: CacheHints) {}
 }
@@ -317,26 +444,16 @@ impl FinalResult for ReadResourceResult {
     }
 }
 
-/// Awaits a handler and turns its reply into the answer.
-async fn run<R: FinalResult>(
-    id: Value,
-    future: CatchUnwind<HandlerResult<R>>,
+/// A final result's answer, after the server's caching hints are applied.
+pub(super) fn final_outcome<R: FinalResult>(
+    id: &Value,
+    mut result: R,
     cache: Option<CacheHints>,
 ) -> Outcome {
-    match future.await {
-        Ok(Ok(Reply::Complete(mut result))) => {
-            if let Some(cache) = cache {
-                result.apply_cache_hints(cache);
-            }
-            result_outcome(&id, &result)
-        }
-        Ok(Ok(Reply::InputRequired(result))) => result_outcome(&id, &result),
-        Ok(Err(error)) => error_outcome(&id, &RpcError::from_handler(error)),
-        Err(panic) => {
-            tracing::error!(%id, panic = %panic, "a handler panicked");
-            error_outcome(&id, &RpcError::internal("internal error"))
-        }
+    if let Some(cache) = cache {
+        result.apply_cache_hints(cache);
     }
+    result_outcome(id, &result)
 }
 
 /// A JSON-RPC response, serialised without an intermediate [`Value`].
@@ -349,17 +466,14 @@ struct Response<'a, R> {
 
 /// A result answer. A result that fails to serialise (a handler's own `Serialize` data
 /// refusing, say) answers `-32603` instead.
-fn result_outcome<R: Serialize>(id: &Value, result: &R) -> Outcome {
+pub(super) fn result_outcome<R: Serialize>(id: &Value, result: &R) -> Outcome {
     let response = Response {
         jsonrpc: "2.0",
         id,
         result,
     };
     match serde_json::to_vec(&response) {
-        Ok(body) => Outcome {
-            status: 200,
-            body: Some(body),
-        },
+        Ok(body) => Outcome::answer(200, body),
         Err(error) => {
             tracing::error!(%id, %error, "a result did not serialise");
             error_outcome(id, &RpcError::internal("internal error"))
@@ -368,7 +482,7 @@ fn result_outcome<R: Serialize>(id: &Value, result: &R) -> Outcome {
 }
 
 /// An answer around a result serialised in advance.
-fn raw_result_outcome(id: &Value, raw_result: &str) -> Outcome {
+pub(super) fn raw_result_outcome(id: &Value, raw_result: &str) -> Outcome {
     let id = serde_json::to_string(id).expect("a JSON value serialises");
     let mut body = Vec::with_capacity(raw_result.len() + id.len() + 40);
     body.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
@@ -376,10 +490,7 @@ fn raw_result_outcome(id: &Value, raw_result: &str) -> Outcome {
     body.extend_from_slice(br#","result":"#);
     body.extend_from_slice(raw_result.as_bytes());
     body.push(b'}');
-    Outcome {
-        status: 200,
-        body: Some(body),
-    }
+    Outcome::answer(200, body)
 }
 
 /// A JSON-RPC error response; an unusable id (`null`) is left out, as the schema has no
@@ -400,8 +511,5 @@ pub(crate) fn error_outcome(id: &Value, error: &RpcError) -> Outcome {
         error: &error.error,
     };
     let body = serde_json::to_vec(&response).expect("an error object serialises");
-    Outcome {
-        status: error.status,
-        body: Some(body),
-    }
+    Outcome::answer(error.status, body)
 }

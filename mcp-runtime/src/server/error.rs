@@ -63,6 +63,30 @@ impl RpcError {
         Self::invalid_params("resource not found").with_data(json!({ "uri": uri }))
     }
 
+    /// A legacy session's unknown method: HTTP 200, since legacy clients read any 404 as
+    /// "session expired".
+    pub(crate) fn legacy_method_not_found(method: &str) -> Self {
+        Self::new(
+            ErrorCode::METHOD_NOT_FOUND,
+            format!("method not found: `{method}`"),
+            200,
+        )
+    }
+
+    /// An unknown or expired legacy session: HTTP 404, so that the client initialises again.
+    pub(crate) fn session_not_found() -> Self {
+        Self::new(
+            ErrorCode::INVALID_REQUEST,
+            "session not found; send `initialize` to open a new one",
+            404,
+        )
+    }
+
+    /// No capacity now: HTTP 503, to be retried later.
+    pub(crate) fn overloaded(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::INTERNAL_ERROR, message, 503)
+    }
+
     pub(crate) fn internal(message: impl Into<String>) -> Self {
         Self::new(ErrorCode::INTERNAL_ERROR, message, 200)
     }

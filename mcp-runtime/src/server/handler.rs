@@ -8,8 +8,8 @@ use std::pin::Pin;
 use std::sync::Arc;
 
 use serde_json::{Map, Number, Value};
-use tokio::sync::mpsc;
 
+use super::outbound::{self, Logger, MessageReceiver, Outbound};
 use crate::protocol::{
     CallToolResult, ClientCapabilities, ErrorObject, GetPromptResult, InputRequiredResult,
     InputResponses, JsonRpcNotification, ProgressNotificationParams, ProgressToken, Prompt,
@@ -37,6 +37,8 @@ pub struct Request {
     pub subject: Option<String>,
     /// Sends `notifications/progress` for this request's `progressToken`.
     pub progress: Progress,
+    /// Sends `notifications/message` log messages, when the client asked for them.
+    pub logger: Logger,
     /// The server's request-state signer.
     pub signer: crate::state::Signer,
     /// Limits the flow driver enforces.
@@ -128,7 +130,7 @@ pub struct Progress {
 
 struct ProgressSink {
     token: ProgressToken,
-    sender: mpsc::UnboundedSender<Value>,
+    sender: Outbound,
 }
 
 impl std::fmt::Debug for Progress {
@@ -146,10 +148,14 @@ impl Progress {
 
     /// A handle reporting under `token`, and the receiver of the notifications it sends (each
     /// a complete JSON-RPC `notifications/progress` message). Used by transports and tests.
-    pub fn channel(token: ProgressToken) -> (Self, ProgressReceiver) {
-        let (sender, receiver) = mpsc::unbounded_channel();
+    pub fn channel(token: ProgressToken) -> (Self, MessageReceiver) {
+        let (sender, receiver) = outbound::channel();
+        (Self::new(token, sender), receiver)
+    }
+
+    pub(crate) fn new(token: ProgressToken, sender: Outbound) -> Self {
         let inner = Some(Arc::new(ProgressSink { token, sender }));
-        (Self { inner }, ProgressReceiver { receiver })
+        Self { inner }
     }
 
     /// Whether reports go anywhere (the request carried a `progressToken`).
@@ -175,29 +181,6 @@ impl Progress {
             serde_json::to_value(notification).expect("a progress notification serialises");
         // The receiver is gone once the request has been answered; late reports are dropped.
         let _ = sink.sender.send(notification);
-    }
-}
-
-/// The receiving end of a [`Progress`] channel.
-#[derive(Debug)]
-pub struct ProgressReceiver {
-    receiver: mpsc::UnboundedReceiver<Value>,
-}
-
-impl ProgressReceiver {
-    /// The next notification, or `None` once every [`Progress`] handle is dropped.
-    pub async fn recv(&mut self) -> Option<Value> {
-        self.receiver.recv().await
-    }
-
-    /// Polls for the next notification; `Ready(None)` once every [`Progress`] handle is dropped.
-    pub fn poll_recv(&mut self, cx: &mut std::task::Context<'_>) -> std::task::Poll<Option<Value>> {
-        self.receiver.poll_recv(cx)
-    }
-
-    /// A notification already sent, without waiting.
-    pub fn try_recv(&mut self) -> Option<Value> {
-        self.receiver.try_recv().ok()
     }
 }
 

@@ -1,12 +1,12 @@
 //! The JSON-RPC envelope and the stateless lifecycle checks every request passes first.
 
+use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::error::RpcError;
 use super::{RequestFacts, SUPPORTED_VERSIONS};
-
-use crate::protocol::ProgressToken;
-use crate::protocol::meta::{META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION};
+use crate::protocol::meta::{META_CLIENT_CAPABILITIES, META_LOG_LEVEL, META_PROTOCOL_VERSION};
+use crate::protocol::{ErrorObject, LoggingLevel, ProgressToken};
 
 /// One parsed JSON-RPC message.
 #[derive(Debug)]
@@ -18,7 +18,15 @@ pub(crate) enum Envelope {
         params: Map<String, Value>,
     },
     /// A notification: nothing to answer.
-    Notification,
+    Notification {
+        method: String,
+        params: Map<String, Value>,
+    },
+    /// A response to a server-to-client request (legacy sessions send those).
+    Response {
+        id: Value,
+        reply: Result<Value, ErrorObject>,
+    },
 }
 
 /// A message that cannot be routed, with the id to echo (`null` when none is usable).
@@ -61,6 +69,9 @@ pub(crate) fn parse_envelope(message: &[u8]) -> Result<Envelope, Rejected> {
     }
     let method = match object.remove("method") {
         Some(Value::String(method)) => method,
+        None if id.is_some() && (object.contains_key("result") || object.contains_key("error")) => {
+            return response(echo, object);
+        }
         Some(_) => return Err((echo, RpcError::invalid_request("`method` must be a string"))),
         None => return Err((echo, RpcError::invalid_request("missing `method`"))),
     };
@@ -76,11 +87,28 @@ pub(crate) fn parse_envelope(message: &[u8]) -> Result<Envelope, Rejected> {
     };
     match id {
         Some(id) => Ok(Envelope::Request { id, method, params }),
-        None => {
-            tracing::debug!(%method, "notification ignored");
-            Ok(Envelope::Notification)
-        }
+        None => Ok(Envelope::Notification { method, params }),
     }
+}
+
+/// A JSON-RPC response: a `result`, or an `error` object.
+fn response(id: Value, mut object: Map<String, Value>) -> Result<Envelope, Rejected> {
+    let reply = match (object.remove("result"), object.remove("error")) {
+        (Some(result), None) => Ok(result),
+        (None, Some(error)) => Err(serde_json::from_value::<ErrorObject>(error).map_err(|_| {
+            (
+                Value::Null,
+                RpcError::invalid_request("a response's `error` must be an error object"),
+            )
+        })?),
+        _ => {
+            return Err((
+                Value::Null,
+                RpcError::invalid_request("a response carries either `result` or `error`"),
+            ));
+        }
+    };
+    Ok(Envelope::Response { id, reply })
 }
 
 fn is_valid_id(id: &Value) -> bool {
@@ -96,6 +124,8 @@ fn is_valid_id(id: &Value) -> bool {
 #[derive(Debug)]
 pub(crate) struct Meta {
     pub(crate) progress_token: Option<ProgressToken>,
+    /// The least severe log messages the client wants for this request.
+    pub(crate) log_level: Option<LoggingLevel>,
 }
 
 /// The stateless lifecycle: `_meta` present and complete, the HTTP header agreeing with it
@@ -150,7 +180,8 @@ pub(crate) fn check_meta(
             }
         }
     }
-    if !SUPPORTED_VERSIONS.contains(&version) {
+    // Legacy versions are listed as supported, but only through `initialize`.
+    if version != crate::protocol::PROTOCOL_VERSION {
         return Err(RpcError::unsupported_version(version, SUPPORTED_VERSIONS));
     }
     let progress_token = match meta.get("progressToken") {
@@ -162,7 +193,24 @@ pub(crate) fn check_meta(
         }
         None => None,
     };
-    Ok(Meta { progress_token })
+    let log_level = match meta.get(META_LOG_LEVEL) {
+        None => None,
+        Some(level) => Some(LoggingLevel::deserialize(level).map_err(|_| {
+            RpcError::invalid_meta(format!("`_meta.{META_LOG_LEVEL}` must be a log level"))
+        })?),
+    };
+    Ok(Meta {
+        progress_token,
+        log_level,
+    })
+}
+
+/// The progress token of a request's `_meta`, on a legacy session (where `_meta` is optional).
+pub(crate) fn progress_token(params: &Map<String, Value>) -> Option<ProgressToken> {
+    let token = params.get("_meta")?.get("progressToken")?;
+    is_valid_id(token)
+        .then(|| ProgressToken::deserialize(token).ok())
+        .flatten()
 }
 
 #[cfg(test)]
@@ -192,7 +240,18 @@ mod tests {
     #[test]
     fn notifications_and_requests_are_told_apart() {
         let note = parse_envelope(br#"{"jsonrpc":"2.0","method":"notifications/cancelled"}"#);
-        assert!(matches!(note, Ok(Envelope::Notification)));
+        assert!(
+            matches!(note, Ok(Envelope::Notification { method, .. }) if method == "notifications/cancelled")
+        );
+        let answer = parse_envelope(br#"{"jsonrpc":"2.0","id":3,"result":{"action":"decline"}}"#);
+        assert!(
+            matches!(answer, Ok(Envelope::Response { id, reply: Ok(result) }) if id == 3 && result["action"] == "decline")
+        );
+        let refused =
+            parse_envelope(br#"{"jsonrpc":"2.0","id":4,"error":{"code":-32602,"message":"no"}}"#);
+        assert!(
+            matches!(refused, Ok(Envelope::Response { reply: Err(error), .. }) if error.code.0 == -32602)
+        );
         let request = parse_envelope(br#"{"jsonrpc":"2.0","id":"x","method":"tools/list"}"#);
         let Ok(Envelope::Request { id, method, params }) = request else {
             panic!("not a request")

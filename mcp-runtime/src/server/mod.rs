@@ -1,38 +1,90 @@
-//! The server: handler registry, dispatch and the stateless lifecycle.
+//! The server: handler registry, dispatch, the stateless lifecycle and legacy sessions.
 //!
 //! A [`Server`] is built once from registered handlers ([`ServerBuilder`]) and answers one
-//! JSON-RPC message at a time through [`Server::handle`], whatever the transport. Each request
-//! is judged on its own: its `_meta` must carry a supported protocol version and the client's
-//! capabilities, and nothing is remembered between requests.
+//! JSON-RPC message at a time through [`Server::handle`], whatever the transport. It is a
+//! *dual-era* server: it tells the two generations of the protocol apart per message.
 //!
-//! Answered methods: `server/discover`, and, for each kind of handler registered,
-//! `tools/list` and `tools/call`; `prompts/list`, `prompts/get` and `completion/complete`;
-//! `resources/list`, `resources/templates/list` and `resources/read`. Every other method,
-//! including those removed by revision 2026-07-28 (`initialize`, `ping`,
-//! `logging/setLevel`, `resources/subscribe`, ...), answers `-32601`. Lists follow
-//! registration order.
+//! # Revision 2026-07-28: stateless
+//!
+//! A request whose `_meta` carries `io.modelcontextprotocol/protocolVersion` is judged on its
+//! own: its `_meta` must carry that version and the client's capabilities, and nothing is
+//! remembered between requests. Answered methods: `server/discover`, and, for each kind of
+//! handler registered, `tools/list` and `tools/call`; `prompts/list`, `prompts/get` and
+//! `completion/complete`; `resources/list`, `resources/templates/list` and `resources/read`.
+//! Every other method, including those this revision removed (`ping`, `logging/setLevel`,
+//! `resources/subscribe`, ...), answers `-32601`. Lists follow registration order.
+//!
+//! # Revisions 2025-11-25, 2025-06-18 and 2025-03-26: sessions
+//!
+//! `initialize` opens a legacy session. The version is negotiated as those revisions say: the
+//! client's requested version when the server knows it, else 2025-11-25. The capabilities the
+//! client declares there hold for the whole session. On the session the server also answers
+//! `ping`, `logging/setLevel` (handlers' log messages then reach the client as
+//! `notifications/message`), `resources/subscribe` and `resources/unsubscribe`
+//! ([`Server::notify_resource_updated`]) and sends list-changed notifications
+//! ([`Server::notify_tools_list_changed`], ...). Results lose the members the older schema
+//! does not know (`resultType`, `ttlMs`, `cacheScope`).
+//!
+//! A flow runs whole within the call: each question goes to the client as a server-to-client
+//! request (`elicitation/create`, `sampling/createMessage`, `roots/list`) on the call's
+//! stream, and once the client has answered every question of a round the next round runs
+//! in process, from the same signed state a 2026-07-28 client would have echoed. Invalid
+//! answers are asked again with their reasons; a decline or cancel ends the call through the
+//! handler's `?`. A client that does not answer within the input timeout (10 minutes by
+//! default, [`ServerBuilder::input_timeout`]) fails the call with `-32603`; a client's
+//! `notifications/cancelled` (or, over HTTP, a dropped stream) cancels it, with its waiting
+//! requests, and the call gets no answer.
+//!
+//! A flow that needs a capability the client did not declare at `initialize` is never sent
+//! the question: the call fails with the JSON-RPC error `-32602` whose message names the
+//! capability (and whose `data.requiredCapabilities` says which), as the older revisions
+//! forbid requests the client did not declare and have no dedicated code.
+//!
+//! Sessions are bounded: one expires once idle (no call running, no stream open) for the idle
+//! timeout (30 minutes by default, [`ServerBuilder::session_idle_timeout`]); at the maximum
+//! ([`ServerBuilder::max_sessions`], 10,000 by default) an `initialize` first closes expired
+//! sessions, then the least recently active idle one; when every session is busy the
+//! `initialize` is refused with HTTP `503`. Legacy sessions live in the process that opened
+//! them: several instances behind a load balancer need it to route by `Mcp-Session-Id`.
 
 mod builder;
+mod complete;
 mod dispatch;
 mod error;
 mod handler;
+mod legacy;
 mod lifecycle;
+mod outbound;
 mod panic;
 mod register;
+mod session;
 
 use std::sync::Arc;
 
 pub use builder::{DEFAULT_BODY_LIMIT, ServerBuilder, SubjectHook};
+pub use complete::Answerer;
 pub use handler::{
-    BoxFuture, FlowLimits, HandlerResult, Progress, ProgressReceiver, PromptHandler, Reply,
-    Request, ResourceDefinition, ResourceHandler, ToolHandler,
+    BoxFuture, FlowLimits, HandlerResult, Progress, PromptHandler, Reply, Request,
+    ResourceDefinition, ResourceHandler, ToolHandler,
 };
+pub use outbound::{Logger, MessageReceiver};
 pub use register::{ByFunction, ByValue, IntoPromptHandler, IntoResourceHandler, IntoToolHandler};
+pub use session::{DEFAULT_INPUT_TIMEOUT, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT};
 
 pub(crate) use builder::Inner;
+pub(crate) use complete::complete;
+pub(crate) use legacy::Connection;
+pub(crate) use outbound::channel as message_channel;
+pub(crate) use session::{Session, StreamGuard};
 
-/// The protocol revisions this server speaks.
-pub const SUPPORTED_VERSIONS: &[&str] = &[crate::protocol::PROTOCOL_VERSION];
+/// The protocol revisions this server speaks, newest first: 2026-07-28 statelessly, the
+/// older ones on sessions opened by `initialize`.
+pub const SUPPORTED_VERSIONS: &[&str] = &[
+    crate::protocol::PROTOCOL_VERSION,
+    crate::protocol::LEGACY_PROTOCOL_VERSIONS[0],
+    crate::protocol::LEGACY_PROTOCOL_VERSIONS[1],
+    crate::protocol::LEGACY_PROTOCOL_VERSIONS[2],
+];
 
 /// An MCP server: registered handlers and settings, cheap to clone and shared by every
 /// transport and request.
@@ -64,10 +116,13 @@ pub struct RequestFacts {
     http: bool,
     protocol_version_header: Option<String>,
     subject: Option<String>,
+    session_id: Option<String>,
+    connection: Option<Arc<Connection>>,
 }
 
 impl RequestFacts {
-    /// A message read from stdio: no headers, no subject.
+    /// A message read from stdio outside any connection: no headers, no subject, no legacy
+    /// session. [`Server::serve_lines`] keeps one per connection instead.
     pub fn stdio() -> Self {
         Self::default()
     }
@@ -79,25 +134,66 @@ impl RequestFacts {
             http: true,
             protocol_version_header,
             subject,
+            ..Self::default()
+        }
+    }
+
+    /// The message's `Mcp-Session-Id` header, which names a legacy session.
+    #[must_use]
+    pub fn with_session_id(mut self, session_id: Option<String>) -> Self {
+        self.session_id = session_id;
+        self
+    }
+
+    /// A message read from one stdio connection, whose legacy session (if it opens one) lives
+    /// as long as `connection`.
+    pub(crate) fn connection(connection: Arc<Connection>) -> Self {
+        Self {
+            connection: Some(connection),
+            ..Self::default()
         }
     }
 }
 
 /// The final answer to one message.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct Outcome {
     /// The HTTP status the answer travels with (`202` for a notification).
     pub status: u16,
-    /// The serialised JSON-RPC response; `None` for a notification, which gets no answer.
+    /// The serialised JSON-RPC response; `None` for a notification, which gets no answer,
+    /// and for a call its client cancelled.
     pub body: Option<Vec<u8>>,
+    /// The legacy session an `initialize` opened, for the `Mcp-Session-Id` header.
+    pub session_id: Option<String>,
 }
 
-/// A message being handled: its answer to come, and the progress notifications it sends
-/// before that.
+impl Outcome {
+    /// An answer with `body`.
+    pub(crate) fn answer(status: u16, body: Vec<u8>) -> Self {
+        Self {
+            status,
+            body: Some(body),
+            session_id: None,
+        }
+    }
+
+    /// No answer: `202 Accepted`.
+    pub(crate) fn accepted() -> Self {
+        Self {
+            status: 202,
+            body: None,
+            session_id: None,
+        }
+    }
+}
+
+/// A message being handled: its answer to come, and the messages it sends before that.
 pub struct Handling {
-    /// Progress notifications of this request, when it carried a `progressToken` and runs a
-    /// handler. The channel closes once the handler is done with its [`Progress`].
-    pub progress: Option<ProgressReceiver>,
+    /// What the request sends before its answer, in order: progress and log notifications,
+    /// and on a legacy session the server-to-client requests of its flow. `None` when it can
+    /// send nothing. The channel closes once the handler is done.
+    pub messages: Option<MessageReceiver>,
     /// Resolves to the answer.
     pub outcome: BoxFuture<'static, Outcome>,
 }
@@ -105,12 +201,12 @@ pub struct Handling {
 impl Handling {
     fn ready(outcome: Outcome) -> Self {
         Self {
-            progress: None,
+            messages: None,
             outcome: Box::pin(std::future::ready(outcome)),
         }
     }
 
-    /// Waits for the answer, dropping progress notifications.
+    /// Waits for the answer, dropping the messages sent before it.
     pub async fn finish(self) -> Outcome {
         self.outcome.await
     }
@@ -119,7 +215,7 @@ impl Handling {
 impl std::fmt::Debug for Handling {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Handling")
-            .field("progress", &self.progress)
+            .field("messages", &self.messages)
             .finish_non_exhaustive()
     }
 }

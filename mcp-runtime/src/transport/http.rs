@@ -28,7 +28,7 @@ use tokio::sync::watch;
 use tokio::task::JoinSet;
 
 use super::guard;
-use crate::server::{BoxFuture, Outcome, ProgressReceiver, RequestFacts, Server};
+use crate::server::{BoxFuture, MessageReceiver, Outcome, RequestFacts, Server};
 
 /// The path [`Server::serve_http`] and [`Server::router`] serve the endpoint at.
 pub const DEFAULT_PATH: &str = "/mcp";
@@ -40,10 +40,12 @@ impl Server {
         self.router_at(DEFAULT_PATH)
     }
 
-    /// The Streamable HTTP endpoint at `path`. Only `POST` is served; other methods get `405`.
+    /// The Streamable HTTP endpoint at `path`: `POST` for messages, and on legacy sessions
+    /// `GET` (a standalone event stream) and `DELETE` (ending the session); other methods get
+    /// `405`.
     pub fn router_at(&self, path: &str) -> Router {
         Router::new()
-            .route(path, post(endpoint))
+            .route(path, post(endpoint).get(endpoint).delete(endpoint))
             .with_state(self.clone())
     }
 
@@ -137,20 +139,76 @@ async fn route(server: &Server, request: hyper::Request<hyper::body::Incoming>) 
     if request.uri().path() != DEFAULT_PATH {
         return StatusCode::NOT_FOUND.into_response();
     }
-    if request.method() != Method::POST {
-        let mut response = StatusCode::METHOD_NOT_ALLOWED.into_response();
-        response
-            .headers_mut()
-            .insert(header::ALLOW, HeaderValue::from_static("POST"));
-        return response;
-    }
     let (parts, body) = request.into_parts();
-    respond(server, parts, body).await
+    by_method(server, parts, body).await
 }
 
 async fn endpoint(State(server): State<Server>, request: axum::extract::Request) -> Response {
     let (parts, body) = request.into_parts();
-    respond(&server, parts, body).await
+    by_method(&server, parts, body).await
+}
+
+/// `POST` carries messages; `GET` and `DELETE` exist for legacy sessions only.
+async fn by_method<B>(server: &Server, parts: Parts, body: B) -> Response
+where
+    B: hyper::body::Body<Data = Bytes>,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
+    let session = session_id(&parts);
+    match parts.method {
+        Method::POST => respond(server, parts, body).await,
+        Method::GET | Method::DELETE if session.is_some() => {
+            if let Some(rejection) =
+                guard::check_host_and_origin(&parts.headers, &parts.uri, &server.inner)
+            {
+                return rejection;
+            }
+            let subject = subject(server, &parts);
+            let id = session.unwrap_or_default();
+            if parts.method == Method::DELETE {
+                return if server.end_session(&id, subject.as_deref()) {
+                    StatusCode::NO_CONTENT.into_response()
+                } else {
+                    StatusCode::NOT_FOUND.into_response()
+                };
+            }
+            match server.find_session(&id, subject.as_deref()) {
+                Some(session) => standalone_stream(&session),
+                None => StatusCode::NOT_FOUND.into_response(),
+            }
+        }
+        // Without a session, only `POST` is served (2026-07-28 has no other method).
+        _ => {
+            let mut response = StatusCode::METHOD_NOT_ALLOWED.into_response();
+            response
+                .headers_mut()
+                .insert(header::ALLOW, HeaderValue::from_static("POST"));
+            response
+        }
+    }
+}
+
+fn session_id(parts: &Parts) -> Option<String> {
+    let value = parts.headers.get(SESSION_ID)?;
+    Some(String::from_utf8_lossy(value.as_bytes()).into_owned())
+}
+
+/// The header naming a legacy session.
+const SESSION_ID: &str = "mcp-session-id";
+
+/// A legacy session's standalone stream (`GET`): messages that belong to no request, until
+/// the client goes away or the session ends.
+fn standalone_stream(session: &std::sync::Arc<crate::server::Session>) -> Response {
+    let (sender, receiver) = crate::server::message_channel();
+    let guard = session.open_stream(sender);
+    let stream = EventStream {
+        ready: VecDeque::new(),
+        messages: Some(receiver),
+        outcome: None,
+        keepalive: keepalive(),
+        _guard: Some(guard),
+    };
+    event_stream_response(stream)
 }
 
 /// Answers one `POST` to the endpoint: the guards, then the body (up to the limit), then
@@ -188,11 +246,12 @@ where
             return StatusCode::BAD_REQUEST.into_response();
         }
     };
-    let facts = RequestFacts::http(protocol_version(&parts), subject(server, &parts));
+    let facts = RequestFacts::http(protocol_version(&parts), subject(server, &parts))
+        .with_session_id(session_id(&parts));
     let accepts_sse = guard::accepts_event_stream(&parts.headers);
     let handling = server.handle(&bytes, facts);
-    match handling.progress {
-        Some(progress) if accepts_sse => respond_streaming(handling.outcome, progress).await,
+    match handling.messages {
+        Some(messages) if accepts_sse => respond_streaming(handling.outcome, messages).await,
         _ => json_response(handling.outcome.await),
     }
 }
@@ -207,22 +266,28 @@ fn subject(server: &Server, parts: &Parts) -> Option<String> {
     hook(parts)
 }
 
-/// Answers JSON if the handler finishes first, or an event stream if it reports progress
-/// first.
+/// Answers JSON if the handler finishes first, or an event stream if it sends a message
+/// (progress, a log message, a question for the client) first.
 async fn respond_streaming(
     mut outcome: BoxFuture<'static, Outcome>,
-    mut progress: ProgressReceiver,
+    mut messages: MessageReceiver,
 ) -> Response {
     let first = tokio::select! {
         biased;
         finished = &mut outcome => return json_response(finished),
-        Some(notification) = progress.recv() => notification,
+        Some(message) = messages.recv() => message,
     };
     let stream = EventStream {
-        ready: VecDeque::from([notification_event(&first)]),
-        progress: Some(progress),
+        ready: VecDeque::from([message_event(&first)]),
+        messages: Some(messages),
         outcome: Some(outcome),
+        keepalive: keepalive(),
+        _guard: None,
     };
+    event_stream_response(stream)
+}
+
+fn event_stream_response(stream: EventStream) -> Response {
     let mut response = Response::new(Body::from_stream(stream));
     let headers = response.headers_mut();
     headers.insert(
@@ -235,7 +300,7 @@ async fn respond_streaming(
 
 fn json_response(outcome: Outcome) -> Response {
     let status = StatusCode::from_u16(outcome.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-    match outcome.body {
+    let mut response = match outcome.body {
         Some(body) => {
             let mut headers = HeaderMap::new();
             headers.insert(
@@ -245,14 +310,34 @@ fn json_response(outcome: Outcome) -> Response {
             (status, headers, body).into_response()
         }
         None => status.into_response(),
+    };
+    if let Some(session) = outcome.session_id
+        && let Ok(value) = HeaderValue::from_str(&session)
+    {
+        response.headers_mut().insert(SESSION_ID, value);
     }
+    response
 }
 
-/// The events of one streamed answer: progress notifications, then the response, then the end.
+/// How often an idle event stream sends a comment, so that proxies and clients with read
+/// timeouts keep it open while the user thinks.
+const KEEPALIVE: Duration = Duration::from_secs(15);
+
+fn keepalive() -> tokio::time::Interval {
+    let mut interval = tokio::time::interval_at(tokio::time::Instant::now() + KEEPALIVE, KEEPALIVE);
+    interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    interval
+}
+
+/// The events of one stream: messages (progress, log messages, questions for the client),
+/// then the response (for a request's stream), then the end; a comment while idle.
 struct EventStream {
     ready: VecDeque<Bytes>,
-    progress: Option<ProgressReceiver>,
+    messages: Option<MessageReceiver>,
     outcome: Option<BoxFuture<'static, Outcome>>,
+    keepalive: tokio::time::Interval,
+    /// A standalone stream's registration with its session, dropped with the stream.
+    _guard: Option<crate::server::StreamGuard>,
 }
 
 fn event(data: &[u8]) -> Bytes {
@@ -263,8 +348,8 @@ fn event(data: &[u8]) -> Bytes {
     Bytes::from(event)
 }
 
-fn notification_event(notification: &serde_json::Value) -> Bytes {
-    event(&serde_json::to_vec(notification).expect("a JSON value serialises"))
+fn message_event(message: &serde_json::Value) -> Bytes {
+    event(&serde_json::to_vec(message).expect("a JSON value serialises"))
 }
 
 impl futures_core::Stream for EventStream {
@@ -274,31 +359,42 @@ impl futures_core::Stream for EventStream {
         let this = self.get_mut();
         loop {
             if let Some(ready) = this.ready.pop_front() {
+                this.keepalive.reset();
                 return Poll::Ready(Some(Ok(ready)));
             }
-            let Some(outcome) = &mut this.outcome else {
-                return Poll::Ready(None);
-            };
-            if let Some(progress) = &mut this.progress {
-                match progress.poll_recv(cx) {
-                    Poll::Ready(Some(notification)) => {
-                        this.ready.push_back(notification_event(&notification));
+            if let Some(messages) = &mut this.messages {
+                match messages.poll_recv(cx) {
+                    Poll::Ready(Some(message)) => {
+                        this.ready.push_back(message_event(&message));
                         continue;
                     }
-                    Poll::Ready(None) => this.progress = None,
+                    Poll::Ready(None) => this.messages = None,
                     Poll::Pending => {}
                 }
             }
-            let finished = std::task::ready!(outcome.as_mut().poll(cx));
-            this.outcome = None;
-            // Notifications sent before the result go out before it.
-            if let Some(mut progress) = this.progress.take() {
-                while let Some(notification) = progress.try_recv() {
-                    this.ready.push_back(notification_event(&notification));
+            match &mut this.outcome {
+                // A standalone stream ends when its session stops sending.
+                None if this.messages.is_none() => return Poll::Ready(None),
+                None => {}
+                Some(outcome) => {
+                    if let Poll::Ready(finished) = outcome.as_mut().poll(cx) {
+                        this.outcome = None;
+                        // Messages sent before the result go out before it.
+                        if let Some(mut messages) = this.messages.take() {
+                            while let Some(message) = messages.try_recv() {
+                                this.ready.push_back(message_event(&message));
+                            }
+                        }
+                        // A cancelled call has no answer: its stream just ends.
+                        if let Some(body) = finished.body {
+                            this.ready.push_back(event(&body));
+                        }
+                        continue;
+                    }
                 }
             }
-            this.ready
-                .push_back(event(&finished.body.unwrap_or_default()));
+            std::task::ready!(this.keepalive.poll_tick(cx));
+            return Poll::Ready(Some(Ok(Bytes::from_static(b": keep-alive\n\n"))));
         }
     }
 }

@@ -4,7 +4,9 @@ use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWrite
 use tokio::sync::mpsc;
 use tokio::task::JoinSet;
 
-use crate::server::{RequestFacts, Server};
+use std::sync::Arc;
+
+use crate::server::{Connection, RequestFacts, Server, message_channel};
 
 /// One line read under a length limit.
 enum Line {
@@ -24,7 +26,9 @@ impl Server {
 
     /// Serves newline-delimited JSON-RPC read from `input`, answering on `output`, until
     /// `input` ends. Requests run concurrently; each answer is one line, preceded by the
-    /// progress notifications of its request.
+    /// messages of its request (progress, log messages, and on a legacy session the
+    /// questions its flow sends the client). The connection is one legacy session once it
+    /// sends `initialize`; when `input` ends, that session's calls are cancelled.
     pub async fn serve_lines<R, W>(&self, input: R, output: W) -> std::io::Result<()>
     where
         R: AsyncRead + Unpin,
@@ -32,6 +36,15 @@ impl Server {
     {
         let (sender, receiver) = mpsc::unbounded_channel::<Vec<u8>>();
         let writer = tokio::spawn(write_lines(receiver, output));
+        // Messages of the legacy session that belong to no request.
+        let (standalone, mut standalone_messages) = message_channel();
+        let forward = sender.clone();
+        let forwarder = tokio::spawn(async move {
+            while let Some(message) = standalone_messages.recv().await {
+                let _ = forward.send(message.to_string().into_bytes());
+            }
+        });
+        let connection = Arc::new(Connection::new(standalone));
         let mut reader = BufReader::new(input);
         let mut running = JoinSet::new();
         let limit = self.inner.body_limit;
@@ -51,22 +64,22 @@ impl Server {
             if line.iter().all(u8::is_ascii_whitespace) {
                 continue;
             }
-            let handling = self.handle(&line, RequestFacts::stdio());
+            let handling = self.handle(&line, RequestFacts::connection(Arc::clone(&connection)));
             let sender = sender.clone();
             running.spawn(async move {
                 let mut outcome = handling.outcome;
-                if let Some(mut progress) = handling.progress {
+                if let Some(mut messages) = handling.messages {
                     let finished = loop {
                         tokio::select! {
                             biased;
-                            Some(notification) = progress.recv() => {
-                                let _ = sender.send(notification.to_string().into_bytes());
+                            Some(message) = messages.recv() => {
+                                let _ = sender.send(message.to_string().into_bytes());
                             }
                             finished = &mut outcome => break finished,
                         }
                     };
-                    while let Some(notification) = progress.try_recv() {
-                        let _ = sender.send(notification.to_string().into_bytes());
+                    while let Some(message) = messages.try_recv() {
+                        let _ = sender.send(message.to_string().into_bytes());
                     }
                     if let Some(body) = finished.body {
                         let _ = sender.send(body);
@@ -78,7 +91,11 @@ impl Server {
             // Reap finished requests so the set does not grow with the session.
             while running.try_join_next().is_some() {}
         }
+        // The client is gone: nobody will answer the session's questions.
+        connection.end(self);
+        drop(connection);
         while running.join_next().await.is_some() {}
+        forwarder.abort();
         drop(sender);
         writer.await.map_err(std::io::Error::other)?
     }

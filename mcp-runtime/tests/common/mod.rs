@@ -1,9 +1,11 @@
-//! Shared test support: validation against the vendored 2026-07-28 JSON Schema.
+//! Shared test support: validation against the vendored JSON Schemas of 2026-07-28 and of the
+//! legacy revision 2025-11-25.
 //!
 //! Use it from any integration test of this crate with `mod common;`, then call
-//! [`schema_validate`] with the name of a `$defs` entry and the JSON value under test.
-//! The schema is compiled once per test process (every `$defs` entry up front), with format
-//! assertions on, so `"format": "uri"` and friends are checked too.
+//! [`schema_validate`] (2026-07-28) or [`legacy_schema_validate`] (2025-11-25) with the name
+//! of a `$defs` entry and the JSON value under test. Each schema is compiled once per test
+//! process (every `$defs` entry up front), with format assertions on, so `"format": "uri"` and
+//! friends are checked too.
 
 #![allow(
     dead_code,
@@ -25,10 +27,17 @@ pub const SCHEMA_PATH: &str = concat!(
     "/../spec/2026-07-28/schema.json"
 );
 
+/// Location of the vendored schema of the legacy revision 2025-11-25.
+pub const LEGACY_SCHEMA_PATH: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../spec/2025-11-25/schema.json"
+);
+
 /// Folder holding `examples/<TypeName>/*.json` for the vendored revision.
 pub const EXAMPLES_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../spec/2026-07-28/examples");
 
 const SCHEMA_URL: &str = "https://modelcontextprotocol.invalid/2026-07-28/schema.json";
+const LEGACY_SCHEMA_URL: &str = "https://modelcontextprotocol.invalid/2025-11-25/schema.json";
 
 struct Compiled {
     schemas: boon::Schemas,
@@ -37,39 +46,54 @@ struct Compiled {
 
 fn compiled() -> &'static Compiled {
     static COMPILED: OnceLock<Compiled> = OnceLock::new();
-    COMPILED.get_or_init(|| {
-        let text = std::fs::read_to_string(SCHEMA_PATH)
-            .unwrap_or_else(|err| panic!("cannot read the vendored schema: {err}"));
-        let schema: Value = serde_json::from_str(&text).expect("the vendored schema is JSON");
-        let names: Vec<String> = schema["$defs"]
-            .as_object()
-            .expect("the schema has `$defs`")
-            .keys()
-            .cloned()
-            .collect();
-        let mut compiler = boon::Compiler::new();
-        compiler.enable_format_assertions();
-        compiler
-            .add_resource(SCHEMA_URL, schema)
-            .expect("the schema is a valid resource");
-        let mut schemas = boon::Schemas::new();
-        let mut defs = HashMap::new();
-        for name in names {
-            let location = format!("{SCHEMA_URL}#/$defs/{name}");
-            let index = compiler
-                .compile(&location, &mut schemas)
-                .unwrap_or_else(|err| panic!("`$defs/{name}` does not compile: {err:?}"));
-            defs.insert(name, index);
-        }
-        Compiled { schemas, defs }
-    })
+    COMPILED.get_or_init(|| compile(SCHEMA_PATH, SCHEMA_URL))
+}
+
+fn legacy_compiled() -> &'static Compiled {
+    static COMPILED: OnceLock<Compiled> = OnceLock::new();
+    COMPILED.get_or_init(|| compile(LEGACY_SCHEMA_PATH, LEGACY_SCHEMA_URL))
+}
+
+fn compile(path: &str, url: &str) -> Compiled {
+    let text = std::fs::read_to_string(path)
+        .unwrap_or_else(|err| panic!("cannot read the vendored schema: {err}"));
+    let schema: Value = serde_json::from_str(&text).expect("the vendored schema is JSON");
+    let names: Vec<String> = schema["$defs"]
+        .as_object()
+        .expect("the schema has `$defs`")
+        .keys()
+        .cloned()
+        .collect();
+    let mut compiler = boon::Compiler::new();
+    compiler.enable_format_assertions();
+    compiler
+        .add_resource(url, schema)
+        .expect("the schema is a valid resource");
+    let mut schemas = boon::Schemas::new();
+    let mut defs = HashMap::new();
+    for name in names {
+        let location = format!("{url}#/$defs/{name}");
+        let index = compiler
+            .compile(&location, &mut schemas)
+            .unwrap_or_else(|err| panic!("`$defs/{name}` does not compile: {err:?}"));
+        defs.insert(name, index);
+    }
+    Compiled { schemas, defs }
 }
 
 /// Whether `value` is valid against `#/$defs/<def>`; `Err` carries the validator's report.
 ///
 /// Panics if the schema has no `$defs` entry called `def`.
 pub fn schema_check(def: &str, value: &Value) -> Result<(), String> {
-    let compiled = compiled();
+    check(compiled(), def, value)
+}
+
+/// [`schema_check`] against the legacy revision 2025-11-25.
+pub fn legacy_schema_check(def: &str, value: &Value) -> Result<(), String> {
+    check(legacy_compiled(), def, value)
+}
+
+fn check(compiled: &Compiled, def: &str, value: &Value) -> Result<(), String> {
     let index = *compiled
         .defs
         .get(def)
@@ -83,7 +107,16 @@ pub fn schema_check(def: &str, value: &Value) -> Result<(), String> {
 /// Asserts that `value` is valid against `#/$defs/<def>` of the vendored schema, panicking
 /// with the validator's full report (and the value) otherwise.
 pub fn schema_validate(def: &str, value: &Value) {
-    if let Err(report) = schema_check(def, value) {
+    report(def, value, schema_check(def, value));
+}
+
+/// [`schema_validate`] against the legacy revision 2025-11-25.
+pub fn legacy_schema_validate(def: &str, value: &Value) {
+    report(def, value, legacy_schema_check(def, value));
+}
+
+fn report(def: &str, value: &Value, checked: Result<(), String>) {
+    if let Err(report) = checked {
         panic!(
             "value does not validate against `$defs/{def}`:\n{report}\nvalue: {}",
             serde_json::to_string_pretty(value).unwrap_or_default()

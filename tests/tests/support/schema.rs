@@ -1,7 +1,16 @@
-//! Validation against the vendored 2026-07-28 JSON Schema: the same support the tests of
+//! Validation against the vendored JSON Schemas (2026-07-28 and 2025-11-25): the same support the tests of
 //! `mcp-runtime` use, compiled once per test process.
 
 #[path = "../../../mcp-runtime/tests/common/mod.rs"]
 mod common;
 
+#[allow(
+    unused_imports,
+    reason = "not every test binary validates legacy messages"
+)]
+pub(crate) use common::legacy_schema_validate as assert_legacy_valid;
+#[allow(
+    unused_imports,
+    reason = "not every test binary validates 2026-07-28 messages"
+)]
 pub(crate) use common::schema_validate as assert_valid;

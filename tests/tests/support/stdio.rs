@@ -50,11 +50,11 @@ impl Session {
         self.stdin.flush().await.unwrap();
     }
 
-    /// The next line, as written.
+    /// The next line, as written; fails the test after ten seconds without one.
     pub(crate) async fn read_line(&mut self) -> String {
-        self.lines
-            .next_line()
+        tokio::time::timeout(std::time::Duration::from_secs(10), self.lines.next_line())
             .await
+            .expect("a line arrives in time")
             .unwrap()
             .expect("an answer line")
     }

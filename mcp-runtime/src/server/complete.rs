@@ -1,0 +1,51 @@
+//! The loop that drives one call to its final result against something that answers its
+//! questions: a legacy session's client, or a test's script.
+//!
+//! Each round is an ordinary call of the handler, exactly as a 2026-07-28 client would make
+//! it: the previous round's signed state and this round's answers. So a flow served over a
+//! legacy session, or walked by [`FlowTester`](crate::testing::FlowTester), keeps every
+//! guarantee of the stateless wire: the state is verified before any user code runs, code
+//! between two questions runs once, invalid answers are asked again.
+
+use super::handler::{BoxFuture, HandlerResult, Reply};
+use crate::protocol::{ErrorCode, ErrorObject, InputRequests, InputResponses};
+
+/// Something that answers the input requests of one round.
+pub trait Answerer: Send {
+    /// Answers `requests`: one response per key, shaped as a client sends them in
+    /// `inputResponses` (for example `{"action": "accept", "content": {...}}`), or the
+    /// error that ends the call.
+    fn answer(
+        &mut self,
+        requests: InputRequests,
+    ) -> BoxFuture<'_, Result<InputResponses, ErrorObject>>;
+}
+
+/// Runs rounds of a call until it completes: each round gets the previous round's state and
+/// the answers `answerer` gave to its questions. `max_rounds` bounds the loop for handlers
+/// that do not bound themselves (flows also count rounds inside their signed state).
+pub(crate) async fn complete<R, F>(
+    mut round: F,
+    answerer: &mut dyn Answerer,
+    max_rounds: u32,
+) -> Result<R, ErrorObject>
+where
+    F: FnMut(Option<String>, Option<InputResponses>) -> BoxFuture<'static, HandlerResult<R>>,
+{
+    let mut state = None;
+    let mut answers = None;
+    for _ in 0..=max_rounds {
+        match round(state.take(), answers.take()).await? {
+            Reply::Complete(result) => return Ok(result),
+            Reply::InputRequired(asked) => {
+                let (requests, next) = asked.into_parts();
+                answers = Some(answerer.answer(requests.unwrap_or_default()).await?);
+                state = next;
+            }
+        }
+    }
+    Err(ErrorObject::new(
+        ErrorCode::INTERNAL_ERROR,
+        format!("the flow asked for input more than {max_rounds} times and was stopped"),
+    ))
+}

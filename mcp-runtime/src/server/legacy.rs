@@ -1,0 +1,447 @@
+//! Legacy sessions on the wire: `initialize`, the methods a session answers, notifications
+//! and responses from the client, and a call's whole flow run within the call.
+
+use std::sync::{Arc, Mutex, PoisonError};
+
+use serde::Serialize;
+use serde_json::{Map, Value, json};
+
+use super::complete::complete;
+use super::dispatch::{
+    CallContext, Era, Method, Serves, error_outcome, raw_result_outcome, result_outcome,
+};
+use super::error::RpcError;
+use super::handler::Progress;
+use super::lifecycle::progress_token;
+use super::outbound::{self, Logger, Outbound};
+use super::session::{Carrier, OpenError, Session, StreamGuard};
+use super::{Handling, Outcome, RequestFacts, Server};
+use crate::protocol::meta::META_PROTOCOL_VERSION;
+use crate::protocol::{
+    ErrorCode, ErrorObject, InitializeRequestParams, InitializeResult, LEGACY_PROTOCOL_VERSIONS,
+    SetLevelRequestParams, SubscribeRequestParams, legacy, method,
+};
+
+/// One stdio connection: the legacy session it opened, if any, and its output.
+#[derive(Debug)]
+pub(crate) struct Connection {
+    output: Outbound,
+    session: Mutex<Option<(Arc<Session>, StreamGuard)>>,
+}
+
+impl std::fmt::Debug for StreamGuard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("StreamGuard")
+    }
+}
+
+impl Connection {
+    /// A connection whose messages outside any request are written to `output`.
+    pub(crate) fn new(output: Outbound) -> Self {
+        Self {
+            output,
+            session: Mutex::new(None),
+        }
+    }
+
+    fn session(&self) -> Option<Arc<Session>> {
+        let slot = self.session.lock().unwrap_or_else(PoisonError::into_inner);
+        slot.as_ref().map(|(session, _)| Arc::clone(session))
+    }
+
+    /// Ends the connection's session, if it opened one.
+    pub(crate) fn end(&self, server: &Server) {
+        let taken = self
+            .session
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        if let Some((session, _stream)) = taken {
+            server.inner.sessions.close(&session.id);
+        }
+    }
+}
+
+/// Whether a request is served by the legacy rules: it lacks the 2026-07-28 `_meta`, and it
+/// is an `initialize`, or travels on a legacy session (or names a legacy version in its HTTP
+/// header, so that a missing session is reported as such).
+pub(crate) fn is_legacy(method: &str, params: &Map<String, Value>, facts: &RequestFacts) -> bool {
+    let modern = params
+        .get("_meta")
+        .and_then(|meta| meta.get(META_PROTOCOL_VERSION))
+        .is_some();
+    if modern {
+        return false;
+    }
+    method == method::INITIALIZE
+        || facts.session_id.is_some()
+        || facts
+            .connection
+            .as_ref()
+            .is_some_and(|c| c.session().is_some())
+        || facts
+            .protocol_version_header
+            .as_deref()
+            .is_some_and(|version| LEGACY_PROTOCOL_VERSIONS.contains(&version))
+}
+
+impl Server {
+    pub(super) fn handle_legacy(
+        &self,
+        id: Value,
+        method: &str,
+        params: Map<String, Value>,
+        facts: &RequestFacts,
+    ) -> Handling {
+        let handled = if method == method::INITIALIZE {
+            self.initialize(&id, params, facts).map(Handling::ready)
+        } else {
+            self.session_of(facts)
+                .and_then(|session| self.route_legacy(&id, method, params, session, facts))
+        };
+        handled.unwrap_or_else(|error| {
+            if error.status >= 500 {
+                tracing::error!(%method, message = %error.error.message, "request failed");
+            }
+            Handling::ready(error_outcome(&id, &error))
+        })
+    }
+
+    /// The session a message travels on.
+    fn session_of(&self, facts: &RequestFacts) -> Result<Arc<Session>, RpcError> {
+        if let Some(connection) = &facts.connection {
+            return connection
+                .session()
+                .ok_or_else(|| RpcError::invalid_request("send `initialize` first"));
+        }
+        let Some(id) = &facts.session_id else {
+            return Err(RpcError::invalid_request(
+                "missing `Mcp-Session-Id` header; send `initialize` first",
+            ));
+        };
+        let session = self
+            .inner
+            .sessions
+            .find(id, facts.subject.as_deref())
+            .ok_or_else(RpcError::session_not_found)?;
+        if let Some(header) = &facts.protocol_version_header
+            && header != session.version
+        {
+            return Err(RpcError::invalid_request(format!(
+                "the `MCP-Protocol-Version` header `{header}` is not the session's version `{}`",
+                session.version
+            )));
+        }
+        Ok(session)
+    }
+
+    fn initialize(
+        &self,
+        id: &Value,
+        params: Map<String, Value>,
+        facts: &RequestFacts,
+    ) -> Result<Outcome, RpcError> {
+        let params: InitializeRequestParams = serde_json::from_value(Value::Object(params))
+            .map_err(|error| RpcError::invalid_params(format!("invalid `initialize`: {error}")))?;
+        let version = legacy::negotiate(&params.protocol_version);
+        let carrier = match &facts.connection {
+            Some(connection) if connection.session().is_some() => {
+                return Err(RpcError::invalid_request(
+                    "the session is already initialized",
+                ));
+            }
+            Some(_) => Carrier::Stdio,
+            None => Carrier::Http,
+        };
+        let session = self
+            .inner
+            .sessions
+            .open(version, params.capabilities, facts.subject.clone(), carrier)
+            .map_err(|error| match error {
+                OpenError::Full => RpcError::overloaded("too many sessions are busy; retry later"),
+                OpenError::Random(error) => {
+                    RpcError::internal(format!("no session id could be drawn: {error}"))
+                }
+            })?;
+        tracing::debug!(
+            version,
+            client = %params.client_info.name,
+            "legacy session opened"
+        );
+        if let Some(connection) = &facts.connection {
+            let stream = session.open_stream(connection.output.clone());
+            *connection
+                .session
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner) = Some((Arc::clone(&session), stream));
+        }
+        let inner = &self.inner;
+        let result = InitializeResult {
+            protocol_version: version.to_owned(),
+            capabilities: inner.legacy.capabilities.clone(),
+            server_info: inner.legacy.server_info.clone(),
+            instructions: inner.legacy.instructions.clone(),
+        };
+        let mut outcome = result_outcome(id, &result);
+        if carrier == Carrier::Http {
+            outcome.session_id = Some(session.id.to_string());
+        }
+        Ok(outcome)
+    }
+
+    fn route_legacy(
+        &self,
+        id: &Value,
+        name: &str,
+        mut params: Map<String, Value>,
+        session: Arc<Session>,
+        facts: &RequestFacts,
+    ) -> Result<Handling, RpcError> {
+        let inner = &self.inner;
+        let lists = &inner.legacy;
+        let resources = !inner.resources.is_empty();
+        let empty = || Ok(Handling::ready(raw_result_outcome(id, "{}")));
+        let cached = |raw: &str| Ok(Handling::ready(raw_result_outcome(id, raw)));
+        match name {
+            method::PING => return empty(),
+            method::LOGGING_SET_LEVEL => {
+                let params: SetLevelRequestParams = parse_params(params, name)?;
+                session.log_level.set(Some(params.level));
+                return empty();
+            }
+            method::RESOURCES_SUBSCRIBE if resources => {
+                let params: SubscribeRequestParams = parse_params(params, name)?;
+                session.subscribe(params.uri);
+                return empty();
+            }
+            method::RESOURCES_UNSUBSCRIBE if resources => {
+                let params: SubscribeRequestParams = parse_params(params, name)?;
+                session.unsubscribe(&params.uri);
+                return empty();
+            }
+            _ => {}
+        }
+        let method = self
+            .method(name)
+            .filter(|&method| method != Method::Discover)
+            .ok_or_else(|| RpcError::legacy_method_not_found(name))?;
+        match method {
+            Method::ToolsList => cached(&lists.tools_list),
+            Method::PromptsList => cached(&lists.prompts_list),
+            Method::ResourcesList => cached(&lists.resources_list),
+            Method::TemplatesList => cached(&lists.templates_list),
+            Method::Complete => {
+                let result = self.complete(params)?;
+                Ok(Handling::ready(legacy_outcome(id, &result)))
+            }
+            Method::ToolsCall | Method::PromptsGet | Method::ResourcesRead => {
+                let (outbound, receiver) = outbound::channel();
+                let progress = match progress_token(&params) {
+                    Some(token) => Progress::new(token, outbound.clone()),
+                    None => Progress::none(),
+                };
+                let logger = Logger::new(outbound.clone(), Arc::clone(&session.log_level));
+                // Stateless members mean nothing here: the flow runs whole within the call.
+                params.remove("inputResponses");
+                params.remove("requestState");
+                params.remove("_meta");
+                let context = CallContext {
+                    capabilities: session.capabilities.clone(),
+                    subject: facts.subject.clone(),
+                    progress,
+                    logger,
+                };
+                let era = Era::Legacy { session, outbound };
+                let outcome = self.call(id.clone(), method, params, context, era)?;
+                Ok(Handling {
+                    messages: Some(receiver),
+                    outcome,
+                })
+            }
+            Method::Discover => Err(RpcError::legacy_method_not_found(name)),
+        }
+    }
+
+    /// A notification: `notifications/cancelled` cancels a call of its session; the others
+    /// need nothing. Over HTTP, a notification naming an unknown session gets `404`.
+    pub(super) fn legacy_notification(
+        &self,
+        method: &str,
+        params: &Map<String, Value>,
+        facts: &RequestFacts,
+    ) -> Outcome {
+        let has_session = facts.session_id.is_some()
+            || facts
+                .connection
+                .as_ref()
+                .is_some_and(|c| c.session().is_some());
+        if !has_session {
+            tracing::debug!(%method, "notification ignored");
+            return Outcome::accepted();
+        }
+        match self.session_of(facts) {
+            Ok(session) => {
+                if method == method::NOTIFICATION_CANCELLED
+                    && let Some(id) = params.get("requestId")
+                {
+                    session.cancel(id);
+                }
+                Outcome::accepted()
+            }
+            Err(error) => error_outcome(&Value::Null, &error),
+        }
+    }
+
+    /// A client's response to a server-to-client request of its session.
+    pub(super) fn legacy_response(
+        &self,
+        id: &Value,
+        reply: Result<Value, ErrorObject>,
+        facts: &RequestFacts,
+    ) -> Outcome {
+        match self.session_of(facts) {
+            Ok(session) => {
+                session.deliver(id, reply);
+                Outcome::accepted()
+            }
+            Err(error) => error_outcome(&Value::Null, &error),
+        }
+    }
+
+    /// Tells every legacy session subscribed to `uri` that the resource changed
+    /// (`notifications/resources/updated`, on the session's standalone stream).
+    pub fn notify_resource_updated(&self, uri: &str) {
+        let message = notification(
+            method::NOTIFICATION_RESOURCES_UPDATED,
+            Some(json!({ "uri": uri })),
+        );
+        for session in self.inner.sessions.all() {
+            if session.is_subscribed(uri) {
+                session.notify(&message);
+            }
+        }
+    }
+
+    /// Tells every legacy session that the list of tools changed.
+    pub fn notify_tools_list_changed(&self) {
+        self.broadcast(method::NOTIFICATION_TOOLS_LIST_CHANGED);
+    }
+
+    /// Tells every legacy session that the list of prompts changed.
+    pub fn notify_prompts_list_changed(&self) {
+        self.broadcast(method::NOTIFICATION_PROMPTS_LIST_CHANGED);
+    }
+
+    /// Tells every legacy session that the list of resources changed.
+    pub fn notify_resources_list_changed(&self) {
+        self.broadcast(method::NOTIFICATION_RESOURCES_LIST_CHANGED);
+    }
+
+    fn broadcast(&self, name: &str) {
+        let message = notification(name, None);
+        for session in self.inner.sessions.all() {
+            session.notify(&message);
+        }
+    }
+
+    /// How many legacy sessions are open.
+    pub fn legacy_sessions(&self) -> usize {
+        self.inner.sessions.len()
+    }
+
+    /// Ends the HTTP session `id` (a client's `DELETE`); whether it existed for `subject`.
+    pub(crate) fn end_session(&self, id: &str, subject: Option<&str>) -> bool {
+        let sessions = &self.inner.sessions;
+        sessions.find(id, subject).is_some() && sessions.close(id)
+    }
+
+    /// The HTTP session `id`, for a standalone stream.
+    pub(crate) fn find_session(&self, id: &str, subject: Option<&str>) -> Option<Arc<Session>> {
+        self.inner.sessions.find(id, subject)
+    }
+}
+
+fn notification(name: &str, params: Option<Value>) -> Value {
+    let mut message = json!({ "jsonrpc": "2.0", "method": name });
+    if let Some(params) = params {
+        message["params"] = params;
+    }
+    message
+}
+
+fn parse_params<T: serde::de::DeserializeOwned>(
+    params: Map<String, Value>,
+    method: &str,
+) -> Result<T, RpcError> {
+    serde_json::from_value(Value::Object(params))
+        .map_err(|error| RpcError::invalid_params(format!("invalid `{method}` params: {error}")))
+}
+
+/// Runs a call's whole flow on a legacy session: rounds in process, questions to the client,
+/// until the final result, a failure or the client's cancellation.
+pub(super) async fn run_call<H: Serves>(
+    id: Value,
+    call: super::dispatch::Call<H>,
+    session: Arc<Session>,
+    outbound: Outbound,
+) -> Outcome {
+    let mut running = session.start_call(&id);
+    let cancelled = running.cancelled();
+    let timeout = call.input_timeout();
+    let mut answerer = session.answerer(outbound, timeout);
+    let max_rounds = call.max_rounds();
+    let rounds = complete(
+        |state, answers| call.round(state, answers),
+        &mut answerer,
+        max_rounds,
+    );
+    // A cancellation wins over an answer that arrived with it.
+    let outcome = tokio::select! {
+        biased;
+        () = cancelled => {
+            tracing::debug!(%id, "call cancelled by the client");
+            Outcome::accepted()
+        }
+        result = rounds => match result {
+            Ok(result) => legacy_outcome(&id, &result),
+            Err(error) => error_outcome(&id, &RpcError::from_legacy_handler(error)),
+        },
+    };
+    drop(running);
+    outcome
+}
+
+/// The members of 2026-07-28 results that the older schema does not have.
+const MODERN_ONLY: [&str; 3] = ["resultType", "ttlMs", "cacheScope"];
+
+/// A result without the members only 2026-07-28 has, as a legacy session sends it.
+pub(super) fn legacy_result<R: Serialize>(result: &R) -> Result<Value, serde_json::Error> {
+    let mut value = serde_json::to_value(result)?;
+    if let Some(object) = value.as_object_mut() {
+        for member in MODERN_ONLY {
+            object.remove(member);
+        }
+    }
+    Ok(value)
+}
+
+fn legacy_outcome<R: Serialize>(id: &Value, result: &R) -> Outcome {
+    match legacy_result(result) {
+        Ok(value) => result_outcome(id, &value),
+        Err(error) => {
+            tracing::error!(%id, %error, "a result did not serialise");
+            error_outcome(id, &RpcError::internal("internal error"))
+        }
+    }
+}
+
+impl RpcError {
+    /// An error a handler returned on a legacy session, where every JSON-RPC error travels
+    /// with HTTP 200 and `-32021` (a 2026-07-28 code) becomes `-32602`.
+    fn from_legacy_handler(mut error: ErrorObject) -> Self {
+        if error.code == ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY {
+            error.code = ErrorCode::INVALID_PARAMS;
+        }
+        Self { error, status: 200 }
+    }
+}

@@ -1,0 +1,154 @@
+//! Legacy (2025-11-25) sessions over stdio, against a spawned server: the handshake on the
+//! connection, and the same flows driven through server-to-client requests written as lines,
+//! with concurrent calls and cancellation. Every line is checked against the 2025-11-25 schema.
+
+#[path = "support/schema.rs"]
+mod schema;
+#[path = "support/stdio.rs"]
+mod stdio;
+
+use std::collections::HashMap;
+
+use schema::assert_legacy_valid;
+use serde_json::{Value, json};
+use stdio::Session;
+
+const LEGACY: &str = "2025-11-25";
+
+async fn open() -> Session {
+    let mut session = Session::spawn_with(&["--deploy"]);
+    let initialize = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": LEGACY,
+        "capabilities": {"elicitation": {"form": {}, "url": {}}},
+        "clientInfo": {"name": "stdio-test", "version": "1.0.0"},
+    }});
+    session.write(initialize.to_string().as_bytes()).await;
+    let answer = session.read().await;
+    assert_legacy_valid("JSONRPCResultResponse", &answer);
+    assert_legacy_valid("InitializeResult", &answer["result"]);
+    assert_eq!(answer["result"]["protocolVersion"], LEGACY);
+    session
+        .write(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#)
+        .await;
+    session
+}
+
+/// Sends `ping` on the session (no 2026-07-28 `_meta`) and reads its answer.
+async fn ping(session: &mut Session, id: u64) -> Value {
+    let ping = json!({"jsonrpc": "2.0", "id": id, "method": "ping"});
+    session.write(ping.to_string().as_bytes()).await;
+    session.read().await
+}
+
+fn call(id: u64, service: &str) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+        "params": {"name": "deploy", "arguments": {"service": service}}})
+}
+
+fn answer(request: &Value, result: Value) -> Vec<u8> {
+    json!({"jsonrpc": "2.0", "id": request["id"], "result": result})
+        .to_string()
+        .into_bytes()
+}
+
+fn staging(replicas: u32) -> Value {
+    json!({"action": "accept", "content": {"environment": "staging", "replicas": replicas}})
+}
+
+#[tokio::test]
+async fn a_flow_runs_over_stdio_through_server_to_client_requests() {
+    let mut session = open().await;
+    let pong = ping(&mut session, 1).await;
+    assert_eq!(pong, json!({"jsonrpc": "2.0", "id": 1, "result": {}}));
+    session.write(call(2, "api").to_string().as_bytes()).await;
+    let first = session.read().await;
+    assert_legacy_valid("ElicitRequest", &first);
+    assert_eq!(first["params"]["message"], "Where should api go?");
+    session.write(&answer(&first, staging(99))).await;
+    // Out of range: asked again, with the reason.
+    let again = session.read().await;
+    assert_ne!(again["id"], first["id"]);
+    assert!(
+        again["params"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("replicas")
+    );
+    session.write(&answer(&again, staging(2))).await;
+    let done = session.read().await;
+    assert_legacy_valid("JSONRPCResultResponse", &done);
+    assert_eq!(done["id"], 2);
+    assert_eq!(
+        done["result"]["content"][0]["text"],
+        "Deployed 2 replicas of api to Staging."
+    );
+    assert!(done["result"].get("resultType").is_none());
+}
+
+#[tokio::test]
+async fn concurrent_calls_on_one_connection_get_their_own_answers() {
+    let mut session = open().await;
+    session.write(call(10, "api").to_string().as_bytes()).await;
+    session.write(call(11, "web").to_string().as_bytes()).await;
+    let replicas = HashMap::from([("api", 3), ("web", 5)]);
+    let mut finished = HashMap::new();
+    while finished.len() < 2 {
+        let line = session.read().await;
+        if line.get("method").is_some() {
+            let message = line["params"]["message"].as_str().unwrap();
+            let service = if message.contains("api") {
+                "api"
+            } else {
+                "web"
+            };
+            session
+                .write(&answer(&line, staging(replicas[service])))
+                .await;
+        } else {
+            finished.insert(line["id"].as_u64().unwrap(), line);
+        }
+    }
+    assert_eq!(
+        finished[&10]["result"]["content"][0]["text"],
+        "Deployed 3 replicas of api to Staging."
+    );
+    assert_eq!(
+        finished[&11]["result"]["content"][0]["text"],
+        "Deployed 5 replicas of web to Staging."
+    );
+}
+
+#[tokio::test]
+async fn a_cancelled_call_gets_no_answer_and_the_next_call_completes() {
+    let mut session = open().await;
+    session.write(call(20, "api").to_string().as_bytes()).await;
+    let question = session.read().await;
+    assert_eq!(question["method"], "elicitation/create");
+    let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+        "params": {"requestId": 20}});
+    session.write(cancel.to_string().as_bytes()).await;
+    // The late answer goes nowhere; the next call is answered first.
+    session.write(&answer(&question, staging(1))).await;
+    let pong = ping(&mut session, 21).await;
+    assert_eq!(pong, json!({"jsonrpc": "2.0", "id": 21, "result": {}}));
+    session.write(call(22, "web").to_string().as_bytes()).await;
+    let next = session.read().await;
+    assert_eq!(next["params"]["message"], "Where should web go?");
+    session.write(&answer(&next, staging(1))).await;
+    let done = session.read().await;
+    assert_eq!(done["id"], 22);
+}
+
+#[tokio::test]
+async fn closing_stdin_ends_the_server_even_with_a_question_open() {
+    let mut session = open().await;
+    session.write(call(30, "api").to_string().as_bytes()).await;
+    let question = session.read().await;
+    assert_eq!(question["method"], "elicitation/create");
+    drop(session.stdin);
+    let status = tokio::time::timeout(std::time::Duration::from_secs(10), session.child.wait())
+        .await
+        .expect("the server exits once its client is gone")
+        .unwrap();
+    assert!(status.success());
+}
