@@ -2,10 +2,15 @@
 # Runs the official MCP conformance suite against the `conformance-server` example.
 #
 # Installs the pinned suite and Node 22 from the npm registry into .cache/conformance (git-ignored),
-# builds and starts the server on a free loopback port, runs the 14 `input-required-result-*`
-# scenarios and `server-stateless` one by one, then `--requirements 2026-07-28`, and prints a
-# summary. Fails on any failure, on any warning in the one-by-one scenarios, and when the
-# requirements run fails. The server is always stopped.
+# builds and starts the server on a free loopback port, and runs against it, in this order:
+#   - the 14 `input-required-result-*` scenarios and `server-stateless` one by one (2026-07-28);
+#   - `--requirements 2026-07-28` (the stateless revision);
+#   - `--requirements 2025-11-25` (the legacy revision: initialize handshake and sessions);
+#   - the unscored `server-session-lifecycle` scenario at 2025-11-25.
+# It then prints a summary per revision. Fails on any failure or warning in the 2026 one-by-one
+# scenarios, on any failure in `server-session-lifecycle`, when a requirements run fails, and
+# when a scored scenario of either revision did not report or has a failure. The server is
+# always stopped.
 #
 # Environment: CONFORMANCE_OUT (results folder, default .cache/conformance/results),
 # MCP_REQUEST_STATE_KEY (passed through to the server; a fixed test key is used when unset).
@@ -82,30 +87,56 @@ SCENARIOS=(
   input-required-result-validate-input
   server-stateless
 )
+# Unscored at 2025-11-25 (added after that revision's anchor release), run on their own.
+SCENARIOS_2025=(
+  server-session-lifecycle
+)
 
 status=0
-for scenario in "${SCENARIOS[@]}"; do
-  if ! "$CONFORMANCE" server --url "$URL" --scenario "$scenario" -o "$OUT/one-by-one" \
-    >"$OUT/$scenario.log" 2>&1; then
-    echo "   $scenario: the suite exited with an error (see $OUT/$scenario.log)"
+
+# run_one FOLDER SCENARIO [SUITE OPTIONS...]: one scenario, its checks.json under $OUT/FOLDER.
+run_one() {
+  local folder="$1" scenario="$2"
+  shift 2
+  echo "$scenario" >>"$OUT/$folder.expected"
+  if ! "$CONFORMANCE" server --url "$URL" --scenario "$scenario" "$@" -o "$OUT/$folder" \
+    >"$OUT/$folder-$scenario.log" 2>&1; then
+    echo "   $scenario: the suite exited with an error (see $OUT/$folder-$scenario.log)"
     status=1
   fi
-done
+}
 
-echo "== --requirements 2026-07-28"
-if ! "$CONFORMANCE" server --url "$URL" --requirements 2026-07-28 -o "$OUT/requirements" \
-  >"$OUT/requirements.log" 2>&1; then
-  echo "   the requirements run failed (see $OUT/requirements.log)"
-  status=1
-fi
-tail -n 15 "$OUT/requirements.log"
+# run_requirements REVISION: the revision's whole frozen set, under $OUT/requirements-REVISION.
+run_requirements() {
+  local revision="$1"
+  echo "== --requirements $revision"
+  if ! "$CONFORMANCE" server --url "$URL" --requirements "$revision" \
+    -o "$OUT/requirements-$revision" >"$OUT/requirements-$revision.log" 2>&1; then
+    echo "   the requirements run failed (see $OUT/requirements-$revision.log)"
+    status=1
+  fi
+  tail -n 15 "$OUT/requirements-$revision.log"
+}
+
+echo "== 2026-07-28 scenarios one by one"
+for scenario in "${SCENARIOS[@]}"; do
+  run_one one-by-one "$scenario"
+done
+run_requirements 2026-07-28
+run_requirements 2025-11-25
+echo "== 2025-11-25 unscored scenarios one by one"
+for scenario in "${SCENARIOS_2025[@]}"; do
+  run_one one-by-one-2025-11-25 "$scenario" --spec-version 2025-11-25
+done
 
 stop_server
 
-# Summaries from checks.json: one-by-one scenarios fail on FAILURE or WARNING; the requirements
-# run fails on FAILURE in a scored scenario (its exit code already says so).
+# Summaries from checks.json: the 2026 one-by-one scenarios fail on FAILURE or WARNING, the 2025
+# ones on FAILURE; each requirements run fails on a FAILURE in, or no report from, a scenario its
+# revision scores (the suite's exit code says part of that already).
 node "$ROOT/scripts/conformance-summary.js" "$OUT" \
-  "$CACHE/node_modules/@modelcontextprotocol/conformance/requirements/2026-07-28.yaml" || status=1
+  "$CACHE/node_modules/@modelcontextprotocol/conformance/requirements" \
+  2026-07-28 2025-11-25 || status=1
 
 if [[ "$status" -eq 0 ]]; then
   echo "== conformance: all checks passed"
