@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The load benchmark: complete two-round `confirm_deploy` flows over HTTP on loopback.
+# The load benchmark: complete two-round `confirm_deploy` flows over HTTP on loopback, on the
+# stateless 2026-07-28 wire and on legacy 2025-11-25 sessions, one window after the other.
 #
 # Builds the `deploy` server and the `load` generator in release, starts the server on a free
 # loopback port pinned to CPU 0, runs the generator pinned to CPU 1 (bounded concurrency and

@@ -1,6 +1,7 @@
 //! Load generator: drives complete two-round `confirm_deploy` flows against a `deploy` server
 //! over HTTP and reports flows per second, round latency percentiles and, given the server's
-//! process id, the server's CPU time per flow.
+//! process id, the server's CPU time per flow: on the stateless 2026-07-28 wire, on legacy
+//! 2025-11-25 sessions, or both in one run with their ratio (`--era`).
 //!
 //! ```sh
 //! taskset -c 0 target/release/deploy --listen 127.0.0.1:3000 &
@@ -13,7 +14,9 @@
 //! a first `tools/call` answered `input_required` with the `confirm` question, then the retry
 //! carrying the answer and the echoed `requestState`, answered "Deployment confirmed.". Flows
 //! that finish during the measured window (after a warm-up) are counted; the server's CPU time
-//! is read from `/proc/<pid>/stat` at both ends of the window.
+//! is read from `/proc/<pid>/stat` at both ends of the window. A legacy worker opens one
+//! session, then calls `confirm_deploy` on one connection, reads the `elicitation/create` on
+//! the call's stream, POSTs its answer on a second connection and reads the result.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -47,6 +50,18 @@ struct Cli {
     /// The server's process id, to report its CPU time per flow (Linux `/proc`).
     #[arg(long)]
     server_pid: Option<u32>,
+    /// Which wire to drive: `stateless` (2026-07-28 rounds), `legacy` (a 2025-11-25 session
+    /// per worker, the question answered as a server-to-client request on the call's stream),
+    /// or `both`, one window after the other against the same server, with their ratio.
+    #[arg(long, value_enum, default_value_t = Era::Both)]
+    era: Era,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Era {
+    Stateless,
+    Legacy,
+    Both,
 }
 
 const PROTOCOL_VERSION: &str = "2026-07-28";
@@ -82,6 +97,33 @@ fn main() {
 }
 
 async fn run(cli: Cli) -> Result<(), String> {
+    let stateless = match cli.era {
+        Era::Stateless | Era::Both => Some(window(&cli, false).await?),
+        Era::Legacy => None,
+    };
+    let legacy = match cli.era {
+        Era::Legacy | Era::Both => Some(window(&cli, true).await?),
+        Era::Stateless => None,
+    };
+    if let (Some(Some(stateless)), Some(Some(legacy))) = (stateless, legacy) {
+        println!(
+            "legacy / stateless server CPU per flow: {:.2}x (budget 1.5x)",
+            legacy / stateless
+        );
+    }
+    Ok(())
+}
+
+/// One measured window of one wire; returns the server's CPU seconds per flow, if known.
+async fn window(cli: &Cli, legacy: bool) -> Result<Option<f64>, String> {
+    println!(
+        "== {} flows",
+        if legacy {
+            "legacy (2025-11-25 session, server-to-client request)"
+        } else {
+            "stateless (2026-07-28)"
+        }
+    );
     let control = Arc::new(Control {
         measuring: AtomicBool::new(false),
         stop: AtomicBool::new(false),
@@ -89,7 +131,13 @@ async fn run(cli: Cli) -> Result<(), String> {
     let mut workers = tokio::task::JoinSet::new();
     for worker in 0..cli.concurrency {
         let connection = Connection::open(cli.addr).await?;
-        workers.spawn(drive(connection, worker as u64, Arc::clone(&control)));
+        let control = Arc::clone(&control);
+        if legacy {
+            let answers = Connection::open(cli.addr).await?;
+            workers.spawn(drive_legacy(connection, answers, worker as u64, control));
+        } else {
+            workers.spawn(drive(connection, worker as u64, control));
+        }
     }
     tokio::time::sleep(Duration::from_secs_f64(cli.warmup)).await;
     let cpu_before = cli.server_pid.map(cpu_seconds).transpose()?;
@@ -128,8 +176,10 @@ async fn run(cli: Cli) -> Result<(), String> {
         percentile(0.99),
         total.rounds.len()
     );
+    let mut per_flow = None;
     if let (Some(before), Some(after), Some(pid)) = (cpu_before, cpu_after, cli.server_pid) {
         let cpu = after - before;
+        per_flow = Some(cpu / total.flows as f64);
         println!(
             "server CPU:     {:.1} µs/flow ({cpu:.2} s over the window, {:.0}% of a core)",
             cpu * 1e6 / total.flows as f64,
@@ -139,7 +189,96 @@ async fn run(cli: Cli) -> Result<(), String> {
             println!("server memory:  {:.1} MiB resident", rss as f64 / 1024.0);
         }
     }
-    Ok(())
+    Ok(per_flow)
+}
+
+/// Runs legacy flows back to back: one session, the call's stream on `calls`, the answer to
+/// its question POSTed on `answers`.
+async fn drive_legacy(
+    mut calls: Connection,
+    mut answers: Connection,
+    worker: u64,
+    control: Arc<Control>,
+) -> Result<Tally, String> {
+    let (status, body) = calls.send(INITIALIZE.to_owned(), None).await?;
+    let session = status.ok_or("initialize answered no session id")?;
+    let _ = body.collect().await;
+    let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+    let (_, body) = answers.send(initialized.to_owned(), Some(&session)).await?;
+    let _ = body.collect().await;
+    let mut tally = Tally::default();
+    let mut id = worker << 32;
+    while !control.stop.load(Ordering::Relaxed) {
+        id += 1;
+        let started = Instant::now();
+        let call = format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"confirm_deploy","arguments":{{}}}}}}"#
+        );
+        let (_, mut stream) = calls.send(call, Some(&session)).await?;
+        let mut events = Events::default();
+        let question = events.next(&mut stream).await?;
+        let asked = Instant::now();
+        let question: serde_json::Value =
+            serde_json::from_slice(&question).map_err(|error| error.to_string())?;
+        let reply = format!(
+            r#"{{"jsonrpc":"2.0","id":{},"result":{{"action":"accept","content":{{"ok":true}}}}}}"#,
+            question["id"]
+        );
+        let (_, body) = answers.send(reply, Some(&session)).await?;
+        let _ = body.collect().await;
+        let answered = Instant::now();
+        let last = events.next(&mut stream).await?;
+        let done = Instant::now();
+        let last: serde_json::Value =
+            serde_json::from_slice(&last).map_err(|error| error.to_string())?;
+        if last
+            .pointer("/result/content/0/text")
+            .and_then(|text| text.as_str())
+            != Some("Deployment confirmed.")
+        {
+            return Err(format!("unexpected final answer: {last}"));
+        }
+        while stream.frame().await.is_some() {}
+        if control.measuring.load(Ordering::Relaxed) {
+            tally.flows += 1;
+            tally.rounds.push(micros(asked - started));
+            tally.rounds.push(micros(done - answered));
+        }
+    }
+    Ok(tally)
+}
+
+const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{"form":{}}},"clientInfo":{"name":"load","version":"1.0.0"}}}"#;
+
+/// Splits an event stream into the `data` of its events.
+#[derive(Default)]
+struct Events {
+    buffer: Vec<u8>,
+}
+
+impl Events {
+    async fn next(&mut self, body: &mut hyper::body::Incoming) -> Result<Vec<u8>, String> {
+        loop {
+            if let Some(end) = self.buffer.windows(2).position(|window| window == b"\n\n") {
+                let event: Vec<u8> = self.buffer.drain(..end + 2).collect();
+                let data = event
+                    .split(|&byte| byte == b'\n')
+                    .find_map(|line| line.strip_prefix(b"data: "));
+                if let Some(data) = data {
+                    return Ok(data.to_vec());
+                }
+                continue;
+            }
+            let frame = body
+                .frame()
+                .await
+                .ok_or("the stream ended early")?
+                .map_err(|error| format!("cannot read the stream: {error}"))?;
+            if let Ok(data) = frame.into_data() {
+                self.buffer.extend_from_slice(&data);
+            }
+        }
+    }
 }
 
 /// Runs flows back to back on one connection until told to stop.
@@ -209,6 +348,45 @@ impl Connection {
             sender,
             host: addr.to_string(),
         })
+    }
+
+    /// POSTs one message on a legacy session (or, without one, an `initialize`); returns the
+    /// session id the answer carries and the body, still arriving.
+    async fn send(
+        &mut self,
+        body: String,
+        session: Option<&str>,
+    ) -> Result<(Option<String>, hyper::body::Incoming), String> {
+        let mut request = Request::post("/mcp")
+            .header(header::HOST, &self.host)
+            .header(header::CONTENT_TYPE, "application/json")
+            .header(header::ACCEPT, "application/json, text/event-stream");
+        if let Some(session) = session {
+            request = request
+                .header("mcp-session-id", session)
+                .header("mcp-protocol-version", "2025-11-25");
+        }
+        let request = request
+            .body(Full::new(Bytes::from(body)))
+            .map_err(|error| format!("cannot build a request: {error}"))?;
+        self.sender
+            .ready()
+            .await
+            .map_err(|error| format!("the connection closed: {error}"))?;
+        let response = self
+            .sender
+            .send_request(request)
+            .await
+            .map_err(|error| format!("request failed: {error}"))?;
+        if !response.status().is_success() {
+            return Err(format!("answered {}", response.status()));
+        }
+        let session = response
+            .headers()
+            .get("mcp-session-id")
+            .and_then(|value| value.to_str().ok())
+            .map(str::to_owned);
+        Ok((session, response.into_body()))
     }
 
     /// POSTs one JSON-RPC message to `/mcp` and returns the answer's body.

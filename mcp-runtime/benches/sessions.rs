@@ -1,0 +1,73 @@
+//! Memory per idle legacy session: opens sessions the way the TypeScript and Python clients
+//! do (`initialize` with their capabilities, then `notifications/initialized`) through the
+//! server's own dispatch, and prints the heap bytes each one keeps while idle, counted by an
+//! instrumented global allocator. Budget: 8 KiB per idle session.
+
+use std::alloc::System;
+
+use mcp_runtime::server::{RequestFacts, Server};
+use mcp_runtime::{Cx, ElicitForm, ToolResult, text, tool};
+use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
+
+#[global_allocator]
+static GLOBAL: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
+
+#[derive(ElicitForm)]
+struct Confirm {
+    ok: bool,
+}
+
+/// A one-question tool, so the session has something to serve.
+#[tool]
+async fn confirm(cx: Cx) -> ToolResult {
+    let answer: Confirm = cx.elicit("Sure?").await?;
+    Ok(text(if answer.ok { "yes" } else { "no" }))
+}
+
+const SESSIONS: usize = 10_000;
+
+fn initialize(capabilities: &str) -> Vec<u8> {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":0,"method":"initialize","params":{{"protocolVersion":"2025-11-25","capabilities":{capabilities},"clientInfo":{{"name":"bench","version":"1.0.0"}}}}}}"#
+    )
+    .into_bytes()
+}
+
+fn main() {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .expect("a runtime starts");
+    let initialized = br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+    for (client, capabilities) in [
+        ("TypeScript SDK", r#"{"elicitation":{"form":{}}}"#),
+        ("Python SDK", r#"{"elicitation":{"form":{},"url":{}}}"#),
+    ] {
+        let server = Server::builder().tool(confirm).build();
+        let message = initialize(capabilities);
+        let region = Region::new(GLOBAL);
+        let mut ids = Vec::with_capacity(SESSIONS);
+        runtime.block_on(async {
+            for _ in 0..SESSIONS {
+                let outcome = server
+                    .handle(&message, RequestFacts::http(None, None))
+                    .finish()
+                    .await;
+                let id = outcome.session_id.expect("a session opens");
+                let facts = RequestFacts::http(Some("2025-11-25".into()), None)
+                    .with_session_id(Some(id.clone()));
+                server.handle(initialized, facts).finish().await;
+                ids.push(id);
+            }
+        });
+        let stats = region.change();
+        // What the test itself keeps: the ids and their vector.
+        let own = ids.capacity() * std::mem::size_of::<String>()
+            + ids.iter().map(String::capacity).sum::<usize>();
+        let kept = stats.bytes_allocated as isize - stats.bytes_deallocated as isize - own as isize;
+        let per_session = kept as f64 / SESSIONS as f64;
+        println!(
+            "{client:>14}: {per_session:.0} bytes per idle session ({SESSIONS} sessions, {} open; budget 8192)",
+            server.legacy_sessions()
+        );
+    }
+}
