@@ -197,13 +197,13 @@ impl ServerBuilder {
     }
 
     /// How long a legacy session may stay idle (no call running, no stream open) before it
-    /// expires and its id answers `404` (default [`DEFAULT_SESSION_IDLE_TIMEOUT`], 30 minutes).
+    /// expires and its id answers `404` (default [`DEFAULT_SESSION_IDLE_TIMEOUT`](super::DEFAULT_SESSION_IDLE_TIMEOUT), 30 minutes).
     pub fn session_idle_timeout(mut self, timeout: std::time::Duration) -> Self {
         self.sessions.idle_timeout = timeout;
         self
     }
 
-    /// The most legacy sessions kept at once (default [`DEFAULT_MAX_SESSIONS`]). At the
+    /// The most legacy sessions kept at once (default [`DEFAULT_MAX_SESSIONS`](super::DEFAULT_MAX_SESSIONS)). At the
     /// maximum, an `initialize` closes expired sessions, then the least recently active idle
     /// one; when every session is busy it is refused with HTTP `503`.
     pub fn max_sessions(mut self, max: usize) -> Self {
@@ -212,7 +212,7 @@ impl ServerBuilder {
     }
 
     /// How long a flow on a legacy session waits for the client to answer a round of
-    /// questions before the call fails (default [`DEFAULT_INPUT_TIMEOUT`], 10 minutes).
+    /// questions before the call fails (default [`DEFAULT_INPUT_TIMEOUT`](super::DEFAULT_INPUT_TIMEOUT), 10 minutes).
     pub fn input_timeout(mut self, timeout: std::time::Duration) -> Self {
         self.sessions.input_timeout = timeout;
         self
