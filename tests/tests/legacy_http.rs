@@ -22,6 +22,20 @@ use mcp_runtime::server::Server;
 use mcp_runtime::{Cx, ElicitForm, ToolResult, text, tool};
 use serde_json::{Value, json};
 
+/// Deploys `service` to staging with `replicas`, answering the one question it asks.
+async fn stage(session: &Client, id: u64, service: &str, replicas: u32) -> legacy::Exchange {
+    let staged = session
+        .call(id, "deploy", json!({"service": service}), |_| {
+            target("staging", replicas)
+        })
+        .await;
+    assert_eq!(
+        staged.text(),
+        format!("Deployed {replicas} replicas of {service} to Staging (release).")
+    );
+    staged
+}
+
 fn target(environment: &str, replicas: u32) -> Value {
     accept(json!({"environment": environment, "replicas": replicas, "reason": "release"}))
 }
@@ -132,15 +146,7 @@ async fn session_rules_follow_the_2025_transport() {
 async fn deploy_runs_its_rounds_through_server_to_client_requests() {
     let running = client::start(deploy::server(1)).await;
     let session = Client::open(running.addr).await;
-    let staged = session
-        .call(1, "deploy", json!({"service": "api"}), |_| {
-            target("staging", 3)
-        })
-        .await;
-    assert_eq!(
-        staged.text(),
-        "Deployed 3 replicas of api to Staging (release)."
-    );
+    let staged = stage(&session, 1, "api", 3).await;
     let asked = staged.requests();
     assert_eq!(asked.len(), 1);
     assert_eq!(asked[0]["method"], "elicitation/create");
@@ -380,15 +386,7 @@ async fn a_cancelled_call_ends_without_an_answer_and_the_session_goes_on() {
     let late =
         json!({"jsonrpc": "2.0", "id": question["id"], "result": accept(json!({"ok": true}))});
     assert_eq!(session.post(&late).await.status, 202);
-    let next = session
-        .call(41, "deploy", json!({"service": "api"}), |_| {
-            target("staging", 1)
-        })
-        .await;
-    assert_eq!(
-        next.text(),
-        "Deployed 1 replicas of api to Staging (release)."
-    );
+    stage(&session, 41, "api", 1).await;
     assert_eq!(CANCELLED_AFTER.load(Ordering::SeqCst), 0);
 }
 

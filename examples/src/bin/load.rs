@@ -357,27 +357,18 @@ impl Connection {
         body: String,
         session: Option<&str>,
     ) -> Result<(Option<String>, hyper::body::Incoming), String> {
-        let mut request = Request::post("/mcp")
-            .header(header::HOST, &self.host)
-            .header(header::CONTENT_TYPE, "application/json")
-            .header(header::ACCEPT, "application/json, text/event-stream");
-        if let Some(session) = session {
-            request = request
-                .header("mcp-session-id", session)
-                .header("mcp-protocol-version", "2025-11-25");
-        }
-        let request = request
-            .body(Full::new(Bytes::from(body)))
-            .map_err(|error| format!("cannot build a request: {error}"))?;
-        self.sender
-            .ready()
-            .await
-            .map_err(|error| format!("the connection closed: {error}"))?;
-        let response = self
-            .sender
-            .send_request(request)
-            .await
-            .map_err(|error| format!("request failed: {error}"))?;
+        let legacy;
+        let headers: &[(&str, &str)] = match session {
+            Some(session) => {
+                legacy = [
+                    ("mcp-session-id", session),
+                    ("mcp-protocol-version", "2025-11-25"),
+                ];
+                &legacy
+            }
+            None => &[],
+        };
+        let response = self.exchange(body, headers).await?;
         if !response.status().is_success() {
             return Err(format!("answered {}", response.status()));
         }
@@ -389,24 +380,37 @@ impl Connection {
         Ok((session, response.into_body()))
     }
 
-    /// POSTs one JSON-RPC message to `/mcp` and returns the answer's body.
-    async fn post(&mut self, body: String) -> Result<Bytes, String> {
-        let request = Request::post("/mcp")
+    /// POSTs one message to `/mcp` with `headers` besides the usual ones.
+    async fn exchange(
+        &mut self,
+        body: String,
+        headers: &[(&str, &str)],
+    ) -> Result<hyper::Response<hyper::body::Incoming>, String> {
+        let mut request = Request::post("/mcp")
             .header(header::HOST, &self.host)
             .header(header::CONTENT_TYPE, "application/json")
-            .header(header::ACCEPT, "application/json, text/event-stream")
-            .header("mcp-protocol-version", PROTOCOL_VERSION)
+            .header(header::ACCEPT, "application/json, text/event-stream");
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        let request = request
             .body(Full::new(Bytes::from(body)))
             .map_err(|error| format!("cannot build a request: {error}"))?;
         self.sender
             .ready()
             .await
             .map_err(|error| format!("the connection closed: {error}"))?;
-        let response = self
-            .sender
+        self.sender
             .send_request(request)
             .await
-            .map_err(|error| format!("request failed: {error}"))?;
+            .map_err(|error| format!("request failed: {error}"))
+    }
+
+    /// POSTs one JSON-RPC message to `/mcp` and returns the answer's body.
+    async fn post(&mut self, body: String) -> Result<Bytes, String> {
+        let response = self
+            .exchange(body, &[("mcp-protocol-version", PROTOCOL_VERSION)])
+            .await?;
         let status = response.status();
         let body = response
             .into_body()
