@@ -22,7 +22,7 @@ pub fn derive_elicit_form(input: TokenStream) -> TokenStream {
 
 /// Derives `mcp_runtime::form::ElicitChoice` for a unit-only enum, which must also be `Copy`:
 /// a single-select field, or a multi-select as `Vec` or `BTreeSet` of it. Variants take
-/// `#[choice(title = "...", rename = "...")]`, the enum `#[choice(rename_all = "...")]`.
+/// `#[choice(title = "...", rename = "...")]`, the enum `#[choice(rename_all = "...", enum_names)]`.
 ///
 /// Also implements `serde::Serialize` and `serde::Deserialize` as the variant's wire string:
 /// do not also derive `Serialize` or `Deserialize` on the enum.

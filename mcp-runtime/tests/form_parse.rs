@@ -389,3 +389,55 @@ fn a_form_serialises_as_its_content_and_back() {
     let read: Order = serde_json::from_slice(&bytes).unwrap();
     assert_eq!(read, order);
 }
+
+/// Asked in the legacy `enum` + `enumNames` shape; answered with wire values as any choice.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, ElicitChoice)]
+#[choice(rename_all = "lowercase", enum_names)]
+enum Legacy {
+    #[choice(title = "Option One")]
+    Opt1,
+    #[choice(title = "Option Two")]
+    Opt2,
+    Opt3,
+}
+
+#[derive(Debug, Clone, PartialEq, ElicitForm)]
+#[form(rename_all = "camelCase")]
+struct LegacyAnswers {
+    legacy_enum: Legacy,
+    #[form(default = Legacy::Opt3)]
+    maybe: Option<Legacy>,
+    many: Vec<Legacy>,
+}
+
+#[test]
+fn enum_names_fields_parse_wire_values_only() {
+    let content = object(json!({"legacyEnum": "opt2", "many": ["opt3", "opt1"]}));
+    let answers = LegacyAnswers::from_content(&content).unwrap();
+    assert_eq!(
+        answers,
+        LegacyAnswers {
+            legacy_enum: Legacy::Opt2,
+            maybe: None,
+            many: vec![Legacy::Opt3, Legacy::Opt1],
+        }
+    );
+    assert_eq!(Value::Object(answers.to_content()), Value::Object(content));
+    let read: LegacyAnswers =
+        serde_json::from_value(json!({"legacyEnum": "opt1", "maybe": "opt3", "many": []})).unwrap();
+    assert_eq!(read.maybe, Some(Legacy::Opt3));
+
+    // A display name is not an answer.
+    let errors = LegacyAnswers::from_content(&object(json!({
+        "legacyEnum": "Option One",
+        "maybe": "Opt2",
+        "many": ["Option Two"],
+    })))
+    .unwrap_err();
+    assert_eq!(
+        errors.to_string(),
+        "`legacyEnum`: expected one of `opt1`, `opt2`, `opt3`, got `Option One`\n\
+         `maybe`: expected one of `opt1`, `opt2`, `opt3`, got `Opt2`\n\
+         `many`: expected an array of distinct values among `opt1`, `opt2`, `opt3`, got `Option Two`"
+    );
+}

@@ -1,11 +1,11 @@
 //! Snapshots of generated form schemas, one per field kind and attribute, each reviewed as
-//! JSON and validated against the vendored 2026-07-28 schema.
+//! JSON and validated against the vendored 2026-07-28 and 2025-11-25 schemas.
 
 mod common;
 
 use std::collections::BTreeSet;
 
-use common::schema_validate;
+use common::{legacy_schema_validate, schema_validate};
 use mcp_runtime::{ElicitChoice, ElicitForm};
 use serde_json::{Value, json};
 
@@ -18,12 +18,12 @@ fn snapshot<F: ElicitForm>(expected: &Value) {
         "schema differs:\n{}",
         serde_json::to_string_pretty(&schema).unwrap()
     );
-    schema_validate(
-        "ElicitRequestFormParams",
-        &json!({"message": "Fill this in", "requestedSchema": schema}),
-    );
+    let params = json!({"message": "Fill this in", "requestedSchema": schema});
+    schema_validate("ElicitRequestFormParams", &params);
+    legacy_schema_validate("ElicitRequestFormParams", &params);
     for (_, field) in schema["properties"].as_object().expect("properties") {
         schema_validate("PrimitiveSchemaDefinition", field);
+        legacy_schema_validate("PrimitiveSchemaDefinition", field);
     }
     // The fetch after the first returns the very same value.
     assert!(std::ptr::eq(F::requested_schema(), F::requested_schema()));
@@ -194,6 +194,80 @@ fn single_select_fields() {
         },
         "required": ["plain", "titled"],
     }));
+}
+
+/// Written in the legacy `enum` + `enumNames` shape when single-select.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, ElicitChoice)]
+#[choice(rename_all = "lowercase", enum_names)]
+enum Named {
+    #[choice(title = "Option One")]
+    Opt1,
+    Opt2,
+    #[choice(rename = "third", title = "Option Three")]
+    Opt3,
+}
+
+/// `enum_names` with no title at all: every name is the wire value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ElicitChoice)]
+#[choice(enum_names)]
+enum NamedPlain {
+    Red,
+    Green,
+}
+
+#[derive(ElicitForm)]
+struct LegacyNamed {
+    /// Select one option (legacy)
+    legacy_enum: Option<Named>,
+    #[form(title = "Pick", default = Named::Opt2)]
+    required: Named,
+    plain: NamedPlain,
+    #[form(min_items = 1)]
+    multi: Vec<Named>,
+    set: Option<BTreeSet<Named>>,
+}
+
+#[test]
+fn enum_names_single_select_fields() {
+    let titled_items = json!({"anyOf": [
+        {"const": "opt1", "title": "Option One"},
+        {"const": "opt2", "title": "opt2"},
+        {"const": "third", "title": "Option Three"},
+    ]});
+    snapshot::<LegacyNamed>(&json!({
+        "type": "object",
+        "properties": {
+            "legacy_enum": {
+                "type": "string",
+                "description": "Select one option (legacy)",
+                "enum": ["opt1", "opt2", "third"],
+                "enumNames": ["Option One", "opt2", "Option Three"],
+            },
+            "required": {
+                "type": "string",
+                "title": "Pick",
+                "enum": ["opt1", "opt2", "third"],
+                "enumNames": ["Option One", "opt2", "Option Three"],
+                "default": "opt2",
+            },
+            "plain": {"type": "string", "enum": ["Red", "Green"], "enumNames": ["Red", "Green"]},
+            "multi": {"type": "array", "items": titled_items, "minItems": 1},
+            "set": {"type": "array", "items": titled_items},
+        },
+        "required": ["required", "plain", "multi"],
+    }));
+    let legacy = &serde_json::to_value(LegacyNamed::requested_schema()).unwrap()["properties"]["legacy_enum"];
+    schema_validate("LegacyTitledEnumSchema", legacy);
+    legacy_schema_validate("LegacyTitledEnumSchema", legacy);
+    // On the wire, members in the order of the schema's definition.
+    let field = LegacyNamed::requested_schema()
+        .property("legacy_enum")
+        .expect("present");
+    assert_eq!(
+        serde_json::to_string(field).unwrap(),
+        r#"{"type":"string","description":"Select one option (legacy)","enum":["opt1","opt2","third"],"enumNames":["Option One","opt2","Option Three"]}"#
+    );
+    const { assert!(Named::ENUM_NAMES && NamedPlain::ENUM_NAMES && !Titled::ENUM_NAMES) };
 }
 
 #[derive(ElicitForm)]

@@ -4,7 +4,7 @@ mod common;
 
 use std::collections::BTreeMap;
 
-use common::schema_validate;
+use common::{legacy_schema_validate, schema_validate};
 use mcp_runtime::protocol::*;
 use serde_json::{Number, Value, json};
 
@@ -94,6 +94,24 @@ fn every_primitive() -> Vec<(&'static str, PrimitiveSchema)> {
                 ..Default::default()
             }),
         ),
+        (
+            "LegacyTitledEnumSchema",
+            PrimitiveSchema::LegacyTitled(LegacyTitledEnumSchema {
+                title: Some("Env".into()),
+                description: Some("Where".into()),
+                values: vec!["stg".into(), "prod".into()],
+                enum_names: vec!["Staging".into(), "Production".into()],
+                default: Some("stg".into()),
+                ..Default::default()
+            }),
+        ),
+        (
+            "LegacyTitledEnumSchema",
+            PrimitiveSchema::LegacyTitled(LegacyTitledEnumSchema {
+                values: vec!["a".into()],
+                ..Default::default()
+            }),
+        ),
     ]
 }
 
@@ -103,6 +121,8 @@ fn every_primitive_schema_validates_and_round_trips() {
         let value = to_value(&schema);
         schema_validate(def, &value);
         schema_validate("PrimitiveSchemaDefinition", &value);
+        legacy_schema_validate(def, &value);
+        legacy_schema_validate("PrimitiveSchemaDefinition", &value);
         let back: PrimitiveSchema = serde_json::from_value(value.clone()).unwrap();
         assert_eq!(back, schema, "{def} round trip");
         assert_eq!(to_value(&back), value);
@@ -196,7 +216,7 @@ fn requested_schema_rejects_duplicates_and_non_primitives() {
 }
 
 #[test]
-fn legacy_enum_names_are_read_and_written_as_titled_one_of() {
+fn legacy_enum_names_are_read_and_written_as_themselves() {
     let legacy = json!({
         "type": "string",
         "title": "Env",
@@ -205,14 +225,35 @@ fn legacy_enum_names_are_read_and_written_as_titled_one_of() {
         "default": "stg"
     });
     schema_validate("LegacyTitledEnumSchema", &legacy);
-    let parsed: PrimitiveSchema = serde_json::from_value(legacy).unwrap();
+    legacy_schema_validate("LegacyTitledEnumSchema", &legacy);
+    let parsed: PrimitiveSchema = serde_json::from_value(legacy.clone()).unwrap();
     let PrimitiveSchema::LegacyTitled(inner) = &parsed else {
         panic!("expected the legacy variant, got {parsed:?}")
     };
     assert_eq!(inner.enum_names, ["Staging", "Production"]);
     let written = to_value(&parsed);
+    assert_eq!(written, legacy);
+    assert!(written.get("oneOf").is_none());
+    // Members in the order of the schema's definition.
+    let text = serde_json::to_string(&parsed).unwrap();
     assert_eq!(
-        written,
+        text,
+        r#"{"type":"string","title":"Env","enum":["stg","prod","dev"],"enumNames":["Staging","Production"],"default":"stg"}"#
+    );
+}
+
+#[test]
+fn legacy_enum_names_convert_to_titled_one_of() {
+    let legacy = LegacyTitledEnumSchema {
+        title: Some("Env".into()),
+        values: vec!["stg".into(), "prod".into(), "dev".into()],
+        enum_names: vec!["Staging".into(), "Production".into()],
+        default: Some("stg".into()),
+        ..Default::default()
+    };
+    let titled = to_value(&legacy.to_titled());
+    assert_eq!(
+        titled,
         json!({
             "type": "string",
             "title": "Env",
@@ -224,8 +265,24 @@ fn legacy_enum_names_are_read_and_written_as_titled_one_of() {
             "default": "stg"
         })
     );
-    assert!(written.get("enumNames").is_none());
-    schema_validate("TitledSingleSelectEnumSchema", &written);
+    schema_validate("TitledSingleSelectEnumSchema", &titled);
+}
+
+#[test]
+fn legacy_enum_without_names_is_still_written_with_enum_names() {
+    let bare = LegacyTitledEnumSchema {
+        values: vec!["a".into()],
+        ..Default::default()
+    };
+    let written = to_value(&PrimitiveSchema::LegacyTitled(bare.clone()));
+    assert_eq!(
+        written,
+        json!({"type": "string", "enum": ["a"], "enumNames": []})
+    );
+    assert_eq!(
+        serde_json::from_value::<PrimitiveSchema>(written).unwrap(),
+        PrimitiveSchema::LegacyTitled(bare)
+    );
 }
 
 #[test]

@@ -294,10 +294,9 @@ enum TitledOption {
     Value3,
 }
 
-/// Meant as the legacy `enum` + `enumNames` shape; the derive (and the protocol model, which
-/// writes `LegacyTitledEnumSchema` as `oneOf`) can only offer it as a titled `oneOf`.
+/// Offered in the legacy `enum` + `enumNames` shape (`LegacyTitledEnumSchema`).
 #[derive(Clone, Copy, ElicitChoice)]
-#[choice(rename_all = "lowercase")]
+#[choice(rename_all = "lowercase", enum_names)]
 enum Legacy {
     #[choice(title = "Option One")]
     Opt1,

@@ -60,6 +60,14 @@ pub(crate) struct ContainerAttrs {
     pub(crate) rename_all: Option<Setting<RenameRule>>,
 }
 
+/// The attributes of a choice enum itself: `rename_all` as for a form, and the
+/// `enum_names` flag (its key kept for spans).
+#[derive(Default)]
+pub(crate) struct ChoiceAttrs {
+    pub(crate) container: ContainerAttrs,
+    pub(crate) enum_names: Option<Ident>,
+}
+
 #[derive(Default)]
 pub(crate) struct VariantAttrs {
     pub(crate) title: Option<Setting<String>>,
@@ -364,23 +372,49 @@ pub(crate) fn form_container_attrs(errors: &mut Errors, attrs: &[Attribute]) -> 
     out
 }
 
-pub(crate) fn choice_container_attrs(errors: &mut Errors, attrs: &[Attribute]) -> ContainerAttrs {
-    let mut out = ContainerAttrs::default();
+pub(crate) fn choice_container_attrs(errors: &mut Errors, attrs: &[Attribute]) -> ChoiceAttrs {
+    let mut out = ChoiceAttrs::default();
     parse_all(
         errors,
         attrs,
         "choice",
         |errors, key, meta| {
-            if key != "rename_all" {
-                return Ok(false);
+            match key.to_string().as_str() {
+                "rename_all" => {
+                    let value = rename_rule_value(errors, "choice", key, meta)?;
+                    store(errors, &mut out.container.rename_all, "choice", key, value);
+                }
+                "enum_names" => enum_names_flag(errors, &mut out.enum_names, key, meta)?,
+                _ => return Ok(false),
             }
-            let value = rename_rule_value(errors, "choice", key, meta)?;
-            store(errors, &mut out.rename_all, "choice", key, value);
             Ok(true)
         },
-        "the only attribute of a choice enum itself is `rename_all`",
+        "the attributes of a choice enum itself are `rename_all` and `enum_names`",
     );
     out
+}
+
+/// `enum_names`: a bare word, written at most once.
+fn enum_names_flag(
+    errors: &mut Errors,
+    slot: &mut Option<Ident>,
+    key: &Ident,
+    meta: &ParseNestedMeta<'_>,
+) -> syn::Result<()> {
+    let message = "`#[choice(enum_names)]` takes no value; write the bare word \
+                   `#[choice(enum_names)]`";
+    if meta.input.peek(syn::Token![=]) {
+        let value: Expr = meta.value()?.parse()?;
+        errors.error_at(&value, message);
+    } else if !meta.input.is_empty() && !meta.input.peek(syn::Token![,]) {
+        let group: proc_macro2::Group = meta.input.parse()?;
+        errors.error_span(group.span(), message);
+    } else if slot.is_some() {
+        errors.error_at(key, "duplicate `#[choice(enum_names)]`; write it once");
+    } else {
+        *slot = Some(key.clone());
+    }
+    Ok(())
 }
 
 pub(crate) fn variant_attrs(errors: &mut Errors, attrs: &[Attribute]) -> VariantAttrs {
@@ -393,6 +427,17 @@ pub(crate) fn variant_attrs(errors: &mut Errors, attrs: &[Attribute]) -> Variant
             let slot = match key.to_string().as_str() {
                 "title" => &mut out.title,
                 "rename" => &mut out.rename,
+                "enum_names" | "rename_all" => {
+                    errors.error_at(
+                        key,
+                        format!(
+                            "`#[choice({key})]` applies to the enum, not to a variant; move it \
+                             onto the enum"
+                        ),
+                    );
+                    skip_value(meta)?;
+                    return Ok(true);
+                }
                 _ => return Ok(false),
             };
             let value = string_value(errors, "choice", key, meta)?;

@@ -6,13 +6,13 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use syn::{Data, DeriveInput, Fields, Ident};
 
-use super::attr::{self, ContainerAttrs, VariantAttrs};
+use super::attr::{self, ChoiceAttrs, VariantAttrs};
 use super::validate::wire_name;
 use crate::errors::Errors;
 
 struct Choice<'a> {
     ident: &'a Ident,
-    attrs: ContainerAttrs,
+    attrs: ChoiceAttrs,
     variants: Vec<Variant<'a>>,
 }
 
@@ -80,7 +80,11 @@ fn validate(choice: &Choice<'_>) -> syn::Result<()> {
     let mut errors = Errors::new();
     let mut seen: HashMap<String, &Ident> = HashMap::new();
     for variant in &choice.variants {
-        let wire = wire_name(variant.ident, variant.attrs.rename.as_ref(), &choice.attrs);
+        let wire = wire_name(
+            variant.ident,
+            variant.attrs.rename.as_ref(),
+            &choice.attrs.container,
+        );
         if let Some(first) = seen.get(&wire) {
             let message = format!(
                 "duplicate wire value `{wire}`: variant `{first}` already uses it; give one of \
@@ -106,7 +110,10 @@ pub(crate) fn derive(input: &DeriveInput) -> TokenStream {
 
 // Input:  enum Environment { Staging, #[choice(title = "Production (live)")] Production }
 // Output: const _: () = {
-//             impl ElicitChoice for Environment { CHOICES, from_wire, to_wire }
+//             impl ElicitChoice for Environment {
+//                 CHOICES, from_wire, to_wire,
+//                 ENUM_NAMES = true  /* only with #[choice(enum_names)] */
+//             }
 //             impl FormField for Environment {}
 //             impl Serialize / Deserialize for Environment { /* as the wire value */ }
 //         };
@@ -116,7 +123,7 @@ fn expand(choice: &Choice<'_>) -> TokenStream {
     let wires: Vec<_> = choice
         .variants
         .iter()
-        .map(|v| wire_name(v.ident, v.attrs.rename.as_ref(), &choice.attrs))
+        .map(|v| wire_name(v.ident, v.attrs.rename.as_ref(), &choice.attrs.container))
         .collect();
     let titles = choice.variants.iter().map(|v| match &v.attrs.title {
         Some(title) => {
@@ -124,6 +131,11 @@ fn expand(choice: &Choice<'_>) -> TokenStream {
             quote!(::core::option::Option::Some(#title))
         }
         None => quote!(::core::option::Option::None),
+    });
+    let enum_names = choice.attrs.enum_names.as_ref().map(|_| {
+        quote!(
+            const ENUM_NAMES: ::core::primitive::bool = true;
+        )
     });
     quote! {
         const _: () = {
@@ -136,6 +148,7 @@ fn expand(choice: &Choice<'_>) -> TokenStream {
                         title: #titles,
                     },)*
                 ];
+                #enum_names
 
                 fn from_wire(
                     __mcp_wire: &::core::primitive::str,

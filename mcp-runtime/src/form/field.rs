@@ -13,9 +13,9 @@ use super::errors::{FieldError, FormErrors};
 use super::formats;
 use super::{ElicitChoice, ElicitForm};
 use crate::protocol::{
-    BooleanSchema, ElicitRequestedSchema, NumberKind, NumberSchema, PrimitiveSchema, StringFormat,
-    StringSchema, TitledItems, TitledMultiSelectEnumSchema, TitledOption,
-    TitledSingleSelectEnumSchema, UntitledItems, UntitledMultiSelectEnumSchema,
+    BooleanSchema, ElicitRequestedSchema, LegacyTitledEnumSchema, NumberKind, NumberSchema,
+    PrimitiveSchema, StringFormat, StringSchema, TitledItems, TitledMultiSelectEnumSchema,
+    TitledOption, TitledSingleSelectEnumSchema, UntitledItems, UntitledMultiSelectEnumSchema,
     UntitledSingleSelectEnumSchema,
 };
 
@@ -489,6 +489,14 @@ fn titled_options<T: ElicitChoice>() -> Vec<TitledOption> {
         .collect()
 }
 
+/// Every variant's title, a variant without one named by its wire value.
+fn enum_names<T: ElicitChoice>() -> Vec<String> {
+    T::CHOICES
+        .iter()
+        .map(|choice| String::from(choice.title.unwrap_or(choice.wire)))
+        .collect()
+}
+
 fn wire_values<T: ElicitChoice>() -> Vec<String> {
     T::CHOICES
         .iter()
@@ -507,7 +515,8 @@ fn one_of_words<T: ElicitChoice>() -> String {
     out
 }
 
-/// An enum deriving `ElicitChoice`: a single-select field.
+/// An enum deriving `ElicitChoice`: a single-select field, in the legacy `enumNames` shape
+/// when the enum asks for it, else titled once any variant has a title, else untitled.
 pub struct Single<T>(PhantomData<T>);
 
 impl<T: FormField> Kind for Single<T> {
@@ -515,7 +524,16 @@ impl<T: FormField> Kind for Single<T> {
 
     fn schema(meta: &FieldMeta, default: Option<&T>) -> PrimitiveSchema {
         let default = default.map(|value| String::from(value.to_wire()));
-        if is_titled::<T>() {
+        if T::ENUM_NAMES {
+            PrimitiveSchema::LegacyTitled(LegacyTitledEnumSchema {
+                title: meta.title(),
+                description: meta.description(),
+                values: wire_values::<T>(),
+                enum_names: enum_names::<T>(),
+                default,
+                ..LegacyTitledEnumSchema::default()
+            })
+        } else if is_titled::<T>() {
             PrimitiveSchema::TitledSingleSelect(TitledSingleSelectEnumSchema {
                 title: meta.title(),
                 description: meta.description(),
@@ -588,7 +606,9 @@ impl<T: FormField + Ord> Selection for BTreeSet<T> {
     }
 }
 
-/// A `Vec` or `BTreeSet` of an enum deriving `ElicitChoice`: a multi-select field.
+/// A `Vec` or `BTreeSet` of an enum deriving `ElicitChoice`: a multi-select field, titled
+/// once any variant has a title. `ElicitChoice::ENUM_NAMES` plays no part: the schema has no
+/// `enumNames` form for arrays.
 pub struct Multi<C>(PhantomData<C>);
 
 impl<C: Selection> Kind for Multi<C> {

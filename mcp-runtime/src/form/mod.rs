@@ -51,7 +51,7 @@
 //! | `i8` … `i64`, `u8` … `u64`, `isize`, `usize` | `integer` | `minimum`, `maximum` (integer literals) |
 //! | `f32`, `f64` | `number` | `minimum`, `maximum` |
 //! | `bool` | `boolean` | |
-//! | an enum deriving `ElicitChoice` | single-select (`enum`, or `oneOf` once any variant has a title) | |
+//! | an enum deriving `ElicitChoice` | single-select (`enum`, or `oneOf` once any variant has a title, or `enum` + `enumNames` with `#[choice(enum_names)]`) | |
 //! | `Vec<E>` or `BTreeSet<E>` of such an enum | multi-select (`type: array`) | `min_items`, `max_items` |
 //! | `Option<T>` of any of the above | the same field, left out of `required` | as for `T` |
 //!
@@ -138,9 +138,55 @@ pub struct Choice<T> {
 /// Implement it with `#[derive(ElicitChoice)]`: the derive also makes the enum usable as a
 /// form field. The schema is titled (`oneOf`/`anyOf` of `const`/`title`) as soon as one
 /// variant has a title; the others are then titled with their wire value.
+///
+/// # Attributes
+///
+/// - On a variant, `#[choice(title = "...")]` (display title) and `#[choice(rename = "...")]`
+///   (wire value).
+/// - On the enum, `#[choice(rename_all = "...")]` (wire values from a case rule:
+///   `"lowercase"`, `"UPPERCASE"`, `"PascalCase"`, `"camelCase"`, `"snake_case"`,
+///   `"SCREAMING_SNAKE_CASE"`, `"kebab-case"`, `"SCREAMING-KEBAB-CASE"`).
+/// - On the enum, `#[choice(enum_names)]` (a bare word, no value): a single-select of this
+///   enum is written in the legacy titled shape (`LegacyTitledEnumSchema`, deprecated by the
+///   schema but still listed) instead of `oneOf`: `enum` holds the wire values and
+///   `enumNames` the titles, position by position, every variant without a title named by
+///   its wire value. Use it only for clients that read `enumNames` and not `oneOf`.
+///   A multi-select (`Vec` or `BTreeSet`) of the enum keeps its usual shape, since the
+///   schema has no `enumNames` form for arrays. Answers are the wire values either way.
+///
+/// ```
+/// use mcp_runtime::{ElicitChoice, ElicitForm};
+///
+/// #[derive(Clone, Copy, ElicitChoice)]
+/// #[choice(rename_all = "lowercase", enum_names)]
+/// enum Plan {
+///     #[choice(title = "Free tier")]
+///     Free,
+///     Pro,
+/// }
+///
+/// #[derive(ElicitForm)]
+/// struct Signup {
+///     plan: Plan,
+/// }
+///
+/// let schema = serde_json::to_value(Signup::requested_schema()).unwrap();
+/// assert_eq!(
+///     schema["properties"]["plan"],
+///     serde_json::json!({
+///         "type": "string",
+///         "enum": ["free", "pro"],
+///         "enumNames": ["Free tier", "pro"],
+///     })
+/// );
+/// ```
 pub trait ElicitChoice: Sized + Copy + 'static {
     /// Every variant, in declaration order.
     const CHOICES: &'static [Choice<Self>];
+
+    /// Whether a single-select of this enum is written in the legacy `enum` + `enumNames`
+    /// shape; `true` with `#[choice(enum_names)]`. Multi-selects ignore it.
+    const ENUM_NAMES: bool = false;
 
     /// The variant whose wire value is `wire`.
     fn from_wire(wire: &str) -> Option<Self>;

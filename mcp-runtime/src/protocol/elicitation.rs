@@ -120,7 +120,8 @@ pub enum PrimitiveSchema {
     UntitledMultiSelect(UntitledMultiSelectEnumSchema),
     /// Several of a list of values, each with a display title.
     TitledMultiSelect(TitledMultiSelectEnumSchema),
-    /// The legacy `enumNames` single-select: read, but written as the titled `oneOf` form.
+    /// The legacy `enumNames` single-select (deprecated, still in both schemas), read and
+    /// written as itself; `#[choice(enum_names)]` asks for it.
     LegacyTitled(LegacyTitledEnumSchema),
 }
 

@@ -2,7 +2,7 @@
 //! the single- and multi-select enum schemas and the legacy `enumNames` form), exactly as the
 //! 2026-07-28 schema defines them. [`PrimitiveSchema`](super::PrimitiveSchema) gathers them.
 
-use serde::{Deserialize, Serialize, Serializer};
+use serde::{Deserialize, Serialize};
 use serde_json::Number;
 
 use super::tag::{ArrayTag, BooleanTag, StringTag};
@@ -238,19 +238,23 @@ pub struct TitledMultiSelectEnumSchema {
 
 /// The legacy titled single-select (`LegacyTitledEnumSchema`): `enum` plus `enumNames`.
 ///
-/// Read so that older peers' schemas parse, never written: serialising it writes the
-/// equivalent [`TitledSingleSelectEnumSchema`] (see [`LegacyTitledEnumSchema::to_titled`]).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+/// Deprecated by the schema in favour of [`TitledSingleSelectEnumSchema`], but still listed
+/// by 2025-11-25 and 2026-07-28, so it is both read and written as itself: `type`, `title`,
+/// `description`, `enum`, `enumNames`, `default`. `enumNames` is always written (an empty
+/// list included), so what this type writes parses back as this type. A choice enum opts
+/// into this shape with `#[choice(enum_names)]`; [`LegacyTitledEnumSchema::to_titled`] gives
+/// the modern equivalent.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct LegacyTitledEnumSchema {
     /// Always `"string"`.
     #[serde(rename = "type")]
     pub kind: StringTag,
     /// Display label.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
     /// Help text.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     /// The allowed values (`enum`).
     #[serde(rename = "enum")]
@@ -259,7 +263,7 @@ pub struct LegacyTitledEnumSchema {
     #[serde(default)]
     pub enum_names: Vec<String>,
     /// Pre-selected value.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub default: Option<String>,
 }
 
@@ -283,11 +287,5 @@ impl LegacyTitledEnumSchema {
             one_of,
             default: self.default.clone(),
         }
-    }
-}
-
-impl Serialize for LegacyTitledEnumSchema {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        self.to_titled().serialize(serializer)
     }
 }
