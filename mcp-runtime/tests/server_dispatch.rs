@@ -264,3 +264,55 @@ async fn progress_notifications_reach_the_receiver_before_the_answer() {
     assert_eq!(seen, [0.0, 50.0, 100.0]);
     assert_eq!(outcome.status, 200);
 }
+
+fn nested(depth: usize) -> Value {
+    (0..depth).fold(json!(1), |inner, _| json!([inner]))
+}
+
+#[tokio::test]
+async fn arguments_nested_past_the_limit_are_refused_before_parsing() {
+    let server = Server::builder()
+        .tool(handlers::Echo)
+        .max_json_depth(4)
+        .build();
+    // The limit counts from an answer's content, four levels into the message; arguments sit
+    // two levels in, so `{"text": [[[[[1]]]]]}` is the deepest served.
+    let (status, answer) = send(
+        &server,
+        "tools/call",
+        json!({"name": "echo", "arguments": {"text": nested(5)}}),
+    )
+    .await;
+    assert_eq!((status, answer.get("error")), (200, None), "{answer}");
+    let (status, answer) = send(
+        &server,
+        "tools/call",
+        json!({"name": "echo", "arguments": {"text": nested(6)}}),
+    )
+    .await;
+    assert_eq!(status, 400);
+    assert_eq!(answer["error"]["code"], -32600);
+    assert!(
+        answer["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("4 levels"),
+        "{answer}"
+    );
+    // The default refuses the 120-deep arrays of the measured attack, answers included.
+    let server = handlers::fixture_server();
+    let (status, _) = send(
+        &server,
+        "tools/call",
+        json!({"name": "echo", "arguments": {"text": nested(120)}}),
+    )
+    .await;
+    assert_eq!(status, 400);
+    let (status, _) = send(
+        &server,
+        "tools/call",
+        json!({"name": "ask", "inputResponses": {"name": {"action": "accept", "content": {"name": nested(120)}}}}),
+    )
+    .await;
+    assert_eq!(status, 400);
+}

@@ -20,6 +20,9 @@ pub type SubjectHook = dyn Fn(&axum::http::request::Parts) -> Option<String> + S
 /// The default request body limit of the HTTP transport: 4 MiB.
 pub const DEFAULT_BODY_LIMIT: usize = 4 * 1024 * 1024;
 
+/// The default nesting limit of arguments and answers: 32 levels of arrays and objects.
+pub const DEFAULT_MAX_JSON_DEPTH: usize = 32;
+
 /// Builds a [`Server`]: handlers, identity and settings.
 ///
 /// ```
@@ -54,6 +57,7 @@ pub struct ServerBuilder {
     cache: CacheHints,
     limits: FlowLimits,
     body_limit: usize,
+    max_json_depth: usize,
     allowed_hosts: Vec<String>,
     allowed_origins: Vec<String>,
     sessions: SessionSettings,
@@ -74,6 +78,7 @@ impl Default for ServerBuilder {
             cache: CacheHints::default(),
             limits: FlowLimits::default(),
             body_limit: DEFAULT_BODY_LIMIT,
+            max_json_depth: DEFAULT_MAX_JSON_DEPTH,
             allowed_hosts: Vec::new(),
             allowed_origins: Vec::new(),
             sessions: SessionSettings::default(),
@@ -177,6 +182,17 @@ impl ServerBuilder {
     /// larger bodies are answered `413`. The stdio transport applies it per line.
     pub fn body_limit(mut self, bytes: usize) -> Self {
         self.body_limit = bytes;
+        self
+    }
+
+    /// How deeply the client's answers and tool and prompt arguments may nest JSON arrays and
+    /// objects (default [`DEFAULT_MAX_JSON_DEPTH`]). The limit is checked on the raw message,
+    /// before it is parsed, as `depth + 4` levels: room for the envelope around an answer's
+    /// content (arguments, two levels in, get two levels more). A message nested deeper is
+    /// refused with `-32600` (HTTP 400), so the cost of any message stays proportional to its
+    /// size.
+    pub fn max_json_depth(mut self, depth: usize) -> Self {
+        self.max_json_depth = depth;
         self
     }
 
@@ -289,6 +305,7 @@ impl ServerBuilder {
             cache,
             limits: self.limits,
             body_limit: self.body_limit,
+            max_json_depth: self.max_json_depth,
             allowed_hosts: self.allowed_hosts,
             allowed_origins: self.allowed_origins,
         };
@@ -319,6 +336,7 @@ pub(crate) struct Inner {
     pub(crate) cache: CacheHints,
     pub(crate) limits: FlowLimits,
     pub(crate) body_limit: usize,
+    pub(crate) max_json_depth: usize,
     pub(crate) allowed_hosts: Vec<String>,
     pub(crate) allowed_origins: Vec<String>,
 }

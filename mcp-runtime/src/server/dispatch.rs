@@ -47,6 +47,13 @@ impl Server {
     /// errors and list methods are answered at once; calls run their handler inside the
     /// returned future. A handler that panics answers `-32603` for its request only.
     pub fn handle(&self, message: &[u8], facts: RequestFacts) -> Handling {
+        let limit = self.inner.max_json_depth;
+        if lifecycle::nests_deeper_than(message, limit + lifecycle::ENVELOPE_DEPTH) {
+            let error = RpcError::invalid_request(format!(
+                "arguments and answers may nest arrays and objects {limit} levels deep at most"
+            ));
+            return Handling::ready(error_outcome(&Value::Null, &error));
+        }
         match lifecycle::parse_envelope(message) {
             Ok(Envelope::Request { id, method, params }) => {
                 if legacy::is_legacy(&method, &params, &facts) {

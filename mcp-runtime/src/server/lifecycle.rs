@@ -32,6 +32,42 @@ pub(crate) enum Envelope {
 /// A message that cannot be routed, with the id to echo (`null` when none is usable).
 pub(crate) type Rejected = (Value, RpcError);
 
+/// The levels of a message around tool arguments or an answer's content: the message, its
+/// `params`, `inputResponses`, the answer under its key.
+pub(crate) const ENVELOPE_DEPTH: usize = 4;
+
+/// Whether `message` nests arrays and objects deeper than `limit` levels. One pass over the
+/// bytes that allocates nothing, so a message built to make parsing expensive is refused for
+/// the price of reading it; brackets inside strings do not count.
+pub(crate) fn nests_deeper_than(message: &[u8], limit: usize) -> bool {
+    let mut depth = 0usize;
+    let mut in_string = false;
+    let mut escaped = false;
+    for &byte in message {
+        if in_string {
+            match byte {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match byte {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > limit {
+                    return true;
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    false
+}
+
 /// Parses one JSON-RPC message.
 pub(crate) fn parse_envelope(message: &[u8]) -> Result<Envelope, Rejected> {
     let value: Value = serde_json::from_slice(message)
@@ -111,11 +147,13 @@ fn response(id: Value, mut object: Map<String, Value>) -> Result<Envelope, Rejec
     Ok(Envelope::Response { id, reply })
 }
 
+/// Whether `id` is a request id the schema allows, one that is echoed exactly: a string, or
+/// an integer that fits 64 bits. `1.5`, `-0`, `1e3` and `18446744073709551616` (which would
+/// come back changed) are refused.
 fn is_valid_id(id: &Value) -> bool {
     match id {
         Value::String(_) => true,
-        // The schema asks for integers; other numbers are echoed leniently, as received.
-        Value::Number(_) => true,
+        Value::Number(number) => number.is_i64() || number.is_u64(),
         _ => false,
     }
 }
@@ -235,6 +273,50 @@ mod tests {
         assert_eq!(id, json!("a"));
         let nested = "[".repeat(10_000) + &"]".repeat(10_000);
         assert_eq!(rejected(&nested).1.code(), ErrorCode::PARSE_ERROR.0);
+    }
+
+    #[test]
+    fn ids_that_would_come_back_changed_are_refused() {
+        for id in [
+            "1.5",
+            "-0",
+            "1e3",
+            "18446744073709551616",
+            "1.0",
+            "true",
+            "null",
+        ] {
+            let message = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#);
+            let (echo, error) = rejected(&message);
+            assert_eq!(
+                (echo, error.code()),
+                (Value::Null, ErrorCode::INVALID_REQUEST.0),
+                "{id}"
+            );
+        }
+        for id in [
+            "0",
+            "-9223372036854775808",
+            "18446744073709551615",
+            r#""x""#,
+        ] {
+            let message = format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#);
+            let Ok(Envelope::Request { id: echoed, .. }) = parse_envelope(message.as_bytes())
+            else {
+                panic!("{id} is a valid id")
+            };
+            assert_eq!(serde_json::to_string(&echoed).unwrap(), id);
+        }
+    }
+
+    #[test]
+    fn nesting_is_measured_outside_strings() {
+        assert!(!nests_deeper_than(br#"{"a":[[1]]}"#, 3));
+        assert!(nests_deeper_than(br#"{"a":[[[1]]]}"#, 3));
+        assert!(!nests_deeper_than(br#"{"a":"[[[[[[\"[[[["}"#, 1));
+        assert!(!nests_deeper_than(br#"[[]],[[]],[[]]"#, 2));
+        let deep = "[".repeat(120) + &"]".repeat(120);
+        assert!(nests_deeper_than(deep.as_bytes(), 36));
     }
 
     #[test]

@@ -61,7 +61,7 @@ mod session;
 
 use std::sync::Arc;
 
-pub use builder::{DEFAULT_BODY_LIMIT, ServerBuilder, SubjectHook};
+pub use builder::{DEFAULT_BODY_LIMIT, DEFAULT_MAX_JSON_DEPTH, ServerBuilder, SubjectHook};
 pub use complete::Answerer;
 pub use handler::{
     BoxFuture, FlowLimits, HandlerResult, Progress, PromptHandler, Reply, Request,
