@@ -1,7 +1,7 @@
 //! stdio: newline-delimited JSON-RPC on stdin and stdout. Logs belong on stderr.
 
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
-use tokio::sync::mpsc;
+use tokio::sync::{Semaphore, mpsc};
 use tokio::task::JoinSet;
 
 use std::sync::Arc;
@@ -29,19 +29,25 @@ impl Server {
     /// messages of its request (progress, log messages, and on a legacy session the
     /// questions its flow sends the client). The connection is one legacy session once it
     /// sends `initialize`; when `input` ends, that session's calls are cancelled.
+    ///
+    /// Memory stays bounded when the client does not read: once 256 lines wait to be written
+    /// (or 1,024 requests are being handled), input is not read until that changes.
     pub async fn serve_lines<R, W>(&self, input: R, output: W) -> std::io::Result<()>
     where
         R: AsyncRead + Unpin,
         W: AsyncWrite + Unpin + Send + 'static,
     {
-        let (sender, receiver) = mpsc::unbounded_channel::<Vec<u8>>();
+        // A client that stops reading stdout makes lines wait; past a bounded number, input
+        // is not read until some are written, so memory stays bounded.
+        let (sender, receiver) = mpsc::channel::<Vec<u8>>(WAITING_LINES);
+        let in_flight = Arc::new(Semaphore::new(IN_FLIGHT));
         let writer = tokio::spawn(write_lines(receiver, output));
         // Messages of the legacy session that belong to no request.
         let (standalone, mut standalone_messages) = message_channel();
         let forward = sender.clone();
         let forwarder = tokio::spawn(async move {
             while let Some(message) = standalone_messages.recv().await {
-                let _ = forward.send(message.to_string().into_bytes());
+                let _ = forward.send(message.to_string().into_bytes()).await;
             }
         });
         let connection = Arc::new(Connection::new(standalone));
@@ -49,6 +55,14 @@ impl Server {
         let mut running = JoinSet::new();
         let limit = self.inner.body_limit;
         loop {
+            // Room for one more answer, and one more request in flight, before reading on.
+            let Ok(room) = sender.reserve().await else {
+                break;
+            };
+            drop(room);
+            let Ok(permit) = Arc::clone(&in_flight).acquire_owned().await else {
+                break;
+            };
             let line = match read_line(&mut reader, limit).await? {
                 None => break,
                 Some(Line::TooLong) => {
@@ -56,7 +70,7 @@ impl Server {
                         "jsonrpc": "2.0",
                         "error": { "code": -32600, "message": format!("message exceeds the limit of {limit} bytes") },
                     });
-                    let _ = sender.send(body.to_string().into_bytes());
+                    let _ = sender.send(body.to_string().into_bytes()).await;
                     continue;
                 }
                 Some(Line::Complete(line)) => line,
@@ -67,25 +81,26 @@ impl Server {
             let handling = self.handle(&line, RequestFacts::connection(Arc::clone(&connection)));
             let sender = sender.clone();
             running.spawn(async move {
+                let _permit = permit;
                 let mut outcome = handling.outcome;
                 if let Some(mut messages) = handling.messages {
                     let finished = loop {
                         tokio::select! {
                             biased;
                             Some(message) = messages.recv() => {
-                                let _ = sender.send(message.to_string().into_bytes());
+                                let _ = sender.send(message.to_string().into_bytes()).await;
                             }
                             finished = &mut outcome => break finished,
                         }
                     };
                     while let Some(message) = messages.try_recv() {
-                        let _ = sender.send(message.to_string().into_bytes());
+                        let _ = sender.send(message.to_string().into_bytes()).await;
                     }
                     if let Some(body) = finished.body {
-                        let _ = sender.send(body);
+                        let _ = sender.send(body).await;
                     }
                 } else if let Some(body) = outcome.await.body {
-                    let _ = sender.send(body);
+                    let _ = sender.send(body).await;
                 }
             });
             // Reap finished requests so the set does not grow with the session.
@@ -101,8 +116,14 @@ impl Server {
     }
 }
 
+/// Lines that may wait to be written before input stops being read.
+const WAITING_LINES: usize = 256;
+/// Requests of one connection handled at once before input stops being read. Legacy calls
+/// waiting for the client's answer count too.
+const IN_FLIGHT: usize = 1024;
+
 async fn write_lines<W: AsyncWrite + Unpin>(
-    mut receiver: mpsc::UnboundedReceiver<Vec<u8>>,
+    mut receiver: mpsc::Receiver<Vec<u8>>,
     mut output: W,
 ) -> std::io::Result<()> {
     while let Some(mut line) = receiver.recv().await {
@@ -154,7 +175,58 @@ async fn read_line<R: AsyncBufRead + Unpin>(
 
 #[cfg(test)]
 mod tests {
+    use std::time::Duration;
+
+    use tokio::io::AsyncReadExt;
+
     use super::*;
+
+    #[tokio::test]
+    async fn input_waits_while_answers_wait_to_be_written_and_none_is_lost() {
+        const REQUESTS: usize = 20_000;
+        let server = Server::builder().build();
+        let (mut client_in, server_in) = tokio::io::duplex(64 * 1024);
+        let (server_out, mut client_out) = tokio::io::duplex(1024);
+        let serving = tokio::spawn(async move { server.serve_lines(server_in, server_out).await });
+        let requests: Vec<u8> = (0..REQUESTS)
+            .flat_map(|id| {
+                format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"x"}}"#)
+                    .into_bytes()
+                    .into_iter()
+                    .chain([b'\n'])
+            })
+            .collect();
+        // Nobody reads the answers: the server must stop reading long before the end.
+        let mut written = 0;
+        let stalled = tokio::time::timeout(Duration::from_secs(2), async {
+            for chunk in requests.chunks(4096) {
+                client_in.write_all(chunk).await.unwrap();
+                written += chunk.len();
+            }
+        })
+        .await
+        .is_err();
+        assert!(
+            stalled,
+            "the server read all {} bytes without writing",
+            requests.len()
+        );
+        assert!(written < requests.len() / 2, "read {written} bytes ahead");
+        // Reading the answers lets it go on, and every request gets its answer.
+        let reader = tokio::spawn(async move {
+            let mut answers = Vec::new();
+            client_out.read_to_end(&mut answers).await.unwrap();
+            answers
+        });
+        client_in.write_all(&requests[written..]).await.unwrap();
+        drop(client_in);
+        serving.await.unwrap().unwrap();
+        let answers = reader.await.unwrap();
+        assert_eq!(
+            answers.iter().filter(|&&byte| byte == b'\n').count(),
+            REQUESTS
+        );
+    }
 
     #[tokio::test]
     async fn lines_over_the_limit_are_discarded_whole() {
