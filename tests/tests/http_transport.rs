@@ -49,7 +49,7 @@ async fn bad_bodies_get_clear_errors_and_the_server_keeps_serving() {
             "deeply nested",
             ("[".repeat(20_000) + &"]".repeat(20_000)).into_bytes(),
             400,
-            -32700,
+            -32600,
         ),
         ("oversized", vec![b' '; 65 * 1024], 413, -32600),
     ];

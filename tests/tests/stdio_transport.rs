@@ -13,7 +13,7 @@ async fn requests_are_answered_line_by_line_with_ids_echoed() {
     assert_eq!(discover["id"], 0);
     assert_eq!(
         discover["result"]["supportedVersions"],
-        json!(["2026-07-28"])
+        json!(["2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26"])
     );
     let echo = session
         .call(
@@ -39,10 +39,12 @@ async fn bad_lines_get_errors_and_the_session_goes_on() {
             -32600,
         ),
         (br#"{"jsonrpc":"2.0","id":1}"#.to_vec(), -32600),
+        // Nested past the limit: refused before parsing.
         (
             ("[".repeat(5_000) + &"]".repeat(5_000)).into_bytes(),
-            -32700,
+            -32600,
         ),
+        (b"{\"jsonrpc\":".to_vec(), -32700),
         (vec![b'x'; 70 * 1024], -32600),
     ];
     for (line, code) in cases {
