@@ -468,3 +468,108 @@ impl Sessions {
         lock(&self.table).len()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::{ElicitRequestParams, InputRequest};
+
+    impl Session {
+        /// (waiting requests, running calls, open streams, busy count)
+        fn held(&self) -> (usize, usize, usize, usize) {
+            let state = lock(&self.state);
+            (
+                state.pending.len(),
+                state.calls.len(),
+                state.streams.len(),
+                state.busy,
+            )
+        }
+    }
+
+    fn open(sessions: &Sessions) -> Arc<Session> {
+        sessions
+            .open(
+                "2025-11-25",
+                ClientCapabilities::default(),
+                None,
+                Carrier::Http,
+            )
+            .unwrap()
+    }
+
+    fn question() -> InputRequests {
+        let params: ElicitRequestParams = serde_json::from_value(serde_json::json!({
+            "message": "Sure?",
+            "requestedSchema": {"type": "object", "properties": {"ok": {"type": "boolean"}}},
+        }))
+        .unwrap();
+        InputRequests::from([("sure".to_owned(), InputRequest::Elicit(params))])
+    }
+
+    #[tokio::test]
+    async fn a_finished_or_abandoned_call_leaves_nothing_behind() {
+        let sessions = Sessions::default();
+        let session = open(&sessions);
+        let call = session.start_call(&Value::from(7));
+        assert_eq!(session.held(), (0, 1, 0, 1));
+        let (outbound, mut messages) = super::super::outbound::channel();
+        let mut answerer = session.answerer(outbound, Duration::from_secs(60));
+        {
+            let waiting = answerer.answer(question());
+            tokio::pin!(waiting);
+            let early = tokio::time::timeout(Duration::from_millis(20), &mut waiting).await;
+            assert!(early.is_err(), "no answer yet");
+            assert_eq!(session.held().0, 1, "one request waits");
+            let sent = messages.try_recv().unwrap();
+            assert_eq!(sent["method"], "elicitation/create");
+            // The call is dropped mid-question (a dropped stream, a cancellation).
+        }
+        drop(call);
+        assert_eq!(session.held(), (0, 0, 0, 0));
+        // A late answer to the forgotten request goes nowhere.
+        session.deliver(&Value::from(0), Ok(Value::Null));
+        assert_eq!(session.held(), (0, 0, 0, 0));
+    }
+
+    #[tokio::test]
+    async fn answers_reach_the_round_and_the_session_ends_its_calls() {
+        let sessions = Sessions::default();
+        let session = open(&sessions);
+        let (outbound, mut messages) = super::super::outbound::channel();
+        let mut answerer = session.answerer(outbound, Duration::from_secs(60));
+        let answering = Arc::clone(&session);
+        let client = tokio::spawn(async move {
+            let asked = messages.recv().await.unwrap();
+            answering.deliver(&asked["id"], Ok(serde_json::json!({"action": "decline"})));
+        });
+        let answers = answerer.answer(question()).await.unwrap();
+        client.await.unwrap();
+        assert_eq!(answers["sure"]["action"], "decline");
+        assert_eq!(session.held(), (0, 0, 0, 0));
+        let mut call = session.start_call(&Value::from("c"));
+        let cancelled = call.cancelled();
+        assert!(sessions.close(&session.id));
+        tokio::time::timeout(Duration::from_secs(1), cancelled)
+            .await
+            .expect("closing the session cancels its calls");
+        drop(call);
+        assert_eq!(session.held(), (0, 0, 0, 0));
+        assert!(sessions.find(&session.id, None).is_none());
+    }
+
+    #[tokio::test]
+    async fn a_client_that_does_not_answer_runs_into_the_timeout() {
+        let sessions = Sessions::default();
+        let session = open(&sessions);
+        let (outbound, _messages) = super::super::outbound::channel();
+        let mut answerer = session.answerer(outbound, Duration::from_millis(10));
+        let error = answerer.answer(question()).await.unwrap_err();
+        assert!(
+            error.message.contains("did not answer"),
+            "{}",
+            error.message
+        );
+        assert_eq!(session.held(), (0, 0, 0, 0));
+    }
+}
