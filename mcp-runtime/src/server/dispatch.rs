@@ -334,7 +334,10 @@ impl Era {
     ) -> BoxFuture<'static, Outcome> {
         match self {
             Self::Modern(round) => Box::pin(async move {
-                let reply = call.round(round.request_state, round.input_responses).await;
+                // The one round of a stateless call takes the arguments as parsed: no copy.
+                let reply = call
+                    .last_round(round.request_state, round.input_responses)
+                    .await;
                 match reply {
                     Ok(Reply::Complete(result)) => final_outcome(&id, result, cache),
                     Ok(Reply::InputRequired(result)) => result_outcome(&id, &result),
@@ -407,16 +410,37 @@ impl<H: Serves> Call<H> {
             signer: self.server.inner.signer.clone(),
             limits: self.server.inner.limits,
         };
+        self.serve(request)
+    }
+
+    /// The call's last round, which takes its arguments and context instead of copying them.
+    fn last_round(
+        self,
+        request_state: Option<String>,
+        input_responses: Option<InputResponses>,
+    ) -> BoxFuture<'static, HandlerResult<H::Result>> {
+        let context = self.context;
+        let request = Request {
+            method: self.method,
+            target: self.target,
+            arguments: self.arguments,
+            input_responses,
+            request_state,
+            capabilities: context.capabilities,
+            subject: context.subject,
+            progress: context.progress,
+            logger: context.logger,
+            signer: self.server.inner.signer.clone(),
+            limits: self.server.inner.limits,
+        };
+        let handler = self.handler;
+        let running = guarded(|| handler.serve(request));
+        Box::pin(async move { running.await.unwrap_or_else(|panic| Err(panicked(&panic))) })
+    }
+
+    fn serve(&self, request: Request) -> BoxFuture<'static, HandlerResult<H::Result>> {
         let running = guarded(|| self.handler.serve(request));
-        Box::pin(async move {
-            running.await.unwrap_or_else(|panic| {
-                tracing::error!(panic = %panic, "a handler panicked");
-                Err(ErrorObject::new(
-                    crate::protocol::ErrorCode::INTERNAL_ERROR,
-                    "internal error",
-                ))
-            })
-        })
+        Box::pin(async move { running.await.unwrap_or_else(|panic| Err(panicked(&panic))) })
     }
 
     pub(super) fn max_rounds(&self) -> u32 {
@@ -426,6 +450,12 @@ impl<H: Serves> Call<H> {
     pub(super) fn input_timeout(&self) -> std::time::Duration {
         self.server.inner.sessions.settings.input_timeout
     }
+}
+
+/// The error a call answers when its handler panicked; the panic goes to the log.
+fn panicked(panic: &str) -> ErrorObject {
+    tracing::error!(panic = %panic, "a handler panicked");
+    ErrorObject::new(crate::protocol::ErrorCode::INTERNAL_ERROR, "internal error")
 }
 
 /// A final result as dispatch sends it: serialised straight from its typed value (so member
