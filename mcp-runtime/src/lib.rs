@@ -2,6 +2,7 @@
 
 pub mod flow;
 pub mod form;
+mod logfield;
 pub mod protocol;
 pub mod server;
 pub mod state;

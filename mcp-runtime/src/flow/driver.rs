@@ -2,15 +2,22 @@
 //! end, then sign the next state.
 
 use std::future::Future;
+use std::time::Duration;
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use super::cx::{Cx, Halted, internal_error, invalid_params};
+use crate::logfield::{RateLimit, untrusted, warn_limited};
 use crate::protocol::{ErrorObject, InputRequests, InputRequiredResult};
 use crate::server::{HandlerResult, Reply, Request};
 use crate::state::{BindingContext, INVALID_STATE_MESSAGE, get_varint, put_varint};
+
+/// Any client can send a bad `requestState` on every request: the warnings for refused
+/// states are at most 10 lines every 5 seconds (the kernel's `printk` ratelimit), the first
+/// line of a window counting those left out.
+static REFUSED_STATE: RateLimit = RateLimit::new(10, Duration::from_secs(5));
 
 /// A handler compiled into a state machine by `#[tool]`, `#[prompt]` or `#[resource]`.
 ///
@@ -111,9 +118,16 @@ pub(crate) async fn run<F: Flow>(
     let max_rounds = F::MAX_ROUNDS.unwrap_or(limits.max_rounds);
     // On a restart the answers were for another build's questions: none of them is used.
     let mut input_responses = input_responses;
-    // Every refusal is logged the same way, with its reason; the client sees one error.
+    // Every refusal is logged the same way, with its reason, as far as the rate limit lets
+    // it; the client sees one error.
     let refuse = |reason: &dyn std::fmt::Display| {
-        tracing::warn!(method, target = %target, %reason, "refused requestState");
+        warn_limited!(
+            REFUSED_STATE,
+            method,
+            target = %untrusted(&target),
+            %reason,
+            "refused requestState"
+        );
         invalid_state()
     };
     let (round, state) = match &request_state {
@@ -132,7 +146,7 @@ pub(crate) async fn run<F: Flow>(
                 }
                 tracing::info!(
                     method,
-                    target = %target,
+                    target = %untrusted(&target),
                     "requestState of another flow shape: restarting the flow"
                 );
                 input_responses = None;

@@ -9,6 +9,7 @@ use std::task::{Context, Poll};
 use serde_json::{Map, Value};
 
 use crate::form::ElicitForm;
+use crate::logfield::untrusted;
 #[allow(deprecated)] // reason: sampling and roots are deprecated on the wire, yet still served
 use crate::protocol::{
     CreateMessageRequestParams, CreateMessageResult, ElicitRequestFormParams, ElicitRequestParams,
@@ -101,9 +102,24 @@ impl Answer for CreateMessageResult {
 #[allow(deprecated)] // reason: still served in this revision
 impl Answer for ListRootsResult {
     fn read(raw: &Value) -> Reading<Self> {
-        read_json(raw)
+        let reading = read_json::<Self>(raw);
+        if let Reading::Answer(result) = &reading
+            && let Some(root) = result
+                .roots
+                .iter()
+                .find(|root| !root.uri.starts_with(ROOT_SCHEME))
+        {
+            return Reading::Invalid(format!(
+                "root {} is not a `{ROOT_SCHEME}` URI",
+                quote(&root.uri)
+            ));
+        }
+        reading
     }
 }
+
+/// What every root's `uri` starts with: the schema allows no other scheme.
+const ROOT_SCHEME: &str = "file://";
 
 impl<A> fmt::Debug for Question<A> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -148,10 +164,24 @@ impl Render {
                 }))
             }
             #[allow(deprecated)] // reason: still served in this revision
-            Self::Sampling(params) => InputRequest::CreateMessage(*params),
+            Self::Sampling(params) => {
+                unsaid(problem, "sampling/createMessage");
+                InputRequest::CreateMessage(*params)
+            }
             #[allow(deprecated)] // reason: still served in this revision
-            Self::Roots => InputRequest::ListRoots(None),
+            Self::Roots => {
+                unsaid(problem, "roots/list");
+                InputRequest::ListRoots(None)
+            }
         }
+    }
+}
+
+/// A request with no message to carry what was wrong with its last answer: the server's log
+/// says it instead.
+fn unsaid(problem: Option<&str>, method: &'static str) {
+    if let Some(problem) = problem {
+        tracing::debug!(method, problem = %untrusted(problem), "asking again: the answer was invalid");
     }
 }
 
@@ -267,7 +297,7 @@ fn read_form<F: ElicitForm>(answer: &Value) -> Reading<Result<F, Refusal>> {
         return Reading::Answer(Err(refusal));
     }
     if action != "accept" {
-        return Reading::Invalid(format!("unknown action `{action}`"));
+        return Reading::Invalid(format!("unknown action {}", quote(action)));
     }
     let empty = Map::new();
     let content = match content {
@@ -289,7 +319,7 @@ fn read_url(answer: &Value) -> Reading<Result<(), Refusal>> {
     match (action, refusal(action)) {
         (_, Some(refusal)) => Reading::Answer(Err(refusal)),
         ("accept", None) => Reading::Answer(Ok(())),
-        (other, None) => Reading::Invalid(format!("unknown action `{other}`")),
+        (other, None) => Reading::Invalid(format!("unknown action {}", quote(other))),
     }
 }
 
@@ -299,8 +329,17 @@ fn read_json<T: serde::de::DeserializeOwned>(answer: &Value) -> Reading<T> {
     }
     match T::deserialize(answer) {
         Ok(value) => Reading::Answer(value),
-        Err(error) => Reading::Invalid(format!("the answer could not be read: {error}")),
+        Err(error) => Reading::Invalid(format!(
+            "the answer could not be read: {}",
+            untrusted(&error.to_string())
+        )),
     }
+}
+
+/// Client-chosen text shown back to the client in a re-ask: in backticks, escaped and cut to
+/// 40 characters, as form fields show a wrong value.
+fn quote(text: &str) -> String {
+    format!("`{}`", untrusted(text).max_chars(40))
 }
 
 impl Reading<()> {
