@@ -15,6 +15,7 @@ use super::outbound::{self, LevelCell, Logger, Outbound};
 use super::panic::guarded;
 use super::session::Session;
 use super::{Handling, Outcome, RequestFacts, Server};
+use crate::logfield::untrusted;
 use crate::protocol::meta::META_CLIENT_CAPABILITIES;
 use crate::protocol::{
     CacheHints, CallToolResult, ClientCapabilities, CompleteRequestParams, CompleteResult,
@@ -63,7 +64,11 @@ impl Server {
                     Ok(handling) => handling,
                     Err(error) => {
                         if error.status >= 500 || error.code() == -32603 {
-                            tracing::error!(%method, message = %error.error.message, "request failed");
+                            tracing::error!(
+                                method = %untrusted(&method),
+                                message = %untrusted(&error.error.message),
+                                "request failed"
+                            );
                         }
                         Handling::ready(error_outcome(&id, &error))
                     }
@@ -454,7 +459,7 @@ impl<H: Serves> Call<H> {
 
 /// The error a call answers when its handler panicked; the panic goes to the log.
 fn panicked(panic: &str) -> ErrorObject {
-    tracing::error!(panic = %panic, "a handler panicked");
+    tracing::error!(panic = %untrusted(panic), "a handler panicked");
     ErrorObject::new(crate::protocol::ErrorCode::INTERNAL_ERROR, "internal error")
 }
 
@@ -512,7 +517,7 @@ pub(super) fn result_outcome<R: Serialize>(id: &Value, result: &R) -> Outcome {
     match serde_json::to_vec(&response) {
         Ok(body) => Outcome::answer(200, body),
         Err(error) => {
-            tracing::error!(%id, %error, "a result did not serialise");
+            tracing::error!(id = %untrusted(&id.to_string()), %error, "a result did not serialise");
             error_outcome(id, &RpcError::internal("internal error"))
         }
     }

@@ -16,6 +16,7 @@ use super::lifecycle::progress_token;
 use super::outbound::{self, Logger, Outbound};
 use super::session::{Carrier, OpenError, Session, StreamGuard};
 use super::{Handling, Outcome, RequestFacts, Server};
+use crate::logfield::untrusted;
 use crate::protocol::meta::META_PROTOCOL_VERSION;
 use crate::protocol::{
     ErrorCode, ErrorObject, InitializeRequestParams, InitializeResult, LEGACY_PROTOCOL_VERSIONS,
@@ -101,7 +102,11 @@ impl Server {
         };
         handled.unwrap_or_else(|error| {
             if error.status >= 500 {
-                tracing::error!(%method, message = %error.error.message, "request failed");
+                tracing::error!(
+                    method = %untrusted(method),
+                    message = %untrusted(&error.error.message),
+                    "request failed"
+                );
             }
             Handling::ready(error_outcome(&id, &error))
         })
@@ -165,7 +170,7 @@ impl Server {
             })?;
         tracing::debug!(
             version,
-            client = %params.client_info.name,
+            client = %untrusted(&params.client_info.name),
             "legacy session opened"
         );
         if let Some(connection) = &facts.connection {
@@ -276,7 +281,7 @@ impl Server {
                 .as_ref()
                 .is_some_and(|c| c.session().is_some());
         if !has_session {
-            tracing::debug!(%method, "notification ignored");
+            tracing::debug!(method = %untrusted(method), "notification ignored");
             return Outcome::accepted();
         }
         match self.session_of(facts) {
@@ -399,7 +404,7 @@ pub(super) async fn run_call<H: Serves>(
     let outcome = tokio::select! {
         biased;
         () = cancelled => {
-            tracing::debug!(%id, "call cancelled by the client");
+            tracing::debug!(id = %untrusted(&id.to_string()), "call cancelled by the client");
             Outcome::accepted()
         }
         result = rounds => match result {
@@ -429,7 +434,7 @@ fn legacy_outcome<R: Serialize>(id: &Value, result: &R) -> Outcome {
     match legacy_result(result) {
         Ok(value) => result_outcome(id, &value),
         Err(error) => {
-            tracing::error!(%id, %error, "a result did not serialise");
+            tracing::error!(id = %untrusted(&id.to_string()), %error, "a result did not serialise");
             error_outcome(id, &RpcError::internal("internal error"))
         }
     }
