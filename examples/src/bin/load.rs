@@ -55,6 +55,10 @@ struct Cli {
     /// or `both`, one window after the other against the same server, with their ratio.
     #[arg(long, value_enum, default_value_t = Era::Both)]
     era: Era,
+    /// Count failed flows and go on (on a new connection) instead of stopping at the first;
+    /// stateless flows only. The count is printed as `errors:`.
+    #[arg(long)]
+    keep_going: bool,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -81,6 +85,9 @@ struct Tally {
     flows: u64,
     /// Round latencies of counted flows, in microseconds.
     rounds: Vec<u32>,
+    /// Flows that failed (with `--keep-going`), and the first failure.
+    errors: u64,
+    first_error: Option<String>,
 }
 
 fn main() {
@@ -97,6 +104,9 @@ fn main() {
 }
 
 async fn run(cli: Cli) -> Result<(), String> {
+    if cli.keep_going && cli.era != Era::Stateless {
+        return Err("--keep-going drives stateless flows only: add --era stateless".to_owned());
+    }
     let stateless = match cli.era {
         Era::Stateless | Era::Both => Some(window(&cli, false).await?),
         Era::Legacy => None,
@@ -136,7 +146,13 @@ async fn window(cli: &Cli, legacy: bool) -> Result<Option<f64>, String> {
             let answers = Connection::open(cli.addr).await?;
             workers.spawn(drive_legacy(connection, answers, worker as u64, control));
         } else {
-            workers.spawn(drive(connection, worker as u64, control));
+            workers.spawn(drive(
+                connection,
+                cli.addr,
+                worker as u64,
+                control,
+                cli.keep_going,
+            ));
         }
     }
     tokio::time::sleep(Duration::from_secs_f64(cli.warmup)).await;
@@ -153,6 +169,14 @@ async fn window(cli: &Cli, legacy: bool) -> Result<Option<f64>, String> {
         let tally = joined.map_err(|error| format!("a worker failed: {error}"))??;
         total.flows += tally.flows;
         total.rounds.extend(tally.rounds);
+        total.errors += tally.errors;
+        total.first_error = total.first_error.or(tally.first_error);
+    }
+    if cli.keep_going {
+        match &total.first_error {
+            Some(first) => println!("errors:         {} (first: {first})", total.errors),
+            None => println!("errors:         0"),
+        }
     }
     if total.flows == 0 {
         return Err("no flow finished in the measured window".to_owned());
@@ -281,41 +305,74 @@ impl Events {
     }
 }
 
-/// Runs flows back to back on one connection until told to stop.
+/// Runs flows back to back on one connection until told to stop. With `keep_going`, a
+/// failed flow is counted and the next one starts on a new connection.
 async fn drive(
     mut connection: Connection,
+    addr: SocketAddr,
     worker: u64,
     control: Arc<Control>,
+    keep_going: bool,
 ) -> Result<Tally, String> {
     let mut tally = Tally::default();
     let mut id = worker << 32;
     while !control.stop.load(Ordering::Relaxed) {
         id += 2;
-        let started = Instant::now();
-        let first = connection.post(first_round(id)).await?;
-        let first_done = Instant::now();
-        let state = match parse(&first)? {
-            Round::InputRequired { state } => state,
-            Round::Complete { .. } => return Err("the first round did not ask".to_owned()),
-        };
-        let second = connection.post(second_round(id + 1, &state)).await?;
-        let second_done = Instant::now();
-        match parse(&second)? {
-            Round::Complete { text } if text == "Deployment confirmed." => {}
-            _ => {
-                return Err(format!(
-                    "unexpected final answer: {}",
-                    String::from_utf8_lossy(&second)
-                ));
+        match flow(&mut connection, id).await {
+            Ok(rounds) => {
+                if control.measuring.load(Ordering::Relaxed) {
+                    tally.flows += 1;
+                    tally.rounds.extend(rounds);
+                }
             }
-        }
-        if control.measuring.load(Ordering::Relaxed) {
-            tally.flows += 1;
-            tally.rounds.push(micros(first_done - started));
-            tally.rounds.push(micros(second_done - first_done));
+            Err(error) if keep_going => {
+                tally.errors += 1;
+                tally.first_error.get_or_insert(error);
+                // The connection may be broken: start again on a new one.
+                loop {
+                    if control.stop.load(Ordering::Relaxed) {
+                        return Ok(tally);
+                    }
+                    match Connection::open(addr).await {
+                        Ok(fresh) => break connection = fresh,
+                        Err(error) => {
+                            tally.errors += 1;
+                            tally.first_error.get_or_insert(error);
+                            tokio::time::sleep(Duration::from_millis(100)).await;
+                        }
+                    }
+                }
+            }
+            Err(error) => return Err(error),
         }
     }
     Ok(tally)
+}
+
+/// One two-round flow; the latency of each round, in microseconds.
+async fn flow(connection: &mut Connection, id: u64) -> Result<[u32; 2], String> {
+    let started = Instant::now();
+    let first = connection.post(first_round(id)).await?;
+    let first_done = Instant::now();
+    let state = match parse(&first)? {
+        Round::InputRequired { state } => state,
+        Round::Complete { .. } => return Err("the first round did not ask".to_owned()),
+    };
+    let second = connection.post(second_round(id + 1, &state)).await?;
+    let second_done = Instant::now();
+    match parse(&second)? {
+        Round::Complete { text } if text == "Deployment confirmed." => {}
+        _ => {
+            return Err(format!(
+                "unexpected final answer: {}",
+                String::from_utf8_lossy(&second)
+            ));
+        }
+    }
+    Ok([
+        micros(first_done - started),
+        micros(second_done - first_done),
+    ])
 }
 
 fn micros(duration: Duration) -> u32 {

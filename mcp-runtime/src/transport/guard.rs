@@ -1,10 +1,17 @@
 //! HTTP checks that run before a body is read: DNS-rebinding protection (`Host`, `Origin`),
 //! `Content-Type`, `Accept`, body size.
 
-use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
+use std::net::Ipv6Addr;
+
+use axum::http::uri::Authority;
+use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 
+use crate::logfield::{RateLimit, untrusted, warn_limited};
 use crate::server::Inner;
+
+/// Refused `Host` and `Origin` headers are logged at most 10 times every 5 seconds.
+static REFUSED_HOST: RateLimit = RateLimit::new(10, std::time::Duration::from_secs(5));
 
 /// Hosts every server accepts: the loopback names.
 const LOCAL_HOSTS: &[&str] = &["localhost", "127.0.0.1", "[::1]"];
@@ -23,6 +30,43 @@ fn reject(status: StatusCode, code: i64, message: &str) -> Response {
     response
 }
 
+/// How long a client refused for want of capacity is told to wait, in seconds.
+const RETRY_AFTER_SECONDS: u32 = 1;
+
+/// The server is handling as many requests as it may: `503` with `Retry-After`.
+pub(crate) fn overloaded(max: usize) -> Response {
+    let mut response = reject(
+        StatusCode::SERVICE_UNAVAILABLE,
+        -32603,
+        &format!(
+            "the server is handling {max} requests, its most at once; retry after \
+             {RETRY_AFTER_SECONDS} s"
+        ),
+    );
+    response
+        .headers_mut()
+        .insert(header::RETRY_AFTER, HeaderValue::from(RETRY_AFTER_SECONDS));
+    response
+}
+
+/// The body did not arrive within the body timeout: `408`, and the connection closes (the
+/// rest of the body would be read as the next request).
+pub(crate) fn body_timeout(timeout: std::time::Duration) -> Response {
+    tracing::debug!(?timeout, "a request body did not arrive in time");
+    let mut response = reject(
+        StatusCode::REQUEST_TIMEOUT,
+        -32600,
+        &format!(
+            "the request body did not arrive within {} s",
+            timeout.as_secs_f64()
+        ),
+    );
+    response
+        .headers_mut()
+        .insert(header::CONNECTION, HeaderValue::from_static("close"));
+    response
+}
+
 pub(crate) fn too_large(limit: usize) -> Response {
     reject(
         StatusCode::PAYLOAD_TOO_LARGE,
@@ -31,49 +75,100 @@ pub(crate) fn too_large(limit: usize) -> Response {
     )
 }
 
-/// The host name of a `Host` value or URL authority, lowercased and without its port
-/// (`[::1]:8080` → `[::1]`, `LocalHost:3000` → `localhost`).
-fn host_name(authority: &str) -> String {
-    let authority = authority.trim().to_ascii_lowercase();
-    if authority.starts_with('[') {
-        match authority.find(']') {
-            Some(end) => authority[..=end].to_owned(),
-            None => authority,
+/// A host as a `Host` header, an absolute-form request target or an `Origin` names it: the
+/// name lowercased (an IPv6 literal keeps its brackets), and the port when one is given.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct HostPort {
+    name: String,
+    port: Option<u16>,
+}
+
+impl HostPort {
+    /// Parses an authority strictly: `host` or `host:port`, where `host` is a DNS name, an
+    /// IPv4 address or a bracketed IPv6 address and `port` is 1 to 5 digits below 65536.
+    /// User information (`user@`), an empty or non-numeric port, and anything after the host
+    /// (`[::1]evil`) are refused: `http::uri::Authority` alone accepts all three.
+    fn parse(text: &str) -> Option<Self> {
+        let authority: Authority = text.parse().ok()?;
+        let text = authority.as_str();
+        if text.contains('@') {
+            return None;
         }
-    } else {
-        match authority.rsplit_once(':') {
-            Some((host, _port)) => host.to_owned(),
-            None => authority,
+        let host = authority.host();
+        let port = match &text[host.len()..] {
+            "" => None,
+            rest => {
+                let digits = rest.strip_prefix(':')?;
+                if digits.is_empty()
+                    || digits.len() > 5
+                    || !digits.bytes().all(|byte| byte.is_ascii_digit())
+                {
+                    return None;
+                }
+                Some(digits.parse::<u16>().ok()?)
+            }
+        };
+        let valid = match host.strip_prefix('[') {
+            Some(literal) => literal
+                .strip_suffix(']')
+                .is_some_and(|address| address.parse::<Ipv6Addr>().is_ok()),
+            None => {
+                !host.is_empty()
+                    && host.bytes().all(|byte| {
+                        byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_')
+                    })
+            }
+        };
+        valid.then(|| Self {
+            name: host.to_ascii_lowercase(),
+            port,
+        })
+    }
+
+    /// Whether this is a loopback name: `localhost`, `127.0.0.1` or `[::1]` (any spelling).
+    fn is_local(&self) -> bool {
+        match self
+            .name
+            .strip_prefix('[')
+            .and_then(|name| name.strip_suffix(']'))
+        {
+            Some(address) => address
+                .parse::<Ipv6Addr>()
+                .is_ok_and(|address| address == Ipv6Addr::LOCALHOST),
+            None => LOCAL_HOSTS.contains(&self.name.as_str()),
         }
+    }
+
+    /// Whether an [`allow_host`](crate::server::ServerBuilder::allow_host) entry names this
+    /// host: `*`, the bare name (any port) or `name:port`.
+    fn allowed_by(&self, entry: &str) -> bool {
+        if entry == "*" || entry == self.name {
+            return true;
+        }
+        self.port.is_some_and(|port| {
+            entry
+                .strip_prefix(self.name.as_str())
+                .and_then(|rest| rest.strip_prefix(':'))
+                .is_some_and(|entry_port| entry_port.parse() == Ok(port))
+        })
     }
 }
 
-/// Whether a `Host` value names a loopback host, without allocating (the common case).
-fn is_local_host(host: &str) -> bool {
-    let host = host.trim();
-    let name = if host.starts_with('[') {
-        host.find(']').map_or(host, |end| &host[..=end])
-    } else {
-        host.rsplit_once(':').map_or(host, |(name, _port)| name)
+/// The only value of header `name`: `Ok(None)` when absent, `Err` when repeated.
+fn single<'a>(headers: &'a HeaderMap, name: &HeaderName) -> Result<Option<&'a HeaderValue>, ()> {
+    let mut values = headers.get_all(name).iter();
+    let first = values.next();
+    match values.next() {
+        Some(_) => Err(()),
+        None => Ok(first),
+    }
+}
+
+fn origin_allowed(origin: &HeaderValue, inner: &Inner) -> bool {
+    let Ok(origin) = origin.to_str() else {
+        return false;
     };
-    LOCAL_HOSTS
-        .iter()
-        .any(|local| local.eq_ignore_ascii_case(name))
-}
-
-fn host_allowed(host: &str, inner: &Inner) -> bool {
-    if is_local_host(host) {
-        return true;
-    }
-    let name = host_name(host);
-    inner
-        .allowed_hosts
-        .iter()
-        .any(|allowed| allowed == "*" || *allowed == name || allowed == &host.to_ascii_lowercase())
-}
-
-fn origin_allowed(origin: &str, inner: &Inner) -> bool {
-    let origin = origin.trim().to_ascii_lowercase();
+    let origin = origin.to_ascii_lowercase();
     if inner
         .allowed_origins
         .iter()
@@ -81,47 +176,115 @@ fn origin_allowed(origin: &str, inner: &Inner) -> bool {
     {
         return true;
     }
+    // A serialised origin is `scheme://host[:port]`, nothing before or after.
     let Some((scheme, authority)) = origin.split_once("://") else {
         return false;
     };
-    matches!(scheme, "http" | "https") && LOCAL_HOSTS.contains(&host_name(authority).as_str())
+    matches!(scheme, "http" | "https")
+        && !authority.contains(['/', '?', '#'])
+        && HostPort::parse(authority).is_some_and(|host| host.is_local())
 }
 
-/// DNS-rebinding protection: the `Host` must be local or allow-listed, and an `Origin`, when
-/// present, must be local or allow-listed. Refused with `403`: the rejection to answer, if any.
+/// The host a request is for: an absolute-form target's authority, which must then agree
+/// with `Host`, else the `Host` header; `Ok(None)` when neither names one, `Err` with the
+/// reason when either is malformed or they disagree.
+fn requested_host(headers: &HeaderMap, uri: &Uri) -> Result<Option<HostPort>, &'static str> {
+    let header = single(headers, &header::HOST).map_err(|()| "more than one `Host` header")?;
+    let host = match header {
+        Some(value) => Some(
+            value
+                .to_str()
+                .ok()
+                .and_then(HostPort::parse)
+                .ok_or("malformed `Host` header")?,
+        ),
+        None => None,
+    };
+    let Some(target) = uri.authority() else {
+        return Ok(host);
+    };
+    let target = HostPort::parse(target.as_str()).ok_or("malformed request target")?;
+    match host {
+        Some(host) if host != target => {
+            Err("the `Host` header and the request target name different hosts")
+        }
+        _ => Ok(Some(target)),
+    }
+}
+
+/// DNS-rebinding protection: the request must name one well-formed host (`Host`, or an
+/// absolute-form target agreeing with it), local or allow-listed; and an `Origin`, when
+/// present, must be one well-formed local or allow-listed origin. A missing, repeated or
+/// malformed `Host` (or `Origin` repeated) is refused with `400`, a foreign host or origin
+/// with `403`: the rejection to answer, if any. Refusals are logged at a bounded rate (any
+/// client can send them on every request). Behind `allow_host("*")` a request without
+/// `Host` is served.
 pub(crate) fn check_host_and_origin(
     headers: &HeaderMap,
     uri: &Uri,
     inner: &Inner,
 ) -> Option<Response> {
-    let host = headers
-        .get(header::HOST)
-        .and_then(|value| value.to_str().ok())
-        .or_else(|| uri.authority().map(|authority| authority.as_str()));
-    let host_ok = match host {
-        Some(host) => host_allowed(host, inner),
+    let host = match requested_host(headers, uri) {
+        Ok(host) => host,
+        Err(reason) => {
+            warn_limited!(
+                REFUSED_HOST,
+                reason,
+                "refused a request with a malformed host"
+            );
+            return Some(reject(StatusCode::BAD_REQUEST, -32600, reason));
+        }
+    };
+    let host_ok = match &host {
+        Some(host) => {
+            host.is_local()
+                || inner
+                    .allowed_hosts
+                    .iter()
+                    .any(|allowed| host.allowed_by(allowed))
+        }
         None => inner.allowed_hosts.iter().any(|allowed| allowed == "*"),
     };
     if !host_ok {
-        tracing::warn!(host = ?host, "refused a request for a foreign host");
+        let name = host.as_ref().map_or("", |host| host.name.as_str());
+        warn_limited!(
+            REFUSED_HOST,
+            host = %untrusted(name),
+            "refused a request for a foreign host"
+        );
+        return Some(match host {
+            Some(_) => reject(StatusCode::FORBIDDEN, -32600, "forbidden `Host` header"),
+            None => reject(StatusCode::BAD_REQUEST, -32600, "missing `Host` header"),
+        });
+    }
+    let origin = match single(headers, &header::ORIGIN) {
+        Ok(origin) => origin,
+        Err(()) => {
+            warn_limited!(
+                REFUSED_HOST,
+                "refused a request with more than one `Origin` header"
+            );
+            return Some(reject(
+                StatusCode::BAD_REQUEST,
+                -32600,
+                "more than one `Origin` header",
+            ));
+        }
+    };
+    if let Some(origin) = origin
+        && !origin_allowed(origin, inner)
+    {
+        let origin = String::from_utf8_lossy(origin.as_bytes());
+        warn_limited!(
+            REFUSED_HOST,
+            origin = %untrusted(&origin),
+            "refused a request from a foreign origin"
+        );
         return Some(reject(
             StatusCode::FORBIDDEN,
             -32600,
-            "forbidden `Host` header",
+            "forbidden `Origin` header",
         ));
-    }
-    if let Some(origin) = headers.get(header::ORIGIN) {
-        let allowed = origin
-            .to_str()
-            .is_ok_and(|origin| origin_allowed(origin, inner));
-        if !allowed {
-            tracing::warn!(origin = ?origin, "refused a request from a foreign origin");
-            return Some(reject(
-                StatusCode::FORBIDDEN,
-                -32600,
-                "forbidden `Origin` header",
-            ));
-        }
     }
     None
 }
@@ -187,6 +350,10 @@ pub(crate) fn accepts_event_stream(headers: &HeaderMap) -> bool {
 mod tests {
     use super::*;
 
+    fn local(text: &str) -> bool {
+        HostPort::parse(text).is_some_and(|host| host.is_local())
+    }
+
     #[test]
     fn local_hosts_are_recognised_with_any_port_and_case() {
         for host in [
@@ -195,8 +362,9 @@ mod tests {
             "127.0.0.1:80",
             "[::1]",
             "[::1]:8080",
+            "[0:0:0:0:0:0:0:1]",
         ] {
-            assert!(is_local_host(host), "{host}");
+            assert!(local(host), "{host}");
         }
         for host in [
             "localhost.evil.com",
@@ -204,18 +372,45 @@ mod tests {
             "[::2]:80",
             "",
             "evil:localhost",
+            "localhost:evil.com",
+            "localhost:80@evil.com",
+            "[::1]evil",
+            "localhost:",
+            "localhost:+80",
+            "localhost:99999",
+            "localhost:000080",
+            "[::1",
+            "[v1.x]",
         ] {
-            assert!(!is_local_host(host), "{host}");
+            assert!(!local(host), "{host}");
         }
     }
 
     #[test]
-    fn host_names_lose_their_port_and_case() {
-        assert_eq!(host_name("LocalHost:3000"), "localhost");
-        assert_eq!(host_name("[::1]:8080"), "[::1]");
-        assert_eq!(host_name("[::1]"), "[::1]");
-        assert_eq!(host_name("127.0.0.1"), "127.0.0.1");
-        assert_eq!(host_name("evil.example.com:80"), "evil.example.com");
+    fn hosts_parse_to_a_lowercase_name_and_a_numeric_port() {
+        let parsed = HostPort::parse("LocalHost:3000").unwrap();
+        assert_eq!(parsed.name, "localhost");
+        assert_eq!(parsed.port, Some(3000));
+        assert_eq!(HostPort::parse("[::1]").unwrap().name, "[::1]");
+        assert_eq!(HostPort::parse("evil.example.com").unwrap().port, None);
+        for malformed in ["a@b", "a b", "a:1:2", ":80", "%65vil.com", "exa$mple.com"] {
+            assert!(HostPort::parse(malformed).is_none(), "{malformed}");
+        }
+    }
+
+    #[test]
+    fn allow_host_entries_match_the_name_or_the_name_and_port() {
+        let host = HostPort::parse("mcp.example.com:8443").unwrap();
+        assert!(host.allowed_by("mcp.example.com"));
+        assert!(host.allowed_by("mcp.example.com:8443"));
+        assert!(host.allowed_by("*"));
+        assert!(!host.allowed_by("mcp.example.com:80"));
+        assert!(!host.allowed_by("example.com"));
+        assert!(
+            !HostPort::parse("mcp.example.com")
+                .unwrap()
+                .allowed_by("mcp.example.com:80")
+        );
     }
 
     #[test]

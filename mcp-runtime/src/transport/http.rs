@@ -4,12 +4,18 @@
 //! [`Server::serve_listener`] drives hyper's HTTP/1.1 connections itself and answers every
 //! request through [`respond`], without a router in between; [`Server::router`] wraps the same
 //! [`respond`] in an axum route for applications that mount the endpoint.
+//!
+//! Both bound what a request may cost: its body (size and read time, collected into one
+//! buffer), and the requests handled at once. [`Server::serve_listener`] also bounds its
+//! connections: how many, how long a request head may take, how long one may stay idle
+//! (`connection.rs`).
 
 use std::collections::VecDeque;
 use std::convert::Infallible;
 use std::future::Future;
 use std::net::SocketAddr;
 use std::pin::{Pin, pin};
+use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -24,9 +30,10 @@ use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::watch;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
 use tokio::task::JoinSet;
 
+use super::connection::{AcceptBackoff, Activity, Tracked, Watched};
 use super::guard;
 use crate::server::{BoxFuture, MessageReceiver, Outcome, RequestFacts, Server};
 
@@ -68,6 +75,18 @@ impl Server {
     /// accepting, finishes the requests in flight, closes idle connections and returns.
     ///
     /// Connections speak HTTP/1.1 with keep-alive; other paths get `404`, other methods `405`.
+    /// At most [`max_connections`](crate::server::ServerBuilder::max_connections) are served
+    /// at once: at the cap the server stops accepting, and further connections wait in the
+    /// listener's backlog until one closes (their timeouts start once accepted). A
+    /// connection is closed when a request head takes longer than the
+    /// [`header_read_timeout`](crate::server::ServerBuilder::header_read_timeout) (the first
+    /// one counted from acceptance, so a silent connection goes too), or when it stays idle
+    /// between requests longer than the
+    /// [`keep_alive_timeout`](crate::server::ServerBuilder::keep_alive_timeout); a
+    /// connection busy with a request or streaming its answer is never cut. When accepting
+    /// fails (out of file descriptors, say), the server waits, longer while failures go on
+    /// (10 ms doubling up to 1 s), and logs one line per 10 seconds at most, with the count
+    /// of failures it did not log.
     pub async fn serve_listener(
         &self,
         listener: TcpListener,
@@ -76,21 +95,46 @@ impl Server {
         let (stop, stopped) = watch::channel(());
         let mut shutdown = pin!(shutdown);
         let mut connections = JoinSet::new();
+        let slots = Arc::new(Semaphore::new(self.inner.http.limits.max_connections));
+        let mut backoff = AcceptBackoff::default();
         loop {
+            // At the cap, accept nothing until a connection closes.
+            let slot = tokio::select! {
+                slot = Arc::clone(&slots).acquire_owned() => slot.expect("the semaphore stays open"),
+                () = &mut shutdown => break,
+            };
             let accepted = tokio::select! {
                 accepted = listener.accept() => accepted,
                 () = &mut shutdown => break,
             };
             match accepted {
                 Ok((stream, _)) => {
-                    connections.spawn(serve_connection(self.clone(), stream, stopped.clone()));
+                    backoff.succeeded();
+                    connections.spawn(serve_connection(
+                        self.clone(),
+                        stream,
+                        stopped.clone(),
+                        slot,
+                    ));
                 }
                 // The peer gave up before the connection was accepted: nothing to do.
                 Err(error) if is_connection_error(&error) => {}
-                // Out of file descriptors, say: wait rather than spin.
+                // Out of file descriptors, say: wait rather than spin, and log at a bounded rate.
                 Err(error) => {
-                    tracing::error!(%error, "cannot accept a connection");
-                    tokio::time::sleep(Duration::from_millis(100)).await;
+                    drop(slot);
+                    let failed = backoff.failed(tokio::time::Instant::now());
+                    if let Some(unlogged) = failed.log {
+                        tracing::error!(
+                            %error,
+                            unlogged_failures = unlogged,
+                            "cannot accept connections; retrying in {} ms",
+                            failed.pause.as_millis()
+                        );
+                    }
+                    tokio::select! {
+                        () = tokio::time::sleep(failed.pause) => {}
+                        () = &mut shutdown => break,
+                    }
                 }
             }
             while connections.try_join_next().is_some() {}
@@ -111,22 +155,47 @@ fn is_connection_error(error: &std::io::Error) -> bool {
     )
 }
 
-/// Serves one connection until the peer closes it, or until `stop` changes; then in-flight
-/// requests finish and the connection closes.
-async fn serve_connection(server: Server, stream: TcpStream, mut stop: watch::Receiver<()>) {
+/// Serves one connection until the peer closes it, a request head is overdue or it stays
+/// idle too long, or until `stop` changes; then in-flight requests finish and the connection
+/// closes. Holds one of the listener's connection `_slot`s all along.
+async fn serve_connection(
+    server: Server,
+    stream: TcpStream,
+    mut stop: watch::Receiver<()>,
+    _slot: OwnedSemaphorePermit,
+) {
     // Answers are written whole; Nagle's algorithm would only delay progress events.
     let _ = stream.set_nodelay(true);
+    let limits = server.inner.http.limits;
+    let activity = Arc::new(Activity::new(
+        limits.header_read_timeout,
+        limits.keep_alive_timeout,
+    ));
+    let io = TokioIo::new(Watched::new(stream, Arc::clone(&activity)));
+    let busy_with = Arc::clone(&activity);
     let service = service_fn(move |request: hyper::Request<hyper::body::Incoming>| {
         let server = server.clone();
-        async move { Ok::<_, Infallible>(route(&server, request).await) }
+        let busy = busy_with.begin();
+        async move {
+            let response = route(&server, request).await;
+            Ok::<_, Infallible>(response.map(|body| Tracked::new(body, busy)))
+        }
     });
-    let connection = http1::Builder::new().serve_connection(TokioIo::new(stream), service);
+    let connection = http1::Builder::new().serve_connection(io, service);
     let mut connection = pin!(connection);
-    let result = tokio::select! {
-        result = connection.as_mut() => result,
-        _ = stop.changed() => {
-            connection.as_mut().graceful_shutdown();
-            connection.await
+    let mut stopping = false;
+    let result = loop {
+        tokio::select! {
+            biased;
+            result = connection.as_mut() => break result,
+            _ = stop.changed(), if !stopping => {
+                stopping = true;
+                connection.as_mut().graceful_shutdown();
+            }
+            () = activity.expired() => {
+                tracing::debug!("closed a connection whose request head is overdue or that stayed idle");
+                return;
+            }
         }
     };
     if let Err(error) = result {
@@ -207,13 +276,14 @@ fn standalone_stream(session: &std::sync::Arc<crate::server::Session>) -> Respon
         outcome: None,
         keepalive: keepalive(),
         _guard: Some(guard),
+        _slot: None,
     };
     event_stream_response(stream)
 }
 
-/// Answers one `POST` to the endpoint: the guards, then the body (up to the limit), then
-/// dispatch.
-async fn respond<B>(server: &Server, parts: Parts, body: B) -> Response
+/// Answers one `POST` to the endpoint: the guards, then the body (up to the limit, within
+/// the body timeout), then a request slot, then dispatch.
+async fn respond<B>(server: &Server, mut parts: Parts, body: B) -> Response
 where
     B: hyper::body::Body<Data = Bytes>,
     B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
@@ -236,24 +306,87 @@ where
     if declared.is_some_and(|length| length > limit as u64) {
         return guard::too_large(limit);
     }
-    let bytes = match http_body_util::Limited::new(body, limit).collect().await {
-        Ok(collected) => collected.to_bytes(),
-        Err(error) if error.is::<http_body_util::LengthLimitError>() => {
-            return guard::too_large(limit);
-        }
-        Err(error) => {
+    let limits = inner.http.limits;
+    let read = tokio::time::timeout(limits.body_read_timeout, read_body(body, limit, declared));
+    let bytes = match read.await {
+        Ok(Ok(bytes)) => bytes,
+        Ok(Err(BodyError::TooLarge)) => return guard::too_large(limit),
+        Ok(Err(BodyError::Unreadable(error))) => {
             tracing::debug!(%error, "cannot read a request body");
             return StatusCode::BAD_REQUEST.into_response();
         }
+        Err(_) => return guard::body_timeout(limits.body_read_timeout),
     };
-    let facts = RequestFacts::http(protocol_version(&parts), subject(server, &parts))
-        .with_session_id(session_id(&parts));
+    let slot = match Arc::clone(&inner.http.requests).try_acquire_owned() {
+        Ok(slot) => Some(slot),
+        // Answers to the server's questions and notifications end at once, and a legacy call
+        // holding a slot may be waiting for exactly that answer.
+        Err(_) if !is_request(&bytes) => None,
+        Err(_) => return guard::overloaded(limits.max_concurrent_requests),
+    };
     let accepts_sse = guard::accepts_event_stream(&parts.headers);
+    // The headers go on to the binding policy; nothing below reads them.
+    let facts = RequestFacts::http(protocol_version(&parts), subject(server, &parts))
+        .with_session_id(session_id(&parts))
+        .with_headers(std::mem::take(&mut parts.headers));
     let handling = server.handle(&bytes, facts);
+    drop(bytes);
     match handling.messages {
-        Some(messages) if accepts_sse => respond_streaming(handling.outcome, messages).await,
+        Some(messages) if accepts_sse => respond_streaming(handling.outcome, messages, slot).await,
         _ => json_response(handling.outcome.await),
     }
+}
+
+/// Why a request body could not be read.
+enum BodyError {
+    TooLarge,
+    Unreadable(Box<dyn std::error::Error + Send + Sync>),
+}
+
+/// The first allocation for a body, when its length is declared: clients may declare more
+/// than they send.
+const FIRST_BODY_ALLOCATION: u64 = 64 * 1024;
+
+/// Reads a whole body of at most `limit` bytes into one buffer, copying each frame as it
+/// arrives and dropping it. A frame is a slice of the connection's read buffer: keeping
+/// thousands of one-byte chunks as frames would keep thousands of read buffers alive.
+async fn read_body<B>(body: B, limit: usize, declared: Option<u64>) -> Result<Vec<u8>, BodyError>
+where
+    B: hyper::body::Body<Data = Bytes>,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
+    let mut body = pin!(body);
+    let first = declared.map_or(0, |length| length.min(FIRST_BODY_ALLOCATION) as usize);
+    let mut bytes = Vec::with_capacity(first);
+    while let Some(frame) = body.frame().await {
+        let frame = frame.map_err(|error| BodyError::Unreadable(error.into()))?;
+        let Ok(data) = frame.into_data() else {
+            continue;
+        };
+        let needed = bytes.len() + data.len();
+        if needed > limit {
+            return Err(BodyError::TooLarge);
+        }
+        if needed > bytes.capacity() {
+            // Doubling, but never past the limit.
+            let target = needed.max(bytes.capacity() * 2).min(limit);
+            bytes.reserve_exact(target - bytes.len());
+        }
+        bytes.extend_from_slice(&data);
+    }
+    Ok(bytes)
+}
+
+/// Whether a message is a request (it has a `method` and an `id`), which needs a request
+/// slot; responses and notifications do not. Malformed messages count as requests.
+fn is_request(message: &[u8]) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Probe {
+        method: Option<serde::de::IgnoredAny>,
+        id: Option<serde::de::IgnoredAny>,
+    }
+    serde_json::from_slice::<Probe>(message)
+        .map_or(true, |probe| probe.method.is_some() && probe.id.is_some())
 }
 
 fn protocol_version(parts: &Parts) -> Option<String> {
@@ -267,10 +400,12 @@ fn subject(server: &Server, parts: &Parts) -> Option<String> {
 }
 
 /// Answers JSON if the handler finishes first, or an event stream if it sends a message
-/// (progress, a log message, a question for the client) first.
+/// (progress, a log message, a question for the client) first; the request's `slot` is held
+/// until the stream ends.
 async fn respond_streaming(
     mut outcome: BoxFuture<'static, Outcome>,
     mut messages: MessageReceiver,
+    slot: Option<OwnedSemaphorePermit>,
 ) -> Response {
     let first = tokio::select! {
         biased;
@@ -283,6 +418,7 @@ async fn respond_streaming(
         outcome: Some(outcome),
         keepalive: keepalive(),
         _guard: None,
+        _slot: slot,
     };
     event_stream_response(stream)
 }
@@ -338,6 +474,8 @@ struct EventStream {
     keepalive: tokio::time::Interval,
     /// A standalone stream's registration with its session, dropped with the stream.
     _guard: Option<crate::server::StreamGuard>,
+    /// A request stream's slot among the requests handled at once, freed with the stream.
+    _slot: Option<OwnedSemaphorePermit>,
 }
 
 fn event(data: &[u8]) -> Bytes {

@@ -10,18 +10,33 @@
 //!   legacy session (`Mcp-Session-Id`), `GET` opens the session's standalone event stream and
 //!   `DELETE` ends it; a missing session id is `400`, an unknown or expired one `404`. Other
 //!   methods, and `GET`/`DELETE` without a session, get `405`. Requests whose
-//!   `Host` or `Origin` is neither local (`localhost`, `127.0.0.1`, `[::1]`) nor allow-listed
-//!   get `403` (DNS-rebinding protection); a body over the limit (4 MiB by default) gets `413`;
-//!   a `Content-Type` other than `application/json` gets `415`; an `Accept` without JSON gets
-//!   `406`. JSON-RPC errors travel with the status the revision gives them: `400` for
-//!   malformed messages and lifecycle errors, `404` for unknown methods.
+//!   `Host` (or absolute-form target) or `Origin` is neither local (`localhost`, `127.0.0.1`,
+//!   `[::1]`) nor allow-listed get `403` (DNS-rebinding protection); a missing, repeated or
+//!   malformed `Host` (user information, a port that is not a number, anything after the
+//!   host), a repeated `Origin`, or an absolute-form target naming another host than `Host`
+//!   gets `400`. A body over the limit (4 MiB by default) gets `413`, one slower than the body
+//!   timeout (30 s) `408`; a `Content-Type` other than `application/json` gets `415`; an
+//!   `Accept` without JSON gets `406`; a request beyond the requests handled at once (256)
+//!   gets `503` with `Retry-After`. JSON-RPC errors travel with the status the revision gives
+//!   them: `400` for malformed messages and lifecycle errors, `404` for unknown methods.
+//!   [`Server::serve_listener`](crate::server::Server::serve_listener) also caps open
+//!   connections (1024) and closes those whose request head is late (10 s) or that stay idle
+//!   (60 s); event streams are never cut. Every bound is a
+//!   [`ServerBuilder`](crate::server::ServerBuilder) setting; the defaults are below.
 //! - **stdio** ([`Server::serve_stdio`](crate::server::Server::serve_stdio)): one JSON-RPC
 //!   message per line on stdin, one answer per line on stdout, a request's messages before
 //!   its answer. After `initialize` the connection is one legacy session: the client's
 //!   responses to the server's questions are read as lines too.
 
+mod connection;
 mod guard;
 mod http;
+mod limits;
 mod stdio;
 
 pub use http::DEFAULT_PATH;
+pub use limits::{
+    DEFAULT_BODY_READ_TIMEOUT, DEFAULT_HEADER_READ_TIMEOUT, DEFAULT_KEEP_ALIVE_TIMEOUT,
+    DEFAULT_MAX_CONCURRENT_REQUESTS, DEFAULT_MAX_CONNECTIONS,
+};
+pub(crate) use limits::{HttpLimits, HttpState};

@@ -1,0 +1,353 @@
+//! What bounds a connection [`Server::serve_listener`](crate::server::Server::serve_listener)
+//! serves: the header and keep-alive timeouts, watched per connection; and the back-off
+//! after failed accepts.
+//!
+//! hyper's own `header_read_timeout` is not used: it restarts as soon as a connection goes
+//! idle, so it would also be the keep-alive timeout, and an idle connection could not be
+//! given longer than a trickling head.
+
+use std::io;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use axum::body::{Body, Bytes};
+use hyper::body::{Frame, SizeHint};
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::sync::Notify;
+use tokio::time::Instant;
+
+/// What a connection is doing, as its watchdog sees it.
+#[derive(Debug, Clone, Copy)]
+enum Phase {
+    /// Reading a request head, which must be whole by the deadline.
+    Head(Instant),
+    /// Between two requests, until the deadline.
+    Idle(Instant),
+    /// Handling requests: reading their bodies (under the body timeout), running them,
+    /// writing their answers or event streams. No connection timeout runs.
+    Busy(usize),
+}
+
+/// A connection's phase, shared by its socket (bytes arrive), its service (a request
+/// starts), its answers' bodies (an answer ends) and its watchdog ([`Activity::expired`]).
+///
+/// A change wakes the watchdog only when it brings a deadline before the time the watchdog
+/// means to look again; it notices the others then (while the connection is busy, it looks
+/// every keep-alive timeout). In steady traffic a request costs a few uncontended locks.
+#[derive(Debug)]
+pub(super) struct Activity {
+    state: Mutex<State>,
+    changed: Notify,
+    header_timeout: Duration,
+    idle_timeout: Duration,
+}
+
+#[derive(Debug)]
+struct State {
+    phase: Phase,
+    /// When the watchdog looks again, if it is waiting.
+    wakes_at: Option<Instant>,
+}
+
+/// `timeout` from now; far in the future when that is past what an `Instant` holds.
+fn after(timeout: Duration) -> Instant {
+    let now = Instant::now();
+    now.checked_add(timeout)
+        .unwrap_or_else(|| now + Duration::from_secs(100 * 365 * 24 * 3600))
+}
+
+impl Activity {
+    /// A connection just accepted: its first request head is due within `header_timeout`.
+    pub(super) fn new(header_timeout: Duration, idle_timeout: Duration) -> Self {
+        Self {
+            state: Mutex::new(State {
+                phase: Phase::Head(after(header_timeout)),
+                wakes_at: None,
+            }),
+            changed: Notify::new(),
+            header_timeout,
+            idle_timeout,
+        }
+    }
+
+    fn state(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Changes the phase, waking the watchdog if the new deadline comes before it would look.
+    fn update(&self, change: impl FnOnce(Phase) -> Phase) {
+        let mut state = self.state();
+        state.phase = change(state.phase);
+        let sooner = match state.phase {
+            Phase::Head(deadline) | Phase::Idle(deadline) => {
+                state.wakes_at.is_some_and(|wakes_at| deadline < wakes_at)
+            }
+            Phase::Busy(_) => false,
+        };
+        drop(state);
+        if sooner {
+            self.changed.notify_waiters();
+        }
+    }
+
+    /// Bytes arrived: on an idle connection, they start a request head.
+    fn received(&self) {
+        if matches!(self.state().phase, Phase::Idle(_)) {
+            let header_timeout = self.header_timeout;
+            self.update(|phase| match phase {
+                Phase::Idle(_) => Phase::Head(after(header_timeout)),
+                other => other,
+            });
+        }
+    }
+
+    /// A request head was read: the connection is busy until the returned guard (held by
+    /// the answer's body) drops.
+    pub(super) fn begin(self: &Arc<Self>) -> Busy {
+        self.update(|phase| match phase {
+            Phase::Busy(requests) => Phase::Busy(requests + 1),
+            Phase::Head(_) | Phase::Idle(_) => Phase::Busy(1),
+        });
+        Busy(Arc::clone(self))
+    }
+
+    fn end(&self) {
+        let idle_timeout = self.idle_timeout;
+        self.update(|phase| match phase {
+            Phase::Busy(1) => Phase::Idle(after(idle_timeout)),
+            Phase::Busy(requests) => Phase::Busy(requests - 1),
+            other => other,
+        });
+    }
+
+    /// Resolves once a request head is overdue or the connection has been idle too long;
+    /// never while it is busy.
+    pub(super) async fn expired(&self) {
+        loop {
+            let changed = self.changed.notified();
+            let mut changed = std::pin::pin!(changed);
+            // Registered before the phase is read: no change is missed in between.
+            changed.as_mut().enable();
+            let wake = {
+                let mut state = self.state();
+                let wake = match state.phase {
+                    // Nothing to enforce; once idle again, the connection's deadline is one
+                    // keep-alive timeout after its answer ended, no sooner than this.
+                    Phase::Busy(_) => after(self.idle_timeout),
+                    Phase::Head(deadline) | Phase::Idle(deadline) => {
+                        if Instant::now() >= deadline {
+                            return;
+                        }
+                        deadline
+                    }
+                };
+                state.wakes_at = Some(wake);
+                wake
+            };
+            tokio::select! {
+                () = changed => {}
+                () = tokio::time::sleep_until(wake) => {}
+            }
+        }
+    }
+}
+
+/// Marks a connection busy while alive.
+#[derive(Debug)]
+pub(super) struct Busy(Arc<Activity>);
+
+impl Drop for Busy {
+    fn drop(&mut self) {
+        self.0.end();
+    }
+}
+
+/// A connection's socket, reporting arriving bytes to its [`Activity`].
+pub(super) struct Watched<S> {
+    stream: S,
+    activity: Arc<Activity>,
+}
+
+impl<S> Watched<S> {
+    pub(super) fn new(stream: S, activity: Arc<Activity>) -> Self {
+        Self { stream, activity }
+    }
+}
+
+impl<S: AsyncRead + Unpin> AsyncRead for Watched<S> {
+    fn poll_read(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<io::Result<()>> {
+        let this = self.get_mut();
+        let before = buf.filled().len();
+        let polled = Pin::new(&mut this.stream).poll_read(cx, buf);
+        if matches!(polled, Poll::Ready(Ok(()))) && buf.filled().len() > before {
+            this.activity.received();
+        }
+        polled
+    }
+}
+
+impl<S: AsyncWrite + Unpin> AsyncWrite for Watched<S> {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        buf: &[u8],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.get_mut().stream).poll_write(cx, buf)
+    }
+
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.get_mut().stream).poll_write_vectored(cx, bufs)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.stream.is_write_vectored()
+    }
+
+    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().stream).poll_flush(cx)
+    }
+
+    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Pin::new(&mut self.get_mut().stream).poll_shutdown(cx)
+    }
+}
+
+/// An answer's body, keeping its connection busy until hyper has written it all (and
+/// dropped it), however long an event stream lasts.
+pub(super) struct Tracked {
+    body: Body,
+    _busy: Busy,
+}
+
+impl Tracked {
+    pub(super) fn new(body: Body, busy: Busy) -> Self {
+        Self { body, _busy: busy }
+    }
+}
+
+impl hyper::body::Body for Tracked {
+    type Data = Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, axum::Error>>> {
+        Pin::new(&mut self.get_mut().body).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.body.size_hint()
+    }
+}
+
+/// The first pause after a failed accept; each failure in a row doubles it.
+const FIRST_PAUSE: Duration = Duration::from_millis(10);
+/// The longest pause after failed accepts.
+const LONGEST_PAUSE: Duration = Duration::from_secs(1);
+/// Failed accepts are logged at most once per this period, with the count left unlogged.
+const LOG_PERIOD: Duration = Duration::from_secs(10);
+
+/// Pauses after failed accepts (out of file descriptors, say), growing while they fail in
+/// a row, and rate-limits their log lines.
+#[derive(Debug, Default)]
+pub(super) struct AcceptBackoff {
+    pause: Duration,
+    unlogged: u64,
+    last_logged: Option<Instant>,
+}
+
+/// What to do about one failed accept.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) struct Failed {
+    /// How long to wait before accepting again.
+    pub(super) pause: Duration,
+    /// Whether to log this failure, and if so how many went unlogged since the last line.
+    pub(super) log: Option<u64>,
+}
+
+impl AcceptBackoff {
+    /// An accept failed at `now`.
+    pub(super) fn failed(&mut self, now: Instant) -> Failed {
+        self.pause = (self.pause * 2).clamp(FIRST_PAUSE, LONGEST_PAUSE);
+        let due = self
+            .last_logged
+            .is_none_or(|last| now.saturating_duration_since(last) >= LOG_PERIOD);
+        let log = if due {
+            self.last_logged = Some(now);
+            Some(std::mem::take(&mut self.unlogged))
+        } else {
+            self.unlogged += 1;
+            None
+        };
+        Failed {
+            pause: self.pause,
+            log,
+        }
+    }
+
+    /// An accept succeeded: the next failure pauses briefly again (its log line still waits
+    /// for the period).
+    pub(super) fn succeeded(&mut self) {
+        self.pause = Duration::ZERO;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn failed_accepts_pause_longer_and_longer_up_to_a_bound() {
+        let mut backoff = AcceptBackoff::default();
+        let now = Instant::now();
+        let pauses: Vec<u64> = (0..10)
+            .map(|_| backoff.failed(now).pause.as_millis() as u64)
+            .collect();
+        assert_eq!(pauses, [10, 20, 40, 80, 160, 320, 640, 1000, 1000, 1000]);
+        backoff.succeeded();
+        assert_eq!(backoff.failed(now).pause, FIRST_PAUSE);
+    }
+
+    #[test]
+    fn failed_accepts_are_logged_once_a_period_with_the_count_left_out() {
+        let mut backoff = AcceptBackoff::default();
+        let start = Instant::now();
+        let mut now = start;
+        let mut lines = Vec::new();
+        // A minute of failures, each after the pause the previous one asked for, with a
+        // success now and then.
+        let mut failures = 0u64;
+        while now < start + Duration::from_secs(60) {
+            let failed = backoff.failed(now);
+            failures += 1;
+            if let Some(unlogged) = failed.log {
+                lines.push(unlogged);
+            }
+            if failures.is_multiple_of(7) {
+                backoff.succeeded();
+            }
+            now += failed.pause;
+        }
+        assert!(failures > 100, "{failures}");
+        assert!((6..=7).contains(&lines.len()), "{lines:?}");
+        assert_eq!(lines[0], 0);
+        // Every failure is either logged or counted in the next line.
+        let counted: u64 = lines.iter().sum::<u64>() + lines.len() as u64 + backoff.unlogged;
+        assert_eq!(counted, failures);
+    }
+}
