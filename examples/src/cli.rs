@@ -4,8 +4,8 @@
 use std::net::SocketAddr;
 
 use clap::Parser;
-use mcp_runtime::server::{RequestFacts, Server};
-use mcp_runtime::state::Signer;
+use mcp_runtime::server::{RequestFacts, Server, ServerBuilder};
+use mcp_runtime::state::{RedisReplayStore, Signer};
 use serde_json::{Value, json};
 
 /// How an example server runs.
@@ -20,6 +20,54 @@ pub struct Cli {
     /// Play a scripted conversation in process and print every message.
     #[arg(long)]
     pub demo: bool,
+    /// How request states are protected.
+    #[command(flatten)]
+    pub states: StateOptions,
+}
+
+/// How an example server protects its request states.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct StateOptions {
+    /// Make every request state single-use (an in-process replay store): a state used again
+    /// with other answers is refused, a retry with the same answers gets the same reply.
+    #[arg(long)]
+    pub single_use: bool,
+    /// Share single use with other instances through Redis at this URL (implies
+    /// `--single-use`), e.g. `redis://127.0.0.1:6379`.
+    #[arg(long, value_name = "URL")]
+    pub redis: Option<String>,
+    /// Seal states (authenticated encryption) so that clients cannot read them.
+    #[arg(long)]
+    pub sealed: bool,
+    /// The identity states are bound to (default: the server's name).
+    #[arg(long, value_name = "NAME")]
+    pub audience: Option<String>,
+}
+
+impl StateOptions {
+    /// `builder` with these options and `signer`. Exits with a message when Redis cannot be
+    /// reached.
+    pub async fn apply(&self, builder: ServerBuilder, mut signer: Signer) -> ServerBuilder {
+        if self.sealed {
+            signer = signer.sealed();
+        }
+        let mut builder = builder.signer(signer);
+        if let Some(audience) = &self.audience {
+            builder = builder.audience(audience.clone());
+        }
+        if let Some(url) = &self.redis {
+            let store = RedisReplayStore::connect(url)
+                .await
+                .unwrap_or_else(|error| {
+                    eprintln!("error: cannot reach Redis at {url}: {error}");
+                    std::process::exit(2);
+                });
+            builder = builder.replay_store(store).single_use(true);
+        } else if self.single_use {
+            builder = builder.single_use(true);
+        }
+        builder
+    }
 }
 
 /// A scripted conversation: one tool call, retried with each round's answers.

@@ -4,19 +4,25 @@
 //! the codec signs and verifies a 256-byte payload; the bare baseline computes HMAC-SHA256 over
 //! the same 256 bytes and base64-encodes payload and tag, then decodes them and verifies the
 //! tag, with the same base64 engine as the codec. The codec's budget is twice the bare work.
+//!
+//! Sealed states are measured in the same run: a sealing signer seals and opens the same
+//! payload, and its budget is twice the signed codec's sign + verify. Each minted token draws
+//! a fresh random state id, so the id's cost is in every codec figure.
 
 use std::hint::black_box;
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use hmac::{Hmac, KeyInit, Mac};
-use mcp_runtime::state::{BindingContext, Signer, default_binding};
+use mcp_runtime::state::{BindingContext, Signer, StateId, default_binding};
 use serde_json::json;
 use sha2::Sha256;
 
 const PAYLOAD_LEN: usize = 256;
 const SECRET: [u8; 32] = [0x5a; 32];
 const BUDGET: f64 = 2.0;
+/// Sealing and opening may cost at most this many times signing and verifying.
+const SEALED_BUDGET: f64 = 2.0;
 
 /// The base64 engine the codec uses on this target, so that the baseline does the same work.
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
@@ -95,6 +101,12 @@ fn main() {
         signer.verify(&cx, &codec_token).as_deref(),
         Ok(&payload[..])
     );
+    let sealer = signer.clone().sealed();
+    let sealed_token = sealer.sign_with_binding(&binding, &payload);
+    assert_eq!(
+        sealer.verify(&cx, &sealed_token).as_deref(),
+        Ok(&payload[..])
+    );
     let engine = codec_engine();
     let bare_token = bare_sign(&engine, fresh_mac(), &payload);
     assert_eq!(
@@ -106,6 +118,7 @@ fn main() {
     let (payload, binding, cx) = (&payload, &binding, &cx);
     let (signer, engine, prepared) = (&signer, &engine, &prepared);
     let (codec_token, bare_token) = (&codec_token, &bare_token);
+    let (sealer, sealed_token) = (&sealer, &sealed_token);
     let mut series = [
         // 0..=2: the bare work, denominators of the ratios.
         Series::new("bare: hmac + base64 encode (sign)", || {
@@ -148,6 +161,25 @@ fn main() {
             signer.sign_with_binding(&binding, &payload.unwrap_or_default())
         }),
         Series::new("default_binding alone", || default_binding(black_box(cx))),
+        // 11: the codec's sign without drawing a state id, to price the draw.
+        Series::new("codec: sign, state id given", || {
+            signer.sign_with_id(
+                black_box(binding),
+                StateId::from_bytes([7; 16]),
+                black_box(payload),
+            )
+        }),
+        // 12..: sealed states, against the codec's sign + verify (7).
+        Series::new("sealed: seal", || {
+            sealer.sign_with_binding(black_box(binding), black_box(payload))
+        }),
+        Series::new("sealed: open", || {
+            sealer.open_with_binding(black_box(binding), black_box(sealed_token))
+        }),
+        Series::new("sealed: seal + open", || {
+            let token = sealer.sign_with_binding(black_box(binding), black_box(payload));
+            sealer.open_with_binding(binding, &token)
+        }),
     ];
     for _ in 0..ROUNDS {
         for series in &mut series {
@@ -158,31 +190,49 @@ fn main() {
 
     let best = |index: usize| series[index].best_ns;
     let (bare_sign_ns, bare_verify_ns, bare_ns) = (best(0), best(1), best(2));
+    let (codec_sign_ns, codec_verify_ns, codec_ns) = (best(5), best(6), best(7));
     println!(
-        "payload: {PAYLOAD_LEN} bytes; codec token: {} characters; fastest of {ROUNDS} rounds",
-        codec_token.len()
+        "payload: {PAYLOAD_LEN} bytes; signed token: {} characters, sealed token: {}; \
+         fastest of {ROUNDS} rounds",
+        codec_token.len(),
+        sealed_token.len()
     );
     for (index, series) in series.iter().enumerate() {
-        // Sign and verify alone compare with their bare halves.
-        let baseline = match index {
-            0 | 5 => bare_sign_ns,
-            1 | 6 => bare_verify_ns,
-            _ => bare_ns,
+        // Sign and verify alone compare with their bare halves; sealed figures with the
+        // signed codec's.
+        let (baseline, against) = match index {
+            0 | 5 | 11 => (bare_sign_ns, "bare"),
+            1 | 6 => (bare_verify_ns, "bare"),
+            12 => (codec_sign_ns, "signed"),
+            13 => (codec_verify_ns, "signed"),
+            14 => (codec_ns, "signed"),
+            _ => (bare_ns, "bare"),
         };
-        if index == 5 {
+        if index == 5 || index == 12 {
             println!();
         }
         println!(
-            "{:<48} {:>7.0} ns/op  {:>5.2}x bare",
+            "{:<48} {:>7.0} ns/op  {:>5.2}x {against}",
             series.name,
             series.best_ns,
             series.best_ns / baseline
         );
     }
     println!();
-    let ratio = best(7) / bare_ns;
-    let verdict = if ratio <= BUDGET { "within" } else { "OVER" };
     println!(
-        "codec sign + verify / bare sign + verify = {ratio:.2}x ({verdict} the {BUDGET}x budget)"
+        "drawing a state id: {:.0} ns per token (codec sign minus sign with the id given)",
+        codec_sign_ns - best(11)
+    );
+    let verdict = |ratio: f64, budget: f64| if ratio <= budget { "within" } else { "OVER" };
+    let ratio = codec_ns / bare_ns;
+    println!(
+        "codec sign + verify / bare sign + verify = {ratio:.2}x ({} the {BUDGET}x budget)",
+        verdict(ratio, BUDGET)
+    );
+    let sealed_ratio = best(14) / codec_ns;
+    println!(
+        "sealed seal + open / codec sign + verify = {sealed_ratio:.2}x ({} the {SEALED_BUDGET}x \
+         budget)",
+        verdict(sealed_ratio, SEALED_BUDGET)
     );
 }

@@ -79,7 +79,7 @@ fn run<T>(future: impl Future<Output = T>) -> T {
     }
 }
 
-fn request(signer: &Signer, state: Option<String>, answers: Option<Value>) -> Request {
+fn request(state: Option<Vec<u8>>, answers: Option<Value>) -> Request {
     let capabilities: ClientCapabilities =
         serde_json::from_value(json!({"elicitation": {"form": {}}})).unwrap();
     let input_responses: Option<InputResponses> =
@@ -89,19 +89,23 @@ fn request(signer: &Signer, state: Option<String>, answers: Option<Value>) -> Re
         target: "deploy".to_owned(),
         arguments: json!({"service": "checkout"}).as_object().cloned(),
         input_responses,
-        request_state: state,
+        state,
         capabilities,
         subject: None,
         progress: Progress::none(),
         logger: Logger::none(),
-        signer: signer.clone(),
         limits: FlowLimits::default(),
     }
 }
 
-fn state_of(reply: &Reply<mcp_runtime::protocol::CallToolResult>) -> Option<String> {
+/// The state a round handed out, signed as the server signs it.
+fn state_of(
+    reply: Reply<mcp_runtime::protocol::CallToolResult>,
+    signer: &Signer,
+    cx: &BindingContext<'_>,
+) -> Option<String> {
     match reply {
-        Reply::InputRequired(asked) => asked.request_state().map(str::to_owned),
+        Reply::InputRequired(asked) => asked.into_parts().1.map(|state| signer.sign(cx, &state)),
         Reply::Complete(_) => None,
     }
 }
@@ -112,13 +116,17 @@ fn main() {
         "environment": "production", "replicas": 3, "reason": "release 1.4"}}});
     let confirm = json!({"confirm": {"action": "accept", "content": {"ok": true}}});
 
+    // The states bind the request as the server binds it.
+    let binding = json!({"service": "checkout"});
+    let cx = BindingContext::new("tools/call", "deploy").with_arguments(Some(&binding));
     // The three rounds once, for their state sizes.
-    let first = run(deploy().call(request(&signer, None, None))).unwrap();
-    let state1 = state_of(&first).unwrap();
+    let verified = |token: &str| signer.verify(&cx, token).unwrap();
+    let first = run(deploy().call(request(None, None))).unwrap();
+    let state1 = state_of(first, &signer, &cx).unwrap();
     let second =
-        run(deploy().call(request(&signer, Some(state1.clone()), Some(target.clone())))).unwrap();
-    let state2 = state_of(&second).unwrap();
-    let third = run(deploy().call(request(&signer, Some(state2.clone()), Some(confirm)))).unwrap();
+        run(deploy().call(request(Some(verified(&state1)), Some(target.clone())))).unwrap();
+    let state2 = state_of(second, &signer, &cx).unwrap();
+    let third = run(deploy().call(request(Some(verified(&state2)), Some(confirm)))).unwrap();
     assert!(matches!(third, Reply::Complete(_)));
     println!(
         "deploy state sizes: round 1 {} bytes, round 2 {} bytes, round 3 none (complete)",
@@ -127,19 +135,23 @@ fn main() {
     );
 
     // The codec alone on a payload as large as the round's state payload.
-    let binding = json!({"service": "checkout"});
-    let cx = BindingContext::new("tools/call", "deploy").with_arguments(Some(&binding));
     let payload = vec![b'x'; state2.len() * 3 / 4];
 
     // Rounds and codec interleaved, fifteen times, keeping the fastest of each: the machine is
     // shared, and the minimum is the figure least disturbed by other work.
-    let prepared = Prepared(request(&signer, Some(state1.clone()), Some(target)));
+    // The round as the server runs it: open the client's token, run the handler, sign the
+    // state it hands out.
+    let prepared = Prepared(request(None, Some(target)));
     let (mut round, mut codec) = (f64::INFINITY, f64::INFINITY);
     for _ in 0..REPEATS {
         // Each iteration gets its own prepared request (preparing it is not measured).
         let stats = easybench::bench_env(Some(prepared.clone()), |prepared| {
             let request = prepared.take().map(|p| p.0);
-            black_box(request.map(|request| run(deploy().call(black_box(request)))))
+            black_box(request.map(|mut request| {
+                request.state = Some(signer.verify(&cx, black_box(&state1)).unwrap());
+                let reply = run(deploy().call(black_box(request))).unwrap();
+                state_of(reply, &signer, &cx)
+            }))
         });
         round = round.min(stats.ns_per_iter);
         let stats = easybench::bench(|| {
@@ -173,12 +185,11 @@ impl Clone for Prepared {
             target: r.target.clone(),
             arguments: r.arguments.clone(),
             input_responses: r.input_responses.clone(),
-            request_state: r.request_state.clone(),
+            state: r.state.clone(),
             capabilities: r.capabilities.clone(),
             subject: r.subject.clone(),
             progress: Progress::none(),
             logger: Logger::none(),
-            signer: r.signer.clone(),
             limits: r.limits,
         })
     }

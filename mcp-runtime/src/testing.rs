@@ -45,7 +45,7 @@ use crate::protocol::{
     InputResponses, PROTOCOL_VERSION,
 };
 use crate::server::{
-    Answerer, BoxFuture, FlowLimits, HandlerResult, IntoPromptHandler, IntoResourceHandler,
+    Answerer, Asked, BoxFuture, FlowLimits, HandlerResult, IntoPromptHandler, IntoResourceHandler,
     IntoToolHandler, PromptHandler, Reply, RequestFacts, ResourceHandler, Server, ToolHandler,
     complete,
 };
@@ -179,13 +179,19 @@ impl FlowTester {
             |state, answers: Option<InputResponses>| {
                 let answers = answers.map(|answers| Value::Object(answers.into_iter().collect()));
                 let tester = self.clone();
+                // The tester goes through the wire, so its state is the token itself.
+                let token = state.map(|token| String::from_utf8_lossy(&token).into_owned());
                 Box::pin(async move {
-                    match tester.exchange(state, answers).await {
+                    match tester.exchange(token, answers).await {
                         Outcome::Complete(result) => Ok(Reply::Complete(result)),
-                        Outcome::Asked { requests, state } => Ok(Reply::InputRequired(
-                            InputRequiredResult::new(Some(requests), state)
-                                .map_err(|error| internal(error.to_string()))?,
-                        )),
+                        Outcome::Asked {
+                            requests,
+                            state: Some(token),
+                        } => Ok(Reply::InputRequired(Asked::new(requests, token))),
+                        Outcome::Asked {
+                            requests,
+                            state: None,
+                        } => Ok(Reply::InputRequired(Asked::requests_only(requests))),
                         Outcome::Error(error) => Err(error),
                     }
                 }) as BoxFuture<'static, HandlerResult<Value>>

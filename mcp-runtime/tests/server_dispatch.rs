@@ -99,11 +99,16 @@ async fn calls_complete_or_ask_with_the_right_result_type() {
     assert_eq!(done["result"]["content"][0]["text"], "hi");
     let (_, asked) = send(&server, "tools/call", json!({ "name": "ask" })).await;
     assert_eq!(asked["result"]["resultType"], "input_required");
-    assert_eq!(asked["result"]["requestState"], "round-1");
+    // The handler's own state bytes travel signed by the server, never as they are.
+    let state = asked["result"]["requestState"].as_str().unwrap();
+    assert_ne!(state, "round-1");
     let answers = json!({ "name": { "action": "accept", "content": { "name": "ada" } } });
-    let params = json!({ "name": "ask", "inputResponses": answers, "requestState": "round-1" });
+    let params = json!({ "name": "ask", "inputResponses": answers, "requestState": state });
     let (_, answered) = send(&server, "tools/call", params).await;
     assert_eq!(answered["result"]["content"][0]["text"], "hello ada");
+    let forged = json!({ "name": "ask", "inputResponses": answers, "requestState": "round-1" });
+    let (_, refused) = send(&server, "tools/call", forged).await;
+    assert_eq!(refused["error"]["code"], -32602);
 }
 
 #[tokio::test]

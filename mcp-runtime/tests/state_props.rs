@@ -10,6 +10,11 @@ fn signer() -> Signer {
     Signer::new(3, &[0xa5; 32]).expect("a 32-byte secret is accepted")
 }
 
+/// The same key, minting sealed tokens.
+fn sealer() -> Signer {
+    signer().sealed()
+}
+
 fn cx() -> BindingContext<'static> {
     BindingContext::new("tools/call", "deploy").with_subject(Some("alice"))
 }
@@ -82,12 +87,29 @@ proptest! {
     fn random_payloads_round_trip(
         payload in proptest::collection::vec(any::<u8>(), 0..2048),
         binding in any::<[u8; 32]>(),
+        sealed in any::<bool>(),
     ) {
-        let signer = signer();
+        let signer = if sealed { sealer() } else { signer() };
         let binding = Binding::from_bytes(binding);
         let token = signer.sign_with_binding(&binding, &payload);
         prop_assert!(token.len() <= payload.len() * 4 / 3 + 100);
+        let opened = signer.open_with_binding(&binding, &token);
+        prop_assert_eq!(opened.as_ref().map(|o| o.is_sealed()), Ok(sealed));
         prop_assert_eq!(signer.verify_with_binding(&binding, &token), Ok(payload));
+    }
+
+    #[test]
+    fn sealed_payloads_are_not_in_the_token(
+        payload in proptest::collection::vec(any::<u8>(), 16..512),
+    ) {
+        // A payload of 16 bytes or more shows in no sealed token, not even as a run of 16 of
+        // its bytes (chance alone would put one there with probability about 2^-120).
+        let raw = URL_SAFE_NO_PAD
+            .decode(sealer().sign(&cx(), &payload))
+            .expect("tokens are base64");
+        for window in payload.windows(16) {
+            prop_assert!(!raw.windows(16).any(|w| w == window));
+        }
     }
 
     #[test]
@@ -103,6 +125,12 @@ proptest! {
             signer.verify_with_binding(&Binding::from_bytes(offered), &token),
             Err(StateError::BindingMismatch)
         );
+        // A sealed token cannot tell another binding from tampering.
+        let token = sealer().sign_with_binding(&Binding::from_bytes(minted), &payload);
+        prop_assert_eq!(
+            signer.verify_with_binding(&Binding::from_bytes(offered), &token),
+            Err(StateError::BadSeal)
+        );
     }
 
     #[test]
@@ -115,22 +143,25 @@ proptest! {
         raw in proptest::collection::vec(any::<u8>(), 0..512),
         header in proptest::collection::vec(any::<u8>(), 0..16),
     ) {
-        // Random bytes, and random bytes behind a valid version byte and key id, so that
-        // the parser's length handling is exercised too.
+        // Random bytes, and random bytes behind a valid format byte (signed or sealed) and
+        // key id, so that the parser's length handling is exercised too.
         let signer = signer();
         prop_assert!(signer.verify(&cx(), &URL_SAFE_NO_PAD.encode(&raw)).is_err());
-        let mut framed = vec![1, 0, 3];
-        framed.extend_from_slice(&header);
-        framed.extend_from_slice(&raw);
-        prop_assert!(signer.verify(&cx(), &URL_SAFE_NO_PAD.encode(&framed)).is_err());
+        for format in [2, 3] {
+            let mut framed = vec![format, 0, 3];
+            framed.extend_from_slice(&header);
+            framed.extend_from_slice(&raw);
+            prop_assert!(signer.verify(&cx(), &URL_SAFE_NO_PAD.encode(&framed)).is_err());
+        }
     }
 
     #[test]
     fn mutations_of_real_tokens_are_refused(
         payload in proptest::collection::vec(any::<u8>(), 0..300),
         edits in proptest::collection::vec(edit(), 1..4),
+        sealed in any::<bool>(),
     ) {
-        let signer = signer();
+        let signer = if sealed { sealer() } else { signer() };
         let token = signer.sign(&cx(), &payload);
         let mutated = edits.iter().fold(token.clone(), |token, edit| {
             if token.is_empty() { token } else { apply(&token, edit) }
@@ -143,8 +174,9 @@ proptest! {
     fn byte_mutations_of_real_tokens_are_refused(
         payload in proptest::collection::vec(any::<u8>(), 0..300),
         flips in proptest::collection::vec((any::<usize>(), 1..=255u8), 1..4),
+        sealed in any::<bool>(),
     ) {
-        let signer = signer();
+        let signer = if sealed { sealer() } else { signer() };
         let mut raw = URL_SAFE_NO_PAD
             .decode(signer.sign(&cx(), &payload))
             .expect("tokens are base64");

@@ -19,9 +19,8 @@ async fn main() -> std::io::Result<()> {
         .name("deploy")
         .version(env!("CARGO_PKG_VERSION"))
         .tool(deploy)
-        .tool(confirm_deploy)
-        .signer(cli::signer())
-        .build();
+        .tool(confirm_deploy);
+    let server = cli.states.apply(server, cli::signer()).await.build();
     let demo = Demo {
         tool: "deploy",
         arguments: json!({"service": "checkout"}),

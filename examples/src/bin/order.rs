@@ -17,9 +17,8 @@ async fn main() -> std::io::Result<()> {
     let server = Server::builder()
         .name("order")
         .version(env!("CARGO_PKG_VERSION"))
-        .tool(order)
-        .signer(cli::signer())
-        .build();
+        .tool(order);
+    let server = cli.states.apply(server, cli::signer()).await.build();
     let item = |product: &str, quantity: u32, more: bool| {
         json!({"item": {"action": "accept", "content": {
             "product": product, "quantity": quantity, "more": more

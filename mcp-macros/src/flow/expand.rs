@@ -353,6 +353,13 @@ fn handler_impl(handler: &Handler) -> TokenStream {
     };
     let p = quote!(::mcp_runtime::__private);
     let s = quote!(::mcp_runtime::server);
+    let single_use = handler.options.single_use.as_ref().map(|_| {
+        quote!(
+            fn single_use(&self) -> bool {
+                true
+            }
+        )
+    });
     let cached = |ty: TokenStream, init: TokenStream| {
         quote! {
             static DEFINITION: ::std::sync::OnceLock<#ty> = ::std::sync::OnceLock::new();
@@ -374,6 +381,7 @@ fn handler_impl(handler: &Handler) -> TokenStream {
                     {
                         #p::drive_tool(*self, request)
                     }
+                    #single_use
                 }
             }
         }
@@ -398,6 +406,7 @@ fn handler_impl(handler: &Handler) -> TokenStream {
                     {
                         #p::drive_prompt(*self, request)
                     }
+                    #single_use
                     #complete
                 }
             }
@@ -425,6 +434,7 @@ fn handler_impl(handler: &Handler) -> TokenStream {
                     {
                         #p::drive_resource(*self, #uri, request)
                     }
+                    #single_use
                 }
             }
         }

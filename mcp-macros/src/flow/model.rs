@@ -30,13 +30,21 @@ impl Kind {
 
     fn keys(self) -> &'static [&'static str] {
         match self {
-            Self::Tool => &["name", "title", "description", "max_rounds", "on_new_shape"],
+            Self::Tool => &[
+                "name",
+                "title",
+                "description",
+                "max_rounds",
+                "on_new_shape",
+                "single_use",
+            ],
             Self::Prompt => &[
                 "name",
                 "title",
                 "description",
                 "max_rounds",
                 "on_new_shape",
+                "single_use",
                 "complete",
             ],
             Self::Resource => &[
@@ -47,6 +55,7 @@ impl Kind {
                 "mime_type",
                 "max_rounds",
                 "on_new_shape",
+                "single_use",
             ],
             Self::Elicit => &[],
         }
@@ -65,6 +74,8 @@ pub(crate) struct Options {
     pub(crate) complete: Option<syn::Path>,
     /// `on_new_shape = "restart"`: a state of another flow shape restarts the flow.
     pub(crate) restart_on_new_shape: Option<bool>,
+    /// `single_use`: each state this handler hands out is used once.
+    pub(crate) single_use: Option<Ident>,
 }
 
 pub(crate) fn parse_options(kind: Kind, attr: TokenStream, errors: &mut Errors) -> Options {
@@ -107,6 +118,21 @@ pub(crate) fn parse_options(kind: Kind, attr: TokenStream, errors: &mut Errors) 
                     }
                 };
                 if options.restart_on_new_shape.replace(restart).is_some() {
+                    return Err(duplicate());
+                }
+            }
+            "single_use" => {
+                if !meta.input.is_empty() && !meta.input.peek(syn::Token![,]) {
+                    return Err(syn::Error::new(
+                        meta.input.span(),
+                        format!(
+                            "`single_use` takes no value; write `#[{}(single_use)]`",
+                            kind.attr()
+                        ),
+                    ));
+                }
+                let word = meta.path.get_ident().cloned();
+                if std::mem::replace(&mut options.single_use, word).is_some() {
                     return Err(duplicate());
                 }
             }

@@ -1,18 +1,17 @@
-//! The driver: verify and decode the state, run the flow to its next question point or its
-//! end, then sign the next state.
+//! The driver: decode the state the server verified, run the flow to its next question point
+//! or its end, then hand the next state back for the server to seal or sign.
 
 use std::future::Future;
 use std::time::Duration;
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use serde_json::Value;
 
 use super::cx::{Cx, Halted, internal_error, invalid_params};
 use crate::logfield::{RateLimit, untrusted, warn_limited};
-use crate::protocol::{ErrorObject, InputRequests, InputRequiredResult};
-use crate::server::{HandlerResult, Reply, Request};
-use crate::state::{BindingContext, INVALID_STATE_MESSAGE, get_varint, put_varint};
+use crate::protocol::{ErrorObject, InputRequests};
+use crate::server::{Asked, HandlerResult, Reply, Request};
+use crate::state::{INVALID_STATE_MESSAGE, get_varint, put_varint};
 
 /// Any client can send a bad `requestState` on every request: the warnings for refused
 /// states are at most 10 lines every 5 seconds (the kernel's `printk` ratelimit), the first
@@ -51,7 +50,7 @@ pub(crate) enum Ran<O> {
     /// The handler returned.
     Done(O),
     /// The handler asks for input.
-    Asked(InputRequiredResult),
+    Asked(Asked),
 }
 
 impl<O> Ran<O> {
@@ -86,57 +85,49 @@ pub(crate) fn invalid_state() -> ErrorObject {
     invalid_params(INVALID_STATE_MESSAGE)
 }
 
-/// Runs one round of `flow` for `request`, whose arguments are `arguments` (already parsed
-/// into `args`).
+/// Refuses a state: the reason goes to the log (escaped, rate-limited), the client gets the
+/// one fixed error. Every refusal of a state, by the server or a flow, goes through here.
+pub(crate) fn refuse_state(
+    method: &str,
+    target: &str,
+    reason: &dyn std::fmt::Display,
+) -> ErrorObject {
+    warn_limited!(
+        REFUSED_STATE,
+        method,
+        target = %untrusted(target),
+        %reason,
+        "refused requestState"
+    );
+    invalid_state()
+}
+
+/// Runs one round of `flow` for `request`, whose arguments are already parsed into `args`.
 pub(crate) async fn run<F: Flow>(
     flow: F,
     request: Request,
-    arguments: Option<&Value>,
     args: F::Args,
 ) -> Result<Ran<F::Output>, ErrorObject> {
     let Request {
         method,
         target,
         input_responses,
-        request_state,
+        state,
         capabilities,
         subject,
         progress,
         logger,
-        signer,
         limits,
         ..
     } = request;
-    // The binding is computed once under the signer's own policy and serves both the
-    // verification of this round's state and the signing of the next one.
-    let binding = signer.binding(&BindingContext {
-        subject: subject.as_deref(),
-        method,
-        target: &target,
-        arguments,
-    });
     let max_rounds = F::MAX_ROUNDS.unwrap_or(limits.max_rounds);
     // On a restart the answers were for another build's questions: none of them is used.
     let mut input_responses = input_responses;
-    // Every refusal is logged the same way, with its reason, as far as the rate limit lets
-    // it; the client sees one error.
-    let refuse = |reason: &dyn std::fmt::Display| {
-        warn_limited!(
-            REFUSED_STATE,
-            method,
-            target = %untrusted(&target),
-            %reason,
-            "refused requestState"
-        );
-        invalid_state()
-    };
-    let (round, state) = match &request_state {
+    let refuse = |reason: &dyn std::fmt::Display| refuse_state(method, &target, reason);
+    let (round, state) = match &state {
         None => (0, None),
-        Some(token) => {
-            let payload = signer
-                .verify_with_binding(&binding, token)
-                .map_err(|reason| refuse(&reason))?;
-            let Some((round, shape, state)) = open_envelope(&payload) else {
+        Some(payload) => {
+            let Some((round, shape, state)) = open_envelope(payload) else {
                 return Err(refuse(&"verified but does not decode"));
             };
             if shape != F::SHAPE {
@@ -171,10 +162,11 @@ pub(crate) async fn run<F: Flow>(
                     "the flow asked for input more than {max_rounds} times and was stopped"
                 )));
             }
-            let payload = envelope_bytes(next, F::SHAPE, &state);
-            let token = signer.sign_with_binding(&binding, &payload);
             let requests: InputRequests = requests.into_iter().collect();
-            Ok(Ran::Asked(InputRequiredResult::with_state(requests, token)))
+            Ok(Ran::Asked(Asked::new(
+                requests,
+                envelope_bytes(next, F::SHAPE, &state),
+            )))
         }
         Some(Halted::Failed(error)) => Err(error),
         None => Err(internal_error("the flow stopped without saying why")),

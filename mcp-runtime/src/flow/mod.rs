@@ -18,6 +18,7 @@ mod subflow;
 mod unbuilt;
 
 pub use cx::Cx;
+pub(crate) use driver::refuse_state;
 pub use output::{
     HandlerError, IntoPromptResult, IntoResourceResult, IntoToolResult, PromptResult,
     ResourceResult, ToolResult, text,

@@ -244,7 +244,7 @@ where
                 ))));
             }
         };
-        run(flow, request, Some(&arguments), args)
+        run(flow, request, args)
             .await?
             .into_reply(IntoToolResult::into_tool_result)
     })
@@ -268,7 +268,7 @@ where
                 request.target
             ))
         })?;
-        run(flow, request, Some(&arguments), args)
+        run(flow, request, args)
             .await?
             .into_reply(IntoPromptResult::into_prompt_result)
     })
@@ -295,8 +295,7 @@ where
         let arguments = Value::Object(variables);
         let args = F::Args::deserialize(&arguments)
             .map_err(|error| invalid_params(format!("invalid resource URI `{uri}`: {error}")))?;
-        // The URI is the target the state binds; its variables add nothing to that.
-        run(flow, request, None, args)
+        run(flow, request, args)
             .await?
             .into_reply(|output| output.into_resource_result(&uri))
     })

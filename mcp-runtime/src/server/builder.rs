@@ -12,7 +12,8 @@ use crate::protocol::{
     ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, Prompt,
     ResourcesCapability, ResultMeta, ServerCapabilities, Tool,
 };
-use crate::state::Signer;
+use crate::state::{MemoryReplayStore, ReplayStore, Signer};
+use crate::transport::{HttpLimits, HttpState};
 
 /// Turns the parts of an HTTP request into the subject a request state is bound to.
 pub type SubjectHook = dyn Fn(&axum::http::request::Parts) -> Option<String> + Send + Sync;
@@ -61,6 +62,10 @@ pub struct ServerBuilder {
     allowed_hosts: Vec<String>,
     allowed_origins: Vec<String>,
     sessions: SessionSettings,
+    http: HttpLimits,
+    replay: Option<Arc<dyn ReplayStore>>,
+    single_use: bool,
+    audience: Option<String>,
 }
 
 impl Default for ServerBuilder {
@@ -82,6 +87,10 @@ impl Default for ServerBuilder {
             allowed_hosts: Vec::new(),
             allowed_origins: Vec::new(),
             sessions: SessionSettings::default(),
+            http: HttpLimits::default(),
+            replay: None,
+            single_use: false,
+            audience: None,
         }
     }
 }
@@ -234,6 +243,81 @@ impl ServerBuilder {
         self
     }
 
+    /// How long an HTTP connection may take to send a request head (default
+    /// [`DEFAULT_HEADER_READ_TIMEOUT`](crate::transport::DEFAULT_HEADER_READ_TIMEOUT), 10
+    /// seconds), counted from the head's first byte, or from the connection's acceptance for
+    /// its first request; then the connection is closed. Applies to
+    /// [`Server::serve_listener`] and [`Server::serve_http`].
+    pub fn header_read_timeout(mut self, timeout: std::time::Duration) -> Self {
+        self.http.header_read_timeout = timeout;
+        self
+    }
+
+    /// How long an HTTP request body may take to arrive whole, counted from the end of its
+    /// head (default [`DEFAULT_BODY_READ_TIMEOUT`](crate::transport::DEFAULT_BODY_READ_TIMEOUT),
+    /// 30 seconds); a slower one is answered `408` and its connection closed. Responses,
+    /// event streams included, are not bounded.
+    pub fn body_read_timeout(mut self, timeout: std::time::Duration) -> Self {
+        self.http.body_read_timeout = timeout;
+        self
+    }
+
+    /// How long a keep-alive HTTP connection may stay idle between a response and the next
+    /// request before it is closed (default
+    /// [`DEFAULT_KEEP_ALIVE_TIMEOUT`](crate::transport::DEFAULT_KEEP_ALIVE_TIMEOUT), 60
+    /// seconds). A connection streaming a response is not idle, however long its stream
+    /// stays silent. Applies to [`Server::serve_listener`] and [`Server::serve_http`].
+    pub fn keep_alive_timeout(mut self, timeout: std::time::Duration) -> Self {
+        self.http.keep_alive_timeout = timeout;
+        self
+    }
+
+    /// The most HTTP connections served at once (default
+    /// [`DEFAULT_MAX_CONNECTIONS`](crate::transport::DEFAULT_MAX_CONNECTIONS), 1024). At the
+    /// cap the server stops accepting until a connection closes: further connections wait in
+    /// the listener's backlog. Applies to [`Server::serve_listener`] and
+    /// [`Server::serve_http`].
+    pub fn max_connections(mut self, max: usize) -> Self {
+        self.http.max_connections = max.max(1);
+        self
+    }
+
+    /// The most HTTP requests handled at once, across connections (default
+    /// [`DEFAULT_MAX_CONCURRENT_REQUESTS`](crate::transport::DEFAULT_MAX_CONCURRENT_REQUESTS),
+    /// 256). Beyond it a request is answered `503` with `Retry-After` and a JSON-RPC error,
+    /// not queued. A request counts from the end of its body until its answer (or event
+    /// stream) ends, so a legacy call waiting for the client's answer counts all along; the
+    /// client's answers themselves, and notifications, are let through at the cap.
+    pub fn max_concurrent_requests(mut self, max: usize) -> Self {
+        self.http.max_concurrent_requests = max.max(1);
+        self
+    }
+
+    /// The store that makes request states single-use (see [`ServerBuilder::single_use`] and
+    /// `#[tool(single_use)]`): a [`MemoryReplayStore`] for one instance, a `RedisReplayStore`
+    /// for several. Without one, handlers marked single-use get an in-process store.
+    pub fn replay_store(mut self, store: impl ReplayStore) -> Self {
+        self.replay = Some(Arc::new(store));
+        self
+    }
+
+    /// Makes every state the server hands out single-use, not only those of handlers marked
+    /// `#[tool(single_use)]` (default: off, since each echoed state then costs a store round
+    /// trip). A state used again with other answers is refused; with the same answers (a
+    /// retry after a lost response) it gets the first use's reply, and no handler code runs
+    /// again.
+    pub fn single_use(mut self, on: bool) -> Self {
+        self.single_use = on;
+        self
+    }
+
+    /// The server's identity in the binding of its states (default: its name), so that two
+    /// services sharing a key and a tool name do not accept each other's states.
+    pub fn audience(mut self, audience: impl Into<String>) -> Self {
+        self.audience = Some(audience.into());
+        self
+    }
+
     /// Builds the server.
     ///
     /// # Panics
@@ -244,6 +328,15 @@ impl ServerBuilder {
         let cache = self.cache;
         let discovered = discover_result(&self);
         let legacy = LegacyInfo::new(&discovered, &self);
+        let audience = self.audience.clone().unwrap_or_else(|| self.name.clone());
+        let marked = self.tools.iter().any(|tool| tool.single_use())
+            || self.prompts.iter().any(|prompt| prompt.single_use())
+            || self.resources.iter().any(|resource| resource.single_use());
+        let replay = match self.replay {
+            Some(store) => Some(store),
+            None if marked || self.single_use => Some(Arc::new(MemoryReplayStore::new()) as _),
+            None => None,
+        };
         let signer = self.signer.unwrap_or_else(|| {
             tracing::warn!("no request-state signer configured; using a random key");
             Signer::random().expect("a random key is long enough")
@@ -308,6 +401,10 @@ impl ServerBuilder {
             max_json_depth: self.max_json_depth,
             allowed_hosts: self.allowed_hosts,
             allowed_origins: self.allowed_origins,
+            http: HttpState::new(self.http),
+            replay,
+            single_use_all: self.single_use,
+            audience,
         };
         Server {
             inner: Arc::new(inner.with_legacy_lists()),
@@ -339,6 +436,13 @@ pub(crate) struct Inner {
     pub(crate) max_json_depth: usize,
     pub(crate) allowed_hosts: Vec<String>,
     pub(crate) allowed_origins: Vec<String>,
+    pub(crate) http: HttpState,
+    /// Where single use is recorded; `None` when no handler needs it.
+    pub(crate) replay: Option<Arc<dyn ReplayStore>>,
+    /// Every handler's states are single-use.
+    pub(crate) single_use_all: bool,
+    /// The server's identity in its states' binding.
+    pub(crate) audience: String,
 }
 
 /// What a legacy session is told, in the older schema's shape: lists without `resultType`

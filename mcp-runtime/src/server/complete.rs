@@ -1,8 +1,9 @@
 //! The loop that drives one call to its final result against something that answers its
 //! questions: a legacy session's client, or a test's script.
 //!
-//! Each round is an ordinary call of the handler, exactly as a 2026-07-28 client would make
-//! it: the previous round's signed state and this round's answers. So a flow served over a
+//! Each round is an ordinary call of the handler, as a 2026-07-28 client would make it: the
+//! state the previous round handed out and this round's answers. The state never leaves the
+//! process, so it travels as the handler's own bytes, neither signed nor sealed. So a flow served over a
 //! legacy session, or walked by [`FlowTester`](crate::testing::FlowTester), keeps every
 //! guarantee of the stateless wire: the state is verified before any user code runs, code
 //! between two questions runs once, invalid answers are asked again.
@@ -30,7 +31,7 @@ pub(crate) async fn complete<R, F>(
     max_rounds: u32,
 ) -> Result<R, ErrorObject>
 where
-    F: FnMut(Option<String>, Option<InputResponses>) -> BoxFuture<'static, HandlerResult<R>>,
+    F: FnMut(Option<Vec<u8>>, Option<InputResponses>) -> BoxFuture<'static, HandlerResult<R>>,
 {
     let mut state = None;
     let mut answers = None;

@@ -5,22 +5,18 @@ use std::sync::Arc;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
+use super::call::{Call, CallContext, Era, take_round};
 use super::error::RpcError;
-use super::handler::{
-    BoxFuture, HandlerResult, Progress, PromptHandler, Reply, Request, ResourceHandler, ToolHandler,
-};
+use super::handler::{BoxFuture, Progress};
 use super::legacy;
 use super::lifecycle::{self, Envelope};
-use super::outbound::{self, LevelCell, Logger, Outbound};
-use super::panic::guarded;
-use super::session::Session;
+use super::outbound::{self, LevelCell, Logger};
 use super::{Handling, Outcome, RequestFacts, Server};
 use crate::logfield::untrusted;
 use crate::protocol::meta::META_CLIENT_CAPABILITIES;
 use crate::protocol::{
-    CacheHints, CallToolResult, ClientCapabilities, CompleteRequestParams, CompleteResult,
-    Completion, CompletionReference, ErrorObject, GetPromptResult, InputResponses,
-    ReadResourceResult,
+    ClientCapabilities, CompleteRequestParams, CompleteResult, Completion, CompletionReference,
+    ErrorObject,
 };
 
 /// The methods a server may answer.
@@ -127,12 +123,16 @@ impl Server {
                 let round = take_round(&mut params)?;
                 // `check_meta` has seen `_meta` and its capabilities object: take them, not a
                 // copy.
-                let capabilities = match params.remove("_meta") {
-                    Some(Value::Object(mut meta)) => {
-                        meta.remove(META_CLIENT_CAPABILITIES).unwrap_or_default()
-                    }
-                    _ => Value::Null,
+                // Kept whole for the binding policy, which may read any of it.
+                let meta_map = match params.remove("_meta") {
+                    Some(Value::Object(meta)) => Some(meta),
+                    _ => None,
                 };
+                let capabilities = meta_map
+                    .as_ref()
+                    .and_then(|meta| meta.get(META_CLIENT_CAPABILITIES))
+                    .cloned()
+                    .unwrap_or_default();
                 let capabilities: ClientCapabilities = serde_json::from_value(capabilities)
                     .map_err(|error| {
                         RpcError::invalid_meta(format!("invalid client capabilities: {error}"))
@@ -159,6 +159,8 @@ impl Server {
                     subject: facts.subject,
                     progress,
                     logger,
+                    meta: meta_map,
+                    headers: facts.headers,
                 };
                 let outcome = self.call(id.clone(), method, params, context, Era::Modern(round))?;
                 Ok(Handling {
@@ -205,32 +207,15 @@ impl Server {
                 .copied()
                 .ok_or_else(|| RpcError::invalid_params(format!("unknown {kind} `{target}`")))
         };
-        fn call<H>(
-            handler: H,
-            method: &'static str,
-            target: String,
-            arguments: Option<Map<String, Value>>,
-            context: CallContext,
-            server: &Server,
-        ) -> Call<H> {
-            Call {
-                handler,
-                method,
-                target,
-                arguments,
-                context,
-                server: server.clone(),
-            }
-        }
         Ok(match method {
             Method::ToolsCall => {
                 let handler = Arc::clone(&inner.tools[lookup(&inner.tool_index, "tool")?]);
-                let call = call(handler, method_name, target, arguments, context, self);
+                let call = Call::new(handler, method_name, target, arguments, context, self);
                 era.start(id, call, None)
             }
             Method::PromptsGet => {
                 let handler = Arc::clone(&inner.prompts[lookup(&inner.prompt_index, "prompt")?]);
-                let call = call(handler, method_name, target, arguments, context, self);
+                let call = Call::new(handler, method_name, target, arguments, context, self);
                 era.start(id, call, None)
             }
             _ => {
@@ -240,7 +225,7 @@ impl Server {
                     .find(|handler| handler.matches(&target))
                     .map(Arc::clone)
                     .ok_or_else(|| RpcError::unknown_resource(&target))?;
-                let call = call(handler, method_name, target, arguments, context, self);
+                let call = Call::new(handler, method_name, target, arguments, context, self);
                 era.start(id, call, Some(inner.cache))
             }
         })
@@ -277,225 +262,6 @@ impl Server {
             ..Default::default()
         })
     }
-}
-
-/// This round's answers and state, taken out of a stateless call's params.
-pub(super) struct RoundInput {
-    input_responses: Option<InputResponses>,
-    request_state: Option<String>,
-}
-
-fn take_round(params: &mut Map<String, Value>) -> Result<RoundInput, RpcError> {
-    let input_responses = match params.remove("inputResponses") {
-        None => None,
-        Some(responses @ Value::Object(_)) => Some(
-            serde_json::from_value::<InputResponses>(responses).map_err(|error| {
-                RpcError::invalid_params(format!("invalid `inputResponses`: {error}"))
-            })?,
-        ),
-        Some(_) => {
-            return Err(RpcError::invalid_params(
-                "`inputResponses` must be an object",
-            ));
-        }
-    };
-    let request_state = match params.remove("requestState") {
-        None => None,
-        Some(Value::String(state)) => Some(state),
-        Some(_) => return Err(RpcError::invalid_params("`requestState` must be a string")),
-    };
-    Ok(RoundInput {
-        input_responses,
-        request_state,
-    })
-}
-
-/// What a call knows about its caller, the same on every round.
-pub(super) struct CallContext {
-    pub(super) capabilities: ClientCapabilities,
-    pub(super) subject: Option<String>,
-    pub(super) progress: Progress,
-    pub(super) logger: Logger,
-}
-
-/// How a call is served.
-pub(super) enum Era {
-    /// One round on the stateless wire, with the round's answers and state from the client.
-    Modern(RoundInput),
-    /// The whole flow on a legacy session: questions go to the client as server-to-client
-    /// requests on `outbound`, rounds follow in process until the final result.
-    Legacy {
-        session: Arc<Session>,
-        outbound: Outbound,
-    },
-}
-
-impl Era {
-    fn start<H: Serves>(
-        self,
-        id: Value,
-        call: Call<H>,
-        cache: Option<CacheHints>,
-    ) -> BoxFuture<'static, Outcome> {
-        match self {
-            Self::Modern(round) => Box::pin(async move {
-                // The one round of a stateless call takes the arguments as parsed: no copy.
-                let reply = call
-                    .last_round(round.request_state, round.input_responses)
-                    .await;
-                match reply {
-                    Ok(Reply::Complete(result)) => final_outcome(&id, result, cache),
-                    Ok(Reply::InputRequired(result)) => result_outcome(&id, &result),
-                    Err(error) => error_outcome(&id, &RpcError::from_handler(error)),
-                }
-            }),
-            Self::Legacy { session, outbound } => {
-                Box::pin(legacy::run_call(id, call, session, outbound))
-            }
-        }
-    }
-}
-
-/// A handler of one kind, as a call sees it.
-pub(super) trait Serves: Send + Sync + 'static {
-    type Result: FinalResult + Send + 'static;
-    fn serve(&self, request: Request) -> BoxFuture<'static, HandlerResult<Self::Result>>;
-}
-
-impl Serves for Arc<dyn ToolHandler> {
-    type Result = CallToolResult;
-    fn serve(&self, request: Request) -> BoxFuture<'static, HandlerResult<CallToolResult>> {
-        self.call(request)
-    }
-}
-
-impl Serves for Arc<dyn PromptHandler> {
-    type Result = GetPromptResult;
-    fn serve(&self, request: Request) -> BoxFuture<'static, HandlerResult<GetPromptResult>> {
-        self.get(request)
-    }
-}
-
-impl Serves for Arc<dyn ResourceHandler> {
-    type Result = ReadResourceResult;
-    fn serve(&self, request: Request) -> BoxFuture<'static, HandlerResult<ReadResourceResult>> {
-        self.read(request)
-    }
-}
-
-/// One call of a handler, from which its rounds are made.
-pub(super) struct Call<H> {
-    handler: H,
-    method: &'static str,
-    target: String,
-    arguments: Option<Map<String, Value>>,
-    context: CallContext,
-    server: Server,
-}
-
-impl<H: Serves> Call<H> {
-    /// One round: the handler called with `state` and `answers`, a panic turned into
-    /// `-32603` for this call only.
-    pub(super) fn round(
-        &self,
-        request_state: Option<String>,
-        input_responses: Option<InputResponses>,
-    ) -> BoxFuture<'static, HandlerResult<H::Result>> {
-        let context = &self.context;
-        let request = Request {
-            method: self.method,
-            target: self.target.clone(),
-            arguments: self.arguments.clone(),
-            input_responses,
-            request_state,
-            capabilities: context.capabilities.clone(),
-            subject: context.subject.clone(),
-            progress: context.progress.clone(),
-            logger: context.logger.clone(),
-            signer: self.server.inner.signer.clone(),
-            limits: self.server.inner.limits,
-        };
-        self.serve(request)
-    }
-
-    /// The call's last round, which takes its arguments and context instead of copying them.
-    fn last_round(
-        self,
-        request_state: Option<String>,
-        input_responses: Option<InputResponses>,
-    ) -> BoxFuture<'static, HandlerResult<H::Result>> {
-        let context = self.context;
-        let request = Request {
-            method: self.method,
-            target: self.target,
-            arguments: self.arguments,
-            input_responses,
-            request_state,
-            capabilities: context.capabilities,
-            subject: context.subject,
-            progress: context.progress,
-            logger: context.logger,
-            signer: self.server.inner.signer.clone(),
-            limits: self.server.inner.limits,
-        };
-        let handler = self.handler;
-        let running = guarded(|| handler.serve(request));
-        Box::pin(async move { running.await.unwrap_or_else(|panic| Err(panicked(&panic))) })
-    }
-
-    fn serve(&self, request: Request) -> BoxFuture<'static, HandlerResult<H::Result>> {
-        let running = guarded(|| self.handler.serve(request));
-        Box::pin(async move { running.await.unwrap_or_else(|panic| Err(panicked(&panic))) })
-    }
-
-    pub(super) fn max_rounds(&self) -> u32 {
-        self.server.inner.limits.max_rounds
-    }
-
-    pub(super) fn input_timeout(&self) -> std::time::Duration {
-        self.server.inner.sessions.settings.input_timeout
-    }
-}
-
-/// The error a call answers when its handler panicked; the panic goes to the log.
-fn panicked(panic: &str) -> ErrorObject {
-    tracing::error!(panic = %untrusted(panic), "a handler panicked");
-    ErrorObject::new(crate::protocol::ErrorCode::INTERNAL_ERROR, "internal error")
-}
-
-/// A final result as dispatch sends it: serialised straight from its typed value (so member
-/// order is the type's field order), after the server's caching hints are applied.
-pub(super) trait FinalResult: Serialize {
-    /// Applies the server's caching hints, for results that carry them.
-    fn apply_cache_hints(&mut self, _hints: CacheHints) {}
-}
-
-impl FinalResult for CallToolResult {}
-
-impl FinalResult for GetPromptResult {}
-
-impl FinalResult for CompleteResult {}
-
-impl FinalResult for ReadResourceResult {
-    /// Hints the handler set itself win; the defaults (`0`, `private`) give way to the
-    /// server's.
-    fn apply_cache_hints(&mut self, hints: CacheHints) {
-        if self.cache == CacheHints::default() {
-            self.cache = hints;
-        }
-    }
-}
-
-/// A final result's answer, after the server's caching hints are applied.
-pub(super) fn final_outcome<R: FinalResult>(
-    id: &Value,
-    mut result: R,
-    cache: Option<CacheHints>,
-) -> Outcome {
-    if let Some(cache) = cache {
-        result.apply_cache_hints(cache);
-    }
-    result_outcome(id, &result)
 }
 
 /// A JSON-RPC response, serialised without an intermediate [`Value`].

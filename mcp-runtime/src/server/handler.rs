@@ -11,7 +11,7 @@ use serde_json::{Map, Number, Value};
 
 use super::outbound::{self, Logger, MessageReceiver, Outbound};
 use crate::protocol::{
-    CallToolResult, ClientCapabilities, ErrorObject, GetPromptResult, InputRequiredResult,
+    CallToolResult, ClientCapabilities, ErrorObject, GetPromptResult, InputRequests,
     InputResponses, JsonRpcNotification, ProgressNotificationParams, ProgressToken, Prompt,
     ReadResourceResult, Resource, ResourceTemplate, Tool, method,
 };
@@ -29,8 +29,11 @@ pub struct Request {
     pub arguments: Option<Map<String, Value>>,
     /// This round's answers; dispatch has already checked that they form an object.
     pub input_responses: Option<InputResponses>,
-    /// The state echoed by the client, unverified.
-    pub request_state: Option<String>,
+    /// The state this handler handed out last round, as it handed it out. The server has
+    /// verified the client's `requestState` (signature or seal, expiry, binding to this
+    /// caller, method, target and arguments) before the handler runs; a state that failed
+    /// never reaches a handler.
+    pub state: Option<Vec<u8>>,
     /// The capabilities the client declared in this request's `_meta`.
     pub capabilities: ClientCapabilities,
     /// The caller's subject from the server's subject hook (HTTP); `None` otherwise.
@@ -39,10 +42,51 @@ pub struct Request {
     pub progress: Progress,
     /// Sends `notifications/message` log messages, when the client asked for them.
     pub logger: Logger,
-    /// The server's request-state signer.
-    pub signer: crate::state::Signer,
     /// Limits the flow driver enforces.
     pub limits: FlowLimits,
+}
+
+/// What a handler asks for when it needs input: questions, and the state to resume from.
+///
+/// The state is the handler's own bytes: the server seals or signs it into `requestState`
+/// under its policy (handlers cannot mint states), and hands the same bytes back in
+/// [`Request::state`] once the client echoes it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Asked {
+    requests: Option<InputRequests>,
+    state: Option<Vec<u8>>,
+}
+
+impl Asked {
+    /// Asks `requests` and resumes from `state` on the next round.
+    pub fn new(requests: InputRequests, state: impl Into<Vec<u8>>) -> Self {
+        Self {
+            requests: Some(requests),
+            state: Some(state.into()),
+        }
+    }
+
+    /// Asks `requests` with no state to resume from.
+    pub fn requests_only(requests: InputRequests) -> Self {
+        Self {
+            requests: Some(requests),
+            state: None,
+        }
+    }
+
+    /// Asks nothing; the client retries with `state` (the revision allows a round of state
+    /// alone).
+    pub fn state_only(state: impl Into<Vec<u8>>) -> Self {
+        Self {
+            requests: None,
+            state: Some(state.into()),
+        }
+    }
+
+    /// The questions and the state.
+    pub fn into_parts(self) -> (Option<InputRequests>, Option<Vec<u8>>) {
+        (self.requests, self.state)
+    }
 }
 
 /// What a handler answers: the final result, or a request for more input.
@@ -51,7 +95,7 @@ pub enum Reply<R> {
     /// The request is done; the result goes out with `resultType: "complete"`.
     Complete(R),
     /// The client must answer these input requests and retry.
-    InputRequired(InputRequiredResult),
+    InputRequired(Asked),
 }
 
 /// The outcome of one handler call: a reply, or a JSON-RPC error for this request.
@@ -63,6 +107,11 @@ pub trait ToolHandler: Send + Sync + 'static {
     fn definition(&self) -> Tool;
     /// Runs one round of the tool.
     fn call(&self, request: Request) -> BoxFuture<'static, HandlerResult<CallToolResult>>;
+    /// Whether each state this tool hands out may be used once only (`#[tool(single_use)]`);
+    /// default: no, unless the server makes every state single-use.
+    fn single_use(&self) -> bool {
+        false
+    }
 }
 
 /// A prompt served under `prompts/get`.
@@ -74,6 +123,11 @@ pub trait PromptHandler: Send + Sync + 'static {
     /// Completion values for one argument of this prompt; default: none.
     fn complete(&self, _argument: &str, _value: &str) -> Vec<String> {
         Vec::new()
+    }
+    /// Whether each state this prompt hands out may be used once only
+    /// (`#[prompt(single_use)]`); default: no, unless the server makes every state single-use.
+    fn single_use(&self) -> bool {
+        false
     }
 }
 
@@ -94,6 +148,12 @@ pub trait ResourceHandler: Send + Sync + 'static {
     fn matches(&self, uri: &str) -> bool;
     /// Runs one round of a read.
     fn read(&self, request: Request) -> BoxFuture<'static, HandlerResult<ReadResourceResult>>;
+    /// Whether each state this resource hands out may be used once only
+    /// (`#[resource(single_use)]`); default: no, unless the server makes every state
+    /// single-use.
+    fn single_use(&self) -> bool {
+        false
+    }
 }
 
 /// Limits the flow driver enforces on multi-round requests.

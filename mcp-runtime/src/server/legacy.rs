@@ -6,10 +6,9 @@ use std::sync::{Arc, Mutex, PoisonError};
 use serde::Serialize;
 use serde_json::{Map, Value, json};
 
+use super::call::{Call, CallContext, Era, Serves};
 use super::complete::complete;
-use super::dispatch::{
-    CallContext, Era, Method, Serves, error_outcome, raw_result_outcome, result_outcome,
-};
+use super::dispatch::{Method, error_outcome, raw_result_outcome, result_outcome};
 use super::error::RpcError;
 use super::handler::Progress;
 use super::lifecycle::progress_token;
@@ -251,6 +250,8 @@ impl Server {
                 params.remove("requestState");
                 params.remove("_meta");
                 let context = CallContext {
+                    meta: None,
+                    headers: facts.headers.clone(),
                     capabilities: session.capabilities.clone(),
                     subject: facts.subject.clone(),
                     progress,
@@ -386,7 +387,7 @@ fn parse_params<T: serde::de::DeserializeOwned>(
 /// until the final result, a failure or the client's cancellation.
 pub(super) async fn run_call<H: Serves>(
     id: Value,
-    call: super::dispatch::Call<H>,
+    call: Call<H>,
     session: Arc<Session>,
     outbound: Outbound,
 ) -> Outcome {

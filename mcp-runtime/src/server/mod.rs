@@ -48,6 +48,7 @@
 //! them: several instances behind a load balancer need it to route by `Mcp-Session-Id`.
 
 mod builder;
+mod call;
 mod complete;
 mod dispatch;
 mod error;
@@ -58,13 +59,14 @@ mod outbound;
 mod panic;
 mod register;
 mod session;
+mod single_use;
 
 use std::sync::Arc;
 
 pub use builder::{DEFAULT_BODY_LIMIT, DEFAULT_MAX_JSON_DEPTH, ServerBuilder, SubjectHook};
 pub use complete::Answerer;
 pub use handler::{
-    BoxFuture, FlowLimits, HandlerResult, Progress, PromptHandler, Reply, Request,
+    Asked, BoxFuture, FlowLimits, HandlerResult, Progress, PromptHandler, Reply, Request,
     ResourceDefinition, ResourceHandler, ToolHandler,
 };
 pub use outbound::{Logger, MessageReceiver};
@@ -118,6 +120,7 @@ pub struct RequestFacts {
     subject: Option<String>,
     session_id: Option<String>,
     connection: Option<Arc<Connection>>,
+    headers: Option<Arc<axum::http::HeaderMap>>,
 }
 
 impl RequestFacts {
@@ -136,6 +139,14 @@ impl RequestFacts {
             subject,
             ..Self::default()
         }
+    }
+
+    /// The HTTP request's headers, which a binding policy may read
+    /// ([`BindingContext::headers`](crate::state::BindingContext)).
+    #[must_use]
+    pub fn with_headers(mut self, headers: axum::http::HeaderMap) -> Self {
+        self.headers = Some(Arc::new(headers));
+        self
     }
 
     /// The message's `Mcp-Session-Id` header, which names a legacy session.

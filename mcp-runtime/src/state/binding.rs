@@ -3,13 +3,14 @@
 use std::fmt::{self, Write as _};
 use std::sync::{Arc, LazyLock};
 
+use axum::http::HeaderMap;
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 
 /// Domain of [`default_binding`], padded to one SHA-256 block so that its hash state is
-/// prepared once. A new version of the encoding takes a new domain.
+/// prepared once. A new version of the encoding takes a new domain: v2 added the audience.
 const DEFAULT_DOMAIN: &[u8; 64] =
-    b"mcp-runtime/state/binding/v1\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0";
+    b"mcp-runtime/state/binding/v2\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0";
 /// Domain of [`Binding::from_parts`].
 const PARTS_DOMAIN: &[u8] = b"mcp-runtime/state/binding-parts/v1\0";
 /// Domain of [`Binding::extended`].
@@ -20,9 +21,15 @@ static DEFAULT_PREFIX: LazyLock<Sha256> = LazyLock::new(|| Sha256::new_with_pref
 
 /// The request a state is minted for, or verified on, as the binding policy sees it.
 ///
-/// Build one with [`BindingContext::new`] and the `with_*` methods, or with a struct literal.
+/// Build one with [`BindingContext::new`] and the `with_*` methods. A struct literal has to
+/// name every field, and breaks when one is added; one that ends in
+/// `..BindingContext::new(method, target)` does not.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct BindingContext<'a> {
+    /// The identity of the service minting and verifying: by default the server's name. Two
+    /// services that share a key and a tool name refuse each other's states as long as their
+    /// audiences differ. Empty unless set (see [`with_audience`](Self::with_audience)).
+    pub audience: &'a str,
     /// The authenticated subject (the user or client the transport authenticated), `None`
     /// where there is none. The default policy treats `None` and `Some("")` alike.
     pub subject: Option<&'a str>,
@@ -32,17 +39,36 @@ pub struct BindingContext<'a> {
     pub target: &'a str,
     /// The request's arguments. The default policy treats `None`, `null` and `{}` alike.
     pub arguments: Option<&'a Value>,
+    /// The request's `_meta`, where the request has one. Not bound by the default policy:
+    /// `_meta` carries what changes from one try to the next (a progress token, trace
+    /// context), and the protocol version and client capabilities a client may change
+    /// between rounds. A policy may bind a stable key of it.
+    pub meta: Option<&'a Map<String, Value>>,
+    /// The HTTP headers of the request, where the transport has them (none over stdio). Not
+    /// bound by the default policy: proxies add, drop and rewrite headers between tries. A
+    /// policy may bind one it knows to be stable, such as a tenant header its gateway sets.
+    pub headers: Option<&'a HeaderMap>,
 }
 
 impl<'a> BindingContext<'a> {
-    /// A context for `method` on `target`, with no subject and no arguments.
+    /// A context for `method` on `target`, with an empty audience, no subject, no arguments,
+    /// no `_meta` and no headers.
     pub const fn new(method: &'a str, target: &'a str) -> Self {
         Self {
+            audience: "",
             subject: None,
             method,
             target,
             arguments: None,
+            meta: None,
+            headers: None,
         }
+    }
+
+    /// The same context with the audience, the identity of the service, set to `audience`.
+    #[must_use]
+    pub const fn with_audience(self, audience: &'a str) -> Self {
+        Self { audience, ..self }
     }
 
     /// The same context with the authenticated subject set to `subject`.
@@ -55,6 +81,18 @@ impl<'a> BindingContext<'a> {
     #[must_use]
     pub const fn with_arguments(self, arguments: Option<&'a Value>) -> Self {
         Self { arguments, ..self }
+    }
+
+    /// The same context with the request's `_meta` set to `meta`.
+    #[must_use]
+    pub const fn with_meta(self, meta: Option<&'a Map<String, Value>>) -> Self {
+        Self { meta, ..self }
+    }
+
+    /// The same context with the request's HTTP headers set to `headers`.
+    #[must_use]
+    pub const fn with_headers(self, headers: Option<&'a HeaderMap>) -> Self {
+        Self { headers, ..self }
     }
 }
 
@@ -132,9 +170,10 @@ impl fmt::Debug for Binding {
 /// extend its result with [`Binding::extended`].
 pub type BindingPolicy = Arc<dyn Fn(&BindingContext<'_>) -> Binding + Send + Sync>;
 
-/// The default binding: the subject, the method, the target and the arguments in a canonical
-/// form, hashed together with SHA-256.
+/// The default binding: the audience, the subject, the method, the target and the arguments
+/// in a canonical form, hashed together with SHA-256.
 ///
+/// - The audience binds as given; an empty one is still bound (as empty).
 /// - A missing subject binds like an empty one.
 /// - Missing arguments, `null` and `{}` bind alike, since a client may omit an empty
 ///   `arguments` object on one try and send it on the next.
@@ -144,10 +183,15 @@ pub type BindingPolicy = Arc<dyn Fn(&BindingContext<'_>) -> Binding + Send + Syn
 ///   value; other numbers by their JSON text as `serde_json` prints it, so `1` and `1.0` bind
 ///   differently.
 ///
+/// `_meta` and the headers are not bound: they carry what may change between two tries of one
+/// request (a progress token, trace context, what a proxy adds). A policy that needs one of
+/// them extends this binding with it ([`Binding::extended`]).
+///
 /// Each field is length-prefixed or self-delimiting under a versioned domain, so no two
 /// distinct contexts share an encoding.
 pub fn default_binding(cx: &BindingContext<'_>) -> Binding {
     let mut feed = Feed::new(DEFAULT_PREFIX.clone());
+    feed.bytes(cx.audience.as_bytes());
     feed.bytes(cx.subject.unwrap_or("").as_bytes());
     feed.bytes(cx.method.as_bytes());
     feed.bytes(cx.target.as_bytes());
@@ -344,6 +388,29 @@ mod tests {
         let args = json!({ "k": long });
         let again = json!({ "k": "x".repeat(1000) });
         assert_eq!(bind(Some(&args)), bind(Some(&again)));
+    }
+
+    #[test]
+    fn audience_is_bound_and_meta_and_headers_are_not() {
+        let base = BindingContext::new("tools/call", "t");
+        let ours = base.with_audience("billing");
+        assert_ne!(default_binding(&ours), default_binding(&base));
+        assert_ne!(
+            default_binding(&ours),
+            default_binding(&base.with_audience("payroll"))
+        );
+        // The audience is length-prefixed: moving a byte into the subject changes the binding.
+        assert_ne!(
+            default_binding(&base.with_audience("ab").with_subject(Some("c"))),
+            default_binding(&base.with_audience("a").with_subject(Some("bc")))
+        );
+        let meta = json!({"progressToken": 7});
+        let mut headers = HeaderMap::new();
+        headers.insert("x-trace", "1".parse().expect("a valid header value"));
+        let seen = ours
+            .with_meta(meta.as_object())
+            .with_headers(Some(&headers));
+        assert_eq!(default_binding(&seen), default_binding(&ours));
     }
 
     #[test]

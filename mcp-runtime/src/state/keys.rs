@@ -2,6 +2,9 @@
 
 use std::fmt;
 
+use aes_gcm_siv::Aes256GcmSiv;
+use aes_gcm_siv::aead::KeyInit as _;
+use hkdf::Hkdf;
 use hmac::{Hmac, KeyInit};
 use sha2::Sha256;
 
@@ -12,10 +15,22 @@ pub const MIN_SECRET_LEN: usize = 32;
 /// hash states) and cloned for each token.
 pub(super) type PreparedMac = Hmac<Sha256>;
 
+/// The sealing cipher of a key: AES-256-GCM-SIV under a key derived from the secret.
+pub(super) type SealCipher = Aes256GcmSiv;
+
+/// HKDF-SHA256 salt of the sealing key.
+const SEAL_SALT: &[u8] = b"mcp-runtime/state/seal";
+/// HKDF-SHA256 info of the sealing key, followed by the key id (`u16`, big-endian). A new
+/// sealed format that needs another key takes another info.
+const SEAL_INFO: &[u8] = b"mcp-runtime/state/seal/aes-256-gcm-siv/v1";
+
+/// One key of the ring: the prepared HMAC of signed tokens and the cipher of sealed ones,
+/// both from one secret, which is not kept.
 #[derive(Clone)]
-struct Key {
+pub(super) struct Key {
     id: u16,
     mac: PreparedMac,
+    seal: SealCipher,
 }
 
 impl Key {
@@ -26,8 +41,38 @@ impl Key {
         // HMAC takes keys of any length; the error branch cannot be reached.
         let mac = PreparedMac::new_from_slice(secret)
             .map_err(|_| KeyError::SecretTooShort { len: secret.len() })?;
-        Ok(Self { id, mac })
+        let mut seal_key = seal_key(id, secret);
+        let seal = SealCipher::new(&seal_key.into());
+        seal_key.fill(0);
+        Ok(Self { id, mac, seal })
     }
+
+    /// The key id tokens name.
+    pub(super) fn id(&self) -> u16 {
+        self.id
+    }
+
+    /// The prepared HMAC of signed tokens, keyed with the secret itself.
+    pub(super) fn mac(&self) -> &PreparedMac {
+        &self.mac
+    }
+
+    /// The cipher of sealed tokens, keyed with [`seal_key`].
+    pub(super) fn seal(&self) -> &SealCipher {
+        &self.seal
+    }
+}
+
+/// The sealing key of `secret` under `key_id`: HKDF-SHA256 (RFC 5869) with salt
+/// [`SEAL_SALT`] and info [`SEAL_INFO`] ‖ `key_id`, 32 bytes. Never the HMAC key itself, and
+/// distinct per key id even for one secret.
+fn seal_key(key_id: u16, secret: &[u8]) -> [u8; 32] {
+    let mut key = [0u8; 32];
+    Hkdf::<Sha256>::new(Some(SEAL_SALT), secret)
+        .expand_multi_info(&[SEAL_INFO, &key_id.to_be_bytes()], &mut key)
+        // 32 bytes is far below HKDF-SHA256's limit of 255 * 32 bytes.
+        .expect("HKDF-SHA256 expands to 32 bytes");
+    key
 }
 
 /// The keys of a [`Signer`](super::Signer): one minting key, and any number of keys that only
@@ -44,8 +89,9 @@ impl Key {
 /// have the new key in its ring before any instance starts minting with it: first
 /// [`add_verifying_key`](KeyRing::add_verifying_key) everywhere, then rotate.
 ///
-/// Only the prepared HMAC state of each key is kept, never the secret itself, and
-/// [`Debug`](fmt::Debug) shows key ids only.
+/// Of each key, only what signing and sealing use is kept: the prepared HMAC state (the secret
+/// absorbed into the hash states) and the sealing cipher, under a key derived from the secret
+/// with HKDF. The secret itself is not kept, and [`Debug`](fmt::Debug) shows key ids only.
 #[derive(Clone)]
 pub struct KeyRing {
     minting: Key,
@@ -174,20 +220,17 @@ impl KeyRing {
         Ok(())
     }
 
-    /// The minting key's id and prepared MAC.
-    pub(super) fn minting(&self) -> (u16, &PreparedMac) {
-        (self.minting.id, &self.minting.mac)
+    /// The minting key.
+    pub(super) fn minting(&self) -> &Key {
+        &self.minting
     }
 
-    /// The prepared MAC of key `key_id`, if it is in the ring.
-    pub(super) fn find(&self, key_id: u16) -> Option<&PreparedMac> {
+    /// Key `key_id`, if it is in the ring.
+    pub(super) fn find(&self, key_id: u16) -> Option<&Key> {
         if self.minting.id == key_id {
-            return Some(&self.minting.mac);
+            return Some(&self.minting);
         }
-        self.verifying
-            .iter()
-            .find(|key| key.id == key_id)
-            .map(|key| &key.mac)
+        self.verifying.iter().find(|key| key.id == key_id)
     }
 }
 

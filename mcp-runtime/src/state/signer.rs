@@ -10,7 +10,9 @@ use hmac::Mac as _;
 use super::StateError;
 use super::binding::{Binding, BindingContext, BindingPolicy, default_binding};
 use super::clock::{Clock, SystemClock, unix_secs};
-use super::keys::{KeyError, KeyRing, PreparedMac};
+use super::id::StateId;
+use super::keys::{Key, KeyError, KeyRing, PreparedMac};
+use super::seal::{self, FORMAT_SEALED};
 
 /// How long a minted state stays valid unless the signer says otherwise: ten minutes.
 pub const DEFAULT_TTL: Duration = Duration::from_secs(10 * 60);
@@ -28,10 +30,10 @@ static BASE64: std::sync::LazyLock<base64::engine::Simd> = std::sync::LazyLock::
 #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
 static BASE64: base64::engine::GeneralPurpose = base64::engine::general_purpose::URL_SAFE_NO_PAD;
 
-/// Format version, first byte of every token.
-const VERSION: u8 = 1;
-/// Version, key id and expiry: the fixed part of the header before the payload length.
-const FIXED_HEADER_LEN: usize = 1 + 2 + 8;
+/// Format byte of signed tokens. Format 1, signed tokens without a state id, is retired.
+const FORMAT_SIGNED: u8 = 2;
+/// Format, key id, expiry and state id: the header both formats share.
+pub(super) const HEADER_LEN: usize = 1 + 2 + 8 + 16;
 /// The longest LEB128 encoding of a `u64`.
 const MAX_VARINT_LEN: usize = 10;
 /// Bytes of the binding check kept in the token.
@@ -43,9 +45,9 @@ const CHECK_DOMAIN: u8 = 0x00;
 /// Domain byte after the payload in the tag's MAC input.
 const TAG_DOMAIN: u8 = 0x01;
 
-/// Mints `requestState` tokens and verifies them: HMAC-SHA256 under a [`KeyRing`], an expiry,
-/// and a binding to the request. See the [module documentation](super) for the token layout
-/// and the threat model.
+/// Mints `requestState` tokens and verifies them: HMAC-SHA256 (or, [sealed](Self::sealed),
+/// AES-256-GCM-SIV) under a [`KeyRing`], an expiry, a random [`StateId`] and a binding to the
+/// request. See the [module documentation](super) for the token layouts and the threat model.
 ///
 /// Cloning is cheap (one reference count) and clones share their configuration; a server
 /// clones its signer into every task. The `&mut self` methods change only the clone they are
@@ -63,6 +65,7 @@ struct Inner {
     clock: Arc<dyn Clock>,
     max_token_len: usize,
     binding: BindingSource,
+    sealed: bool,
 }
 
 #[derive(Clone)]
@@ -111,6 +114,7 @@ impl Signer {
                 clock: Arc::new(SystemClock),
                 max_token_len: DEFAULT_MAX_TOKEN_LEN,
                 binding: BindingSource::Default,
+                sealed: false,
             }),
         }
     }
@@ -174,6 +178,32 @@ impl Signer {
     pub fn with_fixed_binding(mut self, binding: Binding) -> Self {
         Arc::make_mut(&mut self.inner).binding = BindingSource::Fixed(binding);
         self
+    }
+
+    /// The same signer minting sealed tokens: the payload encrypted as well as authenticated
+    /// (AES-256-GCM-SIV under a key derived from each secret), so that a client cannot read
+    /// it. Signed tokens are the default.
+    ///
+    /// Every signer opens both formats, whichever it mints: a fleet switches to sealed states
+    /// one instance at a time without refusing the signed states still in flight (a sealed
+    /// signer accepts them until they expire), and can switch back the same way. See the
+    /// [module documentation](super#two-formats-one-signer).
+    #[must_use]
+    pub fn sealed(mut self) -> Self {
+        Arc::make_mut(&mut self.inner).sealed = true;
+        self
+    }
+
+    /// Whether this signer mints sealed tokens ([`sealed`](Self::sealed)) rather than signed
+    /// ones.
+    pub fn is_sealed(&self) -> bool {
+        self.inner.sealed
+    }
+
+    /// The clock this signer reads the time from, for expiry; a store that remembers states
+    /// until they expire reads the same one.
+    pub fn clock(&self) -> &Arc<dyn Clock> {
+        &self.inner.clock
     }
 
     /// The key ring.
@@ -255,36 +285,52 @@ impl Signer {
         self.verify_with_binding(&self.binding(cx), token)
     }
 
+    /// Opens `token` for the request `cx` under this signer's policy: its payload, state id and
+    /// expiry.
+    ///
+    /// # Errors
+    ///
+    /// As [`verify`](Self::verify).
+    pub fn open(&self, cx: &BindingContext<'_>, token: &str) -> Result<Opened, StateError> {
+        self.open_with_binding(&self.binding(cx), token)
+    }
+
     /// Mints a token carrying `payload`, bound to `binding` instead of what this signer's
     /// policy would give.
+    ///
+    /// # Panics
+    ///
+    /// If the operating system's random source fails when this thread draws its first state
+    /// id (see [`StateId`]).
     pub fn sign_with_binding(&self, binding: &Binding, payload: &[u8]) -> String {
+        self.sign_with_id(binding, StateId::random(), payload)
+    }
+
+    /// Mints a token as [`sign_with_binding`](Self::sign_with_binding) does, with the state id
+    /// `id` instead of a random one. For test vectors only: a server that mints two states
+    /// with one id cannot tell them apart.
+    #[doc(hidden)]
+    pub fn sign_with_id(&self, binding: &Binding, id: StateId, payload: &[u8]) -> String {
         let inner = &*self.inner;
-        let (key_id, prepared) = inner.ring.minting();
+        let key = inner.ring.minting();
         let expires = unix_secs(inner.clock.now()).saturating_add(inner.ttl_secs);
+        let format = if inner.sealed {
+            FORMAT_SEALED
+        } else {
+            FORMAT_SIGNED
+        };
 
-        let mut raw = Vec::with_capacity(
-            FIXED_HEADER_LEN + MAX_VARINT_LEN + payload.len() + CHECK_LEN + TAG_LEN,
-        );
-        raw.push(VERSION);
-        raw.extend_from_slice(&key_id.to_be_bytes());
+        let mut raw =
+            Vec::with_capacity(HEADER_LEN + MAX_VARINT_LEN + payload.len() + CHECK_LEN + TAG_LEN);
+        raw.push(format);
+        raw.extend_from_slice(&key.id().to_be_bytes());
         raw.extend_from_slice(&expires.to_be_bytes());
-        put_varint(&mut raw, payload.len() as u64);
-        raw.extend_from_slice(payload);
-
-        // Header and payload are absorbed once; both MACs continue from that state.
-        let mut mac = prepared.clone();
-        mac.update(&raw);
-        let mut check_mac = mac.clone();
-        check_mac.update(&[CHECK_DOMAIN]);
-        let check = check_mac.finalize().into_bytes();
-        let check = &check[..CHECK_LEN];
-        mac.update(&[TAG_DOMAIN]);
-        mac.update(check);
-        mac.update(binding.as_bytes());
-        let tag = mac.finalize().into_bytes();
-
-        raw.extend_from_slice(check);
-        raw.extend_from_slice(&tag);
+        raw.extend_from_slice(id.as_bytes());
+        if inner.sealed {
+            seal::seal(key.seal(), &mut raw, binding, payload);
+        } else {
+            sign_into(key.mac(), &mut raw, binding, payload);
+        }
         BASE64.encode(&raw)
     }
 
@@ -300,35 +346,161 @@ impl Signer {
         binding: &Binding,
         token: &str,
     ) -> Result<Vec<u8>, StateError> {
+        self.open_with_binding(binding, token)
+            .map(Opened::into_payload)
+    }
+
+    /// Opens `token` against `binding` instead of what this signer's policy would give: its
+    /// payload, state id and expiry. Signed and sealed tokens both open, whichever this
+    /// signer mints.
+    ///
+    /// # Errors
+    ///
+    /// The [`StateError`] reason, for the log; answer the client with
+    /// [`INVALID_STATE_MESSAGE`](super::INVALID_STATE_MESSAGE) whatever it is.
+    pub fn open_with_binding(&self, binding: &Binding, token: &str) -> Result<Opened, StateError> {
         let inner = &*self.inner;
         if token.len() > inner.max_token_len {
             return Err(StateError::TooLarge);
         }
         let mut raw = BASE64.decode(token).map_err(|_| StateError::Malformed)?;
-        let parts = Parts::parse(&raw)?;
-        let prepared = inner
-            .ring
-            .find(parts.key_id)
-            .ok_or(StateError::UnknownKey)?;
+        let header = Header::parse(&raw)?;
+        let payload = match header.format {
+            FORMAT_SIGNED => {
+                let parts = Parts::parse(&raw)?;
+                let key = find(&inner.ring, header.key_id)?;
+                verify_signed(key.mac(), &raw, &parts, binding)?;
+                parts.payload_start..parts.body_end
+            }
+            FORMAT_SEALED => {
+                seal::sealed_len(raw.len()).ok_or(StateError::Malformed)?;
+                let key = find(&inner.ring, header.key_id)?;
+                seal::open(key.seal(), &mut raw, binding)?
+            }
+            _ => return Err(StateError::Malformed),
+        };
 
-        let (body, trailer) = raw.split_at(parts.body_end);
-        let (check, tag) = trailer.split_at(CHECK_LEN);
-        let mut mac = prepared.clone();
-        mac.update(body);
-        mac.update(&[TAG_DOMAIN]);
-        mac.update(check);
-        mac.update(binding.as_bytes());
-        if mac.verify_slice(tag).is_err() {
-            return Err(classify_failure(prepared, body, check));
-        }
-
-        if unix_secs(inner.clock.now()) >= parts.expires {
+        if unix_secs(inner.clock.now()) >= header.expires {
             return Err(StateError::Expired);
         }
-        raw.truncate(parts.body_end);
-        raw.drain(..parts.payload_start);
-        Ok(raw)
+        raw.truncate(payload.end);
+        raw.drain(..payload.start);
+        Ok(Opened {
+            payload: raw,
+            id: header.id,
+            expires_at: header.expires,
+            key_id: header.key_id,
+            sealed: header.format == FORMAT_SEALED,
+        })
     }
+}
+
+/// What an authentic, unexpired token carries: returned by [`Signer::open_with_binding`] and
+/// [`Signer::open`].
+///
+/// [`Debug`](fmt::Debug) shows the payload's length, never its bytes, since a sealed payload
+/// is secret.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Opened {
+    payload: Vec<u8>,
+    id: StateId,
+    expires_at: u64,
+    key_id: u16,
+    sealed: bool,
+}
+
+impl Opened {
+    /// The payload.
+    pub fn payload(&self) -> &[u8] {
+        &self.payload
+    }
+
+    /// The payload, owned.
+    pub fn into_payload(self) -> Vec<u8> {
+        self.payload
+    }
+
+    /// The state's random id, the same on every copy of this token and on no other token.
+    ///
+    /// A server that must accept a state at most once records this id, and refuses a token
+    /// whose id it has recorded; it need remember the id only until
+    /// [`expires_at`](Self::expires_at), after which the signer refuses the token anyway.
+    pub fn id(&self) -> StateId {
+        self.id
+    }
+
+    /// When the token expires, in whole seconds since the Unix epoch on the signer's
+    /// [clock](Signer::clock): it is refused from this second on.
+    pub fn expires_at(&self) -> u64 {
+        self.expires_at
+    }
+
+    /// The id of the key that minted the token.
+    pub fn key_id(&self) -> u16 {
+        self.key_id
+    }
+
+    /// Whether the token was sealed (its payload encrypted) rather than signed.
+    pub fn is_sealed(&self) -> bool {
+        self.sealed
+    }
+}
+
+impl fmt::Debug for Opened {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Opened")
+            .field("payload_len", &self.payload.len())
+            .field("id", &self.id)
+            .field("expires_at", &self.expires_at)
+            .field("key_id", &self.key_id)
+            .field("sealed", &self.sealed)
+            .finish()
+    }
+}
+
+/// Key `key_id` of `ring`.
+fn find(ring: &KeyRing, key_id: u16) -> Result<&Key, StateError> {
+    ring.find(key_id).ok_or(StateError::UnknownKey)
+}
+
+/// Appends the payload length, `payload`, the binding check and the tag to `raw`, which holds
+/// exactly the token's header.
+fn sign_into(prepared: &PreparedMac, raw: &mut Vec<u8>, binding: &Binding, payload: &[u8]) {
+    put_varint(raw, payload.len() as u64);
+    raw.extend_from_slice(payload);
+
+    // Header and payload are absorbed once; both MACs continue from that state.
+    let mut mac = prepared.clone();
+    mac.update(raw);
+    let mut check_mac = mac.clone();
+    check_mac.update(&[CHECK_DOMAIN]);
+    let check = check_mac.finalize().into_bytes();
+    let check = &check[..CHECK_LEN];
+    mac.update(&[TAG_DOMAIN]);
+    mac.update(check);
+    mac.update(binding.as_bytes());
+    let tag = mac.finalize().into_bytes();
+
+    raw.extend_from_slice(check);
+    raw.extend_from_slice(&tag);
+}
+
+/// Verifies the tag of the signed token `raw` for `binding`.
+fn verify_signed(
+    prepared: &PreparedMac,
+    raw: &[u8],
+    parts: &Parts,
+    binding: &Binding,
+) -> Result<(), StateError> {
+    let (body, trailer) = raw.split_at(parts.body_end);
+    let (check, tag) = trailer.split_at(CHECK_LEN);
+    let mut mac = prepared.clone();
+    mac.update(body);
+    mac.update(&[TAG_DOMAIN]);
+    mac.update(check);
+    mac.update(binding.as_bytes());
+    mac.verify_slice(tag)
+        .map_err(|_| classify_failure(prepared, body, check))
 }
 
 /// The tag failed. If the binding check holds, the token is ours but minted for another
@@ -344,25 +516,47 @@ fn classify_failure(prepared: &PreparedMac, body: &[u8], check: &[u8]) -> StateE
     }
 }
 
-/// Where the fields of a decoded token lie.
-struct Parts {
+/// The header both formats share.
+struct Header {
+    format: u8,
     key_id: u16,
     expires: u64,
+    id: StateId,
+}
+
+impl Header {
+    /// The header at the start of `raw`, whatever the format byte says.
+    fn parse(raw: &[u8]) -> Result<Self, StateError> {
+        let (header, _) = raw
+            .split_first_chunk::<HEADER_LEN>()
+            .ok_or(StateError::Malformed)?;
+        let (&[format, k0, k1], rest) = header
+            .split_first_chunk::<3>()
+            .ok_or(StateError::Malformed)?;
+        let (&expires, rest) = rest.split_first_chunk::<8>().ok_or(StateError::Malformed)?;
+        let &id = <&[u8; 16]>::try_from(rest).map_err(|_| StateError::Malformed)?;
+        Ok(Self {
+            format,
+            key_id: u16::from_be_bytes([k0, k1]),
+            expires: u64::from_be_bytes(expires),
+            id: StateId::from_bytes(id),
+        })
+    }
+}
+
+/// Where the payload of a signed token lies.
+struct Parts {
     payload_start: usize,
     /// End of the payload: the binding check and the tag follow.
     body_end: usize,
 }
 
 impl Parts {
+    /// The payload of the signed token `raw`, whose header has been parsed.
     fn parse(raw: &[u8]) -> Result<Self, StateError> {
-        let (&[version, k0, k1, e0, e1, e2, e3, e4, e5, e6, e7], rest) = raw
-            .split_first_chunk::<FIXED_HEADER_LEN>()
-            .ok_or(StateError::Malformed)?;
-        if version != VERSION {
-            return Err(StateError::Malformed);
-        }
+        let rest = raw.get(HEADER_LEN..).ok_or(StateError::Malformed)?;
         let (payload_len, varint_len) = get_varint(rest).ok_or(StateError::Malformed)?;
-        let payload_start = FIXED_HEADER_LEN + varint_len;
+        let payload_start = HEADER_LEN + varint_len;
         let body_end = usize::try_from(payload_len)
             .ok()
             .and_then(|len| payload_start.checked_add(len))
@@ -371,8 +565,6 @@ impl Parts {
             return Err(StateError::Malformed);
         }
         Ok(Self {
-            key_id: u16::from_be_bytes([k0, k1]),
-            expires: u64::from_be_bytes([e0, e1, e2, e3, e4, e5, e6, e7]),
             payload_start,
             body_end,
         })
@@ -421,6 +613,7 @@ impl fmt::Debug for Signer {
             .field("ttl_secs", &inner.ttl_secs)
             .field("max_token_len", &inner.max_token_len)
             .field("binding", &binding)
+            .field("sealed", &inner.sealed)
             .finish_non_exhaustive()
     }
 }
@@ -456,7 +649,14 @@ mod tests {
             let token = signer.sign_with_binding(&binding, &vec![b'x'; payload_len]);
             BASE64.decode(token).expect("tokens are base64").len()
         };
-        assert_eq!(raw_len(0), 11 + 1 + 40);
-        assert_eq!(raw_len(256), 256 + 11 + 2 + 40);
+        assert_eq!(raw_len(0), 27 + 1 + 40);
+        assert_eq!(raw_len(256), 256 + 27 + 2 + 40);
+        let sealed = signer.clone().sealed();
+        let sealed_len = |payload_len: usize| {
+            let token = sealed.sign_with_binding(&binding, &vec![b'x'; payload_len]);
+            BASE64.decode(token).expect("tokens are base64").len()
+        };
+        assert_eq!(sealed_len(0), 27 + 16);
+        assert_eq!(sealed_len(256), 256 + 27 + 16);
     }
 }

@@ -10,13 +10,13 @@
 use std::time::Duration;
 
 use mcp_runtime::protocol::{
-    CallToolResult, ContentBlock, ErrorCode, ErrorObject, GetPromptResult, InputRequiredResult,
-    Prompt, PromptArgument, PromptMessage, ReadResourceResult, Resource, ResourceContents,
-    ResourceTemplate, Role, TextResourceContents, Tool,
+    CallToolResult, ContentBlock, ErrorCode, ErrorObject, GetPromptResult, Prompt, PromptArgument,
+    PromptMessage, ReadResourceResult, Resource, ResourceContents, ResourceTemplate, Role,
+    TextResourceContents, Tool,
 };
 use mcp_runtime::server::{
-    BoxFuture, HandlerResult, PromptHandler, Reply, Request, ResourceDefinition, ResourceHandler,
-    Server, ToolHandler,
+    Asked, BoxFuture, HandlerResult, PromptHandler, Reply, Request, ResourceDefinition,
+    ResourceHandler, Server, ToolHandler,
 };
 use serde_json::{Value, json};
 
@@ -84,9 +84,7 @@ impl ToolHandler for Ask {
         Box::pin(async move {
             match answer {
                 Some(name) => text(format!("hello {name}")),
-                None => Ok(Reply::InputRequired(InputRequiredResult::state_only(
-                    "round-1",
-                ))),
+                None => Ok(Reply::InputRequired(Asked::state_only("round-1"))),
             }
         })
     }

@@ -26,8 +26,7 @@ use mcp_runtime::protocol::{
     ReadResourceResult, ResourceContents, Role, SamplingContent, SamplingContentBlock,
     SamplingMessage, TextContent, TextResourceContents,
 };
-use mcp_runtime::server::Server;
-use mcp_runtime::state::Signer;
+use mcp_runtime::server::{Server, ServerBuilder};
 use mcp_runtime::{
     Cx, ElicitForm, PromptResult, ResourceResult, ToolResult, prompt, resource, text, tool,
 };
@@ -49,6 +48,9 @@ struct Options {
     /// Serve over stdin and stdout instead of HTTP.
     #[arg(long)]
     stdio: bool,
+    /// How request states are protected.
+    #[command(flatten)]
+    states: mcp_examples::cli::StateOptions,
 }
 
 // ---- content tools -------------------------------------------------------------------------
@@ -471,11 +473,10 @@ async fn template_data(args: TemplateArgs) -> ResourceResult {
 
 // ---- the server ----------------------------------------------------------------------------
 
-fn server(signer: Signer) -> Server {
+fn server() -> ServerBuilder {
     Server::builder()
         .name("mcp-runtime-conformance-server")
         .version(env!("CARGO_PKG_VERSION"))
-        .signer(signer)
         .tool(test_simple_text)
         .tool(test_image_content)
         .tool(test_audio_content)
@@ -508,7 +509,6 @@ fn server(signer: Signer) -> Server {
         .resource(static_binary)
         .resource(watched_resource)
         .resource(template_data)
-        .build()
 }
 
 #[tokio::main]
@@ -521,7 +521,7 @@ async fn main() -> std::io::Result<()> {
         .init();
     let options = Options::parse();
     let signer = mcp_examples::cli::signer().with_ttl(Duration::from_secs(options.state_ttl_secs));
-    let server = server(signer);
+    let server = options.states.apply(server(), signer).await.build();
     if options.stdio {
         return server.serve_stdio().await;
     }

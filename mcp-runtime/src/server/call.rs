@@ -1,0 +1,382 @@
+//! One call of a tool, prompt or resource: its rounds, the state checks around a stateless
+//! round (open, single use, mint), and the kinds of handler a call can serve.
+
+use std::sync::Arc;
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use super::dispatch::{error_outcome, raw_result_outcome};
+use super::error::RpcError;
+use super::handler::{
+    BoxFuture, HandlerResult, Progress, PromptHandler, Reply, Request, ResourceHandler, ToolHandler,
+};
+use super::legacy;
+use super::outbound::{Logger, Outbound};
+use super::panic::guarded;
+use super::session::Session;
+use super::single_use::{self, StoredReply, Verdict};
+use super::{Outcome, Server};
+use crate::flow::refuse_state;
+use crate::logfield::untrusted;
+use crate::protocol::{
+    CacheHints, CallToolResult, ClientCapabilities, CompleteResult, ErrorCode, ErrorObject,
+    GetPromptResult, InputRequiredResult, InputResponses, ReadResourceResult,
+};
+use crate::state::{Binding, BindingContext, ReplayStore, Signer};
+
+/// This round's answers and state, taken out of a stateless call's params.
+pub(super) struct RoundInput {
+    input_responses: Option<InputResponses>,
+    request_state: Option<String>,
+}
+
+pub(super) fn take_round(params: &mut Map<String, Value>) -> Result<RoundInput, RpcError> {
+    let input_responses = match params.remove("inputResponses") {
+        None => None,
+        Some(responses @ Value::Object(_)) => Some(
+            serde_json::from_value::<InputResponses>(responses).map_err(|error| {
+                RpcError::invalid_params(format!("invalid `inputResponses`: {error}"))
+            })?,
+        ),
+        Some(_) => {
+            return Err(RpcError::invalid_params(
+                "`inputResponses` must be an object",
+            ));
+        }
+    };
+    let request_state = match params.remove("requestState") {
+        None => None,
+        Some(Value::String(state)) => Some(state),
+        Some(_) => return Err(RpcError::invalid_params("`requestState` must be a string")),
+    };
+    Ok(RoundInput {
+        input_responses,
+        request_state,
+    })
+}
+
+/// What a call knows about its caller, the same on every round.
+pub(super) struct CallContext {
+    pub(super) capabilities: ClientCapabilities,
+    pub(super) subject: Option<String>,
+    pub(super) progress: Progress,
+    pub(super) logger: Logger,
+    /// The request's `_meta`, for the binding policy.
+    pub(super) meta: Option<Map<String, Value>>,
+    /// The HTTP request's headers, for the binding policy.
+    pub(super) headers: Option<Arc<axum::http::HeaderMap>>,
+}
+
+/// How a call is served.
+pub(super) enum Era {
+    /// One round on the stateless wire, with the round's answers and state from the client.
+    Modern(RoundInput),
+    /// The whole flow on a legacy session: questions go to the client as server-to-client
+    /// requests on `outbound`, rounds follow in process until the final result.
+    Legacy {
+        session: Arc<Session>,
+        outbound: Outbound,
+    },
+}
+
+impl Era {
+    pub(super) fn start<H: Serves>(
+        self,
+        id: Value,
+        call: Call<H>,
+        cache: Option<CacheHints>,
+    ) -> BoxFuture<'static, Outcome> {
+        match self {
+            Self::Modern(round) => Box::pin(call.stateless(round, id, cache)),
+            Self::Legacy { session, outbound } => {
+                Box::pin(legacy::run_call(id, call, session, outbound))
+            }
+        }
+    }
+}
+
+/// A handler of one kind, as a call sees it.
+pub(super) trait Serves: Send + Sync + 'static {
+    type Result: FinalResult + Send + 'static;
+    fn serve(&self, request: Request) -> BoxFuture<'static, HandlerResult<Self::Result>>;
+    fn single_use(&self) -> bool;
+}
+
+impl Serves for Arc<dyn ToolHandler> {
+    type Result = CallToolResult;
+    fn serve(&self, request: Request) -> BoxFuture<'static, HandlerResult<CallToolResult>> {
+        self.call(request)
+    }
+    fn single_use(&self) -> bool {
+        ToolHandler::single_use(&**self)
+    }
+}
+
+impl Serves for Arc<dyn PromptHandler> {
+    type Result = GetPromptResult;
+    fn serve(&self, request: Request) -> BoxFuture<'static, HandlerResult<GetPromptResult>> {
+        self.get(request)
+    }
+    fn single_use(&self) -> bool {
+        PromptHandler::single_use(&**self)
+    }
+}
+
+impl Serves for Arc<dyn ResourceHandler> {
+    type Result = ReadResourceResult;
+    fn serve(&self, request: Request) -> BoxFuture<'static, HandlerResult<ReadResourceResult>> {
+        self.read(request)
+    }
+    fn single_use(&self) -> bool {
+        ResourceHandler::single_use(&**self)
+    }
+}
+
+/// One call of a handler, from which its rounds are made.
+pub(super) struct Call<H> {
+    handler: H,
+    method: &'static str,
+    target: String,
+    arguments: Option<Map<String, Value>>,
+    context: CallContext,
+    server: Server,
+}
+
+impl<H> Call<H> {
+    pub(super) fn new(
+        handler: H,
+        method: &'static str,
+        target: String,
+        arguments: Option<Map<String, Value>>,
+        context: CallContext,
+        server: &Server,
+    ) -> Self {
+        Self {
+            handler,
+            method,
+            target,
+            arguments,
+            context,
+            server: server.clone(),
+        }
+    }
+}
+
+impl<H: Serves> Call<H> {
+    /// One round: the handler called with `state` and `answers`, a panic turned into
+    /// `-32603` for this call only.
+    pub(super) fn round(
+        &self,
+        state: Option<Vec<u8>>,
+        input_responses: Option<InputResponses>,
+    ) -> BoxFuture<'static, HandlerResult<H::Result>> {
+        let context = &self.context;
+        let request = Request {
+            method: self.method,
+            target: self.target.clone(),
+            arguments: self.arguments.clone(),
+            input_responses,
+            state,
+            capabilities: context.capabilities.clone(),
+            subject: context.subject.clone(),
+            progress: context.progress.clone(),
+            logger: context.logger.clone(),
+            limits: self.server.inner.limits,
+        };
+        self.serve(request)
+    }
+
+    /// The one round of a stateless call. The client's state is opened under this request's
+    /// binding before any handler code runs, and the handler's next state is minted under the
+    /// same binding: handlers neither see an unverified state nor mint one.
+    async fn stateless(
+        mut self,
+        round: RoundInput,
+        id: Value,
+        cache: Option<CacheHints>,
+    ) -> Outcome {
+        let signer = self.server.inner.signer.clone();
+        let binding = self.binding(&signer);
+        let refuse = |call: &Self, reason: &dyn std::fmt::Display| {
+            let refused = refuse_state(call.method, &call.target, reason);
+            error_outcome(&id, &RpcError::from_handler(refused))
+        };
+        let mut first_use = None;
+        let state = match round.request_state {
+            None => None,
+            Some(token) => match signer.open_with_binding(&binding, &token) {
+                Err(reason) => return refuse(&self, &reason),
+                Ok(opened) => {
+                    if let Some(store) = self.replay_store() {
+                        let answers = round.input_responses.as_ref();
+                        let state_id = *opened.id().as_bytes();
+                        let expires_at = opened.expires_at();
+                        match single_use::begin(store, state_id, expires_at, answers).await {
+                            Verdict::Run(record) => first_use = Some(record),
+                            Verdict::Replay(reply) => return replayed(&id, reply).0,
+                            Verdict::RetryLater(why) => {
+                                return error_outcome(&id, &RpcError::overloaded(why));
+                            }
+                            Verdict::Conflict => {
+                                return refuse(&self, &"used before with other answers");
+                            }
+                        }
+                    }
+                    Some(opened.into_payload())
+                }
+            },
+        };
+        // The one round takes the arguments as parsed: no copy.
+        let reply = match self.last_round(state, round.input_responses).await {
+            Ok(Reply::Complete(mut result)) => {
+                if let Some(cache) = cache {
+                    result.apply_cache_hints(cache);
+                }
+                serialised(&result)
+            }
+            Ok(Reply::InputRequired(asked)) => {
+                let (requests, state) = asked.into_parts();
+                let token = state.map(|payload| signer.sign_with_binding(&binding, &payload));
+                match InputRequiredResult::new(requests, token) {
+                    Ok(result) => serialised(&result),
+                    Err(empty) => Err(ErrorObject::new(
+                        ErrorCode::INTERNAL_ERROR,
+                        empty.to_string(),
+                    )),
+                }
+            }
+            Err(error) => Err(error),
+        };
+        let stored = match reply {
+            Ok(result) => StoredReply::Result(result),
+            Err(error) => {
+                StoredReply::Error(serde_json::to_vec(&error).expect("an error object serialises"))
+            }
+        };
+        let (outcome, stored) = replayed(&id, stored);
+        if let Some(record) = first_use {
+            record.finish(&stored).await;
+        }
+        outcome
+    }
+
+    /// The replay store this call's states are recorded in, when they are single-use.
+    fn replay_store(&self) -> Option<Arc<dyn ReplayStore>> {
+        let inner = &self.server.inner;
+        let single_use = inner.single_use_all || self.handler.single_use();
+        inner.replay.clone().filter(|_| single_use)
+    }
+
+    /// What this call's states are bound to, under the signer's policy: the caller, the
+    /// method, the target and (for tools and prompts) the arguments, and the server's
+    /// audience.
+    fn binding(&mut self, signer: &Signer) -> Binding {
+        let arguments = self.arguments.take();
+        let had_arguments = arguments.is_some();
+        let arguments = Value::Object(arguments.unwrap_or_default());
+        let bound = (self.method != "resources/read").then_some(&arguments);
+        let context = BindingContext::new(self.method, &self.target)
+            .with_audience(&self.server.inner.audience)
+            .with_subject(self.context.subject.as_deref())
+            .with_arguments(bound)
+            .with_meta(self.context.meta.as_ref())
+            .with_headers(self.context.headers.as_deref());
+        let binding = signer.binding(&context);
+        if let (true, Value::Object(arguments)) = (had_arguments, arguments) {
+            self.arguments = Some(arguments);
+        }
+        binding
+    }
+
+    /// The call's last round, which takes its arguments and context instead of copying them.
+    fn last_round(
+        self,
+        state: Option<Vec<u8>>,
+        input_responses: Option<InputResponses>,
+    ) -> BoxFuture<'static, HandlerResult<H::Result>> {
+        let context = self.context;
+        let request = Request {
+            method: self.method,
+            target: self.target,
+            arguments: self.arguments,
+            input_responses,
+            state,
+            capabilities: context.capabilities,
+            subject: context.subject,
+            progress: context.progress,
+            logger: context.logger,
+            limits: self.server.inner.limits,
+        };
+        let handler = self.handler;
+        let running = guarded(|| handler.serve(request));
+        Box::pin(async move { running.await.unwrap_or_else(|panic| Err(panicked(&panic))) })
+    }
+
+    fn serve(&self, request: Request) -> BoxFuture<'static, HandlerResult<H::Result>> {
+        let running = guarded(|| self.handler.serve(request));
+        Box::pin(async move { running.await.unwrap_or_else(|panic| Err(panicked(&panic))) })
+    }
+
+    pub(super) fn max_rounds(&self) -> u32 {
+        self.server.inner.limits.max_rounds
+    }
+
+    pub(super) fn input_timeout(&self) -> std::time::Duration {
+        self.server.inner.sessions.settings.input_timeout
+    }
+}
+
+/// The answer carrying a round's reply, serialised once: for the client now, and (kept
+/// beside it) for the replay store.
+fn replayed(id: &Value, reply: StoredReply) -> (Outcome, StoredReply) {
+    let outcome = match &reply {
+        StoredReply::Result(result) => match std::str::from_utf8(result) {
+            Ok(result) => raw_result_outcome(id, result),
+            Err(_) => error_outcome(id, &RpcError::internal("internal error")),
+        },
+        StoredReply::Error(error) => match serde_json::from_slice::<ErrorObject>(error) {
+            Ok(error) => error_outcome(id, &RpcError::from_handler(error)),
+            Err(_) => error_outcome(id, &RpcError::internal("internal error")),
+        },
+    };
+    (outcome, reply)
+}
+
+/// The error a call answers when its handler panicked; the panic goes to the log.
+fn panicked(panic: &str) -> ErrorObject {
+    tracing::error!(panic = %untrusted(panic), "a handler panicked");
+    ErrorObject::new(crate::protocol::ErrorCode::INTERNAL_ERROR, "internal error")
+}
+
+/// A final result as dispatch sends it: serialised straight from its typed value (so member
+/// order is the type's field order), after the server's caching hints are applied.
+pub(super) trait FinalResult: Serialize {
+    /// Applies the server's caching hints, for results that carry them.
+    fn apply_cache_hints(&mut self, _hints: CacheHints) {}
+}
+
+impl FinalResult for CallToolResult {}
+
+impl FinalResult for GetPromptResult {}
+
+impl FinalResult for CompleteResult {}
+
+impl FinalResult for ReadResourceResult {
+    /// Hints the handler set itself win; the defaults (`0`, `private`) give way to the
+    /// server's.
+    fn apply_cache_hints(&mut self, hints: CacheHints) {
+        if self.cache == CacheHints::default() {
+            self.cache = hints;
+        }
+    }
+}
+
+/// A result serialised for the answer; a result that fails to serialise (a handler's own
+/// `Serialize` data refusing, say) answers `-32603` instead.
+fn serialised<R: Serialize>(result: &R) -> Result<Vec<u8>, ErrorObject> {
+    serde_json::to_vec(result).map_err(|error| {
+        tracing::error!(%error, "a result did not serialise");
+        ErrorObject::new(ErrorCode::INTERNAL_ERROR, "internal error")
+    })
+}

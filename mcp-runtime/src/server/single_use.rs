@@ -1,0 +1,206 @@
+//! Single use of request states, and retries answered once: the server's side of the
+//! [`ReplayStore`].
+//!
+//! When a client echoes a verified state of a single-use handler, the round first records the
+//! state's use in the store, keyed by the state's random id, with a digest of this round's
+//! answers:
+//!
+//! - the first use runs the round, and its reply (result or error) is stored for the rest of
+//!   the state's lifetime;
+//! - the same state with the same answers (a client retrying after a lost response) gets that
+//!   stored reply, without running any handler code;
+//! - while the first use still runs, a retry is told to try again later (`503`, `-32603`);
+//! - the same state with other answers is refused like any invalid state;
+//! - a store that fails (Redis unreachable, the in-process store full) refuses the round with
+//!   the same retryable error, and nothing runs: it fails closed.
+
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use serde_json::Value;
+use sha2::{Digest as _, Sha256};
+
+use crate::protocol::InputResponses;
+use crate::state::{Begin, ReplayStore};
+
+/// Extra time a record outlives its state, for clocks of instances that disagree a little.
+const CLOCK_SKEW: Duration = Duration::from_secs(5);
+
+/// One use of a single-use state.
+pub(crate) struct Use {
+    store: Arc<dyn ReplayStore>,
+    id: [u8; 16],
+    answers: [u8; 32],
+    ttl: Duration,
+}
+
+/// What the record of a use says about this round.
+pub(crate) enum Verdict {
+    /// The first use: run the round, then [`Use::finish`].
+    Run(Use),
+    /// A retry of a finished use: this is its reply.
+    Replay(StoredReply),
+    /// A retry while the first use runs, or a store that failed: try again later.
+    RetryLater(&'static str),
+    /// Another use with other answers: refuse the state.
+    Conflict,
+}
+
+/// A round's reply as stored: its result, or its JSON-RPC error, serialised.
+pub(crate) enum StoredReply {
+    Result(Vec<u8>),
+    Error(Vec<u8>),
+}
+
+impl StoredReply {
+    fn encode(&self) -> Vec<u8> {
+        let (tag, body) = match self {
+            Self::Result(body) => (b'r', body),
+            Self::Error(body) => (b'e', body),
+        };
+        let mut bytes = Vec::with_capacity(body.len() + 1);
+        bytes.push(tag);
+        bytes.extend_from_slice(body);
+        bytes
+    }
+
+    fn decode(mut bytes: Vec<u8>) -> Option<Self> {
+        let tag = *bytes.first()?;
+        bytes.remove(0);
+        match tag {
+            b'r' => Some(Self::Result(bytes)),
+            b'e' => Some(Self::Error(bytes)),
+            _ => None,
+        }
+    }
+}
+
+/// Records the use of state `id` (valid until `expires_at`, in Unix seconds) with this
+/// round's `answers`.
+pub(crate) async fn begin(
+    store: Arc<dyn ReplayStore>,
+    id: [u8; 16],
+    expires_at: u64,
+    answers: Option<&InputResponses>,
+) -> Verdict {
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default();
+    let ttl = Duration::from_secs(expires_at).saturating_sub(now) + CLOCK_SKEW;
+    let answers = answers_digest(answers);
+    match store.begin(&id, &answers, ttl).await {
+        Ok(Begin::Fresh) => Verdict::Run(Use {
+            store,
+            id,
+            answers,
+            ttl,
+        }),
+        Ok(Begin::Done(reply)) => match StoredReply::decode(reply) {
+            Some(reply) => Verdict::Replay(reply),
+            None => {
+                tracing::error!("the replay store holds a reply it cannot read");
+                Verdict::RetryLater("the replay store failed; retry later")
+            }
+        },
+        Ok(Begin::Pending) => Verdict::RetryLater("this round is still running; retry later"),
+        Ok(Begin::Conflict) => Verdict::Conflict,
+        Err(error) => {
+            tracing::error!(%error, "the replay store failed; the round is refused");
+            Verdict::RetryLater("the replay store failed; retry later")
+        }
+    }
+}
+
+impl Use {
+    /// Stores the round's reply for retries. A failure only costs retries their replay (they
+    /// are then told to try later until the state expires), so it is logged, not answered.
+    pub(crate) async fn finish(self, reply: &StoredReply) {
+        let stored = self
+            .store
+            .finish(&self.id, &self.answers, &reply.encode(), self.ttl)
+            .await;
+        if let Err(error) = stored {
+            tracing::error!(%error, "the replay store did not keep a reply");
+        }
+    }
+}
+
+/// A digest of a round's answers that does not depend on the order of object members.
+fn answers_digest(answers: Option<&InputResponses>) -> [u8; 32] {
+    let mut hasher = Sha256::new();
+    match answers {
+        None => hasher.update([0]),
+        Some(answers) => {
+            hasher.update([1]);
+            feed_len(&mut hasher, answers.len());
+            for (key, value) in answers {
+                feed_str(&mut hasher, key);
+                feed(&mut hasher, value);
+            }
+        }
+    }
+    hasher.finalize().into()
+}
+
+fn feed_len(hasher: &mut Sha256, len: usize) {
+    hasher.update((len as u64).to_le_bytes());
+}
+
+fn feed_str(hasher: &mut Sha256, text: &str) {
+    feed_len(hasher, text.len());
+    hasher.update(text.as_bytes());
+}
+
+fn feed(hasher: &mut Sha256, value: &Value) {
+    match value {
+        Value::Null => hasher.update([b'n']),
+        Value::Bool(flag) => hasher.update([b'b', u8::from(*flag)]),
+        Value::Number(number) => {
+            hasher.update([b'#']);
+            feed_str(hasher, &number.to_string());
+        }
+        Value::String(text) => {
+            hasher.update([b's']);
+            feed_str(hasher, text);
+        }
+        Value::Array(items) => {
+            hasher.update([b'a']);
+            feed_len(hasher, items.len());
+            for item in items {
+                feed(hasher, item);
+            }
+        }
+        Value::Object(members) => {
+            hasher.update([b'o']);
+            feed_len(hasher, members.len());
+            let mut sorted: Vec<_> = members.iter().collect();
+            sorted.sort_unstable_by(|a, b| a.0.cmp(b.0));
+            for (key, member) in sorted {
+                feed_str(hasher, key);
+                feed(hasher, member);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn digest(answers: Value) -> [u8; 32] {
+        let answers: InputResponses = serde_json::from_value(answers).unwrap();
+        answers_digest(Some(&answers))
+    }
+
+    #[test]
+    fn the_digest_ignores_member_order_and_sees_every_value() {
+        let a = digest(json!({"k": {"action": "accept", "content": {"a": 1, "b": [true]}}}));
+        let b = digest(json!({"k": {"content": {"b": [true], "a": 1}, "action": "accept"}}));
+        assert_eq!(a, b);
+        let other = digest(json!({"k": {"action": "accept", "content": {"a": 2, "b": [true]}}}));
+        assert_ne!(a, other);
+        assert_ne!(digest(json!({"k": "1"})), digest(json!({"k": 1})));
+        assert_ne!(answers_digest(None), digest(json!({})));
+    }
+}

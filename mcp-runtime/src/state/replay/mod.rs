@@ -1,0 +1,169 @@
+//! The replay store: request states used once, retries of that use answered once. See
+//! [`ReplayStore`].
+
+mod memory;
+#[cfg(feature = "redis")]
+mod redis_store;
+
+use std::error::Error;
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Duration;
+
+pub use memory::{DEFAULT_REPLAY_CAPACITY, MemoryReplayStore};
+#[cfg(feature = "redis")]
+pub use redis_store::{DEFAULT_REDIS_PREFIX, DEFAULT_REDIS_TIMEOUT, RedisReplayStore};
+
+/// A boxed future that can move between threads; what [`ReplayStore`] methods return.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// Records the use of request states, so that each is used once and retries of that one use are
+/// answered with its reply.
+///
+/// A verified `requestState` carries a random 16-byte id. When a client sends one back, the
+/// server asks a [`ReplayStore`] to [`begin`](ReplayStore::begin) its use, passing a 32-byte
+/// digest of the answers (`inputResponses`) that come with it. The store records the first use
+/// atomically, so that across every instance sharing the store:
+///
+/// - the first use runs the round ([`Begin::Fresh`]);
+/// - a retry with the same answers, once that first use has [`finish`](ReplayStore::finish)ed,
+///   gets the first use's reply without running anything ([`Begin::Done`]);
+/// - a retry with the same answers while the first use still runs is told to try again later
+///   ([`Begin::Pending`]);
+/// - the same state with other answers is refused like an invalid state ([`Begin::Conflict`]).
+///
+/// # Lifetime
+///
+/// A record lives exactly as long as its state: `ttl` is the time the state has left, and no
+/// store keeps a record longer than the `ttl` given to `begin` (a `finish` never extends it).
+/// Once the state has expired the signer refuses it before the store is asked, so the record is
+/// no longer needed. Pass a `ttl` that reaches at least the state's expiry (round up, and add
+/// the clock skew allowed between instances): a record that vanishes while its state still
+/// verifies lets that state be used again.
+///
+/// A first use that never finishes (its instance died, or `begin` failed after the store had
+/// recorded it) leaves its state pending until it expires: retries are told to try later, and
+/// the client eventually starts the request over. Nothing runs twice.
+///
+/// # Failing closed
+///
+/// Every operation may fail with a [`StoreError`]: Redis unreachable or too slow, the in-process
+/// store full. The caller then refuses the round with a retryable error and runs nothing; a
+/// store that cannot vouch for single use never lets a state through.
+///
+/// # Stores
+///
+/// - [`MemoryReplayStore`] keeps the records in the process: for a single instance, or
+///   instances behind a load balancer that routes every request of one flow to the same one.
+/// - [`RedisReplayStore`] (feature `redis`, on by default) keeps them in Redis, shared by every
+///   instance that connects to it; one round trip per call.
+///
+/// Memory bounds: the in-process store keeps at most its capacity of records, each holding the
+/// reply of its first use, so its memory is about the capacity times the size of a reply; in
+/// Redis every record is one key with the same content.
+pub trait ReplayStore: Send + Sync + 'static {
+    /// Records the use of state `id` with the answers whose digest is `answers`, unless the
+    /// state was used before, and tells what to do; atomic across everything that shares the
+    /// store.
+    ///
+    /// `ttl` is the time the state has left: a new record lives that long. A zero `ttl` is
+    /// refused with [`StoreError::Ttl`].
+    fn begin(
+        &self,
+        id: &[u8; 16],
+        answers: &[u8; 32],
+        ttl: Duration,
+    ) -> BoxFuture<'_, Result<Begin, StoreError>>;
+
+    /// Stores `reply` as the outcome of the first use of state `id` with `answers`, for the rest
+    /// of the state's lifetime, so that retries get it as [`Begin::Done`].
+    ///
+    /// Does nothing when no such use is pending: the record has expired, or was begun with
+    /// other answers. The record keeps the expiry `begin` gave it, or expires `ttl` from now if
+    /// that is sooner.
+    fn finish(
+        &self,
+        id: &[u8; 16],
+        answers: &[u8; 32],
+        reply: &[u8],
+        ttl: Duration,
+    ) -> BoxFuture<'_, Result<(), StoreError>>;
+}
+
+impl<S: ReplayStore + ?Sized> ReplayStore for Arc<S> {
+    fn begin(
+        &self,
+        id: &[u8; 16],
+        answers: &[u8; 32],
+        ttl: Duration,
+    ) -> BoxFuture<'_, Result<Begin, StoreError>> {
+        (**self).begin(id, answers, ttl)
+    }
+
+    fn finish(
+        &self,
+        id: &[u8; 16],
+        answers: &[u8; 32],
+        reply: &[u8],
+        ttl: Duration,
+    ) -> BoxFuture<'_, Result<(), StoreError>> {
+        (**self).finish(id, answers, reply, ttl)
+    }
+}
+
+/// What [`ReplayStore::begin`] found, and so what the caller does with the state in hand.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Begin {
+    /// The first use of this state: run the round, then [`finish`](ReplayStore::finish) it.
+    Fresh,
+    /// A retry with the same answers whose first use finished: answer with these bytes, the
+    /// reply the first use stored, and run nothing.
+    Done(Vec<u8>),
+    /// A retry with the same answers while the first use still runs: answer a retryable error.
+    Pending,
+    /// The state was used with other answers: refuse it like an invalid state.
+    Conflict,
+}
+
+/// Why a [`ReplayStore`] could not answer. The caller fails closed: it refuses the round with a
+/// retryable error and runs nothing.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum StoreError {
+    /// The in-process store holds `capacity` records that have not expired, and forgetting one
+    /// would let its state be replayed.
+    Full {
+        /// The store's maximum number of records.
+        capacity: usize,
+    },
+    /// The `ttl` was zero (the state has no time left) or too large to represent.
+    Ttl(Duration),
+    /// The backend could not be reached, did not answer in time, or answered with an error.
+    Backend(Box<dyn Error + Send + Sync>),
+    /// The backend holds a record under the state's key that this store did not write.
+    Corrupt,
+}
+
+impl fmt::Display for StoreError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Full { capacity } => {
+                write!(f, "replay store full: {capacity} records have not expired")
+            }
+            Self::Ttl(ttl) => write!(f, "replay store cannot keep a record for {ttl:?}"),
+            Self::Backend(error) => write!(f, "replay store backend failed: {error}"),
+            Self::Corrupt => f.write_str("replay store holds a record it did not write"),
+        }
+    }
+}
+
+impl Error for StoreError {
+    fn source(&self) -> Option<&(dyn Error + 'static)> {
+        match self {
+            Self::Backend(error) => Some(&**error),
+            _ => None,
+        }
+    }
+}

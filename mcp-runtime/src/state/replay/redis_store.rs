@@ -1,0 +1,364 @@
+//! The replay store in Redis, shared by every instance connected to it.
+
+use std::fmt;
+use std::future::Future;
+use std::time::Duration;
+
+use redis::aio::{ConnectionManager, ConnectionManagerConfig};
+use redis::{Client, RedisError, Script};
+
+use super::{Begin, BoxFuture, ReplayStore, StoreError};
+
+/// The prefix of every key a [`RedisReplayStore`] writes, unless told otherwise.
+pub const DEFAULT_REDIS_PREFIX: &str = "mcp:state:";
+
+/// How long a [`RedisReplayStore`] waits for Redis, per call, unless told otherwise.
+pub const DEFAULT_REDIS_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// Records the first use: `SET NX` with the state's time-to-live, or the record already there.
+///
+/// `KEYS[1]`: the state's key; `ARGV[1]`: `p:<answers>`; `ARGV[2]`: time-to-live in
+/// milliseconds. Answers nil when it recorded the use, the record's value otherwise.
+const BEGIN_SCRIPT: &str = r"
+if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
+  return false
+end
+return redis.call('GET', KEYS[1])
+";
+
+/// Replaces a pending record by the finished one, keeping its expiry unless `ARGV[3]` is
+/// sooner.
+///
+/// `KEYS[1]`: the state's key; `ARGV[1]`: `p:<answers>`; `ARGV[2]`: `d:<answers>:<reply>`;
+/// `ARGV[3]`: time-to-live in milliseconds. Answers 1 when it stored the reply, 0 when no such
+/// use was pending.
+const FINISH_SCRIPT: &str = r"
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then
+  return 0
+end
+local ttl = tonumber(ARGV[3])
+local left = redis.call('PTTL', KEYS[1])
+if left > 0 and left < ttl then
+  ttl = left
+end
+redis.call('SET', KEYS[1], ARGV[2], 'PX', ttl)
+return 1
+";
+
+/// A [`ReplayStore`] in Redis: every instance connected to the same Redis (with the same key
+/// prefix) sees every other's records.
+///
+/// # Key layout
+///
+/// One string key per state, `<prefix><id as 32 lowercase hex digits>` (prefix
+/// [`DEFAULT_REDIS_PREFIX`] by default), expiring with the state (`PX`):
+///
+/// - `p:<answers digest as 64 hex digits>` while the first use runs;
+/// - `d:<answers digest as 64 hex digits>:<reply bytes>` once it finished.
+///
+/// # Round trips
+///
+/// [`begin`](ReplayStore::begin) and [`finish`](ReplayStore::finish) are one round trip each: a
+/// Lua script run with `EVALSHA` (`SET key p:<answers> NX PX ttl`, else `GET key`; and `GET`,
+/// `PTTL`, `SET key d:<answers>:<reply> PX ttl` when the record is the pending one). Redis runs
+/// a script atomically, so two instances beginning the same state at once get one
+/// [`Begin::Fresh`]. Both scripts are loaded when connecting; when Redis forgets them (a restart,
+/// a failover, `SCRIPT FLUSH`) the next call loads them again, one extra round trip.
+///
+/// # When Redis is down
+///
+/// The connection is multiplexed and re-established in the background after a failure. Every
+/// call that cannot complete within the timeout ([`DEFAULT_REDIS_TIMEOUT`] by default, see
+/// [`with_timeout`](Self::with_timeout)), Redis unreachable, too slow or answering an error,
+/// fails with [`StoreError::Backend`]: the caller fails closed, refusing the round with a
+/// retryable error. Nothing runs unrecorded. A `begin` that timed out may still have been
+/// recorded: its state then stays pending until it expires.
+///
+/// Redis must keep keys until they expire: run it without an eviction policy that drops keys
+/// with a time-to-live (`maxmemory-policy noeviction`, the default), or a record may vanish
+/// and its state be replayed. For the same reason, a Redis that loses its data (a restart
+/// without persistence, a failover to a replica that lagged) forgets the records of states
+/// still valid, which may then be used once more; with `noeviction`, a full Redis refuses new
+/// records, and `begin` fails closed.
+///
+/// ```no_run
+/// use mcp_runtime::state::RedisReplayStore;
+///
+/// # async fn connect() -> Result<(), mcp_runtime::state::StoreError> {
+/// let store = RedisReplayStore::connect("redis://127.0.0.1:6379").await?
+///     .with_prefix("deploy:state:");
+/// # drop(store);
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Clone)]
+pub struct RedisReplayStore {
+    connection: ConnectionManager,
+    prefix: String,
+    timeout: Duration,
+    begin_script: Script,
+    finish_script: Script,
+}
+
+impl RedisReplayStore {
+    /// Connects to the Redis at `url` (`redis://[[user]:password@]host[:port][/db]`, or
+    /// `redis+unix:///path`), and loads the scripts.
+    ///
+    /// Fails with [`StoreError::Backend`] when the URL is invalid or Redis cannot be reached
+    /// within [`DEFAULT_REDIS_TIMEOUT`].
+    pub async fn connect(url: &str) -> Result<Self, StoreError> {
+        let client = Client::open(url).map_err(backend)?;
+        let config = ConnectionManagerConfig::new()
+            .set_connection_timeout(Some(Duration::from_secs(1)))
+            .set_response_timeout(Some(Duration::from_secs(1)))
+            // A reconnection that fails gives up quickly: calls waiting on it fail closed
+            // within their timeout, and the next call tries again.
+            .set_number_of_retries(2)
+            .set_min_delay(Duration::from_millis(50))
+            .set_max_delay(Duration::from_millis(500));
+        let store = Self {
+            connection: within(
+                DEFAULT_REDIS_TIMEOUT,
+                ConnectionManager::new_with_config(client, config),
+            )
+            .await?,
+            prefix: DEFAULT_REDIS_PREFIX.to_owned(),
+            timeout: DEFAULT_REDIS_TIMEOUT,
+            begin_script: Script::new(BEGIN_SCRIPT),
+            finish_script: Script::new(FINISH_SCRIPT),
+        };
+        let mut connection = store.connection.clone();
+        for script in [&store.begin_script, &store.finish_script] {
+            within(store.timeout, script.load_async(&mut connection)).await?;
+        }
+        Ok(store)
+    }
+
+    /// Writes every key under `prefix` instead of [`DEFAULT_REDIS_PREFIX`]. Instances that
+    /// share records must use the same prefix.
+    #[must_use]
+    pub fn with_prefix(mut self, prefix: impl Into<String>) -> Self {
+        self.prefix = prefix.into();
+        self
+    }
+
+    /// Waits at most `timeout` for Redis in each call instead of [`DEFAULT_REDIS_TIMEOUT`].
+    #[must_use]
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// The prefix of every key this store writes.
+    pub fn prefix(&self) -> &str {
+        &self.prefix
+    }
+
+    fn key(&self, id: &[u8; 16]) -> String {
+        let mut key = String::with_capacity(self.prefix.len() + 32);
+        key.push_str(&self.prefix);
+        push_hex(&mut key, id);
+        key
+    }
+}
+
+impl ReplayStore for RedisReplayStore {
+    fn begin(
+        &self,
+        id: &[u8; 16],
+        answers: &[u8; 32],
+        ttl: Duration,
+    ) -> BoxFuture<'_, Result<Begin, StoreError>> {
+        let key = self.key(id);
+        let answers = *answers;
+        Box::pin(async move {
+            let millis = ttl_millis(ttl)?;
+            let pending = value(b'p', &answers);
+            let mut connection = self.connection.clone();
+            let found: Option<Vec<u8>> = within(
+                self.timeout,
+                self.begin_script
+                    .key(key)
+                    .arg(pending)
+                    .arg(millis)
+                    .invoke_async(&mut connection),
+            )
+            .await?;
+            match found {
+                None => Ok(Begin::Fresh),
+                Some(found) => parse(&found, &answers),
+            }
+        })
+    }
+
+    fn finish(
+        &self,
+        id: &[u8; 16],
+        answers: &[u8; 32],
+        reply: &[u8],
+        ttl: Duration,
+    ) -> BoxFuture<'_, Result<(), StoreError>> {
+        let key = self.key(id);
+        let pending = value(b'p', answers);
+        let mut done = value(b'd', answers);
+        done.reserve_exact(1 + reply.len());
+        done.push(b':');
+        done.extend_from_slice(reply);
+        Box::pin(async move {
+            let millis = ttl_millis(ttl)?;
+            let mut connection = self.connection.clone();
+            let _stored: u8 = within(
+                self.timeout,
+                self.finish_script
+                    .key(key)
+                    .arg(pending)
+                    .arg(done)
+                    .arg(millis)
+                    .invoke_async(&mut connection),
+            )
+            .await?;
+            Ok(())
+        })
+    }
+}
+
+impl fmt::Debug for RedisReplayStore {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("RedisReplayStore")
+            .field("prefix", &self.prefix)
+            .field("timeout", &self.timeout)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Runs a Redis call, failing with [`StoreError::Backend`] after `timeout`.
+async fn within<T>(
+    timeout: Duration,
+    call: impl Future<Output = Result<T, RedisError>>,
+) -> Result<T, StoreError> {
+    match tokio::time::timeout(timeout, call).await {
+        Ok(result) => result.map_err(backend),
+        Err(elapsed) => Err(StoreError::Backend(
+            format!("no answer from Redis within {timeout:?} ({elapsed})").into(),
+        )),
+    }
+}
+
+fn backend(error: RedisError) -> StoreError {
+    StoreError::Backend(Box::new(error))
+}
+
+/// The time-to-live in whole milliseconds, rounded up: `PX` takes at least 1.
+fn ttl_millis(ttl: Duration) -> Result<u64, StoreError> {
+    if ttl.is_zero() {
+        return Err(StoreError::Ttl(ttl));
+    }
+    let millis = ttl.as_nanos().div_ceil(1_000_000);
+    // Redis adds the time-to-live to its clock in milliseconds as a signed 64-bit number.
+    u64::try_from(millis)
+        .ok()
+        .filter(|&millis| millis <= 1 << 52)
+        .ok_or(StoreError::Ttl(ttl))
+}
+
+/// `<tag>:<answers as 64 hex digits>`.
+fn value(tag: u8, answers: &[u8; 32]) -> Vec<u8> {
+    let mut value = String::with_capacity(2 + 64);
+    value.push(char::from(tag));
+    value.push(':');
+    push_hex(&mut value, answers);
+    value.into_bytes()
+}
+
+/// What the record `found` under a state's key means for a use with `answers`.
+fn parse(found: &[u8], answers: &[u8; 32]) -> Result<Begin, StoreError> {
+    const DIGEST_END: usize = 2 + 64;
+    let (head, reply) = match found.get(DIGEST_END) {
+        None => (found, None),
+        Some(b':') => (&found[..DIGEST_END], Some(&found[DIGEST_END + 1..])),
+        Some(_) => return Err(StoreError::Corrupt),
+    };
+    let (tag, digest) = match head {
+        [tag, b':', digest @ ..] if digest.len() == 64 => (*tag, digest),
+        _ => return Err(StoreError::Corrupt),
+    };
+    let mut ours = String::with_capacity(64);
+    push_hex(&mut ours, answers);
+    let same = digest == ours.as_bytes();
+    match (tag, reply) {
+        (b'p', None) if same => Ok(Begin::Pending),
+        (b'd', Some(reply)) if same => Ok(Begin::Done(reply.to_vec())),
+        (b'p', None) | (b'd', Some(_)) => Ok(Begin::Conflict),
+        _ => Err(StoreError::Corrupt),
+    }
+}
+
+fn push_hex(out: &mut String, bytes: &[u8]) {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    for &byte in bytes {
+        out.push(char::from(DIGITS[usize::from(byte >> 4)]));
+        out.push(char::from(DIGITS[usize::from(byte & 0x0f)]));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_read_back_as_written() {
+        let (ours, theirs) = ([0xab; 32], [0x01; 32]);
+        let pending = value(b'p', &ours);
+        assert_eq!(pending.len(), 66);
+        assert!(pending.starts_with(b"p:abab"));
+        let mut done = value(b'd', &ours);
+        done.extend_from_slice(b":\x00:reply\xff");
+        assert_eq!(parse(&pending, &ours).ok(), Some(Begin::Pending));
+        assert_eq!(
+            parse(&done, &ours).ok(),
+            Some(Begin::Done(b"\x00:reply\xff".to_vec()))
+        );
+        let mut empty = value(b'd', &ours);
+        empty.push(b':');
+        assert_eq!(parse(&empty, &ours).ok(), Some(Begin::Done(Vec::new())));
+        assert_eq!(parse(&pending, &theirs).ok(), Some(Begin::Conflict));
+        assert_eq!(parse(&done, &theirs).ok(), Some(Begin::Conflict));
+    }
+
+    #[test]
+    fn foreign_records_are_corrupt() {
+        let answers = [0; 32];
+        let mut unfinished = value(b'd', &answers);
+        let mut trailing = value(b'p', &answers);
+        trailing.extend_from_slice(b":x");
+        let mut glued = value(b'd', &answers);
+        glued.push(b'x');
+        unfinished.truncate(65);
+        for found in [
+            &b""[..],
+            b"p:",
+            b"x:00",
+            &unfinished,
+            &trailing,
+            &glued,
+            &value(b'd', &answers),
+        ] {
+            assert!(
+                matches!(parse(found, &answers), Err(StoreError::Corrupt)),
+                "{found:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn time_to_live_rounds_up_to_milliseconds() {
+        assert_eq!(ttl_millis(Duration::from_nanos(1)).ok(), Some(1));
+        assert_eq!(ttl_millis(Duration::from_micros(1_500)).ok(), Some(2));
+        assert_eq!(ttl_millis(Duration::from_secs(600)).ok(), Some(600_000));
+        assert!(matches!(
+            ttl_millis(Duration::ZERO),
+            Err(StoreError::Ttl(_))
+        ));
+        assert!(matches!(ttl_millis(Duration::MAX), Err(StoreError::Ttl(_))));
+    }
+}

@@ -1,0 +1,456 @@
+//! The replay stores: the same behaviour in process and in Redis, then what only one of them
+//! does (a bound in memory; shared records and outages in Redis).
+//!
+//! The Redis tests use the server at `REDIS_URL` when it is set, and otherwise start their own
+//! `redis-server` from PATH on a free loopback port (and stop it). Without either they fail:
+//! run `scripts/redis.sh install` first.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use mcp_runtime::state::{Begin, ManualClock, MemoryReplayStore, ReplayStore, StoreError};
+
+const TTL: Duration = Duration::from_secs(600);
+
+/// A random state id, so that runs against a shared Redis never meet.
+fn id() -> [u8; 16] {
+    let mut id = [0; 16];
+    getrandom::fill(&mut id).expect("the system has randomness");
+    id
+}
+
+/// A stand-in for the digest of a round's answers.
+fn answers(n: u8) -> [u8; 32] {
+    [n; 32]
+}
+
+/// The bytes of a result object, with what a store might mistake for its own syntax.
+const REPLY: &[u8] = b"{\"content\":[{\"type\":\"text\",\"text\":\"d:p:\"}]}\x00\xff:";
+
+async fn begin(store: &dyn ReplayStore, id: &[u8; 16], answers: &[u8; 32]) -> Begin {
+    store
+        .begin(id, answers, TTL)
+        .await
+        .expect("the store answers")
+}
+
+// ---- The same behaviour from both stores.
+
+async fn first_use_then_pending_conflict_and_done(store: Arc<dyn ReplayStore>) {
+    let store = &*store;
+    let (state, ours, theirs) = (id(), answers(1), answers(2));
+    assert_eq!(begin(store, &state, &ours).await, Begin::Fresh);
+    assert_eq!(begin(store, &state, &ours).await, Begin::Pending);
+    assert_eq!(begin(store, &state, &theirs).await, Begin::Conflict);
+    // The refused use leaves the record as it was.
+    assert_eq!(begin(store, &state, &ours).await, Begin::Pending);
+
+    store
+        .finish(&state, &ours, REPLY, TTL)
+        .await
+        .expect("finishes");
+    assert_eq!(
+        begin(store, &state, &ours).await,
+        Begin::Done(REPLY.to_vec())
+    );
+    assert_eq!(
+        begin(store, &state, &ours).await,
+        Begin::Done(REPLY.to_vec())
+    );
+    assert_eq!(begin(store, &state, &theirs).await, Begin::Conflict);
+
+    // A second finish (a retry that was answered `Done` never finishes, but a confused caller
+    // might) leaves the first reply in place.
+    store
+        .finish(&state, &ours, b"other", TTL)
+        .await
+        .expect("finishes");
+    assert_eq!(
+        begin(store, &state, &ours).await,
+        Begin::Done(REPLY.to_vec())
+    );
+}
+
+async fn an_empty_reply_is_a_reply(store: Arc<dyn ReplayStore>) {
+    let store = &*store;
+    let (state, ours) = (id(), answers(3));
+    assert_eq!(begin(store, &state, &ours).await, Begin::Fresh);
+    store
+        .finish(&state, &ours, b"", TTL)
+        .await
+        .expect("finishes");
+    assert_eq!(begin(store, &state, &ours).await, Begin::Done(Vec::new()));
+}
+
+async fn states_are_independent(store: Arc<dyn ReplayStore>) {
+    let store = &*store;
+    let (first, second, ours) = (id(), id(), answers(4));
+    assert_eq!(begin(store, &first, &ours).await, Begin::Fresh);
+    assert_eq!(begin(store, &second, &ours).await, Begin::Fresh);
+    store
+        .finish(&first, &ours, b"one", TTL)
+        .await
+        .expect("finishes");
+    assert_eq!(
+        begin(store, &first, &ours).await,
+        Begin::Done(b"one".to_vec())
+    );
+    assert_eq!(begin(store, &second, &ours).await, Begin::Pending);
+}
+
+async fn finishing_what_was_not_begun_stores_nothing(store: Arc<dyn ReplayStore>) {
+    let store = &*store;
+    let (state, ours, theirs) = (id(), answers(5), answers(6));
+    store
+        .finish(&state, &ours, REPLY, TTL)
+        .await
+        .expect("does nothing");
+    assert_eq!(begin(store, &state, &ours).await, Begin::Fresh);
+    // Nor does finishing with answers the state was not begun with.
+    store
+        .finish(&state, &theirs, REPLY, TTL)
+        .await
+        .expect("does nothing");
+    assert_eq!(begin(store, &state, &ours).await, Begin::Pending);
+}
+
+async fn records_expire_with_their_states(store: Arc<dyn ReplayStore>) {
+    let store = &*store;
+    let short = Duration::from_millis(300);
+    let (pending, done, late, ours) = (id(), id(), id(), answers(7));
+    assert_eq!(
+        store.begin(&pending, &ours, short).await.ok(),
+        Some(Begin::Fresh)
+    );
+    assert_eq!(
+        store.begin(&done, &ours, short).await.ok(),
+        Some(Begin::Fresh)
+    );
+    // A finish never keeps a record longer than its begin said.
+    store
+        .finish(&done, &ours, REPLY, TTL)
+        .await
+        .expect("finishes");
+    assert_eq!(
+        store.begin(&late, &ours, short).await.ok(),
+        Some(Begin::Fresh)
+    );
+    assert_eq!(
+        store.begin(&done, &ours, short).await.ok(),
+        Some(Begin::Done(REPLY.to_vec()))
+    );
+
+    tokio::time::sleep(short + Duration::from_millis(200)).await;
+    // The finish of a use whose state expired meanwhile stores nothing.
+    store
+        .finish(&late, &ours, REPLY, TTL)
+        .await
+        .expect("does nothing");
+    for state in [&pending, &done, &late] {
+        assert_eq!(
+            store.begin(state, &answers(8), short).await.ok(),
+            Some(Begin::Fresh),
+            "nothing is kept past the state's expiry"
+        );
+    }
+}
+
+async fn a_finish_can_only_shorten_the_record(store: Arc<dyn ReplayStore>) {
+    let store = &*store;
+    let (state, ours) = (id(), answers(9));
+    assert_eq!(
+        store.begin(&state, &ours, TTL).await.ok(),
+        Some(Begin::Fresh)
+    );
+    store
+        .finish(&state, &ours, REPLY, Duration::from_millis(200))
+        .await
+        .expect("finishes");
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    assert_eq!(begin(store, &state, &ours).await, Begin::Fresh);
+}
+
+async fn a_state_with_no_time_left_is_refused(store: Arc<dyn ReplayStore>) {
+    let store = &*store;
+    let (state, ours) = (id(), answers(10));
+    let refused = store.begin(&state, &ours, Duration::ZERO).await;
+    assert!(matches!(refused, Err(StoreError::Ttl(_))), "{refused:?}");
+    assert_eq!(begin(store, &state, &ours).await, Begin::Fresh);
+}
+
+async fn concurrent_uses_run_once(store: Arc<dyn ReplayStore>) {
+    let (state, ours) = (id(), answers(11));
+    let tries: Vec<_> = (0..32)
+        .map(|_| {
+            let store = store.clone();
+            tokio::spawn(async move { store.begin(&state, &ours, TTL).await.ok() })
+        })
+        .collect();
+    let mut fresh = 0;
+    for attempt in tries {
+        match attempt.await.expect("the task ends") {
+            Some(Begin::Fresh) => fresh += 1,
+            Some(Begin::Pending) => {}
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+    assert_eq!(fresh, 1, "exactly one try runs the round");
+}
+
+/// Runs each behaviour above on a fresh in-process store and on Redis.
+macro_rules! on_both_stores {
+    ($($behaviour:ident),* $(,)?) => {
+        mod in_memory {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $behaviour() {
+                    super::$behaviour(std::sync::Arc::new(super::MemoryReplayStore::new())).await;
+                }
+            )*
+        }
+
+        #[cfg(feature = "redis")]
+        mod in_redis {
+            $(
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn $behaviour() {
+                    let redis = crate::redis_support::TestRedis::shared_or_own();
+                    super::$behaviour(std::sync::Arc::new(redis.store().await)).await;
+                }
+            )*
+        }
+    };
+}
+
+on_both_stores!(
+    first_use_then_pending_conflict_and_done,
+    an_empty_reply_is_a_reply,
+    states_are_independent,
+    finishing_what_was_not_begun_stores_nothing,
+    records_expire_with_their_states,
+    a_finish_can_only_shorten_the_record,
+    a_state_with_no_time_left_is_refused,
+    concurrent_uses_run_once,
+);
+
+// ---- In process only: the bound, and expiry on an injected clock.
+
+fn manual_store(capacity: usize) -> (MemoryReplayStore, Arc<ManualClock>) {
+    let clock = Arc::new(ManualClock::from_unix_secs(1_800_000_000));
+    let store = MemoryReplayStore::new()
+        .with_capacity(capacity)
+        .with_clock(clock.clone());
+    (store, clock)
+}
+
+#[tokio::test]
+async fn a_full_memory_store_refuses_new_states_and_forgets_none() {
+    let (store, clock) = manual_store(2);
+    let ttl = Duration::from_secs(60);
+    let (first, second, third, ours) = (id(), id(), id(), answers(1));
+    assert_eq!(
+        store.begin(&first, &ours, ttl).await.ok(),
+        Some(Begin::Fresh)
+    );
+    clock.advance(Duration::from_secs(30));
+    assert_eq!(
+        store.begin(&second, &ours, ttl).await.ok(),
+        Some(Begin::Fresh)
+    );
+
+    let refused = store.begin(&third, &ours, ttl).await;
+    assert!(
+        matches!(refused, Err(StoreError::Full { capacity: 2 })),
+        "{refused:?}"
+    );
+    assert!(
+        refused
+            .expect_err("refused")
+            .to_string()
+            .starts_with("replay store full")
+    );
+    // The states it holds are still answered, and can finish.
+    assert_eq!(
+        store.begin(&first, &ours, ttl).await.ok(),
+        Some(Begin::Pending)
+    );
+    store
+        .finish(&first, &ours, REPLY, ttl)
+        .await
+        .expect("finishes");
+    assert_eq!(
+        store.begin(&first, &ours, ttl).await.ok(),
+        Some(Begin::Done(REPLY.to_vec()))
+    );
+
+    // Once the first record expires, its place is free; the second is still kept.
+    clock.advance(Duration::from_secs(30));
+    assert_eq!(
+        store.begin(&third, &ours, ttl).await.ok(),
+        Some(Begin::Fresh)
+    );
+    assert_eq!(
+        store.begin(&second, &ours, ttl).await.ok(),
+        Some(Begin::Pending)
+    );
+    assert_eq!(store.len(), 2);
+}
+
+#[tokio::test]
+async fn memory_records_expire_on_the_store_clock() {
+    let (store, clock) = manual_store(10);
+    let (state, ours) = (id(), answers(2));
+    assert_eq!(
+        store
+            .begin(&state, &ours, Duration::from_secs(10))
+            .await
+            .ok(),
+        Some(Begin::Fresh)
+    );
+    clock.advance(Duration::from_millis(9_999));
+    assert_eq!(begin(&store, &state, &ours).await, Begin::Pending);
+    clock.advance(Duration::from_millis(1));
+    assert_eq!(begin(&store, &state, &ours).await, Begin::Fresh);
+}
+
+// ---- Redis only: records shared between instances, the key layout, outages.
+
+#[cfg(feature = "redis")]
+#[path = "../../tests/tests/support/redis.rs"]
+mod redis_support;
+
+#[cfg(feature = "redis")]
+mod redis_only {
+    use std::time::{Duration, Instant};
+
+    use mcp_runtime::state::{Begin, RedisReplayStore, ReplayStore, StoreError};
+    use redis::AsyncCommands;
+
+    use super::{REPLY, TTL, answers, begin, id};
+    use crate::redis_support::{TestRedis, free_port};
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn two_instances_on_one_redis_share_records() {
+        let redis = TestRedis::shared_or_own();
+        let (one, two) = (redis.store().await, redis.store().await);
+        let (state, ours, theirs) = (id(), answers(1), answers(2));
+        assert_eq!(begin(&one, &state, &ours).await, Begin::Fresh);
+        assert_eq!(begin(&two, &state, &ours).await, Begin::Pending);
+        assert_eq!(begin(&two, &state, &theirs).await, Begin::Conflict);
+        one.finish(&state, &ours, REPLY, TTL)
+            .await
+            .expect("finishes");
+        assert_eq!(
+            begin(&two, &state, &ours).await,
+            Begin::Done(REPLY.to_vec())
+        );
+        // The second instance's finish of a use the first one finished changes nothing.
+        two.finish(&state, &ours, b"again", TTL)
+            .await
+            .expect("finishes");
+        assert_eq!(
+            begin(&one, &state, &ours).await,
+            Begin::Done(REPLY.to_vec())
+        );
+
+        // Under another prefix lives another store.
+        let apart = redis
+            .store()
+            .await
+            .with_prefix(format!("{}apart:", one.prefix()));
+        assert_eq!(begin(&apart, &state, &ours).await, Begin::Fresh);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn records_are_laid_out_as_documented() {
+        let redis = TestRedis::shared_or_own();
+        let store = redis.store().await;
+        let mut raw = redis::Client::open(redis.url())
+            .expect("a valid URL")
+            .get_multiplexed_async_connection()
+            .await
+            .expect("connects");
+        let (state, ours) = ([0xa5; 16], [0x3c; 32]);
+        let key = format!("{}{}", store.prefix(), "a5".repeat(16));
+        let digest = "3c".repeat(32);
+
+        assert_eq!(begin(&store, &state, &ours).await, Begin::Fresh);
+        let value: Vec<u8> = raw.get(&key).await.expect("reads");
+        assert_eq!(value, format!("p:{digest}").into_bytes());
+        let left: i64 = raw.pttl(&key).await.expect("reads");
+        assert!((590_000..=600_000).contains(&left), "{left} ms left");
+
+        store
+            .finish(&state, &ours, REPLY, TTL)
+            .await
+            .expect("finishes");
+        let value: Vec<u8> = raw.get(&key).await.expect("reads");
+        assert_eq!(value, [format!("d:{digest}:").as_bytes(), REPLY].concat());
+        let left: i64 = raw.pttl(&key).await.expect("reads");
+        assert!((590_000..=600_000).contains(&left), "{left} ms left");
+
+        // A value this store did not write is refused, not taken for a first use.
+        let () = raw.set(&key, "something else").await.expect("writes");
+        let found = store.begin(&state, &ours, TTL).await;
+        assert!(matches!(found, Err(StoreError::Corrupt)), "{found:?}");
+        let () = raw.del(&key).await.expect("deletes");
+    }
+
+    #[tokio::test]
+    async fn an_unreachable_redis_fails_closed() {
+        let started = Instant::now();
+        let refused =
+            RedisReplayStore::connect(&format!("redis://127.0.0.1:{}", free_port())).await;
+        assert!(
+            matches!(refused, Err(StoreError::Backend(_))),
+            "{refused:?}"
+        );
+        assert!(started.elapsed() < Duration::from_secs(5));
+
+        let invalid = RedisReplayStore::connect("http://127.0.0.1/").await;
+        assert!(
+            matches!(invalid, Err(StoreError::Backend(_))),
+            "{invalid:?}"
+        );
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_redis_that_goes_down_fails_closed_then_recovers() {
+        let mut redis = TestRedis::own();
+        let timeout = Duration::from_millis(1_500);
+        let store = redis.store().await.with_timeout(timeout);
+        let (state, ours) = (id(), answers(3));
+        assert_eq!(begin(&store, &state, &ours).await, Begin::Fresh);
+
+        redis.stop();
+        for _ in 0..3 {
+            let started = Instant::now();
+            let refused = store.begin(&id(), &ours, TTL).await;
+            assert!(
+                matches!(refused, Err(StoreError::Backend(_))),
+                "{refused:?}"
+            );
+            assert!(started.elapsed() < timeout + Duration::from_millis(500));
+            let refused = store.finish(&state, &ours, REPLY, TTL).await;
+            assert!(
+                matches!(refused, Err(StoreError::Backend(_))),
+                "{refused:?}"
+            );
+        }
+
+        // Back on the same port (empty: it kept nothing), the same store works again.
+        redis.restart();
+        let deadline = Instant::now() + Duration::from_secs(15);
+        let recovered = loop {
+            match store.begin(&state, &ours, TTL).await {
+                Ok(found) => break found,
+                Err(_) if Instant::now() < deadline => {
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                }
+                Err(error) => panic!("no recovery: {error}"),
+            }
+        };
+        assert_eq!(recovered, Begin::Fresh);
+        assert_eq!(begin(&store, &state, &ours).await, Begin::Pending);
+    }
+}
