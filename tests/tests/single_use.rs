@@ -295,3 +295,92 @@ async fn with_redis_down_the_round_is_refused_as_retryable_and_nothing_runs() {
     );
     assert_eq!(paid("t8"), 0);
 }
+
+#[tokio::test]
+async fn a_binding_policy_can_bind_states_to_what_the_transport_saw() {
+    // A policy that binds every state to the `X-Tenant` header as well.
+    let signer = signer().with_policy(|cx: &mcp_runtime::state::BindingContext<'_>| {
+        let tenant = cx
+            .headers
+            .and_then(|headers| headers.get("x-tenant"))
+            .map_or(&b""[..], |tenant| tenant.as_bytes());
+        mcp_runtime::state::default_binding(cx).extended(tenant)
+    });
+    let server = Server::builder().signer(signer).tool(pay).build();
+    let running = client::start(server).await;
+    let mut meta = client::meta();
+    meta["io.modelcontextprotocol/clientCapabilities"] = json!({"elicitation": {}});
+    let round = |tenant: &'static str, state: Option<String>| {
+        let mut params = json!({"name": "pay", "arguments": {"ticket": "t9"}, "_meta": meta});
+        if let Some(state) = state {
+            params["requestState"] = json!(state);
+            params["inputResponses"] =
+                json!({"sure": {"action": "accept", "content": {"ok": true}}});
+        }
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params});
+        let addr = running.addr;
+        async move {
+            client::send(
+                addr,
+                "POST",
+                &[("X-Tenant", tenant)],
+                body.to_string().as_bytes(),
+            )
+            .await
+            .json()
+        }
+    };
+    let first = round("acme", None).await;
+    let token = state(&first);
+    let elsewhere = round("globex", Some(token.clone())).await;
+    assert!(is_refused(&elsewhere), "{elsewhere}");
+    let done = round("acme", Some(token)).await;
+    assert_eq!(done["result"]["content"][0]["text"], "Paid.");
+}
+
+#[tokio::test]
+async fn a_sealed_state_hides_what_the_flow_carries() {
+    use base64::Engine as _;
+    let decoded = |token: &str| {
+        base64::engine::general_purpose::URL_SAFE_NO_PAD
+            .decode(token)
+            .expect("a token is base64")
+    };
+    let carried = |signer: Signer| async move {
+        let server = Server::builder()
+            .signer(signer)
+            .tool(mcp_examples::deploy::deploy)
+            .build();
+        let running = client::start(server).await;
+        let mut meta = client::meta();
+        meta["io.modelcontextprotocol/clientCapabilities"] = json!({"elicitation": {}});
+        let first = client::call(
+            running.addr,
+            json!(1),
+            "tools/call",
+            json!({"name": "deploy", "arguments": {"service": "api"}, "_meta": meta}),
+        )
+        .await
+        .json();
+        let answers = json!({"target": {"action": "accept", "content": {
+            "environment": "production", "replicas": 3, "reason": "a secret reason"}}});
+        let second = client::call(
+            running.addr,
+            json!(2),
+            "tools/call",
+            json!({"name": "deploy", "arguments": {"service": "api"}, "_meta": meta,
+                "requestState": state(&first), "inputResponses": answers}),
+        )
+        .await
+        .json();
+        // The second state carries the target, reason included.
+        let carries = |needle: &[u8]| {
+            decoded(&state(&second))
+                .windows(needle.len())
+                .any(|window| window == needle)
+        };
+        carries(b"a secret reason")
+    };
+    assert!(carried(signer()).await, "a signed state shows its payload");
+    assert!(!carried(signer().sealed()).await, "a sealed one does not");
+}
