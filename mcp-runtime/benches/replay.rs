@@ -7,14 +7,15 @@
 //! measured several times, interleaved, and the fastest run is kept.
 
 use std::hint::black_box;
-use std::io::{Read, Write};
-use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use mcp_runtime::state::{Begin, MemoryReplayStore, RedisReplayStore, ReplayStore};
 use tokio::runtime::Runtime;
+
+#[path = "../../tests/tests/support/redis.rs"]
+mod redis_support;
 
 const TTL: Duration = Duration::from_secs(600);
 const ROUNDS: usize = 5;
@@ -128,7 +129,7 @@ fn main() {
     report("memory: begin + finish, 8 tasks (amortised)", together);
     report("memory: retry answered from the record", retried);
 
-    let Some(redis) = Redis::shared_or_own() else {
+    let Some(redis) = redis() else {
         println!();
         println!(
             "redis: skipped; no REDIS_URL and no `redis-server` on PATH (run `scripts/redis.sh install`)"
@@ -136,9 +137,9 @@ fn main() {
         return;
     };
     let store = rt
-        .block_on(RedisReplayStore::connect(&redis.url))
+        .block_on(RedisReplayStore::connect(redis.url()))
         .expect("connects")
-        .with_prefix("mcp:bench:");
+        .with_prefix(redis.prefix());
     const REDIS_ROUNDS: usize = 5_000;
     let store: Arc<dyn ReplayStore> = Arc::new(store);
     let (mut alone, mut together, mut retried) = (f64::INFINITY, f64::INFINITY, f64::INFINITY);
@@ -148,70 +149,20 @@ fn main() {
         together = together.min(concurrent(&rt, &store, &mut ids, 64, 4 * REDIS_ROUNDS));
     }
     println!();
-    println!("redis at {} (two round trips per round)", redis.url);
+    println!("redis at {} (two round trips per round)", redis.url());
     report("redis: begin + finish, one after another", alone);
     report("redis: begin + finish, 64 tasks (amortised)", together);
     report("redis: retry answered from the record", retried);
 }
 
-/// The Redis at `REDIS_URL`, or one of our own on a free loopback port, stopped on drop.
-struct Redis {
-    url: String,
-    server: Option<Child>,
-}
-
-impl Redis {
-    fn shared_or_own() -> Option<Self> {
-        if let Ok(url) = std::env::var("REDIS_URL")
-            && !url.is_empty()
-        {
-            return Some(Self { url, server: None });
-        }
-        let port = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
-            .and_then(|listener| listener.local_addr())
-            .expect("a free loopback port")
-            .port();
-        let mut server = Command::new("redis-server")
-            .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
-            .args(["--save", "", "--appendonly", "no", "--daemonize", "no"])
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .ok()?;
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while !answers_ping(port) {
-            if Instant::now() > deadline || server.try_wait().ok().flatten().is_some() {
-                let _ = server.kill();
-                let _ = server.wait();
-                panic!("`redis-server` did not start on port {port}");
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        Some(Self {
-            url: format!("redis://127.0.0.1:{port}"),
-            server: Some(server),
-        })
-    }
-}
-
-impl Drop for Redis {
-    fn drop(&mut self) {
-        if let Some(mut server) = self.server.take() {
-            let _ = server.kill();
-            let _ = server.wait();
-        }
-    }
-}
-
-fn answers_ping(port: u16) -> bool {
-    let address = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
-    let Ok(mut stream) = TcpStream::connect_timeout(&address, Duration::from_millis(200)) else {
-        return false;
-    };
-    let _ = stream.set_read_timeout(Some(Duration::from_millis(500)));
-    let mut reply = [0; 5];
-    stream.write_all(b"PING\r\n").is_ok()
-        && stream.read_exact(&mut reply).is_ok()
-        && &reply == b"+PONG"
+/// The Redis the tests use (at `REDIS_URL`, or one of our own stopped on drop); `None` when
+/// there is neither, so the memory figures still print.
+fn redis() -> Option<redis_support::TestRedis> {
+    let shared = std::env::var("REDIS_URL").is_ok_and(|url| !url.is_empty());
+    let installed = Command::new("redis-server")
+        .arg("--version")
+        .stdout(Stdio::null())
+        .status()
+        .is_ok_and(|status| status.success());
+    (shared || installed).then(redis_support::TestRedis::shared_or_own)
 }
