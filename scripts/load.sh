@@ -25,27 +25,8 @@ case "$TARGET" in /*) ;; *) TARGET="$ROOT/$TARGET" ;; esac
 echo "== building deploy and load (release)"
 cargo build --release --quiet -p mcp-examples --bin deploy --bin load
 
-SERVER_PIN=()
-CLIENT_PIN=()
-if command -v taskset >/dev/null 2>&1; then
-  SERVER_PIN=(taskset -c "$SERVER_CPU")
-  CLIENT_PIN=(taskset -c "$CLIENT_CPU")
-else
-  echo "warning: taskset not found; server and generator are not pinned" >&2
-fi
-
-port_in_use() {
-  (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
-}
-PORT=""
-for _ in $(seq 1 50); do
-  candidate=$((20000 + RANDOM % 30000))
-  if ! port_in_use "$candidate"; then
-    PORT="$candidate"
-    break
-  fi
-done
-[[ -n "$PORT" ]] || { echo "error: no free loopback port found" >&2; exit 1; }
+# shellcheck source=scripts/bench-server.sh
+source "$ROOT/scripts/bench-server.sh"
 
 LOG="$(mktemp -t mcp-load-server.XXXXXX)"
 SERVER_PID=""
@@ -58,19 +39,7 @@ stop_server() {
 }
 trap stop_server EXIT
 
-# taskset execs the server, so $! is the pid whose CPU time is read.
-RUST_LOG=warn "${SERVER_PIN[@]}" "$TARGET/release/deploy" --listen "127.0.0.1:$PORT" 2>"$LOG" &
-SERVER_PID=$!
-for _ in $(seq 1 100); do
-  port_in_use "$PORT" && break
-  if ! kill -0 "$SERVER_PID" 2>/dev/null; then
-    echo "error: the server exited:" >&2
-    cat "$LOG" >&2
-    exit 1
-  fi
-  sleep 0.1
-done
-port_in_use "$PORT" || { echo "error: the server did not listen on port $PORT" >&2; exit 1; }
+start_deploy "$TARGET/release/deploy" "$LOG"
 
 echo "== $CONCURRENCY flows in flight for ${DURATION}s (after ${WARMUP}s warm-up); server on CPU $SERVER_CPU, generator on CPU $CLIENT_CPU"
 "${CLIENT_PIN[@]}" "$TARGET/release/load" \

@@ -29,18 +29,8 @@ echo "== building deploy, load and attack (release)"
 cargo build --release --quiet -p mcp-examples --bin deploy --bin load --bin attack
 DEPLOY="${SOAK_DEPLOY:-$TARGET/release/deploy}"
 
-SERVER_PIN=()
-CLIENT_PIN=()
-if command -v taskset >/dev/null 2>&1; then
-  SERVER_PIN=(taskset -c "$SERVER_CPU")
-  CLIENT_PIN=(taskset -c "$CLIENT_CPU")
-else
-  echo "warning: taskset not found; server and clients are not pinned" >&2
-fi
-
-port_in_use() {
-  (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
-}
+# shellcheck source=scripts/bench-server.sh
+source "$ROOT/scripts/bench-server.sh"
 
 WORK="$(mktemp -d -t mcp-soak.XXXXXX)"
 SERVER_PID=""
@@ -64,29 +54,7 @@ cleanup() {
 trap cleanup EXIT
 
 start_server() {
-  PORT=""
-  for _ in $(seq 1 50); do
-    candidate=$((20000 + RANDOM % 30000))
-    if ! port_in_use "$candidate"; then
-      PORT="$candidate"
-      break
-    fi
-  done
-  [[ -n "$PORT" ]] || { echo "error: no free loopback port found" >&2; exit 1; }
-  # taskset execs the server, so $! is the pid whose memory is read.
-  RUST_LOG=warn "${SERVER_PIN[@]}" "$DEPLOY" --listen "127.0.0.1:$PORT" 2>"$WORK/server-$1.log" &
-  SERVER_PID=$!
-  for _ in $(seq 1 100); do
-    port_in_use "$PORT" && return 0
-    if ! kill -0 "$SERVER_PID" 2>/dev/null; then
-      echo "error: the server exited:" >&2
-      cat "$WORK/server-$1.log" >&2
-      exit 1
-    fi
-    sleep 0.1
-  done
-  echo "error: the server did not listen on port $PORT" >&2
-  exit 1
+  start_deploy "$DEPLOY" "$WORK/server-$1.log"
 }
 
 # The server's peak resident memory so far, in KiB.

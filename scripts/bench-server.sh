@@ -1,0 +1,48 @@
+# shellcheck shell=bash disable=SC2034  # the pins are read by the sourcing scripts
+# Sourced by scripts/load.sh and scripts/soak.sh: pins the server and its clients to their
+# cores, and starts a release `deploy` server on a free loopback port.
+#
+# Expects SERVER_CPU and CLIENT_CPU; sets SERVER_PIN and CLIENT_PIN (commands to prefix),
+# and, once `start_deploy BINARY LOG` returns, PORT and SERVER_PID.
+
+SERVER_PIN=()
+CLIENT_PIN=()
+if command -v taskset >/dev/null 2>&1; then
+  SERVER_PIN=(taskset -c "$SERVER_CPU")
+  CLIENT_PIN=(taskset -c "$CLIENT_CPU")
+else
+  echo "warning: taskset not found; server and clients are not pinned" >&2
+fi
+
+port_in_use() {
+  (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
+}
+
+# Starts BINARY (a `deploy` server) on a free loopback port, its log in LOG, and waits until
+# it listens. taskset execs the server, so SERVER_PID is the pid whose CPU time and memory are
+# read.
+start_deploy() {
+  local binary="$1" log="$2" candidate
+  PORT=""
+  for _ in $(seq 1 50); do
+    candidate=$((20000 + RANDOM % 30000))
+    if ! port_in_use "$candidate"; then
+      PORT="$candidate"
+      break
+    fi
+  done
+  [[ -n "$PORT" ]] || { echo "error: no free loopback port found" >&2; exit 1; }
+  RUST_LOG=warn "${SERVER_PIN[@]}" "$binary" --listen "127.0.0.1:$PORT" 2>"$log" &
+  SERVER_PID=$!
+  for _ in $(seq 1 100); do
+    port_in_use "$PORT" && return 0
+    if ! kill -0 "$SERVER_PID" 2>/dev/null; then
+      echo "error: the server exited:" >&2
+      cat "$log" >&2
+      exit 1
+    fi
+    sleep 0.1
+  done
+  echo "error: the server did not listen on port $PORT" >&2
+  exit 1
+}
