@@ -44,12 +44,8 @@ impl Server {
     /// errors and list methods are answered at once; calls run their handler inside the
     /// returned future. A handler that panics answers `-32603` for its request only.
     pub fn handle(&self, message: &[u8], facts: RequestFacts) -> Handling {
-        let limit = self.inner.max_json_depth;
-        if lifecycle::nests_deeper_than(message, limit + lifecycle::ENVELOPE_DEPTH) {
-            let error = RpcError::invalid_request(format!(
-                "arguments and answers may nest arrays and objects {limit} levels deep at most"
-            ));
-            return Handling::ready(error_outcome(&Value::Null, &error));
+        if lifecycle::nests_deeper_than(message, self.message_depth()) {
+            return Handling::ready(self.too_deep());
         }
         match lifecycle::parse_envelope(message) {
             Ok(Envelope::Request { id, method, params }) => {
@@ -78,6 +74,17 @@ impl Server {
             }
             Err((id, error)) => Handling::ready(error_outcome(&id, &error)),
         }
+    }
+
+    /// How deeply a whole message may nest: the arguments' and answers' limit, plus the
+    /// envelope around them.
+    pub(crate) fn message_depth(&self) -> usize {
+        self.inner.max_json_depth + lifecycle::ENVELOPE_DEPTH
+    }
+
+    /// The answer to a message nested deeper than [`Server::message_depth`].
+    pub(crate) fn too_deep(&self) -> Outcome {
+        error_outcome(&Value::Null, &RpcError::too_deep(self.inner.max_json_depth))
     }
 
     pub(super) fn method(&self, name: &str) -> Option<Method> {

@@ -41,6 +41,13 @@ impl RpcError {
         Self::new(ErrorCode::INVALID_REQUEST, message, 400)
     }
 
+    /// A message whose arguments or answers nest deeper than the server allows.
+    pub(crate) fn too_deep(limit: usize) -> Self {
+        Self::invalid_request(format!(
+            "arguments and answers may nest arrays and objects {limit} levels deep at most"
+        ))
+    }
+
     pub(crate) fn method_not_found(method: &str) -> Self {
         Self::new(
             ErrorCode::METHOD_NOT_FOUND,

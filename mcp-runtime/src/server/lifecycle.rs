@@ -40,32 +40,45 @@ pub(crate) const ENVELOPE_DEPTH: usize = 4;
 /// bytes that allocates nothing, so a message built to make parsing expensive is refused for
 /// the price of reading it; brackets inside strings do not count.
 pub(crate) fn nests_deeper_than(message: &[u8], limit: usize) -> bool {
-    let mut depth = 0usize;
-    let mut in_string = false;
-    let mut escaped = false;
-    for &byte in message {
-        if in_string {
+    NestingScan::default().exceeds(message, limit)
+}
+
+/// [`nests_deeper_than`] over a message that arrives in pieces: each call scans the next
+/// piece, so a transport can refuse a message before the rest of it has arrived.
+#[derive(Debug, Default)]
+pub(crate) struct NestingScan {
+    depth: usize,
+    in_string: bool,
+    escaped: bool,
+}
+
+impl NestingScan {
+    /// Scans the next piece; whether the message so far nests deeper than `limit`.
+    pub(crate) fn exceeds(&mut self, piece: &[u8], limit: usize) -> bool {
+        for &byte in piece {
+            if self.in_string {
+                match byte {
+                    _ if self.escaped => self.escaped = false,
+                    b'\\' => self.escaped = true,
+                    b'"' => self.in_string = false,
+                    _ => {}
+                }
+                continue;
+            }
             match byte {
-                _ if escaped => escaped = false,
-                b'\\' => escaped = true,
-                b'"' => in_string = false,
+                b'"' => self.in_string = true,
+                b'[' | b'{' => {
+                    self.depth += 1;
+                    if self.depth > limit {
+                        return true;
+                    }
+                }
+                b']' | b'}' => self.depth = self.depth.saturating_sub(1),
                 _ => {}
             }
-            continue;
         }
-        match byte {
-            b'"' => in_string = true,
-            b'[' | b'{' => {
-                depth += 1;
-                if depth > limit {
-                    return true;
-                }
-            }
-            b']' | b'}' => depth = depth.saturating_sub(1),
-            _ => {}
-        }
+        false
     }
-    false
 }
 
 /// Parses one JSON-RPC message.
@@ -317,6 +330,14 @@ mod tests {
         assert!(!nests_deeper_than(br#"[[]],[[]],[[]]"#, 2));
         let deep = "[".repeat(120) + &"]".repeat(120);
         assert!(nests_deeper_than(deep.as_bytes(), 36));
+        // In pieces, split anywhere (inside a string, after an escape), it judges alike.
+        let message = br#"{"a":"[[\"[[","b":[[[1]]]}"#;
+        for split in 0..message.len() {
+            let mut scan = NestingScan::default();
+            let (head, tail) = message.split_at(split);
+            let deeper = scan.exceeds(head, 3) || scan.exceeds(tail, 3);
+            assert_eq!(deeper, nests_deeper_than(message, 3), "split at {split}");
+        }
     }
 
     #[test]

@@ -76,6 +76,7 @@ pub use session::{DEFAULT_INPUT_TIMEOUT, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_I
 pub(crate) use builder::Inner;
 pub(crate) use complete::complete;
 pub(crate) use legacy::Connection;
+pub(crate) use lifecycle::NestingScan;
 pub(crate) use outbound::channel as message_channel;
 pub(crate) use session::{Session, StreamGuard};
 

@@ -35,7 +35,7 @@ use tokio::task::JoinSet;
 
 use super::connection::{AcceptBackoff, Activity, Tracked, Watched};
 use super::guard;
-use crate::server::{BoxFuture, MessageReceiver, Outcome, RequestFacts, Server};
+use crate::server::{BoxFuture, MessageReceiver, NestingScan, Outcome, RequestFacts, Server};
 
 /// The path [`Server::serve_http`] and [`Server::router`] serve the endpoint at.
 pub const DEFAULT_PATH: &str = "/mcp";
@@ -307,10 +307,14 @@ where
         return guard::too_large(limit);
     }
     let limits = inner.http.limits;
-    let read = tokio::time::timeout(limits.body_read_timeout, read_body(body, limit, declared));
+    let depth = server.message_depth();
+    let read = read_body(body, limit, declared, depth);
+    let read = tokio::time::timeout(limits.body_read_timeout, read);
     let bytes = match read.await {
         Ok(Ok(bytes)) => bytes,
         Ok(Err(BodyError::TooLarge)) => return guard::too_large(limit),
+        // Refused as dispatch refuses it, without reading (or sending) the rest.
+        Ok(Err(BodyError::TooDeep)) => return json_response(server.too_deep()),
         Ok(Err(BodyError::Unreadable(error))) => {
             tracing::debug!(%error, "cannot read a request body");
             return StatusCode::BAD_REQUEST.into_response();
@@ -340,6 +344,8 @@ where
 /// Why a request body could not be read.
 enum BodyError {
     TooLarge,
+    /// Nested deeper than the server allows: refused before the rest arrives.
+    TooDeep,
     Unreadable(Box<dyn std::error::Error + Send + Sync>),
 }
 
@@ -349,8 +355,14 @@ const FIRST_BODY_ALLOCATION: u64 = 64 * 1024;
 
 /// Reads a whole body of at most `limit` bytes into one buffer, copying each frame as it
 /// arrives and dropping it. A frame is a slice of the connection's read buffer: keeping
-/// thousands of one-byte chunks as frames would keep thousands of read buffers alive.
-async fn read_body<B>(body: B, limit: usize, declared: Option<u64>) -> Result<Vec<u8>, BodyError>
+/// thousands of one-byte chunks as frames would keep thousands of read buffers alive. A body
+/// that nests deeper than `depth` is refused as soon as that shows.
+async fn read_body<B>(
+    body: B,
+    limit: usize,
+    declared: Option<u64>,
+    depth: usize,
+) -> Result<Vec<u8>, BodyError>
 where
     B: hyper::body::Body<Data = Bytes>,
     B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
@@ -358,6 +370,7 @@ where
     let mut body = pin!(body);
     let first = declared.map_or(0, |length| length.min(FIRST_BODY_ALLOCATION) as usize);
     let mut bytes = Vec::with_capacity(first);
+    let mut nesting = NestingScan::default();
     while let Some(frame) = body.frame().await {
         let frame = frame.map_err(|error| BodyError::Unreadable(error.into()))?;
         let Ok(data) = frame.into_data() else {
@@ -366,6 +379,9 @@ where
         let needed = bytes.len() + data.len();
         if needed > limit {
             return Err(BodyError::TooLarge);
+        }
+        if nesting.exceeds(&data, depth) {
+            return Err(BodyError::TooDeep);
         }
         if needed > bytes.capacity() {
             // Doubling, but never past the limit.
