@@ -12,7 +12,7 @@ use std::pin::pin;
 use std::task::{Context, Poll, Waker};
 
 use mcp_runtime::protocol::{ClientCapabilities, InputResponses};
-use mcp_runtime::server::{FlowLimits, Logger, Progress, Reply, Request, ToolHandler};
+use mcp_runtime::server::{AppState, FlowLimits, Logger, Progress, Reply, Request, ToolHandler};
 use mcp_runtime::state::{BindingContext, Signer};
 use mcp_runtime::{Cx, ElicitChoice, ElicitForm, ToolResult, text, tool};
 use serde_json::{Value, json};
@@ -95,6 +95,7 @@ fn request(state: Option<Vec<u8>>, answers: Option<Value>) -> Request {
         progress: Progress::none(),
         logger: Logger::none(),
         limits: FlowLimits::default(),
+        app: AppState::default(),
     }
 }
 
@@ -191,6 +192,7 @@ impl Clone for Prepared {
             progress: Progress::none(),
             logger: Logger::none(),
             limits: r.limits,
+            app: r.app.clone(),
         })
     }
 }

@@ -10,10 +10,12 @@ pub mod testing;
 pub mod transport;
 
 pub use flow::{
-    Cx, HandlerError, PromptResult, Question, Refusal, ResourceResult, SubFlow, ToolResult, text,
+    Cx, HandlerError, Json, PromptResult, Question, Refusal, ResourceResult, SubFlow, ToolResult,
+    text,
 };
 pub use form::{ElicitChoice, ElicitForm};
 pub use mcp_macros::{ElicitChoice, ElicitForm, elicit, prompt, resource, tool};
+pub use server::State;
 
 /// Implementation details used by the code the macros generate. Not a public API: anything
 /// in here may change in any release.

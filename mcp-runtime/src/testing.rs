@@ -45,9 +45,9 @@ use crate::protocol::{
     InputResponses, PROTOCOL_VERSION,
 };
 use crate::server::{
-    Answerer, Asked, BoxFuture, FlowLimits, HandlerResult, IntoPromptHandler, IntoResourceHandler,
-    IntoToolHandler, PromptHandler, Reply, RequestFacts, ResourceHandler, Server, ToolHandler,
-    complete,
+    Answerer, AppState, Asked, BoxFuture, FlowLimits, HandlerResult, IntoPromptHandler,
+    IntoResourceHandler, IntoToolHandler, PromptHandler, Reply, RequestFacts, ResourceHandler,
+    Server, ToolHandler, complete,
 };
 use crate::state::Signer;
 
@@ -68,6 +68,7 @@ pub struct FlowTester {
     subject: Option<String>,
     signer: Signer,
     limits: FlowLimits,
+    app: AppState,
 }
 
 impl fmt::Debug for FlowTester {
@@ -94,6 +95,7 @@ impl FlowTester {
             subject: None,
             signer: Signer::random().expect("the operating system provides random bytes"),
             limits: FlowLimits::default(),
+            app: AppState::default(),
         }
     }
 
@@ -144,6 +146,15 @@ impl FlowTester {
     #[must_use]
     pub fn signer(mut self, signer: Signer) -> Self {
         self.signer = signer;
+        self
+    }
+
+    /// Registers a value of application state, as
+    /// [`ServerBuilder::state`](crate::server::ServerBuilder::state) does: every round is
+    /// handed the same value.
+    #[must_use]
+    pub fn state<T: Send + Sync + 'static>(mut self, value: T) -> Self {
+        self.app.insert(value);
         self
     }
 
@@ -280,6 +291,7 @@ impl FlowTester {
             .signer(self.signer.clone())
             .flow_limits(self.limits)
             .handlers(tool, prompt, resource)
+            .app_state(self.app.clone())
             .build()
     }
 

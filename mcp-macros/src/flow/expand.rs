@@ -178,12 +178,16 @@ fn step_inputs(handler: &Handler) -> (TokenStream, TokenStream) {
         },
     };
     let cx = &handler.cx;
+    let states = handler
+        .state_params
+        .iter()
+        .map(|(pat, ty)| quote!(let #pat: #ty = ::mcp_runtime::__private::app_state(&__mcp_cx);));
     let context = match &handler.cx_ty {
         Some(ty @ syn::Type::Reference(_)) => quote!(let #cx: #ty = &__mcp_cx;),
         Some(ty) => quote!(let #cx: #ty = __mcp_cx;),
         None => quote!(let _ = __mcp_cx;),
     };
-    (inputs, context)
+    (inputs, quote!(#(#states)* #context))
 }
 
 fn expand_handler(handler: &Handler, machine: Machine<'_>) -> TokenStream {
@@ -353,6 +357,16 @@ fn handler_impl(handler: &Handler) -> TokenStream {
     };
     let p = quote!(::mcp_runtime::__private);
     let s = quote!(::mcp_runtime::server);
+    let output = &handler.output;
+    let presentation = handler.options.presentation.to_tokens(handler.kind);
+    let required = (!handler.state_params.is_empty()).then(|| {
+        let types = handler.state_params.iter().map(|(_, ty)| ty);
+        quote! {
+            fn required_state(&self) -> ::std::vec::Vec<#p::StateType> {
+                ::std::vec![#(#p::state_requirement::<#types>()),*]
+            }
+        }
+    });
     let single_use = handler.options.single_use.as_ref().map(|_| {
         quote!(
             fn single_use(&self) -> bool {
@@ -370,7 +384,7 @@ fn handler_impl(handler: &Handler) -> TokenStream {
         Kind::Tool => {
             let definition = cached(
                 quote!(::mcp_runtime::protocol::Tool),
-                quote!(#p::tool_definition::<#args_ty>(#name, #title, #description)),
+                quote!(#p::tool_definition::<#args_ty, #output>(#name, #title, #description, #presentation)),
             );
             quote! {
                 #[automatically_derived]
@@ -382,13 +396,14 @@ fn handler_impl(handler: &Handler) -> TokenStream {
                         #p::drive_tool(*self, request)
                     }
                     #single_use
+                    #required
                 }
             }
         }
         Kind::Prompt => {
             let definition = cached(
                 quote!(::mcp_runtime::protocol::Prompt),
-                quote!(#p::prompt_definition::<#args_ty>(#name, #title, #description)),
+                quote!(#p::prompt_definition::<#args_ty>(#name, #title, #description, #presentation)),
             );
             let complete = handler.options.complete.as_ref().map(|path| {
                 quote! {
@@ -407,6 +422,7 @@ fn handler_impl(handler: &Handler) -> TokenStream {
                         #p::drive_prompt(*self, request)
                     }
                     #single_use
+                    #required
                     #complete
                 }
             }
@@ -422,7 +438,7 @@ fn handler_impl(handler: &Handler) -> TokenStream {
             let mime = option_str(handler.options.mime_type.as_ref());
             let definition = cached(
                 quote!(#s::ResourceDefinition),
-                quote!(#p::resource_definition(#uri, #name, #title, #description, #mime)),
+                quote!(#p::resource_definition(#uri, #name, #title, #description, #mime, #presentation)),
             );
             quote! {
                 #[automatically_derived]
@@ -435,6 +451,7 @@ fn handler_impl(handler: &Handler) -> TokenStream {
                         #p::drive_resource(*self, #uri, request)
                     }
                     #single_use
+                    #required
                 }
             }
         }

@@ -7,6 +7,7 @@
 
 mod expand;
 mod model;
+mod presentation;
 mod resume;
 mod scope;
 mod sites;

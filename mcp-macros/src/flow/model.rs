@@ -8,6 +8,7 @@ use syn::{
 };
 
 use super::Errors;
+use super::presentation::Presentation;
 
 /// Which macro this is.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -34,6 +35,9 @@ impl Kind {
                 "name",
                 "title",
                 "description",
+                "annotations",
+                "icon",
+                "meta",
                 "max_rounds",
                 "on_new_shape",
                 "single_use",
@@ -42,6 +46,8 @@ impl Kind {
                 "name",
                 "title",
                 "description",
+                "icon",
+                "meta",
                 "max_rounds",
                 "on_new_shape",
                 "single_use",
@@ -53,6 +59,9 @@ impl Kind {
                 "title",
                 "description",
                 "mime_type",
+                "annotations",
+                "icon",
+                "meta",
                 "max_rounds",
                 "on_new_shape",
                 "single_use",
@@ -76,6 +85,8 @@ pub(crate) struct Options {
     pub(crate) restart_on_new_shape: Option<bool>,
     /// `single_use`: each state this handler hands out is used once.
     pub(crate) single_use: Option<Ident>,
+    /// `annotations(...)`, `icon(...)`, `meta = "..."`.
+    pub(crate) presentation: Presentation,
 }
 
 pub(crate) fn parse_options(kind: Kind, attr: TokenStream, errors: &mut Errors) -> Options {
@@ -136,6 +147,7 @@ pub(crate) fn parse_options(kind: Kind, attr: TokenStream, errors: &mut Errors) 
                     return Err(duplicate());
                 }
             }
+            "annotations" | "icon" | "meta" => options.presentation.parse(kind, &key, &meta)?,
             "complete" => {
                 let value: syn::Path = meta.value()?.parse()?;
                 if options.complete.replace(value).is_some() {
@@ -189,6 +201,8 @@ pub(crate) struct Handler {
     pub(crate) args: Option<(Pat, Type)>,
     /// The parameters of a sub-flow, other than its context.
     pub(crate) params: Vec<(Ident, Type)>,
+    /// A handler's `State<T>` parameters, filled from the server's application state.
+    pub(crate) state_params: Vec<(Pat, Type)>,
     pub(crate) cx: Ident,
     /// The context's type as written (`Cx`, `mcp_runtime::Cx`), if the handler takes one.
     pub(crate) cx_ty: Option<Type>,
@@ -232,6 +246,7 @@ pub(crate) fn parse_handler(
     }
     let mut args = None;
     let mut params = Vec::new();
+    let mut state_params = Vec::new();
     let mut cx = None;
     let mut cx_ty = None;
     for input in &sig.inputs {
@@ -256,6 +271,8 @@ pub(crate) fn parse_handler(
                             "bind the context to a name: `cx: Cx`",
                         )),
                     }
+                } else if kind != Kind::Elicit && is_state_type(&typed.ty) {
+                    state_params.push(((*typed.pat).clone(), (*typed.ty).clone()));
                 } else if kind == Kind::Elicit {
                     match &*typed.pat {
                         Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => {
@@ -271,8 +288,9 @@ pub(crate) fn parse_handler(
                 } else {
                     errors.push(syn::Error::new_spanned(
                         typed,
-                        "a handler takes one arguments struct and the context; gather the \
-                         arguments in one struct: `async fn name(args: Args, cx: Cx)`",
+                        "a handler takes one arguments struct, the context and `State<T>` \
+                         parameters; gather the arguments in one struct: \
+                         `async fn name(args: Args, cx: Cx)`",
                     ));
                 }
             }
@@ -311,6 +329,7 @@ pub(crate) fn parse_handler(
         docs,
         args,
         params,
+        state_params,
         cx: cx.unwrap_or_else(|| Ident::new("__mcp_cx", Span::mixed_site())),
         cx_ty,
         output,
@@ -322,6 +341,20 @@ fn is_cx_type(ty: &Type) -> bool {
     match ty {
         Type::Path(path) => path.path.segments.last().is_some_and(|s| s.ident == "Cx"),
         Type::Reference(reference) => reference.mutability.is_none() && is_cx_type(&reference.elem),
+        _ => false,
+    }
+}
+
+/// `State<T>` (or a path ending in it): a parameter the application state fills.
+fn is_state_type(ty: &Type) -> bool {
+    match ty {
+        Type::Path(path) => {
+            path.qself.is_none()
+                && path.path.segments.last().is_some_and(|segment| {
+                    segment.ident == "State"
+                        && matches!(segment.arguments, syn::PathArguments::AngleBracketed(_))
+                })
+        }
         _ => false,
     }
 }

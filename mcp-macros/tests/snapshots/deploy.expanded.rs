@@ -141,10 +141,16 @@ const _: () = {
                 DEFINITION
                     .get_or_init(|| ::mcp_runtime::__private::tool_definition::<
                         DeployArgs,
+                        ToolResult,
                     >(
                         "deploy",
                         ::core::option::Option::None,
                         ::core::option::Option::Some("Deploy the service."),
+                        ::mcp_runtime::__private::Presentation {
+                            annotations: ::core::option::Option::None,
+                            icons: ::core::option::Option::None,
+                            meta: ::core::option::Option::None,
+                        },
                     )),
             )
         }

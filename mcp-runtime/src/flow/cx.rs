@@ -17,7 +17,8 @@ use crate::protocol::{
     ClientCapabilities, CreateMessageRequestParams, CreateMessageResult, ErrorCode, ErrorObject,
     InputRequest, InputResponses, ListRootsResult, LoggingLevel,
 };
-use crate::server::{Logger, Progress};
+use crate::server::app_state::FromAppState;
+use crate::server::{AppState, Logger, Progress, State};
 
 /// The context of one request to a handler: what the client can do, and the questions it
 /// can be asked.
@@ -57,6 +58,7 @@ pub struct Cx {
 
 struct Inner {
     capabilities: ClientCapabilities,
+    app: AppState,
     subject: Option<String>,
     progress: Progress,
     logger: Logger,
@@ -99,10 +101,12 @@ impl Cx {
         progress: Progress,
         logger: Logger,
         answers: Option<InputResponses>,
+        app: AppState,
     ) -> Self {
         Self {
             inner: Arc::new(Inner {
                 capabilities,
+                app,
                 subject,
                 progress,
                 logger,
@@ -111,6 +115,17 @@ impl Cx {
             }),
             scope: None,
         }
+    }
+
+    /// The application state registered for `T` on the server builder, if any. Handlers
+    /// usually take a [`State<T>`] parameter instead, which the server checks at start-up.
+    pub fn state<T: Send + Sync + 'static>(&self) -> Option<State<T>> {
+        self.inner.app.get::<T>()
+    }
+
+    /// The server's application state, for a generated `State<T>` parameter.
+    pub(crate) fn app(&self) -> &AppState {
+        &self.inner.app
     }
 
     /// This context, asking under `key.` for a sub-flow called under `key`.
@@ -438,4 +453,17 @@ pub(crate) fn invalid_params(message: impl Into<String>) -> ErrorObject {
 
 pub(crate) fn internal_error(message: impl Into<String>) -> ErrorObject {
     ErrorObject::new(ErrorCode::INTERNAL_ERROR, message)
+}
+
+/// A handler's `State<T>` parameter, filled for this round. The server refuses to build when a
+/// handler's state type is missing, so this finds it; a hand-made request without it panics,
+/// which the server answers as an internal error of that call alone.
+#[doc(hidden)]
+pub fn app_state<S: FromAppState>(cx: &Cx) -> S {
+    S::from_app_state(cx.app()).unwrap_or_else(|| {
+        panic!(
+            "no application state of type `{}` is registered on the server",
+            S::requirement().name()
+        )
+    })
 }

@@ -4,15 +4,36 @@
 use schemars::JsonSchema;
 use serde_json::Value;
 
-use crate::protocol::{Prompt, PromptArgument, Resource, ResourceTemplate, Tool};
+use super::output::IntoToolResult;
+use crate::protocol::{
+    Annotations, Icon, JsonObject, Prompt, PromptArgument, Resource, ResourceTemplate, Tool,
+    ToolAnnotations,
+};
 use crate::server::ResourceDefinition;
 
-/// The `Tool` of a `#[tool]` whose arguments are `A`.
+/// What a handler's attribute says of its presentation beside its name and description:
+/// annotations (`A`: none for prompts), icons, and `_meta` as JSON the macro has checked.
 #[doc(hidden)]
-pub fn tool_definition<A: JsonSchema>(
+pub struct Presentation<A = ()> {
+    pub annotations: Option<A>,
+    pub icons: Option<Vec<Icon>>,
+    pub meta: Option<&'static str>,
+}
+
+impl<A> Presentation<A> {
+    fn meta(&self) -> Option<JsonObject> {
+        // The macro accepted only a JSON object here.
+        self.meta.and_then(|meta| serde_json::from_str(meta).ok())
+    }
+}
+
+/// The `Tool` of a `#[tool]` whose arguments are `A` and whose function returns `O`.
+#[doc(hidden)]
+pub fn tool_definition<A: JsonSchema, O: IntoToolResult>(
     name: &str,
     title: Option<&str>,
     description: Option<&str>,
+    presentation: Presentation<ToolAnnotations>,
 ) -> Tool {
     let mut schema = match schemars::schema_for!(A).to_value() {
         Value::Object(schema) => schema,
@@ -26,7 +47,10 @@ pub fn tool_definition<A: JsonSchema>(
         title: title.map(str::to_owned),
         description: description.map(str::to_owned),
         input_schema: schema,
-        ..Tool::default()
+        output_schema: O::output_schema(),
+        meta: presentation.meta(),
+        annotations: presentation.annotations,
+        icons: presentation.icons,
     }
 }
 
@@ -36,6 +60,7 @@ pub fn prompt_definition<A: JsonSchema>(
     name: &str,
     title: Option<&str>,
     description: Option<&str>,
+    presentation: Presentation,
 ) -> Prompt {
     let schema = schemars::schema_for!(A).to_value();
     let required: Vec<&str> = schema
@@ -69,7 +94,8 @@ pub fn prompt_definition<A: JsonSchema>(
         title: title.map(str::to_owned),
         description: description.map(str::to_owned),
         arguments: (!arguments.is_empty()).then_some(arguments),
-        ..Prompt::default()
+        meta: presentation.meta(),
+        icons: presentation.icons,
     }
 }
 
@@ -81,7 +107,9 @@ pub fn resource_definition(
     title: Option<&str>,
     description: Option<&str>,
     mime_type: Option<&str>,
+    presentation: Presentation<Annotations>,
 ) -> ResourceDefinition {
+    let meta = presentation.meta();
     let owned = |value: Option<&str>| value.map(str::to_owned);
     if uri.contains('{') {
         ResourceDefinition::Template(ResourceTemplate {
@@ -90,7 +118,9 @@ pub fn resource_definition(
             title: owned(title),
             description: owned(description),
             mime_type: owned(mime_type),
-            ..ResourceTemplate::default()
+            icons: presentation.icons,
+            annotations: presentation.annotations,
+            meta,
         })
     } else {
         ResourceDefinition::Resource(Resource {
@@ -99,6 +129,9 @@ pub fn resource_definition(
             title: owned(title),
             description: owned(description),
             mime_type: owned(mime_type),
+            icons: presentation.icons,
+            annotations: presentation.annotations,
+            meta,
             ..Resource::default()
         })
     }

@@ -118,6 +118,7 @@ pub(crate) async fn run<F: Flow>(
         progress,
         logger,
         limits,
+        app,
         ..
     } = request;
     let max_rounds = F::MAX_ROUNDS.unwrap_or(limits.max_rounds);
@@ -150,7 +151,14 @@ pub(crate) async fn run<F: Flow>(
             }
         }
     };
-    let cx = Cx::new(capabilities, subject, progress, logger, input_responses);
+    let cx = Cx::new(
+        capabilities,
+        subject,
+        progress,
+        logger,
+        input_responses,
+        app,
+    );
     if let Some(output) = cx.run_until_halt(flow.step(args, cx.clone(), state)).await {
         return Ok(Ran::Done(output));
     }

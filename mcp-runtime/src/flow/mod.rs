@@ -20,7 +20,7 @@ mod unbuilt;
 pub use cx::Cx;
 pub(crate) use driver::refuse_state;
 pub use output::{
-    HandlerError, IntoPromptResult, IntoResourceResult, IntoToolResult, PromptResult,
+    HandlerError, IntoPromptResult, IntoResourceResult, IntoToolResult, Json, PromptResult,
     ResourceResult, ToolResult, text,
 };
 pub use question::{Question, Refusal};
@@ -30,13 +30,19 @@ pub use subflow::{IntoSubFlow, SubFlow};
 pub mod __private {
     pub use super::carry;
     pub use super::carry::Rewind;
-    pub use super::cx::{Batch, Settled, Stop, stop};
+    pub use super::cx::{Batch, Settled, Stop, app_state, stop};
     pub use super::definitions::{
-        prompt_definition, resource_definition, tool_definition, uri_matches,
+        Presentation, prompt_definition, resource_definition, tool_definition, uri_matches,
     };
     pub use super::driver::Flow;
     pub use super::output::{NoArgs, drive_prompt, drive_resource, drive_tool};
     pub use super::subflow::{SubFlowStep, SubSettled, run_sub};
     pub use super::unbuilt::Unbuilt;
+    pub use crate::server::app_state::{FromAppState, StateType};
     pub use serde_json::value::RawValue;
+
+    /// The requirement of a handler's `State<T>` parameter of type `S`.
+    pub fn state_requirement<S: FromAppState>() -> StateType {
+        S::requirement()
+    }
 }

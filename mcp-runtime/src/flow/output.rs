@@ -3,15 +3,16 @@
 use std::error::Error as StdError;
 use std::fmt;
 
-use serde::Deserialize;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::cx::invalid_params;
 use super::driver::{Flow, run};
 use super::question::Refusal;
 use crate::protocol::{
-    CallToolResult, ContentBlock, ErrorCode, ErrorObject, GetPromptResult, ReadResourceResult,
-    ResourceContents, TextResourceContents,
+    CallToolResult, ContentBlock, ErrorCode, ErrorObject, GetPromptResult, JsonObject,
+    ReadResourceResult, ResourceContents, TextResourceContents,
 };
 use crate::server::{BoxFuture, HandlerResult, Reply, Request};
 
@@ -94,9 +95,89 @@ pub fn text(text: impl Into<String>) -> CallToolResult {
 }
 
 /// What a tool's function may return.
+///
+/// A handler's own error type needs no implementation of this: any `E` with
+/// `Into<HandlerError>` works in `Result<T, E>`, and every `std::error::Error + Send + Sync`
+/// has it (the error's `Display` becomes an `isError` result the model reads). A handler that
+/// must answer a JSON-RPC error instead returns [`HandlerError::protocol`].
 pub trait IntoToolResult {
     /// The result, or the JSON-RPC error for the request.
     fn into_tool_result(self) -> Result<CallToolResult, ErrorObject>;
+
+    /// The JSON Schema of the `structuredContent` this type answers with, listed as the
+    /// tool's `outputSchema`; `None` (the default) for a tool without structured results.
+    fn output_schema() -> Option<JsonObject>
+    where
+        Self: Sized,
+    {
+        None
+    }
+}
+
+/// A structured tool result: `T` serialised as `structuredContent`, with the same JSON in a
+/// text block for clients that read only `content` (as the revision recommends), and `T`'s
+/// JSON Schema as the tool's `outputSchema` in `tools/list`.
+///
+/// `T` must serialise to a JSON object (a struct with named fields, or a map); the server
+/// refuses to build when its schema says otherwise.
+///
+/// ```
+/// use mcp_runtime::flow::Json;
+/// use mcp_runtime::{Cx, ToolResult, tool};
+///
+/// #[derive(serde::Serialize, schemars::JsonSchema)]
+/// struct Sum {
+///     total: i64,
+/// }
+///
+/// #[derive(serde::Deserialize, schemars::JsonSchema)]
+/// struct Terms {
+///     a: i64,
+///     b: i64,
+/// }
+///
+/// /// Adds two numbers.
+/// #[tool]
+/// async fn add(terms: Terms, cx: Cx) -> ToolResult<Json<Sum>> {
+///     let _ = cx;
+///     Ok(Json(Sum { total: terms.a + terms.b }))
+/// }
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Json<T>(pub T);
+
+impl<T: Serialize + JsonSchema> IntoToolResult for Json<T> {
+    fn into_tool_result(self) -> Result<CallToolResult, ErrorObject> {
+        let value = serde_json::to_value(&self.0).map_err(|error| {
+            ErrorObject::new(
+                ErrorCode::INTERNAL_ERROR,
+                format!("the tool's structured result did not serialise: {error}"),
+            )
+        })?;
+        if !value.is_object() {
+            return Err(ErrorObject::new(
+                ErrorCode::INTERNAL_ERROR,
+                "the tool's structured result is not a JSON object",
+            ));
+        }
+        let text = value.to_string();
+        Ok(CallToolResult {
+            content: vec![ContentBlock::text(text)],
+            structured_content: Some(value),
+            ..CallToolResult::default()
+        })
+    }
+
+    fn output_schema() -> Option<JsonObject> {
+        match schemars::schema_for!(T).to_value() {
+            Value::Object(mut schema) => {
+                // The tool's own name says what `title` would.
+                schema.remove("title");
+                Some(schema)
+            }
+            _ => Some(JsonObject::new()),
+        }
+    }
 }
 
 impl IntoToolResult for CallToolResult {
@@ -115,9 +196,14 @@ impl<T: IntoToolResult, E: Into<HandlerError>> IntoToolResult for Result<T, E> {
     fn into_tool_result(self) -> Result<CallToolResult, ErrorObject> {
         match self.map_err(Into::into) {
             Ok(value) => value.into_tool_result(),
+            // A tool with an output schema owes structured content on success, so a refusal,
+            // which has none, is marked as the tool not producing its result.
             Err(HandlerError {
                 kind: ErrorKind::Refused(refusal),
-            }) => Ok(text(refusal_text(refusal))),
+            }) => Ok(CallToolResult {
+                is_error: T::output_schema().map(|_| true),
+                ..text(refusal_text(refusal))
+            }),
             Err(HandlerError {
                 kind: ErrorKind::Failed(error),
             }) => Ok(CallToolResult::error(error.to_string())),
@@ -125,6 +211,10 @@ impl<T: IntoToolResult, E: Into<HandlerError>> IntoToolResult for Result<T, E> {
                 kind: ErrorKind::Protocol(error),
             }) => Err(error),
         }
+    }
+
+    fn output_schema() -> Option<JsonObject> {
+        T::output_schema()
     }
 }
 

@@ -4,6 +4,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::Server;
+use super::app_state::AppState;
+use super::build_check::{BuildError, check_state, check_tool, index_by_name};
 use super::handler::{FlowLimits, PromptHandler, ResourceDefinition, ResourceHandler, ToolHandler};
 use super::register::{IntoPromptHandler, IntoResourceHandler, IntoToolHandler};
 use super::session::{SessionSettings, Sessions};
@@ -66,6 +68,7 @@ pub struct ServerBuilder {
     replay: Option<Arc<dyn ReplayStore>>,
     single_use: bool,
     audience: Option<String>,
+    state: AppState,
 }
 
 impl Default for ServerBuilder {
@@ -91,6 +94,7 @@ impl Default for ServerBuilder {
             replay: None,
             single_use: false,
             audience: None,
+            state: AppState::default(),
         }
     }
 }
@@ -318,13 +322,35 @@ impl ServerBuilder {
         self
     }
 
+    /// Registers a value of application state, handed to every handler that takes a
+    /// [`State<T>`](crate::State) parameter (and to [`Cx::state`](crate::Cx::state)). One
+    /// value per type: registering a type again replaces its value. The value is shared, never
+    /// copied and never part of a request state. See [`app_state`](super::app_state).
+    pub fn state<T: Send + Sync + 'static>(mut self, value: T) -> Self {
+        self.state.insert(value);
+        self
+    }
+
+    /// Replaces the application state with `state` (the flow tester's, shared by its rounds).
+    pub(crate) fn app_state(mut self, state: AppState) -> Self {
+        self.state = state;
+        self
+    }
+
     /// Builds the server.
     ///
     /// # Panics
     ///
-    /// If two tools or two prompts share a name, or a tool name is not 1 to 128 characters of
-    /// `A-Z a-z 0-9 _ - .`: both are programming errors caught at start-up.
+    /// On any [`BuildError`]: two tools or two prompts that share a name, a tool name that is
+    /// not 1 to 128 characters of `A-Z a-z 0-9 _ - .`, a handler taking `State<T>` for a type
+    /// never registered, a structured result whose schema is not an object. All are
+    /// programming errors; [`try_build`](Self::try_build) returns them instead.
     pub fn build(self) -> Server {
+        self.try_build().unwrap_or_else(|error| panic!("{error}"))
+    }
+
+    /// Builds the server, or says which registration is wrong.
+    pub fn try_build(self) -> Result<Server, BuildError> {
         let cache = self.cache;
         let discovered = discover_result(&self);
         let legacy = LegacyInfo::new(&discovered, &self);
@@ -342,12 +368,10 @@ impl ServerBuilder {
             Signer::random().expect("a random key is long enough")
         });
         let tools: Vec<Tool> = self.tools.iter().map(|tool| tool.definition()).collect();
-        let tool_index = index_by_name(tools.iter().map(|tool| tool.name.as_str()), "tool");
-        for name in tool_index.keys() {
-            assert!(
-                valid_tool_name(name),
-                "tool name `{name}` must be 1 to 128 characters of `A-Z a-z 0-9 _ - .`"
-            );
+        let tool_index = index_by_name(tools.iter().map(|tool| tool.name.as_str()), "tool")?;
+        for (tool, handler) in tools.iter().zip(&self.tools) {
+            check_tool(tool)?;
+            check_state(&self.state, &tool.name, &handler.required_state())?;
         }
         let prompts: Vec<Prompt> = self
             .prompts
@@ -355,13 +379,26 @@ impl ServerBuilder {
             .map(|prompt| prompt.definition())
             .collect();
         let prompt_index =
-            index_by_name(prompts.iter().map(|prompt| prompt.name.as_str()), "prompt");
+            index_by_name(prompts.iter().map(|prompt| prompt.name.as_str()), "prompt")?;
+        for (prompt, handler) in prompts.iter().zip(&self.prompts) {
+            check_state(&self.state, &prompt.name, &handler.required_state())?;
+        }
         let mut resources = Vec::new();
         let mut resource_templates = Vec::new();
         for handler in &self.resources {
             match handler.definition() {
-                ResourceDefinition::Resource(resource) => resources.push(resource),
-                ResourceDefinition::Template(template) => resource_templates.push(template),
+                ResourceDefinition::Resource(resource) => {
+                    check_state(&self.state, &resource.uri, &handler.required_state())?;
+                    resources.push(resource);
+                }
+                ResourceDefinition::Template(template) => {
+                    check_state(
+                        &self.state,
+                        &template.uri_template,
+                        &handler.required_state(),
+                    )?;
+                    resource_templates.push(template);
+                }
             }
         }
         let inner = Inner {
@@ -405,10 +442,11 @@ impl ServerBuilder {
             replay,
             single_use_all: self.single_use,
             audience,
+            state: self.state,
         };
-        Server {
+        Ok(Server {
             inner: Arc::new(inner.with_legacy_lists()),
-        }
+        })
     }
 }
 
@@ -443,6 +481,8 @@ pub(crate) struct Inner {
     pub(crate) single_use_all: bool,
     /// The server's identity in its states' binding.
     pub(crate) audience: String,
+    /// Application state, handed to every round of every handler.
+    pub(crate) state: AppState,
 }
 
 /// What a legacy session is told, in the older schema's shape: lists without `resultType`
@@ -511,23 +551,6 @@ fn serialise(result: &impl serde::Serialize) -> String {
     serde_json::to_string(result).expect("a result serialises to JSON")
 }
 
-fn index_by_name<'a>(names: impl Iterator<Item = &'a str>, kind: &str) -> HashMap<String, usize> {
-    let mut index = HashMap::new();
-    for (position, name) in names.enumerate() {
-        let previous = index.insert(name.to_owned(), position);
-        assert!(previous.is_none(), "two {kind}s are named `{name}`");
-    }
-    index
-}
-
-/// Whether `name` is a valid tool name: 1 to 128 characters of `A-Z a-z 0-9 _ - .`.
-pub(crate) fn valid_tool_name(name: &str) -> bool {
-    (1..=128).contains(&name.len())
-        && name
-            .bytes()
-            .all(|byte| byte.is_ascii_alphanumeric() || matches!(byte, b'_' | b'-' | b'.'))
-}
-
 fn discover_result(builder: &ServerBuilder) -> DiscoverResult {
     let declared = |present: bool| present.then(ListChangedCapability::default);
     let capabilities = ServerCapabilities {
@@ -553,20 +576,5 @@ fn discover_result(builder: &ServerBuilder) -> DiscoverResult {
             ..Default::default()
         }),
         ..Default::default()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn tool_names_follow_the_allowed_alphabet_and_length() {
-        assert!(valid_tool_name("test_simple-text.v2"));
-        assert!(valid_tool_name(&"a".repeat(128)));
-        assert!(!valid_tool_name(&"a".repeat(129)));
-        assert!(!valid_tool_name(""));
-        assert!(!valid_tool_name("has space"));
-        assert!(!valid_tool_name("slash/name"));
     }
 }

@@ -183,6 +183,7 @@ impl<H: Serves> Call<H> {
             progress: context.progress.clone(),
             logger: context.logger.clone(),
             limits: self.server.inner.limits,
+            app: self.server.inner.state.clone(),
         };
         self.serve(request)
     }
@@ -307,6 +308,7 @@ impl<H: Serves> Call<H> {
             progress: context.progress,
             logger: context.logger,
             limits: self.server.inner.limits,
+            app: self.server.inner.state.clone(),
         };
         let handler = self.handler;
         let running = guarded(|| handler.serve(request));

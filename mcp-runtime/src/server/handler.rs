@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Number, Value};
 
+use super::app_state::{AppState, StateType};
 use super::outbound::{self, Logger, MessageReceiver, Outbound};
 use crate::protocol::{
     CallToolResult, ClientCapabilities, ErrorObject, GetPromptResult, InputRequests,
@@ -44,6 +45,8 @@ pub struct Request {
     pub logger: Logger,
     /// Limits the flow driver enforces.
     pub limits: FlowLimits,
+    /// The server's application state (see [`app_state`](super::app_state)).
+    pub app: AppState,
 }
 
 /// What a handler asks for when it needs input: questions, and the state to resume from.
@@ -112,6 +115,11 @@ pub trait ToolHandler: Send + Sync + 'static {
     fn single_use(&self) -> bool {
         false
     }
+    /// The application state types this handler takes (`State<T>` parameters), checked when
+    /// the server is built; default: none.
+    fn required_state(&self) -> Vec<StateType> {
+        Vec::new()
+    }
 }
 
 /// A prompt served under `prompts/get`.
@@ -128,6 +136,11 @@ pub trait PromptHandler: Send + Sync + 'static {
     /// (`#[prompt(single_use)]`); default: no, unless the server makes every state single-use.
     fn single_use(&self) -> bool {
         false
+    }
+    /// The application state types this handler takes (`State<T>` parameters), checked when
+    /// the server is built; default: none.
+    fn required_state(&self) -> Vec<StateType> {
+        Vec::new()
     }
 }
 
@@ -153,6 +166,11 @@ pub trait ResourceHandler: Send + Sync + 'static {
     /// single-use.
     fn single_use(&self) -> bool {
         false
+    }
+    /// The application state types this handler takes (`State<T>` parameters), checked when
+    /// the server is built; default: none.
+    fn required_state(&self) -> Vec<StateType> {
+        Vec::new()
     }
 }
 

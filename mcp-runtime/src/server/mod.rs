@@ -47,6 +47,8 @@
 //! `initialize` is refused with HTTP `503`. Legacy sessions live in the process that opened
 //! them: several instances behind a load balancer need it to route by `Mcp-Session-Id`.
 
+pub mod app_state;
+mod build_check;
 mod builder;
 mod call;
 mod complete;
@@ -63,6 +65,8 @@ mod single_use;
 
 use std::sync::Arc;
 
+pub use app_state::{AppState, State, StateType};
+pub use build_check::BuildError;
 pub use builder::{DEFAULT_BODY_LIMIT, DEFAULT_MAX_JSON_DEPTH, ServerBuilder, SubjectHook};
 pub use complete::Answerer;
 pub use handler::{

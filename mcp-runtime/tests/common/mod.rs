@@ -104,6 +104,24 @@ fn check(compiled: &Compiled, def: &str, value: &Value) -> Result<(), String> {
         .map_err(|err| format!("{err:#}"))
 }
 
+/// Whether `value` is valid against `schema`, a JSON Schema of its own (a tool's
+/// `outputSchema`, say), compiled with format assertions on.
+pub fn check_against(schema: &Value, value: &Value) -> Result<(), String> {
+    const URL: &str = "https://schemas.invalid/under-test.json";
+    let mut compiler = boon::Compiler::new();
+    compiler.enable_format_assertions();
+    compiler
+        .add_resource(URL, schema.clone())
+        .map_err(|err| format!("the schema is no resource: {err:?}"))?;
+    let mut schemas = boon::Schemas::new();
+    let index = compiler
+        .compile(URL, &mut schemas)
+        .map_err(|err| format!("the schema does not compile: {err:?}"))?;
+    schemas
+        .validate(value, index)
+        .map_err(|err| format!("{err:#}"))
+}
+
 /// Asserts that `value` is valid against `#/$defs/<def>` of the vendored schema, panicking
 /// with the validator's full report (and the value) otherwise.
 pub fn schema_validate(def: &str, value: &Value) {

@@ -1,0 +1,167 @@
+//! What [`ServerBuilder::try_build`](super::ServerBuilder::try_build) refuses: the programming
+//! errors a server's registrations can hold, each found at start-up instead of on a request.
+
+use std::collections::HashMap;
+use std::fmt;
+
+use serde_json::Value;
+
+use super::app_state::{AppState, StateType};
+use crate::protocol::Tool;
+
+/// Why a server could not be built.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum BuildError {
+    /// Two tools, two prompts or two resources share a name or URI.
+    Duplicate {
+        /// `tool`, `prompt` or `resource`.
+        kind: &'static str,
+        /// The shared name.
+        name: String,
+    },
+    /// A tool name is not 1 to 128 characters of `A-Z a-z 0-9 _ - .`.
+    InvalidToolName {
+        /// The name.
+        name: String,
+    },
+    /// A handler takes `State<T>` for a `T` no `.state(...)` registered.
+    MissingState {
+        /// The handler's name or URI.
+        handler: String,
+        /// The type it asks for, as the compiler spells it.
+        type_name: &'static str,
+    },
+    /// A tool declares an `outputSchema` whose root is not an object: the protocol's
+    /// `structuredContent` is a JSON object.
+    OutputSchemaNotObject {
+        /// The tool.
+        tool: String,
+    },
+}
+
+impl fmt::Display for BuildError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Duplicate { kind, name } => write!(f, "two {kind}s are named `{name}`"),
+            Self::InvalidToolName { name } => write!(
+                f,
+                "tool name `{name}` must be 1 to 128 characters of `A-Z a-z 0-9 _ - .`"
+            ),
+            Self::MissingState { handler, type_name } => write!(
+                f,
+                "`{handler}` takes `State<{type_name}>`, but no value of that type is \
+                 registered; add `.state(value)` with a `{type_name}` to the server builder"
+            ),
+            Self::OutputSchemaNotObject { tool } => write!(
+                f,
+                "tool `{tool}` returns structured content whose JSON Schema is not an object; \
+                 wrap the value in a struct so that `structuredContent` is a JSON object"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for BuildError {}
+
+/// Position of each name in `names`, refusing a name given twice.
+pub(super) fn index_by_name<'a>(
+    names: impl Iterator<Item = &'a str>,
+    kind: &'static str,
+) -> Result<HashMap<String, usize>, BuildError> {
+    let mut index = HashMap::new();
+    for (position, name) in names.enumerate() {
+        if index.insert(name.to_owned(), position).is_some() {
+            return Err(BuildError::Duplicate {
+                kind,
+                name: name.to_owned(),
+            });
+        }
+    }
+    Ok(index)
+}
+
+/// Whether `name` is a valid tool name: 1 to 128 characters of `A-Z a-z 0-9 _ - .`.
+pub(crate) fn valid_tool_name(name: &str) -> bool {
+    (1..=128).contains(&name.len())
+        && name
+            .bytes()
+            .all(|byte| byte.is_ascii_alphanumeric() || matches!(byte, b'_' | b'-' | b'.'))
+}
+
+/// A tool's name and output schema.
+pub(super) fn check_tool(tool: &Tool) -> Result<(), BuildError> {
+    if !valid_tool_name(&tool.name) {
+        return Err(BuildError::InvalidToolName {
+            name: tool.name.clone(),
+        });
+    }
+    if let Some(schema) = &tool.output_schema
+        && schema.get("type") != Some(&Value::from("object"))
+    {
+        return Err(BuildError::OutputSchemaNotObject {
+            tool: tool.name.clone(),
+        });
+    }
+    Ok(())
+}
+
+/// The state types `handler` asks for are all registered.
+pub(super) fn check_state(
+    state: &AppState,
+    handler: &str,
+    required: &[StateType],
+) -> Result<(), BuildError> {
+    match required.iter().find(|required| !state.has(required)) {
+        Some(missing) => Err(BuildError::MissingState {
+            handler: handler.to_owned(),
+            type_name: missing.name(),
+        }),
+        None => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tool_names_follow_the_allowed_alphabet_and_length() {
+        assert!(valid_tool_name("test_simple-text.v2"));
+        assert!(valid_tool_name(&"a".repeat(128)));
+        assert!(!valid_tool_name(&"a".repeat(129)));
+        assert!(!valid_tool_name(""));
+        assert!(!valid_tool_name("has space"));
+        assert!(!valid_tool_name("slash/name"));
+    }
+
+    #[test]
+    fn a_missing_state_type_is_named() {
+        let error = check_state(
+            &AppState::default(),
+            "deploy",
+            &[StateType::of::<Vec<u8>>()],
+        )
+        .expect_err("nothing is registered");
+        let message = error.to_string();
+        assert!(message.contains("State<alloc::vec::Vec<u8>>"), "{message}");
+        assert!(message.contains("`deploy`"), "{message}");
+    }
+
+    #[test]
+    fn output_schemas_must_describe_objects() {
+        let mut tool = Tool {
+            name: "list".to_owned(),
+            ..Tool::default()
+        };
+        assert_eq!(check_tool(&tool), Ok(()));
+        let array: Value = serde_json::json!({ "type": "array" });
+        tool.output_schema = array.as_object().cloned();
+        assert_eq!(
+            check_tool(&tool),
+            Err(BuildError::OutputSchemaNotObject {
+                tool: "list".to_owned()
+            })
+        );
+    }
+}
