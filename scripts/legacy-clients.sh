@@ -230,7 +230,7 @@ client_suite py-http "$PYTHON" tests/clients/legacy_client.py --http "$DEPLOY_UR
 client_suite py-stdio "$PYTHON" tests/clients/legacy_client.py --stdio "$DEPLOY_BIN" --stdio
 
 echo "== MCP Inspector $INSPECTOR_VERSION CLI"
-TOOLS='r.tools.map((t) => t.name).sort().join() === "confirm_deploy,deploy"'
+TOOLS='r.tools.map((t) => t.name).sort().join() === "confirm_deploy,deploy,deployments"'
 PROMPTS='r.prompts.some((p) => p.name === "test_simple_prompt")'
 PROMPT='r.messages.some((m) => m.content.text === "This is a simple prompt for testing.")'
 RESOURCES='r.resources.some((x) => x.uri === "test://static-text")'

@@ -1,7 +1,86 @@
-//! The `deploy` and `confirm_deploy` tools.
+//! The `deploy`, `confirm_deploy` and `deployments` tools, and the registry of deployments
+//! they share as application state.
 
-use mcp_runtime::{Cx, ElicitChoice, ElicitForm, ToolResult, text, tool};
-use serde::Deserialize;
+use std::collections::VecDeque;
+use std::sync::{Mutex, PoisonError};
+
+use mcp_runtime::server::ServerBuilder;
+use mcp_runtime::{Cx, ElicitChoice, ElicitForm, Json, State, ToolResult, text, tool};
+use serde::{Deserialize, Serialize};
+
+/// Registers the tools of this module and the registry they share.
+pub fn register(builder: ServerBuilder) -> ServerBuilder {
+    builder
+        .state(Deployments::default())
+        .tool(deploy)
+        .tool(confirm_deploy)
+        .tool(deployments)
+}
+
+/// The deployments made since the server started, newest last: the application state of
+/// `deploy`. In memory, and bounded: the oldest records go first.
+#[derive(Debug, Default)]
+pub struct Deployments {
+    records: Mutex<VecDeque<Deployment>>,
+}
+
+impl Deployments {
+    /// How many records the registry keeps.
+    pub const CAPACITY: usize = 1000;
+
+    /// Stores a deployment and returns it as stored, with its number.
+    pub fn record(
+        &self,
+        service: &str,
+        environment: Environment,
+        replicas: u32,
+        reason: Option<String>,
+    ) -> Deployment {
+        let mut records = self.records.lock().unwrap_or_else(PoisonError::into_inner);
+        let number = records.back().map_or(1, |last| last.number + 1);
+        let record = Deployment {
+            number,
+            service: service.to_owned(),
+            environment: environment.to_wire().to_owned(),
+            replicas,
+            reason,
+        };
+        if records.len() == Self::CAPACITY {
+            records.pop_front();
+        }
+        records.push_back(record.clone());
+        record
+    }
+
+    /// The records, oldest first.
+    pub fn list(&self) -> Vec<Deployment> {
+        let records = self.records.lock().unwrap_or_else(PoisonError::into_inner);
+        records.iter().cloned().collect()
+    }
+}
+
+/// One deployment, as the registry stores it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct Deployment {
+    /// Its number, counting from 1 since the server started.
+    pub number: u64,
+    /// The service deployed.
+    pub service: String,
+    /// `staging` or `production`.
+    pub environment: String,
+    /// How many instances run.
+    pub replicas: u32,
+    /// Why, for the change log.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// What `deployments` answers.
+#[derive(Debug, Serialize, schemars::JsonSchema)]
+pub struct DeploymentList {
+    /// The deployments, oldest first.
+    pub deployments: Vec<Deployment>,
+}
 
 /// Where a service can go.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ElicitChoice)]
@@ -43,8 +122,11 @@ pub struct DeployArgs {
 }
 
 /// Deploy a service: asks where (and, for production, whether) before doing it.
-#[tool]
-pub async fn deploy(args: DeployArgs, cx: Cx) -> ToolResult {
+#[tool(
+    title = "Deploy a service",
+    annotations(destructive = false, open_world = false)
+)]
+pub async fn deploy(args: DeployArgs, cx: Cx, State(registry): State<Deployments>) -> ToolResult {
     let target: Target = cx
         .elicit(format!("Where should {} go?", args.service))
         .await?;
@@ -59,14 +141,30 @@ pub async fn deploy(args: DeployArgs, cx: Cx) -> ToolResult {
             return Ok(text("Nothing deployed."));
         }
     }
-    let reason = target
+    let stored = registry.record(
+        &args.service,
+        target.environment,
+        target.replicas,
+        target.reason,
+    );
+    // The answer is told from the record as stored.
+    let reason = stored
         .reason
+        .as_deref()
         .map(|reason| format!(" ({reason})"))
         .unwrap_or_default();
     Ok(text(format!(
         "Deployed {} replicas of {} to {:?}{reason}.",
-        target.replicas, args.service, target.environment
+        stored.replicas, stored.service, target.environment
     )))
+}
+
+/// The deployments made since the server started, oldest first.
+#[tool(title = "List deployments", annotations(read_only, open_world = false))]
+pub async fn deployments(State(registry): State<Deployments>) -> ToolResult<Json<DeploymentList>> {
+    Ok(Json(DeploymentList {
+        deployments: registry.list(),
+    }))
 }
 
 /// Confirm a production deployment: the classic minimal flow, one question.

@@ -4,6 +4,7 @@
 pub mod cli;
 pub mod deploy;
 pub mod order;
+pub mod tracker;
 
 use base64::Engine as _;
 use mcp_runtime::state::Signer;

@@ -31,12 +31,10 @@ pub fn examples() -> Server {
 
 /// [`examples`] with another signer (a sealing one, say).
 pub fn examples_with(signer: Signer) -> Server {
-    Server::builder()
+    mcp_examples::deploy::register(Server::builder())
         .name(EXAMPLES_NAME)
         .version("1.0.0")
         .signer(signer)
-        .tool(mcp_examples::deploy::deploy)
-        .tool(mcp_examples::deploy::confirm_deploy)
         .tool(mcp_examples::order::order)
         .build()
 }

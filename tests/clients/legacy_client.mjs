@@ -182,7 +182,7 @@ await scenario('initialize', async (s) => {
   if (target.http) check(s.transport.sessionId, 'no Mcp-Session-Id issued by initialize');
   const { tools } = await s.client.listTools();
   const names = tools.map((t) => t.name).sort();
-  check(JSON.stringify(names) === '["confirm_deploy","deploy"]', `tools/list gave ${names}`);
+  check(JSON.stringify(names) === '["confirm_deploy","deploy","deployments"]', `tools/list gave ${names}`);
   const deploy = tools.find((t) => t.name === 'deploy');
   check(deploy.inputSchema?.properties?.service, 'deploy has no `service` argument');
 });
@@ -295,6 +295,25 @@ await scenario('confirm-deploy', async (s) => {
   expectText(await s.text('confirm_deploy', {}), 'Deployment confirmed.');
   const ok = confirm.params.requestedSchema?.properties?.ok;
   check(ok?.type === 'boolean', `confirm.ok: ${JSON.stringify(ok)}`);
+});
+
+await scenario('structured-result', async (s) => {
+  // `deployments` declares an outputSchema: the SDK compiles it when it lists the tools and
+  // checks every structuredContent against it, so a schema it cannot read or a result that
+  // does not match fails the call.
+  s.expect({ match: /^Where should ledger go\?/, reply: accept({ environment: 'staging', replicas: 2 }) });
+  expectText(await s.text('deploy', { service: 'ledger' }), 'Deployed 2 replicas of ledger to Staging.');
+  const { tools } = await s.client.listTools();
+  const listed = tools.find((tool) => tool.name === 'deployments');
+  check(listed?.outputSchema?.type === 'object', `outputSchema: ${JSON.stringify(listed?.outputSchema)}`);
+  check(listed?.annotations?.readOnlyHint === true, `annotations: ${JSON.stringify(listed?.annotations)}`);
+  const result = await s.call('deployments', {});
+  const records = result.structuredContent?.deployments ?? [];
+  const ours = records.filter((record) => record.service === 'ledger');
+  check(ours.length >= 1 && ours.every((record) => record.replicas === 2 && record.environment === 'staging'),
+    `structuredContent: ${JSON.stringify(result.structuredContent)}`);
+  const text = JSON.parse(result.content?.[0]?.text ?? 'null');
+  check(JSON.stringify(text) === JSON.stringify(result.structuredContent), 'the text block repeats the structured result');
 });
 
 console.log(`${passed} passed, ${failed} failed`);

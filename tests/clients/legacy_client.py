@@ -15,6 +15,7 @@ runs no other message is read: concurrent calls get their questions answered one
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import sys
@@ -175,7 +176,7 @@ async def initialize(c: Client) -> None:
         check(c.session_id(), "no Mcp-Session-Id issued by initialize")
     tools = (await c.session.list_tools()).tools
     names = sorted(t.name for t in tools)
-    check(names == ["confirm_deploy", "deploy"], f"tools/list gave {names}")
+    check(names == ["confirm_deploy", "deploy", "deployments"], f"tools/list gave {names}")
     deploy = next(t for t in tools if t.name == "deploy")
     check("service" in deploy.inputSchema.get("properties", {}), "deploy has no `service` argument")
 
@@ -301,6 +302,26 @@ async def confirm_deploy(c: Client) -> None:
     check(ok.get("type") == "boolean", f"confirm.ok: {ok}")
 
 
+async def structured_result(c: Client) -> None:
+    # `deployments` declares an outputSchema: the SDK checks structuredContent against the
+    # schema it listed, so a schema it cannot read or a result that does not match fails.
+    c.script.expect(Rule(r"^Where should ledger go\?", accept({"environment": "staging", "replicas": 2})))
+    expect_text(await c.text("deploy", {"service": "ledger"}), "Deployed 2 replicas of ledger to Staging.")
+    tools = (await c.session.list_tools()).tools
+    listed = next(t for t in tools if t.name == "deployments")
+    check((listed.outputSchema or {}).get("type") == "object", f"outputSchema: {listed.outputSchema}")
+    check(listed.annotations is not None and listed.annotations.readOnlyHint is True, f"annotations: {listed.annotations}")
+    result = await c.call("deployments", {})
+    records = (result.structuredContent or {}).get("deployments", [])
+    ours = [r for r in records if r.get("service") == "ledger"]
+    check(
+        ours and all(r.get("replicas") == 2 and r.get("environment") == "staging" for r in ours),
+        f"structuredContent: {result.structuredContent}",
+    )
+    text = next(b.text for b in result.content if isinstance(b, types.TextContent))
+    check(json.loads(text) == result.structuredContent, "the text block repeats the structured result")
+
+
 SCENARIOS = [
     ("initialize", initialize),
     ("accept", accept_scenario),
@@ -312,6 +333,7 @@ SCENARIOS = [
     ("concurrent-calls", concurrent_calls),
     ("call-after-cancelled-call", call_after_cancelled_call),
     ("confirm-deploy", confirm_deploy),
+    ("structured-result", structured_result),
 ]
 
 

@@ -300,5 +300,5 @@ async fn discover_and_tools_list_validate_over_http() {
         .iter()
         .map(|tool| tool["name"].as_str().unwrap())
         .collect();
-    assert_eq!(names, ["deploy", "confirm_deploy"]);
+    assert_eq!(names, ["deploy", "confirm_deploy", "deployments"]);
 }

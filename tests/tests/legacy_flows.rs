@@ -206,6 +206,7 @@ fn own_server() -> Server {
         .tool(cancellable)
         .tool(chatty)
         .tool(deploy_tools::deploy)
+        .state(deploy_tools::Deployments::default())
         .tool(everything_at_once)
         .tool(forever)
         .tool(mcp_examples::order::order)

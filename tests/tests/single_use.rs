@@ -347,9 +347,8 @@ async fn a_sealed_state_hides_what_the_flow_carries() {
             .expect("a token is base64")
     };
     let carried = |signer: Signer| async move {
-        let server = Server::builder()
+        let server = mcp_examples::deploy::register(Server::builder())
             .signer(signer)
-            .tool(mcp_examples::deploy::deploy)
             .build();
         let running = client::start(server).await;
         let mut meta = client::meta();

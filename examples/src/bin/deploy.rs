@@ -8,18 +8,18 @@
 
 use clap::Parser;
 use mcp_examples::cli::{self, Cli, Demo};
-use mcp_examples::deploy::{confirm_deploy, deploy};
+use mcp_examples::deploy;
 use mcp_runtime::server::Server;
 use serde_json::json;
 
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
     let cli = Cli::parse();
-    let server = Server::builder()
-        .name("deploy")
-        .version(env!("CARGO_PKG_VERSION"))
-        .tool(deploy)
-        .tool(confirm_deploy);
+    let server = deploy::register(
+        Server::builder()
+            .name("deploy")
+            .version(env!("CARGO_PKG_VERSION")),
+    );
     let server = cli.states.apply(server, cli::signer()).await.build();
     let demo = Demo {
         tool: "deploy",

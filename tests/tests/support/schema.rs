@@ -6,6 +6,11 @@ mod common;
 
 #[allow(
     unused_imports,
+    reason = "not every test binary checks values against a schema of their own"
+)]
+pub(crate) use common::check_against;
+#[allow(
+    unused_imports,
     reason = "not every test binary validates legacy messages"
 )]
 pub(crate) use common::legacy_schema_validate as assert_legacy_valid;
