@@ -123,6 +123,15 @@ pub(crate) async fn call(addr: SocketAddr, id: Value, method: &str, mut params: 
     send(addr, "POST", &[], body.to_string().as_bytes()).await
 }
 
+/// Whether `answer` is the one refusal every invalid state gets: `-32602` with the fixed
+/// message and no `data` (nothing about why).
+pub(crate) fn is_state_refusal(answer: &Value) -> bool {
+    answer["error"]["code"] == -32602
+        && answer["error"]["message"] == mcp_runtime::state::INVALID_STATE_MESSAGE
+        && answer["error"].get("data").is_none()
+        && answer.get("result").is_none()
+}
+
 pub(crate) fn meta() -> Value {
     json!({
         "io.modelcontextprotocol/protocolVersion": VERSION,
