@@ -7,6 +7,7 @@
 )]
 
 use std::net::SocketAddr;
+use std::time::Duration;
 
 use mcp_runtime::server::Server;
 use serde_json::{Value, json};
@@ -15,6 +16,9 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::oneshot;
 
 pub(crate) const VERSION: &str = "2026-07-28";
+
+/// Every exchange with a server gives up after this long.
+pub(crate) const READ_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// A server listening on an ephemeral loopback port; stops when dropped.
 pub(crate) struct Running {
@@ -105,12 +109,21 @@ pub(crate) async fn send(
         "Content-Length: {}\r\nConnection: close\r\n\r\n",
         body.len()
     ));
-    let mut stream = TcpStream::connect(addr).await.unwrap();
-    stream.write_all(head.as_bytes()).await.unwrap();
-    // The server may answer (413) before reading the whole body and close.
-    let _ = stream.write_all(body).await;
-    let mut raw = Vec::new();
-    let _ = stream.read_to_end(&mut raw).await;
+    let exchange = async {
+        let mut stream = TcpStream::connect(addr).await.expect("connects");
+        stream
+            .write_all(head.as_bytes())
+            .await
+            .expect("the head is sent");
+        // The server may answer (413) before reading the whole body and close.
+        let _ = stream.write_all(body).await;
+        let mut raw = Vec::new();
+        let _ = stream.read_to_end(&mut raw).await;
+        raw
+    };
+    let raw = tokio::time::timeout(READ_TIMEOUT, exchange)
+        .await
+        .unwrap_or_else(|_| panic!("no whole answer to {method} within {READ_TIMEOUT:?}"));
     parse(&raw)
 }
 
