@@ -267,8 +267,15 @@ pub(crate) async fn until_closed(stream: &mut TcpStream) -> Result<Vec<u8>, Vec<
 /// Sends `bytes` on a fresh connection and reads the whole answer (the request should say
 /// `Connection: close`); the status and the raw answer.
 pub(crate) async fn raw_exchange(addr: SocketAddr, bytes: &[u8]) -> (u16, String) {
-    let mut stream = TcpStream::connect(addr).await.unwrap();
-    stream.write_all(bytes).await.unwrap();
+    let send = async {
+        let mut stream = TcpStream::connect(addr).await.expect("connects");
+        // The server may answer (413) and close before taking every byte.
+        let _ = stream.write_all(bytes).await;
+        stream
+    };
+    let mut stream = tokio::time::timeout(READ_TIMEOUT, send)
+        .await
+        .expect("the request is sent in time");
     let raw = until_closed(&mut stream)
         .await
         .expect("the server answers and closes");
