@@ -12,6 +12,11 @@ use mcp_runtime::state::{
 use mcp_runtime::{Cx, ElicitForm, ToolResult, text, tool};
 use serde_json::{Value, json};
 
+#[path = "common/state.rs"]
+mod state_common;
+
+use state_common::{NOW, OTHER_SECRET, SECRET};
+
 #[derive(ElicitForm)]
 struct Name {
     name: String,
@@ -38,8 +43,6 @@ async fn survey(args: Team, cx: Cx) -> ToolResult {
     )))
 }
 
-const SECRET: [u8; 32] = [0x42; 32];
-const NOW: u64 = 1_800_000_000;
 /// The server's name, which is the audience its states are bound to.
 const NAME: &str = "refusals";
 
@@ -63,11 +66,9 @@ fn server(signer: Signer) -> Server {
         .build()
 }
 
-/// A signer on [`SECRET`] whose clock the test moves.
+/// The shared test signer, on a clock the test moves.
 fn signer(clock: &Arc<ManualClock>) -> Signer {
-    Signer::new(1, &SECRET)
-        .expect("a 32-byte secret is accepted")
-        .with_clock(Arc::clone(clock) as Arc<_>)
+    state_common::signer().with_clock(Arc::clone(clock) as Arc<_>)
 }
 
 /// One `survey` call through the server's dispatch; its status and answer.
@@ -199,7 +200,7 @@ async fn clients_see_one_answer_whatever_the_reason() {
     let other_args = json!({ "team": "dev" });
     let payload = signer.verify(&cx(&args), &good).expect("opens");
     let unknown_key = Signer::new(9, &SECRET).unwrap().sign(&cx(&args), &payload);
-    let other_secret = Signer::new(1, &[0x17; 32])
+    let other_secret = Signer::new(1, &OTHER_SECRET)
         .unwrap()
         .sign(&cx(&args), &payload);
     let mut tampered_seal = sealed.clone().into_bytes();
