@@ -5,7 +5,7 @@ use mcp_runtime::protocol::{
     CreateMessageRequestParams, GetPromptResult, PromptMessage, ReadResourceResult,
     ResourceContents, Role, TextResourceContents,
 };
-use mcp_runtime::state::{INVALID_STATE_MESSAGE, Signer};
+use mcp_runtime::state::{BindingContext, INVALID_STATE_MESSAGE, Signer};
 use mcp_runtime::testing::FlowTester;
 use mcp_runtime::{
     Cx, ElicitForm, PromptResult, Refusal, ResourceResult, ToolResult, prompt, resource, text, tool,
@@ -129,13 +129,37 @@ async fn a_state_verifies_only_for_its_own_request() {
 }
 
 #[tokio::test]
-async fn states_are_fresh_each_round_and_answers_belong_to_one_round() {
-    let tester = FlowTester::tool(two_steps).arguments(greeting());
-    let first = tester.start().await;
-    let second = first
-        .answer(json!({"user": accept(json!({"name": "Ada"}))}))
-        .await;
-    assert_ne!(first.state(), second.state());
+async fn the_same_continuation_twice_gives_two_tokens_and_answers_belong_to_one_round() {
+    let signer = Signer::random().unwrap();
+    let tester = FlowTester::tool(two_steps)
+        .arguments(greeting())
+        .signer(signer.clone());
+    let args = greeting();
+    let cx = BindingContext::new("tools/call", "two_steps")
+        .with_audience("flow-tester")
+        .with_arguments(Some(&args));
+    let open = |round: &mcp_runtime::testing::Round| {
+        signer
+            .open(&cx, round.state().expect("a state"))
+            .expect("the server's own state opens")
+    };
+    // The same continuation twice, from a fresh start and from the same round with the same
+    // answers: the same payload each time, under a fresh state id, so never the same token.
+    let (start, again) = (tester.start().await, tester.start().await);
+    let ada = json!({"user": accept(json!({"name": "Ada"}))});
+    let (second, retried) = (start.answer(ada.clone()).await, start.answer(ada).await);
+    for (one, other) in [(&start, &again), (&second, &retried)] {
+        let (one, other) = (open(one), open(other));
+        assert_eq!(one.payload(), other.payload());
+        assert_ne!(one.id(), other.id());
+    }
+    assert_ne!(start.state(), again.state());
+    assert_ne!(second.state(), retried.state());
+    // Both copies carry on.
+    let count = json!({"count": accept(json!({"count": 2}))});
+    for round in [&second, &retried] {
+        assert_eq!(round.answer(count.clone()).await.text(), Some("hi Ada x2"));
+    }
     // A fresh call answering both questions consumes only the first round's answer.
     let both = json!({
         "user": accept(json!({"name": "Ada"})),

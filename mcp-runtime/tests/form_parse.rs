@@ -251,6 +251,15 @@ fn to_content_round_trips_and_serde_revalidates() {
     assert!(serde_json::from_value::<Tag>(json!("Beta")).is_err());
 }
 
+/// The wire values of [`Color`], as declared.
+const COLORS: [&str; 2] = ["Red", "Green"];
+
+#[test]
+fn the_colour_list_names_every_variant() {
+    let wire: Vec<&str> = Color::CHOICES.iter().map(|choice| choice.wire).collect();
+    assert_eq!(wire, COLORS);
+}
+
 fn arbitrary_json() -> impl Strategy<Value = Value> {
     let leaf = prop_oneof![
         Just(Value::Null),
@@ -282,7 +291,7 @@ prop_compose! {
         replicas_as_float in any::<bool>(),
         ratio in -1.5f64..=1.5,
         express in any::<bool>(),
-        color in prop::sample::select(vec!["Red", "Green"]),
+        color in prop::sample::select(COLORS.to_vec()),
         tags in prop::sample::subsequence(vec!["alpha", "beta", "gamma"], 1..=2).prop_shuffle(),
         extras in proptest::option::of(prop::sample::subsequence(vec!["alpha", "beta", "gamma"], 0..=3)),
         count in proptest::option::of(any::<u64>()),
@@ -327,9 +336,13 @@ fn one_violation() -> impl Strategy<Value = (&'static str, Value)> {
         ]
         .prop_map(|value| ("ratio", value)),
         prop_oneof![Just(json!("true")), Just(json!(1))].prop_map(|value| ("express", value)),
-        "[A-Z][a-z]{2,5}"
-            .prop_filter("not a variant", |text| text != "Red")
-            .prop_map(|value| ("color", Value::from(value))),
+        prop_oneof![
+            // Near misses: another case, padding, the display title, nothing.
+            prop::sample::select(vec!["red", "GREEN", " Red", "Green ", "Leaf green", ""])
+                .prop_map(str::to_owned),
+            "[A-Z][a-z]{2,5}".prop_filter("not a variant", |text| !COLORS.contains(&&**text)),
+        ]
+        .prop_map(|value| ("color", Value::from(value))),
         prop_oneof![
             Just(json!([])),
             Just(json!(["alpha", "beta", "gamma"])),
@@ -367,15 +380,38 @@ proptest! {
     }
 
     #[test]
-    fn no_input_panics(values in prop::collection::vec(arbitrary_json(), FIELDS.len())) {
+    fn every_field_is_judged_on_its_own(
+        values in prop::collection::vec(arbitrary_json(), FIELDS.len()),
+    ) {
+        // Each value alone, in otherwise valid content: the fields it makes invalid.
+        let mut bad: Vec<&str> = FIELDS
+            .iter()
+            .zip(&values)
+            .filter(|(name, value)| {
+                let mut alone = valid();
+                alone.insert((**name).to_owned(), (*value).clone());
+                Order::from_content(&alone).is_err()
+            })
+            .map(|(name, _)| *name)
+            .collect();
+        bad.sort_unstable();
         let content: Map<String, Value> = FIELDS
             .iter()
             .zip(values)
             .map(|(name, value)| ((*name).to_owned(), value))
             .collect();
+        // All of them at once: exactly those fields are named, each once.
         match Order::from_content(&content) {
-            Ok(order) => prop_assert_eq!(Order::from_content(&order.to_content()).unwrap(), order),
-            Err(errors) => prop_assert!(!errors.is_empty()),
+            Ok(order) => {
+                prop_assert!(bad.is_empty(), "accepted, yet {:?} are invalid", bad);
+                prop_assert_eq!(Order::from_content(&order.to_content()).unwrap(), order);
+            }
+            Err(errors) => {
+                let mut named: Vec<&str> =
+                    errors.errors().iter().map(|error| error.field.as_str()).collect();
+                named.sort_unstable();
+                prop_assert_eq!(named, bad, "{}", errors);
+            }
         }
     }
 }

@@ -260,13 +260,29 @@ async fn progress_notifications_reach_the_receiver_before_the_answer() {
     let mut progress = handling
         .messages
         .expect("a progress token makes a receiver");
-    let outcome = handling.outcome.await;
+    let mut outcome = handling.outcome;
+    // Everything in the order it reaches the receiver and the answer: a message waiting on
+    // the receiver is taken before the answer is looked at.
     let mut seen = Vec::new();
-    while let Some(note) = progress.try_recv() {
-        assert_eq!(note["params"]["progressToken"], "p1");
-        seen.push(note["params"]["progress"].as_f64().unwrap());
+    let outcome = loop {
+        tokio::select! {
+            biased;
+            Some(note) = progress.recv() => {
+                assert_eq!(note["params"]["progressToken"], "p1");
+                seen.push(json!(note["params"]["progress"]));
+            }
+            outcome = &mut outcome => break outcome,
+        }
+    };
+    seen.push(json!("answer"));
+    // Nothing is left to arrive after the answer.
+    while let Some(late) = progress.try_recv() {
+        seen.push(late);
     }
-    assert_eq!(seen, [0.0, 50.0, 100.0]);
+    assert_eq!(
+        seen,
+        [json!(0.0), json!(50.0), json!(100.0), json!("answer")]
+    );
     assert_eq!(outcome.status, 200);
 }
 

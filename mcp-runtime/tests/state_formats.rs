@@ -10,8 +10,12 @@ use mcp_runtime::state::{
 };
 use serde_json::{Value, json};
 
+#[path = "common/binding_vector.rs"]
+mod binding_vector;
 #[path = "common/state.rs"]
 mod state_common;
+
+use binding_vector::{VECTOR_ARGUMENTS, VECTOR_BINDING, vector_cx};
 
 use state_common::{
     NOW, OTHER_SECRET, SECRET, args, both, cx, payload, sealer, signed_by_hand, signer,
@@ -19,14 +23,6 @@ use state_common::{
 
 // ---------------------------------------------------------------------------------------------
 // State ids, sealed tokens, audiences and the fixed test vectors.
-
-/// The context of the test vectors.
-fn vector_cx(arguments: &Value) -> BindingContext<'_> {
-    BindingContext::new("tools/call", "deploy")
-        .with_audience("ops-server")
-        .with_subject(Some("alice"))
-        .with_arguments(Some(arguments))
-}
 
 /// The state id of the test vectors: bytes 0 to 15.
 const VECTOR_ID: StateId = StateId::from_bytes([
@@ -50,10 +46,10 @@ fn vector_header(format: u8) -> Vec<u8> {
 fn default_binding_test_vector() {
     // Any change to the encoding of the default binding changes this digest: states in flight
     // would all be refused, so such a change must bump the domain and be released as such.
-    let args = json!({ "env": "prod", "replicas": 3 });
+    let args: Value = serde_json::from_str(VECTOR_ARGUMENTS).expect("valid JSON");
     assert_eq!(
         format!("{:?}", default_binding(&vector_cx(&args))),
-        "Binding(ce43e8b77825551a2551d9c7ca94857b4398846893cb27ed53c87bf9da59bd58)"
+        VECTOR_BINDING
     );
     // The audience is part of it.
     assert_ne!(

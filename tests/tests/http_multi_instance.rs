@@ -1,13 +1,17 @@
 //! Statelessness over real HTTP: rounds of one flow alternate between two server instances
-//! that share a key, and an instance with another key refuses their states.
+//! that share a key, many flows at once between two instances in the middle of a key
+//! rotation, and an instance with another key refuses their states.
 
 #[path = "support/client.rs"]
 mod client;
+
+use std::sync::Arc;
 
 use mcp_runtime::server::Server;
 use mcp_runtime::state::Signer;
 use mcp_runtime::{Cx, ElicitForm, ToolResult, text, tool};
 use serde_json::{Value, json};
+use tokio::sync::Barrier;
 
 #[derive(ElicitForm)]
 struct Name {
@@ -82,6 +86,66 @@ async fn rounds_alternate_between_instances_sharing_a_key() {
     .await;
     assert_eq!(third["result"]["resultType"], "complete", "{third}");
     assert_eq!(third["result"]["content"][0]["text"], "Ada likes teal");
+}
+
+/// The old key and the new one of a rotation.
+const OLD: [u8; 32] = [7; 32];
+const NEW: [u8; 32] = [8; 32];
+
+/// Two instances sharing a key ring half-way through a rotation: one already mints with the
+/// new key, the other still with the old one; both verify either.
+fn rotating_pair() -> (Server, Server) {
+    let mut promoted = Signer::new(1, &OLD).unwrap();
+    promoted.rotate(2, &NEW).unwrap();
+    let mut lagging = Signer::new(1, &OLD).unwrap();
+    lagging.add_verifying_key(2, &NEW).unwrap();
+    let build = |signer| Server::builder().signer(signer).tool(two_questions).build();
+    (build(promoted), build(lagging))
+}
+
+#[tokio::test]
+async fn concurrent_flows_alternate_between_instances_sharing_a_key_ring() {
+    const FLOWS: usize = 6;
+    let (promoted, lagging) = rotating_pair();
+    let (a, b) = (client::start(promoted).await, client::start(lagging).await);
+    let (a, b) = (a.addr, b.addr);
+    // Every flow waits here after each of its first two rounds until all are there: the flows
+    // are in flight together, and a runner awaiting one flow before the next never passes.
+    let in_step = Arc::new(Barrier::new(FLOWS));
+    let all_in_step = |barrier: Arc<Barrier>| async move {
+        tokio::time::timeout(client::READ_TIMEOUT, barrier.wait())
+            .await
+            .expect("every flow reaches the same round");
+    };
+    let flows: Vec<_> = (0..FLOWS)
+        .map(|n| {
+            let in_step = Arc::clone(&in_step);
+            // Even flows start on the instance minting with the new key, odd ones on the other.
+            let (first, second) = if n % 2 == 0 { (a, b) } else { (b, a) };
+            tokio::spawn(async move {
+                let name = format!("Ada{n}");
+                let one = round(first, None, None).await;
+                let state1 = one["result"]["requestState"].as_str().unwrap().to_owned();
+                all_in_step(Arc::clone(&in_step)).await;
+                let answer = json!({ "name": accept(json!({ "name": name })) });
+                let two = round(second, Some(answer), Some(&state1)).await;
+                assert_eq!(two["result"]["resultType"], "input_required", "{two}");
+                let state2 = two["result"]["requestState"].as_str().unwrap().to_owned();
+                all_in_step(in_step).await;
+                let colour = json!({ "color": accept(json!({ "color": format!("c{n}") })) });
+                let three = round(first, Some(colour), Some(&state2)).await;
+                three["result"]["content"][0]["text"].clone()
+            })
+        })
+        .collect();
+    let mut said = Vec::new();
+    for flow in flows {
+        said.push(flow.await.expect("the flow completes"));
+    }
+    let expected: Vec<Value> = (0..FLOWS)
+        .map(|n| json!(format!("Ada{n} likes c{n}")))
+        .collect();
+    assert_eq!(said, expected);
 }
 
 #[tokio::test]

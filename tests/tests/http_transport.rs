@@ -252,19 +252,35 @@ async fn progress_switches_the_answer_to_an_event_stream() {
 
 #[tokio::test]
 async fn concurrent_requests_are_all_answered() {
-    let server = client::start(handlers::fixture_server()).await;
+    const CALLS: usize = 8;
+    let barrier = std::sync::Arc::new(tokio::sync::Barrier::new(CALLS));
+    let server = mcp_runtime::server::Server::builder()
+        .tool(handlers::Rendezvous(barrier))
+        .build();
+    let server = client::start(server).await;
     let addr = server.addr;
-    let calls = (0..8).map(|n| {
-        tokio::spawn(async move {
-            let answer = call(addr, json!(n), "tools/call", json!({ "name": "slow" })).await;
-            answer.json()["id"].clone()
+    // Every call is sent before any answer is awaited; none is answered until all of them
+    // are in the handler at once.
+    let calls: Vec<_> = (0..CALLS)
+        .map(|n| {
+            tokio::spawn(async move {
+                call(
+                    addr,
+                    json!(n),
+                    "tools/call",
+                    json!({ "name": "rendezvous" }),
+                )
+                .await
+            })
         })
-    });
+        .collect();
     let mut ids = Vec::new();
     for call in calls {
-        ids.push(call.await.unwrap());
+        let answer = call.await.expect("the call task completes").json();
+        assert_eq!(answer["result"]["content"][0]["text"], "met", "{answer}");
+        ids.push(answer["id"].clone());
     }
-    assert_eq!(ids, (0..8).map(Value::from).collect::<Vec<_>>());
+    assert_eq!(ids, (0..CALLS).map(Value::from).collect::<Vec<_>>());
 }
 
 #[tokio::test]

@@ -145,10 +145,7 @@ async fn closing_stdin_ends_the_server_even_with_a_question_open() {
     session.write(call(30, "api").to_string().as_bytes()).await;
     let question = session.read().await;
     assert_eq!(question["method"], "elicitation/create");
-    drop(session.stdin);
-    let status = tokio::time::timeout(std::time::Duration::from_secs(10), session.child.wait())
-        .await
-        .expect("the server exits once its client is gone")
-        .unwrap();
-    assert!(status.success());
+    let (status, rest) = session.close().await;
+    assert!(status.success(), "{status}: {}", session.stderr());
+    assert!(rest.is_empty(), "{rest:?}");
 }

@@ -108,12 +108,6 @@ fn state(answer: &Value) -> String {
         .to_owned()
 }
 
-fn is_refused(answer: &Value) -> bool {
-    answer["error"]["code"] == -32602
-        && answer["error"]["message"] == "Invalid or expired \"requestState\""
-        && answer["error"].get("data").is_none()
-}
-
 #[tokio::test]
 async fn a_state_is_used_once_and_a_retry_gets_the_same_reply() {
     let running = client::start(builder().build()).await;
@@ -127,7 +121,7 @@ async fn a_state_is_used_once_and_a_retry_gets_the_same_reply() {
     assert_eq!(paid("t1"), 1, "and the code before it did not run again");
     // The same state with other answers is refused like any invalid state.
     let (_, other) = call(running.addr, "pay", "t1", Some(&token), Some(false)).await;
-    assert!(is_refused(&other), "{other}");
+    assert!(client::is_state_refusal(&other), "{other}");
     assert_eq!(paid("t1"), 1);
 }
 
@@ -167,7 +161,7 @@ async fn single_use_is_opt_in_per_handler_or_server_wide() {
     let (_, done) = call(running.addr, "ask_plain", "t3", Some(&token), Some(true)).await;
     let (_, again) = call(running.addr, "ask_plain", "t3", Some(&token), Some(false)).await;
     assert_eq!(done["result"]["content"][0]["text"], "answered");
-    assert!(is_refused(&again), "{again}");
+    assert!(client::is_state_refusal(&again), "{again}");
 }
 
 /// A hand-written handler that asks once, hands out its own state bytes, and records the
@@ -222,10 +216,10 @@ async fn a_hand_written_handler_sees_only_verified_states_and_mints_none() {
     assert_ne!(token.as_bytes(), b"my own state");
     let tampered = format!("{token}A");
     let (_, refused) = call(running.addr, "ask_plain", "t4", Some(&tampered), Some(true)).await;
-    assert!(is_refused(&refused), "{refused}");
+    assert!(client::is_state_refusal(&refused), "{refused}");
     let forged = "bXkgb3duIHN0YXRl"; // base64 of the handler's own bytes
     let (_, refused) = call(running.addr, "ask_plain", "t4", Some(forged), Some(true)).await;
-    assert!(is_refused(&refused), "{refused}");
+    assert!(client::is_state_refusal(&refused), "{refused}");
     let (_, done) = call(running.addr, "ask_plain", "t4", Some(&token), Some(true)).await;
     assert_eq!(done["result"]["content"][0]["text"], "answered");
     // The handler ran twice: once without a state, once with exactly its own bytes. The two
@@ -241,7 +235,7 @@ async fn two_services_sharing_a_key_do_not_accept_each_others_states() {
     let (_, first) = call(payments.addr, "pay", "t5", None, None).await;
     let token = state(&first);
     let (_, elsewhere) = call(billing.addr, "pay", "t5", Some(&token), Some(true)).await;
-    assert!(is_refused(&elsewhere), "{elsewhere}");
+    assert!(client::is_state_refusal(&elsewhere), "{elsewhere}");
     // An explicit audience shared by both makes them one service again.
     let a = client::start(builder().audience("shared").build()).await;
     let b = client::start(builder().name("billing").audience("shared").build()).await;
@@ -272,7 +266,7 @@ async fn instances_sharing_a_redis_refuse_replays_and_answer_retries_alike() {
     let (_, retried) = call(one.addr, "pay", "t7", Some(&token), Some(true)).await;
     assert_eq!(retried, paid_once);
     let (_, replayed) = call(one.addr, "pay", "t7", Some(&token), Some(false)).await;
-    assert!(is_refused(&replayed), "{replayed}");
+    assert!(client::is_state_refusal(&replayed), "{replayed}");
     assert_eq!(paid("t7"), 1);
 }
 
@@ -333,7 +327,7 @@ async fn a_binding_policy_can_bind_states_to_what_the_transport_saw() {
     let first = round("acme", None).await;
     let token = state(&first);
     let elsewhere = round("globex", Some(token.clone())).await;
-    assert!(is_refused(&elsewhere), "{elsewhere}");
+    assert!(client::is_state_refusal(&elsewhere), "{elsewhere}");
     let done = round("acme", Some(token)).await;
     assert_eq!(done["result"]["content"][0]["text"], "Paid.");
 }

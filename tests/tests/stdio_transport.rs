@@ -85,8 +85,7 @@ async fn progress_notifications_precede_their_answer_and_eof_ends_the_server() {
     };
     assert_eq!(progress, [0.0, 50.0, 100.0]);
     assert_eq!(answer["result"]["content"][0]["text"], "done");
-    drop(session.stdin);
-    let status = session.child.wait().await.unwrap();
-    assert!(status.success());
-    assert!(session.lines.next_line().await.unwrap().is_none());
+    let (status, rest) = session.close().await;
+    assert!(status.success(), "{status}: {}", session.stderr());
+    assert!(rest.is_empty(), "{rest:?}");
 }

@@ -301,18 +301,27 @@ impl Feed {
         }
     }
 
-    /// Members sorted by key bytes, whatever order the map keeps them in (with `serde_json`'s
-    /// `preserve_order` feature it keeps the input order).
     fn object(&mut self, map: &Map<String, Value>) {
+        self.members(map.len(), map.iter());
+    }
+
+    /// Members sorted by key bytes, whatever order the map keeps them in (with `serde_json`'s
+    /// `preserve_order` feature it keeps the input order). Takes the members rather than the
+    /// map so that the unsorted case is tested in every build.
+    fn members<'v>(
+        &mut self,
+        len: usize,
+        members: impl Iterator<Item = (&'v String, &'v Value)> + Clone,
+    ) {
         self.raw(b"{");
-        self.varint(map.len());
-        if map.keys().is_sorted() {
-            for (key, value) in map {
+        self.varint(len);
+        if members.clone().map(|(key, _)| key).is_sorted() {
+            for (key, value) in members {
                 self.bytes(key.as_bytes());
                 self.value(value);
             }
         } else {
-            let mut members: Vec<(&String, &Value)> = map.iter().collect();
+            let mut members: Vec<(&String, &Value)> = members.collect();
             members.sort_unstable_by(|a, b| a.0.cmp(b.0));
             for (key, value) in members {
                 self.bytes(key.as_bytes());
@@ -343,17 +352,53 @@ mod tests {
         default_binding(&BindingContext::new("tools/call", "t").with_arguments(arguments))
     }
 
+    /// The digest of an object whose members come in exactly this order (a `Map` cannot
+    /// hold them unsorted in a build without `serde_json/preserve_order`).
+    fn members_digest(members: &[(String, Value)]) -> [u8; 32] {
+        let mut feed = Feed::new(DEFAULT_PREFIX.clone());
+        feed.members(
+            members.len(),
+            members.iter().map(|(key, value)| (key, value)),
+        );
+        feed.finish()
+    }
+
+    fn object_digest(value: &Value) -> [u8; 32] {
+        let mut feed = Feed::new(DEFAULT_PREFIX.clone());
+        feed.value(value);
+        feed.finish()
+    }
+
     #[test]
-    fn unsorted_maps_bind_like_sorted_ones() {
-        // Build a map whose iteration order is not sorted, whatever the map type.
-        let sorted = json!({"a": 1, "b": {"c": [1, 2], "d": null}});
-        let mut unsorted = Map::new();
-        let mut inner = Map::new();
-        inner.insert("d".into(), Value::Null);
-        inner.insert("c".into(), json!([1, 2]));
-        unsorted.insert("b".into(), Value::Object(inner));
-        unsorted.insert("a".into(), json!(1));
-        assert_eq!(bind(Some(&sorted)), bind(Some(&Value::Object(unsorted))));
+    fn members_in_any_order_bind_like_the_sorted_object() {
+        let inner = json!({"c": [1, 2], "d": null});
+        let sorted = json!({"a": 1, "b": inner, "ba": "x"});
+        let value = |key: &str| sorted[key].clone();
+        let orders: [&[&str]; 4] = [
+            &["a", "b", "ba"],
+            &["b", "a", "ba"],
+            &["ba", "b", "a"],
+            &["b", "ba", "a"],
+        ];
+        for order in orders {
+            let members: Vec<(String, Value)> = order
+                .iter()
+                .map(|key| ((*key).to_owned(), value(key)))
+                .collect();
+            assert_eq!(
+                members_digest(&members),
+                object_digest(&sorted),
+                "members in the order {order:?}"
+            );
+        }
+        // The order of an array still counts, and so does every member.
+        let swapped = [("a".to_owned(), json!([2, 1]))];
+        assert_ne!(
+            members_digest(&swapped),
+            object_digest(&json!({"a": [1, 2]}))
+        );
+        let fewer = [("b".to_owned(), inner), ("a".to_owned(), json!(1))];
+        assert_ne!(members_digest(&fewer), object_digest(&sorted));
     }
 
     #[test]

@@ -7,6 +7,7 @@
 )]
 
 use std::net::SocketAddr;
+use std::time::Duration;
 
 use mcp_runtime::server::Server;
 use serde_json::{Value, json};
@@ -15,6 +16,9 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::oneshot;
 
 pub(crate) const VERSION: &str = "2026-07-28";
+
+/// Every exchange with a server gives up after this long.
+pub(crate) const READ_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// A server listening on an ephemeral loopback port; stops when dropped.
 pub(crate) struct Running {
@@ -105,12 +109,21 @@ pub(crate) async fn send(
         "Content-Length: {}\r\nConnection: close\r\n\r\n",
         body.len()
     ));
-    let mut stream = TcpStream::connect(addr).await.unwrap();
-    stream.write_all(head.as_bytes()).await.unwrap();
-    // The server may answer (413) before reading the whole body and close.
-    let _ = stream.write_all(body).await;
-    let mut raw = Vec::new();
-    let _ = stream.read_to_end(&mut raw).await;
+    let exchange = async {
+        let mut stream = TcpStream::connect(addr).await.expect("connects");
+        stream
+            .write_all(head.as_bytes())
+            .await
+            .expect("the head is sent");
+        // The server may answer (413) before reading the whole body and close.
+        let _ = stream.write_all(body).await;
+        let mut raw = Vec::new();
+        let _ = stream.read_to_end(&mut raw).await;
+        raw
+    };
+    let raw = tokio::time::timeout(READ_TIMEOUT, exchange)
+        .await
+        .unwrap_or_else(|_| panic!("no whole answer to {method} within {READ_TIMEOUT:?}"));
     parse(&raw)
 }
 
@@ -121,6 +134,15 @@ pub(crate) async fn call(addr: SocketAddr, id: Value, method: &str, mut params: 
     }
     let body = json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params });
     send(addr, "POST", &[], body.to_string().as_bytes()).await
+}
+
+/// Whether `answer` is the one refusal every invalid state gets: `-32602` with the fixed
+/// message and no `data` (nothing about why).
+pub(crate) fn is_state_refusal(answer: &Value) -> bool {
+    answer["error"]["code"] == -32602
+        && answer["error"]["message"] == mcp_runtime::state::INVALID_STATE_MESSAGE
+        && answer["error"].get("data").is_none()
+        && answer.get("result").is_none()
 }
 
 pub(crate) fn meta() -> Value {
@@ -177,4 +199,109 @@ fn dechunk(mut rest: &[u8]) -> Vec<u8> {
         rest = &rest[end + 2 + size + 2..];
     }
     body
+}
+
+// ---------------------------------------------------------------------------------------------
+// Raw exchanges, for tests that send what no conforming client would.
+
+pub(crate) fn discover() -> String {
+    json!({ "jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": { "_meta": meta() } })
+        .to_string()
+}
+
+/// A conforming keep-alive `POST /mcp` carrying `body`.
+pub(crate) fn keep_alive_request(addr: SocketAddr, body: &str) -> String {
+    format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+         Accept: application/json\r\nMCP-Protocol-Version: {}\r\nContent-Length: {}\r\n\r\n{body}",
+        VERSION,
+        body.len()
+    )
+}
+
+/// Reads one answer with a `Content-Length` body from a keep-alive connection; its status.
+pub(crate) async fn read_answer(stream: &mut TcpStream) -> u16 {
+    let mut raw = Vec::new();
+    let read = async {
+        loop {
+            if let Some(end) = raw.windows(4).position(|window| window == b"\r\n\r\n") {
+                let head = String::from_utf8_lossy(&raw[..end]).to_ascii_lowercase();
+                let length: usize = head
+                    .lines()
+                    .find_map(|line| line.strip_prefix("content-length:"))
+                    .map_or(0, |value| value.trim().parse().unwrap());
+                if raw.len() >= end + 4 + length {
+                    return head.split(' ').nth(1).unwrap().parse().unwrap();
+                }
+            }
+            let mut chunk = [0u8; 4096];
+            let read = stream.read(&mut chunk).await.expect("readable");
+            assert!(read > 0, "closed before a whole answer: {raw:?}");
+            raw.extend_from_slice(&chunk[..read]);
+        }
+    };
+    tokio::time::timeout(READ_TIMEOUT, read)
+        .await
+        .expect("an answer in time")
+}
+
+/// Reads (keeping what arrives) until the server closes the connection; gives up after
+/// [`READ_TIMEOUT`]. Returns what was read.
+pub(crate) async fn until_closed(stream: &mut TcpStream) -> Result<Vec<u8>, Vec<u8>> {
+    let mut raw = Vec::new();
+    let read = async {
+        let mut chunk = [0u8; 4096];
+        loop {
+            match stream.read(&mut chunk).await {
+                Ok(0) | Err(_) => return,
+                Ok(read) => raw.extend_from_slice(&chunk[..read]),
+            }
+        }
+    };
+    match tokio::time::timeout(READ_TIMEOUT, read).await {
+        Ok(()) => Ok(raw),
+        Err(_) => Err(raw),
+    }
+}
+
+/// Sends `bytes` on a fresh connection and reads the whole answer (the request should say
+/// `Connection: close`); the status and the raw answer.
+pub(crate) async fn raw_exchange(addr: SocketAddr, bytes: &[u8]) -> (u16, String) {
+    let send = async {
+        let mut stream = TcpStream::connect(addr).await.expect("connects");
+        // The server may answer (413) and close before taking every byte.
+        let _ = stream.write_all(bytes).await;
+        stream
+    };
+    let mut stream = tokio::time::timeout(READ_TIMEOUT, send)
+        .await
+        .expect("the request is sent in time");
+    let raw = until_closed(&mut stream)
+        .await
+        .expect("the server answers and closes");
+    let text = String::from_utf8_lossy(&raw).into_owned();
+    let status = text
+        .split(' ')
+        .nth(1)
+        .and_then(|code| code.parse().ok())
+        .unwrap_or_else(|| panic!("not an HTTP answer: {text:?}"));
+    (status, text)
+}
+
+/// A `POST` of `server/discover` to `target` with `headers` (each a whole header line), on a
+/// connection the server closes after answering.
+pub(crate) fn post_with(target: &str, headers: &[String]) -> Vec<u8> {
+    let body = discover();
+    let mut request = format!("POST {target} HTTP/1.1\r\n");
+    for header in headers {
+        request.push_str(header);
+        request.push_str("\r\n");
+    }
+    request.push_str(&format!(
+        "Content-Type: application/json\r\nAccept: application/json\r\n\
+         MCP-Protocol-Version: {}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        VERSION,
+        body.len()
+    ));
+    request.into_bytes()
 }

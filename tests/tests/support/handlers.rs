@@ -7,6 +7,7 @@
     reason = "each test binary includes this support and uses part of it"
 )]
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use mcp_runtime::protocol::{
@@ -122,6 +123,24 @@ impl ToolHandler for Slow {
                 tokio::time::sleep(Duration::from_millis(20)).await;
             }
             text("done")
+        })
+    }
+}
+
+/// Answers only once as many calls as its barrier has parties are in it at the same time: a
+/// test of concurrency that cannot pass when calls run one after another.
+pub(crate) struct Rendezvous(pub(crate) Arc<tokio::sync::Barrier>);
+
+impl ToolHandler for Rendezvous {
+    fn definition(&self) -> Tool {
+        tool("rendezvous")
+    }
+
+    fn call(&self, _request: Request) -> BoxFuture<'static, HandlerResult<CallToolResult>> {
+        let barrier = Arc::clone(&self.0);
+        Box::pin(async move {
+            barrier.wait().await;
+            text("met")
         })
     }
 }
