@@ -91,7 +91,12 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
         } else {
             no_resume.clone().unwrap_or_default()
         };
+        // A resumed arm is a generated copy of the rest of the body: its lints are the
+        // forward arm's (the body as written) again, plus what splicing adds (code after a
+        // block that returned, braces around a carried value), so they are silenced here
+        // and only here.
         arms.push(quote! {
+            #[allow(clippy::all, clippy::pedantic, unreachable_code, unused_braces)]
             ::core::option::Option::Some(#state::#name(#(#values),*)) => {
                 #resume
                 #body
@@ -106,7 +111,6 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
     let state_param = Ident::new("__mcp_state", Span::mixed_site());
 
     let step_fn = quote_spanned! {body_span=>
-        #[allow(clippy::all, clippy::pedantic, unreachable_code, unused_braces)]
         async fn #step(
             #inputs
             __mcp_cx: ::mcp_runtime::Cx,
@@ -128,9 +132,8 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
             ::mcp_runtime::__private::serde::Deserialize,
         )]
         #[serde(crate = "::mcp_runtime::__private::serde")]
-        #[allow(non_camel_case_types, clippy::all, clippy::pedantic)]
-        #[doc(hidden)]
-        pub enum #state { #(#variants,)* }
+        #[allow(non_camel_case_types)]
+        enum #state { #(#variants,)* }
     };
     let machine = Machine {
         state: &state,
@@ -150,18 +153,6 @@ struct Machine<'a> {
     step: &'a Ident,
     shape: u32,
     body: TokenStream,
-}
-
-/// The user's attributes that must follow the handler into everything generated for it:
-/// conditional compilation, and lint levels (which then reach the body in the step function).
-fn shared_attrs(attrs: &[syn::Attribute]) -> Vec<&syn::Attribute> {
-    const SHARED: &[&str] = &[
-        "cfg", "cfg_attr", "allow", "warn", "deny", "forbid", "expect",
-    ];
-    attrs
-        .iter()
-        .filter(|attr| SHARED.iter().any(|name| attr.path().is_ident(name)))
-        .collect()
 }
 
 /// The step function's inputs before the context, and the statement binding the user's
@@ -190,6 +181,21 @@ fn step_inputs(handler: &Handler) -> (TokenStream, TokenStream) {
     (inputs, quote!(#(#states)* #context))
 }
 
+/// Input:  `#[tool] pub async fn deploy(args: DeployArgs, cx: Cx) -> ToolResult { ... }`
+/// Output: the function, returning its handler; every item behind it lives in its body, so it
+/// names no hidden type, works as an associated function of an `impl` block, and takes only
+/// the visibility the user wrote:
+/// ```text
+/// pub fn deploy() -> impl ToolHandler + Copy {
+///     struct __mcp_tool_deploy;
+///     enum __mcp_State { S0(...), ... }
+///     async fn __mcp_step(args: DeployArgs, __mcp_cx: Cx, __mcp_state: Option<__mcp_State>)
+///         -> ToolResult { ... }
+///     impl Flow for __mcp_tool_deploy { ... }
+///     impl ToolHandler for __mcp_tool_deploy { ... }
+///     __mcp_tool_deploy
+/// }
+/// ```
 fn expand_handler(handler: &Handler, machine: Machine<'_>) -> TokenStream {
     let ident = &handler.ident;
     let handler_ty = handler_type(handler);
@@ -218,23 +224,20 @@ fn expand_handler(handler: &Handler, machine: Machine<'_>) -> TokenStream {
          `.{kind}({ident})`."
     );
     let separator = (!handler.docs.is_empty()).then(|| quote!(#[doc = ""]));
-    let shared = shared_attrs(attrs);
+    let handler_trait = match handler.kind {
+        Kind::Prompt => quote!(PromptHandler),
+        Kind::Resource => quote!(ResourceHandler),
+        Kind::Tool | Kind::Elicit => quote!(ToolHandler),
+    };
     quote! {
         #(#attrs)*
         #separator
         #[doc = #made]
-        #vis fn #ident() -> #handler_ty {
-            #handler_ty
-        }
+        #vis fn #ident() -> impl ::mcp_runtime::server::#handler_trait + ::core::marker::Copy {
+            #[allow(non_camel_case_types)]
+            #[derive(::core::clone::Clone, ::core::marker::Copy)]
+            struct #handler_ty;
 
-        #(#shared)*
-        #[doc(hidden)]
-        #[allow(non_camel_case_types)]
-        #[derive(::core::clone::Clone, ::core::marker::Copy, ::core::fmt::Debug, ::core::default::Default)]
-        #vis struct #handler_ty;
-
-        #(#shared)*
-        const _: () = {
             #body
 
             #[automatically_derived]
@@ -256,13 +259,25 @@ fn expand_handler(handler: &Handler, machine: Machine<'_>) -> TokenStream {
             }
 
             #handler_impl
-        };
+
+            #handler_ty
+        }
     }
 }
 
 /// Input:  `#[elicit] async fn confirm(cx: &Cx, total: u32) -> R { ... }`
-/// Output: `fn confirm(cx: &Cx, total: u32) -> SubFlow<__mcp_elicit_confirm>` capturing the
-/// arguments, and the state machine behind it.
+/// Output: the function, capturing its arguments into the sub-flow the caller awaits, with
+/// the state machine behind it in its body:
+/// ```text
+/// fn confirm(cx: &Cx, total: u32) -> SubFlow<impl SubFlowStep<Output = R> + use<>> {
+///     let _ = cx;
+///     struct __mcp_elicit_confirm { total: u32 }
+///     enum __mcp_State { ... }
+///     async fn __mcp_step(total: u32, __mcp_cx: Cx, __mcp_state: Option<__mcp_State>) -> R { ... }
+///     impl SubFlowStep for __mcp_elicit_confirm { ... }
+///     SubFlow::new(__mcp_elicit_confirm { total })
+/// }
+/// ```
 fn expand_sub_flow(handler: &Handler, machine: Machine<'_>) -> TokenStream {
     let ident = &handler.ident;
     let hidden = handler_type(handler);
@@ -280,25 +295,21 @@ fn expand_sub_flow(handler: &Handler, machine: Machine<'_>) -> TokenStream {
     let names: Vec<&Ident> = handler.params.iter().map(|(name, _)| name).collect();
     let types = handler.params.iter().map(|(_, ty)| ty);
     let params = handler.params.iter().map(|(name, ty)| quote!(#name: #ty));
-    let shared = shared_attrs(attrs);
     quote! {
         #(#attrs)*
-        #[allow(unused_variables)]
-        #vis fn #ident(#cx: #cx_ty, #(#params),*) -> ::mcp_runtime::SubFlow<#hidden> {
-            ::mcp_runtime::SubFlow::new(#hidden { #(#names),* })
-        }
+        #vis fn #ident(#cx: #cx_ty, #(#params),*)
+            -> ::mcp_runtime::SubFlow<impl ::mcp_runtime::flow::SubFlowStep<Output = #output> + use<>>
+        {
+            // The context is the caller's: the sub-flow runs on the one its caller awaits it with.
+            let _ = #cx;
 
-        #(#shared)*
-        #[doc(hidden)]
-        #[allow(non_camel_case_types)]
-        #vis struct #hidden { #(#names: #types),* }
+            #[allow(non_camel_case_types)]
+            struct #hidden { #(#names: #types),* }
 
-        #(#shared)*
-        const _: () = {
             #body
 
             #[automatically_derived]
-            impl ::mcp_runtime::__private::SubFlowStep for #hidden {
+            impl ::mcp_runtime::flow::SubFlowStep for #hidden {
                 type Output = #output;
                 type State = #state;
                 const SHAPE: u32 = #shape;
@@ -310,7 +321,9 @@ fn expand_sub_flow(handler: &Handler, machine: Machine<'_>) -> TokenStream {
                     #step(#(self.#names,)* cx, state)
                 }
             }
-        };
+
+            ::mcp_runtime::SubFlow::new(#hidden { #(#names),* })
+        }
     }
 }
 

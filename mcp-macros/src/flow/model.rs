@@ -253,7 +253,9 @@ pub(crate) fn parse_handler(
         match input {
             FnArg::Receiver(receiver) => errors.push(syn::Error::new_spanned(
                 receiver,
-                "a handler is a free function and takes no `self`; move it out of the `impl` block",
+                "a handler takes no `self`: write it as an associated function without a \
+                 receiver (registered as `.tool(Type::name)`), and take what `self` would hold \
+                 as a `State<T>` parameter",
             )),
             FnArg::Typed(typed) => {
                 if is_cx_type(&typed.ty) {
@@ -319,6 +321,18 @@ pub(crate) fn parse_handler(
             syn::parse_quote!(())
         }
     };
+    let mut selves = SelfFinder::default();
+    syn::visit::Visit::visit_block(&mut selves, &item.block);
+    for found in selves.found {
+        errors.push(syn::Error::new(
+            found,
+            format!(
+                "a `#[{}]` body cannot name `Self`: the macro moves the body into a function \
+                 of its own, outside the `impl` block; name the type instead (`Service::helper`)",
+                kind.attr()
+            ),
+        ));
+    }
     let (docs, attrs) = split_docs(item.attrs);
     Handler {
         kind,
@@ -342,6 +356,24 @@ fn is_cx_type(ty: &Type) -> bool {
         Type::Path(path) => path.path.segments.last().is_some_and(|s| s.ident == "Cx"),
         Type::Reference(reference) => reference.mutability.is_none() && is_cx_type(&reference.elem),
         _ => false,
+    }
+}
+
+/// Every `Self` in a handler body, outside the items the body declares (whose own `Self` is
+/// theirs).
+#[derive(Default)]
+struct SelfFinder {
+    found: Vec<Span>,
+}
+
+impl<'ast> syn::visit::Visit<'ast> for SelfFinder {
+    fn visit_item(&mut self, _: &'ast syn::Item) {}
+
+    fn visit_path_segment(&mut self, segment: &'ast syn::PathSegment) {
+        if segment.ident == "Self" {
+            self.found.push(segment.ident.span());
+        }
+        syn::visit::visit_path_segment(self, segment);
     }
 }
 

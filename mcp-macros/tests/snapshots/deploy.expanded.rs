@@ -2,35 +2,22 @@
 #[allow(clippy::needless_pass_by_value)]
 ///
 /// Returns the handler `#[tool]` made of this function; register it with `.tool(deploy)`.
-pub fn deploy() -> __mcp_tool_deploy {
-    __mcp_tool_deploy
-}
-#[allow(clippy::needless_pass_by_value)]
-#[doc(hidden)]
-#[allow(non_camel_case_types)]
-#[derive(
-    ::core::clone::Clone,
-    ::core::marker::Copy,
-    ::core::fmt::Debug,
-    ::core::default::Default
-)]
-pub struct __mcp_tool_deploy;
-#[allow(clippy::needless_pass_by_value)]
-const _: () = {
+pub fn deploy() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
+    #[allow(non_camel_case_types)]
+    #[derive(::core::clone::Clone, ::core::marker::Copy)]
+    struct __mcp_tool_deploy;
     #[derive(
         ::mcp_runtime::__private::serde::Serialize,
         ::mcp_runtime::__private::serde::Deserialize,
     )]
     #[serde(crate = "::mcp_runtime::__private::serde")]
-    #[allow(non_camel_case_types, clippy::all, clippy::pedantic)]
-    #[doc(hidden)]
-    pub enum __mcp_State {
+    #[allow(non_camel_case_types)]
+    enum __mcp_State {
         #[serde(rename = "0")]
         S0(),
         #[serde(rename = "1")]
         S1(#[serde(with = "::mcp_runtime::__private::carry")] u32),
     }
-    #[allow(clippy::all, clippy::pedantic, unreachable_code, unused_braces)]
     async fn __mcp_step(
         args: DeployArgs,
         __mcp_cx: ::mcp_runtime::Cx,
@@ -84,6 +71,7 @@ const _: () = {
                 }
                 Ok(text(format!("Deployed {} replicas of {}.", replicas, args.service)))
             }
+            #[allow(clippy::all, clippy::pedantic, unreachable_code, unused_braces)]
             ::core::option::Option::Some(__mcp_State::S1(__mcp_v0)) => {
                 #[allow(unused_mut, unused_variables)]
                 let replicas = __mcp_v0;
@@ -164,4 +152,5 @@ const _: () = {
             ::mcp_runtime::__private::drive_tool(*self, request)
         }
     }
-};
+    __mcp_tool_deploy
+}

@@ -24,7 +24,7 @@ pub use output::{
     ResourceResult, ToolResult, text,
 };
 pub use question::{Question, Refusal};
-pub use subflow::{IntoSubFlow, SubFlow};
+pub use subflow::{IntoSubFlow, SubFlow, SubFlowStep};
 
 #[doc(hidden)]
 pub mod __private {
@@ -36,7 +36,7 @@ pub mod __private {
     };
     pub use super::driver::Flow;
     pub use super::output::{NoArgs, drive_prompt, drive_resource, drive_tool};
-    pub use super::subflow::{SubFlowStep, SubSettled, run_sub};
+    pub use super::subflow::{SubSettled, run_sub};
     pub use super::unbuilt::Unbuilt;
     pub use crate::server::app_state::{FromAppState, StateType};
     pub use serde_json::value::RawValue;

@@ -68,8 +68,8 @@ mod sealed {
 )]
 pub trait AwaitedOutsideFlow: sealed::Sealed {}
 
-/// The state machine `#[elicit]` makes of a sub-flow.
-#[doc(hidden)]
+/// The state machine `#[elicit]` makes of a sub-flow: what the function it rewrites returns,
+/// inside a [`SubFlow`]. Implemented by the macro only; a caller awaits the `SubFlow`.
 pub trait SubFlowStep: Send + 'static {
     /// What the sub-flow returns.
     type Output: Send + 'static;
