@@ -40,6 +40,7 @@ where
             Reply::Complete(result) => return Ok(result),
             Reply::InputRequired(asked) => {
                 let (requests, next) = asked.into_parts();
+                super::trace::record_state_bytes(next.as_ref().map_or(0, Vec::len));
                 answers = Some(answerer.answer(requests.unwrap_or_default()).await?);
                 state = next;
             }

@@ -51,6 +51,7 @@ pub mod app_state;
 mod build_check;
 mod builder;
 mod call;
+mod cancel;
 mod complete;
 mod dispatch;
 mod error;
@@ -62,6 +63,7 @@ mod panic;
 mod register;
 mod session;
 mod single_use;
+mod trace;
 
 use std::sync::Arc;
 
@@ -83,6 +85,7 @@ pub(crate) use legacy::Connection;
 pub(crate) use lifecycle::NestingScan;
 pub(crate) use outbound::channel as message_channel;
 pub(crate) use session::{Session, StreamGuard};
+pub(crate) use trace::record_round;
 
 /// The protocol revisions this server speaks, newest first: 2026-07-28 statelessly, the
 /// older ones on sessions opened by `initialize`.

@@ -29,6 +29,7 @@
 //!   responses to the server's questions are read as lines too.
 
 mod connection;
+mod event_stream;
 mod guard;
 mod http;
 mod limits;
