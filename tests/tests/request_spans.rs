@@ -1,0 +1,202 @@
+//! What a server logs about its requests: each runs in a `request` span, inside its
+//! connection's span, that carries the method, the target, the flow's round and shape, the
+//! size of the state it hands out and how it ended; client-chosen text in those fields is
+//! escaped. The server runs in process over stdio, under a subscriber that writes every closed
+//! span as JSON and as human text into buffers.
+
+#[path = "support/deploy.rs"]
+mod deploy;
+
+use std::io::Write;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tracing_subscriber::fmt::format::FmtSpan;
+use tracing_subscriber::layer::SubscriberExt as _;
+use tracing_subscriber::util::SubscriberInitExt as _;
+
+/// Log output, shared between the subscriber and the test.
+#[derive(Clone, Default)]
+struct Buffer(Arc<Mutex<Vec<u8>>>);
+
+impl Buffer {
+    fn text(&self) -> String {
+        let bytes = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        String::from_utf8(bytes.clone()).expect("log output is UTF-8")
+    }
+}
+
+impl Write for Buffer {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        let mut buffer = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        buffer.extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The tool name a hostile client sends: a quote, a newline and a terminal escape.
+const HOSTILE: &str = "evil\" outcome=\"complete\n\u{1b}[31m";
+
+fn call(id: u64, name: &str, state: Option<&str>, answers: Option<Value>) -> Value {
+    let mut params = json!({
+        "name": name,
+        "arguments": {"service": "checkout"},
+        "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}},
+        },
+    });
+    if let Some(state) = state {
+        params["requestState"] = json!(state);
+    }
+    if let Some(answers) = answers {
+        params["inputResponses"] = answers;
+    }
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params})
+}
+
+/// Serves `requests` one after the other on in-process stdio, each answered before the next is
+/// sent; returns the answers, and the log as JSON lines and as human text.
+async fn serve(requests: Vec<Box<dyn Fn(&[Value]) -> Value>>) -> (Vec<Value>, Vec<Value>, String) {
+    let json_log = Buffer::default();
+    let human_log = Buffer::default();
+    let json_writer = json_log.clone();
+    let human_writer = human_log.clone();
+    let _default = tracing_subscriber::registry()
+        .with(
+            tracing_subscriber::fmt::layer()
+                .json()
+                .with_span_events(FmtSpan::CLOSE)
+                .with_writer(move || json_writer.clone()),
+        )
+        .with(
+            tracing_subscriber::fmt::layer()
+                .with_ansi(false)
+                .with_span_events(FmtSpan::CLOSE)
+                .with_writer(move || human_writer.clone()),
+        )
+        .set_default();
+    let server = deploy::server(3);
+    let (mut input, server_in) = tokio::io::duplex(64 * 1024);
+    let (server_out, output) = tokio::io::duplex(64 * 1024);
+    let serving = server.serve_lines(server_in, server_out);
+    let client = async move {
+        let mut lines = BufReader::new(output).lines();
+        let mut answers = Vec::new();
+        for request in requests {
+            let mut line = request(&answers).to_string().into_bytes();
+            line.push(b'\n');
+            input.write_all(&line).await.unwrap();
+            let answer = tokio::time::timeout(Duration::from_secs(10), lines.next_line())
+                .await
+                .expect("an answer in time")
+                .unwrap()
+                .expect("an answer");
+            answers.push(serde_json::from_str(&answer).unwrap());
+        }
+        drop(input);
+        answers
+    };
+    let (served, answers) = tokio::join!(serving, client);
+    served.unwrap();
+    let json_lines = json_log
+        .text()
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("every JSON log line parses"))
+        .collect();
+    (answers, json_lines, human_log.text())
+}
+
+/// The fields of every closed `request` span, in order.
+fn request_spans(log: &[Value]) -> Vec<&Value> {
+    log.iter()
+        .filter(|line| line["fields"]["message"] == "close" && line["span"]["name"] == "request")
+        .map(|line| &line["span"])
+        .collect()
+}
+
+#[tokio::test]
+async fn each_request_span_tells_its_method_target_round_shape_state_size_and_outcome() {
+    let (answers, log, human) = serve(vec![
+        Box::new(|_| call(1, "deploy", None, None)),
+        Box::new(|answers| {
+            let state = answers[0]["result"]["requestState"].as_str().unwrap();
+            let target = json!({"action": "accept", "content":
+                {"environment": "staging", "replicas": 2}});
+            call(2, "deploy", Some(state), Some(json!({"target": target})))
+        }),
+        Box::new(|_| {
+            json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list",
+            "params": {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {}}}})
+        }),
+    ])
+    .await;
+    assert_eq!(
+        answers[1]["result"]["resultType"], "complete",
+        "{answers:?}"
+    );
+    let state_bytes = answers[0]["result"]["requestState"].as_str().unwrap().len();
+    let spans = request_spans(&log);
+    assert_eq!(spans.len(), 3, "{log:#?}");
+    let (first, second, list) = (spans[0], spans[1], spans[2]);
+    assert_eq!(first["method"], "tools/call");
+    assert_eq!(first["id"], "1");
+    assert_eq!(first["target"], "deploy");
+    assert_eq!(first["round"], 1);
+    assert_eq!(first["outcome"], "input_required");
+    assert_eq!(first["state_bytes"], state_bytes);
+    let shape = first["shape"].as_str().expect("a shape");
+    assert_eq!(shape.len(), 8, "{shape}");
+    assert_eq!(second["target"], "deploy");
+    assert_eq!(second["round"], 2);
+    assert_eq!(second["shape"], shape);
+    assert_eq!(second["outcome"], "complete");
+    assert_eq!(
+        second.get("state_bytes"),
+        None,
+        "the last round hands out no state"
+    );
+    assert_eq!(list["method"], "tools/list");
+    assert_eq!(list["outcome"], "complete");
+    assert_eq!(list.get("target"), None);
+    // Each request is inside its connection's span.
+    let closed = human
+        .lines()
+        .find(|line| line.contains("request{") && line.contains("close"))
+        .unwrap_or_else(|| panic!("no request span in {human}"));
+    assert!(
+        closed.contains("connection{transport=\"stdio\"}:request{"),
+        "{closed}"
+    );
+}
+
+#[tokio::test]
+async fn client_chosen_text_is_escaped_in_span_fields() {
+    let (answers, log, human) = serve(vec![Box::new(|_| call(7, HOSTILE, None, None))]).await;
+    assert_eq!(answers[0]["error"]["code"], -32602, "{answers:?}");
+    let spans = request_spans(&log);
+    assert_eq!(spans.len(), 1, "{log:#?}");
+    // The control characters are written as escapes; the JSON string holds the rest as is.
+    assert_eq!(spans[0]["target"], r#"evil" outcome="complete\n\u{1b}[31m"#);
+    assert_eq!(spans[0]["outcome"], "error");
+    assert_eq!(spans[0]["error_code"], -32602);
+    // In human text the value is quoted, its own quotes escaped: it cannot pass for another
+    // field, nor break the line, nor reach the terminal.
+    assert!(!human.contains('\u{1b}'), "{human}");
+    let line = human
+        .lines()
+        .find(|line| line.contains("request{"))
+        .unwrap_or_else(|| panic!("no request span in {human}"));
+    assert!(
+        line.contains(r#"target="evil\" outcome=\"complete\\n\\u{1b}[31m""#),
+        "{line}"
+    );
+    assert!(!line.contains("outcome=\"complete\" "), "{line}");
+}
