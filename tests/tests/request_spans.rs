@@ -6,11 +6,14 @@
 
 #[path = "support/deploy.rs"]
 mod deploy;
+#[path = "support/endless.rs"]
+mod endless;
 
 use std::io::Write;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
+use mcp_runtime::server::Server;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tracing_subscriber::fmt::format::FmtSpan;
@@ -61,9 +64,21 @@ fn call(id: u64, name: &str, state: Option<&str>, answers: Option<Value>) -> Val
     json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params})
 }
 
-/// Serves `requests` one after the other on in-process stdio, each answered before the next is
-/// sent; returns the answers, and the log as JSON lines and as human text.
-async fn serve(requests: Vec<Box<dyn Fn(&[Value]) -> Value>>) -> (Vec<Value>, Vec<Value>, String) {
+/// What the client does next.
+enum Step {
+    /// Sends a request made from the answers so far, and reads its answer.
+    Ask(Box<dyn Fn(&[Value]) -> Value>),
+    /// Sends a message and reads nothing.
+    Send(Value),
+}
+
+fn ask(request: impl Fn(&[Value]) -> Value + 'static) -> Step {
+    Step::Ask(Box::new(request))
+}
+
+/// Serves `steps` one after the other on in-process stdio; returns the answers, and the log
+/// as JSON lines and as human text.
+async fn serve(server: Server, steps: Vec<Step>) -> (Vec<Value>, Vec<Value>, String) {
     let json_log = Buffer::default();
     let human_log = Buffer::default();
     let json_writer = json_log.clone();
@@ -82,17 +97,23 @@ async fn serve(requests: Vec<Box<dyn Fn(&[Value]) -> Value>>) -> (Vec<Value>, Ve
                 .with_writer(move || human_writer.clone()),
         )
         .set_default();
-    let server = deploy::server(3);
     let (mut input, server_in) = tokio::io::duplex(64 * 1024);
     let (server_out, output) = tokio::io::duplex(64 * 1024);
     let serving = server.serve_lines(server_in, server_out);
     let client = async move {
         let mut lines = BufReader::new(output).lines();
         let mut answers = Vec::new();
-        for request in requests {
-            let mut line = request(&answers).to_string().into_bytes();
+        for step in steps {
+            let (message, read) = match step {
+                Step::Ask(request) => (request(&answers), true),
+                Step::Send(message) => (message, false),
+            };
+            let mut line = message.to_string().into_bytes();
             line.push(b'\n');
             input.write_all(&line).await.unwrap();
+            if !read {
+                continue;
+            }
             let answer = tokio::time::timeout(Duration::from_secs(10), lines.next_line())
                 .await
                 .expect("an answer in time")
@@ -123,20 +144,23 @@ fn request_spans(log: &[Value]) -> Vec<&Value> {
 
 #[tokio::test]
 async fn each_request_span_tells_its_method_target_round_shape_state_size_and_outcome() {
-    let (answers, log, human) = serve(vec![
-        Box::new(|_| call(1, "deploy", None, None)),
-        Box::new(|answers| {
-            let state = answers[0]["result"]["requestState"].as_str().unwrap();
-            let target = json!({"action": "accept", "content":
+    let (answers, log, human) = serve(
+        deploy::server(3),
+        vec![
+            ask(|_| call(1, "deploy", None, None)),
+            ask(|answers| {
+                let state = answers[0]["result"]["requestState"].as_str().unwrap();
+                let target = json!({"action": "accept", "content":
                 {"environment": "staging", "replicas": 2}});
-            call(2, "deploy", Some(state), Some(json!({"target": target})))
-        }),
-        Box::new(|_| {
-            json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list",
+                call(2, "deploy", Some(state), Some(json!({"target": target})))
+            }),
+            ask(|_| {
+                json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list",
             "params": {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
                 "io.modelcontextprotocol/clientCapabilities": {}}}})
-        }),
-    ])
+            }),
+        ],
+    )
     .await;
     assert_eq!(
         answers[1]["result"]["resultType"], "complete",
@@ -166,6 +190,12 @@ async fn each_request_span_tells_its_method_target_round_shape_state_size_and_ou
     assert_eq!(list["method"], "tools/list");
     assert_eq!(list["outcome"], "complete");
     assert_eq!(list.get("target"), None);
+    // Each field once: a human formatter writes every value recorded.
+    for line in human.lines().filter(|line| line.contains("request{")) {
+        for field in ["method=", "target=", "round=", "outcome="] {
+            assert!(line.matches(field).count() <= 1, "{field} twice: {line}");
+        }
+    }
     // Each request is inside its connection's span.
     let closed = human
         .lines()
@@ -179,7 +209,8 @@ async fn each_request_span_tells_its_method_target_round_shape_state_size_and_ou
 
 #[tokio::test]
 async fn client_chosen_text_is_escaped_in_span_fields() {
-    let (answers, log, human) = serve(vec![Box::new(|_| call(7, HOSTILE, None, None))]).await;
+    let steps = vec![ask(|_| call(7, HOSTILE, None, None))];
+    let (answers, log, human) = serve(deploy::server(3), steps).await;
     assert_eq!(answers[0]["error"]["code"], -32602, "{answers:?}");
     let spans = request_spans(&log);
     assert_eq!(spans.len(), 1, "{log:#?}");
@@ -199,4 +230,33 @@ async fn client_chosen_text_is_escaped_in_span_fields() {
         "{line}"
     );
     assert!(!line.contains("outcome=\"complete\" "), "{line}");
+}
+
+#[tokio::test]
+async fn a_call_cancelled_by_the_client_is_recorded_as_cancelled() {
+    let probe = std::sync::Arc::new(endless::Probe::default());
+    let server = Server::builder()
+        .tool(endless::Endless(std::sync::Arc::clone(&probe)))
+        .build();
+    let steps = vec![
+        Step::Send(call(1, "endless", None, None)),
+        Step::Send(
+            json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+            "params": {"requestId": 1}}),
+        ),
+        ask(|_| {
+            json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {"_meta": {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {}}}})
+        }),
+    ];
+    let (answers, log, _) = serve(server, steps).await;
+    assert_eq!(answers.len(), 1, "{answers:?}");
+    assert_eq!(answers[0]["id"], 2);
+    let spans = request_spans(&log);
+    assert_eq!(spans.len(), 2, "{log:#?}");
+    let cancelled = spans.iter().find(|span| span["id"] == "1").unwrap();
+    assert_eq!(cancelled["outcome"], "cancelled", "{cancelled}");
+    assert_eq!(cancelled["target"], "endless");
+    assert_eq!(cancelled["legacy"], false);
 }

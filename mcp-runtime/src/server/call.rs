@@ -262,9 +262,9 @@ impl<H: Serves> Call<H> {
                 StoredReply::Error(serde_json::to_vec(&error).expect("an error object serialises"))
             }
         };
-        let (outcome, stored) = replayed(&id, stored);
-        if input_required && matches!(stored, StoredReply::Result(_)) {
-            trace::record_outcome("input_required");
+        let (mut outcome, stored) = replayed(&id, stored);
+        if input_required && outcome.error_code.is_none() {
+            outcome.kind = "input_required";
         }
         if let Some(record) = first_use {
             record.finish(&stored).await;

@@ -144,9 +144,8 @@ pub(crate) fn until_cancelled(
 
 /// The outcome of a cancelled call: no answer.
 pub(crate) fn cancelled_outcome() -> Outcome {
-    super::trace::record_outcome("cancelled");
     tracing::debug!("call cancelled by the client");
-    Outcome::accepted()
+    Outcome::cancelled()
 }
 
 #[cfg(test)]

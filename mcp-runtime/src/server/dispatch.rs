@@ -341,10 +341,7 @@ pub(super) fn result_outcome<R: Serialize>(id: &Value, result: &R) -> Outcome {
         result,
     };
     match serde_json::to_vec(&response) {
-        Ok(body) => {
-            trace::record_outcome("complete");
-            Outcome::answer(200, body)
-        }
+        Ok(body) => Outcome::answer(200, body),
         Err(error) => {
             tracing::error!(id = %untrusted(&id.to_string()), %error, "a result did not serialise");
             error_outcome(id, &RpcError::internal("internal error"))
@@ -361,7 +358,6 @@ pub(super) fn raw_result_outcome(id: &Value, raw_result: &str) -> Outcome {
     body.extend_from_slice(br#","result":"#);
     body.extend_from_slice(raw_result.as_bytes());
     body.push(b'}');
-    trace::record_outcome("complete");
     Outcome::answer(200, body)
 }
 
@@ -383,6 +379,5 @@ pub(crate) fn error_outcome(id: &Value, error: &RpcError) -> Outcome {
         error: &error.error,
     };
     let body = serde_json::to_vec(&response).expect("an error object serialises");
-    trace::record_error(error.code());
-    Outcome::answer(error.status, body)
+    Outcome::error(error.status, body, error.code())
 }

@@ -185,15 +185,31 @@ pub struct Outcome {
     pub body: Option<Vec<u8>>,
     /// The legacy session an `initialize` opened, for the `Mcp-Session-Id` header.
     pub session_id: Option<String>,
+    /// How the request ended, for its span: `complete`, `input_required`, `error`,
+    /// `cancelled`, or `accepted` (a notification or response, which has no span).
+    pub(crate) kind: &'static str,
+    /// The JSON-RPC error code of an `error`.
+    pub(crate) error_code: Option<i64>,
 }
 
 impl Outcome {
-    /// An answer with `body`.
+    /// A result answer with `body`.
     pub(crate) fn answer(status: u16, body: Vec<u8>) -> Self {
         Self {
             status,
             body: Some(body),
             session_id: None,
+            kind: "complete",
+            error_code: None,
+        }
+    }
+
+    /// An error answer with `body`, the JSON-RPC error `code`.
+    pub(crate) fn error(status: u16, body: Vec<u8>, code: i64) -> Self {
+        Self {
+            kind: "error",
+            error_code: Some(code),
+            ..Self::answer(status, body)
         }
     }
 
@@ -203,6 +219,16 @@ impl Outcome {
             status: 202,
             body: None,
             session_id: None,
+            kind: "accepted",
+            error_code: None,
+        }
+    }
+
+    /// No answer to a call its client cancelled.
+    pub(crate) fn cancelled() -> Self {
+        Self {
+            kind: "cancelled",
+            ..Self::accepted()
         }
     }
 }

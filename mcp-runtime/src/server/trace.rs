@@ -10,12 +10,16 @@
 //! | `id` | the JSON-RPC id, as JSON |
 //! | `legacy` | whether the request is served by the legacy (session) rules |
 //! | `target` | the tool or prompt name, or the resource URI, of a call |
-//! | `round` | the round of a flow this request ran, counting from 1 (on a legacy session, the last of the call's rounds) |
+//! | `round` | the round of a flow this request ran, counting from 1 |
 //! | `shape` | the flow's shape fingerprint, in hexadecimal |
-//! | `state_bytes` | the size of the state handed to the next round: the signed (or sealed) token on the stateless wire; on a legacy session, where it never leaves the process, its unsigned bytes |
+//! | `state_bytes` | the size of the signed (or sealed) state handed to the next round |
 //! | `replayed` | `true` when a retried round was answered from the replay store |
 //! | `outcome` | `complete`, `input_required`, `error` or `cancelled` (the client cancelled the call or went away) |
 //! | `error_code` | the JSON-RPC error code, when the outcome is `error` |
+//!
+//! On a legacy session a call runs all its rounds within one request: each round then runs
+//! in a child span `round` that carries `round`, `shape` and `state_bytes` (there, the size
+//! of the state's unsigned bytes, which never leave the process).
 //!
 //! Text the client chose (`method`, `id`, `target`) is recorded escaped and cut (see
 //! [`logfield`](crate::logfield)), as a string, so formatters quote it. Events logged while
@@ -55,16 +59,9 @@ pub(crate) fn request_span(method: &str, id: &Value, legacy: bool) -> Span {
     )
 }
 
-/// Records how the current request ended (a later record replaces an earlier one).
-pub(crate) fn record_outcome(outcome: &'static str) {
-    Span::current().record("outcome", outcome);
-}
-
-/// Records that the current request answered the JSON-RPC error `code`.
-pub(crate) fn record_error(code: i64) {
-    let span = Span::current();
-    span.record("outcome", "error");
-    span.record("error_code", code);
+/// The span of one round of a call driven in process (on a legacy session).
+pub(crate) fn round_span() -> Span {
+    tracing::info_span!("round", round = Empty, shape = Empty, state_bytes = Empty)
 }
 
 /// Records the current call's target, a client-chosen name or URI.
@@ -127,6 +124,11 @@ impl Future for Traced {
         };
         let ready = std::task::ready!(outcome.as_mut().poll(cx));
         this.outcome = None;
+        // Each field is recorded once: a formatter may write every value it is given.
+        this.span.record("outcome", ready.kind);
+        if let Some(code) = ready.error_code {
+            this.span.record("error_code", code);
+        }
         Poll::Ready(ready)
     }
 }
@@ -135,7 +137,7 @@ impl Drop for Traced {
     fn drop(&mut self) {
         if let Some(outcome) = self.outcome.take() {
             let _entered = self.span.enter();
-            record_outcome("cancelled");
+            self.span.record("outcome", "cancelled");
             tracing::debug!("call dropped: the client went away");
             drop(outcome);
         }
