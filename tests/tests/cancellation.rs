@@ -1,7 +1,7 @@
 //! A call whose client goes away stops at its next await: over HTTP when the connection
 //! closes (whether the answer would be JSON or an event stream, on the stateless wire and on a
 //! legacy session), over stdio when the client sends `notifications/cancelled` (stateless and
-//! legacy). The handler under test would otherwise run for an hour; a drop guard in its
+//! legacy), and also when an application serves `Server::router` with axum. The handler under test would otherwise run for an hour; a drop guard in its
 //! future tells when it is gone, and the cancelled call gets no answer while others do.
 
 #[path = "support/client.rs"]
@@ -156,6 +156,22 @@ async fn http_a_closed_connection_drops_a_legacy_call_and_the_session_goes_on() 
     assert_stopped(&probe).await;
     let pong = session.request(5, "ping", json!({})).await;
     assert_eq!(pong["result"], json!({}));
+}
+
+#[tokio::test]
+async fn http_a_closed_connection_drops_a_call_served_by_the_axum_router() {
+    let probe = Arc::new(Probe::default());
+    let app = server(&probe).router();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let serving = tokio::spawn(async move { axum::serve(listener, app).await });
+    let stream = post(addr, &[], &endless_call(1, client::meta())).await;
+    probe.wait_started(1).await;
+    drop(stream);
+    probe.wait_dropped(1).await;
+    assert_stopped(&probe).await;
+    assert_serving(addr).await;
+    serving.abort();
 }
 
 /// A server on in-process stdio: what the test writes is its stdin, what it reads its stdout.

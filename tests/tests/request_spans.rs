@@ -4,6 +4,8 @@
 //! escaped. The server runs in process over stdio, under a subscriber that writes every closed
 //! span as JSON and as human text into buffers.
 
+#[path = "support/client.rs"]
+mod client;
 #[path = "support/deploy.rs"]
 mod deploy;
 #[path = "support/endless.rs"]
@@ -64,6 +66,48 @@ fn call(id: u64, name: &str, state: Option<&str>, answers: Option<Value>) -> Val
     json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params})
 }
 
+/// Everything logged while it is alive, as JSON lines and as human text; every span is
+/// written when it closes.
+struct Log {
+    json: Buffer,
+    human: Buffer,
+    _default: tracing::subscriber::DefaultGuard,
+}
+
+impl Log {
+    fn capture() -> Self {
+        let (json, human) = (Buffer::default(), Buffer::default());
+        let (json_writer, human_writer) = (json.clone(), human.clone());
+        let default = tracing_subscriber::registry()
+            .with(
+                tracing_subscriber::fmt::layer()
+                    .json()
+                    .with_span_events(FmtSpan::CLOSE)
+                    .with_writer(move || json_writer.clone()),
+            )
+            .with(
+                tracing_subscriber::fmt::layer()
+                    .with_ansi(false)
+                    .with_span_events(FmtSpan::CLOSE)
+                    .with_writer(move || human_writer.clone()),
+            )
+            .set_default();
+        Self {
+            json,
+            human,
+            _default: default,
+        }
+    }
+
+    fn json(&self) -> Vec<Value> {
+        self.json
+            .text()
+            .lines()
+            .map(|line| serde_json::from_str(line).expect("every JSON log line parses"))
+            .collect()
+    }
+}
+
 /// What the client does next.
 enum Step {
     /// Sends a request made from the answers so far, and reads its answer.
@@ -79,24 +123,7 @@ fn ask(request: impl Fn(&[Value]) -> Value + 'static) -> Step {
 /// Serves `steps` one after the other on in-process stdio; returns the answers, and the log
 /// as JSON lines and as human text.
 async fn serve(server: Server, steps: Vec<Step>) -> (Vec<Value>, Vec<Value>, String) {
-    let json_log = Buffer::default();
-    let human_log = Buffer::default();
-    let json_writer = json_log.clone();
-    let human_writer = human_log.clone();
-    let _default = tracing_subscriber::registry()
-        .with(
-            tracing_subscriber::fmt::layer()
-                .json()
-                .with_span_events(FmtSpan::CLOSE)
-                .with_writer(move || json_writer.clone()),
-        )
-        .with(
-            tracing_subscriber::fmt::layer()
-                .with_ansi(false)
-                .with_span_events(FmtSpan::CLOSE)
-                .with_writer(move || human_writer.clone()),
-        )
-        .set_default();
+    let log = Log::capture();
     let (mut input, server_in) = tokio::io::duplex(64 * 1024);
     let (server_out, output) = tokio::io::duplex(64 * 1024);
     let serving = server.serve_lines(server_in, server_out);
@@ -126,12 +153,7 @@ async fn serve(server: Server, steps: Vec<Step>) -> (Vec<Value>, Vec<Value>, Str
     };
     let (served, answers) = tokio::join!(serving, client);
     served.unwrap();
-    let json_lines = json_log
-        .text()
-        .lines()
-        .map(|line| serde_json::from_str(line).expect("every JSON log line parses"))
-        .collect();
-    (answers, json_lines, human_log.text())
+    (answers, log.json(), log.human.text())
 }
 
 /// The fields of every closed `request` span, in order.
@@ -259,4 +281,46 @@ async fn a_call_cancelled_by_the_client_is_recorded_as_cancelled() {
     assert_eq!(cancelled["outcome"], "cancelled", "{cancelled}");
     assert_eq!(cancelled["target"], "endless");
     assert_eq!(cancelled["legacy"], false);
+}
+
+#[tokio::test]
+async fn a_call_whose_http_client_went_away_is_recorded_as_cancelled() {
+    let log = Log::capture();
+    let probe = std::sync::Arc::new(endless::Probe::default());
+    let server = Server::builder()
+        .tool(endless::Endless(std::sync::Arc::clone(&probe)))
+        .build();
+    let running = client::start(server).await;
+    let addr = running.addr;
+    let body = call(4, "endless", None, None).to_string();
+    let mut head = String::from("POST /mcp HTTP/1.1\r\n");
+    for (key, value) in client::standard_headers(addr) {
+        head.push_str(&format!("{key}: {value}\r\n"));
+    }
+    head.push_str(&format!("Content-Length: {}\r\n\r\n{body}", body.len()));
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    stream.write_all(head.as_bytes()).await.unwrap();
+    probe.wait_started(1).await;
+    drop(stream);
+    probe.wait_dropped(1).await;
+    let closed = async {
+        loop {
+            let log = log.json();
+            if let Some(span) = request_spans(&log).first() {
+                return (*span).clone();
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    };
+    let span = tokio::time::timeout(endless::WAIT, closed)
+        .await
+        .expect("the request span closes in time");
+    assert_eq!(span["outcome"], "cancelled", "{span}");
+    assert_eq!(span["target"], "endless");
+    let connection = log
+        .json()
+        .into_iter()
+        .find(|line| line["span"]["name"] == "connection")
+        .expect("the connection span");
+    assert_eq!(connection["span"]["transport"], "http", "{connection}");
 }
