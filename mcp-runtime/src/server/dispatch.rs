@@ -78,6 +78,7 @@ impl Server {
         }
     }
 
+    /// A request, by the legacy rules or the stateless ones.
     fn request(
         &self,
         id: Value,

@@ -46,6 +46,40 @@
 //! sessions, then the least recently active idle one; when every session is busy the
 //! `initialize` is refused with HTTP `503`. Legacy sessions live in the process that opened
 //! them: several instances behind a load balancer need it to route by `Mcp-Session-Id`.
+//!
+//! # Cancellation
+//!
+//! A call whose client goes away stops where it waits: its future is dropped, so the handler
+//! stops at its current await, everything it held is freed, and nothing is answered. Over
+//! HTTP the client goes away by closing the connection (while the call runs, or while its
+//! event stream is open); over stdio by sending `notifications/cancelled` with the call's
+//! `requestId`, on either era; on a legacy HTTP session by either. A cancellation that names
+//! no running call is ignored.
+//!
+//! # Tracing
+//!
+//! Each request runs in an `INFO` span `request`, a child of its transport's `INFO` span
+//! `connection` (`transport` = `http` or `stdio`, and `peer` over HTTP), so a subscriber
+//! that keeps `INFO` sees every request; refused states and the like are `WARN` events inside
+//! it. The request span's fields are recorded as they become known:
+//!
+//! | field | value |
+//! |---|---|
+//! | `method` | the JSON-RPC method |
+//! | `id` | the JSON-RPC id, as JSON |
+//! | `legacy` | whether the request is served by the legacy (session) rules |
+//! | `target` | the tool or prompt name, or the resource URI, of a call |
+//! | `round` | the round of a flow this request ran, counting from 1 |
+//! | `shape` | the flow's shape fingerprint, in hexadecimal |
+//! | `state_bytes` | the size of the signed (or sealed) state handed to the next round |
+//! | `replayed` | `true` when a retried round was answered from the replay store |
+//! | `outcome` | `complete`, `input_required`, `error`, or `cancelled` (the client cancelled the call or went away) |
+//! | `error_code` | the JSON-RPC error code, when the outcome is `error` |
+//!
+//! On a legacy session a call runs all its rounds within one request: each round runs in a
+//! child span `round` carrying `round`, `shape` and `state_bytes` (there, the size of the
+//! state's unsigned bytes, which never leave the process). Text the client chose (`method`,
+//! `id`, `target`) is recorded escaped and cut, as a string, which formatters quote.
 
 pub mod app_state;
 mod build_check;

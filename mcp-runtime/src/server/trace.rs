@@ -1,29 +1,6 @@
 //! The `request` span around each request a server handles, and the fields recorded on it
-//! as they become known.
-//!
-//! The span is at `INFO`, so a production filter keeps it, and it is a child of the
-//! transport's `connection` span. Its fields:
-//!
-//! | field | value |
-//! |---|---|
-//! | `method` | the JSON-RPC method |
-//! | `id` | the JSON-RPC id, as JSON |
-//! | `legacy` | whether the request is served by the legacy (session) rules |
-//! | `target` | the tool or prompt name, or the resource URI, of a call |
-//! | `round` | the round of a flow this request ran, counting from 1 |
-//! | `shape` | the flow's shape fingerprint, in hexadecimal |
-//! | `state_bytes` | the size of the signed (or sealed) state handed to the next round |
-//! | `replayed` | `true` when a retried round was answered from the replay store |
-//! | `outcome` | `complete`, `input_required`, `error` or `cancelled` (the client cancelled the call or went away) |
-//! | `error_code` | the JSON-RPC error code, when the outcome is `error` |
-//!
-//! On a legacy session a call runs all its rounds within one request: each round then runs
-//! in a child span `round` that carries `round`, `shape` and `state_bytes` (there, the size
-//! of the state's unsigned bytes, which never leave the process).
-//!
-//! Text the client chose (`method`, `id`, `target`) is recorded escaped and cut (see
-//! [`logfield`](crate::logfield)), as a string, so formatters quote it. Events logged while
-//! the request runs (refused states at `WARN`, failures at `ERROR`) carry the span.
+//! as they become known (the table is in the [`server`](crate::server) module's docs). Each
+//! field is recorded once: a human formatter writes every value it is given.
 
 use std::future::Future;
 use std::pin::Pin;
