@@ -108,10 +108,13 @@ impl Log {
     }
 }
 
+/// Makes a request from the answers so far.
+type Request = Box<dyn Fn(&[Value]) -> Value>;
+
 /// What the client does next.
 enum Step {
     /// Sends a request made from the answers so far, and reads its answer.
-    Ask(Box<dyn Fn(&[Value]) -> Value>),
+    Ask(Request),
     /// Sends a message and reads nothing.
     Send(Value),
 }
