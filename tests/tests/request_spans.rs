@@ -327,3 +327,51 @@ async fn a_call_whose_http_client_went_away_is_recorded_as_cancelled() {
         .expect("the connection span");
     assert_eq!(connection["span"]["transport"], "http", "{connection}");
 }
+
+#[tokio::test]
+async fn a_legacy_call_runs_its_rounds_in_child_spans() {
+    let meta_free_call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "deploy", "arguments": {"service": "checkout"}}});
+    let steps = vec![
+        ask(|_| {
+            json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {"elicitation": {"form": {}}},
+                "clientInfo": {"name": "spans-test", "version": "1"}}})
+        }),
+        Step::Send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"})),
+        ask(move |_| meta_free_call.clone()),
+        ask(|answers| {
+            let question = &answers[1];
+            assert_eq!(question["method"], "elicitation/create", "{question}");
+            json!({"jsonrpc": "2.0", "id": question["id"], "result": {"action": "accept",
+                "content": {"environment": "staging", "replicas": 2}}})
+        }),
+    ];
+    let (answers, log, _) = serve(deploy::server(5), steps).await;
+    assert_eq!(answers[2]["id"], 2, "{answers:?}");
+    assert!(answers[2]["result"].is_object(), "{answers:?}");
+    let spans = request_spans(&log);
+    let call = spans
+        .iter()
+        .find(|span| span["method"] == "tools/call")
+        .unwrap_or_else(|| panic!("{log:#?}"));
+    assert_eq!(call["legacy"], true);
+    assert_eq!(call["target"], "deploy");
+    assert_eq!(call["outcome"], "complete");
+    let rounds: Vec<&Value> = log
+        .iter()
+        .filter(|line| line["fields"]["message"] == "close" && line["span"]["name"] == "round")
+        .map(|line| &line["span"])
+        .collect();
+    assert_eq!(rounds.len(), 2, "{log:#?}");
+    assert_eq!(rounds[0]["round"], 1);
+    assert!(
+        rounds[0]["state_bytes"]
+            .as_u64()
+            .is_some_and(|bytes| bytes > 0)
+    );
+    assert_eq!(rounds[1]["round"], 2);
+    assert_eq!(rounds[0]["shape"], rounds[1]["shape"]);
+    assert_eq!(call.get("round"), None, "the rounds are the children's");
+}
