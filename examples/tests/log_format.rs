@@ -1,6 +1,6 @@
 //! The example servers log in a human format by default and as JSON lines with
 //! `--log-format json`: the `deploy` binary plays its demo (three rounds of one call) and its
-//! stderr is read back.
+//! stderr is read back; the other servers' demos log JSON lines too.
 
 use std::time::Duration;
 
@@ -9,7 +9,13 @@ use tokio::process::Command;
 
 /// Runs the `deploy` demo with `args`; returns its stderr, once it has exited successfully.
 async fn deploy_demo(args: &[&str]) -> String {
-    let child = Command::new(env!("CARGO_BIN_EXE_deploy"))
+    demo(env!("CARGO_BIN_EXE_deploy"), args).await
+}
+
+/// Runs the demo of the example `binary` with `args`; returns its stderr, once it has exited
+/// successfully.
+async fn demo(binary: &str, args: &[&str]) -> String {
+    let child = Command::new(binary)
         .arg("--demo")
         .args(args)
         .env_remove("MCP_REQUEST_STATE_KEY")
@@ -91,4 +97,22 @@ async fn human_logs_are_readable_lines_by_default() {
         .count();
     assert_eq!(closes, 3, "{stderr}");
     assert!(stderr.contains("MCP_REQUEST_STATE_KEY"), "{stderr}");
+}
+
+#[tokio::test]
+async fn every_example_server_logs_json_lines_with_request_spans() {
+    let binaries = [env!("CARGO_BIN_EXE_order"), env!("CARGO_BIN_EXE_tracker")];
+    for binary in binaries {
+        let stderr = demo(binary, &["--log-format", "json"]).await;
+        let mut requests = 0;
+        for line in stderr.lines() {
+            let line: Value = serde_json::from_str(line)
+                .unwrap_or_else(|error| panic!("{binary}: not JSON ({error}): {line}"));
+            if line["span"]["name"] == "request" && line["fields"]["message"] == "close" {
+                assert_eq!(line["span"]["method"], "tools/call", "{binary}: {line}");
+                requests += 1;
+            }
+        }
+        assert!(requests > 0, "{binary}: {stderr}");
+    }
 }
