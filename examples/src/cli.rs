@@ -23,6 +23,51 @@ pub struct Cli {
     /// How request states are protected.
     #[command(flatten)]
     pub states: StateOptions,
+    /// How the log on stderr is written: `human` (one readable line per event) or `json` (one
+    /// JSON object per line, for log collectors). `RUST_LOG` filters it (default `info`).
+    #[arg(long, value_enum, default_value_t = LogFormat::Human)]
+    pub log_format: LogFormat,
+}
+
+/// How an example server writes its log on stderr.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum LogFormat {
+    /// One readable line per event.
+    #[default]
+    Human,
+    /// One JSON object per line: the event's fields, its span and the spans it is in.
+    Json,
+}
+
+/// Parses the command line and starts logging as it says, so that what the server logs while
+/// it is built (a missing key, say) is written too.
+pub fn parse() -> Cli {
+    let cli = Cli::parse();
+    init_logging(cli.log_format);
+    cli
+}
+
+/// Logs to stderr in `format`, filtered by `RUST_LOG` (default `info`): events, and a line
+/// when a span closes, so each request's span (method, target, round, outcome, ...) and each
+/// connection's span are written once they end; in colour only at a terminal, unless
+/// `NO_COLOR` is set. Does nothing if logging already started.
+pub fn init_logging(format: LogFormat) {
+    use std::io::IsTerminal as _;
+    use tracing_subscriber::fmt::format::FmtSpan;
+    let filter =
+        tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into());
+    // Colours only for a person at a terminal who did not ask for none.
+    let colours = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
+    let builder = tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(filter)
+        .with_ansi(colours)
+        .with_span_events(FmtSpan::CLOSE);
+    // An error only means a subscriber is already set: keep it.
+    let _ = match format {
+        LogFormat::Human => builder.try_init(),
+        LogFormat::Json => builder.json().try_init(),
+    };
 }
 
 /// How an example server protects its request states.
@@ -102,12 +147,7 @@ pub fn signer() -> Signer {
 
 /// Runs `server` as the command line says; `name` is for the log line.
 pub async fn run(name: &str, cli: Cli, server: Server, demo: Demo) -> std::io::Result<()> {
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
-        )
-        .init();
+    init_logging(cli.log_format);
     if cli.demo {
         play(&server, demo).await;
         Ok(())

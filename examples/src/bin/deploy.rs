@@ -6,15 +6,14 @@
 //! cargo run -p mcp-examples --bin deploy -- --demo       # watch the rounds, no client needed
 //! ```
 
-use clap::Parser;
-use mcp_examples::cli::{self, Cli, Demo};
+use mcp_examples::cli::{self, Demo};
 use mcp_examples::deploy;
 use mcp_runtime::server::Server;
 use serde_json::json;
 
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
-    let cli = Cli::parse();
+    let cli = cli::parse();
     let server = deploy::register(
         Server::builder()
             .name("deploy")

@@ -5,15 +5,14 @@
 //! cargo run -p mcp-examples --bin order -- --listen 127.0.0.1:3001
 //! ```
 
-use clap::Parser;
-use mcp_examples::cli::{self, Cli, Demo};
+use mcp_examples::cli::{self, Demo};
 use mcp_examples::order::order;
 use mcp_runtime::server::Server;
 use serde_json::json;
 
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
-    let cli = Cli::parse();
+    let cli = cli::parse();
     let server = Server::builder()
         .name("order")
         .version(env!("CARGO_PKG_VERSION"))

@@ -151,6 +151,7 @@ pub(crate) async fn run<F: Flow>(
             }
         }
     };
+    crate::server::record_round(round, F::SHAPE);
     let cx = Cx::new(
         capabilities,
         subject,

@@ -16,7 +16,7 @@ use super::outbound::{Logger, Outbound};
 use super::panic::guarded;
 use super::session::Session;
 use super::single_use::{self, StoredReply, Verdict};
-use super::{Outcome, Server};
+use super::{Outcome, Server, trace};
 use crate::flow::refuse_state;
 use crate::logfield::untrusted;
 use crate::protocol::{
@@ -215,7 +215,11 @@ impl<H: Serves> Call<H> {
                         let expires_at = opened.expires_at();
                         match single_use::begin(store, state_id, expires_at, answers).await {
                             Verdict::Run(record) => first_use = Some(record),
-                            Verdict::Replay(reply) => return replayed(&id, reply).0,
+                            Verdict::Replay(reply) => {
+                                let outcome = replayed(&id, reply).0;
+                                trace::record_replayed();
+                                return outcome;
+                            }
                             Verdict::RetryLater(why) => {
                                 return error_outcome(&id, &RpcError::overloaded(why));
                             }
@@ -229,6 +233,7 @@ impl<H: Serves> Call<H> {
             },
         };
         // The one round takes the arguments as parsed: no copy.
+        let mut input_required = false;
         let reply = match self.last_round(state, round.input_responses).await {
             Ok(Reply::Complete(mut result)) => {
                 if let Some(cache) = cache {
@@ -239,6 +244,8 @@ impl<H: Serves> Call<H> {
             Ok(Reply::InputRequired(asked)) => {
                 let (requests, state) = asked.into_parts();
                 let token = state.map(|payload| signer.sign_with_binding(&binding, &payload));
+                trace::record_state_bytes(token.as_ref().map_or(0, String::len));
+                input_required = true;
                 match InputRequiredResult::new(requests, token) {
                     Ok(result) => serialised(&result),
                     Err(empty) => Err(ErrorObject::new(
@@ -255,7 +262,10 @@ impl<H: Serves> Call<H> {
                 StoredReply::Error(serde_json::to_vec(&error).expect("an error object serialises"))
             }
         };
-        let (outcome, stored) = replayed(&id, stored);
+        let (mut outcome, stored) = replayed(&id, stored);
+        if input_required && outcome.error_code.is_none() {
+            outcome.kind = "input_required";
+        }
         if let Some(record) = first_use {
             record.finish(&stored).await;
         }

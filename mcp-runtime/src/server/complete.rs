@@ -8,6 +8,8 @@
 //! guarantee of the stateless wire: the state is verified before any user code runs, code
 //! between two questions runs once, invalid answers are asked again.
 
+use tracing::Instrument as _;
+
 use super::handler::{BoxFuture, HandlerResult, Reply};
 use crate::protocol::{ErrorCode, ErrorObject, InputRequests, InputResponses};
 
@@ -36,10 +38,17 @@ where
     let mut state = None;
     let mut answers = None;
     for _ in 0..=max_rounds {
-        match round(state.take(), answers.take()).await? {
+        // Each round in its own span, inside the call's: the flow records its round and shape.
+        let span = super::trace::round_span();
+        let reply = round(state.take(), answers.take())
+            .instrument(span.clone())
+            .await?;
+        match reply {
             Reply::Complete(result) => return Ok(result),
             Reply::InputRequired(asked) => {
                 let (requests, next) = asked.into_parts();
+                span.record("state_bytes", next.as_ref().map_or(0, Vec::len));
+                drop(span);
                 answers = Some(answerer.answer(requests.unwrap_or_default()).await?);
                 state = next;
             }

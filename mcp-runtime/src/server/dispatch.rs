@@ -11,7 +11,7 @@ use super::handler::{BoxFuture, Progress};
 use super::legacy;
 use super::lifecycle::{self, Envelope};
 use super::outbound::{self, LevelCell, Logger};
-use super::{Handling, Outcome, RequestFacts, Server};
+use super::{Handling, Outcome, RequestFacts, Server, cancel, trace};
 use crate::logfield::untrusted;
 use crate::protocol::meta::META_CLIENT_CAPABILITIES;
 use crate::protocol::{
@@ -49,31 +49,79 @@ impl Server {
         }
         match lifecycle::parse_envelope(message) {
             Ok(Envelope::Request { id, method, params }) => {
-                if legacy::is_legacy(&method, &params, &facts) {
-                    return self.handle_legacy(id, &method, params, &facts);
-                }
-                match self.route(&id, &method, params, facts) {
-                    Ok(handling) => handling,
-                    Err(error) => {
-                        if error.status >= 500 || error.code() == -32603 {
-                            tracing::error!(
-                                method = %untrusted(&method),
-                                message = %untrusted(&error.error.message),
-                                "request failed"
-                            );
-                        }
-                        Handling::ready(error_outcome(&id, &error))
+                let legacy = legacy::is_legacy(&method, &params, &facts);
+                let span = trace::request_span(&method, &id, legacy);
+                let mut handling = {
+                    let _entered = span.enter();
+                    // On a stdio connection a call may be cancelled by its id.
+                    let registration = facts
+                        .connection
+                        .as_ref()
+                        .filter(|_| runs_a_handler(&method))
+                        .map(|connection| connection.calls().register(&id));
+                    let mut handling = self.request(id, &method, params, facts, legacy);
+                    if let Some(registration) = registration {
+                        handling.outcome = cancel::until_cancelled(registration, handling.outcome);
                     }
-                }
+                    handling
+                };
+                handling.outcome = trace::traced(span, handling.outcome);
+                handling
             }
             Ok(Envelope::Notification { method, params }) => {
-                Handling::ready(self.legacy_notification(&method, &params, &facts))
+                Handling::ready(self.notification(&method, &params, &facts))
             }
             Ok(Envelope::Response { id, reply }) => {
                 Handling::ready(self.legacy_response(&id, reply, &facts))
             }
             Err((id, error)) => Handling::ready(error_outcome(&id, &error)),
         }
+    }
+
+    /// A request, by the legacy rules or the stateless ones.
+    fn request(
+        &self,
+        id: Value,
+        method: &str,
+        params: Map<String, Value>,
+        facts: RequestFacts,
+        legacy: bool,
+    ) -> Handling {
+        if legacy {
+            return self.handle_legacy(id, method, params, &facts);
+        }
+        match self.route(&id, method, params, facts) {
+            Ok(handling) => handling,
+            Err(error) => {
+                if error.status >= 500 || error.code() == -32603 {
+                    tracing::error!(
+                        method = %untrusted(method),
+                        message = %untrusted(&error.error.message),
+                        "request failed"
+                    );
+                }
+                Handling::ready(error_outcome(&id, &error))
+            }
+        }
+    }
+
+    /// A notification: on a stdio connection, `notifications/cancelled` cancels a call
+    /// running on it, of either era; the legacy session rules see the rest.
+    fn notification(
+        &self,
+        method: &str,
+        params: &Map<String, Value>,
+        facts: &RequestFacts,
+    ) -> Outcome {
+        if let Some(connection) = &facts.connection
+            && method == crate::protocol::method::NOTIFICATION_CANCELLED
+        {
+            if let Some(id) = params.get("requestId") {
+                connection.calls().cancel(id);
+            }
+            return Outcome::accepted();
+        }
+        self.legacy_notification(method, params, facts)
     }
 
     /// How deeply a whole message may nest: the arguments' and answers' limit, plus the
@@ -202,6 +250,7 @@ impl Server {
             }
             None => return Err(RpcError::invalid_params(format!("missing `{key}`"))),
         };
+        trace::record_target(&target);
         let arguments = match params.remove("arguments") {
             None | Some(Value::Null) => None,
             Some(Value::Object(arguments)) if method != Method::ResourcesRead => Some(arguments),
@@ -271,6 +320,11 @@ impl Server {
     }
 }
 
+/// Whether `method` runs a handler, whose answer may take long enough to be cancelled.
+fn runs_a_handler(method: &str) -> bool {
+    matches!(method, "tools/call" | "prompts/get" | "resources/read")
+}
+
 /// A JSON-RPC response, serialised without an intermediate [`Value`].
 #[derive(Serialize)]
 struct Response<'a, R> {
@@ -326,5 +380,5 @@ pub(crate) fn error_outcome(id: &Value, error: &RpcError) -> Outcome {
         error: &error.error,
     };
     let body = serde_json::to_vec(&response).expect("an error object serialises");
-    Outcome::answer(error.status, body)
+    Outcome::error(error.status, body, error.code())
 }

@@ -7,6 +7,7 @@ use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 use super::call::{Call, CallContext, Era, Serves};
+use super::cancel::{Cancellable, cancelled_outcome};
 use super::complete::complete;
 use super::dispatch::{Method, error_outcome, raw_result_outcome, result_outcome};
 use super::error::RpcError;
@@ -22,11 +23,13 @@ use crate::protocol::{
     SetLevelRequestParams, SubscribeRequestParams, legacy, method,
 };
 
-/// One stdio connection: the legacy session it opened, if any, and its output.
+/// One stdio connection: the legacy session it opened, if any, its output, and the calls
+/// running on it, which the client may cancel.
 #[derive(Debug)]
 pub(crate) struct Connection {
     output: Outbound,
     session: Mutex<Option<(Arc<Session>, StreamGuard)>>,
+    calls: Arc<Cancellable>,
 }
 
 impl std::fmt::Debug for StreamGuard {
@@ -41,7 +44,13 @@ impl Connection {
         Self {
             output,
             session: Mutex::new(None),
+            calls: Arc::default(),
         }
+    }
+
+    /// The calls running on the connection, by request id.
+    pub(crate) fn calls(&self) -> &Arc<Cancellable> {
+        &self.calls
     }
 
     fn session(&self) -> Option<Arc<Session>> {
@@ -404,10 +413,7 @@ pub(super) async fn run_call<H: Serves>(
     // A cancellation wins over an answer that arrived with it.
     let outcome = tokio::select! {
         biased;
-        () = cancelled => {
-            tracing::debug!(id = %untrusted(&id.to_string()), "call cancelled by the client");
-            Outcome::accepted()
-        }
+        () = cancelled => cancelled_outcome(),
         result = rounds => match result {
             Ok(result) => legacy_outcome(&id, &result),
             Err(error) => error_outcome(&id, &RpcError::from_legacy_handler(error)),

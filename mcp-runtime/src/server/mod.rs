@@ -46,11 +46,46 @@
 //! sessions, then the least recently active idle one; when every session is busy the
 //! `initialize` is refused with HTTP `503`. Legacy sessions live in the process that opened
 //! them: several instances behind a load balancer need it to route by `Mcp-Session-Id`.
+//!
+//! # Cancellation
+//!
+//! A call whose client goes away stops where it waits: its future is dropped, so the handler
+//! stops at its current await, everything it held is freed, and nothing is answered. Over
+//! HTTP the client goes away by closing the connection (while the call runs, or while its
+//! event stream is open); over stdio by sending `notifications/cancelled` with the call's
+//! `requestId`, on either era; on a legacy HTTP session by either. A cancellation that names
+//! no running call is ignored.
+//!
+//! # Tracing
+//!
+//! Each request runs in an `INFO` span `request`, a child of its transport's `INFO` span
+//! `connection` (`transport` = `http` or `stdio`, and `peer` over HTTP), so a subscriber
+//! that keeps `INFO` sees every request; refused states and the like are `WARN` events inside
+//! it. The request span's fields are recorded as they become known:
+//!
+//! | field | value |
+//! |---|---|
+//! | `method` | the JSON-RPC method |
+//! | `id` | the JSON-RPC id, as JSON |
+//! | `legacy` | whether the request is served by the legacy (session) rules |
+//! | `target` | the tool or prompt name, or the resource URI, of a call |
+//! | `round` | the round of a flow this request ran, counting from 1 |
+//! | `shape` | the flow's shape fingerprint, in hexadecimal |
+//! | `state_bytes` | the size of the signed (or sealed) state handed to the next round |
+//! | `replayed` | `true` when a retried round was answered from the replay store |
+//! | `outcome` | `complete`, `input_required`, `error`, or `cancelled` (the client cancelled the call or went away) |
+//! | `error_code` | the JSON-RPC error code, when the outcome is `error` |
+//!
+//! On a legacy session a call runs all its rounds within one request: each round runs in a
+//! child span `round` carrying `round`, `shape` and `state_bytes` (there, the size of the
+//! state's unsigned bytes, which never leave the process). Text the client chose (`method`,
+//! `id`, `target`) is recorded escaped and cut, as a string, which formatters quote.
 
 pub mod app_state;
 mod build_check;
 mod builder;
 mod call;
+mod cancel;
 mod complete;
 mod dispatch;
 mod error;
@@ -62,6 +97,7 @@ mod panic;
 mod register;
 mod session;
 mod single_use;
+mod trace;
 
 use std::sync::Arc;
 
@@ -83,6 +119,7 @@ pub(crate) use legacy::Connection;
 pub(crate) use lifecycle::NestingScan;
 pub(crate) use outbound::channel as message_channel;
 pub(crate) use session::{Session, StreamGuard};
+pub(crate) use trace::record_round;
 
 /// The protocol revisions this server speaks, newest first: 2026-07-28 statelessly, the
 /// older ones on sessions opened by `initialize`.
@@ -182,15 +219,31 @@ pub struct Outcome {
     pub body: Option<Vec<u8>>,
     /// The legacy session an `initialize` opened, for the `Mcp-Session-Id` header.
     pub session_id: Option<String>,
+    /// How the request ended, for its span: `complete`, `input_required`, `error`,
+    /// `cancelled`, or `accepted` (a notification or response, which has no span).
+    pub(crate) kind: &'static str,
+    /// The JSON-RPC error code of an `error`.
+    pub(crate) error_code: Option<i64>,
 }
 
 impl Outcome {
-    /// An answer with `body`.
+    /// A result answer with `body`.
     pub(crate) fn answer(status: u16, body: Vec<u8>) -> Self {
         Self {
             status,
             body: Some(body),
             session_id: None,
+            kind: "complete",
+            error_code: None,
+        }
+    }
+
+    /// An error answer with `body`, the JSON-RPC error `code`.
+    pub(crate) fn error(status: u16, body: Vec<u8>, code: i64) -> Self {
+        Self {
+            kind: "error",
+            error_code: Some(code),
+            ..Self::answer(status, body)
         }
     }
 
@@ -200,6 +253,16 @@ impl Outcome {
             status: 202,
             body: None,
             session_id: None,
+            kind: "accepted",
+            error_code: None,
+        }
+    }
+
+    /// No answer to a call its client cancelled.
+    pub(crate) fn cancelled() -> Self {
+        Self {
+            kind: "cancelled",
+            ..Self::accepted()
         }
     }
 }

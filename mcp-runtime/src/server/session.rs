@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 use tokio::sync::oneshot;
 
+use super::cancel::{Cancellable, Registration};
 use super::complete::Answerer;
 use super::handler::BoxFuture;
 use super::outbound::{LevelCell, Outbound};
@@ -66,6 +67,8 @@ pub(crate) struct Session {
     pub(crate) carrier: Carrier,
     pub(crate) log_level: Arc<LevelCell>,
     next_request_id: AtomicU64,
+    /// Running calls the client may cancel, by their request id.
+    calls: Arc<Cancellable>,
     state: Mutex<SessionState>,
 }
 
@@ -73,8 +76,6 @@ pub(crate) struct Session {
 struct SessionState {
     /// Server-to-client requests waiting for the client, by the id they were sent under.
     pending: HashMap<u64, oneshot::Sender<Result<Value, ErrorObject>>>,
-    /// Running calls the client may cancel, by their request id (as JSON text).
-    calls: HashMap<String, oneshot::Sender<()>>,
     /// Standalone streams, oldest first.
     streams: Vec<Outbound>,
     subscriptions: HashSet<String>,
@@ -112,6 +113,7 @@ impl Session {
             carrier,
             log_level: Arc::new(LevelCell::default()),
             next_request_id: AtomicU64::new(0),
+            calls: Arc::default(),
             state: Mutex::new(SessionState {
                 last_active: Some(Instant::now()),
                 ..SessionState::default()
@@ -121,25 +123,17 @@ impl Session {
 
     /// Registers a running call under its request id; the guard unregisters it.
     pub(crate) fn start_call(self: &Arc<Self>, id: &Value) -> CallGuard {
-        let key = id.to_string();
-        let (cancel, cancelled) = oneshot::channel();
-        let mut state = lock(&self.state);
-        state.busy += 1;
+        lock(&self.state).busy += 1;
         // A client reusing the id of a running call can no longer cancel the first one.
-        state.calls.insert(key.clone(), cancel);
-        drop(state);
         CallGuard {
             session: Arc::clone(self),
-            key,
-            cancelled: Some(cancelled),
+            registration: self.calls.register(id),
         }
     }
 
     /// Cancels the running call with request id `id` (`notifications/cancelled`).
     pub(crate) fn cancel(&self, id: &Value) {
-        if let Some(cancel) = lock(&self.state).calls.remove(&id.to_string()) {
-            let _ = cancel.send(());
-        }
+        self.calls.cancel(id);
     }
 
     /// Delivers the client's response to the server-to-client request `id`. Responses to
@@ -200,10 +194,8 @@ impl Session {
     /// Ends the session: running calls are cancelled, waiting requests dropped, streams
     /// closed.
     fn close(&self) {
+        self.calls.cancel_all();
         let mut state = lock(&self.state);
-        for (_, cancel) in state.calls.drain() {
-            let _ = cancel.send(());
-        }
         state.pending.clear();
         state.streams.clear();
     }
@@ -231,31 +223,18 @@ impl Session {
 /// A running call of a session. Dropping it unregisters the call.
 pub(crate) struct CallGuard {
     session: Arc<Session>,
-    key: String,
-    cancelled: Option<oneshot::Receiver<()>>,
+    registration: Registration,
 }
 
 impl CallGuard {
     /// Resolves when the client cancels the call or the session ends.
     pub(crate) fn cancelled(&mut self) -> impl Future<Output = ()> + use<> {
-        let cancelled = self.cancelled.take();
-        async move {
-            match cancelled {
-                // A dropped sender means the call was unregistered: not a cancellation.
-                Some(cancelled) => {
-                    if cancelled.await.is_err() {
-                        std::future::pending::<()>().await;
-                    }
-                }
-                None => std::future::pending().await,
-            }
-        }
+        self.registration.cancelled()
     }
 }
 
 impl Drop for CallGuard {
     fn drop(&mut self) {
-        lock(&self.session.state).calls.remove(&self.key);
         self.session.release();
     }
 }
@@ -480,7 +459,7 @@ mod tests {
             let state = lock(&self.state);
             (
                 state.pending.len(),
-                state.calls.len(),
+                self.calls.len(),
                 state.streams.len(),
                 state.busy,
             )

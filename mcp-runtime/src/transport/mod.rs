@@ -26,9 +26,17 @@
 //! - **stdio** ([`Server::serve_stdio`](crate::server::Server::serve_stdio)): one JSON-RPC
 //!   message per line on stdin, one answer per line on stdout, a request's messages before
 //!   its answer. After `initialize` the connection is one legacy session: the client's
-//!   responses to the server's questions are read as lines too.
+//!   responses to the server's questions are read as lines too. `notifications/cancelled`
+//!   with a call's `requestId` cancels it (either era): it stops and is not answered.
+//!
+//! A call whose HTTP client closes the connection (while the call runs or while its event
+//! stream is open) is cancelled the same way. Each connection of
+//! [`Server::serve_listener`](crate::server::Server::serve_listener) and
+//! [`Server::serve_lines`](crate::server::Server::serve_lines) runs in an `INFO` span
+//! `connection`, the parent of its requests' spans (see [`server`](crate::server)).
 
 mod connection;
+mod event_stream;
 mod guard;
 mod http;
 mod limits;

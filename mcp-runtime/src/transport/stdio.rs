@@ -3,6 +3,7 @@
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::{Semaphore, mpsc};
 use tokio::task::JoinSet;
+use tracing::Instrument as _;
 
 use std::sync::Arc;
 
@@ -32,7 +33,20 @@ impl Server {
     ///
     /// Memory stays bounded when the client does not read: once 256 lines wait to be written
     /// (or 1,024 requests are being handled), input is not read until that changes.
+    ///
+    /// Everything runs in an `INFO` span `connection` (`transport = "stdio"`), the parent of
+    /// each request's span. A call the client cancels with `notifications/cancelled` is
+    /// dropped where it waits and gets no answer.
     pub async fn serve_lines<R, W>(&self, input: R, output: W) -> std::io::Result<()>
+    where
+        R: AsyncRead + Unpin,
+        W: AsyncWrite + Unpin + Send + 'static,
+    {
+        let span = tracing::info_span!("connection", transport = "stdio");
+        self.serve_lines_in(input, output).instrument(span).await
+    }
+
+    async fn serve_lines_in<R, W>(&self, input: R, output: W) -> std::io::Result<()>
     where
         R: AsyncRead + Unpin,
         W: AsyncWrite + Unpin + Send + 'static,

@@ -51,6 +51,9 @@ struct Options {
     /// How request states are protected.
     #[command(flatten)]
     states: mcp_examples::cli::StateOptions,
+    /// How the log on stderr is written: `human` or `json`.
+    #[arg(long, value_enum, default_value_t = mcp_examples::cli::LogFormat::Human)]
+    log_format: mcp_examples::cli::LogFormat,
 }
 
 // ---- content tools -------------------------------------------------------------------------
@@ -513,13 +516,8 @@ fn server() -> ServerBuilder {
 
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
-        )
-        .init();
     let options = Options::parse();
+    mcp_examples::cli::init_logging(options.log_format);
     let signer = mcp_examples::cli::signer().with_ttl(Duration::from_secs(options.state_ttl_secs));
     let server = options.states.apply(server(), signer).await.build();
     if options.stdio {

@@ -1,0 +1,175 @@
+//! Answers as they go out: JSON, or an event stream (`text/event-stream`) carrying a
+//! request's messages and then its response, or a legacy session's standalone messages.
+//!
+//! A request's stream holds the call's future: when the client closes the connection,
+//! hyper drops the stream and with it the call, whose handler stops at its current await.
+
+use std::collections::VecDeque;
+use std::convert::Infallible;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use axum::body::{Body, Bytes};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use tokio::sync::OwnedSemaphorePermit;
+
+use crate::server::{BoxFuture, MessageReceiver, Outcome};
+
+/// The header naming a legacy session.
+pub(super) const SESSION_ID: &str = "mcp-session-id";
+
+/// A legacy session's standalone stream (`GET`): messages that belong to no request, until
+/// the client goes away or the session ends.
+pub(super) fn standalone_stream(session: &std::sync::Arc<crate::server::Session>) -> Response {
+    let (sender, receiver) = crate::server::message_channel();
+    let guard = session.open_stream(sender);
+    let stream = EventStream {
+        ready: VecDeque::new(),
+        messages: Some(receiver),
+        outcome: None,
+        keepalive: keepalive(),
+        _guard: Some(guard),
+        _slot: None,
+    };
+    event_stream_response(stream)
+}
+
+/// Answers JSON if the handler finishes first, or an event stream if it sends a message
+/// (progress, a log message, a question for the client) first; the request's `slot` is held
+/// until the stream ends.
+pub(super) async fn respond_streaming(
+    mut outcome: BoxFuture<'static, Outcome>,
+    mut messages: MessageReceiver,
+    slot: Option<OwnedSemaphorePermit>,
+) -> Response {
+    let first = tokio::select! {
+        biased;
+        finished = &mut outcome => return json_response(finished),
+        Some(message) = messages.recv() => message,
+    };
+    let stream = EventStream {
+        ready: VecDeque::from([message_event(&first)]),
+        messages: Some(messages),
+        outcome: Some(outcome),
+        keepalive: keepalive(),
+        _guard: None,
+        _slot: slot,
+    };
+    event_stream_response(stream)
+}
+
+fn event_stream_response(stream: EventStream) -> Response {
+    let mut response = Response::new(Body::from_stream(stream));
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/event-stream"),
+    );
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    response
+}
+
+pub(super) fn json_response(outcome: Outcome) -> Response {
+    let status = StatusCode::from_u16(outcome.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let mut response = match outcome.body {
+        Some(body) => {
+            let mut headers = HeaderMap::new();
+            headers.insert(
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("application/json"),
+            );
+            (status, headers, body).into_response()
+        }
+        None => status.into_response(),
+    };
+    if let Some(session) = outcome.session_id
+        && let Ok(value) = HeaderValue::from_str(&session)
+    {
+        response.headers_mut().insert(SESSION_ID, value);
+    }
+    response
+}
+
+/// How often an idle event stream sends a comment, so that proxies and clients with read
+/// timeouts keep it open while the user thinks.
+const KEEPALIVE: Duration = Duration::from_secs(15);
+
+fn keepalive() -> tokio::time::Interval {
+    let mut interval = tokio::time::interval_at(tokio::time::Instant::now() + KEEPALIVE, KEEPALIVE);
+    interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    interval
+}
+
+/// The events of one stream: messages (progress, log messages, questions for the client),
+/// then the response (for a request's stream), then the end; a comment while idle.
+struct EventStream {
+    ready: VecDeque<Bytes>,
+    messages: Option<MessageReceiver>,
+    outcome: Option<BoxFuture<'static, Outcome>>,
+    keepalive: tokio::time::Interval,
+    /// A standalone stream's registration with its session, dropped with the stream.
+    _guard: Option<crate::server::StreamGuard>,
+    /// A request stream's slot among the requests handled at once, freed with the stream.
+    _slot: Option<OwnedSemaphorePermit>,
+}
+
+fn event(data: &[u8]) -> Bytes {
+    let mut event = Vec::with_capacity(data.len() + 24);
+    event.extend_from_slice(b"event: message\ndata: ");
+    event.extend_from_slice(data);
+    event.extend_from_slice(b"\n\n");
+    Bytes::from(event)
+}
+
+fn message_event(message: &serde_json::Value) -> Bytes {
+    event(&serde_json::to_vec(message).expect("a JSON value serialises"))
+}
+
+impl futures_core::Stream for EventStream {
+    type Item = Result<Bytes, Infallible>;
+
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        let this = self.get_mut();
+        loop {
+            if let Some(ready) = this.ready.pop_front() {
+                this.keepalive.reset();
+                return Poll::Ready(Some(Ok(ready)));
+            }
+            if let Some(messages) = &mut this.messages {
+                match messages.poll_recv(cx) {
+                    Poll::Ready(Some(message)) => {
+                        this.ready.push_back(message_event(&message));
+                        continue;
+                    }
+                    Poll::Ready(None) => this.messages = None,
+                    Poll::Pending => {}
+                }
+            }
+            match &mut this.outcome {
+                // A standalone stream ends when its session stops sending.
+                None if this.messages.is_none() => return Poll::Ready(None),
+                None => {}
+                Some(outcome) => {
+                    if let Poll::Ready(finished) = outcome.as_mut().poll(cx) {
+                        this.outcome = None;
+                        // Messages sent before the result go out before it.
+                        if let Some(mut messages) = this.messages.take() {
+                            while let Some(message) = messages.try_recv() {
+                                this.ready.push_back(message_event(&message));
+                            }
+                        }
+                        // A cancelled call has no answer: its stream just ends.
+                        if let Some(body) = finished.body {
+                            this.ready.push_back(event(&body));
+                        }
+                        continue;
+                    }
+                }
+            }
+            std::task::ready!(this.keepalive.poll_tick(cx));
+            return Poll::Ready(Some(Ok(Bytes::from_static(b": keep-alive\n\n"))));
+        }
+    }
+}
