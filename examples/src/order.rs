@@ -40,7 +40,10 @@ pub async fn confirm(cx: &Cx, question: String) -> Result<bool, Refusal> {
 }
 
 /// Take an order: asks for items one by one until the user is done, then confirms the total.
-#[tool]
+#[tool(
+    title = "Take an order",
+    annotations(destructive = false, idempotent = false, open_world)
+)]
 pub async fn order(cx: Cx) -> ToolResult {
     let mut lines: Vec<Line> = Vec::new();
     loop {

@@ -301,4 +301,13 @@ async fn discover_and_tools_list_validate_over_http() {
         .map(|tool| tool["name"].as_str().unwrap())
         .collect();
     assert_eq!(names, ["deploy", "confirm_deploy", "deployments"]);
+    let tools = list["result"]["tools"].as_array().unwrap();
+    assert_eq!(tools[0]["title"], "Deploy a service");
+    assert_eq!(
+        tools[0]["annotations"],
+        json!({"destructiveHint": false, "openWorldHint": false})
+    );
+    assert!(tools[0].get("outputSchema").is_none(), "{}", tools[0]);
+    assert_eq!(tools[2]["annotations"]["readOnlyHint"], true);
+    assert_eq!(tools[2]["outputSchema"]["type"], "object");
 }
