@@ -18,32 +18,16 @@ mod expanded {
     include!("../../mcp-macros/tests/snapshots/deploy.expanded.rs");
 }
 
-/// The snapshot's input (`mcp-macros/src/flow/snapshot_tests.rs`), through the macro.
+/// The snapshot's input, through the macro.
+#[allow(
+    unreachable_pub,
+    reason = "the snapshot's input is `pub`, as a handler usually is"
+)]
 mod macro_made {
     use mcp_examples::deploy::{Confirm, DeployArgs, Environment, Target};
     use mcp_runtime::{Cx, ToolResult, text, tool};
 
-    /// Deploy the service.
-    #[tool]
-    #[allow(clippy::needless_pass_by_value)]
-    pub(crate) async fn deploy(args: DeployArgs, cx: Cx) -> ToolResult {
-        let target: Target = cx
-            .elicit(format!("Where should {} go?", args.service))
-            .await?;
-        let replicas: u32 = target.replicas;
-        if target.environment == Environment::Production {
-            let confirm: Confirm = cx
-                .elicit(format!("Ship {replicas} replicas to production?"))
-                .await?;
-            if !confirm.ok {
-                return Ok(text("Nothing deployed."));
-            }
-        }
-        Ok(text(format!(
-            "Deployed {} replicas of {}.",
-            replicas, args.service
-        )))
-    }
+    include!("../../mcp-macros/tests/snapshots/deploy.input.rs");
 }
 
 fn accept(content: Value) -> Value {

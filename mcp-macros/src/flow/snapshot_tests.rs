@@ -1,7 +1,7 @@
 //! Expansion snapshot of a representative handler, reviewed like code.
 //!
-//! The expansion of `deploy` is pretty-printed and compared with the committed file
-//! `tests/snapshots/deploy.expanded.rs`. After a deliberate change to the macro's output,
+//! The expansion of `deploy` (`tests/snapshots/deploy.input.rs`) is pretty-printed and
+//! compared with the committed file `tests/snapshots/deploy.expanded.rs`. After a deliberate change to the macro's output,
 //! regenerate it with `UPDATE_SNAPSHOTS=1 cargo test -p mcp-macros --lib snapshot_tests`
 //! and review the diff like code.
 
@@ -10,26 +10,14 @@ use quote::quote;
 
 use super::{Kind, expand};
 
+/// The snapshot's input, `tests/snapshots/deploy.input.rs` (which the `mcp-tests` crate also
+/// compiles through the macro), without its `#[tool]`.
 fn deploy() -> TokenStream {
-    quote! {
-        /// Deploy the service.
-        #[allow(clippy::needless_pass_by_value)]
-        pub async fn deploy(args: DeployArgs, cx: Cx) -> ToolResult {
-            let target: Target = cx
-                .elicit(format!("Where should {} go?", args.service))
-                .await?;
-            let replicas: u32 = target.replicas;
-            if target.environment == Environment::Production {
-                let confirm: Confirm = cx
-                    .elicit(format!("Ship {replicas} replicas to production?"))
-                    .await?;
-                if !confirm.ok {
-                    return Ok(text("Nothing deployed."));
-                }
-            }
-            Ok(text(format!("Deployed {} replicas of {}.", replicas, args.service)))
-        }
-    }
+    let mut function: syn::ItemFn =
+        syn::parse_str(include_str!("../../tests/snapshots/deploy.input.rs"))
+            .expect("the snapshot's input is a function");
+    function.attrs.retain(|attr| !attr.path().is_ident("tool"));
+    quote!(#function)
 }
 
 /// The expansion of `#[tool(attr)] item`, pretty-printed.
