@@ -86,26 +86,46 @@ pub(crate) fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenS
     })
 }
 
-/// Keys must be unique across the handler, so an answer can never be read for the wrong
-/// question.
+/// Keys must be unique among the questions one run can reach, so an answer can never be read
+/// for the wrong question: two questions may share a key only in branches that exclude each
+/// other (two arms of one `match`, the two sides of one `if`).
 fn check_keys(sites: &[sites::Site], errors: &mut Errors) {
-    let mut seen: HashMap<String, ()> = HashMap::new();
-    for key in sites.iter().flat_map(|site| &site.keys) {
-        let value = key.value();
-        if value.is_empty() {
-            continue;
-        }
-        if seen.insert(value.clone(), ()).is_some() {
-            errors.push(syn::Error::new(
-                key.span(),
-                format!(
-                    "another question of this handler is already asked under the key \
-                     `{value}`; rename this binding or give the question its own key with \
-                     `.key(\"...\")`"
-                ),
-            ));
+    let mut seen: HashMap<String, Vec<usize>> = HashMap::new();
+    for (id, site) in sites.iter().enumerate() {
+        for key in &site.keys {
+            let value = key.value();
+            if value.is_empty() {
+                continue;
+            }
+            let earlier = seen.entry(value.clone()).or_default();
+            if earlier
+                .iter()
+                .any(|&other| !exclusive(&sites[other].path, &site.path))
+            {
+                errors.push(syn::Error::new(
+                    key.span(),
+                    format!(
+                        "another question of this handler is already asked under the key \
+                         `{value}`; rename this binding or give the question its own key with \
+                         `.key(\"...\")`"
+                    ),
+                ));
+            }
+            earlier.push(id);
         }
     }
+}
+
+/// Whether the question points at `a` and `b` lie in branches of which one run takes one.
+fn exclusive(a: &[sites::Step], b: &[sites::Step]) -> bool {
+    use sites::Step;
+    let Some((x, y)) = a.iter().zip(b).find(|(x, y)| x != y) else {
+        return false;
+    };
+    matches!(
+        (x, y),
+        (Step::Arm(_), Step::Arm(_)) | (Step::IfThen, Step::IfElse) | (Step::IfElse, Step::IfThen)
+    )
 }
 
 /// On error: the errors, and in place of the handler a stand-in every registration and call

@@ -94,8 +94,16 @@ impl<'a> Resumer<'a> {
         let mut stmts = vec![self.stmt(&block.stmts[i], rest)];
         self.visible.truncate(depth);
         stmts.extend(block.stmts[i + 1..].iter().cloned());
-        let free = scope::free_in_stmts(&stmts, self.questions);
-        let mut restores = self.restore(&declared, &free);
+        let (free, assigned) = scope::free_and_assigned_in_stmts(&stmts, self.questions);
+        // Items (`use`, `const`, `fn`, `struct`, `macro_rules!`) declared before the question
+        // are the block's wherever they stand: they go along, ahead of the restored locals.
+        let mut restores: Vec<Stmt> = block.stmts[..i]
+            .iter()
+            .filter(|stmt| is_item(stmt))
+            .cloned()
+            .collect();
+        restores.extend(self.restore(&declared, &free));
+        restores.extend(declare_assigned(&declared, &free, &assigned));
         restores.extend(stmts);
         Block {
             brace_token: block.brace_token,
@@ -410,6 +418,41 @@ impl<'a> Resumer<'a> {
                 }
             }
         }
+    }
+}
+
+/// Declarations without values for the locals of `declared` that the resumed code assigns
+/// before it reads them (`label = answer.word;` after a question that `label` was moved
+/// before): nothing of theirs is carried, but the assignment needs them in scope.
+fn declare_assigned(
+    declared: &[Binding],
+    free: &BTreeSet<String>,
+    assigned: &BTreeSet<String>,
+) -> Vec<Stmt> {
+    let mut seen = HashSet::new();
+    let mut out = Vec::new();
+    for binding in declared.iter().rev() {
+        let name = binding.ident.to_string();
+        if free.contains(&name) || !assigned.contains(&name) || !seen.insert(name) {
+            continue;
+        }
+        let ident = &binding.ident;
+        let mutability = binding.mutable.then(|| quote!(mut));
+        let ty = binding.ty.as_ref().map(|ty| quote!(: #ty));
+        out.push(syn::parse_quote! {
+            #[allow(unused_mut)]
+            let #mutability #ident #ty;
+        });
+    }
+    out
+}
+
+/// Whether `stmt` declares an item, `macro_rules!` included.
+fn is_item(stmt: &Stmt) -> bool {
+    match stmt {
+        Stmt::Item(_) => true,
+        Stmt::Macro(mac) => mac.mac.path.is_ident("macro_rules"),
+        _ => false,
     }
 }
 

@@ -90,9 +90,18 @@ pub(crate) fn let_bindings(local: &Local) -> Vec<Binding> {
 
 /// Names used in `block`'s statements that no binding inside them introduces first.
 pub(crate) fn free_in_stmts(stmts: &[Stmt], sites: &HashMap<usize, Expr>) -> BTreeSet<String> {
+    free_and_assigned_in_stmts(stmts, sites).0
+}
+
+/// The free names of `stmts`, and the outer names they assign (`name = ...`) before reading
+/// them: those need a declaration in scope, not a value.
+pub(crate) fn free_and_assigned_in_stmts(
+    stmts: &[Stmt],
+    sites: &HashMap<usize, Expr>,
+) -> (BTreeSet<String>, BTreeSet<String>) {
     let mut finder = FreeVars::new(sites);
     finder.stmts(stmts);
-    finder.free
+    (finder.free, finder.assigned)
 }
 
 /// The site number of a `__mcp_site!(N)` marker.
@@ -109,6 +118,8 @@ pub(crate) fn marker_site(mac: &syn::Macro) -> Option<usize> {
 struct FreeVars<'a> {
     scopes: Vec<Vec<String>>,
     free: BTreeSet<String>,
+    /// Outer names assigned before any read: bound from there on, in the assigning scope.
+    assigned: BTreeSet<String>,
     sites: &'a HashMap<usize, Expr>,
 }
 
@@ -117,6 +128,7 @@ impl<'a> FreeVars<'a> {
         Self {
             scopes: vec![Vec::new()],
             free: BTreeSet::new(),
+            assigned: BTreeSet::new(),
             sites,
         }
     }
@@ -173,12 +185,29 @@ impl<'a> FreeVars<'a> {
         self.tokens(mac.tokens.clone());
     }
 
+    /// An identifier counts as a use unless the tokens around it say it is a name of
+    /// something else: a field after `.`, or a key before a lone `=` (`status = %value` in a
+    /// `tracing` macro, `name = value` in `format!`).
     fn tokens(&mut self, tokens: TokenStream) {
-        for tree in tokens {
+        let trees: Vec<TokenTree> = tokens.into_iter().collect();
+        for (i, tree) in trees.iter().enumerate() {
             match tree {
-                TokenTree::Ident(ident) => self.use_name(ident.to_string()),
+                TokenTree::Ident(ident) => {
+                    let after_dot = i
+                        .checked_sub(1)
+                        .and_then(|j| trees.get(j))
+                        .is_some_and(|prev| is_punct(prev, '.'));
+                    let before_assign = trees.get(i + 1).is_some_and(|next| {
+                        matches!(next, TokenTree::Punct(p) if p.as_char() == '='
+                            && p.spacing() == proc_macro2::Spacing::Alone)
+                    });
+                    if !after_dot && !before_assign {
+                        self.use_name(ident.to_string());
+                    }
+                }
                 TokenTree::Group(group) => self.tokens(group.stream()),
                 TokenTree::Literal(lit) => {
+                    let lit = lit.clone();
                     let text = lit.to_string();
                     if text.starts_with('"') || text.starts_with('r') {
                         for name in format_args_in(&text) {
@@ -190,6 +219,10 @@ impl<'a> FreeVars<'a> {
             }
         }
     }
+}
+
+fn is_punct(tree: &TokenTree, c: char) -> bool {
+    matches!(tree, TokenTree::Punct(p) if p.as_char() == c)
 }
 
 /// Identifiers named inline in a format string: `{name}`, `{name:?}`, `{name:>8}`.
@@ -270,6 +303,25 @@ impl<'ast> Visit<'ast> for FreeVars<'_> {
         self.bind(&expr.pat);
         self.visit_block(&expr.body);
         self.scopes.pop();
+    }
+
+    /// `name = value` writes `name` without reading it: after it, in the same scope, `name`
+    /// holds what this code put there, whatever it held before.
+    fn visit_expr_assign(&mut self, assign: &'ast syn::ExprAssign) {
+        self.visit_expr(&assign.right);
+        if let Expr::Path(path) = &*assign.left
+            && path.qself.is_none()
+            && let Some(ident) = path.path.get_ident()
+        {
+            let name = ident.to_string();
+            if !self.bound(&name) {
+                self.assigned.insert(name.clone());
+            }
+            let scope = self.scopes.last_mut().expect("a scope is always open");
+            scope.push(name);
+            return;
+        }
+        self.visit_expr(&assign.left);
     }
 
     fn visit_expr_macro(&mut self, mac: &'ast syn::ExprMacro) {
