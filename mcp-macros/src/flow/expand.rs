@@ -371,6 +371,17 @@ fn handler_impl(handler: &Handler) -> TokenStream {
     let p = quote!(::mcp_runtime::__private);
     let s = quote!(::mcp_runtime::server);
     let output = &handler.output;
+    // Spanned at the return type: a type that is no handler result is reported there, once.
+    let output_span = syn::spanned::Spanned::span(output);
+    let drive = match handler.kind {
+        Kind::Tool => quote_spanned!(output_span=> #p::drive_tool(*self, request)),
+        Kind::Prompt => quote_spanned!(output_span=> #p::drive_prompt(*self, request)),
+        Kind::Resource => {
+            let uri = handler.options.uri.as_ref();
+            quote_spanned!(output_span=> #p::drive_resource(*self, #uri, request))
+        }
+        Kind::Elicit => TokenStream::new(),
+    };
     let presentation = handler.options.presentation.to_tokens(handler.kind);
     let required = (!handler.state_params.is_empty()).then(|| {
         let types = handler.state_params.iter().map(|(_, ty)| ty);
@@ -406,7 +417,7 @@ fn handler_impl(handler: &Handler) -> TokenStream {
                     fn call(&self, request: #s::Request)
                         -> #s::BoxFuture<'static, #s::HandlerResult<::mcp_runtime::protocol::CallToolResult>>
                     {
-                        #p::drive_tool(*self, request)
+                        #drive
                     }
                     #single_use
                     #required
@@ -432,7 +443,7 @@ fn handler_impl(handler: &Handler) -> TokenStream {
                     fn get(&self, request: #s::Request)
                         -> #s::BoxFuture<'static, #s::HandlerResult<::mcp_runtime::protocol::GetPromptResult>>
                     {
-                        #p::drive_prompt(*self, request)
+                        #drive
                     }
                     #single_use
                     #required
@@ -461,7 +472,7 @@ fn handler_impl(handler: &Handler) -> TokenStream {
                     fn read(&self, request: #s::Request)
                         -> #s::BoxFuture<'static, #s::HandlerResult<::mcp_runtime::protocol::ReadResourceResult>>
                     {
-                        #p::drive_resource(*self, #uri, request)
+                        #drive
                     }
                     #single_use
                     #required
@@ -535,7 +546,9 @@ impl SiteCode<'_> {
                 }
             };
         }
-        syn::parse_quote_spanned! {syn::spanned::Spanned::span(question)=>
+        // Spanned at the question's method: a bound its answer type breaks is reported there,
+        // as the method's own bound is, and so only once.
+        syn::parse_quote_spanned! {question_span(question)=>
             match #p::Batch::settle(|| #question, &#cx, &[#(#keys),*]) {
                 #p::Settled::Answered(#answer) => #answer,
                 #p::Settled::Stop(#halt) => match #p::stop(
@@ -545,6 +558,17 @@ impl SiteCode<'_> {
                 ).await {},
             }
         }
+    }
+}
+
+/// The span of a question's method (`elicit` in `cx.elicit("...").key("k")`).
+fn question_span(question: &Expr) -> Span {
+    match question {
+        Expr::Paren(inner) => question_span(&inner.expr),
+        Expr::Group(inner) => question_span(&inner.expr),
+        Expr::MethodCall(call) if call.method == "key" => question_span(&call.receiver),
+        Expr::MethodCall(call) => call.method.span(),
+        other => syn::spanned::Spanned::span(other),
     }
 }
 

@@ -11,6 +11,7 @@ mod presentation;
 mod resume;
 mod scope;
 mod sites;
+mod valid;
 
 use std::collections::{HashMap, HashSet};
 
@@ -53,6 +54,7 @@ pub(crate) fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenS
         ));
     }
     let mut handler = model::parse_handler(kind, options, function.clone(), &mut errors);
+    valid::check_body(kind, &handler.body, &handler.cx, &mut errors);
     if let Some(error) = stage_errors(&mut errors) {
         return fallback(kind, &function, error);
     }

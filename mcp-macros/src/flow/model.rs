@@ -321,18 +321,6 @@ pub(crate) fn parse_handler(
             syn::parse_quote!(())
         }
     };
-    let mut selves = SelfFinder::default();
-    syn::visit::Visit::visit_block(&mut selves, &item.block);
-    for found in selves.found {
-        errors.push(syn::Error::new(
-            found,
-            format!(
-                "a `#[{}]` body cannot name `Self`: the macro moves the body into a function \
-                 of its own, outside the `impl` block; name the type instead (`Service::helper`)",
-                kind.attr()
-            ),
-        ));
-    }
     let (docs, attrs) = split_docs(item.attrs);
     Handler {
         kind,
@@ -356,24 +344,6 @@ fn is_cx_type(ty: &Type) -> bool {
         Type::Path(path) => path.path.segments.last().is_some_and(|s| s.ident == "Cx"),
         Type::Reference(reference) => reference.mutability.is_none() && is_cx_type(&reference.elem),
         _ => false,
-    }
-}
-
-/// Every `Self` in a handler body, outside the items the body declares (whose own `Self` is
-/// theirs).
-#[derive(Default)]
-struct SelfFinder {
-    found: Vec<Span>,
-}
-
-impl<'ast> syn::visit::Visit<'ast> for SelfFinder {
-    fn visit_item(&mut self, _: &'ast syn::Item) {}
-
-    fn visit_path_segment(&mut self, segment: &'ast syn::PathSegment) {
-        if segment.ident == "Self" {
-            self.found.push(segment.ident.span());
-        }
-        syn::visit::visit_path_segment(self, segment);
     }
 }
 

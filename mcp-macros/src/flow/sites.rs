@@ -628,14 +628,14 @@ fn is_context(arg: &Expr, cx: &Ident) -> bool {
     }
 }
 
-fn is_question_call(call: &ExprMethodCall, cx: &Ident) -> bool {
+pub(crate) fn is_question_call(call: &ExprMethodCall, cx: &Ident) -> bool {
     let method = call.method.to_string();
     QUESTION_METHODS.contains(&method.as_str())
         && matches!(strip_parens(&call.receiver), Expr::Path(p) if p.path.is_ident(cx))
 }
 
 /// Whether an awaited expression is a question (or a tuple holding one) on `cx`.
-fn is_question_base(expr: &Expr, cx: &Ident) -> bool {
+pub(crate) fn is_question_base(expr: &Expr, cx: &Ident) -> bool {
     match strip_parens(expr) {
         Expr::MethodCall(call) if call.method == "key" => is_question_base(&call.receiver, cx),
         Expr::MethodCall(call) => is_question_call(call, cx),

@@ -100,6 +100,12 @@ pub fn text(text: impl Into<String>) -> CallToolResult {
 /// `Into<HandlerError>` works in `Result<T, E>`, and every `std::error::Error + Send + Sync`
 /// has it (the error's `Display` becomes an `isError` result the model reads). A handler that
 /// must answer a JSON-RPC error instead returns [`HandlerError::protocol`].
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not what a tool returns",
+    label = "a `#[tool]` returns a tool result",
+    note = "return `ToolResult` (a `Result<CallToolResult, HandlerError>`, made with `text(...)`), \
+            `ToolResult<Json<T>>` for a structured result, or `Result<String, E>`"
+)]
 pub trait IntoToolResult {
     /// The result, or the JSON-RPC error for the request.
     fn into_tool_result(self) -> Result<CallToolResult, ErrorObject>;
@@ -219,6 +225,11 @@ impl<T: IntoToolResult, E: Into<HandlerError>> IntoToolResult for Result<T, E> {
 }
 
 /// What a prompt's function may return.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not what a prompt returns",
+    label = "a `#[prompt]` returns a prompt result",
+    note = "return `PromptResult` (a `Result<GetPromptResult, HandlerError>`)"
+)]
 pub trait IntoPromptResult {
     /// The result, or the JSON-RPC error for the request.
     fn into_prompt_result(self) -> Result<GetPromptResult, ErrorObject>;
@@ -246,6 +257,11 @@ impl<T: IntoPromptResult, E: Into<HandlerError>> IntoPromptResult for Result<T, 
 }
 
 /// What a resource's function may return.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not what a resource returns",
+    label = "a `#[resource]` returns a resource result",
+    note = "return `ResourceResult` (a `Result<ReadResourceResult, HandlerError>`)"
+)]
 pub trait IntoResourceResult {
     /// The result for `uri`, or the JSON-RPC error for the request.
     fn into_resource_result(self, uri: &str) -> Result<ReadResourceResult, ErrorObject>;

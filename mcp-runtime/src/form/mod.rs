@@ -101,6 +101,13 @@ use crate::protocol::ElicitRequestedSchema;
 /// A flat form: its requested schema, and a validating parser of accepted content.
 ///
 /// Implement it with `#[derive(ElicitForm)]`; see the [module docs](self).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a form: `cx.elicit` asks for a struct deriving `ElicitForm`",
+    label = "the answer to this question is a form",
+    note = "derive `ElicitForm` on a struct of the fields to ask for; to ask for one choice \
+            or value, make it the field of a form: \
+            `#[derive(ElicitForm)] struct Pick {{ choice: {Self} }}`"
+)]
 pub trait ElicitForm: Sized {
     /// The schema, built once per type; no allocation after the first call.
     fn requested_schema() -> &'static ElicitRequestedSchema;

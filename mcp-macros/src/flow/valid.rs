@@ -1,0 +1,84 @@
+//! Syntactic rules of a handler body that no later stage needs to know about: each broken
+//! rule is an error at the user's token, saying what to write instead.
+
+use proc_macro2::Span;
+use syn::visit::{self, Visit};
+use syn::{Block, Expr, Ident};
+
+use super::Errors;
+use super::model::Kind;
+use super::sites::{is_question_base, is_question_call};
+
+/// Checks `body`, whose context is `cx`.
+pub(crate) fn check_body(kind: Kind, body: &Block, cx: &Ident, errors: &mut Errors) {
+    let mut rules = Rules {
+        cx,
+        selves: Vec::new(),
+        unawaited: Vec::new(),
+    };
+    rules.visit_block(body);
+    for span in rules.selves {
+        errors.push(syn::Error::new(
+            span,
+            format!(
+                "a `#[{}]` body cannot name `Self`: the macro moves the body into a function \
+                 of its own, outside the `impl` block; name the type instead (`Service::helper`)",
+                kind.attr()
+            ),
+        ));
+    }
+    for span in rules.unawaited {
+        errors.push(syn::Error::new(
+            span,
+            "this question is never asked: a question is asked by awaiting it; write \
+             `.await` after the call (`cx.elicit(...).await?`)",
+        ));
+    }
+}
+
+struct Rules<'a> {
+    cx: &'a Ident,
+    /// Every `Self` outside the items the body declares (whose own `Self` is theirs).
+    selves: Vec<Span>,
+    /// Questions used as values without `.await`: under `?`, or as a `let` initialiser.
+    unawaited: Vec<Span>,
+}
+
+impl Rules<'_> {
+    /// `expr` is a question call standing where its answer was meant.
+    fn check_awaited(&mut self, expr: &Expr) {
+        let mut expr = expr;
+        while let Expr::Paren(inner) = expr {
+            expr = &inner.expr;
+        }
+        if let Expr::MethodCall(call) = expr
+            && (is_question_call(call, self.cx)
+                || (call.method == "key" && is_question_base(&call.receiver, self.cx)))
+        {
+            self.unawaited.push(call.method.span());
+        }
+    }
+}
+
+impl<'ast> Visit<'ast> for Rules<'_> {
+    fn visit_item(&mut self, _: &'ast syn::Item) {}
+
+    fn visit_path_segment(&mut self, segment: &'ast syn::PathSegment) {
+        if segment.ident == "Self" {
+            self.selves.push(segment.ident.span());
+        }
+        visit::visit_path_segment(self, segment);
+    }
+
+    fn visit_expr_try(&mut self, tried: &'ast syn::ExprTry) {
+        self.check_awaited(&tried.expr);
+        visit::visit_expr_try(self, tried);
+    }
+
+    fn visit_local(&mut self, local: &'ast syn::Local) {
+        if let Some(init) = &local.init {
+            self.check_awaited(&init.expr);
+        }
+        visit::visit_local(self, local);
+    }
+}
