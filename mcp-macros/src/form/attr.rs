@@ -1,6 +1,7 @@
 //! `#[form(...)]` and `#[choice(...)]` attributes, parsed into typed settings that keep the
 //! spans of their keys and values.
 
+use mcp_formats::Format;
 use proc_macro2::Span;
 use syn::meta::ParseNestedMeta;
 use syn::spanned::Spanned as _;
@@ -30,14 +31,6 @@ impl Number {
             Self::Float(value) => value,
         }
     }
-}
-
-#[derive(Clone, Copy)]
-pub(crate) enum Format {
-    Email,
-    Uri,
-    Date,
-    DateTime,
 }
 
 #[derive(Default)]
@@ -237,21 +230,16 @@ fn format_value(
             return Ok(None);
         }
     };
-    let format = match lit.value().as_str() {
-        "email" => Format::Email,
-        "uri" => Format::Uri,
-        "date" => Format::Date,
-        "date-time" => Format::DateTime,
-        other => {
-            errors.error_at(
-                &lit,
-                format!(
-                    "unknown format `{other:?}`; expected one of `\"email\"`, `\"uri\"`, \
-                     `\"date\"`, `\"date-time\"`"
-                ),
-            );
-            return Ok(None);
-        }
+    let Some(format) = Format::from_name(&lit.value()) else {
+        errors.error_at(
+            &lit,
+            format!(
+                "unknown format `{:?}`; expected one of `\"email\"`, `\"uri\"`, `\"date\"`, \
+                 `\"date-time\"`",
+                lit.value()
+            ),
+        );
+        return Ok(None);
     };
     Ok(Some((format, lit.span())))
 }

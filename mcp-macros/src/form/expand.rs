@@ -5,7 +5,9 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned as _;
 use syn::{Expr, ExprLit, Lit};
 
-use super::attr::{Format, Number};
+use mcp_formats::Format;
+
+use super::attr::Number;
 use super::model::{Field, Form, Kind};
 use super::validate::wire_name;
 
