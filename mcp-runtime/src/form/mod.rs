@@ -71,10 +71,18 @@
 //!   JSON `null` counts as absent.
 //! - **`default` of an `Option<T>` field** is written as a `T` (it is what the client shows);
 //!   of a `String` field it may be a string literal.
+//! - **A default must be an answer its own field accepts.** One the field would refuse (outside
+//!   `minimum`/`maximum`, shorter or longer than `min_length`/`max_length`, not in its
+//!   `format`, selecting too few or too many values, or a value twice) stops the program with
+//!   a message naming the form and the field, the first time the form's schema is built and
+//!   whenever the default fills an absent answer: the field's own parser judges it, as if a
+//!   client had sent it back. A test that calls `requested_schema()` finds such a default.
 //! - **Integers**: a JSON number with no fraction is accepted (`3.0` is 3); `3.5` is refused;
 //!   so is any value outside the Rust type's range, even where no bound is written (no
 //!   wrapping, no saturation). The schema shows only the bounds the author wrote.
-//! - **Floats**: any JSON number within the bounds that is finite in the Rust type.
+//! - **Floats**: any JSON number within the bounds that is finite in the Rust type. An `f32`
+//!   goes on the wire as the shortest decimal that reads back as it (`0.1`, not
+//!   `0.10000000149011612`), so a value at a bound stays within it.
 //! - **Lengths** count Unicode scalar values (`char`s), not bytes.
 //! - **Formats** are checked for syntax only: an RFC 5321 mailbox, an RFC 3986 URI with a
 //!   scheme, an RFC 3339 full-date (a real calendar day), an RFC 3339 date-time.
@@ -90,6 +98,7 @@
 //! [`ElicitForm::from_content`]), a choice as its wire string. Do not also derive
 //! `Serialize` or `Deserialize` on these types; users never need serde as a dependency.
 
+mod defaults;
 mod errors;
 mod field;
 mod formats;
