@@ -175,36 +175,45 @@ fn count_value(
     Ok(None)
 }
 
+/// A literal, possibly negated: whether it is, and the literal.
+pub(crate) fn signed_literal(expr: &Expr) -> Option<(bool, &Lit)> {
+    match expr {
+        Expr::Lit(ExprLit { lit, .. }) => Some((false, lit)),
+        Expr::Unary(ExprUnary {
+            op: UnOp::Neg(_),
+            expr: inner,
+            ..
+        }) => match &**inner {
+            Expr::Lit(ExprLit { lit, .. }) => Some((true, lit)),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// The value of an integer or finite float literal, negated when `negative`.
+pub(crate) fn literal_number(negative: bool, lit: &Lit) -> Option<Number> {
+    match lit {
+        Lit::Int(lit) => lit
+            .base10_parse::<i128>()
+            .ok()
+            .map(|value| Number::Int(if negative { -value } else { value })),
+        Lit::Float(lit) => lit
+            .base10_parse::<f64>()
+            .ok()
+            .filter(|value| value.is_finite())
+            .map(|value| Number::Float(if negative { -value } else { value })),
+        _ => None,
+    }
+}
+
 fn number_value(
     errors: &mut Errors,
     key: &Ident,
     meta: &ParseNestedMeta<'_>,
 ) -> syn::Result<Option<(Number, Span)>> {
     let expr: Expr = meta.value()?.parse()?;
-    let (negative, lit) = match &expr {
-        Expr::Lit(ExprLit { lit, .. }) => (false, Some(lit)),
-        Expr::Unary(ExprUnary {
-            op: UnOp::Neg(_),
-            expr: inner,
-            ..
-        }) => match &**inner {
-            Expr::Lit(ExprLit { lit, .. }) => (true, Some(lit)),
-            _ => (false, None),
-        },
-        _ => (false, None),
-    };
-    let number = match lit {
-        Some(Lit::Int(lit)) => lit
-            .base10_parse::<i128>()
-            .ok()
-            .map(|value| Number::Int(if negative { -value } else { value })),
-        Some(Lit::Float(lit)) => lit
-            .base10_parse::<f64>()
-            .ok()
-            .filter(|value| value.is_finite())
-            .map(|value| Number::Float(if negative { -value } else { value })),
-        _ => None,
-    };
+    let number = signed_literal(&expr).and_then(|(negative, lit)| literal_number(negative, lit));
     if number.is_none() {
         errors.error_at(
             &expr,
