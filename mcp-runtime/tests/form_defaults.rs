@@ -252,3 +252,19 @@ fn f32_default_at_its_bound() {
     let back = Narrow::from_content(&narrow.to_content()).unwrap();
     assert_eq!(back.share, TENTH);
 }
+
+#[derive(Debug, ElicitForm)]
+struct Share {
+    share: f32,
+}
+
+proptest::proptest! {
+    /// Every finite `f32` comes back as itself through its shortest decimal on the wire.
+    #[test]
+    fn f32_round_trips(bits in proptest::prelude::any::<u32>()) {
+        let share = f32::from_bits(bits);
+        proptest::prop_assume!(share.is_finite());
+        let back = Share::from_content(&Share { share }.to_content()).unwrap();
+        proptest::prop_assert_eq!(back.share.to_bits(), share.to_bits());
+    }
+}
