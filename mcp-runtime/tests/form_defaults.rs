@@ -25,7 +25,12 @@ fn panic_message(run: impl FnOnce()) -> String {
 
 /// Both the schema and the parser of `F` refuse its default with `message`.
 fn refused<F: ElicitForm + std::fmt::Debug>(message: &str) {
-    assert_eq!(panic_message(|| drop(F::requested_schema())), message);
+    assert_eq!(
+        panic_message(|| {
+            let _ = F::requested_schema();
+        }),
+        message
+    );
     assert_eq!(
         panic_message(|| drop(F::from_content(&Map::new()))),
         message
@@ -61,7 +66,9 @@ struct Tune {
 fn optional_integer_below_minimum() {
     // An absent `Option` field is `None` whatever its default: only the schema uses it.
     assert_eq!(
-        panic_message(|| drop(Tune::requested_schema())),
+        panic_message(|| {
+            let _ = Tune::requested_schema();
+        }),
         "form `Tune`, field `offset`: the field refuses its own `#[form(default = ...)]`: \
          expected an integer from -5 to 127, got `-6`; pick a default the field accepts, or \
          drop it"
@@ -105,9 +112,11 @@ fn string_longer_than_max_length() {
     );
 }
 
+const AB: &str = "ab";
+
 #[derive(Debug, ElicitForm)]
 struct ShortLabel {
-    #[form(min_length = 3, default = "ab".repeat(1))]
+    #[form(min_length = 3, default = AB.to_owned())]
     name: String,
 }
 
