@@ -368,7 +368,7 @@ impl<T: FormInteger> Kind for Integer<T> {
 pub trait FormFloat: Copy {
     /// The value, if it is finite in this type.
     fn from_f64(value: f64) -> Option<Self>;
-    /// The value as `f64`.
+    /// The value as `f64`, as it goes on the wire.
     fn to_f64(self) -> f64;
 }
 
