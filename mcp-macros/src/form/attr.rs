@@ -1,6 +1,7 @@
 //! `#[form(...)]` and `#[choice(...)]` attributes, parsed into typed settings that keep the
 //! spans of their keys and values.
 
+use mcp_formats::Format;
 use proc_macro2::Span;
 use syn::meta::ParseNestedMeta;
 use syn::spanned::Spanned as _;
@@ -30,14 +31,6 @@ impl Number {
             Self::Float(value) => value,
         }
     }
-}
-
-#[derive(Clone, Copy)]
-pub(crate) enum Format {
-    Email,
-    Uri,
-    Date,
-    DateTime,
 }
 
 #[derive(Default)]
@@ -182,36 +175,45 @@ fn count_value(
     Ok(None)
 }
 
+/// A literal, possibly negated: whether it is, and the literal.
+pub(crate) fn signed_literal(expr: &Expr) -> Option<(bool, &Lit)> {
+    match expr {
+        Expr::Lit(ExprLit { lit, .. }) => Some((false, lit)),
+        Expr::Unary(ExprUnary {
+            op: UnOp::Neg(_),
+            expr: inner,
+            ..
+        }) => match &**inner {
+            Expr::Lit(ExprLit { lit, .. }) => Some((true, lit)),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// The value of an integer or finite float literal, negated when `negative`.
+pub(crate) fn literal_number(negative: bool, lit: &Lit) -> Option<Number> {
+    match lit {
+        Lit::Int(lit) => lit
+            .base10_parse::<i128>()
+            .ok()
+            .map(|value| Number::Int(if negative { -value } else { value })),
+        Lit::Float(lit) => lit
+            .base10_parse::<f64>()
+            .ok()
+            .filter(|value| value.is_finite())
+            .map(|value| Number::Float(if negative { -value } else { value })),
+        _ => None,
+    }
+}
+
 fn number_value(
     errors: &mut Errors,
     key: &Ident,
     meta: &ParseNestedMeta<'_>,
 ) -> syn::Result<Option<(Number, Span)>> {
     let expr: Expr = meta.value()?.parse()?;
-    let (negative, lit) = match &expr {
-        Expr::Lit(ExprLit { lit, .. }) => (false, Some(lit)),
-        Expr::Unary(ExprUnary {
-            op: UnOp::Neg(_),
-            expr: inner,
-            ..
-        }) => match &**inner {
-            Expr::Lit(ExprLit { lit, .. }) => (true, Some(lit)),
-            _ => (false, None),
-        },
-        _ => (false, None),
-    };
-    let number = match lit {
-        Some(Lit::Int(lit)) => lit
-            .base10_parse::<i128>()
-            .ok()
-            .map(|value| Number::Int(if negative { -value } else { value })),
-        Some(Lit::Float(lit)) => lit
-            .base10_parse::<f64>()
-            .ok()
-            .filter(|value| value.is_finite())
-            .map(|value| Number::Float(if negative { -value } else { value })),
-        _ => None,
-    };
+    let number = signed_literal(&expr).and_then(|(negative, lit)| literal_number(negative, lit));
     if number.is_none() {
         errors.error_at(
             &expr,
@@ -237,21 +239,16 @@ fn format_value(
             return Ok(None);
         }
     };
-    let format = match lit.value().as_str() {
-        "email" => Format::Email,
-        "uri" => Format::Uri,
-        "date" => Format::Date,
-        "date-time" => Format::DateTime,
-        other => {
-            errors.error_at(
-                &lit,
-                format!(
-                    "unknown format `{other:?}`; expected one of `\"email\"`, `\"uri\"`, \
-                     `\"date\"`, `\"date-time\"`"
-                ),
-            );
-            return Ok(None);
-        }
+    let Some(format) = Format::from_name(&lit.value()) else {
+        errors.error_at(
+            &lit,
+            format!(
+                "unknown format `{:?}`; expected one of `\"email\"`, `\"uri\"`, `\"date\"`, \
+                 `\"date-time\"`",
+                lit.value()
+            ),
+        );
+        return Ok(None);
     };
     Ok(Some((format, lit.span())))
 }

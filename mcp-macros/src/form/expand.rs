@@ -2,10 +2,13 @@
 
 use proc_macro2::{Literal, Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
+use syn::ext::IdentExt as _;
 use syn::spanned::Spanned as _;
 use syn::{Expr, ExprLit, Lit};
 
-use super::attr::{Format, Number};
+use mcp_formats::Format;
+
+use super::attr::Number;
 use super::model::{Field, Form, Kind};
 use super::validate::wire_name;
 
@@ -19,6 +22,7 @@ use super::validate::wire_name;
 //         };
 pub(crate) fn form(form: &Form<'_>) -> TokenStream {
     let ident = form.ident;
+    let name = ident.unraw().to_string();
     let count = form.fields.len();
     let mut items = Vec::new();
     let mut schema = Vec::new();
@@ -113,7 +117,7 @@ pub(crate) fn form(form: &Form<'_>) -> TokenStream {
                         ::mcp_runtime::protocol::ElicitRequestedSchema,
                     > = ::mcp_runtime::__private::form::OnceLock::new();
                     __MCP_SCHEMA.get_or_init(|| {
-                        let mut __mcp_schema = ::mcp_runtime::__private::form::SchemaBuilder::new(#count);
+                        let mut __mcp_schema = ::mcp_runtime::__private::form::SchemaBuilder::new(#name, #count);
                         #(#schema)*
                         __mcp_schema.finish()
                     })
@@ -125,7 +129,7 @@ pub(crate) fn form(form: &Form<'_>) -> TokenStream {
                         ::mcp_runtime::__private::serde_json::Value,
                     >,
                 ) -> ::core::result::Result<Self, ::mcp_runtime::form::FormErrors> {
-                    let mut __mcp_parser = ::mcp_runtime::__private::form::Parser::new(#content);
+                    let mut __mcp_parser = ::mcp_runtime::__private::form::Parser::new(#name, #content);
                     #(#parse)*
                     #build
                 }

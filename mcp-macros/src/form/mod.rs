@@ -3,6 +3,7 @@
 mod attr;
 mod case;
 mod choice;
+mod defaults;
 mod expand;
 mod model;
 mod validate;

@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use syn::ext::IdentExt as _;
 
 use super::attr::{ContainerAttrs, Number, Setting};
+use super::defaults;
 use super::model::{Field, Form, Kind};
 use crate::errors::Errors;
 
@@ -49,6 +50,7 @@ pub(crate) fn form(form: &Form<'_>, errors: &mut Errors) {
             check_integer_bound(errors, field.attrs.minimum.as_ref(), ty);
             check_integer_bound(errors, field.attrs.maximum.as_ref(), ty);
         }
+        defaults::check(errors, field);
     }
     let mut seen: HashMap<String, &syn::Ident> = HashMap::new();
     for field in &form.fields {
@@ -151,13 +153,7 @@ fn check_integer_bound(errors: &mut Errors, bound: Option<&Setting<Number>>, ty:
         return;
     };
     let key = &bound.key;
-    let written = quote::quote!(#ty).to_string();
-    let name = written
-        .rsplit("::")
-        .next()
-        .unwrap_or_default()
-        .trim()
-        .to_owned();
+    let name = type_name(ty);
     let value = match bound.value {
         Number::Int(value) => value,
         Number::Float(_) => {
@@ -190,4 +186,15 @@ fn check_integer_bound(errors: &mut Errors, bound: Option<&Setting<Number>>, ty:
             ),
         );
     }
+}
+
+/// The last segment of a numeric field's type, as written: `u32` for `std::primitive::u32`.
+pub(super) fn type_name(ty: &syn::Type) -> String {
+    let written = quote::quote!(#ty).to_string();
+    written
+        .rsplit("::")
+        .next()
+        .unwrap_or_default()
+        .trim()
+        .to_owned()
 }

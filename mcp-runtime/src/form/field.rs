@@ -9,6 +9,7 @@ use std::marker::PhantomData;
 
 use serde_json::{Map, Number, Value};
 
+use super::defaults;
 use super::errors::{FieldError, FormErrors};
 use super::formats;
 use super::{ElicitChoice, ElicitForm};
@@ -119,8 +120,8 @@ impl FieldMeta {
 /// Why one value was refused: what the field expects, and what came.
 #[derive(Debug)]
 pub struct Refusal {
-    expected: String,
-    got: String,
+    pub(super) expected: String,
+    pub(super) got: String,
 }
 
 /// A kind of form field: its schema, its parser and its writer.
@@ -367,7 +368,7 @@ impl<T: FormInteger> Kind for Integer<T> {
 pub trait FormFloat: Copy {
     /// The value, if it is finite in this type.
     fn from_f64(value: f64) -> Option<Self>;
-    /// The value as `f64`.
+    /// The value as `f64`, as it goes on the wire.
     fn to_f64(self) -> f64;
 }
 
@@ -389,8 +390,10 @@ impl FormFloat for f32 {
         let narrow = value as f32;
         narrow.is_finite().then_some(narrow)
     }
+    /// The shortest decimal that reads back as this `f32` (`0.1`, not `0.10000000149011612`):
+    /// what the author or the user wrote, so a value at a bound stays within it on the wire.
     fn to_f64(self) -> f64 {
-        self.into()
+        self.to_string().parse().unwrap_or_else(|_| self.into())
     }
 }
 
@@ -699,13 +702,15 @@ impl<C: Selection> Kind for Multi<C> {
 
 /// Builds a form's requested schema, field by field in declaration order.
 pub struct SchemaBuilder {
+    form: &'static str,
     schema: ElicitRequestedSchema,
 }
 
 impl SchemaBuilder {
-    /// A schema that will hold `fields` fields.
-    pub fn new(fields: usize) -> Self {
+    /// The schema of the form called `form`, which will hold `fields` fields.
+    pub fn new(form: &'static str, fields: usize) -> Self {
         Self {
+            form,
             schema: ElicitRequestedSchema {
                 properties: Vec::with_capacity(fields),
                 ..ElicitRequestedSchema::default()
@@ -714,13 +719,24 @@ impl SchemaBuilder {
     }
 
     /// A field the user must fill in.
+    ///
+    /// # Panics
+    ///
+    /// When the field would refuse its own `default` as an answer.
     pub fn required<K: Kind>(&mut self, meta: &FieldMeta, default: Option<&K::Value>) {
         self.schema.required.push(meta.name.into());
         self.optional::<K>(meta, default);
     }
 
     /// A field the user may leave empty.
+    ///
+    /// # Panics
+    ///
+    /// When the field would refuse its own `default` as an answer.
     pub fn optional<K: Kind>(&mut self, meta: &FieldMeta, default: Option<&K::Value>) {
+        if let Some(default) = default {
+            defaults::check::<K>(self.form, meta, default);
+        }
         self.schema
             .properties
             .push((meta.name.into(), K::schema(meta, default)));
@@ -734,14 +750,16 @@ impl SchemaBuilder {
 
 /// Parses accepted content field by field, collecting every error.
 pub struct Parser<'a> {
+    form: &'static str,
     content: &'a Map<String, Value>,
     errors: Vec<FieldError>,
 }
 
 impl<'a> Parser<'a> {
-    /// A parser of `content`.
-    pub fn new(content: &'a Map<String, Value>) -> Self {
+    /// A parser of `content`, the answer to the form called `form`.
+    pub fn new(form: &'static str, content: &'a Map<String, Value>) -> Self {
         Self {
+            form,
             content,
             errors: Vec::new(),
         }
@@ -767,6 +785,10 @@ impl<'a> Parser<'a> {
 
     /// A required field; when absent (or null), `default` fills it, else it is an error.
     /// `None` means an error was recorded.
+    ///
+    /// # Panics
+    ///
+    /// When `default` fills the field with a value the field would refuse as an answer.
     pub fn required<K: Kind>(
         &mut self,
         meta: &FieldMeta,
@@ -774,7 +796,11 @@ impl<'a> Parser<'a> {
     ) -> Option<K::Value> {
         match (self.present(meta), default) {
             (Some(value), _) => self.parse::<K>(meta, value),
-            (None, Some(default)) => Some(default()),
+            (None, Some(default)) => {
+                let value = default();
+                defaults::check::<K>(self.form, meta, &value);
+                Some(value)
+            }
             (None, None) => {
                 self.errors.push(FieldError {
                     field: meta.name.into(),

@@ -71,10 +71,26 @@
 //!   JSON `null` counts as absent.
 //! - **`default` of an `Option<T>` field** is written as a `T` (it is what the client shows);
 //!   of a `String` field it may be a string literal.
+//! - **A default must be an answer its own field accepts**: not outside `minimum`/`maximum`,
+//!   not shorter or longer than `min_length`/`max_length`, in its `format`, selecting neither
+//!   fewer than `min_items` nor more than `max_items` values, and none twice.
+//!   - A default the derive can read is checked at compile time, by the rules answers are,
+//!     and refused with an error at the default: a number literal (negated or not), a string
+//!     literal (also as `String::from("...")`, or followed by `.to_owned()`, `.to_string()` or
+//!     `.into()`), and a selection written `vec![a, b]`, `Vec::from([a, b])`, `Vec::new()` or
+//!     `BTreeSet::new()`. A choice default is a variant, which the compiler checks.
+//!   - Any other default (a `const`, a call, `BTreeSet::from([...])`), and a value selected
+//!     twice, are checked at run time by the field's own parser, as if a client had sent the
+//!     default back. A default the field refuses panics with a message naming the form and
+//!     the field, the first time the form's schema is built (before any client is asked) and
+//!     whenever the default fills an absent answer. A test that calls `requested_schema()`
+//!     finds it.
 //! - **Integers**: a JSON number with no fraction is accepted (`3.0` is 3); `3.5` is refused;
 //!   so is any value outside the Rust type's range, even where no bound is written (no
 //!   wrapping, no saturation). The schema shows only the bounds the author wrote.
-//! - **Floats**: any JSON number within the bounds that is finite in the Rust type.
+//! - **Floats**: any JSON number within the bounds that is finite in the Rust type. An `f32`
+//!   goes on the wire as the shortest decimal that reads back as it (`0.1`, not
+//!   `0.10000000149011612`), so a value at a bound stays within it.
 //! - **Lengths** count Unicode scalar values (`char`s), not bytes.
 //! - **Formats** are checked for syntax only: an RFC 5321 mailbox, an RFC 3986 URI with a
 //!   scheme, an RFC 3339 full-date (a real calendar day), an RFC 3339 date-time.
@@ -90,6 +106,7 @@
 //! [`ElicitForm::from_content`]), a choice as its wire string. Do not also derive
 //! `Serialize` or `Deserialize` on these types; users never need serde as a dependency.
 
+mod defaults;
 mod errors;
 mod field;
 mod formats;
