@@ -373,14 +373,26 @@ fn handler_impl(handler: &Handler) -> TokenStream {
     let output = &handler.output;
     // Spanned at the return type: a type that is no handler result is reported there, once.
     let output_span = syn::spanned::Spanned::span(output);
-    let drive = match handler.kind {
-        Kind::Tool => quote_spanned!(output_span=> #p::drive_tool(*self, request)),
-        Kind::Prompt => quote_spanned!(output_span=> #p::drive_prompt(*self, request)),
+    // The conversions are named at the return type, through the public traits: a type that
+    // is no handler result is reported there, once, in the trait's own words.
+    let f = quote!(::mcp_runtime::flow);
+    let (drive, output_schema) = match handler.kind {
+        Kind::Tool => (
+            quote_spanned!(output_span=> #p::drive_tool(*self, request, <#output as #f::IntoToolResult>::into_tool_result)),
+            quote_spanned!(output_span=> <#output as #f::IntoToolResult>::output_schema),
+        ),
+        Kind::Prompt => (
+            quote_spanned!(output_span=> #p::drive_prompt(*self, request, <#output as #f::IntoPromptResult>::into_prompt_result)),
+            TokenStream::new(),
+        ),
         Kind::Resource => {
             let uri = handler.options.uri.as_ref();
-            quote_spanned!(output_span=> #p::drive_resource(*self, #uri, request))
+            (
+                quote_spanned!(output_span=> #p::drive_resource(*self, #uri, request, <#output as #f::IntoResourceResult>::into_resource_result)),
+                TokenStream::new(),
+            )
         }
-        Kind::Elicit => TokenStream::new(),
+        Kind::Elicit => (TokenStream::new(), TokenStream::new()),
     };
     let presentation = handler.options.presentation.to_tokens(handler.kind);
     let required = (!handler.state_params.is_empty()).then(|| {
@@ -408,7 +420,7 @@ fn handler_impl(handler: &Handler) -> TokenStream {
         Kind::Tool => {
             let definition = cached(
                 quote!(::mcp_runtime::protocol::Tool),
-                quote!(#p::tool_definition::<#args_ty, #output>(#name, #title, #description, #presentation)),
+                quote!(#p::tool_definition::<#args_ty>(#name, #title, #description, #presentation, #output_schema)),
             );
             quote! {
                 #[automatically_derived]

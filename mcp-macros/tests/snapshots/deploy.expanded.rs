@@ -129,7 +129,6 @@ pub fn deploy() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Cop
                 DEFINITION
                     .get_or_init(|| ::mcp_runtime::__private::tool_definition::<
                         DeployArgs,
-                        ToolResult,
                     >(
                         "deploy",
                         ::core::option::Option::None,
@@ -139,6 +138,7 @@ pub fn deploy() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Cop
                             icons: ::core::option::Option::None,
                             meta: ::core::option::Option::None,
                         },
+                        <ToolResult as ::mcp_runtime::flow::IntoToolResult>::output_schema,
                     )),
             )
         }
@@ -149,7 +149,11 @@ pub fn deploy() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Cop
             'static,
             ::mcp_runtime::server::HandlerResult<::mcp_runtime::protocol::CallToolResult>,
         > {
-            ::mcp_runtime::__private::drive_tool(*self, request)
+            ::mcp_runtime::__private::drive_tool(
+                *self,
+                request,
+                <ToolResult as ::mcp_runtime::flow::IntoToolResult>::into_tool_result,
+            )
         }
     }
     __mcp_tool_deploy

@@ -4,7 +4,6 @@
 use schemars::JsonSchema;
 use serde_json::Value;
 
-use super::output::IntoToolResult;
 use crate::protocol::{
     Annotations, Icon, JsonObject, Prompt, PromptArgument, Resource, ResourceTemplate, Tool,
     ToolAnnotations,
@@ -27,13 +26,15 @@ impl<A> Presentation<A> {
     }
 }
 
-/// The `Tool` of a `#[tool]` whose arguments are `A` and whose function returns `O`.
+/// The `Tool` of a `#[tool]` whose arguments are `A`; `output_schema` is its return type's
+/// [`IntoToolResult::output_schema`](super::IntoToolResult::output_schema).
 #[doc(hidden)]
-pub fn tool_definition<A: JsonSchema, O: IntoToolResult>(
+pub fn tool_definition<A: JsonSchema>(
     name: &str,
     title: Option<&str>,
     description: Option<&str>,
     presentation: Presentation<ToolAnnotations>,
+    output_schema: fn() -> Option<JsonObject>,
 ) -> Tool {
     let mut schema = match schemars::schema_for!(A).to_value() {
         Value::Object(schema) => schema,
@@ -47,7 +48,7 @@ pub fn tool_definition<A: JsonSchema, O: IntoToolResult>(
         title: title.map(str::to_owned),
         description: description.map(str::to_owned),
         input_schema: schema,
-        output_schema: O::output_schema(),
+        output_schema: output_schema(),
         meta: presentation.meta(),
         annotations: presentation.annotations,
         icons: presentation.icons,

@@ -330,14 +330,13 @@ impl schemars::JsonSchema for NoArgs {
 
 /// Drives one round of a `#[tool]`.
 #[doc(hidden)]
-pub fn drive_tool<F>(
+/// `convert` is the output type's [`IntoToolResult::into_tool_result`], named by the macro at
+/// the handler's return type, where a type that is no tool result is reported.
+pub fn drive_tool<F: Flow>(
     flow: F,
     mut request: Request,
-) -> BoxFuture<'static, HandlerResult<CallToolResult>>
-where
-    F: Flow,
-    F::Output: IntoToolResult,
-{
+    convert: fn(F::Output) -> Result<CallToolResult, ErrorObject>,
+) -> BoxFuture<'static, HandlerResult<CallToolResult>> {
     Box::pin(async move {
         let arguments = Value::Object(request.arguments.take().unwrap_or_default());
         let args = match F::Args::deserialize(&arguments) {
@@ -350,22 +349,18 @@ where
                 ))));
             }
         };
-        run(flow, request, args)
-            .await?
-            .into_reply(IntoToolResult::into_tool_result)
+        run(flow, request, args).await?.into_reply(convert)
     })
 }
 
 /// Drives one round of a `#[prompt]`.
 #[doc(hidden)]
-pub fn drive_prompt<F>(
+/// `convert` is the output type's [`IntoPromptResult::into_prompt_result`], as for tools.
+pub fn drive_prompt<F: Flow>(
     flow: F,
     mut request: Request,
-) -> BoxFuture<'static, HandlerResult<GetPromptResult>>
-where
-    F: Flow,
-    F::Output: IntoPromptResult,
-{
+    convert: fn(F::Output) -> Result<GetPromptResult, ErrorObject>,
+) -> BoxFuture<'static, HandlerResult<GetPromptResult>> {
     Box::pin(async move {
         let arguments = Value::Object(request.arguments.take().unwrap_or_default());
         let args = F::Args::deserialize(&arguments).map_err(|error| {
@@ -374,23 +369,19 @@ where
                 request.target
             ))
         })?;
-        run(flow, request, args)
-            .await?
-            .into_reply(IntoPromptResult::into_prompt_result)
+        run(flow, request, args).await?.into_reply(convert)
     })
 }
 
 /// Drives one round of a `#[resource]` served under the URI or template `template`.
 #[doc(hidden)]
-pub fn drive_resource<F>(
+/// `convert` is the output type's [`IntoResourceResult::into_resource_result`], as for tools.
+pub fn drive_resource<F: Flow>(
     flow: F,
     template: &'static str,
     request: Request,
-) -> BoxFuture<'static, HandlerResult<ReadResourceResult>>
-where
-    F: Flow,
-    F::Output: IntoResourceResult,
-{
+    convert: fn(F::Output, &str) -> Result<ReadResourceResult, ErrorObject>,
+) -> BoxFuture<'static, HandlerResult<ReadResourceResult>> {
     Box::pin(async move {
         let uri = request.target.clone();
         let variables: Map<String, Value> = super::definitions::template_variables(template, &uri)
@@ -403,6 +394,6 @@ where
             .map_err(|error| invalid_params(format!("invalid resource URI `{uri}`: {error}")))?;
         run(flow, request, args)
             .await?
-            .into_reply(|output| output.into_resource_result(&uri))
+            .into_reply(|output| convert(output, &uri))
     })
 }
