@@ -256,7 +256,68 @@ fn bearer_token(value: &[u8]) -> Option<&str> {
 
 #[cfg(test)]
 mod tests {
+    use std::io;
+    use std::sync::{Arc, Mutex, PoisonError};
+
     use super::*;
+
+    /// What the test subscriber wrote.
+    #[derive(Clone, Default)]
+    struct Captured(Arc<Mutex<Vec<u8>>>);
+
+    impl io::Write for Captured {
+        fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+            let mut captured = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+            captured.extend_from_slice(bytes);
+            Ok(bytes.len())
+        }
+
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    const JWKS: &str = r#"{"keys":[{"kty":"EC","crv":"P-256","kid":"k",
+        "x":"MKBCTNIcKUSDii11ySs3526iDZ8AiTo7Tu6KPAqv7D4",
+        "y":"4Etl6SRW2YiLUrN5vfvVHuhp7x8PxltmWWlbbM4IFyM"}]}"#;
+
+    #[tokio::test]
+    async fn refusals_are_logged_with_a_reason_and_never_with_the_token() {
+        let oauth = OAuth::builder("https://mcp.example.com/mcp")
+            .issuer("https://as.example.com")
+            .jwks(JWKS)
+            .build()
+            .unwrap();
+        let server = ResourceServer::new(oauth, HashMap::new());
+        let captured = Captured::default();
+        let writer = captured.clone();
+        let subscriber = tracing_subscriber::fmt()
+            .with_writer(move || writer.clone())
+            .with_ansi(false)
+            .finish();
+        let _guard = tracing::subscriber::set_default(subscriber);
+        // Header `{"alg":"ES256","kid":"unknown"}`, then a payload and a signature that would
+        // stand out in a log.
+        let token = "eyJhbGciOiJFUzI1NiIsImtpZCI6InVua25vd24ifQ.c2VjcmV0LXBheWxvYWQ.c2lnbmF0dXJl";
+        let mut headers = HeaderMap::new();
+        let value = format!("Bearer {token}");
+        headers.insert(header::AUTHORIZATION, value.parse().unwrap());
+        let denied = server.authenticate(&headers).await.unwrap_err();
+        assert_eq!(denied.status, 401);
+        assert!(
+            denied.challenge.contains("error=\"invalid_token\""),
+            "{denied:?}"
+        );
+        let log = String::from_utf8_lossy(&captured.0.lock().unwrap()).into_owned();
+        assert!(log.contains("refused a bearer token"), "{log}");
+        assert!(
+            log.contains("signed by a key the server does not know"),
+            "{log}"
+        );
+        for part in token.split('.') {
+            assert!(!log.contains(part), "{log}");
+        }
+    }
 
     #[test]
     fn bearer_tokens_are_read_from_the_bearer_scheme_only() {
