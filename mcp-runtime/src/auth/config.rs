@@ -3,10 +3,12 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use super::Claims;
+use super::cache::TokenCache;
 use super::fetch::{FetchJwks, HttpFetcher, HttpTarget};
 use super::jwks::{KeySet, Keys, Refresh};
 use super::metadata::is_scope_token;
-use super::validate::Verifier;
+use super::validate::{Reason, Verifier};
 
 /// The default clock skew allowed on `exp` and `nbf`: 60 seconds.
 pub const DEFAULT_CLOCK_SKEW: Duration = Duration::from_secs(60);
@@ -19,6 +21,9 @@ pub const DEFAULT_JWKS_MAX_AGE: Duration = Duration::from_secs(60 * 60);
 
 /// The default time one fetch of the JWK set may take: 5 seconds.
 pub const DEFAULT_JWKS_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The default number of verified tokens remembered: 4096.
+pub const DEFAULT_TOKEN_CACHE: usize = 4096;
 
 /// A checked OAuth resource-server configuration, for
 /// [`ServerBuilder::oauth`](crate::server::ServerBuilder::oauth). Built by [`OAuth::builder`];
@@ -35,6 +40,8 @@ pub(super) struct Config {
     pub(super) scopes_supported: Vec<String>,
     pub(super) resource_name: Option<String>,
     pub(super) verifier: Verifier,
+    pub(super) cache: TokenCache,
+    pub(super) clock_skew: Duration,
 }
 
 impl std::fmt::Debug for OAuth {
@@ -69,6 +76,7 @@ impl OAuth {
                 timeout: DEFAULT_JWKS_TIMEOUT,
             },
             resource_name: None,
+            cache_capacity: DEFAULT_TOKEN_CACHE,
         }
     }
 
@@ -76,7 +84,52 @@ impl OAuth {
     pub fn resource(&self) -> &str {
         &self.config.resource
     }
+
+    /// Verifies `token` (the bearer token alone, without `Bearer `) as the HTTP transport
+    /// does: header, key, signature, issuer, audience, expiry, not-before and subject, or
+    /// the cache of tokens already verified. For transports of the application's own; the
+    /// scopes are the caller's to check.
+    pub async fn verify(&self, token: &str) -> Result<Arc<Claims>, TokenError> {
+        self.check(token)
+            .await
+            .map_err(|reason| TokenError { reason })
+    }
+
+    pub(super) async fn check(&self, token: &str) -> Result<Arc<Claims>, Reason> {
+        let config = &self.config;
+        if let Some(claims) = config.cache.get(token) {
+            return Ok(claims);
+        }
+        let claims = Arc::new(config.verifier.verify(token).await?);
+        config
+            .cache
+            .insert(token, Arc::clone(&claims), config.clock_skew);
+        Ok(claims)
+    }
 }
+
+/// Why a token was refused ([`OAuth::verify`]). Its `Display` is the reason, for a log line:
+/// it never shows the token.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TokenError {
+    reason: Reason,
+}
+
+impl TokenError {
+    /// What a client may be told, as `error_description`: coarse, so nothing about the keys
+    /// leaks.
+    pub fn description(&self) -> &'static str {
+        self.reason.description()
+    }
+}
+
+impl std::fmt::Display for TokenError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.reason.fmt(f)
+    }
+}
+
+impl std::error::Error for TokenError {}
 
 /// Builds an [`OAuth`] configuration; [`OAuthBuilder::build`] checks it.
 #[must_use]
@@ -93,6 +146,7 @@ pub struct OAuthBuilder {
     clock_skew: Duration,
     refresh: Refresh,
     resource_name: Option<String>,
+    cache_capacity: usize,
 }
 
 impl std::fmt::Debug for OAuthBuilder {
@@ -193,6 +247,15 @@ impl OAuthBuilder {
         self
     }
 
+    /// How many verified tokens are remembered (default [`DEFAULT_TOKEN_CACHE`]; `0` verifies
+    /// every request's signature). A remembered token is answered without verifying its
+    /// signature again until it expires (with the clock skew) or for 5 minutes at most, so a
+    /// key withdrawn from the set stops working within 5 minutes, not at once.
+    pub fn verified_token_cache(mut self, capacity: usize) -> Self {
+        self.cache_capacity = capacity;
+        self
+    }
+
     /// A human-readable name for the resource, in the metadata's `resource_name`.
     pub fn resource_name(mut self, name: impl Into<String>) -> Self {
         self.resource_name = Some(name.into());
@@ -265,6 +328,8 @@ impl OAuthBuilder {
                 scopes_supported: self.scopes_supported,
                 resource_name: self.resource_name,
                 verifier,
+                cache: TokenCache::new(self.cache_capacity),
+                clock_skew: self.clock_skew,
             }),
         })
     }

@@ -83,6 +83,12 @@
 //! fetch that fails keeps the keys held. A set is read up to [`MAX_JWKS_BYTES`] and
 //! [`MAX_JWKS_KEYS`] keys; tokens longer than 16 KiB are refused unread.
 //!
+//! A client sends the same token on every request, and verifying a signature costs more than
+//! the round it guards: a verified token is remembered (under its SHA-256, up to
+//! [`DEFAULT_TOKEN_CACHE`] tokens, see [`OAuthBuilder::verified_token_cache`]) until it
+//! expires or for 5 minutes at most, and answered from memory meanwhile. Refused tokens are
+//! never remembered.
+//!
 //! The built-in fetcher speaks plain HTTP (an authorization server on the same host or
 //! network); for `https://`, give [`OAuthBuilder::jwks_fetcher`] a [`FetchJwks`] over the
 //! application's HTTPS client.
@@ -98,6 +104,7 @@
 //!
 //! [`ServerBuilder::tool_scopes`]: crate::server::ServerBuilder::tool_scopes
 
+mod cache;
 mod claims;
 mod config;
 mod fetch;
@@ -106,6 +113,7 @@ mod metadata;
 mod validate;
 
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::time::Duration;
 
 use axum::http::{HeaderMap, header};
@@ -113,7 +121,7 @@ use axum::http::{HeaderMap, header};
 pub use claims::Claims;
 pub use config::{
     DEFAULT_CLOCK_SKEW, DEFAULT_JWKS_MAX_AGE, DEFAULT_JWKS_MIN_REFRESH_INTERVAL,
-    DEFAULT_JWKS_TIMEOUT, OAuth, OAuthBuilder, OAuthError,
+    DEFAULT_JWKS_TIMEOUT, DEFAULT_TOKEN_CACHE, OAuth, OAuthBuilder, OAuthError, TokenError,
 };
 pub use fetch::FetchJwks;
 pub use jwks::{MAX_JWKS_BYTES, MAX_JWKS_KEYS};
@@ -188,7 +196,7 @@ impl ResourceServer {
     }
 
     /// The verified claims of a request's bearer token, or how to refuse the request.
-    pub(crate) async fn authenticate(&self, headers: &HeaderMap) -> Result<Claims, Denied> {
+    pub(crate) async fn authenticate(&self, headers: &HeaderMap) -> Result<Arc<Claims>, Denied> {
         let mut values = headers.get_all(header::AUTHORIZATION).iter();
         let token = match (values.next(), values.next()) {
             (None, _) => None,
@@ -208,7 +216,7 @@ impl ResourceServer {
                 message: "unauthorized: send `Authorization: Bearer` with an access token",
             });
         };
-        let claims = match self.oauth.config.verifier.verify(token).await {
+        let claims = match self.oauth.check(token).await {
             Ok(claims) => claims,
             Err(reason) => return Err(self.refused(&reason)),
         };

@@ -21,7 +21,7 @@ pub(crate) async fn authenticate(
         return Ok(None);
     };
     match auth.authenticate(&parts.headers).await {
-        Ok(claims) => Ok(Some(Arc::new(claims))),
+        Ok(claims) => Ok(Some(claims)),
         Err(denied) => Err(denied_response(&denied)),
     }
 }
