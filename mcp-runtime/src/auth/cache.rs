@@ -1,24 +1,62 @@
 //! Tokens already verified: a client sends the same token on every request of a session,
 //! and a signature verification costs far more than the round it guards. A verified token is
-//! remembered under its SHA-256, for at most [`MAX_CACHED_FOR`] and never past its `exp`
-//! (plus the clock skew, as verification allows), in a map of bounded size.
+//! remembered whole, for at most [`MAX_CACHED_FOR`] and never past its `exp` (plus the clock
+//! skew, as verification allows), in a map of bounded size.
+//!
+//! The map hashes only a token's last [`HASHED_TAIL`] bytes (its signature's end: as random
+//! as the signature, and a fraction of the cost of hashing it whole), with the process's
+//! random keys; a lookup then compares the whole token. A crafted token sharing a tail only
+//! shares a bucket: it is still verified in full, and only verified tokens are remembered.
 
 use std::collections::HashMap;
+use std::collections::hash_map::RandomState;
+use std::hash::{BuildHasher, Hasher};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use sha2::{Digest, Sha256};
-
 use super::Claims;
+
+/// How many of a token's last bytes the map hashes.
+const HASHED_TAIL: usize = 32;
+
+/// The longest token remembered: 4 KiB, so a full cache holds a bounded number of bytes.
+/// Longer tokens are verified on every request.
+pub(crate) const MAX_CACHED_TOKEN_BYTES: usize = 4096;
+
+/// Hashes the tail of each byte string written (a `str` is written whole, then a marker).
+struct TailHasher<H>(H);
+
+impl<H: Hasher> Hasher for TailHasher<H> {
+    fn finish(&self) -> u64 {
+        self.0.finish()
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        self.0
+            .write(&bytes[bytes.len().saturating_sub(HASHED_TAIL)..]);
+    }
+}
+
+/// The process's random hash keys, hashing tails only.
+#[derive(Default)]
+struct Tails(RandomState);
+
+impl BuildHasher for Tails {
+    type Hasher = TailHasher<<RandomState as BuildHasher>::Hasher>;
+
+    fn build_hasher(&self) -> Self::Hasher {
+        TailHasher(self.0.build_hasher())
+    }
+}
 
 /// How long a verified token is answered from the cache at most: 5 minutes, after which it
 /// is verified again (against the keys then held).
 pub(crate) const MAX_CACHED_FOR: Duration = Duration::from_secs(5 * 60);
 
-/// Verified tokens, by the SHA-256 of the token.
+/// Verified tokens.
 pub(crate) struct TokenCache {
     capacity: usize,
-    entries: Mutex<HashMap<[u8; 32], Entry>>,
+    entries: Mutex<HashMap<Box<str>, Entry, Tails>>,
 }
 
 struct Entry {
@@ -31,26 +69,21 @@ impl TokenCache {
     pub(crate) fn new(capacity: usize) -> Self {
         Self {
             capacity,
-            entries: Mutex::new(HashMap::new()),
+            entries: Mutex::new(HashMap::default()),
         }
-    }
-
-    fn key(token: &str) -> [u8; 32] {
-        Sha256::digest(token.as_bytes()).into()
     }
 
     /// The claims of `token`, if it was verified and its time is not up.
     pub(crate) fn get(&self, token: &str) -> Option<Arc<Claims>> {
-        if self.capacity == 0 {
+        if self.capacity == 0 || token.len() > MAX_CACHED_TOKEN_BYTES {
             return None;
         }
-        let key = Self::key(token);
         let mut entries = self.entries.lock().unwrap_or_else(PoisonError::into_inner);
-        let entry = entries.get(&key)?;
+        let entry = entries.get(token)?;
         if entry.until > Instant::now() {
             return Some(Arc::clone(&entry.claims));
         }
-        entries.remove(&key);
+        entries.remove(token);
         None
     }
 
@@ -58,7 +91,7 @@ impl TokenCache {
     /// [`MAX_CACHED_FOR`], whichever comes first. At capacity, expired entries go first, then
     /// an arbitrary one.
     pub(crate) fn insert(&self, token: &str, claims: Arc<Claims>, skew: Duration) {
-        if self.capacity == 0 {
+        if self.capacity == 0 || token.len() > MAX_CACHED_TOKEN_BYTES {
             return;
         }
         let now = Instant::now();
@@ -73,12 +106,12 @@ impl TokenCache {
         if entries.len() >= self.capacity {
             entries.retain(|_, entry| entry.until > now);
             if entries.len() >= self.capacity
-                && let Some(evicted) = entries.keys().next().copied()
+                && let Some(evicted) = entries.keys().next().cloned()
             {
                 entries.remove(&evicted);
             }
         }
-        entries.insert(Self::key(token), Entry { claims, until });
+        entries.insert(token.into(), Entry { claims, until });
     }
 }
 
@@ -121,6 +154,14 @@ mod tests {
         let none = TokenCache::new(0);
         none.insert("a", claims(now() + 600), Duration::ZERO);
         assert!(none.get("a").is_none());
+        // Same tail, another token: a miss, not the other token's claims.
+        let tail = "x".repeat(HASHED_TAIL);
+        cache.insert(&format!("a{tail}"), claims(now() + 600), Duration::ZERO);
+        assert!(cache.get(&format!("a{tail}")).is_some());
+        assert!(cache.get(&format!("b{tail}")).is_none());
+        let long = "y".repeat(MAX_CACHED_TOKEN_BYTES + 1);
+        cache.insert(&long, claims(now() + 600), Duration::ZERO);
+        assert!(cache.get(&long).is_none());
         let without_exp = TokenCache::new(1);
         without_exp.insert(
             "a",

@@ -22,8 +22,9 @@ pub const DEFAULT_JWKS_MAX_AGE: Duration = Duration::from_secs(60 * 60);
 /// The default time one fetch of the JWK set may take: 5 seconds.
 pub const DEFAULT_JWKS_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// The default number of verified tokens remembered: 4096.
-pub const DEFAULT_TOKEN_CACHE: usize = 4096;
+/// The default number of verified tokens remembered: 1024 (tokens of at most 4 KiB each, so
+/// a full cache holds some megabytes at worst).
+pub const DEFAULT_TOKEN_CACHE: usize = 1024;
 
 /// A checked OAuth resource-server configuration, for
 /// [`ServerBuilder::oauth`](crate::server::ServerBuilder::oauth). Built by [`OAuth::builder`];

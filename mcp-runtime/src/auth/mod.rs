@@ -84,10 +84,10 @@
 //! [`MAX_JWKS_KEYS`] keys; tokens longer than 16 KiB are refused unread.
 //!
 //! A client sends the same token on every request, and verifying a signature costs more than
-//! the round it guards: a verified token is remembered (under its SHA-256, up to
-//! [`DEFAULT_TOKEN_CACHE`] tokens, see [`OAuthBuilder::verified_token_cache`]) until it
-//! expires or for 5 minutes at most, and answered from memory meanwhile. Refused tokens are
-//! never remembered.
+//! the round it guards: a verified token (of at most 4 KiB) is remembered, up to
+//! [`DEFAULT_TOKEN_CACHE`] tokens (see [`OAuthBuilder::verified_token_cache`]), until it
+//! expires or for 5 minutes at most, and answered from memory meanwhile; scopes are still
+//! checked on every request. Refused tokens are never remembered.
 //!
 //! The built-in fetcher speaks plain HTTP (an authorization server on the same host or
 //! network); for `https://`, give [`OAuthBuilder::jwks_fetcher`] a [`FetchJwks`] over the
