@@ -388,6 +388,6 @@ pub(crate) fn error_outcome(id: &Value, error: &RpcError) -> Outcome {
     };
     let body = serde_json::to_vec(&response).expect("an error object serialises");
     let mut outcome = Outcome::error(error.status, body, error.code());
-    outcome.challenge.clone_from(&error.challenge);
+    outcome.challenge = error.challenge.as_deref().map(str::to_owned);
     outcome
 }

@@ -9,8 +9,9 @@ use crate::protocol::{ErrorCode, ErrorObject};
 pub(crate) struct RpcError {
     pub(crate) error: ErrorObject,
     pub(crate) status: u16,
-    /// The `WWW-Authenticate` challenge it is answered with.
-    pub(crate) challenge: Option<String>,
+    /// The `WWW-Authenticate` challenge it is answered with (boxed: errors travel in
+    /// `Result`s, which stay small).
+    pub(crate) challenge: Option<Box<str>>,
 }
 
 impl RpcError {
@@ -95,7 +96,7 @@ impl RpcError {
     /// A call the caller's token lacks a scope for: HTTP 403 with `challenge`.
     pub(crate) fn insufficient_scope(challenge: String) -> Self {
         let mut error = Self::new(ErrorCode::INVALID_REQUEST, "insufficient scope", 403);
-        error.challenge = Some(challenge);
+        error.challenge = Some(challenge.into_boxed_str());
         error
     }
 
