@@ -89,7 +89,8 @@ impl OAuth {
     /// Verifies `token` (the bearer token alone, without `Bearer `) as the HTTP transport
     /// does: header, key, signature, issuer, audience, expiry, not-before and subject, or
     /// the cache of tokens already verified. For transports of the application's own; the
-    /// scopes are the caller's to check.
+    /// scopes are the caller's to check. Call it on a Tokio runtime: fetching the key set
+    /// (with the built-in fetcher) needs one.
     pub async fn verify(&self, token: &str) -> Result<Arc<Claims>, TokenError> {
         self.check(token)
             .await
@@ -428,10 +429,9 @@ mod tests {
             .contains("not a scope token")
         );
         assert!(error(base().jwks_url("http://as/j").subject_claim("")).contains("subject"));
-        let fetcher =
-            |_: &str, _: usize| -> crate::server::BoxFuture<'static, Result<Vec<u8>, String>> {
-                Box::pin(async { Err("unused".to_owned()) })
-            };
+        let fetcher = |_: &str, _: usize| -> crate::auth::JwksFetch {
+            Box::pin(async { Err("unused".to_owned()) })
+        };
         let built = base()
             .jwks_url("https://as/jwks")
             .jwks_fetcher(fetcher)

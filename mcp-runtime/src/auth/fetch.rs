@@ -1,11 +1,15 @@
 //! Fetching a JWK set: the [`FetchJwks`] seam, and the built-in plain-HTTP fetcher.
 
+use std::future::Future;
+use std::pin::Pin;
+
 use axum::body::Bytes;
 use http_body_util::{BodyExt, Empty, Limited};
 use hyper_util::rt::TokioIo;
 use tokio::net::TcpStream;
 
-use crate::server::BoxFuture;
+/// A fetch under way: the document's bytes, or why there are none.
+pub type JwksFetch = Pin<Box<dyn Future<Output = Result<Vec<u8>, String>> + Send + 'static>>;
 
 /// Fetches a JWK set document. The server calls it when a token names a key it does not
 /// hold (at most once per minimum refresh interval), and when its set grows old.
@@ -14,18 +18,19 @@ use crate::server::BoxFuture;
 /// on the same host or network, a sidecar, a test). For `https://` URLs, implement this
 /// trait over the application's HTTPS client and pass it to
 /// [`OAuthBuilder::jwks_fetcher`](crate::auth::OAuthBuilder::jwks_fetcher). Any closure
-/// `Fn(&str, usize) -> BoxFuture<'static, Result<Vec<u8>, String>>` implements it.
+/// `Fn(&str, usize) -> JwksFetch` implements it. Fetches run on the Tokio runtime that
+/// serves the requests.
 pub trait FetchJwks: Send + Sync + 'static {
     /// The body of a `GET url` answered `200`, at most `max_bytes` long; otherwise why not.
     /// The server bounds the whole fetch by its own timeout.
-    fn fetch(&self, url: &str, max_bytes: usize) -> BoxFuture<'static, Result<Vec<u8>, String>>;
+    fn fetch(&self, url: &str, max_bytes: usize) -> JwksFetch;
 }
 
 impl<F> FetchJwks for F
 where
-    F: Fn(&str, usize) -> BoxFuture<'static, Result<Vec<u8>, String>> + Send + Sync + 'static,
+    F: Fn(&str, usize) -> JwksFetch + Send + Sync + 'static,
 {
-    fn fetch(&self, url: &str, max_bytes: usize) -> BoxFuture<'static, Result<Vec<u8>, String>> {
+    fn fetch(&self, url: &str, max_bytes: usize) -> JwksFetch {
         self(url, max_bytes)
     }
 }
@@ -35,7 +40,7 @@ where
 pub(crate) struct HttpFetcher;
 
 impl FetchJwks for HttpFetcher {
-    fn fetch(&self, url: &str, max_bytes: usize) -> BoxFuture<'static, Result<Vec<u8>, String>> {
+    fn fetch(&self, url: &str, max_bytes: usize) -> JwksFetch {
         let target = HttpTarget::parse(url);
         Box::pin(async move { get(target?, max_bytes).await })
     }

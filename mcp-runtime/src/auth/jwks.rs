@@ -225,10 +225,12 @@ impl Keys {
         let (set, fetched_at) = remote.current();
         match set.find(kid, algorithm) {
             Ok(key) => {
-                if fetched_at.is_some_and(|at| at.elapsed() > remote.refresh.max_age) {
+                if fetched_at.is_some_and(|at| at.elapsed() > remote.refresh.max_age)
+                    && let Ok(runtime) = tokio::runtime::Handle::try_current()
+                {
                     // Stale: fetched again in the background; this request goes on.
                     let remote = Arc::clone(remote);
-                    tokio::spawn(async move { remote.fetch_if_due().await });
+                    runtime.spawn(async move { remote.fetch_if_due().await });
                 }
                 Ok(key)
             }

@@ -123,7 +123,7 @@ pub use config::{
     DEFAULT_CLOCK_SKEW, DEFAULT_JWKS_MAX_AGE, DEFAULT_JWKS_MIN_REFRESH_INTERVAL,
     DEFAULT_JWKS_TIMEOUT, DEFAULT_TOKEN_CACHE, OAuth, OAuthBuilder, OAuthError, TokenError,
 };
-pub use fetch::FetchJwks;
+pub use fetch::{FetchJwks, JwksFetch};
 pub use jwks::{MAX_JWKS_BYTES, MAX_JWKS_KEYS};
 pub use metadata::WELL_KNOWN_PATH;
 
