@@ -8,9 +8,9 @@ mod oauth;
 use std::time::Duration;
 
 use jsonwebtoken::Algorithm;
-use mcp_examples::deploy::{confirm_deploy, deploy};
+use mcp_examples::deploy;
 use mcp_runtime::auth::{OAuth, OAuthBuilder};
-use mcp_runtime::server::{Server, ServerBuilder};
+use mcp_runtime::server::{BuildError, Server, ServerBuilder};
 use mcp_runtime::state::Signer;
 use mcp_runtime::{Cx, ToolResult, text, tool};
 use oauth::{ISSUER, JwksServer, METADATA_URL, RESOURCE, claims, now, post};
@@ -42,12 +42,10 @@ fn config(jwks: &JwksServer) -> OAuthBuilder {
         .required_scopes(["mcp"])
 }
 
-/// The `deploy` example's tools and `whoami`; `deploy` also needs `deploy:write`.
+/// The `deploy` example's tools and registry, and `whoami`; `deploy` also needs
+/// `deploy:write`.
 fn builder(oauth: OAuth) -> ServerBuilder {
-    Server::builder()
-        .name("deploy")
-        .tool(deploy)
-        .tool(confirm_deploy)
+    deploy::register(Server::builder().name("deploy"))
         .tool(whoami)
         .signer(Signer::new(1, &[7; 32]).unwrap())
         .oauth(oauth)
@@ -494,7 +492,7 @@ async fn the_router_serves_the_metadata_and_checks_tokens_too() {
     assert_eq!(listed.status, 200, "{listed:?}");
     assert_eq!(
         listed.json()["result"]["tools"].as_array().unwrap().len(),
-        3
+        4
     );
 }
 
@@ -540,5 +538,31 @@ async fn a_legacy_session_opened_by_one_subject_is_unknown_to_another() {
     assert_eq!(stolen.status, 404, "{stolen:?}");
     let own = legacy(addr, &alice, Some(&session), &list).await;
     assert_eq!(own.status, 200, "{own:?}");
-    assert_eq!(own.json()["result"]["tools"].as_array().unwrap().len(), 3);
+    assert_eq!(own.json()["result"]["tools"].as_array().unwrap().len(), 4);
+}
+
+#[tokio::test]
+async fn tool_scopes_that_cannot_be_enforced_are_refused_at_build() {
+    let jwks = JwksServer::start(vec![oauth::rsa().jwk()]).await;
+    let unknown = builder(config(&jwks).build().unwrap())
+        .tool_scopes("no_such_tool", ["x"])
+        .try_build()
+        .unwrap_err();
+    assert!(
+        matches!(&unknown, BuildError::ToolScopes { tool, .. } if tool == "no_such_tool"),
+        "{unknown}"
+    );
+    let spaced = builder(config(&jwks).build().unwrap())
+        .tool_scopes("whoami", ["two words"])
+        .try_build()
+        .unwrap_err();
+    assert!(spaced.to_string().contains("not a scope token"), "{spaced}");
+    let unenforced = deploy::register(Server::builder())
+        .tool_scopes("deploy", ["deploy:write"])
+        .try_build()
+        .unwrap_err();
+    assert!(
+        unenforced.to_string().contains("without `oauth`"),
+        "{unenforced}"
+    );
 }
