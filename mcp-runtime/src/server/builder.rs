@@ -172,6 +172,9 @@ impl ServerBuilder {
     /// from an `Authorization` header validated by the application, or from a request
     /// extension set by an authentication layer). States are bound to this subject.
     /// Requests that must be refused are best refused by a layer in front of the router.
+    /// With [`oauth`](Self::oauth) too, the hook runs after the token is verified, sees its
+    /// claims in the extensions, and its answer wins over the token's subject
+    /// ([`crate::auth`], Subjects).
     pub fn subject(
         mut self,
         hook: impl Fn(&axum::http::request::Parts) -> Option<String> + Send + Sync + 'static,

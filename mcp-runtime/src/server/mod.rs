@@ -200,9 +200,12 @@ impl RequestFacts {
         self
     }
 
-    /// The claims of the request's verified bearer token.
+    /// The claims of the request's bearer token, as [`OAuth::verify`](crate::auth::OAuth::verify)
+    /// verified them: for transports of the application's own. Handlers read them, and on a
+    /// server with [`oauth`](ServerBuilder::oauth), `tools/call` checks the tool's scopes
+    /// against them. (The subject states bind to is the one given to [`RequestFacts::http`].)
     #[must_use]
-    pub(crate) fn with_claims(mut self, claims: Option<Arc<crate::auth::Claims>>) -> Self {
+    pub fn with_claims(mut self, claims: Option<Arc<crate::auth::Claims>>) -> Self {
         self.claims = claims;
         self
     }
