@@ -4,6 +4,7 @@
 use std::net::SocketAddr;
 
 use clap::Parser;
+use mcp_runtime::auth::OAuth;
 use mcp_runtime::server::{RequestFacts, Server, ServerBuilder};
 use mcp_runtime::state::{RedisReplayStore, Signer};
 use serde_json::{Value, json};
@@ -110,6 +111,51 @@ impl StateOptions {
             builder = builder.replay_store(store).single_use(true);
         } else if self.single_use {
             builder = builder.single_use(true);
+        }
+        builder
+    }
+}
+
+/// How an example server authenticates its HTTP callers: off, or as an OAuth 2.1 resource
+/// server trusting one authorization server.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct OAuthOptions {
+    /// Require bearer tokens issued by the authorization server whose issuer is URL (tokens'
+    /// `iss`; listed in the protected-resource metadata).
+    #[arg(long, value_name = "URL", requires = "oauth_audience")]
+    pub oauth_issuer: Option<String>,
+    /// The resource URI tokens must name as their audience: this server's endpoint as
+    /// clients reach it, e.g. `https://mcp.example.com/mcp`.
+    #[arg(long, value_name = "URI", requires = "oauth_issuer")]
+    pub oauth_audience: Option<String>,
+    /// The JWK set to verify tokens with (default: `<issuer>/.well-known/jwks.json`). The
+    /// built-in fetcher speaks plain HTTP only.
+    #[arg(long, value_name = "URL", requires = "oauth_issuer")]
+    pub oauth_jwks: Option<String>,
+}
+
+impl OAuthOptions {
+    /// `builder` with OAuth when asked, each of `tool_scopes` needing its scopes. Exits with a
+    /// message when the settings are refused.
+    pub fn apply(&self, builder: ServerBuilder, tool_scopes: &[(&str, &[&str])]) -> ServerBuilder {
+        let (Some(issuer), Some(audience)) = (&self.oauth_issuer, &self.oauth_audience) else {
+            return builder;
+        };
+        let jwks = self
+            .oauth_jwks
+            .clone()
+            .unwrap_or_else(|| format!("{}/.well-known/jwks.json", issuer.trim_end_matches('/')));
+        let oauth = OAuth::builder(audience.clone())
+            .issuer(issuer.clone())
+            .jwks_url(jwks)
+            .build()
+            .unwrap_or_else(|error| {
+                eprintln!("error: {error}");
+                std::process::exit(2);
+            });
+        let mut builder = builder.oauth(oauth);
+        for (tool, scopes) in tool_scopes {
+            builder = builder.tool_scopes(*tool, scopes.iter().copied());
         }
         builder
     }

@@ -1,5 +1,6 @@
 #![doc = include_str!("../../README.md")]
 
+pub mod auth;
 pub mod flow;
 pub mod form;
 mod logfield;

@@ -4,21 +4,39 @@
 //! cargo run -p mcp-examples --bin deploy                 # HTTP on 127.0.0.1:3000, endpoint /mcp
 //! cargo run -p mcp-examples --bin deploy -- --stdio      # for desktop clients that spawn servers
 //! cargo run -p mcp-examples --bin deploy -- --demo       # watch the rounds, no client needed
+//! cargo run -p mcp-examples --bin deploy -- \
+//!     --oauth-issuer http://127.0.0.1:9000 --oauth-audience http://127.0.0.1:3000/mcp
 //! ```
+//!
+//! With `--oauth-issuer`, every HTTP request needs a bearer token from that issuer for the
+//! audience given, and `deploy` needs the `deploy:write` scope (`dev-issuer` mints such
+//! tokens for trying it out).
 
-use mcp_examples::cli::{self, Demo};
+use clap::Parser;
+use mcp_examples::cli::{self, Cli, Demo, OAuthOptions};
 use mcp_examples::deploy;
 use mcp_runtime::server::Server;
 use serde_json::json;
 
+/// The shared command line, and how HTTP callers are authenticated.
+#[derive(Debug, Parser)]
+struct DeployCli {
+    #[command(flatten)]
+    cli: Cli,
+    #[command(flatten)]
+    oauth: OAuthOptions,
+}
+
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
-    let cli = cli::parse();
+    let DeployCli { cli, oauth } = DeployCli::parse();
+    cli::init_logging(cli.log_format);
     let server = deploy::register(
         Server::builder()
             .name("deploy")
             .version(env!("CARGO_PKG_VERSION")),
     );
+    let server = oauth.apply(server, &[("deploy", &["deploy:write"])]);
     let server = cli.states.apply(server, cli::signer()).await.build();
     let demo = Demo {
         tool: "deploy",

@@ -11,6 +11,7 @@ use serde::Serialize;
 use serde_json::json;
 
 use super::question::{self, Answer, Need, Question, Reading, Refusal};
+use crate::auth::Claims;
 use crate::form::ElicitForm;
 #[allow(deprecated)] // reason: sampling and roots are deprecated on the wire, yet still served
 use crate::protocol::{
@@ -60,6 +61,7 @@ struct Inner {
     capabilities: ClientCapabilities,
     app: AppState,
     subject: Option<String>,
+    claims: Option<Arc<Claims>>,
     progress: Progress,
     logger: Logger,
     /// This round's answers. The first question point the flow reaches takes them; every
@@ -98,6 +100,7 @@ impl Cx {
     pub(crate) fn new(
         capabilities: ClientCapabilities,
         subject: Option<String>,
+        claims: Option<Arc<Claims>>,
         progress: Progress,
         logger: Logger,
         answers: Option<InputResponses>,
@@ -108,6 +111,7 @@ impl Cx {
                 capabilities,
                 app,
                 subject,
+                claims,
                 progress,
                 logger,
                 answers: Mutex::new(answers),
@@ -215,6 +219,14 @@ impl Cx {
     /// The authenticated subject of this request, where the transport has one.
     pub fn subject(&self) -> Option<&str> {
         self.inner.subject.as_deref()
+    }
+
+    /// The claims of the caller's verified bearer token, when the server is an OAuth resource
+    /// server ([`ServerBuilder::oauth`](crate::server::ServerBuilder::oauth)) and the request
+    /// came over HTTP; `None` otherwise. [`Cx::subject`] is the subject states bind to,
+    /// which a subject hook may have derived otherwise.
+    pub fn claims(&self) -> Option<&Claims> {
+        self.inner.claims.as_deref()
     }
 
     /// Reports progress (`notifications/progress`) when the request asked for it.

@@ -115,6 +115,7 @@ pub(crate) async fn run<F: Flow>(
         state,
         capabilities,
         subject,
+        claims,
         progress,
         logger,
         limits,
@@ -155,6 +156,7 @@ pub(crate) async fn run<F: Flow>(
     let cx = Cx::new(
         capabilities,
         subject,
+        claims,
         progress,
         logger,
         input_responses,

@@ -38,6 +38,15 @@ pub enum BuildError {
         /// The tool.
         tool: String,
     },
+    /// [`tool_scopes`](super::ServerBuilder::tool_scopes) names a tool never registered, gives
+    /// a scope that is not a scope token, or has no
+    /// [`oauth`](super::ServerBuilder::oauth) to enforce it.
+    ToolScopes {
+        /// The tool named.
+        tool: String,
+        /// What is wrong.
+        problem: String,
+    },
 }
 
 impl fmt::Display for BuildError {
@@ -58,6 +67,9 @@ impl fmt::Display for BuildError {
                 "tool `{tool}` returns structured content whose JSON Schema is not an object; \
                  wrap the value in a struct so that `structuredContent` is a JSON object"
             ),
+            Self::ToolScopes { tool, problem } => {
+                write!(f, "`tool_scopes` of `{tool}`: {problem}")
+            }
         }
     }
 }

@@ -69,6 +69,8 @@ pub struct ServerBuilder {
     single_use: bool,
     audience: Option<String>,
     state: AppState,
+    pub(super) oauth: Option<crate::auth::OAuth>,
+    pub(super) tool_scopes: HashMap<String, Vec<String>>,
 }
 
 impl Default for ServerBuilder {
@@ -95,6 +97,8 @@ impl Default for ServerBuilder {
             single_use: false,
             audience: None,
             state: AppState::default(),
+            oauth: None,
+            tool_scopes: HashMap::new(),
         }
     }
 }
@@ -168,6 +172,9 @@ impl ServerBuilder {
     /// from an `Authorization` header validated by the application, or from a request
     /// extension set by an authentication layer). States are bound to this subject.
     /// Requests that must be refused are best refused by a layer in front of the router.
+    /// With [`oauth`](Self::oauth) too, the hook runs after the token is verified, sees its
+    /// claims in the extensions, and its answer wins over the token's subject
+    /// ([`crate::auth`], Subjects).
     pub fn subject(
         mut self,
         hook: impl Fn(&axum::http::request::Parts) -> Option<String> + Send + Sync + 'static,
@@ -343,14 +350,16 @@ impl ServerBuilder {
     ///
     /// On any [`BuildError`]: two tools or two prompts that share a name, a tool name that is
     /// not 1 to 128 characters of `A-Z a-z 0-9 _ - .`, a handler taking `State<T>` for a type
-    /// never registered, a structured result whose schema is not an object. All are
+    /// never registered, a structured result whose schema is not an object,
+    /// [`tool_scopes`](Self::tool_scopes) for an unknown tool or without
+    /// [`oauth`](Self::oauth). All are
     /// programming errors; [`try_build`](Self::try_build) returns them instead.
     pub fn build(self) -> Server {
         self.try_build().unwrap_or_else(|error| panic!("{error}"))
     }
 
     /// Builds the server, or says which registration is wrong.
-    pub fn try_build(self) -> Result<Server, BuildError> {
+    pub fn try_build(mut self) -> Result<Server, BuildError> {
         let cache = self.cache;
         let discovered = discover_result(&self);
         let legacy = LegacyInfo::new(&discovered, &self);
@@ -373,6 +382,11 @@ impl ServerBuilder {
             check_tool(tool)?;
             check_state(&self.state, &tool.name, &handler.required_state())?;
         }
+        let auth = super::oauth::resource_server(
+            self.oauth.take(),
+            std::mem::take(&mut self.tool_scopes),
+            &tool_index,
+        )?;
         let prompts: Vec<Prompt> = self
             .prompts
             .iter()
@@ -443,6 +457,7 @@ impl ServerBuilder {
             single_use_all: self.single_use,
             audience,
             state: self.state,
+            auth,
         };
         Ok(Server {
             inner: Arc::new(inner.with_legacy_lists()),
@@ -483,6 +498,8 @@ pub(crate) struct Inner {
     pub(crate) audience: String,
     /// Application state, handed to every round of every handler.
     pub(crate) state: AppState,
+    /// The OAuth resource server, when configured.
+    pub(crate) auth: Option<crate::auth::ResourceServer>,
 }
 
 /// What a legacy session is told, in the older schema's shape: lists without `resultType`

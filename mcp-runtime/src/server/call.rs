@@ -60,6 +60,8 @@ pub(super) fn take_round(params: &mut Map<String, Value>) -> Result<RoundInput, 
 pub(super) struct CallContext {
     pub(super) capabilities: ClientCapabilities,
     pub(super) subject: Option<String>,
+    /// The caller's verified token, over HTTP with OAuth.
+    pub(super) claims: Option<Arc<crate::auth::Claims>>,
     pub(super) progress: Progress,
     pub(super) logger: Logger,
     /// The request's `_meta`, for the binding policy.
@@ -180,6 +182,7 @@ impl<H: Serves> Call<H> {
             state,
             capabilities: context.capabilities.clone(),
             subject: context.subject.clone(),
+            claims: context.claims.clone(),
             progress: context.progress.clone(),
             logger: context.logger.clone(),
             limits: self.server.inner.limits,
@@ -315,6 +318,7 @@ impl<H: Serves> Call<H> {
             state,
             capabilities: context.capabilities,
             subject: context.subject,
+            claims: context.claims,
             progress: context.progress,
             logger: context.logger,
             limits: self.server.inner.limits,

@@ -212,6 +212,7 @@ impl Server {
                 let context = CallContext {
                     capabilities,
                     subject: facts.subject,
+                    claims: facts.claims,
                     progress,
                     logger,
                     meta: meta_map,
@@ -266,6 +267,12 @@ impl Server {
         Ok(match method {
             Method::ToolsCall => {
                 let handler = Arc::clone(&inner.tools[lookup(&inner.tool_index, "tool")?]);
+                // Over HTTP with OAuth every request carries verified claims; stdio has none.
+                if let (Some(auth), Some(claims)) = (&inner.auth, &context.claims)
+                    && let Some(challenge) = auth.tool_denied(&target, claims)
+                {
+                    return Err(RpcError::insufficient_scope(challenge));
+                }
                 let call = Call::new(handler, method_name, target, arguments, context, self);
                 era.start(id, call, None)
             }
@@ -380,5 +387,7 @@ pub(crate) fn error_outcome(id: &Value, error: &RpcError) -> Outcome {
         error: &error.error,
     };
     let body = serde_json::to_vec(&response).expect("an error object serialises");
-    Outcome::error(error.status, body, error.code())
+    let mut outcome = Outcome::error(error.status, body, error.code());
+    outcome.challenge = error.challenge.as_deref().map(str::to_owned);
+    outcome
 }

@@ -9,6 +9,9 @@ use crate::protocol::{ErrorCode, ErrorObject};
 pub(crate) struct RpcError {
     pub(crate) error: ErrorObject,
     pub(crate) status: u16,
+    /// The `WWW-Authenticate` challenge it is answered with (boxed: errors travel in
+    /// `Result`s, which stay small).
+    pub(crate) challenge: Option<Box<str>>,
 }
 
 impl RpcError {
@@ -16,6 +19,7 @@ impl RpcError {
         Self {
             error: ErrorObject::new(code, message),
             status,
+            challenge: None,
         }
     }
 
@@ -89,6 +93,13 @@ impl RpcError {
         )
     }
 
+    /// A call the caller's token lacks a scope for: HTTP 403 with `challenge`.
+    pub(crate) fn insufficient_scope(challenge: String) -> Self {
+        let mut error = Self::new(ErrorCode::INVALID_REQUEST, "insufficient scope", 403);
+        error.challenge = Some(challenge.into_boxed_str());
+        error
+    }
+
     /// No capacity now: HTTP 503, to be retried later.
     pub(crate) fn overloaded(message: impl Into<String>) -> Self {
         Self::new(ErrorCode::INTERNAL_ERROR, message, 503)
@@ -125,7 +136,11 @@ impl RpcError {
             ErrorCode::METHOD_NOT_FOUND => 404,
             _ => 200,
         };
-        Self { error, status }
+        Self {
+            error,
+            status,
+            challenge: None,
+        }
     }
 }
 

@@ -39,6 +39,9 @@ pub struct Request {
     pub capabilities: ClientCapabilities,
     /// The caller's subject from the server's subject hook (HTTP); `None` otherwise.
     pub subject: Option<String>,
+    /// The claims of the caller's verified bearer token (HTTP with
+    /// [`oauth`](crate::server::ServerBuilder::oauth)); `None` otherwise.
+    pub claims: Option<Arc<crate::auth::Claims>>,
     /// Sends `notifications/progress` for this request's `progressToken`.
     pub progress: Progress,
     /// Sends `notifications/message` log messages, when the client asked for them.

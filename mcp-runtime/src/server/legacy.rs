@@ -263,6 +263,7 @@ impl Server {
                     headers: facts.headers.clone(),
                     capabilities: session.capabilities.clone(),
                     subject: facts.subject.clone(),
+                    claims: facts.claims.clone(),
                     progress,
                     logger,
                 };
@@ -454,6 +455,10 @@ impl RpcError {
         if error.code == ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY {
             error.code = ErrorCode::INVALID_PARAMS;
         }
-        Self { error, status: 200 }
+        Self {
+            error,
+            status: 200,
+            challenge: None,
+        }
     }
 }

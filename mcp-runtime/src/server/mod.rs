@@ -92,6 +92,7 @@ mod error;
 mod handler;
 mod legacy;
 mod lifecycle;
+mod oauth;
 mod outbound;
 mod panic;
 mod register;
@@ -163,6 +164,7 @@ pub struct RequestFacts {
     session_id: Option<String>,
     connection: Option<Arc<Connection>>,
     headers: Option<Arc<axum::http::HeaderMap>>,
+    claims: Option<Arc<crate::auth::Claims>>,
 }
 
 impl RequestFacts {
@@ -198,6 +200,16 @@ impl RequestFacts {
         self
     }
 
+    /// The claims of the request's bearer token, as [`OAuth::verify`](crate::auth::OAuth::verify)
+    /// verified them: for transports of the application's own. Handlers read them, and on a
+    /// server with [`oauth`](ServerBuilder::oauth), `tools/call` checks the tool's scopes
+    /// against them. (The subject states bind to is the one given to [`RequestFacts::http`].)
+    #[must_use]
+    pub fn with_claims(mut self, claims: Option<Arc<crate::auth::Claims>>) -> Self {
+        self.claims = claims;
+        self
+    }
+
     /// A message read from one stdio connection, whose legacy session (if it opens one) lives
     /// as long as `connection`.
     pub(crate) fn connection(connection: Arc<Connection>) -> Self {
@@ -224,6 +236,8 @@ pub struct Outcome {
     pub(crate) kind: &'static str,
     /// The JSON-RPC error code of an `error`.
     pub(crate) error_code: Option<i64>,
+    /// The `WWW-Authenticate` challenge of a call refused for lack of a scope (HTTP `403`).
+    pub challenge: Option<String>,
 }
 
 impl Outcome {
@@ -235,6 +249,7 @@ impl Outcome {
             session_id: None,
             kind: "complete",
             error_code: None,
+            challenge: None,
         }
     }
 
@@ -255,6 +270,7 @@ impl Outcome {
             session_id: None,
             kind: "accepted",
             error_code: None,
+            challenge: None,
         }
     }
 

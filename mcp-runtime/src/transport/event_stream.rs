@@ -89,6 +89,13 @@ pub(super) fn json_response(outcome: Outcome) -> Response {
     {
         response.headers_mut().insert(SESSION_ID, value);
     }
+    if let Some(challenge) = outcome.challenge
+        && let Ok(value) = HeaderValue::from_str(&challenge)
+    {
+        response
+            .headers_mut()
+            .insert(header::WWW_AUTHENTICATE, value);
+    }
     response
 }
 

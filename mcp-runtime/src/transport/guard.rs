@@ -17,7 +17,7 @@ static REFUSED_HOST: RateLimit = RateLimit::new(10, std::time::Duration::from_se
 const LOCAL_HOSTS: &[&str] = &["localhost", "127.0.0.1", "[::1]"];
 
 /// A plain HTTP rejection with a JSON-RPC error body (no id: the body was never read).
-fn reject(status: StatusCode, code: i64, message: &str) -> Response {
+pub(crate) fn reject(status: StatusCode, code: i64, message: &str) -> Response {
     let body = serde_json::json!({
         "jsonrpc": "2.0",
         "error": { "code": code, "message": message },

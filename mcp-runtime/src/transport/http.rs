@@ -33,7 +33,7 @@ use tracing::Instrument as _;
 
 use super::connection::{AcceptBackoff, Activity, Tracked, Watched};
 use super::event_stream::{SESSION_ID, json_response, respond_streaming, standalone_stream};
-use super::guard;
+use super::{bearer, guard};
 use crate::server::{NestingScan, RequestFacts, Server};
 
 /// The path [`Server::serve_http`] and [`Server::router`] serve the endpoint at.
@@ -48,11 +48,14 @@ impl Server {
 
     /// The Streamable HTTP endpoint at `path`: `POST` for messages, and on legacy sessions
     /// `GET` (a standalone event stream) and `DELETE` (ending the session); other methods get
-    /// `405`.
+    /// `405`. With [`oauth`](crate::server::ServerBuilder::oauth), the protected-resource
+    /// metadata's well-known paths too.
     pub fn router_at(&self, path: &str) -> Router {
-        Router::new()
-            .route(path, post(endpoint).get(endpoint).delete(endpoint))
-            .with_state(self.clone())
+        let mut router = Router::new().route(path, post(endpoint).get(endpoint).delete(endpoint));
+        for served in self.inner.auth.iter().flat_map(|auth| &auth.metadata.paths) {
+            router = router.route(served, axum::routing::any(metadata_endpoint));
+        }
+        router.with_state(self.clone())
     }
 
     /// Serves the endpoint at `/mcp` on `addr` until Ctrl-C, then finishes the requests in
@@ -212,10 +215,17 @@ async fn serve_connection(
 /// The endpoint at [`DEFAULT_PATH`], as [`Server::serve_listener`] serves it.
 async fn route(server: &Server, request: hyper::Request<hyper::body::Incoming>) -> Response {
     if request.uri().path() != DEFAULT_PATH {
+        if bearer::serves_metadata(server, request.uri().path()) {
+            return bearer::metadata(server, request.method());
+        }
         return StatusCode::NOT_FOUND.into_response();
     }
     let (parts, body) = request.into_parts();
     by_method(server, parts, body).await
+}
+
+async fn metadata_endpoint(State(server): State<Server>, method: Method) -> Response {
+    bearer::metadata(&server, &method)
 }
 
 async fn endpoint(State(server): State<Server>, request: axum::extract::Request) -> Response {
@@ -224,7 +234,7 @@ async fn endpoint(State(server): State<Server>, request: axum::extract::Request)
 }
 
 /// `POST` carries messages; `GET` and `DELETE` exist for legacy sessions only.
-async fn by_method<B>(server: &Server, parts: Parts, body: B) -> Response
+async fn by_method<B>(server: &Server, mut parts: Parts, body: B) -> Response
 where
     B: hyper::body::Body<Data = Bytes>,
     B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
@@ -238,7 +248,11 @@ where
             {
                 return rejection;
             }
-            let subject = subject(server, &parts);
+            let claims = match bearer::authenticate(server, &parts).await {
+                Ok(claims) => claims,
+                Err(refused) => return refused,
+            };
+            let subject = bearer::subject(server, &mut parts, claims.as_ref());
             let id = session.unwrap_or_default();
             if parts.method == Method::DELETE {
                 return if server.end_session(&id, subject.as_deref()) {
@@ -279,6 +293,11 @@ where
     if let Some(rejection) = guard::check_host_and_origin(&parts.headers, &parts.uri, inner) {
         return rejection;
     }
+    // Before the body is read: a request without a valid token costs no more than its head.
+    let claims = match bearer::authenticate(server, &parts).await {
+        Ok(claims) => claims,
+        Err(refused) => return refused,
+    };
     if let Some(rejection) = guard::check_content_type(&parts.headers) {
         return rejection;
     }
@@ -317,8 +336,10 @@ where
     };
     let accepts_sse = guard::accepts_event_stream(&parts.headers);
     // The headers go on to the binding policy; nothing below reads them.
-    let facts = RequestFacts::http(protocol_version(&parts), subject(server, &parts))
+    let subject = bearer::subject(server, &mut parts, claims.as_ref());
+    let facts = RequestFacts::http(protocol_version(&parts), subject)
         .with_session_id(session_id(&parts))
+        .with_claims(claims)
         .with_headers(std::mem::take(&mut parts.headers));
     let handling = server.handle(&bytes, facts);
     drop(bytes);
@@ -395,11 +416,6 @@ fn is_request(message: &[u8]) -> bool {
 fn protocol_version(parts: &Parts) -> Option<String> {
     let value = parts.headers.get("mcp-protocol-version")?;
     Some(String::from_utf8_lossy(value.as_bytes()).into_owned())
-}
-
-fn subject(server: &Server, parts: &Parts) -> Option<String> {
-    let hook = server.inner.subject.as_ref()?;
-    hook(parts)
 }
 
 #[cfg(test)]

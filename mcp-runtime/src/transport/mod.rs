@@ -35,6 +35,7 @@
 //! [`Server::serve_lines`](crate::server::Server::serve_lines) runs in an `INFO` span
 //! `connection`, the parent of its requests' spans (see [`server`](crate::server)).
 
+mod bearer;
 mod connection;
 mod event_stream;
 mod guard;

@@ -1,0 +1,318 @@
+//! OAuth fixtures: the PEM test keys under `tests/keys/`, tokens minted with them, a JWK set
+//! served by a real local HTTP server that counts its fetches and can rotate, and raw HTTP
+//! exchanges with a bearer token, each bounded by a timeout.
+
+#![allow(
+    dead_code,
+    reason = "each test binary includes this support and uses part of it"
+)]
+
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use jsonwebtoken::jwk::Jwk;
+use jsonwebtoken::{Algorithm, EncodingKey, Header};
+use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+
+/// The issuer the test server trusts.
+pub(crate) const ISSUER: &str = "https://auth.test";
+
+/// The resource the test server is: the audience its tokens must name.
+pub(crate) const RESOURCE: &str = "https://mcp.test/mcp";
+
+/// The metadata URL the server's challenges name.
+pub(crate) const METADATA_URL: &str = "https://mcp.test/.well-known/oauth-protected-resource/mcp";
+
+/// How long any exchange of a test may take.
+pub(crate) const TIMEOUT: Duration = Duration::from_secs(10);
+
+/// A private test key, its `kid` and the algorithm it signs with.
+pub(crate) struct TestKey {
+    pub(crate) kid: &'static str,
+    pub(crate) algorithm: Algorithm,
+    key: EncodingKey,
+}
+
+impl TestKey {
+    fn load(kid: &'static str, algorithm: Algorithm, pem: &str) -> Self {
+        let key = match algorithm {
+            Algorithm::RS256 => EncodingKey::from_rsa_pem(pem.as_bytes()),
+            Algorithm::ES256 => EncodingKey::from_ec_pem(pem.as_bytes()),
+            _ => EncodingKey::from_ed_pem(pem.as_bytes()),
+        };
+        Self {
+            kid,
+            algorithm,
+            key: key.expect("a test key parses"),
+        }
+    }
+
+    /// The public half, as a JWK with this key's `kid` and algorithm.
+    pub(crate) fn jwk(&self) -> Value {
+        let mut jwk = Jwk::from_encoding_key(&self.key, self.algorithm).expect("a public JWK");
+        jwk.common.key_id = Some(self.kid.to_owned());
+        serde_json::to_value(jwk).unwrap()
+    }
+
+    /// A token over `claims`, its header naming this key and its algorithm.
+    pub(crate) fn sign(&self, claims: &Value) -> String {
+        self.sign_as(self.kid, self.algorithm, claims)
+    }
+
+    /// A token over `claims` signed with this key, whose header names `kid` and `algorithm`
+    /// whatever they are.
+    pub(crate) fn sign_as(&self, kid: &str, algorithm: Algorithm, claims: &Value) -> String {
+        let mut header = Header::new(algorithm);
+        header.kid = Some(kid.to_owned());
+        let signing_input = format!(
+            "{}.{}",
+            encode_json(&serde_json::to_value(&header).unwrap()),
+            encode_json(claims)
+        );
+        let signature =
+            jsonwebtoken::crypto::sign(signing_input.as_bytes(), &self.key, self.algorithm)
+                .expect("a test key signs");
+        format!("{signing_input}.{signature}")
+    }
+}
+
+fn encode_json(value: &Value) -> String {
+    URL_SAFE_NO_PAD.encode(value.to_string())
+}
+
+/// An unsigned token (`alg: none`) naming `kid`.
+pub(crate) fn unsigned(kid: &str, claims: &Value) -> String {
+    let header = json!({"alg": "none", "typ": "JWT", "kid": kid});
+    format!("{}.{}.", encode_json(&header), encode_json(claims))
+}
+
+/// A token whose header says `HS256` and names `kid`, its MAC keyed with `secret` (the
+/// classic confusion: an RSA public key used as an HMAC secret).
+pub(crate) fn hmac_signed(kid: &str, secret: &[u8], claims: &Value) -> String {
+    let mut header = Header::new(Algorithm::HS256);
+    header.kid = Some(kid.to_owned());
+    jsonwebtoken::encode(&header, claims, &EncodingKey::from_secret(secret).unwrap()).unwrap()
+}
+
+fn key_file(name: &str) -> String {
+    let path = format!("{}/keys/{name}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(&path).unwrap_or_else(|error| panic!("{path}: {error}"))
+}
+
+/// The RSA key the JWK set serves from the start.
+pub(crate) fn rsa() -> TestKey {
+    TestKey::load("rsa-a", Algorithm::RS256, &key_file("rsa-a.pem"))
+}
+
+/// An RSA key the JWK set serves only once it rotates.
+pub(crate) fn rotated() -> TestKey {
+    TestKey::load("rsa-b", Algorithm::RS256, &key_file("rsa-b.pem"))
+}
+
+/// An RSA key the server never hears of.
+pub(crate) fn attacker() -> TestKey {
+    TestKey::load("rsa-x", Algorithm::RS256, &key_file("rsa-attacker.pem"))
+}
+
+/// The P-256 key (ES256).
+pub(crate) fn ec() -> TestKey {
+    TestKey::load("ec-a", Algorithm::ES256, &key_file("ec-p256.pem"))
+}
+
+/// The Ed25519 key (EdDSA).
+pub(crate) fn ed() -> TestKey {
+    TestKey::load("ed-a", Algorithm::EdDSA, &key_file("ed25519.pem"))
+}
+
+/// Seconds since the Unix epoch.
+pub(crate) fn now() -> i64 {
+    let since = SystemTime::now().duration_since(UNIX_EPOCH).unwrap();
+    i64::try_from(since.as_secs()).unwrap()
+}
+
+/// Claims the test server accepts: its issuer and audience, valid for five minutes, for
+/// `subject` with `scope`.
+pub(crate) fn claims(subject: &str, scope: &str) -> Value {
+    json!({
+        "iss": ISSUER,
+        "aud": RESOURCE,
+        "sub": subject,
+        "scope": scope,
+        "iat": now(),
+        "nbf": now() - 5,
+        "exp": now() + 300,
+        "email": format!("{subject}@example.com"),
+    })
+}
+
+/// A JWK set served over HTTP/1.1 on a loopback port: `GET` any path answers the current
+/// keys. Counts the fetches; the keys can be replaced (a rotation).
+pub(crate) struct JwksServer {
+    pub(crate) addr: SocketAddr,
+    keys: Arc<Mutex<Vec<Value>>>,
+    fetches: Arc<AtomicUsize>,
+    serving: tokio::task::JoinHandle<()>,
+}
+
+impl JwksServer {
+    pub(crate) async fn start(keys: Vec<Value>) -> Self {
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let keys = Arc::new(Mutex::new(keys));
+        let fetches = Arc::new(AtomicUsize::new(0));
+        let (served, counted) = (Arc::clone(&keys), Arc::clone(&fetches));
+        let serving = tokio::spawn(async move {
+            while let Ok((stream, _)) = listener.accept().await {
+                let document = json!({ "keys": *served.lock().unwrap() }).to_string();
+                counted.fetch_add(1, Ordering::SeqCst);
+                tokio::spawn(answer_once(stream, document));
+            }
+        });
+        Self {
+            addr,
+            keys,
+            fetches,
+            serving,
+        }
+    }
+
+    pub(crate) fn url(&self) -> String {
+        format!("http://{}/jwks.json", self.addr)
+    }
+
+    /// Serves `keys` from now on.
+    pub(crate) fn rotate(&self, keys: Vec<Value>) {
+        *self.keys.lock().unwrap() = keys;
+    }
+
+    /// How many times the set was fetched.
+    pub(crate) fn fetches(&self) -> usize {
+        self.fetches.load(Ordering::SeqCst)
+    }
+}
+
+impl Drop for JwksServer {
+    fn drop(&mut self) {
+        self.serving.abort();
+    }
+}
+
+/// Reads one request head (within the timeout) and answers `document`.
+async fn answer_once(mut stream: TcpStream, document: String) {
+    let mut head = Vec::new();
+    let mut buffer = [0; 1024];
+    let read = async {
+        while !head.windows(4).any(|window| window == b"\r\n\r\n") {
+            match stream.read(&mut buffer).await {
+                Ok(0) | Err(_) => return false,
+                Ok(read) => head.extend_from_slice(&buffer[..read]),
+            }
+        }
+        true
+    };
+    if !matches!(tokio::time::timeout(TIMEOUT, read).await, Ok(true)) {
+        return;
+    }
+    let answer = format!(
+        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\
+         Connection: close\r\n\r\n{document}",
+        document.len()
+    );
+    let _ = stream.write_all(answer.as_bytes()).await;
+}
+
+/// One raw HTTP answer.
+#[derive(Debug)]
+pub(crate) struct Answer {
+    pub(crate) status: u16,
+    pub(crate) head: String,
+    pub(crate) body: String,
+}
+
+impl Answer {
+    /// The value of the header `name` (lowercase), if present.
+    pub(crate) fn header(&self, name: &str) -> Option<&str> {
+        self.head.lines().find_map(|line| {
+            let (key, value) = line.split_once(':')?;
+            key.eq_ignore_ascii_case(name).then(|| value.trim())
+        })
+    }
+
+    pub(crate) fn json(&self) -> Value {
+        serde_json::from_str(&self.body)
+            .unwrap_or_else(|error| panic!("not JSON ({error}): {}", self.body))
+    }
+}
+
+/// Sends `method path` to `addr` with `headers` and `body`, the connection closed after, and
+/// reads the whole answer within [`TIMEOUT`]. Bodies are never chunked here: answers are
+/// JSON with a length.
+pub(crate) async fn exchange(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    headers: &[(&str, String)],
+    body: &str,
+) -> Answer {
+    let mut request = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Length: {}\r\nConnection: close\r\n",
+        body.len()
+    );
+    for (name, value) in headers {
+        request.push_str(&format!("{name}: {value}\r\n"));
+    }
+    request.push_str("\r\n");
+    request.push_str(body);
+    let raw = tokio::time::timeout(TIMEOUT, async {
+        let mut stream = TcpStream::connect(addr).await.unwrap();
+        stream.write_all(request.as_bytes()).await.unwrap();
+        let mut raw = Vec::new();
+        stream.read_to_end(&mut raw).await.unwrap();
+        raw
+    })
+    .await
+    .expect("the server answers within the timeout");
+    let raw = String::from_utf8_lossy(&raw).into_owned();
+    let (head, body) = raw.split_once("\r\n\r\n").unwrap_or((&raw, ""));
+    let status = head
+        .split(' ')
+        .nth(1)
+        .and_then(|status| status.parse().ok())
+        .unwrap_or_else(|| panic!("no status in {head}"));
+    Answer {
+        status,
+        head: head.to_owned(),
+        body: body.to_owned(),
+    }
+}
+
+/// POSTs a 2026-07-28 JSON-RPC request to `/mcp`, with `token` as its bearer token when given.
+pub(crate) async fn post(
+    addr: SocketAddr,
+    token: Option<&str>,
+    method: &str,
+    mut params: Value,
+) -> Answer {
+    if params.get("_meta").is_none() {
+        params["_meta"] = json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {"elicitation": {"form": {}}},
+        });
+    }
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+    let mut headers = vec![
+        ("Content-Type", "application/json".to_owned()),
+        ("Accept", "application/json, text/event-stream".to_owned()),
+        ("MCP-Protocol-Version", "2026-07-28".to_owned()),
+    ];
+    if let Some(token) = token {
+        headers.push(("Authorization", format!("Bearer {token}")));
+    }
+    exchange(addr, "POST", "/mcp", &headers, &body.to_string()).await
+}
