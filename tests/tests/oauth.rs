@@ -283,6 +283,28 @@ async fn an_unknown_kid_is_fetched_again_at_a_bounded_rate_and_found_after_a_rot
 }
 
 #[tokio::test]
+async fn a_broader_scope_grants_the_narrower_ones_it_implies() {
+    let rsa = oauth::rsa();
+    let jwks = JwksServer::start(vec![rsa.jwk()]).await;
+    let settings = config(&jwks)
+        .scope_implies("admin", ["ops"])
+        .scope_implies("ops", ["mcp", "deploy:write"])
+        .build()
+        .unwrap();
+    let addr = serve(builder(settings).build()).await;
+    let arguments = json!({"name": "deploy", "arguments": {"service": "checkout"}});
+    // Two steps down the chain: `admin` → `ops` → `mcp` and `deploy:write`.
+    let admin = rsa.sign(&claims("alice", "admin"));
+    assert_eq!(whoami_with(addr, &admin).await.status, 200);
+    let allowed = post(addr, Some(&admin), "tools/call", arguments.clone()).await;
+    assert_eq!(allowed.status, 200, "{allowed:?}");
+    // An implication runs one way only: `mcp` grants nothing broader.
+    let narrow = rsa.sign(&claims("alice", "mcp"));
+    let refused = post(addr, Some(&narrow), "tools/call", arguments).await;
+    assert_eq!(refused.status, 403, "{refused:?}");
+}
+
+#[tokio::test]
 async fn missing_scopes_are_answered_403_insufficient_scope_with_every_scope_needed() {
     let rsa = oauth::rsa();
     let jwks = JwksServer::start(vec![rsa.jwk()]).await;

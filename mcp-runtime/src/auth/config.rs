@@ -1,5 +1,6 @@
 //! [`OAuth`] and its builder: the resource server's settings, checked once.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -40,9 +41,32 @@ pub(super) struct Config {
     pub(super) required_scopes: Vec<String>,
     pub(super) scopes_supported: Vec<String>,
     pub(super) resource_name: Option<String>,
+    /// Broader scope → the narrower scopes it implies.
+    pub(super) implied: HashMap<String, Vec<String>>,
     pub(super) verifier: Verifier,
     pub(super) cache: TokenCache,
     pub(super) clock_skew: Duration,
+}
+
+impl Config {
+    /// Whether `claims` grant `scope`: directly, or through a broader scope that implies it.
+    pub(super) fn grants(&self, claims: &Claims, scope: &str) -> bool {
+        let mut seen: Vec<&str> = Vec::new();
+        let mut pending: Vec<&str> = claims.scopes().iter().map(String::as_str).collect();
+        while let Some(granted) = pending.pop() {
+            if granted == scope {
+                return true;
+            }
+            if seen.contains(&granted) {
+                continue;
+            }
+            seen.push(granted);
+            if let Some(narrower) = self.implied.get(granted) {
+                pending.extend(narrower.iter().map(String::as_str));
+            }
+        }
+        false
+    }
 }
 
 impl std::fmt::Debug for OAuth {
@@ -78,6 +102,7 @@ impl OAuth {
             },
             resource_name: None,
             cache_capacity: DEFAULT_TOKEN_CACHE,
+            implied: HashMap::new(),
         }
     }
 
@@ -149,6 +174,7 @@ pub struct OAuthBuilder {
     refresh: Refresh,
     resource_name: Option<String>,
     cache_capacity: usize,
+    implied: HashMap<String, Vec<String>>,
 }
 
 impl std::fmt::Debug for OAuthBuilder {
@@ -200,6 +226,22 @@ impl OAuthBuilder {
     pub fn required_scopes<S: Into<String>>(mut self, scopes: impl IntoIterator<Item = S>) -> Self {
         self.required_scopes
             .extend(scopes.into_iter().map(Into::into));
+        self
+    }
+
+    /// Declares that a token granted `broader` holds every scope of `narrower` too (scope
+    /// hierarchies, which the specification has servers account for): a tool needing
+    /// `deploy:write` accepts a token granted `admin` after `.scope_implies("admin",
+    /// ["deploy:write"])`. Implications chain (`admin` → `write` → `read`).
+    pub fn scope_implies<S: Into<String>>(
+        mut self,
+        broader: impl Into<String>,
+        narrower: impl IntoIterator<Item = S>,
+    ) -> Self {
+        self.implied
+            .entry(broader.into())
+            .or_default()
+            .extend(narrower.into_iter().map(Into::into));
         self
     }
 
@@ -282,7 +324,16 @@ impl OAuthBuilder {
         if self.subject_claim.is_empty() {
             return Err(OAuthError::new("the subject claim has no name"));
         }
-        for scope in self.required_scopes.iter().chain(&self.scopes_supported) {
+        let implied = self
+            .implied
+            .iter()
+            .flat_map(|(broader, narrower)| std::iter::once(broader).chain(narrower));
+        for scope in self
+            .required_scopes
+            .iter()
+            .chain(&self.scopes_supported)
+            .chain(implied)
+        {
             if !is_scope_token(scope) {
                 return Err(OAuthError::new(format!(
                     "scope `{scope}` is not a scope token (printable ASCII without space, `\"` or `\\`)"
@@ -329,6 +380,7 @@ impl OAuthBuilder {
                 required_scopes: self.required_scopes,
                 scopes_supported: self.scopes_supported,
                 resource_name: self.resource_name,
+                implied: self.implied,
                 verifier,
                 cache: TokenCache::new(self.cache_capacity),
                 clock_skew: self.clock_skew,

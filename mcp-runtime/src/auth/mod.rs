@@ -221,7 +221,10 @@ impl ResourceServer {
             Err(reason) => return Err(self.refused(&reason)),
         };
         let required = &self.oauth.config.required_scopes;
-        if !required.iter().all(|scope| claims.has_scope(scope)) {
+        if !required
+            .iter()
+            .all(|scope| self.oauth.config.grants(&claims, scope))
+        {
             return Err(Denied {
                 status: 403,
                 challenge: self.metadata.insufficient_scope(&self.required),
@@ -244,7 +247,10 @@ impl ResourceServer {
     /// scope they lack.
     pub(crate) fn tool_denied(&self, tool: &str, claims: &Claims) -> Option<String> {
         let (scopes, all) = self.tool_scopes.get(tool)?;
-        if scopes.iter().all(|scope| claims.has_scope(scope)) {
+        if scopes
+            .iter()
+            .all(|scope| self.oauth.config.grants(claims, scope))
+        {
             return None;
         }
         Some(self.metadata.insufficient_scope(all))
