@@ -3,6 +3,8 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Debug;
+use std::io;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use mcp_runtime::protocol::ErrorCode;
 use mcp_runtime::testing::FlowTester;
@@ -127,6 +129,59 @@ async fn nested_minimum(cx: Cx) -> ToolResult {
     Ok(text(format!("{lowest} {outer}")))
 }
 
+/// Serde shapes that need a self-describing format: untagged, internally tagged, flattened.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+enum Loose {
+    Number(u32),
+    Words { words: Vec<String> },
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind")]
+enum Tagged {
+    Circle { radius: f64 },
+    Square { side: u8 },
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+struct Outer {
+    id: u8,
+    #[serde(flatten)]
+    rest: BTreeMap<String, Value>,
+}
+
+type Shapes = (Vec<Loose>, Tagged, Outer, Value, Option<u8>);
+
+fn shapes() -> Shapes {
+    (
+        vec![
+            Loose::Number(4),
+            Loose::Words {
+                words: vec!["a".into()],
+            },
+        ],
+        Tagged::Circle { radius: 1.5 },
+        Outer {
+            id: 9,
+            rest: BTreeMap::from([("extra".to_owned(), json!([1, "two", null]))]),
+        },
+        json!({"nested": {"list": [1.5, -2, "x"], "none": null}}),
+        None,
+    )
+}
+
+#[tool]
+async fn serde_shapes(cx: Cx) -> ToolResult {
+    let carried: Shapes = shapes();
+    let _go: Confirm = cx.elicit("Go?").await?;
+    Ok(text(if carried == shapes() {
+        "same".to_owned()
+    } else {
+        format!("changed: {carried:?}")
+    }))
+}
+
 fn yes() -> Value {
     json!({"action": "accept", "content": {"ok": true}})
 }
@@ -145,6 +200,15 @@ async fn values_json_cannot_hold_come_back_after_each_question() {
         "{:?}",
         rounds[2].error()
     );
+}
+
+#[tokio::test]
+async fn untagged_internally_tagged_flattened_and_json_values_come_back() {
+    let rounds = FlowTester::tool(serde_shapes)
+        .script([json!({"_go": yes()})])
+        .await;
+    let last = rounds.last().expect("the script ran");
+    assert_eq!(last.text(), Some("same"), "{last}");
 }
 
 #[tokio::test]
@@ -211,9 +275,43 @@ async fn carries_a_lopsided_value(cx: Cx) -> ToolResult {
     Ok(text(format!("{before} {lopsided:?}")))
 }
 
+/// What a test subscriber wrote, shared with its writer.
+#[derive(Clone, Default)]
+struct Captured(Arc<Mutex<Vec<u8>>>);
+
+impl io::Write for Captured {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
 #[tokio::test]
 async fn a_value_that_cannot_be_written_fails_the_stop_naming_its_local() {
+    // Everything logged on this thread (a current-thread runtime: the server's work too).
+    let captured = Captured::default();
+    let writer = captured.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_writer(move || writer.clone())
+        .with_ansi(false)
+        .finish();
+    let guard = tracing::subscriber::set_default(subscriber);
     let round = FlowTester::tool(carries_a_handle).start().await;
+    drop(guard);
+    let log = String::from_utf8_lossy(&captured.0.lock().unwrap()).into_owned();
+    assert!(
+        log.lines()
+            .any(|line| line.contains("ERROR") && line.contains("`handle`")),
+        "the server logs the failure: {log}"
+    );
+
     let error = round.error().expect("the stop fails");
     assert_eq!(error.code, ErrorCode::INTERNAL_ERROR, "{error:?}");
     assert!(error.message.contains("`handle`"), "{}", error.message);
