@@ -200,3 +200,22 @@ fn envelope_bytes(round: u32, shape: u32, state: &[u8]) -> Vec<u8> {
     out.extend_from_slice(state);
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{envelope_bytes, envelope_shape, open_envelope};
+
+    #[test]
+    fn the_shape_written_is_never_the_flows_own() {
+        // The previous build wrote the flow's own shape before a JSON payload: such a state
+        // must read as another shape, whatever the flow's fingerprint.
+        for shape in [0, 1, 0x4342_4f52, 0xdead_beef, u32::MAX] {
+            assert_ne!(envelope_shape(shape), shape, "{shape:#x}");
+            let bytes = envelope_bytes(3, envelope_shape(shape), b"payload");
+            assert_eq!(
+                open_envelope(&bytes),
+                Some((3, envelope_shape(shape), &b"payload"[..]))
+            );
+        }
+    }
+}
