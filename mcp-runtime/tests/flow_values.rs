@@ -293,8 +293,16 @@ impl io::Write for Captured {
     }
 }
 
+/// The two tests that fail a stop reach the same log callsite: they run one at a time, so
+/// that one's first use of the callsite cannot race the other's subscriber.
+async fn serial() -> tokio::sync::MutexGuard<'static, ()> {
+    static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+    SERIAL.lock().await
+}
+
 #[tokio::test]
 async fn a_value_that_cannot_be_written_fails_the_stop_naming_its_local() {
+    let _serial = serial().await;
     // Everything logged on this thread (a current-thread runtime: the server's work too).
     let captured = Captured::default();
     let writer = captured.clone();
@@ -326,6 +334,7 @@ async fn a_value_that_cannot_be_written_fails_the_stop_naming_its_local() {
 
 #[tokio::test]
 async fn a_value_that_does_not_read_back_fails_the_stop_naming_its_local() {
+    let _serial = serial().await;
     let round = FlowTester::tool(carries_a_lopsided_value).start().await;
     let error = round.error().expect("the stop fails");
     assert_eq!(error.code, ErrorCode::INTERNAL_ERROR, "{error:?}");
