@@ -10,6 +10,10 @@
 //! A state is written once and read back at once ([`encode`]): whatever a carried type
 //! writes but cannot read (a `Deserialize` that disagrees with its `Serialize`) fails the
 //! stop, naming the local, instead of the next round being refused as an invalid state.
+//!
+//! Only authenticated states are read, and a state is at most the server's state size cap.
+//! Reading allocates text and byte strings as their bytes arrive, collections preallocate at
+//! most serde's cautious 1 MiB whatever length they claim, and nesting stops at 128 levels.
 
 use std::cell::RefCell;
 use std::fmt;
