@@ -155,18 +155,22 @@ async fn authentic_states_that_do_not_decode_are_refused_like_forged_ones() {
         }),
         ("no content after the envelope", with_content(b"")),
         (
-            "content that is not JSON",
-            with_content(b"\xff\x00not json"),
+            "content that is not CBOR",
+            with_content(b"\xff\x00not cbor"),
         ),
-        ("JSON of another shape", with_content(br#"{"S7":[1,2,3]}"#)),
+        // The payload is CBOR: `{"S7": [1, 2, 3]}`, a variant the flow does not have.
+        (
+            "a state of another shape",
+            with_content(b"\xa1\x62S7\x83\x01\x02\x03"),
+        ),
         ("the right variant with a field too many", {
-            // Round one's state is the first variant, which carries nothing.
-            assert_eq!(&payload[5..], br#"{"0":[]}"#);
-            with_content(br#"{"0":["extra"]}"#)
+            // Round one's state is the first variant, which carries nothing: `{"0": []}`.
+            assert_eq!(&payload[5..], b"\xa1\x610\x80");
+            with_content(b"\xa1\x610\x81\x65extra")
         }),
         (
             "the right state and trailing bytes",
-            with_content(br#"{"0":[]} {}"#),
+            with_content(b"\xa1\x610\x80\xa0"),
         ),
     ];
     for (case, payload) in cases {

@@ -44,7 +44,7 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
             })
             .collect();
         if plan.sites[id].is_sub() {
-            fields.push(quote!(::std::boxed::Box<#p::RawValue>));
+            fields.push(quote!(#p::SubState));
         }
         quote!(#[serde(rename = #tag)] #name(#(#fields),*))
     });
@@ -61,7 +61,7 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
     let no_resume = has_subs.then(|| {
         quote! {
             #[allow(unused_mut, unused_variables)]
-            let mut #sub_resume: ::core::option::Option<::std::boxed::Box<#p::RawValue>> =
+            let mut #sub_resume: ::core::option::Option<#p::SubState> =
                 ::core::option::Option::None;
         }
     });
@@ -508,7 +508,7 @@ fn option_str(value: Option<&syn::LitStr>) -> TokenStream {
 /// ```text
 /// match Batch::settle(cx.elicit("..."), &cx, &["confirm"]) {
 ///     Settled::Answered(answer) => answer,
-///     Settled::Stop(stop) => match stop(&cx, stop, &State::S1 { target }).await {},
+///     Settled::Stop(stop) => match stop(&cx, stop, &State::S1(target), &["target"]).await {},
 /// }
 /// ```
 struct SiteCode<'a> {
@@ -541,6 +541,10 @@ impl SiteCode<'_> {
         let state = self.state;
         let name = variant(id);
         let locals = self.resumed[id].carried.iter().map(|c| &c.ident);
+        let names = self.resumed[id]
+            .carried
+            .iter()
+            .map(|c| c.ident.to_string().trim_start_matches("r#").to_owned());
         let p = quote!(::mcp_runtime::__private);
         let answer = Ident::new("__mcp_answer", Span::mixed_site());
         let halt = Ident::new("__mcp_halt", Span::mixed_site());
@@ -554,6 +558,7 @@ impl SiteCode<'_> {
                         &#cx,
                         #halt,
                         &#state::#name(#(#locals,)* #sub_value),
+                        &[#(#names),*],
                     ).await {},
                 }
             };
@@ -567,6 +572,7 @@ impl SiteCode<'_> {
                     &#cx,
                     #halt,
                     &#state::#name(#(#locals),*),
+                    &[#(#names),*],
                 ).await {},
             }
         }

@@ -40,6 +40,7 @@ pub fn deploy() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Cop
                                 &cx,
                                 __mcp_halt,
                                 &__mcp_State::S0(),
+                                &[],
                             )
                             .await
                         {}
@@ -60,6 +61,7 @@ pub fn deploy() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Cop
                                     &cx,
                                     __mcp_halt,
                                     &__mcp_State::S1(replicas),
+                                    &["replicas"],
                                 )
                                 .await
                             {}
@@ -89,6 +91,7 @@ pub fn deploy() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Cop
                                     &cx,
                                     __mcp_halt,
                                     &__mcp_State::S1(replicas),
+                                    &["replicas"],
                                 )
                                 .await
                             {}

@@ -8,8 +8,10 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::task::Poll;
 
 use serde::Serialize;
+use serde::de::DeserializeOwned;
 use serde_json::json;
 
+use super::payload;
 use super::question::{self, Answer, Need, Question, Reading, Refusal};
 use crate::auth::Claims;
 use crate::form::ElicitForm;
@@ -425,20 +427,29 @@ impl<A: Answer> Batch for Question<A> {
 }
 
 /// Stops the flow at a question point: records the questions and the continuation `state`,
-/// then never completes. The driver sees the record and drops the flow's future.
+/// whose carried fields are the locals named in `carried`, in order; then never completes.
+/// The driver sees the record and drops the flow's future.
+///
+/// A state that cannot be written, or that does not read back as written, fails the request
+/// here with an internal error naming the carried local at fault, rather than handing out a
+/// state the next round would refuse.
 #[doc(hidden)]
-pub fn stop<S: Serialize>(
+pub fn stop<S: Serialize + DeserializeOwned>(
     cx: &Cx,
     stop: Stop,
     state: &S,
+    carried: &[&'static str],
 ) -> impl Future<Output = std::convert::Infallible> + use<S> {
     let halted = match stop.0 {
         StopKind::Fail(error) => Halted::Failed(error),
-        StopKind::Ask(requests) => match serde_json::to_vec(state) {
+        StopKind::Ask(requests) => match payload::encode(state, carried) {
             Ok(state) => Halted::Asked { requests, state },
-            Err(error) => Halted::Failed(internal_error(format!(
-                "the flow's state could not be serialised: {error}"
-            ))),
+            Err(error) => {
+                tracing::error!(%error, "a flow's state could not be encoded at a question");
+                Halted::Failed(internal_error(format!(
+                    "the flow's state could not be encoded: {error}"
+                )))
+            }
         },
     };
     cx.halt(halted);

@@ -8,6 +8,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 
 use super::cx::{Cx, Halted, internal_error, invalid_params};
+use super::payload;
 use crate::logfield::{RateLimit, untrusted, warn_limited};
 use crate::protocol::{ErrorObject, InputRequests};
 use crate::server::{Asked, HandlerResult, Reply, Request};
@@ -67,8 +68,9 @@ impl<O> Ran<O> {
 }
 
 /// What travels inside the signed token: the round (LEB128), the shape (4 bytes, little
-/// endian), then the state as JSON, left undecoded until the shape is known to be this
-/// build's.
+/// endian), then the state as CBOR (see `payload`), left undecoded until the shape is known
+/// to be this build's. The shape written is the flow's mixed with the payload format's
+/// version ([`envelope_shape`]).
 fn open_envelope(bytes: &[u8]) -> Option<(u32, u32, &[u8])> {
     let (round, len) = get_varint(bytes)?;
     let rest = bytes.get(len..)?;
@@ -132,7 +134,7 @@ pub(crate) async fn run<F: Flow>(
             let Some((round, shape, state)) = open_envelope(payload) else {
                 return Err(refuse(&"verified but does not decode"));
             };
-            if shape != F::SHAPE {
+            if shape != envelope_shape(F::SHAPE) {
                 // Another build's flow: its state is never decoded as this one's.
                 if !F::RESTART_ON_NEW_SHAPE {
                     return Err(refuse(&"minted by a build whose flow has another shape"));
@@ -145,7 +147,7 @@ pub(crate) async fn run<F: Flow>(
                 input_responses = None;
                 (0, None)
             } else {
-                let state = serde_json::from_slice::<F::State>(state).map_err(|error| {
+                let state = payload::decode::<F::State>(state).map_err(|error| {
                     refuse(&format_args!("verified but does not decode: {error}"))
                 })?;
                 (round, Some(state))
@@ -176,12 +178,19 @@ pub(crate) async fn run<F: Flow>(
             let requests: InputRequests = requests.into_iter().collect();
             Ok(Ran::Asked(Asked::new(
                 requests,
-                envelope_bytes(next, F::SHAPE, &state),
+                envelope_bytes(next, envelope_shape(F::SHAPE), &state),
             )))
         }
         Some(Halted::Failed(error)) => Err(error),
         None => Err(internal_error("the flow stopped without saying why")),
     }
+}
+
+/// The shape a state's envelope carries: the flow's, mixed with the payload format's
+/// version. States minted by a build that wrote payloads as JSON (before CBOR) thus read as
+/// another shape: refused, or restarted under `on_new_shape = "restart"`, and never decoded.
+fn envelope_shape(shape: u32) -> u32 {
+    shape ^ payload::FORMAT
 }
 
 fn envelope_bytes(round: u32, shape: u32, state: &[u8]) -> Vec<u8> {
@@ -190,4 +199,23 @@ fn envelope_bytes(round: u32, shape: u32, state: &[u8]) -> Vec<u8> {
     out.extend_from_slice(&shape.to_le_bytes());
     out.extend_from_slice(state);
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{envelope_bytes, envelope_shape, open_envelope};
+
+    #[test]
+    fn the_shape_written_is_never_the_flows_own() {
+        // The previous build wrote the flow's own shape before a JSON payload: such a state
+        // must read as another shape, whatever the flow's fingerprint.
+        for shape in [0, 1, 0x4342_4f52, 0xdead_beef, u32::MAX] {
+            assert_ne!(envelope_shape(shape), shape, "{shape:#x}");
+            let bytes = envelope_bytes(3, envelope_shape(shape), b"payload");
+            assert_eq!(
+                open_envelope(&bytes),
+                Some((3, envelope_shape(shape), &b"payload"[..]))
+            );
+        }
+    }
 }

@@ -13,6 +13,7 @@ mod cx;
 mod definitions;
 mod driver;
 mod output;
+mod payload;
 mod question;
 mod subflow;
 mod unbuilt;
@@ -36,10 +37,9 @@ pub mod __private {
     };
     pub use super::driver::Flow;
     pub use super::output::{NoArgs, drive_prompt, drive_resource, drive_tool};
-    pub use super::subflow::{SubSettled, run_sub};
+    pub use super::subflow::{SubSettled, SubState, run_sub};
     pub use super::unbuilt::Unbuilt;
     pub use crate::server::app_state::{FromAppState, StateType};
-    pub use serde_json::value::RawValue;
 
     /// The requirement of a handler's `State<T>` parameter of type `S`.
     pub fn state_requirement<S: FromAppState>() -> StateType {

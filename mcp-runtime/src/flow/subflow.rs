@@ -9,12 +9,13 @@ use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-use serde::Serialize;
-use serde::de::DeserializeOwned;
-use serde_json::value::RawValue;
+use serde::de::{DeserializeOwned, SeqAccess, Visitor};
+use serde::ser::SerializeTuple;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::cx::{Cx, Halted, Stop, internal_error};
 use super::driver::invalid_state;
+use super::payload;
 
 /// A call of an `#[elicit]` sub-flow with its arguments, to be awaited directly in the body
 /// of a `#[tool]`, `#[prompt]`, `#[resource]` or `#[elicit]` function.
@@ -114,7 +115,85 @@ pub enum SubSettled<O> {
     /// The sub-flow returned.
     Done(O),
     /// The sub-flow asks (or failed); the caller stops with this sub-state in its own.
-    Stop(Stop, Box<RawValue>),
+    Stop(Stop, SubState),
+}
+
+/// A sub-flow's state inside its caller's: the sub-flow's shape and its own payload, as a
+/// CBOR pair of an integer and a byte string.
+#[doc(hidden)]
+#[derive(Default)]
+pub struct SubState {
+    shape: u32,
+    payload: Vec<u8>,
+}
+
+impl Serialize for SubState {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        /// The payload as one byte string rather than an array of numbers.
+        struct Bytes<'a>(&'a [u8]);
+        impl Serialize for Bytes<'_> {
+            fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                serializer.serialize_bytes(self.0)
+            }
+        }
+        let mut pair = serializer.serialize_tuple(2)?;
+        pair.serialize_element(&self.shape)?;
+        pair.serialize_element(&Bytes(&self.payload))?;
+        pair.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for SubState {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_tuple(2, PairVisitor)
+    }
+}
+
+struct PairVisitor;
+
+impl<'de> Visitor<'de> for PairVisitor {
+    type Value = SubState;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a sub-flow's shape and state")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<SubState, A::Error> {
+        use serde::de::Error;
+        let shape = seq
+            .next_element()?
+            .ok_or_else(|| A::Error::invalid_length(0, &self))?;
+        let payload = seq
+            .next_element::<ByteBuf>()?
+            .ok_or_else(|| A::Error::invalid_length(1, &self))?
+            .0;
+        if seq.next_element::<serde::de::IgnoredAny>()?.is_some() {
+            return Err(A::Error::invalid_length(3, &self));
+        }
+        Ok(SubState { shape, payload })
+    }
+}
+
+/// An owned byte string.
+struct ByteBuf(Vec<u8>);
+
+impl<'de> Deserialize<'de> for ByteBuf {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct BytesVisitor;
+        impl Visitor<'_> for BytesVisitor {
+            type Value = ByteBuf;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a byte string")
+            }
+            fn visit_bytes<E>(self, bytes: &[u8]) -> Result<ByteBuf, E> {
+                Ok(ByteBuf(bytes.to_vec()))
+            }
+            fn visit_byte_buf<E>(self, bytes: Vec<u8>) -> Result<ByteBuf, E> {
+                Ok(ByteBuf(bytes))
+            }
+        }
+        deserializer.deserialize_byte_buf(BytesVisitor)
+    }
 }
 
 /// Runs a sub-flow call under `key` of the caller's context, from `resume` (the sub-state
@@ -124,48 +203,41 @@ pub async fn run_sub<S: IntoSubFlow>(
     sub: S,
     cx: &Cx,
     key: &'static str,
-    resume: Option<Box<RawValue>>,
+    resume: Option<SubState>,
 ) -> SubSettled<<S::Step as SubFlowStep>::Output> {
     let step = sub.into_sub_flow().call;
     let state = match resume {
         None => None,
-        Some(raw) => {
-            match serde_json::from_str::<(u32, <S::Step as SubFlowStep>::State)>(raw.get()) {
-                Ok((shape, state)) if shape == S::Step::SHAPE => Some(state),
-                Ok(_) => {
-                    tracing::warn!(key, "refused requestState: a sub-flow of another shape");
-                    return failed(invalid_state());
-                }
-                Err(reason) => {
-                    tracing::warn!(key, %reason, "refused requestState: a sub-flow state does not decode");
-                    return failed(invalid_state());
-                }
-            }
+        Some(SubState { shape, .. }) if shape != S::Step::SHAPE => {
+            tracing::warn!(key, "refused requestState: a sub-flow of another shape");
+            return failed(invalid_state());
         }
+        Some(SubState { payload, .. }) => match payload::decode(&payload) {
+            Ok(state) => Some(state),
+            Err(reason) => {
+                tracing::warn!(key, %reason, "refused requestState: a sub-flow state does not decode");
+                return failed(invalid_state());
+            }
+        },
     };
     let scoped = cx.scoped(key);
     if let Some(output) = cx.run_until_halt(step.step(scoped, state)).await {
         return SubSettled::Done(output);
     }
     match cx.take_halt() {
-        Some(Halted::Asked { requests, state }) => {
-            let mut envelope = format!("[{},", S::Step::SHAPE).into_bytes();
-            envelope.extend_from_slice(&state);
-            envelope.push(b']');
-            let raw = String::from_utf8(envelope)
-                .ok()
-                .and_then(|text| RawValue::from_string(text).ok());
-            match raw {
-                Some(raw) => SubSettled::Stop(Stop::ask(requests), raw),
-                None => failed(internal_error("a sub-flow state is not valid JSON")),
-            }
-        }
+        Some(Halted::Asked { requests, state }) => SubSettled::Stop(
+            Stop::ask(requests),
+            SubState {
+                shape: S::Step::SHAPE,
+                payload: state,
+            },
+        ),
         Some(Halted::Failed(error)) => failed(error),
         None => failed(internal_error("a sub-flow stopped without saying why")),
     }
 }
 
 fn failed<O>(error: crate::protocol::ErrorObject) -> SubSettled<O> {
-    // The sub-state is never read when the flow fails; `null` stands in for it.
-    SubSettled::Stop(Stop::fail(error), Box::<RawValue>::default())
+    // The sub-state is never read when the flow fails; an empty one stands in for it.
+    SubSettled::Stop(Stop::fail(error), SubState::default())
 }
