@@ -1,0 +1,159 @@
+#!/usr/bin/env bash
+# The build-cost benchmark: what `#[tool]` costs to compile, against the same tools written as
+# hand-written `ToolHandler` impls, and what each question point adds.
+#
+# Generates (with scripts/build-cost.py, into target/build-cost/, deleted at the end) a
+# workspace of leaf crates that depend on this repository's `mcp-runtime` by path:
+#   leaf-macro-q0      N tools written with `#[tool]`, no questions;
+#   leaf-hand-q0       the same N tools (same argument structs, same bodies) as hand-written
+#                      `ToolHandler` impls: `definition()` builds the `Tool` from a schemars
+#                      schema, `call()` answers `Reply::Complete`;
+#   leaf-macro-asking  the N `#[tool]`s with Q straight-line yes/no questions each;
+#   leaf-chain-kK      one `#[tool]` of K yes/no questions in a row, for K in 0, 5, 20, 40.
+# A test first checks that the hand-written tools list and answer exactly as the `#[tool]`
+# ones do (`tools/list`, and `tools/call` with good and bad arguments).
+#
+# Dependencies are built first; then only the leaf crate is rebuilt and timed (wall clock of
+# `cargo build -p <leaf> --lib`, dev profile; a run that recompiles anything else is an
+# error), round-robin over the variants, R runs each:
+#   clean leaf  `touch src/lib.rs`, `CARGO_INCREMENTAL=0`;
+#   edit loop   a one-line edit of the first tool's body, with the incremental cache.
+# Prints the medians, the ratios macro / hand-written, ms per tool, ms per question point
+# ((asking - no questions) / (N * Q)), and for the K series the seconds per question and the
+# growth from K=20 to K=40 above K=0 (2x linear, 4x quadratic), against issue 12's budgets.
+# Takes a few minutes to build the dependencies, then ten timed leaf builds per run (the K=40
+# chain alone is some 15 s today).
+#
+# Usage: scripts/build-cost.sh [--tools N] [--questions Q] [--runs R] [--quick] [--keep]
+#   --tools N      tools per leaf crate (default 50)
+#   --questions Q  questions per tool in leaf-macro-asking (default 2)
+#   --runs R       timed builds per figure; the table shows medians (default 3)
+#   --quick        a smoke run: N=10, R=1
+#   --keep         keep target/build-cost/ (its built dependencies make the next run faster)
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+ROOT="$PWD"
+
+usage() {
+  sed -n '/^# Usage:/,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'
+}
+
+TOOLS=50
+QUESTIONS=2
+RUNS=3
+KEEP=0
+CHAIN=(0 5 20 40)
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --tools) TOOLS="${2:-}"; shift 2 ;;
+    --questions) QUESTIONS="${2:-}"; shift 2 ;;
+    --runs) RUNS="${2:-}"; shift 2 ;;
+    --quick) TOOLS=10; RUNS=1; shift ;;
+    --keep) KEEP=1; shift ;;
+    -h | --help) usage; exit 0 ;;
+    *) echo "error: unknown option \`$1\`" >&2; usage >&2; exit 2 ;;
+  esac
+done
+for value in "$TOOLS" "$QUESTIONS" "$RUNS"; do
+  [[ "$value" =~ ^[0-9]+$ ]] || { echo "error: \`$value\` is not a number" >&2; exit 2; }
+done
+((TOOLS >= 1 && RUNS >= 1)) || { echo "error: --tools and --runs must be at least 1" >&2; exit 2; }
+((BASH_VERSINFO[0] >= 5)) || { echo "error: bash 5 or later is needed (EPOCHREALTIME)" >&2; exit 1; }
+command -v python3 >/dev/null || { echo "error: python3 is needed" >&2; exit 1; }
+
+WORK="$ROOT/target/build-cost"
+MANIFEST="$WORK/Cargo.toml"
+TIMINGS="$WORK/timings"
+LOG="$WORK/cargo.log"
+export CARGO_TARGET_DIR="$WORK/target"
+cleanup() {
+  if ((KEEP == 0)); then
+    rm -rf "$WORK"
+  fi
+}
+trap cleanup EXIT
+
+LEAVES=(leaf-macro-q0 leaf-hand-q0)
+if ((QUESTIONS > 0)); then LEAVES+=(leaf-macro-asking); fi
+CHAINS=()
+for k in "${CHAIN[@]}"; do CHAINS+=("leaf-chain-k$k"); done
+
+echo "== generating $TOOLS tools per leaf, $QUESTIONS questions each, chains of ${CHAIN[*]}"
+python3 scripts/build-cost.py generate "$WORK" --tools "$TOOLS" --questions "$QUESTIONS" \
+  --chain "$(IFS=,; echo "${CHAIN[*]}")" --runtime "$ROOT/mcp-runtime" --lock "$ROOT/Cargo.lock"
+: >"$TIMINGS"
+
+# Runs cargo with its output in $LOG, shown only when it fails.
+quiet_cargo() {
+  if ! cargo "$@" >"$LOG" 2>&1; then
+    cat "$LOG" >&2
+    echo "error: cargo $* failed" >&2
+    exit 1
+  fi
+}
+
+packages() {
+  local name
+  for name in "$@"; do printf -- '-p\n%s\n' "$name"; done
+}
+
+# Builds leaf $2 once, timed, and records it under mode $1; nothing but the leaf may compile.
+timed_build() {
+  local mode="$1" leaf="$2" start end micros compiled
+  start="${EPOCHREALTIME//[.,]/}"
+  quiet_cargo build --manifest-path "$MANIFEST" -p "$leaf" --lib
+  end="${EPOCHREALTIME//[.,]/}"
+  compiled="$(grep -c '^ *Compiling ' "$LOG" || true)"
+  if [[ "$compiled" != 1 ]]; then
+    cat "$LOG" >&2
+    echo "error: $compiled crates compiled for $leaf; only the leaf should have" >&2
+    exit 1
+  fi
+  micros=$((end - start))
+  printf -v seconds '%d.%06d' $((micros / 1000000)) $((micros % 1000000))
+  echo "$mode $leaf $seconds" >>"$TIMINGS"
+  printf '   %-5s %-20s %6.2f s\n' "$mode" "$leaf" "$seconds"
+}
+
+echo "== checking that the hand-written tools list and answer as the #[tool] ones"
+export CARGO_INCREMENTAL=0
+quiet_cargo test --manifest-path "$MANIFEST" -p build-cost-check
+
+echo "== building the dependencies (no incremental cache)"
+mapfile -t selected < <(packages "${LEAVES[@]}" "${CHAINS[@]}")
+quiet_cargo build --manifest-path "$MANIFEST" "${selected[@]}" --lib
+
+# One untimed rebuild of each leaf first, so no timed run pays for a cold start.
+for leaf in "${LEAVES[@]}"; do
+  touch "$WORK/crates/$leaf/src/lib.rs"
+  quiet_cargo build --manifest-path "$MANIFEST" -p "$leaf" --lib
+done
+
+echo "== clean leaf: touch src/lib.rs, CARGO_INCREMENTAL=0 ($RUNS runs)"
+for _ in $(seq 1 "$RUNS"); do
+  for leaf in "${LEAVES[@]}" "${CHAINS[@]}"; do
+    touch "$WORK/crates/$leaf/src/lib.rs"
+    timed_build clean "$leaf"
+  done
+done
+
+echo "== edit loop: a one-line edit with the incremental cache ($RUNS runs)"
+export CARGO_INCREMENTAL=1
+rev=1
+for leaf in "${LEAVES[@]}"; do
+  python3 scripts/build-cost.py edit "$WORK/crates/$leaf/src/lib.rs" "$rev"
+done
+mapfile -t selected < <(packages "${LEAVES[@]}")
+quiet_cargo build --manifest-path "$MANIFEST" "${selected[@]}" --lib
+for _ in $(seq 1 "$RUNS"); do
+  rev=$((rev + 1))
+  for leaf in "${LEAVES[@]}"; do
+    python3 scripts/build-cost.py edit "$WORK/crates/$leaf/src/lib.rs" "$rev"
+    timed_build edit "$leaf"
+  done
+done
+
+python3 scripts/build-cost.py report "$TIMINGS" --tools "$TOOLS" --questions "$QUESTIONS" \
+  --runs "$RUNS"
+echo
+echo "Wall clock of cargo build -p <leaf> --lib, dev profile, rustc $(rustc --version | cut -d' ' -f2)."
