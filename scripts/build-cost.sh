@@ -13,11 +13,12 @@
 # A test first checks that the hand-written tools list and answer exactly as the `#[tool]`
 # ones do (`tools/list`, and `tools/call` with good and bad arguments).
 #
-# Dependencies are built first; then only the leaf crate is rebuilt and timed (wall clock of
-# `cargo build -p <leaf> --lib`, dev profile; a run that recompiles anything else is an
-# error), round-robin over the variants, R runs each:
+# Dependencies are built first; then only the leaf crate is rebuilt and timed (`cargo build
+# -p <leaf> --lib`, dev profile; a run that recompiles anything else is an error), round-robin
+# over the variants, R runs each, as wall-clock seconds and as CPU seconds (user + system of
+# cargo and rustc, the steadier figure on a shared machine):
 #   clean leaf  `touch src/lib.rs`, `CARGO_INCREMENTAL=0`;
-#   edit loop   a one-line edit of the first tool's body, with the incremental cache.
+#   edit loop   a one-line edit (a string literal in the first tool's body), incremental.
 # Prints the medians, the ratios macro / hand-written, ms per tool, ms per question point
 # ((asking - no questions) / (N * Q)), and for the K series the seconds per question and the
 # growth from K=20 to K=40 above K=0 (2x linear, 4x quadratic), against issue 12's budgets.
@@ -31,6 +32,7 @@
 #   --quick        a smoke run: N=10, R=1
 #   --keep         keep target/build-cost/ (its built dependencies make the next run faster)
 set -euo pipefail
+export LC_ALL=C # decimal points in EPOCHREALTIME and in `time`'s figures
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 ROOT="$PWD"
 
@@ -97,12 +99,22 @@ packages() {
   for name in "$@"; do printf -- '-p\n%s\n' "$name"; done
 }
 
-# Builds leaf $2 once, timed, and records it under mode $1; nothing but the leaf may compile.
+# Builds leaf $2 once, timed, and records it under mode $1: wall-clock seconds, and the CPU
+# seconds (user + system) of cargo and the compiler, steadier on a shared machine. Nothing
+# but the leaf may compile.
 timed_build() {
-  local mode="$1" leaf="$2" start end micros compiled
-  start="${EPOCHREALTIME//[.,]/}"
-  quiet_cargo build --manifest-path "$MANIFEST" -p "$leaf" --lib
-  end="${EPOCHREALTIME//[.,]/}"
+  local mode="$1" leaf="$2" status=0 start end micros compiled wall cpu
+  local TIMEFORMAT='%3U %3S'
+  start="${EPOCHREALTIME/./}"
+  {
+    time cargo build --manifest-path "$MANIFEST" -p "$leaf" --lib >"$LOG" 2>&1 || status=$?
+  } 2>"$WORK/cpu"
+  end="${EPOCHREALTIME/./}"
+  if ((status != 0)); then
+    cat "$LOG" >&2
+    echo "error: cargo build -p $leaf failed" >&2
+    exit 1
+  fi
   compiled="$(grep -c '^ *Compiling ' "$LOG" || true)"
   if [[ "$compiled" != 1 ]]; then
     cat "$LOG" >&2
@@ -110,9 +122,10 @@ timed_build() {
     exit 1
   fi
   micros=$((end - start))
-  printf -v seconds '%d.%06d' $((micros / 1000000)) $((micros % 1000000))
-  echo "$mode $leaf $seconds" >>"$TIMINGS"
-  printf '   %-5s %-20s %6.2f s\n' "$mode" "$leaf" "$seconds"
+  printf -v wall '%d.%06d' $((micros / 1000000)) $((micros % 1000000))
+  cpu="$(awk '{ printf "%.3f", $1 + $2 }' "$WORK/cpu")"
+  echo "$mode $leaf $wall $cpu" >>"$TIMINGS"
+  printf '   %-5s %-20s %6.2f s wall %6.2f s CPU\n' "$mode" "$leaf" "$wall" "$cpu"
 }
 
 echo "== checking that the hand-written tools list and answer as the #[tool] ones"
@@ -156,4 +169,4 @@ done
 python3 scripts/build-cost.py report "$TIMINGS" --tools "$TOOLS" --questions "$QUESTIONS" \
   --runs "$RUNS"
 echo
-echo "Wall clock of cargo build -p <leaf> --lib, dev profile, rustc $(rustc --version | cut -d' ' -f2)."
+echo "cargo build -p <leaf> --lib, dev profile, rustc $(rustc --version | cut -d' ' -f2), $(nproc 2>/dev/null || echo '?') cores."
