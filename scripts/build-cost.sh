@@ -2,8 +2,9 @@
 # The build-cost benchmark: what `#[tool]` costs to compile, against the same tools written as
 # hand-written `ToolHandler` impls, and what each question point adds.
 #
-# Generates (with scripts/build-cost.py, into target/build-cost/, deleted at the end) a
-# workspace of leaf crates that depend on this repository's `mcp-runtime` by path:
+# Generates, with scripts/build-cost.py, a workspace of leaf crates that depend on this
+# repository's `mcp-runtime` by path (in target/build-cost/, with its own target directory
+# whatever CARGO_TARGET_DIR says; deleted at the end unless --keep):
 #   leaf-macro-q0      N tools written with `#[tool]`, no questions;
 #   leaf-hand-q0       the same N tools (same argument structs, same bodies) as hand-written
 #                      `ToolHandler` impls: `definition()` builds the `Tool` from a schemars
@@ -47,6 +48,8 @@ KEEP=0
 CHAIN=(0 5 20 40)
 while [[ $# -gt 0 ]]; do
   case "$1" in
+    --tools | --questions | --runs)
+      [[ $# -ge 2 ]] || { echo "error: $1 needs a value" >&2; exit 2; } ;;&
     --tools) TOOLS="${2:-}"; shift 2 ;;
     --questions) QUESTIONS="${2:-}"; shift 2 ;;
     --runs) RUNS="${2:-}"; shift 2 ;;
