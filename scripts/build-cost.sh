@@ -18,12 +18,15 @@
 # -p <leaf> --lib`, dev profile; a run that recompiles anything else is an error), round-robin
 # over the variants, R runs each, as wall-clock seconds and as CPU seconds (user + system of
 # cargo and rustc, the steadier figure on a shared machine):
-#   clean leaf  `touch src/lib.rs`, `CARGO_INCREMENTAL=0`;
-#   edit loop   a one-line edit (a string literal in the first tool's body), incremental.
+#   clean leaf    `touch src/lib.rs`, `CARGO_INCREMENTAL=0`;
+#   edit in line  with the incremental cache, a one-line edit that moves no other line (a
+#                 string literal in the first tool's body);
+#   edit + line   the same, with a line added to that body, or taken away again, which moves
+#                 every line below it (and the spans of everything the macros expand there).
 # Prints the medians, the ratios macro / hand-written, ms per tool, ms per question point
 # ((asking - no questions) / (N * Q)), and for the K series the seconds per question and the
 # growth from K=20 to K=40 above K=0 (2x linear, 4x quadratic), against issue 12's budgets.
-# Takes a few minutes to build the dependencies, then ten timed leaf builds per run (the K=40
+# Takes a few minutes to build the dependencies, then 13 timed leaf builds per run (the K=40
 # chain alone is some 15 s today).
 #
 # Usage: scripts/build-cost.sh [--tools N] [--questions Q] [--runs R] [--quick] [--keep]
@@ -63,7 +66,10 @@ for value in "$TOOLS" "$QUESTIONS" "$RUNS"; do
   [[ "$value" =~ ^[0-9]+$ ]] || { echo "error: \`$value\` is not a number" >&2; exit 2; }
 done
 ((TOOLS >= 1 && RUNS >= 1)) || { echo "error: --tools and --runs must be at least 1" >&2; exit 2; }
-((BASH_VERSINFO[0] >= 5)) || { echo "error: bash 5 or later is needed (EPOCHREALTIME)" >&2; exit 1; }
+if ((BASH_VERSINFO[0] < 5)); then
+  echo "error: bash 5 or later is needed (EPOCHREALTIME)" >&2
+  exit 1
+fi
 command -v python3 >/dev/null || { echo "error: python3 is needed" >&2; exit 1; }
 
 WORK="$ROOT/target/build-cost"
@@ -153,7 +159,7 @@ for _ in $(seq 1 "$RUNS"); do
   done
 done
 
-echo "== edit loop: a one-line edit with the incremental cache ($RUNS runs)"
+echo "== edit loop: one-line edits with the incremental cache ($RUNS runs)"
 export CARGO_INCREMENTAL=1
 rev=1
 for leaf in "${LEAVES[@]}"; do
@@ -166,10 +172,13 @@ for _ in $(seq 1 "$RUNS"); do
   for leaf in "${LEAVES[@]}"; do
     python3 scripts/build-cost.py edit "$WORK/crates/$leaf/src/lib.rs" "$rev"
     timed_build edit "$leaf"
+    python3 scripts/build-cost.py edit "$WORK/crates/$leaf/src/lib.rs" "$rev" --shift
+    timed_build shift "$leaf"
   done
 done
 
 python3 scripts/build-cost.py report "$TIMINGS" --tools "$TOOLS" --questions "$QUESTIONS" \
   --runs "$RUNS"
 echo
-echo "cargo build -p <leaf> --lib, dev profile, rustc $(rustc --version | cut -d' ' -f2), $(nproc 2>/dev/null || echo '?') cores."
+echo "cargo build -p <leaf> --lib, dev profile, rustc $(rustc --version | cut -d' ' -f2)," \
+  "$(nproc 2>/dev/null || echo '?') cores."
