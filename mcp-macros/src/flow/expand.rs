@@ -40,7 +40,10 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
             .iter()
             .map(|c| {
                 let ty = &c.ty;
-                quote_spanned!(c.ident.span()=> #[serde(with = "::mcp_runtime::__private::carry")] #ty)
+                quote_spanned!(c.ident.span()=> #[serde(
+                    serialize_with = "<_ as ::mcp_runtime::flow::carry::Carry>::write",
+                    deserialize_with = "<_ as ::mcp_runtime::flow::carry::Carry>::read",
+                )] #ty)
             })
             .collect();
         if plan.sites[id].is_sub() {
@@ -551,8 +554,23 @@ impl SiteCode<'_> {
         if site.is_sub() {
             let (sub_value, sub_resume) = (self.sub_value, self.sub_resume);
             let key = &keys[0];
-            return syn::parse_quote_spanned! {syn::spanned::Spanned::span(question)=>
-                match #p::run_sub(#question, &#cx, #key, #sub_resume.take()).await {
+            // The call is bound to a local and converted under one span, the call's first
+            // token, with every path spelled out (an interpolated `#p` would keep the
+            // attribute's span): a call that is no sub-flow is then reported once, there.
+            let span = syn::spanned::Spanned::span(question);
+            // Named at the call itself, not mixed-site: the user's expression is evaluated
+            // before the binding exists, so it cannot see this name.
+            let call = Ident::new("__mcp_call", span);
+            return syn::parse_quote_spanned! {span=>
+                match ::mcp_runtime::__private::run_sub(
+                    {
+                        let #call = #question;
+                        ::mcp_runtime::flow::IntoSubFlow::into_sub_flow(#call)
+                    },
+                    &#cx,
+                    #key,
+                    #sub_resume.take(),
+                ).await {
                     #p::SubSettled::Done(#answer) => #answer,
                     #p::SubSettled::Stop(#halt, #sub_value) => match #p::stop(
                         &#cx,
@@ -563,10 +581,17 @@ impl SiteCode<'_> {
                 }
             };
         }
-        // Spanned at the question's method: a bound its answer type breaks is reported there,
-        // as the method's own bound is, and so only once.
+        // Spanned at the question's method, the path spelled out so that no token of it keeps
+        // the attribute's span: a bound its answer type breaks is reported there, as the
+        // method's own bound is, and so only once.
+        // The question's closure is bound first, so that its own bounds are checked (and
+        // reported) before the batch's.
+        let ask = Ident::new("__mcp_ask", Span::mixed_site());
         syn::parse_quote_spanned! {question_span(question)=>
-            match #p::Batch::settle(|| #question, &#cx, &[#(#keys),*]) {
+            match {
+                let #ask = || #question;
+                ::mcp_runtime::__private::Batch::settle(#ask, &#cx, &[#(#keys),*])
+            } {
                 #p::Settled::Answered(#answer) => #answer,
                 #p::Settled::Stop(#halt) => match #p::stop(
                     &#cx,

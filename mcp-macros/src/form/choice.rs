@@ -114,7 +114,6 @@ pub(crate) fn derive(input: &DeriveInput) -> TokenStream {
 //                 CHOICES, from_wire, to_wire,
 //                 ENUM_NAMES = true  /* only with #[choice(enum_names)] */
 //             }
-//             impl FormField for Environment {}
 //             impl Serialize / Deserialize for Environment { /* as the wire value */ }
 //         };
 fn expand(choice: &Choice<'_>) -> TokenStream {
@@ -167,9 +166,6 @@ fn expand(choice: &Choice<'_>) -> TokenStream {
             }
 
             #[automatically_derived]
-            impl ::mcp_runtime::__private::form::FormField for #ident {}
-
-            #[automatically_derived]
             impl ::mcp_runtime::__private::serde::Serialize for #ident {
                 fn serialize<__S: ::mcp_runtime::__private::serde::Serializer>(
                     &self,
@@ -209,7 +205,5 @@ fn fallback(input: &DeriveInput) -> TokenStream {
                 ::core::unreachable!()
             }
         }
-        #[automatically_derived]
-        impl ::mcp_runtime::__private::form::FormField for #ident {}
     }
 }

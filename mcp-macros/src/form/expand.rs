@@ -35,7 +35,7 @@ pub(crate) fn form(form: &Form<'_>) -> TokenStream {
         let local = format_ident!("__mcp_field_{}", index, span = Span::mixed_site());
         let kind = kind_tokens(field);
         // Every use of the field's kind carries the span of the field's type: a type that is
-        // no form field is then reported once, on that type, with the `FormField` message.
+        // no form field is then reported once, on that type, with the message of `ElicitChoice`.
         let span = kind_span(field);
         let wire = wire_name(field.ident, field.attrs.rename.as_ref(), &form.attrs);
         let meta_value = meta_tokens(field, &wire);

@@ -3,39 +3,36 @@
 use serde::de::DeserializeOwned;
 use serde::{Deserializer, Serialize, Serializer};
 
-/// A type that can be written into a flow's request state: a local used after a question.
+/// A value a flow can carry across a question: any type that is `Serialize` and
+/// `DeserializeOwned`.
 ///
-/// Writing and reading are two traits so that a type lacking both gets one error for each,
-/// not one for each half of each.
+/// A local used after a question travels in the request state, so its type must be written
+/// and read back. Implemented for every such type; it exists so that a local of another type
+/// is reported once, at its name, in these words.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be carried across a question",
     label = "this local is used after a question, so it travels in the request state",
     note = "a carried local must implement `serde::Serialize` and `serde::Deserialize`; derive \
             them, or convert the value to a type that does before the question"
 )]
-pub trait CarryOut: Serialize {}
-
-impl<T: Serialize> CarryOut for T {}
-
-/// A type that can be read back from a flow's request state.
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be carried across a question",
-    label = "this local is used after a question, so it travels in the request state",
-    note = "a carried local must implement `serde::Serialize` and `serde::Deserialize`; derive \
-            them, or convert the value to a type that does before the question"
-)]
-pub trait CarryIn: DeserializeOwned {}
-
-impl<T: DeserializeOwned> CarryIn for T {}
-
-/// `#[serde(serialize_with)]` for a carried local.
-pub fn serialize<T: CarryOut, S: Serializer>(value: &T, serializer: S) -> Result<S::Ok, S::Error> {
-    value.serialize(serializer)
+pub trait Carry: Sized {
+    /// Writes the value into the state (`#[serde(serialize_with)]` of a carried local).
+    #[doc(hidden)]
+    fn write<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error>;
+    /// Reads the value back (`#[serde(deserialize_with)]` of a carried local).
+    #[doc(hidden)]
+    fn read<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error>;
 }
 
-/// `#[serde(deserialize_with)]` for a carried local.
-pub fn deserialize<'de, T: CarryIn, D: Deserializer<'de>>(deserializer: D) -> Result<T, D::Error> {
-    T::deserialize(deserializer)
+#[diagnostic::do_not_recommend]
+impl<T: Serialize + DeserializeOwned> Carry for T {
+    fn write<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.serialize(serializer)
+    }
+
+    fn read<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        T::deserialize(deserializer)
+    }
 }
 
 /// A collection a `for` loop that asks questions can iterate over.

@@ -24,8 +24,8 @@ pub use output::{
     HandlerError, IntoPromptResult, IntoResourceResult, IntoToolResult, Json, PromptResult,
     ResourceResult, ToolResult, text,
 };
-pub use question::{Question, Refusal};
-pub use subflow::{IntoSubFlow, SubFlow, SubFlowStep};
+pub use question::{Question, QuestionAwaitedOutsideFlow, Refusal};
+pub use subflow::{IntoSubFlow, SubFlow, SubFlowAwaitedOutsideFlow, SubFlowStep};
 
 #[doc(hidden)]
 pub mod __private {

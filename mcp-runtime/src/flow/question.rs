@@ -210,7 +210,7 @@ impl<A> Question<A> {
 /// point, so a question never runs as a future. Awaited anywhere else (in a closure, in a
 /// helper function, on a clone of the context), it would have nowhere to suspend to; this
 /// impl exists only so that mistake fails to compile with a message about questions,
-/// through the bound `AwaitedOutsideFlow`, which no type implements.
+/// through the bound [`QuestionAwaitedOutsideFlow`], which no type implements.
 //
 // Why `Future` and not `IntoFuture`: `.await` asks for `IntoFuture`, and core's blanket
 // `impl<F: Future> IntoFuture for F` is a second candidate beside any impl of ours, so rustc
@@ -219,7 +219,7 @@ impl<A> Question<A> {
 // `Question<A>`, because rustc also prefers the root when both have the same self type.
 impl<A> Future for Question<A>
 where
-    A: AwaitedOutsideFlow,
+    A: QuestionAwaitedOutsideFlow,
 {
     type Output = A;
 
@@ -234,6 +234,11 @@ mod sealed {
 
 /// Never implemented: the bound that makes awaiting a [`Question`] outside a handler body a
 /// compile error that speaks of questions.
+///
+/// A question is awaited directly in the body of a `#[tool]`, `#[prompt]`, `#[resource]` or
+/// `#[elicit]` function, where the macro turns the await into a suspension point. Awaited
+/// anywhere else (a closure, a helper function, a clone of the context), it would have nowhere
+/// to suspend to, and the compiler names this trait in its error.
 #[diagnostic::on_unimplemented(
     message = "a question can only be awaited directly in the body of a `#[tool]`, `#[prompt]`, \
                `#[resource]` or `#[elicit]` function, on its own context",
@@ -241,7 +246,7 @@ mod sealed {
              suspension point",
     note = "bind the answer with `let answer = cx.elicit(...).await?;` in the handler body"
 )]
-pub trait AwaitedOutsideFlow: sealed::Sealed {}
+pub trait QuestionAwaitedOutsideFlow: sealed::Sealed {}
 
 pub(crate) fn form<F: ElicitForm>(message: String) -> Question<Result<F, Refusal>> {
     Question::new(

@@ -41,15 +41,15 @@ impl<T> SubFlow<T> {
 }
 
 /// A sub-flow call is awaited only where the caller's macro turns it into a question point;
-/// awaited anywhere else, it fails to compile through the bound `AwaitedOutsideFlow`, which
+/// awaited anywhere else, it fails to compile through the bound [`SubFlowAwaitedOutsideFlow`], which
 /// no type implements (see `Question`'s impl for why this is `Future` and not `IntoFuture`).
 impl<T> Future for SubFlow<T>
 where
-    T: AwaitedOutsideFlow,
+    T: SubFlowStep + SubFlowAwaitedOutsideFlow,
 {
-    type Output = T;
+    type Output = T::Output;
 
-    fn poll(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<T> {
+    fn poll(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<T::Output> {
         Poll::Pending
     }
 }
@@ -60,6 +60,10 @@ mod sealed {
 
 /// Never implemented: the bound that makes awaiting a [`SubFlow`] outside a flow body a
 /// compile error that speaks of sub-flows.
+///
+/// A sub-flow call is awaited directly in the body of a `#[tool]`, `#[prompt]`, `#[resource]`
+/// or `#[elicit]` function, where the caller's macro turns it into a question point; awaited
+/// anywhere else, the compiler names this trait in its error.
 #[diagnostic::on_unimplemented(
     message = "a sub-flow can only be awaited directly in the body of a `#[tool]`, `#[prompt]`, \
                `#[resource]` or `#[elicit]` function",
@@ -67,7 +71,7 @@ mod sealed {
              suspension point",
     note = "bind its result first: `let answer: T = sub_flow(&cx, ...).await?;`"
 )]
-pub trait AwaitedOutsideFlow: sealed::Sealed {}
+pub trait SubFlowAwaitedOutsideFlow: sealed::Sealed {}
 
 /// The state machine `#[elicit]` makes of a sub-flow: what the function it rewrites returns,
 /// inside a [`SubFlow`]. Implemented by the macro only; a caller awaits the `SubFlow`.
@@ -102,6 +106,7 @@ pub trait IntoSubFlow {
     fn into_sub_flow(self) -> SubFlow<Self::Step>;
 }
 
+#[diagnostic::do_not_recommend]
 impl<T: SubFlowStep> IntoSubFlow for SubFlow<T> {
     type Step = T;
     fn into_sub_flow(self) -> Self {
@@ -199,16 +204,16 @@ impl<'de> Deserialize<'de> for ByteBuf {
 /// Runs a sub-flow call under `key` of the caller's context, from `resume` (the sub-state
 /// the caller's state carried, when the caller resumes at this call).
 #[doc(hidden)]
-pub async fn run_sub<S: IntoSubFlow>(
-    sub: S,
+pub async fn run_sub<S: SubFlowStep>(
+    sub: SubFlow<S>,
     cx: &Cx,
     key: &'static str,
     resume: Option<SubState>,
-) -> SubSettled<<S::Step as SubFlowStep>::Output> {
-    let step = sub.into_sub_flow().call;
+) -> SubSettled<S::Output> {
+    let step = sub.call;
     let state = match resume {
         None => None,
-        Some(SubState { shape, .. }) if shape != S::Step::SHAPE => {
+        Some(SubState { shape, .. }) if shape != S::SHAPE => {
             tracing::warn!(key, "refused requestState: a sub-flow of another shape");
             return failed(invalid_state());
         }
@@ -228,7 +233,7 @@ pub async fn run_sub<S: IntoSubFlow>(
         Some(Halted::Asked { requests, state }) => SubSettled::Stop(
             Stop::ask(requests),
             SubState {
-                shape: S::Step::SHAPE,
+                shape: S::SHAPE,
                 payload: state,
             },
         ),

@@ -23,17 +23,6 @@ use crate::protocol::{
 pub use std::string::String;
 pub use std::sync::OnceLock;
 
-/// Marks the enums a form may hold; implemented by `#[derive(ElicitChoice)]` beside
-/// [`ElicitChoice`]. The generated code requires it of every field type the derive cannot
-/// recognise by name, so a wrong type fails with a message about forms.
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be a field of an elicitation form",
-    label = "not an elicitation form field type",
-    note = "a form field is a `String`, an integer, `f32`, `f64`, `bool`, an enum deriving `ElicitChoice`, a `Vec` or `BTreeSet` of such an enum, or an `Option` of one of these, written out by name",
-    note = "forms are flat: a struct cannot be nested in a form, and type aliases are not followed"
-)]
-pub trait FormField: ElicitChoice {}
-
 /// An inclusive numeric bound as written in `#[form(minimum = ...)]`.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Bound {
@@ -522,7 +511,7 @@ fn one_of_words<T: ElicitChoice>() -> String {
 /// when the enum asks for it, else titled once any variant has a title, else untitled.
 pub struct Single<T>(PhantomData<T>);
 
-impl<T: FormField> Kind for Single<T> {
+impl<T: ElicitChoice> Kind for Single<T> {
     type Value = T;
 
     fn schema(meta: &FieldMeta, default: Option<&T>) -> PrimitiveSchema {
@@ -582,14 +571,14 @@ impl<T: FormField> Kind for Single<T> {
 /// A collection a multi-select parses into.
 pub trait Selection: Sized {
     /// The choice enum.
-    type Item: FormField;
+    type Item: ElicitChoice;
     /// The selection from distinct values, in the order sent.
     fn from_distinct(items: Vec<Self::Item>) -> Self;
     /// The selected values.
     fn items(&self) -> impl Iterator<Item = Self::Item>;
 }
 
-impl<T: FormField> Selection for Vec<T> {
+impl<T: ElicitChoice> Selection for Vec<T> {
     type Item = T;
     fn from_distinct(items: Vec<T>) -> Self {
         items
@@ -599,7 +588,7 @@ impl<T: FormField> Selection for Vec<T> {
     }
 }
 
-impl<T: FormField + Ord> Selection for BTreeSet<T> {
+impl<T: ElicitChoice + Ord> Selection for BTreeSet<T> {
     type Item = T;
     fn from_distinct(items: Vec<T>) -> Self {
         items.into_iter().collect()

@@ -204,6 +204,12 @@ pub struct Choice<T> {
 ///     })
 /// );
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a field of an elicitation form",
+    label = "not an elicitation form field type",
+    note = "a form field is a `String`, an integer, `f32`, `f64`, `bool`, an enum deriving `ElicitChoice`, a `Vec` or `BTreeSet` of such an enum, or an `Option` of one of these, written out by name",
+    note = "forms are flat: a struct cannot be nested in a form, and type aliases are not followed"
+)]
 pub trait ElicitChoice: Sized + Copy + 'static {
     /// Every variant, in declaration order.
     const CHOICES: &'static [Choice<Self>];
