@@ -232,3 +232,29 @@ async fn a_session_belongs_to_the_subject_that_opened_it() {
     .await;
     assert_eq!(other.status, 404);
 }
+
+#[tokio::test]
+async fn get_and_delete_refuse_a_protocol_version_other_than_the_sessions() {
+    let running = client::start(deploy::server(1)).await;
+    let session = Client::open(running.addr).await;
+    let id = session.session.as_str();
+    for method in ["GET", "DELETE"] {
+        for version in ["2025-06-18", "2026-07-28", "1999-01-01", "not a version"] {
+            let headers = [("mcp-session-id", id), ("mcp-protocol-version", version)];
+            let refused = send(running.addr, method, &headers, Vec::new())
+                .await
+                .refusal(400)
+                .await;
+            assert_eq!(refused["error"]["code"], -32600, "{method} {version}");
+        }
+    }
+    // Nothing was opened or ended: with the session's version, both are served.
+    let headers = [("mcp-session-id", id), ("mcp-protocol-version", LEGACY)];
+    let standalone = send(running.addr, "GET", &headers, Vec::new()).await;
+    assert_eq!(standalone.status, 200);
+    assert!(standalone.is_event_stream());
+    drop(standalone);
+    let ended = send(running.addr, "DELETE", &headers, Vec::new()).await;
+    assert_eq!(ended.status, 204);
+    assert_eq!(session.delete().await, 404, "the session has ended");
+}
