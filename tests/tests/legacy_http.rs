@@ -262,3 +262,82 @@ async fn get_and_delete_refuse_a_protocol_version_other_than_the_sessions() {
     assert_eq!(ended.status, 204);
     assert_eq!(session.delete().await, 404, "the session has ended");
 }
+
+#[tokio::test]
+async fn initialize_is_refused_with_503_while_every_session_is_busy() {
+    let server = Server::builder()
+        .tool(deploy_tools::confirm_deploy)
+        .max_sessions(1)
+        .build();
+    let running = client::start(server.clone()).await;
+    let busy = Client::open(running.addr).await;
+    let headers = [
+        ("mcp-session-id", busy.session.as_str()),
+        ("mcp-protocol-version", LEGACY),
+    ];
+    // An open standalone stream keeps its session busy: it may not give way.
+    let standalone = send(running.addr, "GET", &headers, Vec::new()).await;
+    assert_eq!(standalone.status, 200);
+    let body = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": LEGACY, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+    let refused = send(running.addr, "POST", &[], body.to_string().into_bytes()).await;
+    assert!(refused.header("mcp-session-id").is_none());
+    let refused = refused.refusal(503).await;
+    assert_eq!(refused["id"], 0);
+    assert_eq!(refused["error"]["code"], -32603);
+    assert_eq!(server.legacy_sessions(), 1);
+    assert_eq!(
+        busy.request(1, "ping", json!({})).await["result"],
+        json!({})
+    );
+    // Once the busy session ends, there is room again.
+    assert_eq!(busy.delete().await, 204);
+    drop(standalone);
+    let next = Client::open(running.addr).await;
+    assert_eq!(
+        next.request(2, "ping", json!({})).await["result"],
+        json!({})
+    );
+}
+
+#[tokio::test]
+async fn a_dropped_call_stream_cancels_the_call_and_forgets_its_question() {
+    let server = deploy::server(1);
+    let running = client::start(server.clone()).await;
+    let session = Client::open(running.addr).await;
+    let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "deploy", "arguments": {"service": "api"}}});
+    let mut stream = session.post(&call).await;
+    assert!(stream.is_event_stream());
+    let question = stream.next_message().await.unwrap();
+    assert_eq!(question["method"], "elicitation/create");
+    assert_eq!(server.legacy_requests_waiting(), 1);
+    // The client goes away while the question waits: the call is dropped with its question.
+    drop(stream);
+    let forgotten = async {
+        while server.legacy_requests_waiting() > 0 {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(10), forgotten)
+        .await
+        .expect("the dropped call's question is forgotten");
+    // A late answer goes nowhere, and the session goes on.
+    let late = json!({"jsonrpc": "2.0", "id": question["id"], "result": legacy::accept(
+        json!({"environment": "staging", "replicas": 1}))});
+    assert_eq!(session.post(&late).await.status, 202);
+    let staged = session
+        .call(2, "deploy", json!({"service": "web"}), |request| {
+            assert_eq!(request["params"]["message"], "Where should web go?");
+            legacy::accept(json!({"environment": "staging", "replicas": 2}))
+        })
+        .await;
+    assert!(
+        staged
+            .text()
+            .starts_with("Deployed 2 replicas of web to Staging"),
+        "{}",
+        staged.text()
+    );
+    assert_eq!(server.legacy_requests_waiting(), 0);
+}

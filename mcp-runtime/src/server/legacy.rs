@@ -381,6 +381,17 @@ impl Server {
         self.inner.sessions.len()
     }
 
+    /// How many server-to-client requests (the questions of running calls) wait for a legacy
+    /// client's response, across every open session.
+    pub fn legacy_requests_waiting(&self) -> usize {
+        self.inner
+            .sessions
+            .all()
+            .iter()
+            .map(|session| session.waiting())
+            .sum()
+    }
+
     /// Ends the HTTP session `id` (a client's `DELETE`), or the refusal to (`404` once it
     /// has ended).
     pub(crate) fn end_session(
