@@ -8,9 +8,10 @@
 # `deploy` and `conformance-server` examples and starts each on a free loopback port, then runs:
 #   - tests/clients/legacy_client.mjs (TypeScript SDK) and tests/clients/legacy_client.py
 #     (Python SDK) against `deploy`, over HTTP and over stdio, one check per scenario;
-#   - the Inspector CLI, which cannot answer elicitations: `tools/list` of `deploy`, a `deploy`
-#     call that must fail promptly (the CLI declares no elicitation capability), and the
-#     conformance server's prompts and resources, over HTTP and over stdio.
+#   - the Inspector CLI, which cannot answer elicitations: `tools/list` of `deploy`, a call of
+#     `deployments` (which asks nothing) that must succeed with its structured result repeated
+#     as text, a `deploy` call that must fail promptly (the CLI declares no elicitation
+#     capability), and the conformance server's prompts and resources, over HTTP and over stdio.
 # Each check prints `PASS name` or `FAIL name: reason`; the last line is
 # `legacy-clients: N passed, N failed`, and the exit code is 1 when any check failed. The
 # servers are always stopped.
@@ -231,6 +232,10 @@ client_suite py-stdio "$PYTHON" tests/clients/legacy_client.py --stdio "$DEPLOY_
 
 echo "== MCP Inspector $INSPECTOR_VERSION CLI"
 TOOLS='r.tools.map((t) => t.name).sort().join() === "confirm_deploy,deploy,deployments"'
+# The HTTP server may already hold the SDK clients' deployments: any list, but a well-formed one,
+# its text block the same JSON as its structured content.
+DEPLOYMENTS='r.isError !== true && Array.isArray(r.structuredContent?.deployments) &&
+  JSON.stringify(JSON.parse(r.content[0].text)) === JSON.stringify(r.structuredContent)'
 PROMPTS='r.prompts.some((p) => p.name === "test_simple_prompt")'
 PROMPT='r.messages.some((m) => m.content.text === "This is a simple prompt for testing.")'
 RESOURCES='r.resources.some((x) => x.uri === "test://static-text")'
@@ -250,6 +255,8 @@ for transport in http stdio; do
   fi
   inspector_check "inspector-$transport/deploy/tools-list" "$TOOLS" \
     "${deploy[@]}" --method tools/list "${target_deploy[@]}"
+  inspector_check "inspector-$transport/deploy/call-deployments" "$DEPLOYMENTS" \
+    "${deploy[@]}" --method tools/call --tool-name deployments "${target_deploy[@]}"
   inspector_refused "inspector-$transport/deploy/call-without-elicitation" \
     "${deploy[@]}" --method tools/call --tool-name deploy --tool-arg service=api "${target_deploy[@]}"
   inspector_check "inspector-$transport/conformance/prompts-list" "$PROMPTS" \

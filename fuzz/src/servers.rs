@@ -24,14 +24,16 @@ pub fn signer() -> Signer {
 /// The name, and so the state audience, of [`examples`].
 pub const EXAMPLES_NAME: &str = "mcp-fuzz-examples";
 
-/// A server with the example tools: `deploy`, `confirm_deploy` and `order`.
+/// A server with the example tools: `deploy`, `confirm_deploy`, `deployments`, `order`, and
+/// the tracker's `create_issue`, `close_issues` and `list_issues`.
 pub fn examples() -> Server {
     examples_with(signer())
 }
 
 /// [`examples`] with another signer (a sealing one, say).
 pub fn examples_with(signer: Signer) -> Server {
-    mcp_examples::deploy::register(Server::builder())
+    let builder = mcp_examples::tracker::register(Server::builder());
+    mcp_examples::deploy::register(builder)
         .name(EXAMPLES_NAME)
         .version("1.0.0")
         .signer(signer)

@@ -1,7 +1,7 @@
 //! What the HTTP transport refuses before it reads a request, through the whole stack over
 //! real loopback sockets: `Host`, `Origin` and absolute-form targets parsed strictly, the
-//! builder's `allow_host` and `allow_origin` lists, and bodies over the limit however they are
-//! framed. Memory under many-chunk bodies is measured by `attack chunks`
+//! builder's `allow_host` and `allow_origin` lists, bodies over the limit however they are
+//! framed, and bodies nested too deep, refused while they arrive. Memory under many-chunk bodies is measured by `attack chunks`
 //! (examples/src/bin/attack.rs), not asserted here.
 
 #[path = "support/client.rs"]
@@ -74,6 +74,60 @@ async fn a_chunk_over_the_limit_is_refused_while_it_arrives() {
     request.extend_from_slice(format!("{:x}\r\n{message}\r\n0\r\n\r\n", message.len()).as_bytes());
     let (status, answer) = raw_exchange(addr, &request).await;
     assert_eq!(status, 200, "{answer}");
+}
+
+#[tokio::test]
+async fn a_body_nested_too_deep_is_refused_while_it_arrives() {
+    use std::time::Duration;
+
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    // Without the scan, the server would wait for the rest of the body (a minute here) and
+    // the read below would give up first.
+    let server = Server::builder()
+        .tool(handlers::Echo)
+        .body_read_timeout(Duration::from_secs(60))
+        .build();
+    let running = client::start(server).await;
+    let addr = running.addr;
+    let start = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"_meta":{},"name":"echo","arguments":{{"text":"#,
+        client::meta()
+    );
+    // The whole body would nest 200 arrays and close them; only two chunks of 20 brackets
+    // are ever sent, apart: the first stays within the 36 levels a message may have with the
+    // default limit (32 in `arguments`), the second goes past them.
+    let declared = start.len() + 400 + 3;
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+         Accept: application/json\r\nMCP-Protocol-Version: {}\r\n\
+         Content-Length: {declared}\r\nConnection: close\r\n\r\n",
+        client::VERSION
+    );
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    stream.write_all(head.as_bytes()).await.unwrap();
+    stream.write_all(start.as_bytes()).await.unwrap();
+    for _ in 0..2 {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        stream.write_all(&[b'['; 20]).await.unwrap();
+    }
+    let mut raw = Vec::new();
+    let read = tokio::time::timeout(Duration::from_secs(5), stream.read_to_end(&mut raw)).await;
+    let text = String::from_utf8_lossy(&raw);
+    assert!(
+        read.is_ok(),
+        "no answer while the body is incomplete: {text:?}"
+    );
+    assert!(text.starts_with("HTTP/1.1 400 "), "{text}");
+    let body = text.split_once("\r\n\r\n").map_or("", |(_, body)| body);
+    let error: serde_json::Value = serde_json::from_str(body).expect("a JSON-RPC error");
+    assert_eq!(error["error"]["code"], -32600, "{text}");
+    assert!(
+        error["error"]["message"]
+            .as_str()
+            .is_some_and(|message| message.contains("levels deep")),
+        "{text}"
+    );
 }
 
 // ---------------------------------------------------------------------------------------------

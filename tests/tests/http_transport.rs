@@ -340,3 +340,45 @@ async fn caching_hints_reach_lists_and_reads_but_not_calls() {
     .json();
     assert!(echo["result"].get("ttlMs").is_none(), "{echo}");
 }
+
+#[tokio::test]
+async fn a_progress_token_that_is_neither_a_string_nor_an_integer_is_refused() {
+    let server = client::start(handlers::fixture_server()).await;
+    let addr = server.addr;
+    let body = |token: &str| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"slow","_meta":{{"io.modelcontextprotocol/protocolVersion":"{}","io.modelcontextprotocol/clientCapabilities":{{}},"progressToken":{token}}}}}}}"#,
+            client::VERSION
+        )
+    };
+    // Written as sent: `-0` and `1.5` would not survive a `json!` round.
+    for token in [
+        "1.5",
+        "-0",
+        "1e3",
+        "1.0",
+        "true",
+        "null",
+        r#"{"t":1}"#,
+        r#"["t"]"#,
+    ] {
+        let answer = send(addr, "POST", &[], body(token).as_bytes()).await;
+        assert_eq!(answer.status, 400, "{token}");
+        assert_eq!(answer.header("content-type"), Some("application/json"));
+        assert_eq!(
+            answer.json(),
+            json!({"jsonrpc": "2.0", "id": 1, "error": {
+                "code": -32602,
+                "message": "`_meta.progressToken` must be a string or an integer",
+            }}),
+            "{token}"
+        );
+    }
+    // A string or an integer is a token.
+    for token in ["7", "-7", r#""p""#] {
+        let answer = send(addr, "POST", &[], body(token).as_bytes()).await;
+        assert_eq!(answer.status, 200, "{token}");
+        assert_eq!(answer.header("content-type"), Some("text/event-stream"));
+    }
+    still_serving(addr).await;
+}

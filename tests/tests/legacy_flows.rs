@@ -308,13 +308,13 @@ async fn a_cancelled_call_ends_without_an_answer_and_the_session_goes_on() {
         "params": {"name": "cancellable", "arguments": {}}});
     let mut stream = session.post(&call).await;
     assert!(stream.is_event_stream());
-    let question = stream.next_event().await.unwrap();
+    let question = stream.next_message().await.unwrap();
     assert_eq!(question["method"], "elicitation/create");
     let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
         "params": {"requestId": 40, "reason": "changed my mind"}});
     assert_eq!(session.post(&cancel).await.status, 202);
     assert_eq!(
-        stream.next_event().await,
+        stream.next_message().await,
         None,
         "no answer for a cancelled call"
     );
@@ -333,9 +333,9 @@ async fn a_client_that_never_answers_fails_the_call_after_the_timeout() {
     let call = json!({"jsonrpc": "2.0", "id": 50, "method": "tools/call",
         "params": {"name": "chatty", "arguments": {}}});
     let mut stream = session.post(&call).await;
-    let question = stream.next_event().await.unwrap();
+    let question = stream.next_message().await.unwrap();
     assert_eq!(question["method"], "elicitation/create");
-    let failed = stream.next_event().await.unwrap();
+    let failed = stream.next_message().await.unwrap();
     assert_eq!(failed["id"], 50);
     assert_eq!(failed["error"]["code"], -32603);
     assert!(

@@ -82,24 +82,25 @@ async fn session_rules_follow_the_2025_transport() {
     let session = Client::open(addr).await;
     let list = json!({"jsonrpc": "2.0", "id": 5, "method": "tools/list"}).to_string();
     // No session id: 400. An unknown one: 404, so that clients initialise again.
-    let missing = send(
+    send(
         addr,
         "POST",
         &[("mcp-protocol-version", LEGACY)],
         list.clone().into_bytes(),
     )
+    .await
+    .refusal(400)
     .await;
-    assert_eq!(missing.status, 400);
     let unknown_headers = [("mcp-session-id", "00112233445566778899aabbccddeeff")];
     let unknown = send(addr, "POST", &unknown_headers, list.clone().into_bytes()).await;
-    assert_eq!(unknown.status, 404);
+    unknown.refusal(404).await;
     // A protocol header other than the session's version: 400.
     let headers = [
         ("mcp-session-id", session.session.as_str()),
         ("mcp-protocol-version", "2025-06-18"),
     ];
     let mismatched = send(addr, "POST", &headers, list.into_bytes()).await;
-    assert_eq!(mismatched.status, 400);
+    mismatched.refusal(400).await;
     // An unknown method is a JSON-RPC error, never a 404.
     let unknown_method = session.request(6, "tasks/list", json!({})).await;
     assert_eq!(unknown_method["error"]["code"], -32601);
@@ -119,7 +120,7 @@ async fn session_rules_follow_the_2025_transport() {
     let gone = session
         .post(&json!({"jsonrpc": "2.0", "id": 9, "method": "ping"}))
         .await;
-    assert_eq!(gone.status, 404);
+    gone.refusal(404).await;
     assert_eq!(session.delete().await, 404);
 }
 
@@ -141,22 +142,22 @@ async fn subscribed_resources_are_announced_on_the_standalone_stream() {
     assert_eq!(subscribed["result"], json!({}));
     server.notify_resource_updated("test://other");
     server.notify_resource_updated("test://readme");
-    let update = standalone.next_event().await.unwrap();
+    let update = standalone.next_message().await.unwrap();
     schema::assert_legacy_valid("ResourceUpdatedNotification", &update);
     assert_eq!(update["params"]["uri"], "test://readme");
     server.notify_tools_list_changed();
-    let changed = standalone.next_event().await.unwrap();
+    let changed = standalone.next_message().await.unwrap();
     assert_eq!(changed["method"], "notifications/tools/list_changed");
     session
         .request(3, "resources/unsubscribe", json!({"uri": "test://readme"}))
         .await;
     server.notify_resource_updated("test://readme");
     server.notify_prompts_list_changed();
-    let next = standalone.next_event().await.unwrap();
+    let next = standalone.next_message().await.unwrap();
     assert_eq!(next["method"], "notifications/prompts/list_changed");
     // Ending the session ends its streams.
     assert_eq!(session.delete().await, 204);
-    assert_eq!(standalone.next_event().await, None);
+    assert_eq!(standalone.next_message().await, None);
 }
 
 #[tokio::test]
@@ -179,7 +180,7 @@ async fn idle_sessions_expire_and_the_table_is_bounded() {
     let evicted = second
         .post(&json!({"jsonrpc": "2.0", "id": 2, "method": "ping"}))
         .await;
-    assert_eq!(evicted.status, 404);
+    evicted.refusal(404).await;
     assert_eq!(
         third.request(3, "ping", json!({})).await["result"],
         json!({})
@@ -188,7 +189,7 @@ async fn idle_sessions_expire_and_the_table_is_bounded() {
     let expired = first
         .post(&json!({"jsonrpc": "2.0", "id": 4, "method": "ping"}))
         .await;
-    assert_eq!(expired.status, 404);
+    expired.refusal(404).await;
 }
 
 #[tokio::test]
@@ -214,6 +215,8 @@ async fn a_session_belongs_to_the_subject_that_opened_it() {
     )
     .await;
     let id = opened.header("mcp-session-id").unwrap().to_owned();
+    let initialized = opened.message().await;
+    schema::assert_legacy_valid("InitializeResult", &initialized["result"]);
     let ping = json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}).to_string();
     let own = send(
         running.addr,
@@ -223,6 +226,7 @@ async fn a_session_belongs_to_the_subject_that_opened_it() {
     )
     .await;
     assert_eq!(own.status, 200);
+    assert_eq!(own.message().await["result"], json!({}));
     let other = send(
         running.addr,
         "POST",
@@ -230,5 +234,110 @@ async fn a_session_belongs_to_the_subject_that_opened_it() {
         ping.into_bytes(),
     )
     .await;
-    assert_eq!(other.status, 404);
+    other.refusal(404).await;
+}
+
+#[tokio::test]
+async fn get_and_delete_refuse_a_protocol_version_other_than_the_sessions() {
+    let running = client::start(deploy::server(1)).await;
+    let session = Client::open(running.addr).await;
+    let id = session.session.as_str();
+    for method in ["GET", "DELETE"] {
+        for version in ["2025-06-18", "2026-07-28", "1999-01-01", "not a version"] {
+            let headers = [("mcp-session-id", id), ("mcp-protocol-version", version)];
+            let refused = send(running.addr, method, &headers, Vec::new())
+                .await
+                .refusal(400)
+                .await;
+            assert_eq!(refused["error"]["code"], -32600, "{method} {version}");
+        }
+    }
+    // Nothing was opened or ended: with the session's version, both are served.
+    let headers = [("mcp-session-id", id), ("mcp-protocol-version", LEGACY)];
+    let standalone = send(running.addr, "GET", &headers, Vec::new()).await;
+    assert_eq!(standalone.status, 200);
+    assert!(standalone.is_event_stream());
+    drop(standalone);
+    let ended = send(running.addr, "DELETE", &headers, Vec::new()).await;
+    assert_eq!(ended.status, 204);
+    assert_eq!(session.delete().await, 404, "the session has ended");
+}
+
+#[tokio::test]
+async fn initialize_is_refused_with_503_while_every_session_is_busy() {
+    let server = Server::builder()
+        .tool(deploy_tools::confirm_deploy)
+        .max_sessions(1)
+        .build();
+    let running = client::start(server.clone()).await;
+    let busy = Client::open(running.addr).await;
+    let headers = [
+        ("mcp-session-id", busy.session.as_str()),
+        ("mcp-protocol-version", LEGACY),
+    ];
+    // An open standalone stream keeps its session busy: it may not give way.
+    let standalone = send(running.addr, "GET", &headers, Vec::new()).await;
+    assert_eq!(standalone.status, 200);
+    let body = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": LEGACY, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+    let refused = send(running.addr, "POST", &[], body.to_string().into_bytes()).await;
+    assert!(refused.header("mcp-session-id").is_none());
+    let refused = refused.refusal(503).await;
+    assert_eq!(refused["id"], 0);
+    assert_eq!(refused["error"]["code"], -32603);
+    assert_eq!(server.legacy_sessions(), 1);
+    assert_eq!(
+        busy.request(1, "ping", json!({})).await["result"],
+        json!({})
+    );
+    // Once the busy session ends, there is room again.
+    assert_eq!(busy.delete().await, 204);
+    drop(standalone);
+    let next = Client::open(running.addr).await;
+    assert_eq!(
+        next.request(2, "ping", json!({})).await["result"],
+        json!({})
+    );
+}
+
+#[tokio::test]
+async fn a_dropped_call_stream_cancels_the_call_and_forgets_its_question() {
+    let server = deploy::server(1);
+    let running = client::start(server.clone()).await;
+    let session = Client::open(running.addr).await;
+    let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "deploy", "arguments": {"service": "api"}}});
+    let mut stream = session.post(&call).await;
+    assert!(stream.is_event_stream());
+    let question = stream.next_message().await.unwrap();
+    assert_eq!(question["method"], "elicitation/create");
+    assert_eq!(server.legacy_requests_waiting(), 1);
+    // The client goes away while the question waits: the call is dropped with its question.
+    drop(stream);
+    let forgotten = async {
+        while server.legacy_requests_waiting() > 0 {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(10), forgotten)
+        .await
+        .expect("the dropped call's question is forgotten");
+    // A late answer goes nowhere, and the session goes on.
+    let late = json!({"jsonrpc": "2.0", "id": question["id"], "result": legacy::accept(
+        json!({"environment": "staging", "replicas": 1}))});
+    assert_eq!(session.post(&late).await.status, 202);
+    let staged = session
+        .call(2, "deploy", json!({"service": "web"}), |request| {
+            assert_eq!(request["params"]["message"], "Where should web go?");
+            legacy::accept(json!({"environment": "staging", "replicas": 2}))
+        })
+        .await;
+    assert!(
+        staged
+            .text()
+            .starts_with("Deployed 2 replicas of web to Staging"),
+        "{}",
+        staged.text()
+    );
+    assert_eq!(server.legacy_requests_waiting(), 0);
 }

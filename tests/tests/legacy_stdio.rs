@@ -9,7 +9,7 @@ mod stdio;
 
 use std::collections::HashMap;
 
-use schema::assert_legacy_valid;
+use schema::{assert_legacy_server_message, assert_legacy_valid};
 use serde_json::{Value, json};
 use stdio::Session;
 
@@ -33,11 +33,18 @@ async fn open() -> Session {
     session
 }
 
+/// The next line, checked against the 2025-11-25 schema as a message a server may send.
+async fn read(session: &mut Session) -> Value {
+    let message = session.read().await;
+    assert_legacy_server_message(&message);
+    message
+}
+
 /// Sends `ping` on the session (no 2026-07-28 `_meta`) and reads its answer.
 async fn ping(session: &mut Session, id: u64) -> Value {
     let ping = json!({"jsonrpc": "2.0", "id": id, "method": "ping"});
     session.write(ping.to_string().as_bytes()).await;
-    session.read().await
+    read(session).await
 }
 
 fn call(id: u64, service: &str) -> Value {
@@ -61,12 +68,12 @@ async fn a_flow_runs_over_stdio_through_server_to_client_requests() {
     let pong = ping(&mut session, 1).await;
     assert_eq!(pong, json!({"jsonrpc": "2.0", "id": 1, "result": {}}));
     session.write(call(2, "api").to_string().as_bytes()).await;
-    let first = session.read().await;
+    let first = read(&mut session).await;
     assert_legacy_valid("ElicitRequest", &first);
     assert_eq!(first["params"]["message"], "Where should api go?");
     session.write(&answer(&first, staging(99))).await;
     // Out of range: asked again, with the reason.
-    let again = session.read().await;
+    let again = read(&mut session).await;
     assert_ne!(again["id"], first["id"]);
     assert!(
         again["params"]["message"]
@@ -75,7 +82,7 @@ async fn a_flow_runs_over_stdio_through_server_to_client_requests() {
             .contains("replicas")
     );
     session.write(&answer(&again, staging(2))).await;
-    let done = session.read().await;
+    let done = read(&mut session).await;
     assert_legacy_valid("JSONRPCResultResponse", &done);
     assert_eq!(done["id"], 2);
     assert_eq!(
@@ -93,7 +100,7 @@ async fn concurrent_calls_on_one_connection_get_their_own_answers() {
     let replicas = HashMap::from([("api", 3), ("web", 5)]);
     let mut finished = HashMap::new();
     while finished.len() < 2 {
-        let line = session.read().await;
+        let line = read(&mut session).await;
         if line.get("method").is_some() {
             let message = line["params"]["message"].as_str().unwrap();
             let service = if message.contains("api") {
@@ -122,7 +129,7 @@ async fn concurrent_calls_on_one_connection_get_their_own_answers() {
 async fn a_cancelled_call_gets_no_answer_and_the_next_call_completes() {
     let mut session = open().await;
     session.write(call(20, "api").to_string().as_bytes()).await;
-    let question = session.read().await;
+    let question = read(&mut session).await;
     assert_eq!(question["method"], "elicitation/create");
     let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
         "params": {"requestId": 20}});
@@ -132,10 +139,10 @@ async fn a_cancelled_call_gets_no_answer_and_the_next_call_completes() {
     let pong = ping(&mut session, 21).await;
     assert_eq!(pong, json!({"jsonrpc": "2.0", "id": 21, "result": {}}));
     session.write(call(22, "web").to_string().as_bytes()).await;
-    let next = session.read().await;
+    let next = read(&mut session).await;
     assert_eq!(next["params"]["message"], "Where should web go?");
     session.write(&answer(&next, staging(1))).await;
-    let done = session.read().await;
+    let done = read(&mut session).await;
     assert_eq!(done["id"], 22);
 }
 
@@ -143,7 +150,7 @@ async fn a_cancelled_call_gets_no_answer_and_the_next_call_completes() {
 async fn closing_stdin_ends_the_server_even_with_a_question_open() {
     let mut session = open().await;
     session.write(call(30, "api").to_string().as_bytes()).await;
-    let question = session.read().await;
+    let question = read(&mut session).await;
     assert_eq!(question["method"], "elicitation/create");
     let (status, rest) = session.close().await;
     assert!(status.success(), "{status}: {}", session.stderr());

@@ -122,6 +122,9 @@ fn fixtures() -> &'static Fixtures {
             Form::of::<mcp_examples::deploy::Confirm>("deploy::Confirm"),
             Form::of::<mcp_examples::order::LineItem>("order::LineItem"),
             Form::of::<mcp_examples::order::Confirm>("order::Confirm"),
+            Form::of::<mcp_examples::tracker::IssueForm>("tracker::IssueForm"),
+            Form::of::<mcp_examples::tracker::PriorityForm>("tracker::PriorityForm"),
+            Form::of::<mcp_examples::tracker::CloseConfirm>("tracker::CloseConfirm"),
         ];
         Fixtures {
             servers,
@@ -367,6 +370,19 @@ fn seeds() -> Vec<Vec<u8>> {
             json!({"product": "", "quantity": 1.5, "more": false}),
         ),
         ("order::Confirm", json!({"ok": false})),
+        (
+            "tracker::IssueForm",
+            json!({"title": "Crash on start", "priority": "urgent"}),
+        ),
+        ("tracker::IssueForm", json!({"title": "ab"})),
+        (
+            "tracker::IssueForm",
+            json!({"title": "Slow", "priority": "later"}),
+        ),
+        ("tracker::PriorityForm", json!({})),
+        ("tracker::PriorityForm", json!({"priority": "low"})),
+        ("tracker::CloseConfirm", json!({"close": true})),
+        ("tracker::CloseConfirm", json!({"close": "yes"})),
     ];
     for (name, content) in contents {
         if let Some(index) = fixtures.forms.iter().position(|form| form.name == *name) {
@@ -407,6 +423,20 @@ fn seeds() -> Vec<Vec<u8>> {
                 ("c", json!({"product": "tea", "quantity": 2, "more": true})),
                 ("c", json!({"product": "cake", "more": false})),
                 ("c", json!({"ok": true})),
+            ],
+        ),
+        (
+            "create_issue",
+            &[(
+                "c",
+                json!({"title": "Crash on start", "priority": "urgent"}),
+            )],
+        ),
+        (
+            "create_issue",
+            &[
+                ("c", json!({"title": "ab"})),
+                ("c", json!({"title": "Crash on start"})),
             ],
         ),
         (

@@ -175,6 +175,7 @@ const CALLS: &[(&str, &str)] = &[
     ("deploy", r#"{"service":"api"}"#),
     ("order", "{}"),
     ("confirm_deploy", "{}"),
+    ("create_issue", r#"{"title":"Crash on start"}"#),
 ];
 
 struct Fixture {

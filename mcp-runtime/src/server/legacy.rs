@@ -132,12 +132,28 @@ impl Server {
                 "missing `Mcp-Session-Id` header; send `initialize` first",
             ));
         };
+        self.http_session(
+            id,
+            facts.subject.as_deref(),
+            facts.protocol_version_header.as_deref(),
+        )
+    }
+
+    /// The HTTP session `id` of `subject`, whatever the method: unknown is `404`, and an
+    /// `MCP-Protocol-Version` header other than the session's version is `400`, as the
+    /// 2025-11-25 transport prescribes for every request after `initialize`.
+    fn http_session(
+        &self,
+        id: &str,
+        subject: Option<&str>,
+        version_header: Option<&str>,
+    ) -> Result<Arc<Session>, RpcError> {
         let session = self
             .inner
             .sessions
-            .find(id, facts.subject.as_deref())
+            .find(id, subject)
             .ok_or_else(RpcError::session_not_found)?;
-        if let Some(header) = &facts.protocol_version_header
+        if let Some(header) = version_header
             && header != session.version
         {
             return Err(RpcError::invalid_request(format!(
@@ -365,15 +381,46 @@ impl Server {
         self.inner.sessions.len()
     }
 
-    /// Ends the HTTP session `id` (a client's `DELETE`); whether it existed for `subject`.
-    pub(crate) fn end_session(&self, id: &str, subject: Option<&str>) -> bool {
-        let sessions = &self.inner.sessions;
-        sessions.find(id, subject).is_some() && sessions.close(id)
+    /// How many server-to-client requests (the questions of running calls) wait for a legacy
+    /// client's response, across every open session.
+    pub fn legacy_requests_waiting(&self) -> usize {
+        self.inner
+            .sessions
+            .all()
+            .iter()
+            .map(|session| session.waiting())
+            .sum()
     }
 
-    /// The HTTP session `id`, for a standalone stream.
-    pub(crate) fn find_session(&self, id: &str, subject: Option<&str>) -> Option<Arc<Session>> {
-        self.inner.sessions.find(id, subject)
+    /// Ends the HTTP session `id` (a client's `DELETE`), or the refusal to (`404` once it
+    /// has ended).
+    pub(crate) fn end_session(
+        &self,
+        id: &str,
+        subject: Option<&str>,
+        version_header: Option<&str>,
+    ) -> Result<(), Outcome> {
+        self.http_session(id, subject, version_header)
+            .and_then(|_| {
+                if self.inner.sessions.close(id) {
+                    Ok(())
+                } else {
+                    Err(RpcError::session_not_found())
+                }
+            })
+            .map_err(|error| error_outcome(&Value::Null, &error))
+    }
+
+    /// The HTTP session `id`, for a standalone stream (a client's `GET`), or the refusal to
+    /// answer.
+    pub(crate) fn find_session(
+        &self,
+        id: &str,
+        subject: Option<&str>,
+        version_header: Option<&str>,
+    ) -> Result<Arc<Session>, Outcome> {
+        self.http_session(id, subject, version_header)
+            .map_err(|error| error_outcome(&Value::Null, &error))
     }
 }
 

@@ -28,7 +28,8 @@
 //! A flow runs whole within the call: each question goes to the client as a server-to-client
 //! request (`elicitation/create`, `sampling/createMessage`, `roots/list`) on the call's
 //! stream, and once the client has answered every question of a round the next round runs
-//! in process, from the same signed state a 2026-07-28 client would have echoed. Invalid
+//! in process, from the state the previous round handed out: the flow's own bytes, neither
+//! signed nor sealed, since they never leave the process (`complete.rs`). Invalid
 //! answers are asked again with their reasons; a decline or cancel ends the call through the
 //! handler's `?`. A client that does not answer within the input timeout (10 minutes by
 //! default, [`ServerBuilder::input_timeout`]) fails the call with `-32603`; a client's

@@ -177,6 +177,11 @@ impl Session {
         lock(&self.state).subscriptions.contains(uri)
     }
 
+    /// How many server-to-client requests wait for the client's response.
+    pub(crate) fn waiting(&self) -> usize {
+        lock(&self.state).pending.len()
+    }
+
     fn touch(&self) {
         lock(&self.state).last_active = Some(Instant::now());
     }

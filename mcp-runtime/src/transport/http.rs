@@ -254,16 +254,17 @@ where
             };
             let subject = bearer::subject(server, &mut parts, claims.as_ref());
             let id = session.unwrap_or_default();
+            let version = protocol_version(&parts);
+            let (subject, version) = (subject.as_deref(), version.as_deref());
             if parts.method == Method::DELETE {
-                return if server.end_session(&id, subject.as_deref()) {
-                    StatusCode::NO_CONTENT.into_response()
-                } else {
-                    StatusCode::NOT_FOUND.into_response()
+                return match server.end_session(&id, subject, version) {
+                    Ok(()) => StatusCode::NO_CONTENT.into_response(),
+                    Err(refused) => json_response(refused),
                 };
             }
-            match server.find_session(&id, subject.as_deref()) {
-                Some(session) => standalone_stream(&session),
-                None => StatusCode::NOT_FOUND.into_response(),
+            match server.find_session(&id, subject, version) {
+                Ok(session) => standalone_stream(&session),
+                Err(refused) => json_response(refused),
             }
         }
         // Without a session, only `POST` is served (2026-07-28 has no other method).

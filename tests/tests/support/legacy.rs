@@ -17,7 +17,7 @@ use hyper_util::rt::TokioIo;
 use serde_json::{Value, json};
 use tokio::net::TcpStream;
 
-use crate::schema::assert_legacy_valid;
+use crate::schema::{assert_legacy_server_message, assert_legacy_valid};
 
 pub(crate) const LEGACY: &str = "2025-11-25";
 
@@ -58,6 +58,30 @@ impl Answer {
         serde_json::from_slice(&bytes).unwrap_or_else(|error| {
             panic!("not JSON ({error}): {}", String::from_utf8_lossy(&bytes))
         })
+    }
+
+    /// The whole body: one message, checked against the 2025-11-25 schema.
+    pub(crate) async fn message(self) -> Value {
+        let message = self.json().await;
+        assert_legacy_server_message(&message);
+        message
+    }
+
+    /// A refusal with HTTP `status`: its body, a JSON-RPC error response checked against the
+    /// 2025-11-25 schema.
+    pub(crate) async fn refusal(self, status: u16) -> Value {
+        assert_eq!(self.status, status);
+        let message = self.message().await;
+        assert_legacy_valid("JSONRPCErrorResponse", &message);
+        message
+    }
+
+    /// The next event's message, checked against the 2025-11-25 schema, or `None` when the
+    /// stream ends.
+    pub(crate) async fn next_message(&mut self) -> Option<Value> {
+        let message = self.next_event().await?;
+        assert_legacy_server_message(&message);
+        Some(message)
     }
 
     /// The next event's `data`, or `None` when the stream ends. Comments are skipped.
@@ -287,10 +311,16 @@ impl Client {
         panic!("the stream ended without a response; saw {messages:?}");
     }
 
-    /// Ends the session.
+    /// Ends the session: the status, after checking a refusal's body against the 2025-11-25
+    /// schema.
     pub(crate) async fn delete(&self) -> u16 {
         let headers = [("mcp-session-id", self.session.as_str())];
-        send(self.addr, "DELETE", &headers, Vec::new()).await.status
+        let answer = send(self.addr, "DELETE", &headers, Vec::new()).await;
+        let status = answer.status;
+        if status != 204 {
+            answer.refusal(status).await;
+        }
+        status
     }
 }
 

@@ -19,3 +19,15 @@ pub(crate) use common::legacy_schema_validate as assert_legacy_valid;
     reason = "not every test binary validates 2026-07-28 messages"
 )]
 pub(crate) use common::schema_validate as assert_valid;
+
+/// Asserts that `message` is one a 2025-11-25 server may send: a server-to-client request,
+/// a server notification, or a response (a refusal's error among them).
+#[allow(dead_code, reason = "not every test binary validates legacy messages")]
+pub(crate) fn assert_legacy_server_message(message: &serde_json::Value) {
+    assert_legacy_valid("JSONRPCMessage", message);
+    match (message.get("method"), message.get("id")) {
+        (Some(_), Some(_)) => assert_legacy_valid("ServerRequest", message),
+        (Some(_), None) => assert_legacy_valid("ServerNotification", message),
+        _ => assert_legacy_valid("JSONRPCResponse", message),
+    }
+}
