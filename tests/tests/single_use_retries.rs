@@ -1,8 +1,9 @@
 //! Retries of single-use rounds over HTTP: a retry while the first use runs is told when to
 //! come back, a round cut off by a closed connection can be retried, a full in-process store
 //! refuses with a retryable `503`, and a retried round gets exactly the first reply, whether
-//! it asked a further question (the same next state) or failed (the same error). In process
-//! and, for the cut-off round, in a real `redis-server`.
+//! it asked a further question (the same next state) or failed (the same error), or was cut
+//! off while storing its reply. In process and, for the cut-off round, in a real
+//! `redis-server`.
 
 #[path = "support/client.rs"]
 mod client;
@@ -11,12 +12,15 @@ mod redis_support;
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use mcp_runtime::protocol::{ErrorCode, ErrorObject};
 use mcp_runtime::server::{Server, ServerBuilder};
-use mcp_runtime::state::{MemoryReplayStore, RedisReplayStore, Signer};
+use mcp_runtime::state::{
+    Begin, BoxFuture, MemoryReplayStore, RedisReplayStore, ReplayStore, Signer, StoreError,
+};
 use mcp_runtime::{Cx, ElicitForm, HandlerError, ToolResult, text, tool};
 use redis_support::TestRedis;
 use serde_json::{Value, json};
@@ -95,6 +99,14 @@ async fn fail(args: Ticket, cx: Cx) -> ToolResult {
     )))
 }
 
+/// Asks, then answers which run it is.
+#[tool(single_use)]
+async fn quick(args: Ticket, cx: Cx) -> ToolResult {
+    let sure: Sure = cx.elicit("Quick?").await?;
+    let run = bump(&format!("quick:{}", args.ticket)) + 1;
+    Ok(text(format!("quick ({}) on run {run}", sure.ok)))
+}
+
 fn builder() -> ServerBuilder {
     Server::builder()
         .name("retries")
@@ -102,6 +114,43 @@ fn builder() -> ServerBuilder {
         .tool(hold)
         .tool(twice)
         .tool(fail)
+        .tool(quick)
+}
+
+/// An in-process store whose first `finish` never completes: the round storing its reply is
+/// still waiting for it when its client goes away.
+#[derive(Default)]
+struct StuckFinish {
+    inner: MemoryReplayStore,
+    finishes: AtomicUsize,
+}
+
+impl ReplayStore for StuckFinish {
+    fn begin(
+        &self,
+        id: &[u8; 16],
+        answers: &[u8; 32],
+        ttl: Duration,
+    ) -> BoxFuture<'_, Result<Begin, StoreError>> {
+        self.inner.begin(id, answers, ttl)
+    }
+
+    fn finish(
+        &self,
+        id: &[u8; 16],
+        answers: &[u8; 32],
+        reply: &[u8],
+        ttl: Duration,
+    ) -> BoxFuture<'_, Result<(), StoreError>> {
+        if self.finishes.fetch_add(1, Ordering::SeqCst) == 0 {
+            return Box::pin(std::future::pending());
+        }
+        self.inner.finish(id, answers, reply, ttl)
+    }
+
+    fn release(&self, id: &[u8; 16], answers: &[u8; 32]) -> BoxFuture<'_, Result<(), StoreError>> {
+        self.inner.release(id, answers)
+    }
 }
 
 /// The body of a `tools/call` of `name` for `ticket`, with a state and answers when given.
@@ -206,18 +255,7 @@ async fn a_cut_off_round_runs_again_on_retry(server: Server, ticket: &str) {
     drop(held);
     // The claim is released in the background once the round is dropped; until then a retry
     // is told to come back, as a client following `Retry-After` would.
-    let retrying = async {
-        loop {
-            let retry = call(addr, "hold", ticket, Some(&token), Some(sure(true))).await;
-            if !is_retry_later(&retry) {
-                return retry;
-            }
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-    };
-    let retried = tokio::time::timeout(WAIT, retrying)
-        .await
-        .expect("the cut-off round is let through again");
+    let retried = retry_until_let_through(addr, "hold", ticket, &token).await;
     assert_eq!(retried.status, 200, "{retried:?}");
     let retried = retried.json();
     assert_eq!(
@@ -247,6 +285,56 @@ async fn a_round_cut_off_by_a_closed_connection_runs_again_on_retry_with_redis()
         .with_prefix(redis.prefix());
     let server = builder().replay_store(store).build();
     a_cut_off_round_runs_again_on_retry(server, "r3").await;
+}
+
+/// Sends `name`'s round for `ticket` until it is no longer told to retry later; fails the test
+/// after [`WAIT`].
+async fn retry_until_let_through(
+    addr: SocketAddr,
+    name: &str,
+    ticket: &str,
+    token: &str,
+) -> client::Answer {
+    let retrying = async {
+        loop {
+            let retry = call(addr, name, ticket, Some(token), Some(sure(true))).await;
+            if !is_retry_later(&retry) {
+                return retry;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    };
+    tokio::time::timeout(WAIT, retrying)
+        .await
+        .expect("the retry is let through")
+}
+
+#[tokio::test]
+async fn a_round_cut_off_while_storing_its_reply_still_stores_it() {
+    let store = Arc::new(StuckFinish::default());
+    let running = client::start(builder().replay_store(Arc::clone(&store)).build()).await;
+    let addr = running.addr;
+    let first = call(addr, "quick", "r8", None, None).await.json();
+    let token = state(&first);
+    let held = post_and_hold(addr, &body("quick", "r8", Some(&token), Some(sure(true)))).await;
+    let storing = async {
+        while store.finishes.load(Ordering::SeqCst) == 0 {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    };
+    tokio::time::timeout(WAIT, storing)
+        .await
+        .expect("the round ran and is storing its reply");
+    drop(held);
+    // The handler ran to its end: the retry gets that run's reply, and nothing runs again.
+    let retried = retry_until_let_through(addr, "quick", "r8", &token).await;
+    assert_eq!(retried.status, 200, "{retried:?}");
+    assert_eq!(
+        retried.json()["result"]["content"][0]["text"],
+        "quick (true) on run 1"
+    );
+    assert_eq!(count("quick:r8"), 1);
+    assert_eq!(store.finishes.load(Ordering::SeqCst), 2);
 }
 
 #[tokio::test]
