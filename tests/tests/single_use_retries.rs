@@ -1,9 +1,9 @@
 //! Retries of single-use rounds over HTTP: a retry while the first use runs is told when to
-//! come back, a round cut off by a closed connection can be retried, a full in-process store
-//! refuses with a retryable `503`, and a retried round gets exactly the first reply, whether
-//! it asked a further question (the same next state) or failed (the same error), or was cut
-//! off while storing its reply. In process and, for the cut-off round, in a real
-//! `redis-server`.
+//! come back; a round cut off by a closed connection (or cancelled over stdio) can be
+//! retried; a full in-process store refuses with a retryable `503`; and a retried round gets
+//! exactly the first reply, whether it asked a further question (the same next state), failed
+//! (the same error) or was cut off while storing its reply. In process and, for the cut-off
+//! round, in a real `redis-server`.
 
 #[path = "support/client.rs"]
 mod client;
@@ -335,6 +335,56 @@ async fn a_round_cut_off_while_storing_its_reply_still_stores_it() {
     );
     assert_eq!(count("quick:r8"), 1);
     assert_eq!(store.finishes.load(Ordering::SeqCst), 2);
+}
+
+#[tokio::test]
+async fn a_round_cancelled_over_stdio_runs_again_on_retry() {
+    use tokio::io::{AsyncBufReadExt, BufReader};
+
+    let server = builder().replay_store(MemoryReplayStore::new()).build();
+    let (mut input, server_in) = tokio::io::duplex(64 * 1024);
+    let (server_out, output) = tokio::io::duplex(64 * 1024);
+    let _serving = tokio::spawn(async move { server.serve_lines(server_in, server_out).await });
+    let mut output = BufReader::new(output).lines();
+    let mut exchange = async |message: Value, answered: bool| {
+        let mut line = message.to_string().into_bytes();
+        line.push(b'\n');
+        input.write_all(&line).await.expect("the server reads");
+        if !answered {
+            return Value::Null;
+        }
+        let line = tokio::time::timeout(WAIT, output.next_line())
+            .await
+            .expect("an answer in time")
+            .expect("the server writes")
+            .expect("a line");
+        serde_json::from_str::<Value>(&line).expect("JSON")
+    };
+    let with_id = |mut message: Value, id: u64| {
+        message["id"] = json!(id);
+        message
+    };
+    let first = exchange(body("hold", "r9", None, None), true).await;
+    let token = state(&first);
+    let round = body("hold", "r9", Some(&token), Some(sure(true)));
+    exchange(with_id(round.clone(), 2), false).await;
+    wait_count("hold:r9", 1).await;
+    let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+        "params": {"requestId": 2}});
+    exchange(cancel, false).await;
+    // Released in the background: until then the retry is told to try again later.
+    let mut retried = Value::Null;
+    for id in 3..200 {
+        retried = exchange(with_id(round.clone(), id), true).await;
+        if retried["error"]["code"] != -32603 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(
+        retried["result"]["content"][0]["text"], "held (true) on run 2",
+        "{retried}"
+    );
 }
 
 #[tokio::test]
