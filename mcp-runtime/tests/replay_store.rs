@@ -197,6 +197,53 @@ async fn concurrent_uses_run_once(store: Arc<dyn ReplayStore>) {
     assert_eq!(fresh, 1, "exactly one try runs the round");
 }
 
+async fn a_released_use_begins_again_with_its_answers_only(store: Arc<dyn ReplayStore>) {
+    let store = &*store;
+    let (state, ours, theirs) = (id(), answers(12), answers(13));
+    assert_eq!(begin(store, &state, &ours).await, Begin::Fresh);
+    // Releasing with other answers, or what is not pending, changes nothing.
+    store.release(&state, &theirs).await.expect("does nothing");
+    store.release(&id(), &ours).await.expect("does nothing");
+    assert_eq!(begin(store, &state, &ours).await, Begin::Pending);
+
+    store.release(&state, &ours).await.expect("releases");
+    assert_eq!(begin(store, &state, &theirs).await, Begin::Conflict);
+    assert_eq!(begin(store, &state, &ours).await, Begin::Fresh);
+    // Begun again, it is running again: one retry runs, the next waits.
+    assert_eq!(begin(store, &state, &ours).await, Begin::Pending);
+    store
+        .finish(&state, &ours, REPLY, TTL)
+        .await
+        .expect("finishes");
+    // A finished use is never released.
+    store.release(&state, &ours).await.expect("does nothing");
+    assert_eq!(
+        begin(store, &state, &ours).await,
+        Begin::Done(REPLY.to_vec())
+    );
+}
+
+async fn a_released_use_keeps_its_expiry(store: Arc<dyn ReplayStore>) {
+    let store = &*store;
+    let short = Duration::from_millis(300);
+    let (state, ours) = (id(), answers(14));
+    assert_eq!(
+        store.begin(&state, &ours, short).await.ok(),
+        Some(Begin::Fresh)
+    );
+    store.release(&state, &ours).await.expect("releases");
+    assert_eq!(
+        store.begin(&state, &ours, TTL).await.ok(),
+        Some(Begin::Fresh)
+    );
+    tokio::time::sleep(short + Duration::from_millis(200)).await;
+    assert_eq!(
+        begin(store, &state, &answers(15)).await,
+        Begin::Fresh,
+        "neither the release nor the second begin kept the record past the first expiry"
+    );
+}
+
 /// Runs each behaviour above on a fresh in-process store and on Redis.
 macro_rules! on_both_stores {
     ($($behaviour:ident),* $(,)?) => {
@@ -231,6 +278,8 @@ on_both_stores!(
     a_finish_can_only_shorten_the_record,
     a_state_with_no_time_left_is_refused,
     concurrent_uses_run_once,
+    a_released_use_begins_again_with_its_answers_only,
+    a_released_use_keeps_its_expiry,
 );
 
 // ---- In process only: the bound, and expiry on an injected clock.
@@ -374,6 +423,15 @@ mod redis_only {
         let key = format!("{}{}", store.prefix(), "a5".repeat(16));
         let digest = "3c".repeat(32);
 
+        assert_eq!(begin(&store, &state, &ours).await, Begin::Fresh);
+        let value: Vec<u8> = raw.get(&key).await.expect("reads");
+        assert_eq!(value, format!("p:{digest}").into_bytes());
+        let left: i64 = raw.pttl(&key).await.expect("reads");
+        assert!((590_000..=600_000).contains(&left), "{left} ms left");
+
+        store.release(&state, &ours).await.expect("releases");
+        let value: Vec<u8> = raw.get(&key).await.expect("reads");
+        assert_eq!(value, format!("r:{digest}").into_bytes());
         assert_eq!(begin(&store, &state, &ours).await, Begin::Fresh);
         let value: Vec<u8> = raw.get(&key).await.expect("reads");
         assert_eq!(value, format!("p:{digest}").into_bytes());

@@ -1,6 +1,8 @@
-//! Request states used once, retries answered once, across instances sharing a Redis; every
-//! echoed state verified by the server before any handler runs, hand-written ones included;
-//! states bound to one audience. Over real sockets, against a real `redis-server`.
+//! Request states used once, retries answered once (tools, prompts and resources), across
+//! instances sharing a Redis; every echoed state verified by the server before any handler
+//! runs, hand-written ones included; states bound to one audience, and by a binding policy to
+//! what the request's headers and `_meta` say. Over real sockets, against a real
+//! `redis-server`.
 
 #[path = "support/client.rs"]
 mod client;
@@ -10,12 +12,17 @@ mod redis_support;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use mcp_runtime::protocol::{InputRequest, InputRequests};
+use mcp_runtime::protocol::{
+    GetPromptResult, InputRequest, InputRequests, PromptMessage, ReadResourceResult,
+    ResourceContents, Role, TextResourceContents,
+};
 use mcp_runtime::server::{
     Asked, BoxFuture, HandlerResult, Reply, Request, Server, ServerBuilder, ToolHandler,
 };
 use mcp_runtime::state::{MemoryReplayStore, RedisReplayStore, Signer};
-use mcp_runtime::{Cx, ElicitForm, ToolResult, text, tool};
+use mcp_runtime::{
+    Cx, ElicitForm, PromptResult, ResourceResult, ToolResult, prompt, resource, text, tool,
+};
 use redis_support::TestRedis;
 use serde_json::{Value, json};
 
@@ -376,4 +383,150 @@ async fn a_sealed_state_hides_what_the_flow_carries() {
     };
     assert!(carried(signer()).await, "a signed state shows its payload");
     assert!(!carried(signer().sealed()).await, "a sealed one does not");
+}
+
+#[tokio::test]
+async fn a_binding_policy_can_bind_states_to_the_request_meta() {
+    // A policy that binds every state to a tenant the client names in `_meta` as well.
+    let signer = signer().with_policy(|cx: &mcp_runtime::state::BindingContext<'_>| {
+        let tenant = cx
+            .meta
+            .and_then(|meta| meta.get("example.com/tenant"))
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        mcp_runtime::state::default_binding(cx).extended(tenant.as_bytes())
+    });
+    let server = Server::builder().signer(signer).tool(pay).build();
+    let running = client::start(server).await;
+    let round = |tenant: &'static str, state: Option<String>| {
+        let mut meta = client::meta();
+        meta["io.modelcontextprotocol/clientCapabilities"] = json!({"elicitation": {}});
+        meta["example.com/tenant"] = json!(tenant);
+        let mut params = json!({"name": "pay", "arguments": {"ticket": "t10"}, "_meta": meta});
+        if let Some(state) = state {
+            params["requestState"] = json!(state);
+            params["inputResponses"] =
+                json!({"sure": {"action": "accept", "content": {"ok": true}}});
+        }
+        let addr = running.addr;
+        async move {
+            client::call(addr, json!(1), "tools/call", params)
+                .await
+                .json()
+        }
+    };
+    let first = round("acme", None).await;
+    let token = state(&first);
+    let elsewhere = round("globex", Some(token.clone())).await;
+    assert!(client::is_state_refusal(&elsewhere), "{elsewhere}");
+    assert_eq!(paid("t10"), 0);
+    let done = round("acme", Some(token)).await;
+    assert_eq!(done["result"]["content"][0]["text"], "Paid.");
+}
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Who {
+    name: String,
+}
+
+/// A prompt that asks before it answers; each state it hands out is used once.
+#[prompt(single_use)]
+async fn vouch(args: Who, cx: Cx) -> PromptResult {
+    let sure: Sure = cx.elicit("Vouch?").await?;
+    let runs = {
+        let mut paid = PAID.lock().unwrap();
+        let runs = paid
+            .get_or_insert_with(HashMap::new)
+            .entry(format!("vouch:{}", args.name))
+            .or_default();
+        *runs += 1;
+        *runs
+    };
+    Ok(GetPromptResult {
+        messages: vec![PromptMessage::text(
+            Role::User,
+            format!("{} vouched ({}) on run {runs}", args.name, sure.ok),
+        )],
+        ..Default::default()
+    })
+}
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct Doc {
+    id: String,
+}
+
+/// A resource template that asks before it reads; each state it hands out is used once.
+#[resource(uri = "test://ledger/{id}", mime_type = "text/plain", single_use)]
+async fn ledger(args: Doc, cx: Cx) -> ResourceResult {
+    let sure: Sure = cx.elicit("Read?").await?;
+    let runs = {
+        let mut paid = PAID.lock().unwrap();
+        let runs = paid
+            .get_or_insert_with(HashMap::new)
+            .entry(format!("ledger:{}", args.id))
+            .or_default();
+        *runs += 1;
+        *runs
+    };
+    Ok(ReadResourceResult {
+        contents: vec![ResourceContents::Text(TextResourceContents {
+            uri: format!("test://ledger/{}", args.id),
+            text: format!("ledger {} ({}) on run {runs}", args.id, sure.ok),
+            ..Default::default()
+        })],
+        ..Default::default()
+    })
+}
+
+/// Runs `method` with `params` to its question, answers it, retries that round with the same
+/// answers and then with others; answers the final reply.
+async fn used_once(addr: std::net::SocketAddr, method: &str, params: Value) -> Value {
+    let mut meta = client::meta();
+    meta["io.modelcontextprotocol/clientCapabilities"] = json!({"elicitation": {}});
+    let round = |state: Option<&str>, ok: bool| {
+        let mut params = params.clone();
+        params["_meta"] = meta.clone();
+        if let Some(state) = state {
+            params["requestState"] = json!(state);
+            params["inputResponses"] = json!({"sure": {"action": "accept", "content": {"ok": ok}}});
+        }
+        client::call(addr, json!(3), method, params)
+    };
+    let first = round(None, true).await.json();
+    let token = state(&first);
+    let answered = round(Some(&token), true).await;
+    assert_eq!(answered.status, 200, "{answered:?}");
+    let retried = round(Some(&token), true).await;
+    assert_eq!(
+        retried.body, answered.body,
+        "the very same reply, byte for byte"
+    );
+    let other = round(Some(&token), false).await.json();
+    assert!(client::is_state_refusal(&other), "{other}");
+    answered.json()
+}
+
+#[tokio::test]
+async fn single_use_prompts_and_resources_answer_retries_once_and_refuse_replays() {
+    let server = Server::builder()
+        .signer(signer())
+        .prompt(vouch)
+        .resource(ledger)
+        .build();
+    let running = client::start(server).await;
+    let prompt = json!({"name": "vouch", "arguments": {"name": "ann"}});
+    let got = used_once(running.addr, "prompts/get", prompt).await;
+    assert_eq!(
+        got["result"]["messages"][0]["content"]["text"], "ann vouched (true) on run 1",
+        "{got}"
+    );
+    assert_eq!(paid("vouch:ann"), 1, "the prompt ran once");
+    let read = json!({"uri": "test://ledger/l1"});
+    let read = used_once(running.addr, "resources/read", read).await;
+    assert_eq!(
+        read["result"]["contents"][0]["text"], "ledger l1 (true) on run 1",
+        "{read}"
+    );
+    assert_eq!(paid("ledger:l1"), 1, "the resource ran once");
 }

@@ -316,7 +316,9 @@ impl ServerBuilder {
     /// `#[tool(single_use)]` (default: off, since each echoed state then costs a store round
     /// trip). A state used again with other answers is refused; with the same answers (a
     /// retry after a lost response) it gets the first use's reply, and no handler code runs
-    /// again.
+    /// again. A round cut off before it had a reply (its client went away) may be retried with
+    /// the same answers, and then runs again: see
+    /// [`ReplayStore`'s a round cut off](crate::state::ReplayStore#a-round-cut-off).
     pub fn single_use(mut self, on: bool) -> Self {
         self.single_use = on;
         self

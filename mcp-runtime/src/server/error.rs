@@ -100,7 +100,7 @@ impl RpcError {
         error
     }
 
-    /// No capacity now: HTTP 503, to be retried later.
+    /// No capacity now: HTTP 503 with `Retry-After`, to be retried later.
     pub(crate) fn overloaded(message: impl Into<String>) -> Self {
         Self::new(ErrorCode::INTERNAL_ERROR, message, 503)
     }

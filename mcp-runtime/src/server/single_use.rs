@@ -12,7 +12,13 @@
 //! - while the first use still runs, a retry is told to try again later (`503`, `-32603`);
 //! - the same state with other answers is refused like any invalid state;
 //! - a store that fails (Redis unreachable, the in-process store full) refuses the round with
-//!   the same retryable error, and nothing runs: it fails closed.
+//!   the same retryable error, and nothing runs: it fails closed;
+//! - a first use cut off before it has a reply (its client closed the connection or cancelled
+//!   the request, so the round's future is dropped) releases its record: a retry with the same
+//!   answers runs the round again, and code of the round before the `.await` where it was cut
+//!   off runs a second time (see [`ReplayStore`'s a round cut
+//!   off](crate::state::ReplayStore#a-round-cut-off) for why). One cut off once its reply is
+//!   known stores that reply all the same.
 
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -26,12 +32,18 @@ use crate::state::{Begin, ReplayStore};
 /// Extra time a record outlives its state, for clocks of instances that disagree a little.
 const CLOCK_SKEW: Duration = Duration::from_secs(5);
 
-/// One use of a single-use state.
+/// One use of a single-use state, begun: [`Use::finish`] stores its reply; dropped before
+/// that is done, it stores the reply in the background when the round has one, and otherwise
+/// releases the record so that a retry can run the round.
 pub(crate) struct Use {
     store: Arc<dyn ReplayStore>,
     id: [u8; 16],
     answers: [u8; 32],
     ttl: Duration,
+    /// The round's reply, encoded, once it is known.
+    reply: Option<Vec<u8>>,
+    /// The reply is in the store (or the store refused it).
+    finished: bool,
 }
 
 /// What the record of a use says about this round.
@@ -94,6 +106,8 @@ pub(crate) async fn begin(
             id,
             answers,
             ttl,
+            reply: None,
+            finished: false,
         }),
         Ok(Begin::Done(reply)) => match StoredReply::decode(reply) {
             Some(reply) => Verdict::Replay(reply),
@@ -114,14 +128,48 @@ pub(crate) async fn begin(
 impl Use {
     /// Stores the round's reply for retries. A failure only costs retries their replay (they
     /// are then told to try later until the state expires), so it is logged, not answered.
-    pub(crate) async fn finish(self, reply: &StoredReply) {
+    pub(crate) async fn finish(mut self, reply: &StoredReply) {
+        let reply = self.reply.insert(reply.encode());
         let stored = self
             .store
-            .finish(&self.id, &self.answers, &reply.encode(), self.ttl)
+            .finish(&self.id, &self.answers, reply, self.ttl)
             .await;
+        self.finished = true;
         if let Err(error) = stored {
             tracing::error!(%error, "the replay store did not keep a reply");
         }
+    }
+}
+
+impl Drop for Use {
+    fn drop(&mut self) {
+        if self.finished {
+            return;
+        }
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            tracing::warn!("a cut-off round cannot release its state outside a Tokio runtime");
+            return;
+        };
+        let store = Arc::clone(&self.store);
+        let (id, answers, ttl) = (self.id, self.answers, self.ttl);
+        match self.reply.take() {
+            // Cut off while storing its reply: the round is done, so retries get the reply.
+            Some(reply) => runtime.spawn(async move {
+                if let Err(error) = store.finish(&id, &answers, &reply, ttl).await {
+                    tracing::error!(%error, "the replay store did not keep a reply");
+                }
+            }),
+            None => runtime.spawn(async move {
+                match store.release(&id, &answers).await {
+                    Ok(()) => tracing::debug!("a cut-off round released its state for a retry"),
+                    Err(error) => tracing::error!(
+                        %error,
+                        "the replay store did not release a cut-off round; its state stays \
+                         pending until it expires"
+                    ),
+                }
+            }),
+        };
     }
 }
 

@@ -96,6 +96,14 @@ pub(super) fn json_response(outcome: Outcome) -> Response {
             .headers_mut()
             .insert(header::WWW_AUTHENTICATE, value);
     }
+    // Dispatch answers `503` only for what passes with time (see `RpcError::overloaded`), so
+    // every one says when to try again, as the concurrency cap's does.
+    if status == StatusCode::SERVICE_UNAVAILABLE {
+        response.headers_mut().insert(
+            header::RETRY_AFTER,
+            HeaderValue::from(super::guard::RETRY_AFTER_SECONDS),
+        );
+    }
     response
 }
 

@@ -30,8 +30,10 @@ pub(crate) fn reject(status: StatusCode, code: i64, message: &str) -> Response {
     response
 }
 
-/// How long a client refused for want of capacity is told to wait, in seconds.
-const RETRY_AFTER_SECONDS: u32 = 1;
+/// How long a client refused for want of capacity is told to wait, in seconds: by the
+/// concurrency cap, and by every other `503` (a replay store that failed, a round whose first
+/// use still runs, no room for a legacy session).
+pub(crate) const RETRY_AFTER_SECONDS: u32 = 1;
 
 /// The server is handling as many requests as it may: `503` with `Retry-After`.
 pub(crate) fn overloaded(max: usize) -> Response {

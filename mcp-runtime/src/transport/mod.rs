@@ -18,7 +18,9 @@
 //!   timeout (30 s) `408`; a `Content-Type` other than `application/json` gets `415`; an
 //!   `Accept` without JSON gets `406`; a request beyond the requests handled at once (256)
 //!   gets `503` with `Retry-After`. JSON-RPC errors travel with the status the revision gives
-//!   them: `400` for malformed messages and lifecycle errors, `404` for unknown methods.
+//!   them: `400` for malformed messages and lifecycle errors, `404` for unknown methods, and
+//!   `503` with `Retry-After` for what passes with time (a replay store that failed, a
+//!   single-use round whose first use still runs).
 //!   [`Server::serve_listener`](crate::server::Server::serve_listener) also caps open
 //!   connections (1024) and closes those whose request head is late (10 s) or that stay idle
 //!   (60 s); event streams are never cut. Every bound is a

@@ -63,6 +63,8 @@ struct Record {
     expires: SystemTime,
     /// The first use's reply, once it finished.
     reply: Option<Box<[u8]>>,
+    /// No use runs: the last one was released before it finished.
+    released: bool,
 }
 
 impl MemoryReplayStore {
@@ -123,12 +125,15 @@ impl MemoryReplayStore {
         let Records { by_id, expiries } = &mut *records;
         let full = by_id.len() >= self.capacity;
         match by_id.entry(*id) {
-            Slot::Occupied(slot) => {
-                let record = slot.get();
+            Slot::Occupied(mut slot) => {
+                let record = slot.get_mut();
                 Ok(if record.answers != *answers {
                     Begin::Conflict
                 } else if let Some(reply) = &record.reply {
                     Begin::Done(reply.to_vec())
+                } else if record.released {
+                    record.released = false;
+                    Begin::Fresh
                 } else {
                     Begin::Pending
                 })
@@ -141,6 +146,7 @@ impl MemoryReplayStore {
                     answers: *answers,
                     expires,
                     reply: None,
+                    released: false,
                 });
                 expiries.push(Reverse((expires, *id)));
                 Ok(Begin::Fresh)
@@ -171,6 +177,18 @@ impl MemoryReplayStore {
             }
         }
         Ok(())
+    }
+
+    fn release_now(&self, id: &[u8; 16], answers: &[u8; 32]) {
+        let now = self.clock.now();
+        let mut records = self.lock();
+        records.drop_expired(now);
+        if let Some(record) = records.by_id.get_mut(id)
+            && record.answers == *answers
+            && record.reply.is_none()
+        {
+            record.released = true;
+        }
     }
 }
 
@@ -219,6 +237,11 @@ impl ReplayStore for MemoryReplayStore {
         ttl: Duration,
     ) -> BoxFuture<'_, Result<(), StoreError>> {
         Box::pin(std::future::ready(self.finish_now(id, answers, reply, ttl)))
+    }
+
+    fn release(&self, id: &[u8; 16], answers: &[u8; 32]) -> BoxFuture<'_, Result<(), StoreError>> {
+        self.release_now(id, answers);
+        Box::pin(std::future::ready(Ok(())))
     }
 }
 

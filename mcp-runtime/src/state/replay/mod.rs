@@ -47,6 +47,20 @@ pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 /// recorded it) leaves its state pending until it expires: retries are told to try later, and
 /// the client eventually starts the request over. Nothing runs twice.
 ///
+/// # A round cut off
+///
+/// A round whose client goes away (its HTTP connection closes, or it cancels the request) is
+/// dropped at the `.await` it had reached, before it has a reply to store. The server then
+/// [`release`](ReplayStore::release)s its use: the record keeps the answers, so the state is
+/// still refused with any others, but the next use with the same answers runs the round
+/// again. The client never got a reply, and a lost reply is exactly what a retry is for;
+/// keeping the record pending would refuse every retry until the state expires and leave the
+/// client only to start the whole flow over, which runs more code again, not less. The price:
+/// the code of the round before the `.await` where it was cut off ran, and runs again on the
+/// retry. A side effect there that must happen once even then needs an idempotency key of its
+/// own, as with any request a client may cancel. A round dropped once its reply is known
+/// still stores it: the retry gets that reply and nothing runs again.
+///
 /// # Failing closed
 ///
 /// Every operation may fail with a [`StoreError`]: Redis unreachable or too slow, the in-process
@@ -90,6 +104,21 @@ pub trait ReplayStore: Send + Sync + 'static {
         reply: &[u8],
         ttl: Duration,
     ) -> BoxFuture<'_, Result<(), StoreError>>;
+
+    /// Lets the pending first use of state `id` with `answers` be begun again, with the same
+    /// answers only: its round was cut off before it had a reply (see [a round cut
+    /// off](ReplayStore#a-round-cut-off)). The next [`begin`](ReplayStore::begin) with
+    /// `answers` is then [`Begin::Fresh`], and with other answers still [`Begin::Conflict`].
+    ///
+    /// Does nothing when no such use is pending (the record has expired, was begun with other
+    /// answers, or has finished). The record keeps its expiry.
+    ///
+    /// The default does nothing, so a store that does not implement it leaves a cut-off round
+    /// pending until its state expires: retries are told to try later, and nothing runs twice.
+    fn release(&self, id: &[u8; 16], answers: &[u8; 32]) -> BoxFuture<'_, Result<(), StoreError>> {
+        let _ = (id, answers);
+        Box::pin(std::future::ready(Ok(())))
+    }
 }
 
 impl<S: ReplayStore + ?Sized> ReplayStore for Arc<S> {
@@ -111,12 +140,18 @@ impl<S: ReplayStore + ?Sized> ReplayStore for Arc<S> {
     ) -> BoxFuture<'_, Result<(), StoreError>> {
         (**self).finish(id, answers, reply, ttl)
     }
+
+    fn release(&self, id: &[u8; 16], answers: &[u8; 32]) -> BoxFuture<'_, Result<(), StoreError>> {
+        (**self).release(id, answers)
+    }
 }
 
 /// What [`ReplayStore::begin`] found, and so what the caller does with the state in hand.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Begin {
-    /// The first use of this state: run the round, then [`finish`](ReplayStore::finish) it.
+    /// The first use of this state, or a use again after the first was
+    /// [`release`](ReplayStore::release)d: run the round, then
+    /// [`finish`](ReplayStore::finish) it (or release it when it is cut off).
     Fresh,
     /// A retry with the same answers whose first use finished: answer with these bytes, the
     /// reply the first use stored, and run nothing.

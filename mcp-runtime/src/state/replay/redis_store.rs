@@ -15,7 +15,9 @@ pub const DEFAULT_REDIS_PREFIX: &str = "mcp:state:";
 /// How long a [`RedisReplayStore`] waits for Redis, per call, unless told otherwise.
 pub const DEFAULT_REDIS_TIMEOUT: Duration = Duration::from_secs(2);
 
-/// Records the first use: `SET NX` with the state's time-to-live, or the record already there.
+/// Records the first use: `SET NX` with the state's time-to-live; or claims again a use of the
+/// same answers that was released, keeping its expiry (`SETRANGE` keeps a key's time-to-live);
+/// or answers the record already there.
 ///
 /// `KEYS[1]`: the state's key; `ARGV[1]`: `p:<answers>`; `ARGV[2]`: time-to-live in
 /// milliseconds. Answers nil when it recorded the use, the record's value otherwise.
@@ -23,7 +25,24 @@ const BEGIN_SCRIPT: &str = r"
 if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
   return false
 end
-return redis.call('GET', KEYS[1])
+local found = redis.call('GET', KEYS[1])
+if found == 'r' .. string.sub(ARGV[1], 2) then
+  redis.call('SETRANGE', KEYS[1], 0, 'p')
+  return false
+end
+return found
+";
+
+/// Marks a pending use released, keeping its answers and its expiry.
+///
+/// `KEYS[1]`: the state's key; `ARGV[1]`: `p:<answers>`. Answers 1 when it released the use, 0
+/// when no such use was pending.
+const RELEASE_SCRIPT: &str = r"
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then
+  return 0
+end
+redis.call('SETRANGE', KEYS[1], 0, 'r')
+return 1
 ";
 
 /// Replaces a pending record by the finished one, keeping its expiry unless `ARGV[3]` is
@@ -54,16 +73,29 @@ return 1
 /// [`DEFAULT_REDIS_PREFIX`] by default), expiring with the state (`PX`):
 ///
 /// - `p:<answers digest as 64 hex digits>` while the first use runs;
+/// - `r:<answers digest as 64 hex digits>` once it was released (cut off) and until it is
+///   begun again with the same answers;
 /// - `d:<answers digest as 64 hex digits>:<reply bytes>` once it finished.
 ///
 /// # Round trips
 ///
-/// [`begin`](ReplayStore::begin) and [`finish`](ReplayStore::finish) are one round trip each: a
-/// Lua script run with `EVALSHA` (`SET key p:<answers> NX PX ttl`, else `GET key`; and `GET`,
-/// `PTTL`, `SET key d:<answers>:<reply> PX ttl` when the record is the pending one). Redis runs
-/// a script atomically, so two instances beginning the same state at once get one
-/// [`Begin::Fresh`]. Both scripts are loaded when connecting; when Redis forgets them (a restart,
-/// a failover, `SCRIPT FLUSH`) the next call loads them again, one extra round trip.
+/// [`begin`](ReplayStore::begin), [`finish`](ReplayStore::finish) and
+/// [`release`](ReplayStore::release) are one round trip each: a Lua script run with `EVALSHA`
+/// (`SET key p:<answers> NX PX ttl`, else `GET key`, and `SETRANGE key 0 p` on a released use
+/// of the same answers; `GET`, `PTTL`, `SET key d:<answers>:<reply> PX ttl` when the record is
+/// the pending one; `GET`, `SETRANGE key 0 r`). Redis runs a script atomically, so two
+/// instances beginning the same state at once get one [`Begin::Fresh`]. The scripts are loaded
+/// when connecting; when Redis forgets them (a restart, a failover, `SCRIPT FLUSH`) the next
+/// call loads them again, one extra round trip.
+///
+/// A round that runs its handler thus costs two round trips, and no fewer can do: running at
+/// most once needs the claim recorded, atomically across instances, before any handler code
+/// runs, and answering a retry identically needs the reply recorded, which exists only once
+/// the handler has run. A retry answered from the store costs one. The `finish` is awaited
+/// before the reply leaves, so that any reply a client may have received is already in the
+/// store; sent in the background it would save the reply one round trip of latency, but a
+/// retry overtaking it would be told to try later, and an instance dying in between would
+/// leave the state pending until it expires after a reply went out.
 ///
 /// # When Redis is down
 ///
@@ -98,6 +130,7 @@ pub struct RedisReplayStore {
     timeout: Duration,
     begin_script: Script,
     finish_script: Script,
+    release_script: Script,
 }
 
 impl RedisReplayStore {
@@ -126,9 +159,14 @@ impl RedisReplayStore {
             timeout: DEFAULT_REDIS_TIMEOUT,
             begin_script: Script::new(BEGIN_SCRIPT),
             finish_script: Script::new(FINISH_SCRIPT),
+            release_script: Script::new(RELEASE_SCRIPT),
         };
         let mut connection = store.connection.clone();
-        for script in [&store.begin_script, &store.finish_script] {
+        for script in [
+            &store.begin_script,
+            &store.finish_script,
+            &store.release_script,
+        ] {
             within(store.timeout, script.load_async(&mut connection)).await?;
         }
         Ok(store)
@@ -220,6 +258,23 @@ impl ReplayStore for RedisReplayStore {
             Ok(())
         })
     }
+
+    fn release(&self, id: &[u8; 16], answers: &[u8; 32]) -> BoxFuture<'_, Result<(), StoreError>> {
+        let key = self.key(id);
+        let pending = value(b'p', answers);
+        Box::pin(async move {
+            let mut connection = self.connection.clone();
+            let _released: u8 = within(
+                self.timeout,
+                self.release_script
+                    .key(key)
+                    .arg(pending)
+                    .invoke_async(&mut connection),
+            )
+            .await?;
+            Ok(())
+        })
+    }
 }
 
 impl fmt::Debug for RedisReplayStore {
@@ -286,9 +341,11 @@ fn parse(found: &[u8], answers: &[u8; 32]) -> Result<Begin, StoreError> {
     push_hex(&mut ours, answers);
     let same = digest == ours.as_bytes();
     match (tag, reply) {
-        (b'p', None) if same => Ok(Begin::Pending),
+        // The begin script claims a released use of the same answers itself; should it ever
+        // answer one, that use is as good as running.
+        (b'p' | b'r', None) if same => Ok(Begin::Pending),
         (b'd', Some(reply)) if same => Ok(Begin::Done(reply.to_vec())),
-        (b'p', None) | (b'd', Some(_)) => Ok(Begin::Conflict),
+        (b'p' | b'r', None) | (b'd', Some(_)) => Ok(Begin::Conflict),
         _ => Err(StoreError::Corrupt),
     }
 }
@@ -322,6 +379,8 @@ mod tests {
         empty.push(b':');
         assert_eq!(parse(&empty, &ours).ok(), Some(Begin::Done(Vec::new())));
         assert_eq!(parse(&pending, &theirs).ok(), Some(Begin::Conflict));
+        let released = value(b'r', &ours);
+        assert_eq!(parse(&released, &theirs).ok(), Some(Begin::Conflict));
         assert_eq!(parse(&done, &theirs).ok(), Some(Begin::Conflict));
     }
 
