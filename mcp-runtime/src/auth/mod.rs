@@ -12,7 +12,7 @@
 //! # fn main() -> Result<(), mcp_runtime::auth::OAuthError> {
 //! let oauth = OAuth::builder("https://mcp.example.com/mcp")
 //!     .issuer("https://auth.example.com")
-//!     .jwks_url("http://auth.internal:8080/jwks.json")
+//!     .jwks_url("https://auth.example.com/.well-known/jwks.json")
 //!     .required_scopes(["mcp"])
 //!     .build()?;
 //! let server = Server::builder()
@@ -89,9 +89,12 @@
 //! expires or for 5 minutes at most, and answered from memory meanwhile; scopes are still
 //! checked on every request. Refused tokens are never remembered.
 //!
-//! The built-in fetcher speaks plain HTTP (an authorization server on the same host or
-//! network); for `https://`, give [`OAuthBuilder::jwks_fetcher`] a [`FetchJwks`] over the
-//! application's HTTPS client.
+//! The built-in fetchers speak HTTP/1.1, one connection per fetch, no redirects followed:
+//! `http://` URLs over plain TCP (an authorization server on the same host or network), and
+//! `https://` URLs over TLS with the `oauth-https` feature (on by default), trusting
+//! Mozilla's root certificates; an `HttpsFetcher` given to [`OAuthBuilder::jwks_fetcher`]
+//! can trust a private CA too. Without the feature, an `https://` URL needs a
+//! [`FetchJwks`] of the application's own, or [`OAuthBuilder::build`] refuses it.
 //!
 //! # Logs
 //!
@@ -108,6 +111,8 @@ mod cache;
 mod claims;
 mod config;
 mod fetch;
+#[cfg(feature = "oauth-https")]
+mod https;
 mod jwks;
 mod metadata;
 mod validate;
@@ -124,6 +129,8 @@ pub use config::{
     DEFAULT_JWKS_TIMEOUT, DEFAULT_TOKEN_CACHE, OAuth, OAuthBuilder, OAuthError, TokenError,
 };
 pub use fetch::{FetchJwks, JwksFetch};
+#[cfg(feature = "oauth-https")]
+pub use https::HttpsFetcher;
 pub use jwks::{MAX_JWKS_BYTES, MAX_JWKS_KEYS};
 pub use metadata::WELL_KNOWN_PATH;
 
