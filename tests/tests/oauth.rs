@@ -91,6 +91,23 @@ fn assert_invalid_token(answer: &oauth::Answer, case: &str) {
     );
 }
 
+/// Asserts a `503` with `Retry-After`: the token could not be checked, and was not refused.
+fn assert_unavailable(answer: &oauth::Answer, case: &str) -> u64 {
+    assert_eq!(answer.status, 503, "{case}: {answer:?}");
+    assert_eq!(
+        answer.header("www-authenticate"),
+        None,
+        "{case}: {answer:?}"
+    );
+    assert_eq!(answer.json()["error"]["code"], -32603, "{case}: {answer:?}");
+    let seconds = answer
+        .header("retry-after")
+        .and_then(|seconds| seconds.parse().ok())
+        .unwrap_or_else(|| panic!("{case}: no Retry-After in {answer:?}"));
+    assert!(seconds >= 1, "{case}: {answer:?}");
+    seconds
+}
+
 #[tokio::test]
 async fn valid_tokens_of_each_algorithm_pass_and_their_claims_reach_the_handler() {
     let keys = [oauth::rsa(), oauth::ec(), oauth::ed()];
@@ -667,9 +684,9 @@ async fn a_key_set_server_whose_certificate_no_trusted_root_signs_is_refused() {
     for (case, settings) in cases {
         let addr = serve(builder(settings.build().unwrap()).build()).await;
         let answer = whoami_with(addr, &rsa.sign(&claims("alice", "mcp"))).await;
-        assert_invalid_token(&answer, case);
+        assert_unavailable(&answer, case);
     }
-    // Each server tried once, and learned no key.
+    // Each server tried once, learned no key, and so could not check the token.
     assert_eq!(jwks.fetches(), 2);
     let log = log.text();
     let refusals = log
@@ -678,4 +695,31 @@ async fn a_key_set_server_whose_certificate_no_trusted_root_signs_is_refused() {
         .filter(|line| line.contains("invalid peer certificate: UnknownIssuer"))
         .count();
     assert_eq!(refusals, 2, "{log}");
+}
+
+#[tokio::test]
+async fn a_key_set_not_fetched_yet_is_a_temporary_failure_not_a_refused_token() {
+    let rsa = oauth::rsa();
+    // A port that takes connections and answers nothing until the key set is served on it.
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/jwks.json", listener.local_addr().unwrap());
+    let oauth = OAuth::builder(RESOURCE)
+        .issuer(ISSUER)
+        .jwks_url(url)
+        .jwks_timeout(Duration::from_millis(200))
+        .jwks_min_refresh_interval(Duration::from_millis(400))
+        .required_scopes(["mcp"])
+        .build()
+        .unwrap();
+    let addr = serve(builder(oauth).build()).await;
+    let token = rsa.sign(&claims("alice", "mcp"));
+    let answer = whoami_with(addr, &token).await;
+    let seconds = assert_unavailable(&answer, "no answer");
+    assert_eq!(seconds, 1, "what is left of 400 ms, rounded up: {answer:?}");
+    // A retry after `Retry-After`, once the key set server answers, passes with the same
+    // token.
+    let _jwks = JwksServer::start_on(listener, vec![rsa.jwk()]).await;
+    tokio::time::sleep(Duration::from_secs(seconds)).await;
+    let retried = whoami_with(addr, &token).await;
+    assert_eq!(retried.status, 200, "{retried:?}");
 }

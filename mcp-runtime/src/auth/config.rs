@@ -148,6 +148,14 @@ impl TokenError {
     pub fn description(&self) -> &'static str {
         self.reason.description()
     }
+
+    /// `Some` when the token was not refused but could not be checked: no JWK set has been
+    /// fetched yet (its server is unreachable, or its certificate untrusted). A transport
+    /// answers that as a temporary failure (`503` with `Retry-After`, as the HTTP transport
+    /// does) rather than `401`, which would send the client for a new token it does not need.
+    pub fn retry_after(&self) -> Option<Duration> {
+        self.reason.retry_after()
+    }
 }
 
 impl std::fmt::Display for TokenError {

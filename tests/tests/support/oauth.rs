@@ -222,8 +222,17 @@ impl JwksServer {
         Self::serve(keys, Some(TlsAcceptor::from(ca.server_config()))).await
     }
 
+    /// Serves `keys` over plain HTTP on `listener`, which may have connections waiting.
+    pub(crate) async fn start_on(listener: TcpListener, keys: Vec<Value>) -> Self {
+        Self::serve_on(listener, keys, None)
+    }
+
     async fn serve(keys: Vec<Value>, tls: Option<TlsAcceptor>) -> Self {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        Self::serve_on(listener, keys, tls)
+    }
+
+    fn serve_on(listener: TcpListener, keys: Vec<Value>, tls: Option<TlsAcceptor>) -> Self {
         let addr = listener.local_addr().unwrap();
         let scheme = if tls.is_some() { "https" } else { "http" };
         let keys = Arc::new(Mutex::new(keys));
