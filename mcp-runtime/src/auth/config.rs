@@ -210,9 +210,8 @@ impl OAuthBuilder {
 
     /// Fetches the verification keys from the JWK set at `url` (see the module's Keys
     /// section). Without [`jwks_fetcher`](Self::jwks_fetcher), an `http://` URL is fetched
-    /// over plain TCP, and an `https://` URL by an
-    /// [`HttpsFetcher`](crate::auth::HttpsFetcher) trusting Mozilla's roots, which needs the
-    /// `oauth-https` feature (on by default).
+    /// over plain TCP, and an `https://` URL by an `auth::HttpsFetcher` trusting Mozilla's
+    /// roots, which needs the `oauth-https` feature (on by default).
     pub fn jwks_url(mut self, url: impl Into<String>) -> Self {
         self.jwks_url = Some(url.into());
         self
@@ -226,8 +225,8 @@ impl OAuthBuilder {
     }
 
     /// Fetches the JWK set with `fetcher` instead of the built-in one: an
-    /// [`HttpsFetcher`](crate::auth::HttpsFetcher) trusting more roots, or a client of the
-    /// application's own (proxies, client certificates).
+    /// `auth::HttpsFetcher` trusting more roots, or a client of the application's own
+    /// (proxies, client certificates).
     pub fn jwks_fetcher(mut self, fetcher: impl FetchJwks) -> Self {
         self.fetcher = Some(Arc::new(fetcher));
         self

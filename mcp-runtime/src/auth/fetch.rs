@@ -17,9 +17,8 @@ pub type JwksFetch = Pin<Box<dyn Future<Output = Result<Vec<u8>, String>> + Send
 ///
 /// The built-in fetchers speak HTTP/1.1: over plain TCP for `http://` URLs (an authorization
 /// server on the same host or network, a sidecar, a test), and over TLS for `https://` URLs
-/// with the `oauth-https` feature ([`HttpsFetcher`](crate::auth::HttpsFetcher)). For proxies,
-/// client certificates or anything else, implement this trait over the application's own
-/// client and pass it to
+/// with the `oauth-https` feature (`auth::HttpsFetcher`). For proxies, client certificates
+/// or anything else, implement this trait over the application's own client and pass it to
 /// [`OAuthBuilder::jwks_fetcher`](crate::auth::OAuthBuilder::jwks_fetcher). Any closure
 /// `Fn(&str, usize) -> JwksFetch` implements it. Fetches run on the Tokio runtime that
 /// serves the requests.
