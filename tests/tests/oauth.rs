@@ -711,8 +711,11 @@ async fn a_key_set_not_fetched_yet_is_a_temporary_failure_not_a_refused_token() 
         .required_scopes(["mcp"])
         .build()
         .unwrap();
-    let addr = serve(builder(oauth).build()).await;
     let token = rsa.sign(&claims("alice", "mcp"));
+    // A transport of the application's own is told the same through `TokenError`.
+    let unchecked = oauth.verify(&token).await.unwrap_err();
+    assert!(unchecked.retry_after().is_some(), "{unchecked}");
+    let addr = serve(builder(oauth).build()).await;
     let answer = whoami_with(addr, &token).await;
     let seconds = assert_unavailable(&answer, "no answer");
     assert_eq!(seconds, 1, "what is left of 400 ms, rounded up: {answer:?}");
