@@ -4,7 +4,7 @@
 use std::net::SocketAddr;
 
 use clap::Parser;
-use mcp_runtime::auth::OAuth;
+use mcp_runtime::auth::{HttpsFetcher, OAuth};
 use mcp_runtime::server::{RequestFacts, Server, ServerBuilder};
 use mcp_runtime::state::{RedisReplayStore, Signer};
 use serde_json::{Value, json};
@@ -128,10 +128,15 @@ pub struct OAuthOptions {
     /// clients reach it, e.g. `https://mcp.example.com/mcp`.
     #[arg(long, value_name = "URI", requires = "oauth_issuer")]
     pub oauth_audience: Option<String>,
-    /// The JWK set to verify tokens with (default: `<issuer>/.well-known/jwks.json`). The
-    /// built-in fetcher speaks plain HTTP only.
+    /// The JWK set to verify tokens with, `http://` or `https://` (default:
+    /// `<issuer>/.well-known/jwks.json`). Over HTTPS, the server's certificate must chain to
+    /// one of Mozilla's roots, or to one given with `--oauth-ca`.
     #[arg(long, value_name = "URL", requires = "oauth_issuer")]
     pub oauth_jwks: Option<String>,
+    /// Also trust the root certificates in FILE (PEM) when fetching an `https://` JWK set:
+    /// an authorization server behind a private CA.
+    #[arg(long, value_name = "FILE", requires = "oauth_issuer")]
+    pub oauth_ca: Option<std::path::PathBuf>,
 }
 
 impl OAuthOptions {
@@ -145,14 +150,28 @@ impl OAuthOptions {
             .oauth_jwks
             .clone()
             .unwrap_or_else(|| format!("{}/.well-known/jwks.json", issuer.trim_end_matches('/')));
-        let oauth = OAuth::builder(audience.clone())
+        let fail = |error: &dyn std::fmt::Display| -> ! {
+            eprintln!("error: {error}");
+            std::process::exit(2);
+        };
+        let https = jwks
+            .get(..8)
+            .is_some_and(|scheme| scheme.eq_ignore_ascii_case("https://"));
+        let mut oauth = OAuth::builder(audience.clone())
             .issuer(issuer.clone())
-            .jwks_url(jwks)
-            .build()
-            .unwrap_or_else(|error| {
-                eprintln!("error: {error}");
-                std::process::exit(2);
-            });
+            .jwks_url(jwks);
+        if let Some(path) = &self.oauth_ca {
+            if !https {
+                fail(&"`--oauth-ca` is for an `https://` JWK set URL");
+            }
+            let pem = std::fs::read(path)
+                .unwrap_or_else(|error| fail(&format!("{}: {error}", path.display())));
+            let fetcher = HttpsFetcher::new()
+                .with_root_certificates_pem(&pem)
+                .unwrap_or_else(|error| fail(&format!("{}: {error}", path.display())));
+            oauth = oauth.jwks_fetcher(fetcher);
+        }
+        let oauth = oauth.build().unwrap_or_else(|error| fail(&error));
         let mut builder = builder.oauth(oauth);
         for (tool, scopes) in tool_scopes {
             builder = builder.tool_scopes(*tool, scopes.iter().copied());

@@ -1,19 +1,20 @@
 //! The OAuth resource server over real sockets: tokens minted with the test keys under
-//! `tests/keys/`, the JWK set served by a local HTTP server, every answer checked on the
-//! wire (status, `WWW-Authenticate`), and states bound to the token's subject.
+//! `tests/keys/`, the JWK set served by a local HTTP (or HTTPS) server, every answer checked
+//! on the wire (status, `WWW-Authenticate`), and states bound to the token's subject.
 
 #[path = "support/oauth.rs"]
 mod oauth;
 
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use jsonwebtoken::Algorithm;
 use mcp_examples::deploy;
-use mcp_runtime::auth::{OAuth, OAuthBuilder};
+use mcp_runtime::auth::{HttpsFetcher, OAuth, OAuthBuilder};
 use mcp_runtime::server::{BuildError, Server, ServerBuilder};
 use mcp_runtime::state::Signer;
 use mcp_runtime::{Cx, ToolResult, text, tool};
-use oauth::{ISSUER, JwksServer, METADATA_URL, RESOURCE, claims, now, post};
+use oauth::{ISSUER, JwksServer, METADATA_URL, RESOURCE, TestCa, claims, now, post};
 use serde_json::{Value, json};
 use tokio::net::TcpListener;
 
@@ -88,6 +89,23 @@ fn assert_invalid_token(answer: &oauth::Answer, case: &str) {
         challenge.contains(&format!("resource_metadata=\"{METADATA_URL}\"")),
         "{case}: {challenge}"
     );
+}
+
+/// Asserts a `503` with `Retry-After`: the token could not be checked, and was not refused.
+fn assert_unavailable(answer: &oauth::Answer, case: &str) -> u64 {
+    assert_eq!(answer.status, 503, "{case}: {answer:?}");
+    assert_eq!(
+        answer.header("www-authenticate"),
+        None,
+        "{case}: {answer:?}"
+    );
+    assert_eq!(answer.json()["error"]["code"], -32603, "{case}: {answer:?}");
+    let seconds = answer
+        .header("retry-after")
+        .and_then(|seconds| seconds.parse().ok())
+        .unwrap_or_else(|| panic!("{case}: no Retry-After in {answer:?}"));
+    assert!(seconds >= 1, "{case}: {answer:?}");
+    seconds
 }
 
 #[tokio::test]
@@ -587,4 +605,124 @@ async fn tool_scopes_that_cannot_be_enforced_are_refused_at_build() {
         unenforced.to_string().contains("without `oauth`"),
         "{unenforced}"
     );
+}
+
+/// Everything logged on this thread while it is alive, as text.
+#[derive(Clone, Default)]
+struct Log(Arc<Mutex<Vec<u8>>>);
+
+impl std::io::Write for Log {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        let mut log = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        log.extend_from_slice(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Log {
+    /// Captures what is logged on this thread (a `tokio::test` runs the server's tasks on
+    /// it) until the guard drops.
+    fn capture() -> (Self, tracing::subscriber::DefaultGuard) {
+        let log = Self::default();
+        let writer = log.clone();
+        let subscriber = tracing_subscriber::fmt()
+            .with_writer(move || writer.clone())
+            .with_ansi(false)
+            .finish();
+        (log, tracing::subscriber::set_default(subscriber))
+    }
+
+    fn text(&self) -> String {
+        String::from_utf8_lossy(&self.0.lock().unwrap_or_else(PoisonError::into_inner)).into_owned()
+    }
+}
+
+#[tokio::test]
+async fn a_key_set_served_over_https_verifies_tokens_when_its_ca_is_trusted() {
+    let ca = TestCa::new("mcp-tests CA");
+    let rsa = oauth::rsa();
+    let jwks = JwksServer::start_tls(vec![rsa.jwk()], &ca).await;
+    assert!(
+        jwks.url().starts_with("https://127.0.0.1:"),
+        "{}",
+        jwks.url()
+    );
+    let fetcher = HttpsFetcher::new()
+        .with_root_certificates_pem(ca.pem().as_bytes())
+        .unwrap();
+    let oauth = config(&jwks).jwks_fetcher(fetcher).build().unwrap();
+    let addr = serve(builder(oauth).build()).await;
+    let answer = whoami_with(addr, &rsa.sign(&claims("alice", "mcp"))).await;
+    assert_eq!(answer.status, 200, "{answer:?}");
+    assert_eq!(
+        said(&answer),
+        "subject=alice token-subject=alice email=alice@example.com scopes=mcp"
+    );
+    let again = whoami_with(addr, &rsa.sign(&claims("bob", "mcp"))).await;
+    assert_eq!(again.status, 200, "{again:?}");
+    assert_eq!(jwks.fetches(), 1);
+}
+
+#[tokio::test]
+async fn a_key_set_server_whose_certificate_no_trusted_root_signs_is_refused() {
+    let (ca, other) = (TestCa::new("mcp-tests CA"), TestCa::new("another CA"));
+    let rsa = oauth::rsa();
+    let jwks = JwksServer::start_tls(vec![rsa.jwk()], &ca).await;
+    let (log, _capturing) = Log::capture();
+    let trusting_other = HttpsFetcher::new()
+        .with_root_certificates([other.der()])
+        .unwrap();
+    // `jwks_url` alone: the built-in fetcher, trusting Mozilla's roots only.
+    let cases = [
+        ("Mozilla's roots", config(&jwks)),
+        ("another CA", config(&jwks).jwks_fetcher(trusting_other)),
+    ];
+    for (case, settings) in cases {
+        let addr = serve(builder(settings.build().unwrap()).build()).await;
+        let answer = whoami_with(addr, &rsa.sign(&claims("alice", "mcp"))).await;
+        assert_unavailable(&answer, case);
+    }
+    // Each server tried once, learned no key, and so could not check the token.
+    assert_eq!(jwks.fetches(), 2);
+    let log = log.text();
+    let refusals = log
+        .lines()
+        .filter(|line| line.contains("cannot fetch the JWK set"))
+        .filter(|line| line.contains("invalid peer certificate: UnknownIssuer"))
+        .count();
+    assert_eq!(refusals, 2, "{log}");
+}
+
+#[tokio::test]
+async fn a_key_set_not_fetched_yet_is_a_temporary_failure_not_a_refused_token() {
+    let rsa = oauth::rsa();
+    // A port that takes connections and answers nothing until the key set is served on it.
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/jwks.json", listener.local_addr().unwrap());
+    let oauth = OAuth::builder(RESOURCE)
+        .issuer(ISSUER)
+        .jwks_url(url)
+        .jwks_timeout(Duration::from_millis(200))
+        .jwks_min_refresh_interval(Duration::from_millis(400))
+        .required_scopes(["mcp"])
+        .build()
+        .unwrap();
+    let token = rsa.sign(&claims("alice", "mcp"));
+    // A transport of the application's own is told the same through `TokenError`.
+    let unchecked = oauth.verify(&token).await.unwrap_err();
+    assert!(unchecked.retry_after().is_some(), "{unchecked}");
+    let addr = serve(builder(oauth).build()).await;
+    let answer = whoami_with(addr, &token).await;
+    let seconds = assert_unavailable(&answer, "no answer");
+    assert_eq!(seconds, 1, "what is left of 400 ms, rounded up: {answer:?}");
+    // A retry after `Retry-After`, once the key set server answers, passes with the same
+    // token.
+    let _jwks = JwksServer::start_on(listener, vec![rsa.jwk()]).await;
+    tokio::time::sleep(Duration::from_secs(seconds)).await;
+    let retried = whoami_with(addr, &token).await;
+    assert_eq!(retried.status, 200, "{retried:?}");
 }

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use super::Claims;
 use super::cache::TokenCache;
-use super::fetch::{FetchJwks, HttpFetcher, HttpTarget};
+use super::fetch::{FetchJwks, HttpFetcher, Scheme, Target};
 use super::jwks::{KeySet, Keys, Refresh};
 use super::metadata::is_scope_token;
 use super::validate::{Reason, Verifier};
@@ -148,6 +148,14 @@ impl TokenError {
     pub fn description(&self) -> &'static str {
         self.reason.description()
     }
+
+    /// `Some` when the token was not refused but could not be checked: no JWK set has been
+    /// fetched yet (its server is unreachable, or its certificate untrusted). A transport
+    /// answers that as a temporary failure (`503` with `Retry-After`, as the HTTP transport
+    /// does) rather than `401`, which would send the client for a new token it does not need.
+    pub fn retry_after(&self) -> Option<Duration> {
+        self.reason.retry_after()
+    }
 }
 
 impl std::fmt::Display for TokenError {
@@ -201,7 +209,9 @@ impl OAuthBuilder {
     }
 
     /// Fetches the verification keys from the JWK set at `url` (see the module's Keys
-    /// section).
+    /// section). Without [`jwks_fetcher`](Self::jwks_fetcher), an `http://` URL is fetched
+    /// over plain TCP, and an `https://` URL by an `auth::HttpsFetcher` trusting Mozilla's
+    /// roots, which needs the `oauth-https` feature (on by default).
     pub fn jwks_url(mut self, url: impl Into<String>) -> Self {
         self.jwks_url = Some(url.into());
         self
@@ -214,8 +224,9 @@ impl OAuthBuilder {
         self
     }
 
-    /// Fetches the JWK set with `fetcher` instead of the built-in plain-HTTP client: for
-    /// `https://` URLs, proxies, or custom trust.
+    /// Fetches the JWK set with `fetcher` instead of the built-in one: an
+    /// `auth::HttpsFetcher` trusting more roots, or a client of the application's own
+    /// (proxies, client certificates).
     pub fn jwks_fetcher(mut self, fetcher: impl FetchJwks) -> Self {
         self.fetcher = Some(Arc::new(fetcher));
         self
@@ -358,9 +369,23 @@ impl OAuthBuilder {
             (None, _) => None,
             (Some(url), Some(fetcher)) => Some((url, fetcher)),
             (Some(url), None) => {
-                HttpTarget::parse(&url)
-                    .map_err(|error| OAuthError::new(format!("JWK set URL `{url}`: {error}")))?;
-                Some((url, Arc::new(HttpFetcher) as Arc<dyn FetchJwks>))
+                let bad = |error: &str| OAuthError::new(format!("JWK set URL `{url}`: {error}"));
+                let fetcher: Arc<dyn FetchJwks> = match Target::parse(&url) {
+                    Err(error) => return Err(bad(&error)),
+                    Ok(target) => match target.scheme {
+                        Scheme::Http => Arc::new(HttpFetcher),
+                        #[cfg(feature = "oauth-https")]
+                        Scheme::Https => Arc::new(super::HttpsFetcher::new()),
+                        #[cfg(not(feature = "oauth-https"))]
+                        Scheme::Https => {
+                            return Err(bad(
+                                "fetching `https://` needs the `oauth-https` feature of \
+                                 `mcp-runtime`; enable it, or give a fetcher with `jwks_fetcher`",
+                            ));
+                        }
+                    },
+                };
+                Some((url, fetcher))
             }
         };
         let mut audiences = vec![self.resource.clone()];
@@ -415,7 +440,7 @@ pub struct OAuthError {
 }
 
 impl OAuthError {
-    fn new(message: impl Into<String>) -> Self {
+    pub(super) fn new(message: impl Into<String>) -> Self {
         Self {
             message: message.into(),
         }
@@ -469,7 +494,15 @@ mod tests {
             error(OAuth::builder("https://h/mcp").jwks_url("http://as/j")).contains("no issuer")
         );
         assert!(error(base()).contains("no keys"));
-        assert!(error(base().jwks_url("https://as/jwks")).contains("jwks_fetcher"));
+        #[cfg(not(feature = "oauth-https"))]
+        {
+            let refused = error(base().jwks_url("https://as/jwks"));
+            assert!(refused.contains("`oauth-https` feature"), "{refused}");
+            assert!(refused.contains("jwks_fetcher"), "{refused}");
+        }
+        #[cfg(feature = "oauth-https")]
+        assert!(base().jwks_url("https://as/jwks").build().is_ok());
+        assert!(error(base().jwks_url("ftp://as/jwks")).contains("JWK set URL"));
         assert!(error(base().jwks(r#"{"keys":[]}"#)).contains("no usable signature key"));
         assert!(error(base().jwks("[]")).contains("static JWK set 0"));
         assert!(

@@ -1,4 +1,5 @@
-//! Fetching a JWK set: the [`FetchJwks`] seam, and the built-in plain-HTTP fetcher.
+//! Fetching a JWK set: the [`FetchJwks`] seam, the built-in plain-HTTP fetcher, and the
+//! request both built-in fetchers make.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -14,9 +15,10 @@ pub type JwksFetch = Pin<Box<dyn Future<Output = Result<Vec<u8>, String>> + Send
 /// Fetches a JWK set document. The server calls it when a token names a key it does not
 /// hold (at most once per minimum refresh interval), and when its set grows old.
 ///
-/// The built-in fetcher speaks plain HTTP/1.1 only (`http://` URLs: an authorization server
-/// on the same host or network, a sidecar, a test). For `https://` URLs, implement this
-/// trait over the application's HTTPS client and pass it to
+/// The built-in fetchers speak HTTP/1.1: over plain TCP for `http://` URLs (an authorization
+/// server on the same host or network, a sidecar, a test), and over TLS for `https://` URLs
+/// with the `oauth-https` feature (`auth::HttpsFetcher`). For proxies, client certificates
+/// or anything else, implement this trait over the application's own client and pass it to
 /// [`OAuthBuilder::jwks_fetcher`](crate::auth::OAuthBuilder::jwks_fetcher). Any closure
 /// `Fn(&str, usize) -> JwksFetch` implements it. Fetches run on the Tokio runtime that
 /// serves the requests.
@@ -35,20 +37,37 @@ where
     }
 }
 
-/// The built-in fetcher: one HTTP/1.1 connection per fetch, no redirects followed.
+/// The built-in plain-HTTP fetcher: one HTTP/1.1 connection per fetch, no redirects followed.
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct HttpFetcher;
 
 impl FetchJwks for HttpFetcher {
     fn fetch(&self, url: &str, max_bytes: usize) -> JwksFetch {
-        let target = HttpTarget::parse(url);
-        Box::pin(async move { get(target?, max_bytes).await })
+        let target = Target::parse(url);
+        Box::pin(async move {
+            let target = target?;
+            if target.scheme != Scheme::Http {
+                return Err("the plain-HTTP fetcher does not speak `https://`".to_owned());
+            }
+            let stream = TcpStream::connect((target.host.as_str(), target.port))
+                .await
+                .map_err(|error| format!("cannot connect: {error}"))?;
+            get(TokioIo::new(stream), &target, max_bytes).await
+        })
     }
 }
 
-/// Where a plain-HTTP URL points.
+/// The scheme of a JWK set URL.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Scheme {
+    Http,
+    Https,
+}
+
+/// Where a JWK set URL points.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct HttpTarget {
+pub(crate) struct Target {
+    pub(crate) scheme: Scheme,
     /// The host to connect to, without brackets around an IPv6 address.
     host: String,
     port: u16,
@@ -57,15 +76,18 @@ pub(crate) struct HttpTarget {
     path_and_query: String,
 }
 
-impl HttpTarget {
-    /// An `http://` URL with a host and no user information.
+impl Target {
+    /// An `http://` or `https://` URL with a host and no user information.
     pub(crate) fn parse(url: &str) -> Result<Self, String> {
         let uri = fluent_uri::Uri::parse(url).map_err(|error| format!("not a URL: {error}"))?;
-        if !uri.scheme().as_str().eq_ignore_ascii_case("http") {
-            return Err("the built-in fetcher speaks `http://` only; \
-                        give an HTTPS client with `jwks_fetcher`"
-                .to_owned());
-        }
+        let scheme = uri.scheme().as_str();
+        let (scheme, default_port) = if scheme.eq_ignore_ascii_case("http") {
+            (Scheme::Http, 80)
+        } else if scheme.eq_ignore_ascii_case("https") {
+            (Scheme::Https, 443)
+        } else {
+            return Err("not an `http://` or `https://` URL".to_owned());
+        };
         let authority = uri.authority().ok_or("no host in the URL")?;
         if authority.has_userinfo() {
             return Err("user information in the URL".to_owned());
@@ -77,7 +99,7 @@ impl HttpTarget {
         let port = authority
             .port_to_u16()
             .map_err(|_| "a port that is not a number")?
-            .unwrap_or(80);
+            .unwrap_or(default_port);
         let path = match uri.path().as_str() {
             "" => "/",
             path => path,
@@ -87,6 +109,7 @@ impl HttpTarget {
             None => path.to_owned(),
         };
         Ok(Self {
+            scheme,
             host: host
                 .trim_start_matches('[')
                 .trim_end_matches(']')
@@ -98,14 +121,16 @@ impl HttpTarget {
     }
 }
 
-async fn get(target: HttpTarget, max_bytes: usize) -> Result<Vec<u8>, String> {
-    let stream = TcpStream::connect((target.host.as_str(), target.port))
+/// `GET`s `target` over `stream`, a connection already open to it (plain or TLS): the body
+/// of a `200`, read up to `max_bytes`. Both built-in fetchers end here, so they ask and
+/// bound the answer alike.
+pub(crate) async fn get<S>(stream: S, target: &Target, max_bytes: usize) -> Result<Vec<u8>, String>
+where
+    S: hyper::rt::Read + hyper::rt::Write + Unpin + Send + 'static,
+{
+    let (mut sender, connection) = hyper::client::conn::http1::handshake::<_, Empty<Bytes>>(stream)
         .await
-        .map_err(|error| format!("cannot connect: {error}"))?;
-    let (mut sender, connection) =
-        hyper::client::conn::http1::handshake::<_, Empty<Bytes>>(TokioIo::new(stream))
-            .await
-            .map_err(|error| format!("cannot speak HTTP: {error}"))?;
+        .map_err(|error| format!("cannot speak HTTP: {error}"))?;
     let driving = tokio::spawn(connection);
     let request = hyper::Request::get(target.path_and_query.as_str())
         .header(hyper::header::HOST, target.authority.as_str())
@@ -136,27 +161,35 @@ mod tests {
     use super::*;
 
     #[test]
-    fn only_plain_http_urls_with_a_host_are_fetched_by_the_built_in_client() {
-        let target = HttpTarget::parse("http://127.0.0.1:8080/jwks?tenant=a").unwrap();
+    fn jwks_urls_are_http_or_https_with_a_host() {
+        let target = Target::parse("http://127.0.0.1:8080/jwks?tenant=a").unwrap();
         assert_eq!(
             target,
-            HttpTarget {
+            Target {
+                scheme: Scheme::Http,
                 host: "127.0.0.1".into(),
                 port: 8080,
                 authority: "127.0.0.1:8080".into(),
                 path_and_query: "/jwks?tenant=a".into(),
             }
         );
-        let v6 = HttpTarget::parse("http://[::1]/").unwrap();
+        let v6 = Target::parse("http://[::1]/").unwrap();
         assert_eq!((v6.host.as_str(), v6.port), ("::1", 80));
-        assert_eq!(HttpTarget::parse("http://as").unwrap().path_and_query, "/");
-        assert!(
-            HttpTarget::parse("https://as/jwks")
-                .unwrap_err()
-                .contains("jwks_fetcher")
-        );
-        assert!(HttpTarget::parse("http://user@as/jwks").is_err());
-        assert!(HttpTarget::parse("http://as:port/jwks").is_err());
-        assert!(HttpTarget::parse("not a url").is_err());
+        assert_eq!(Target::parse("http://as").unwrap().path_and_query, "/");
+        let tls = Target::parse("HTTPS://as.example/jwks").unwrap();
+        assert_eq!((tls.scheme, tls.port), (Scheme::Https, 443));
+        assert!(Target::parse("ftp://as/jwks").is_err());
+        assert!(Target::parse("http://user@as/jwks").is_err());
+        assert!(Target::parse("http://as:port/jwks").is_err());
+        assert!(Target::parse("not a url").is_err());
+    }
+
+    #[tokio::test]
+    async fn the_plain_http_fetcher_refuses_https_urls() {
+        let refused = HttpFetcher
+            .fetch("https://as/jwks", 1024)
+            .await
+            .unwrap_err();
+        assert!(refused.contains("https"), "{refused}");
     }
 }

@@ -37,6 +37,9 @@ pub(crate) enum KeyMiss {
     Unknown,
     /// The key the token names verifies another algorithm than the token's header says.
     OtherAlgorithm,
+    /// No static key fits, and the JWK set was never fetched (its server is unreachable or
+    /// refused): the token cannot be checked yet. The next fetch may be made after this long.
+    Unavailable(Duration),
 }
 
 impl KeySet {
@@ -234,11 +237,17 @@ impl Keys {
                 }
                 Ok(key)
             }
-            Err(KeyMiss::OtherAlgorithm) => Err(KeyMiss::OtherAlgorithm),
             Err(KeyMiss::Unknown) => {
                 remote.fetch_if_due().await;
-                remote.current().0.find(kid, algorithm)
+                let (set, fetched_at) = remote.current();
+                match set.find(kid, algorithm) {
+                    Err(KeyMiss::Unknown) if fetched_at.is_none() => {
+                        Err(KeyMiss::Unavailable(remote.next_fetch_in()))
+                    }
+                    found => found,
+                }
             }
+            missed => missed,
         }
     }
 }
@@ -247,6 +256,20 @@ impl Remote {
     fn current(&self) -> (Arc<KeySet>, Option<Instant>) {
         let current = self.current.read().unwrap_or_else(PoisonError::into_inner);
         (Arc::clone(&current.0), current.1)
+    }
+
+    /// How long until a fetch is due again: what is left of `min_interval` since the last
+    /// one began, in whole seconds, at least one.
+    fn next_fetch_in(&self) -> Duration {
+        let last = *self
+            .last_attempt
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let left = last.map_or(Duration::ZERO, |at| {
+            self.refresh.min_interval.saturating_sub(at.elapsed())
+        });
+        Duration::from_secs(left.as_secs() + u64::from(left.subsec_nanos() > 0))
+            .max(Duration::from_secs(1))
     }
 
     /// Fetches the set, unless the last fetch began less than `min_interval` ago. A failed

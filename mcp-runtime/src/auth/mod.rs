@@ -12,7 +12,7 @@
 //! # fn main() -> Result<(), mcp_runtime::auth::OAuthError> {
 //! let oauth = OAuth::builder("https://mcp.example.com/mcp")
 //!     .issuer("https://auth.example.com")
-//!     .jwks_url("http://auth.internal:8080/jwks.json")
+//!     .jwks_url("https://auth.example.com/.well-known/jwks.json")
 //!     .required_scopes(["mcp"])
 //!     .build()?;
 //! let server = Server::builder()
@@ -52,6 +52,13 @@
 //!   tool's), with a JSON-RPC error (`-32600`) as the body;
 //! - several `Authorization` headers: `400` with `error="invalid_request"`.
 //!
+//! A token that cannot be checked because no JWK set has been fetched yet (its server
+//! unreachable, or its certificate untrusted) is not refused: it is answered `503` with
+//! `Retry-After` (the seconds until the next fetch may be made), as a temporary failure of
+//! the server's. A `401` would tell the client its token is bad and send it, and its user,
+//! through authorization again for a token that would fare no better. Once a set has been
+//! fetched, a token naming a key it lacks is refused with `401` as usual.
+//!
 //! The metadata document (RFC 9728) is served to `GET` at
 //! `/.well-known/oauth-protected-resource` and, when the resource URI has a path (`/mcp`),
 //! at `/.well-known/oauth-protected-resource/mcp` too; it lists the resource URI, the
@@ -89,9 +96,12 @@
 //! expires or for 5 minutes at most, and answered from memory meanwhile; scopes are still
 //! checked on every request. Refused tokens are never remembered.
 //!
-//! The built-in fetcher speaks plain HTTP (an authorization server on the same host or
-//! network); for `https://`, give [`OAuthBuilder::jwks_fetcher`] a [`FetchJwks`] over the
-//! application's HTTPS client.
+//! The built-in fetchers speak HTTP/1.1, one connection per fetch, no redirects followed:
+//! `http://` URLs over plain TCP (an authorization server on the same host or network), and
+//! `https://` URLs over TLS with the `oauth-https` feature (on by default), trusting
+//! Mozilla's root certificates; an `HttpsFetcher` given to [`OAuthBuilder::jwks_fetcher`]
+//! can trust a private CA too. Without the feature, an `https://` URL needs a
+//! [`FetchJwks`] of the application's own, or [`OAuthBuilder::build`] refuses it.
 //!
 //! # Logs
 //!
@@ -108,6 +118,8 @@ mod cache;
 mod claims;
 mod config;
 mod fetch;
+#[cfg(feature = "oauth-https")]
+mod https;
 mod jwks;
 mod metadata;
 mod validate;
@@ -124,6 +136,8 @@ pub use config::{
     DEFAULT_JWKS_TIMEOUT, DEFAULT_TOKEN_CACHE, OAuth, OAuthBuilder, OAuthError, TokenError,
 };
 pub use fetch::{FetchJwks, JwksFetch};
+#[cfg(feature = "oauth-https")]
+pub use https::HttpsFetcher;
 pub use jwks::{MAX_JWKS_BYTES, MAX_JWKS_KEYS};
 pub use metadata::WELL_KNOWN_PATH;
 
@@ -148,10 +162,12 @@ pub(crate) struct ResourceServer {
 /// Why a request is refused before dispatch.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Denied {
-    /// `400`, `401` or `403`.
+    /// `400`, `401`, `403`, or `503` when the token could not be checked.
     pub(crate) status: u16,
-    /// The `WWW-Authenticate` challenge.
-    pub(crate) challenge: String,
+    /// The `WWW-Authenticate` challenge: every answer but `503` has one.
+    pub(crate) challenge: Option<String>,
+    /// `Retry-After`, in seconds (`503` only).
+    pub(crate) retry_after: Option<u64>,
     /// The JSON-RPC error message of the body.
     pub(crate) message: &'static str,
 }
@@ -203,7 +219,8 @@ impl ResourceServer {
             (Some(_), Some(_)) => {
                 return Err(Denied {
                     status: 400,
-                    challenge: self.metadata.invalid_request(),
+                    challenge: Some(self.metadata.invalid_request()),
+                    retry_after: None,
                     message: "several `Authorization` headers",
                 });
             }
@@ -212,7 +229,8 @@ impl ResourceServer {
         let Some(token) = token else {
             return Err(Denied {
                 status: 401,
-                challenge: self.metadata.unauthorized(&self.required),
+                challenge: Some(self.metadata.unauthorized(&self.required)),
+                retry_after: None,
                 message: "unauthorized: send `Authorization: Bearer` with an access token",
             });
         };
@@ -227,7 +245,8 @@ impl ResourceServer {
         {
             return Err(Denied {
                 status: 403,
-                challenge: self.metadata.insufficient_scope(&self.required),
+                challenge: Some(self.metadata.insufficient_scope(&self.required)),
+                retry_after: None,
                 message: "insufficient scope",
             });
         }
@@ -235,10 +254,20 @@ impl ResourceServer {
     }
 
     fn refused(&self, reason: &Reason) -> Denied {
+        if let Some(after) = reason.retry_after() {
+            warn_limited!(REFUSED_TOKEN, %reason, "could not check a bearer token");
+            return Denied {
+                status: 503,
+                challenge: None,
+                retry_after: Some(after.as_secs().max(1)),
+                message: "the server cannot check access tokens at the moment; retry later",
+            };
+        }
         warn_limited!(REFUSED_TOKEN, %reason, "refused a bearer token");
         Denied {
             status: 401,
-            challenge: self.metadata.invalid_token(reason.description()),
+            challenge: Some(self.metadata.invalid_token(reason.description())),
+            retry_after: None,
             message: "unauthorized: the access token is invalid",
         }
     }
@@ -319,7 +348,10 @@ mod tests {
         let denied = server.authenticate(&headers).await.unwrap_err();
         assert_eq!(denied.status, 401);
         assert!(
-            denied.challenge.contains("error=\"invalid_token\""),
+            denied
+                .challenge
+                .as_deref()
+                .is_some_and(|challenge| challenge.contains("error=\"invalid_token\"")),
             "{denied:?}"
         );
         let log = String::from_utf8_lossy(&captured.0.lock().unwrap()).into_owned();

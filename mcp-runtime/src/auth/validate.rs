@@ -57,6 +57,9 @@ pub(crate) enum Reason {
     /// The header declares critical extensions this server does not know.
     Critical,
     UnknownKey,
+    /// No JWK set could be fetched yet, so no key to check with: the server's trouble, not
+    /// the token's. A fetch is due again after the duration.
+    KeysUnavailable(Duration),
     /// The key the header names verifies another algorithm.
     KeyOfOtherAlgorithm,
     BadSignature,
@@ -82,6 +85,9 @@ impl fmt::Display for Reason {
             ),
             Self::Critical => f.write_str("declares critical header extensions"),
             Self::UnknownKey => f.write_str("signed by a key the server does not know"),
+            Self::KeysUnavailable(_) => {
+                f.write_str("not checked: the JWK set has not been fetched yet")
+            }
             Self::KeyOfOtherAlgorithm => f.write_str("names a key of another algorithm"),
             Self::BadSignature => f.write_str("bad signature"),
             Self::Expired => f.write_str("expired"),
@@ -104,7 +110,16 @@ impl Reason {
             Self::Expired => "the access token expired",
             Self::NotYetValid => "the access token is not valid yet",
             Self::WrongAudience => "the access token was issued for another resource",
+            Self::KeysUnavailable(_) => "the server cannot check access tokens at the moment",
             _ => "the access token is invalid",
+        }
+    }
+
+    /// After how long to ask again, when the token was not refused but could not be checked.
+    pub(crate) fn retry_after(&self) -> Option<Duration> {
+        match self {
+            Self::KeysUnavailable(after) => Some(*after),
+            _ => None,
         }
     }
 }
@@ -172,6 +187,7 @@ impl Verifier {
             .map_err(|miss| match miss {
                 KeyMiss::Unknown => Reason::UnknownKey,
                 KeyMiss::OtherAlgorithm => Reason::KeyOfOtherAlgorithm,
+                KeyMiss::Unavailable(after) => Reason::KeysUnavailable(after),
             })?;
         let validation = &self.validations[&key.algorithm];
         let decoded = jsonwebtoken::decode::<Map<String, Value>>(token, &key.key, validation)

@@ -28,11 +28,22 @@ pub(crate) async fn authenticate(
 
 fn denied_response(denied: &Denied) -> Response {
     let status = StatusCode::from_u16(denied.status).unwrap_or(StatusCode::UNAUTHORIZED);
-    let mut response = guard::reject(status, ErrorCode::INVALID_REQUEST.0, denied.message);
-    if let Ok(challenge) = HeaderValue::from_str(&denied.challenge) {
-        response
-            .headers_mut()
-            .insert(header::WWW_AUTHENTICATE, challenge);
+    let code = if status.is_server_error() {
+        ErrorCode::INTERNAL_ERROR
+    } else {
+        ErrorCode::INVALID_REQUEST
+    };
+    let mut response = guard::reject(status, code.0, denied.message);
+    let headers = response.headers_mut();
+    if let Some(challenge) = denied
+        .challenge
+        .as_deref()
+        .and_then(|challenge| HeaderValue::from_str(challenge).ok())
+    {
+        headers.insert(header::WWW_AUTHENTICATE, challenge);
+    }
+    if let Some(seconds) = denied.retry_after {
+        headers.insert(header::RETRY_AFTER, HeaderValue::from(seconds));
     }
     response
 }

@@ -1,6 +1,7 @@
 //! OAuth fixtures: the PEM test keys under `tests/keys/`, tokens minted with them, a JWK set
-//! served by a real local HTTP server that counts its fetches and can rotate, and raw HTTP
-//! exchanges with a bearer token, each bounded by a timeout.
+//! served by a real local HTTP server (or HTTPS, its certificate from a CA made at test time)
+//! that counts its fetches and can rotate, and raw HTTP exchanges with a bearer token, each
+//! bounded by a timeout.
 
 #![allow(
     dead_code,
@@ -16,9 +17,13 @@ use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use jsonwebtoken::jwk::Jwk;
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
+use rcgen::{BasicConstraints, CertificateParams, CertifiedIssuer, DnType, IsCa, KeyPair};
 use serde_json::{Value, json};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
+use tokio_rustls::TlsAcceptor;
+use tokio_rustls::rustls::ServerConfig;
+use tokio_rustls::rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
 
 /// The issuer the test server trusts.
 pub(crate) const ISSUER: &str = "https://auth.test";
@@ -151,10 +156,57 @@ pub(crate) fn claims(subject: &str, scope: &str) -> Value {
     })
 }
 
-/// A JWK set served over HTTP/1.1 on a loopback port: `GET` any path answers the current
-/// keys. Counts the fetches; the keys can be replaced (a rotation).
+/// A throwaway certificate authority, made at test time: no key or certificate is kept on
+/// disk.
+pub(crate) struct TestCa {
+    issuer: CertifiedIssuer<'static, KeyPair>,
+}
+
+impl TestCa {
+    pub(crate) fn new(name: &str) -> Self {
+        let mut params = CertificateParams::new(Vec::<String>::new()).unwrap();
+        params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+        params.distinguished_name.push(DnType::CommonName, name);
+        let issuer = CertifiedIssuer::self_signed(params, KeyPair::generate().unwrap()).unwrap();
+        Self { issuer }
+    }
+
+    /// The CA's certificate, PEM-encoded.
+    pub(crate) fn pem(&self) -> String {
+        self.issuer.pem()
+    }
+
+    /// The CA's certificate, DER-encoded.
+    pub(crate) fn der(&self) -> Vec<u8> {
+        self.issuer.der().to_vec()
+    }
+
+    /// A TLS server configuration for `127.0.0.1`, its certificate signed by this CA.
+    fn server_config(&self) -> Arc<ServerConfig> {
+        let key = KeyPair::generate().unwrap();
+        let params = CertificateParams::new(vec!["127.0.0.1".to_owned()]).unwrap();
+        let certificate = params.signed_by(&key, &self.issuer).unwrap();
+        let private = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(key.serialize_der()));
+        let provider = Arc::new(tokio_rustls::rustls::crypto::ring::default_provider());
+        let config = ServerConfig::builder_with_provider(provider)
+            .with_safe_default_protocol_versions()
+            .unwrap()
+            .with_no_client_auth()
+            .with_single_cert(
+                vec![CertificateDer::from(certificate.der().to_vec())],
+                private,
+            )
+            .unwrap();
+        Arc::new(config)
+    }
+}
+
+/// A JWK set served over HTTP/1.1 on a loopback port, over TLS or not: `GET` any path answers
+/// the current keys. Counts the connections (the fetches); the keys can be replaced (a
+/// rotation).
 pub(crate) struct JwksServer {
     pub(crate) addr: SocketAddr,
+    scheme: &'static str,
     keys: Arc<Mutex<Vec<Value>>>,
     fetches: Arc<AtomicUsize>,
     serving: tokio::task::JoinHandle<()>,
@@ -162,8 +214,27 @@ pub(crate) struct JwksServer {
 
 impl JwksServer {
     pub(crate) async fn start(keys: Vec<Value>) -> Self {
+        Self::serve(keys, None).await
+    }
+
+    /// Serves `keys` over TLS, with a certificate for `127.0.0.1` that `ca` signs.
+    pub(crate) async fn start_tls(keys: Vec<Value>, ca: &TestCa) -> Self {
+        Self::serve(keys, Some(TlsAcceptor::from(ca.server_config()))).await
+    }
+
+    /// Serves `keys` over plain HTTP on `listener`, which may have connections waiting.
+    pub(crate) async fn start_on(listener: TcpListener, keys: Vec<Value>) -> Self {
+        Self::serve_on(listener, keys, None)
+    }
+
+    async fn serve(keys: Vec<Value>, tls: Option<TlsAcceptor>) -> Self {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        Self::serve_on(listener, keys, tls)
+    }
+
+    fn serve_on(listener: TcpListener, keys: Vec<Value>, tls: Option<TlsAcceptor>) -> Self {
         let addr = listener.local_addr().unwrap();
+        let scheme = if tls.is_some() { "https" } else { "http" };
         let keys = Arc::new(Mutex::new(keys));
         let fetches = Arc::new(AtomicUsize::new(0));
         let (served, counted) = (Arc::clone(&keys), Arc::clone(&fetches));
@@ -171,11 +242,23 @@ impl JwksServer {
             while let Ok((stream, _)) = listener.accept().await {
                 let document = json!({ "keys": *served.lock().unwrap() }).to_string();
                 counted.fetch_add(1, Ordering::SeqCst);
-                tokio::spawn(answer_once(stream, document));
+                match &tls {
+                    None => drop(tokio::spawn(answer_once(stream, document))),
+                    Some(tls) => {
+                        let accepting = tls.accept(stream);
+                        tokio::spawn(async move {
+                            // A client that refuses the certificate ends the handshake.
+                            if let Ok(Ok(stream)) = tokio::time::timeout(TIMEOUT, accepting).await {
+                                answer_once(stream, document).await;
+                            }
+                        });
+                    }
+                }
             }
         });
         Self {
             addr,
+            scheme,
             keys,
             fetches,
             serving,
@@ -183,7 +266,7 @@ impl JwksServer {
     }
 
     pub(crate) fn url(&self) -> String {
-        format!("http://{}/jwks.json", self.addr)
+        format!("{}://{}/jwks.json", self.scheme, self.addr)
     }
 
     /// Serves `keys` from now on.
@@ -191,7 +274,8 @@ impl JwksServer {
         *self.keys.lock().unwrap() = keys;
     }
 
-    /// How many times the set was fetched.
+    /// How many times the set was fetched (over TLS: how many connections were opened,
+    /// whether or not the handshake succeeded).
     pub(crate) fn fetches(&self) -> usize {
         self.fetches.load(Ordering::SeqCst)
     }
@@ -204,7 +288,7 @@ impl Drop for JwksServer {
 }
 
 /// Reads one request head (within the timeout) and answers `document`.
-async fn answer_once(mut stream: TcpStream, document: String) {
+async fn answer_once<S: AsyncRead + AsyncWrite + Unpin>(mut stream: S, document: String) {
     let mut head = Vec::new();
     let mut buffer = [0; 1024];
     let read = async {
@@ -225,6 +309,8 @@ async fn answer_once(mut stream: TcpStream, document: String) {
         document.len()
     );
     let _ = stream.write_all(answer.as_bytes()).await;
+    // Over TLS, a close_notify before the connection closes.
+    let _ = stream.shutdown().await;
 }
 
 /// One raw HTTP answer.
