@@ -562,11 +562,10 @@ impl SiteCode<'_> {
             // before the binding exists, so it cannot see this name.
             let call = Ident::new("__mcp_call", span);
             return syn::parse_quote_spanned! {span=>
+                {
+                let #call = #question;
                 match ::mcp_runtime::__private::run_sub(
-                    {
-                        let #call = #question;
-                        ::mcp_runtime::flow::IntoSubFlow::into_sub_flow(#call)
-                    },
+                    ::mcp_runtime::flow::IntoSubFlow::into_sub_flow(#call),
                     &#cx,
                     #key,
                     #sub_resume.take(),
@@ -579,19 +578,14 @@ impl SiteCode<'_> {
                         &[#(#names),*],
                     ).await {},
                 }
+                }
             };
         }
         // Spanned at the question's method, the path spelled out so that no token of it keeps
         // the attribute's span: a bound its answer type breaks is reported there, as the
         // method's own bound is, and so only once.
-        // The question's closure is bound first, so that its own bounds are checked (and
-        // reported) before the batch's.
-        let ask = Ident::new("__mcp_ask", Span::mixed_site());
         syn::parse_quote_spanned! {question_span(question)=>
-            match {
-                let #ask = || #question;
-                ::mcp_runtime::__private::Batch::settle(#ask, &#cx, &[#(#keys),*])
-            } {
+            match ::mcp_runtime::__private::Batch::settle(|| #question, &#cx, &[#(#keys),*]) {
                 #p::Settled::Answered(#answer) => #answer,
                 #p::Settled::Stop(#halt) => match #p::stop(
                     &#cx,

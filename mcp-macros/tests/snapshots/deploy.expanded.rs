@@ -33,12 +33,11 @@ pub fn deploy() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Cop
         match __mcp_state {
             ::core::option::Option::None
             | ::core::option::Option::Some(__mcp_State::S0()) => {
-                let target: Target = match {
-                    let __mcp_ask = || {
-                        cx.elicit(format!("Where should {} go?", args.service))
-                    };
-                    ::mcp_runtime::__private::Batch::settle(__mcp_ask, &cx, &["target"])
-                } {
+                let target: Target = match ::mcp_runtime::__private::Batch::settle(
+                    || cx.elicit(format!("Where should {} go?", args.service)),
+                    &cx,
+                    &["target"],
+                ) {
                     ::mcp_runtime::__private::Settled::Answered(__mcp_answer) => {
                         __mcp_answer
                     }
@@ -55,16 +54,11 @@ pub fn deploy() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Cop
                 }?;
                 let replicas: u32 = target.replicas;
                 if target.environment == Environment::Production {
-                    let confirm: Confirm = match {
-                        let __mcp_ask = || {
-                            cx.elicit(format!("Ship {replicas} replicas to production?"))
-                        };
-                        ::mcp_runtime::__private::Batch::settle(
-                            __mcp_ask,
-                            &cx,
-                            &["confirm"],
-                        )
-                    } {
+                    let confirm: Confirm = match ::mcp_runtime::__private::Batch::settle(
+                        || cx.elicit(format!("Ship {replicas} replicas to production?")),
+                        &cx,
+                        &["confirm"],
+                    ) {
                         ::mcp_runtime::__private::Settled::Answered(__mcp_answer) => {
                             __mcp_answer
                         }
@@ -90,16 +84,11 @@ pub fn deploy() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Cop
                 #[allow(unused_mut, unused_variables)]
                 let replicas = __mcp_v0;
                 {
-                    let confirm: Confirm = match {
-                        let __mcp_ask = || {
-                            cx.elicit(format!("Ship {replicas} replicas to production?"))
-                        };
-                        ::mcp_runtime::__private::Batch::settle(
-                            __mcp_ask,
-                            &cx,
-                            &["confirm"],
-                        )
-                    } {
+                    let confirm: Confirm = match ::mcp_runtime::__private::Batch::settle(
+                        || cx.elicit(format!("Ship {replicas} replicas to production?")),
+                        &cx,
+                        &["confirm"],
+                    ) {
                         ::mcp_runtime::__private::Settled::Answered(__mcp_answer) => {
                             __mcp_answer
                         }
