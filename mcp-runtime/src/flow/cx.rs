@@ -430,9 +430,9 @@ impl<A: Answer> Batch for Question<A> {
 /// whose carried fields are the locals named in `carried`, in order; then never completes.
 /// The driver sees the record and drops the flow's future.
 ///
-/// A state that cannot be written, or that does not read back as written, fails the request
-/// here with an internal error naming the carried local at fault, rather than handing out a
-/// state the next round would refuse.
+/// A state that cannot be written (or, in debug builds, does not read back as written) fails
+/// the request here with an internal error naming the carried local at fault, rather than
+/// handing out a state the next round would refuse.
 #[doc(hidden)]
 pub fn stop<S: Serialize + DeserializeOwned>(
     cx: &Cx,
