@@ -3,14 +3,15 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Debug;
-use std::io;
-use std::sync::{Arc, Mutex, PoisonError};
 
 use mcp_runtime::protocol::ErrorCode;
 use mcp_runtime::testing::FlowTester;
 use mcp_runtime::{Cx, ElicitForm, Refusal, ToolResult, elicit, text, tool};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Value, json};
+
+mod support;
+use support::logs::{capture, serial};
 
 #[derive(Debug, ElicitForm)]
 struct Confirm {
@@ -275,45 +276,13 @@ async fn carries_a_lopsided_value(cx: Cx) -> ToolResult {
     Ok(text(format!("{before} {lopsided:?}")))
 }
 
-/// What a test subscriber wrote, shared with its writer.
-#[derive(Clone, Default)]
-struct Captured(Arc<Mutex<Vec<u8>>>);
-
-impl io::Write for Captured {
-    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
-        self.0
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .extend_from_slice(bytes);
-        Ok(bytes.len())
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-}
-
-/// The two tests that fail a stop reach the same log callsite: they run one at a time, so
-/// that one's first use of the callsite cannot race the other's subscriber.
-async fn serial() -> tokio::sync::MutexGuard<'static, ()> {
-    static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
-    SERIAL.lock().await
-}
-
 #[tokio::test]
 async fn a_value_that_cannot_be_written_fails_the_stop_naming_its_local() {
     let _serial = serial().await;
-    // Everything logged on this thread (a current-thread runtime: the server's work too).
-    let captured = Captured::default();
-    let writer = captured.clone();
-    let subscriber = tracing_subscriber::fmt()
-        .with_writer(move || writer.clone())
-        .with_ansi(false)
-        .finish();
-    let guard = tracing::subscriber::set_default(subscriber);
+    let (guard, captured) = capture();
     let round = FlowTester::tool(carries_a_handle).start().await;
     drop(guard);
-    let log = String::from_utf8_lossy(&captured.0.lock().unwrap()).into_owned();
+    let log = captured.text();
     assert!(
         log.lines()
             .any(|line| line.contains("ERROR") && line.contains("`handle`")),

@@ -3,8 +3,6 @@
 //! an invalid answer.
 #![allow(deprecated)] // reason: roots are deprecated on the wire, yet still served
 
-use std::io;
-use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use mcp_runtime::protocol::{ReadResourceResult, ResourceContents, TextResourceContents};
@@ -12,6 +10,9 @@ use mcp_runtime::state::INVALID_STATE_MESSAGE;
 use mcp_runtime::testing::FlowTester;
 use mcp_runtime::{Cx, ElicitForm, ResourceResult, ToolResult, resource, text, tool};
 use serde_json::{Value, json};
+
+mod support;
+use support::logs::{capture, serial};
 
 #[derive(Debug, ElicitForm)]
 struct Confirm {
@@ -50,50 +51,6 @@ async fn show_roots(cx: Cx) -> ToolResult {
     let roots = cx.list_roots().await;
     let uris: Vec<String> = roots.roots.into_iter().map(|root| root.uri).collect();
     Ok(text(format!("roots: {}", uris.join(", "))))
-}
-
-/// What a test subscriber wrote, shared with its writer.
-#[derive(Clone, Default)]
-struct Captured(Arc<Mutex<Vec<u8>>>);
-
-impl Captured {
-    fn text(&self) -> String {
-        String::from_utf8_lossy(&self.0.lock().unwrap_or_else(PoisonError::into_inner)).into_owned()
-    }
-}
-
-impl io::Write for Captured {
-    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
-        self.0
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .extend_from_slice(bytes);
-        Ok(bytes.len())
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-}
-
-/// The refusal warnings share one process-wide rate limit: the tests that count them run one
-/// at a time.
-async fn serial() -> tokio::sync::MutexGuard<'static, ()> {
-    static SERIAL: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
-    SERIAL.lock().await
-}
-
-/// Captures everything logged on this thread (the tests run on a current-thread runtime, so
-/// the server's work happens here too) as plain text, until the guard drops.
-fn capture() -> (tracing::subscriber::DefaultGuard, Captured) {
-    let captured = Captured::default();
-    let writer = captured.clone();
-    let subscriber = tracing_subscriber::fmt()
-        .with_writer(move || writer.clone())
-        .with_ansi(false)
-        .with_max_level(tracing::Level::TRACE)
-        .finish();
-    (tracing::subscriber::set_default(subscriber), captured)
 }
 
 fn refusal_lines(log: &str) -> Vec<&str> {
