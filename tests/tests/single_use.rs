@@ -36,6 +36,17 @@ fn paid(ticket: &str) -> usize {
         .unwrap_or(0)
 }
 
+/// Counts one more run of the code after a question, under `ticket`; how many so far.
+fn count_run(ticket: String) -> usize {
+    let mut paid = PAID.lock().unwrap();
+    let runs = paid
+        .get_or_insert_with(HashMap::new)
+        .entry(ticket)
+        .or_default();
+    *runs += 1;
+    *runs
+}
+
 #[derive(ElicitForm)]
 struct Sure {
     ok: bool,
@@ -51,11 +62,7 @@ struct Ticket {
 async fn pay(args: Ticket, cx: Cx) -> ToolResult {
     let sure: Sure = cx.elicit("Pay?").await?;
     if sure.ok {
-        let mut paid = PAID.lock().unwrap();
-        *paid
-            .get_or_insert_with(HashMap::new)
-            .entry(args.ticket)
-            .or_default() += 1;
+        count_run(args.ticket);
     }
     Ok(text(if sure.ok { "Paid." } else { "Kept." }))
 }
@@ -68,11 +75,7 @@ async fn tip(args: Ticket, cx: Cx) -> ToolResult {
 
 fn count_tip(args: Ticket, cx: Cx) -> ToolResult {
     let _ = cx;
-    let mut paid = PAID.lock().unwrap();
-    *paid
-        .get_or_insert_with(HashMap::new)
-        .entry(args.ticket)
-        .or_default() += 1;
+    count_run(args.ticket);
     Ok(text("Tipped."))
 }
 
@@ -433,15 +436,7 @@ struct Who {
 #[prompt(single_use)]
 async fn vouch(args: Who, cx: Cx) -> PromptResult {
     let sure: Sure = cx.elicit("Vouch?").await?;
-    let runs = {
-        let mut paid = PAID.lock().unwrap();
-        let runs = paid
-            .get_or_insert_with(HashMap::new)
-            .entry(format!("vouch:{}", args.name))
-            .or_default();
-        *runs += 1;
-        *runs
-    };
+    let runs = count_run(format!("vouch:{}", args.name));
     Ok(GetPromptResult {
         messages: vec![PromptMessage::text(
             Role::User,
@@ -460,15 +455,7 @@ struct Doc {
 #[resource(uri = "test://ledger/{id}", mime_type = "text/plain", single_use)]
 async fn ledger(args: Doc, cx: Cx) -> ResourceResult {
     let sure: Sure = cx.elicit("Read?").await?;
-    let runs = {
-        let mut paid = PAID.lock().unwrap();
-        let runs = paid
-            .get_or_insert_with(HashMap::new)
-            .entry(format!("ledger:{}", args.id))
-            .or_default();
-        *runs += 1;
-        *runs
-    };
+    let runs = count_run(format!("ledger:{}", args.id));
     Ok(ReadResourceResult {
         contents: vec![ResourceContents::Text(TextResourceContents {
             uri: format!("test://ledger/{}", args.id),
