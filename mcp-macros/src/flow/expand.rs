@@ -4,12 +4,12 @@ use std::collections::HashMap;
 
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, format_ident, quote, quote_spanned};
-use syn::visit_mut::{self, VisitMut};
+use syn::visit_mut::VisitMut;
 use syn::{Block, Expr, Ident};
 
 use super::model::{Handler, Kind};
 use super::resume::Resumed;
-use super::scope::marker_site;
+use super::settle::SiteCode;
 use super::sites::Site;
 
 pub(crate) struct Plan<'a> {
@@ -19,7 +19,7 @@ pub(crate) struct Plan<'a> {
     pub(crate) resumed: Vec<Resumed>,
 }
 
-fn variant(id: usize) -> Ident {
+pub(super) fn variant(id: usize) -> Ident {
     format_ident!("S{}", id)
 }
 
@@ -501,111 +501,6 @@ fn option_str(value: Option<&syn::LitStr>) -> TokenStream {
     match value {
         Some(value) => quote!(::core::option::Option::Some(#value)),
         None => quote!(::core::option::Option::None),
-    }
-}
-
-/// Replaces each `__mcp_site!(N)` marker with the code that settles question point `N`.
-///
-/// Input:  `__mcp_site!(1)`
-/// Output:
-/// ```text
-/// match Batch::settle(cx.elicit("..."), &cx, &["confirm"]) {
-///     Settled::Answered(answer) => answer,
-///     Settled::Stop(stop) => match stop(&cx, stop, &State::S1(target), &["target"]).await {},
-/// }
-/// ```
-struct SiteCode<'a> {
-    sites: &'a [Site],
-    resumed: &'a [Resumed],
-    cx: &'a Ident,
-    state: &'a Ident,
-    sub_value: &'a Ident,
-    sub_resume: &'a Ident,
-}
-
-impl VisitMut for SiteCode<'_> {
-    fn visit_expr_mut(&mut self, expr: &mut Expr) {
-        if let Expr::Macro(mac) = expr
-            && let Some(id) = marker_site(&mac.mac)
-        {
-            *expr = self.site(id);
-            return;
-        }
-        visit_mut::visit_expr_mut(self, expr);
-    }
-}
-
-impl SiteCode<'_> {
-    fn site(&self, id: usize) -> Expr {
-        let site = &self.sites[id];
-        let question = &site.question;
-        let keys = &site.keys;
-        let cx = self.cx;
-        let state = self.state;
-        let name = variant(id);
-        let locals = self.resumed[id].carried.iter().map(|c| &c.ident);
-        let names = self.resumed[id]
-            .carried
-            .iter()
-            .map(|c| c.ident.to_string().trim_start_matches("r#").to_owned());
-        let p = quote!(::mcp_runtime::__private);
-        let answer = Ident::new("__mcp_answer", Span::mixed_site());
-        let halt = Ident::new("__mcp_halt", Span::mixed_site());
-        if site.is_sub() {
-            let (sub_value, sub_resume) = (self.sub_value, self.sub_resume);
-            let key = &keys[0];
-            // The call is bound to a local and converted under one span, the call's first
-            // token, with every path spelled out (an interpolated `#p` would keep the
-            // attribute's span): a call that is no sub-flow is then reported once, there.
-            let span = syn::spanned::Spanned::span(question);
-            // Named at the call itself, not mixed-site: the user's expression is evaluated
-            // before the binding exists, so it cannot see this name.
-            let call = Ident::new("__mcp_call", span);
-            return syn::parse_quote_spanned! {span=>
-                {
-                let #call = #question;
-                match ::mcp_runtime::__private::run_sub(
-                    ::mcp_runtime::flow::IntoSubFlow::into_sub_flow(#call),
-                    &#cx,
-                    #key,
-                    #sub_resume.take(),
-                ).await {
-                    #p::SubSettled::Done(#answer) => #answer,
-                    #p::SubSettled::Stop(#halt, #sub_value) => match #p::stop(
-                        &#cx,
-                        #halt,
-                        &#state::#name(#(#locals,)* #sub_value),
-                        &[#(#names),*],
-                    ).await {},
-                }
-                }
-            };
-        }
-        // Spanned at the question's method, the path spelled out so that no token of it keeps
-        // the attribute's span: a bound its answer type breaks is reported there, as the
-        // method's own bound is, and so only once.
-        syn::parse_quote_spanned! {question_span(question)=>
-            match ::mcp_runtime::__private::Batch::settle(|| #question, &#cx, &[#(#keys),*]) {
-                #p::Settled::Answered(#answer) => #answer,
-                #p::Settled::Stop(#halt) => match #p::stop(
-                    &#cx,
-                    #halt,
-                    &#state::#name(#(#locals),*),
-                    &[#(#names),*],
-                ).await {},
-            }
-        }
-    }
-}
-
-/// The span of a question's method (`elicit` in `cx.elicit("...").key("k")`).
-fn question_span(question: &Expr) -> Span {
-    match question {
-        Expr::Paren(inner) => question_span(&inner.expr),
-        Expr::Group(inner) => question_span(&inner.expr),
-        Expr::MethodCall(call) if call.method == "key" => question_span(&call.receiver),
-        Expr::MethodCall(call) => call.method.span(),
-        other => syn::spanned::Spanned::span(other),
     }
 }
 

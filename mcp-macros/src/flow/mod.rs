@@ -10,6 +10,7 @@ mod model;
 mod presentation;
 mod resume;
 mod scope;
+mod settle;
 mod sites;
 mod valid;
 
