@@ -114,6 +114,7 @@ pub(crate) fn derive(input: &DeriveInput) -> TokenStream {
 //                 CHOICES, from_wire, to_wire,
 //                 ENUM_NAMES = true  /* only with #[choice(enum_names)] */
 //             }
+//             impl FormField for Environment { type Kind = Single<Self>; }
 //             impl Serialize / Deserialize for Environment { /* as the wire value */ }
 //         };
 fn expand(choice: &Choice<'_>) -> TokenStream {
@@ -166,6 +167,11 @@ fn expand(choice: &Choice<'_>) -> TokenStream {
             }
 
             #[automatically_derived]
+            impl ::mcp_runtime::form::FormField for #ident {
+                type Kind = ::mcp_runtime::__private::form::Single<Self>;
+            }
+
+            #[automatically_derived]
             impl ::mcp_runtime::__private::serde::Serialize for #ident {
                 fn serialize<__S: ::mcp_runtime::__private::serde::Serializer>(
                     &self,
@@ -204,6 +210,10 @@ fn fallback(input: &DeriveInput) -> TokenStream {
             fn to_wire(self) -> &'static ::core::primitive::str {
                 ::core::unreachable!()
             }
+        }
+        #[automatically_derived]
+        impl ::mcp_runtime::form::FormField for #ident {
+            type Kind = ::mcp_runtime::__private::form::Single<Self>;
         }
     }
 }

@@ -35,7 +35,7 @@ pub(crate) fn form(form: &Form<'_>) -> TokenStream {
         let local = format_ident!("__mcp_field_{}", index, span = Span::mixed_site());
         let kind = kind_tokens(field);
         // Every use of the field's kind carries the span of the field's type: a type that is
-        // no form field is then reported once, on that type, with the message of `ElicitChoice`.
+        // no form field is then reported once, on that type, with the message of `FormField`.
         let span = kind_span(field);
         let wire = wire_name(field.ident, field.attrs.rename.as_ref(), &form.attrs);
         let meta_value = meta_tokens(field, &wire);
@@ -229,8 +229,11 @@ fn kind_tokens(field: &Field<'_>) -> TokenStream {
         Kind::Bool => quote_spanned!(span=> ::mcp_runtime::__private::form::Boolean),
         Kind::Integer(ty) => quote_spanned!(span=> ::mcp_runtime::__private::form::Integer<#ty>),
         Kind::Float(ty) => quote_spanned!(span=> ::mcp_runtime::__private::form::Float<#ty>),
-        Kind::Single(ty) => quote_spanned!(span=> ::mcp_runtime::__private::form::Single<#ty>),
-        Kind::Multi(ty, _) => quote_spanned!(span=> ::mcp_runtime::__private::form::Multi<#ty>),
+        // Named through `FormField`: a type that is no form field is then reported at the
+        // type, as not implementing that public trait, with no note about the kinds behind it.
+        Kind::Single(ty) | Kind::Multi(ty, _) => {
+            quote_spanned!(span=> <#ty as ::mcp_runtime::form::FormField>::Kind)
+        }
     }
 }
 

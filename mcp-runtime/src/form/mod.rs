@@ -115,6 +115,35 @@ pub use errors::{FieldError, FormErrors};
 
 use crate::protocol::ElicitRequestedSchema;
 
+/// A type a form field may have beyond the ones the derive knows by name: an enum deriving
+/// [`ElicitChoice`] (which implements it), or a `Vec` or `BTreeSet` of one.
+///
+/// `String`, the integers, `f32`, `f64` and `bool` are recognised by name, and `Option` around
+/// any field type; every other field type must implement this trait. It exists so that a field
+/// of another type (a nested struct, a foreign type, an alias) is reported once, at the type,
+/// in these words.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a field of an elicitation form",
+    label = "not an elicitation form field type",
+    note = "a form field is a `String`, an integer, `f32`, `f64`, `bool`, an enum deriving `ElicitChoice`, a `Vec` or `BTreeSet` of such an enum, or an `Option` of one of these, written out by name",
+    note = "forms are flat: a struct cannot be nested in a form, and type aliases are not followed"
+)]
+pub trait FormField {
+    /// How the field is asked, read and written.
+    #[doc(hidden)]
+    type Kind;
+}
+
+#[diagnostic::do_not_recommend]
+impl<T: ElicitChoice> FormField for Vec<T> {
+    type Kind = field::Multi<Self>;
+}
+
+#[diagnostic::do_not_recommend]
+impl<T: ElicitChoice + Ord> FormField for std::collections::BTreeSet<T> {
+    type Kind = field::Multi<Self>;
+}
+
 /// A flat form: its requested schema, and a validating parser of accepted content.
 ///
 /// Implement it with `#[derive(ElicitForm)]`; see the [module docs](self).
@@ -204,12 +233,6 @@ pub struct Choice<T> {
 ///     })
 /// );
 /// ```
-#[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot be a field of an elicitation form",
-    label = "not an elicitation form field type",
-    note = "a form field is a `String`, an integer, `f32`, `f64`, `bool`, an enum deriving `ElicitChoice`, a `Vec` or `BTreeSet` of such an enum, or an `Option` of one of these, written out by name",
-    note = "forms are flat: a struct cannot be nested in a form, and type aliases are not followed"
-)]
 pub trait ElicitChoice: Sized + Copy + 'static {
     /// Every variant, in declaration order.
     const CHOICES: &'static [Choice<Self>];
