@@ -15,8 +15,9 @@
 //! up in development, where the handler's tests run.
 //!
 //! Only authenticated states are read, and a state is at most the server's state size cap.
-//! Reading allocates text and byte strings as their bytes arrive, collections preallocate at
-//! most serde's cautious 1 MiB whatever length they claim, and nesting stops at 128 levels.
+//! Before reading, no header may claim more items or bytes than the state has left (serde
+//! would preallocate up to 1 MiB for what a collection claims); text and byte strings are
+//! allocated as their bytes arrive, and nesting stops at 128 levels.
 
 use std::cell::RefCell;
 use std::fmt;
@@ -95,6 +96,7 @@ pub(crate) fn encode<S: Serialize + DeserializeOwned>(
 
 /// Reads a continuation written by [`encode`]: the whole input, nested at most 128 deep.
 pub(crate) fn decode<S: DeserializeOwned>(bytes: &[u8]) -> Result<S, String> {
+    claims_fit(bytes)?;
     let mut rest = bytes;
     let state: S =
         ciborium::de::from_reader_with_recursion_limit(&mut rest, MAX_DEPTH).map_err(read_error)?;
@@ -103,6 +105,41 @@ pub(crate) fn decode<S: DeserializeOwned>(bytes: &[u8]) -> Result<S, String> {
     } else {
         Err(format!("{} bytes after the state", rest.len()))
     }
+}
+
+/// Refuses a payload whose headers claim more items or bytes than it has left: serde
+/// preallocates up to 1 MiB for a collection's claimed length, which a few bytes could
+/// otherwise claim. Every item takes at least one byte, every map entry two.
+fn claims_fit(bytes: &[u8]) -> Result<(), String> {
+    use ciborium_io::Read as _;
+    use ciborium_ll::{Decoder, Header};
+
+    let mut decoder = Decoder::from(bytes);
+    let mut scratch = [0_u8; 512];
+    // Malformed input is left to the reader, which says where it breaks.
+    while let Ok(header) = decoder.pull() {
+        let left = bytes.len() - decoder.offset();
+        let (claimed, payload) = match header {
+            Header::Array(Some(items)) => (items, false),
+            Header::Map(Some(entries)) => (entries.saturating_mul(2), false),
+            Header::Bytes(Some(len)) | Header::Text(Some(len)) => (len, true),
+            _ => continue,
+        };
+        if claimed > left {
+            return Err(format!(
+                "a header claims {claimed} items or bytes with {left} bytes left"
+            ));
+        }
+        let mut skip = if payload { claimed } else { 0 };
+        while skip > 0 {
+            let step = skip.min(scratch.len());
+            if decoder.read_exact(&mut scratch[..step]).is_err() {
+                return Ok(());
+            }
+            skip -= step;
+        }
+    }
+    Ok(())
 }
 
 /// The error for a failure at `path`: its first position in a sequence is the variant's
@@ -229,6 +266,31 @@ mod tests {
         }
         let error = encode(&(value,), &["deep"]).expect_err("too deep to read back");
         assert!(error.to_string().contains("does not read back"), "{error}");
+    }
+
+    #[test]
+    fn a_collection_claiming_more_items_than_bytes_left_is_refused_before_reading() {
+        // The fuzzer's find: an array claiming 2^64-ish items in a 34-byte state had serde
+        // preallocate 1 MiB.
+        let mut bytes = vec![0x9b];
+        bytes.extend_from_slice(&u64::MAX.to_be_bytes());
+        bytes.push(0x00);
+        let error = decode::<Vec<u8>>(&bytes).expect_err("claims too much");
+        assert!(error.contains("claims"), "{error}");
+        // A map claiming 3 entries (6 items) with 4 bytes left; a text claiming 9 bytes with 2.
+        assert!(decode::<BTreeMap<u8, u8>>(&[0xa3, 1, 2, 3, 4]).is_err());
+        assert!(decode::<String>(&[0x69, b'a', b'b']).is_err());
+        // Lengths that fit are read as before, nested ones and byte strings included.
+        let value = (
+            vec![vec![1_u8, 2], vec![]],
+            "text".to_owned(),
+            BTreeMap::from([(1_u8, 2_u8)]),
+        );
+        let bytes = encode(&value, &["v"]).expect("written");
+        assert_eq!(
+            decode::<(Vec<Vec<u8>>, String, BTreeMap<u8, u8>)>(&bytes),
+            Ok(value)
+        );
     }
 
     #[test]
