@@ -1,7 +1,16 @@
 //! The oracles catch what they are for. A process of its own: the memory oracle counts every
-//! allocation of the process.
+//! allocation of the process, so its tests also take turns with the others here.
+
+use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use mcp_fuzz::{Target, harness};
+
+/// One test of this process at a time: another test's allocations would count towards the
+/// peak the memory oracle measures.
+fn alone() -> MutexGuard<'static, ()> {
+    static ALONE: Mutex<()> = Mutex::new(());
+    ALONE.lock().unwrap_or_else(PoisonError::into_inner)
+}
 
 fn hog(data: &[u8]) {
     let bytes = vec![1u8; 64 * data.len() + (2 << 20)];
@@ -17,6 +26,7 @@ fn thrift(data: &[u8]) {
 
 #[test]
 fn the_memory_oracle_bounds_the_peak_not_the_total() {
+    let _alone = alone();
     let target = |run: fn(&[u8])| Target {
         name: "test",
         run,
@@ -34,6 +44,7 @@ fn the_memory_oracle_bounds_the_peak_not_the_total() {
 
 #[test]
 fn an_internal_error_answered_to_a_client_is_a_finding() {
+    let _alone = alone();
     let body = br#"{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"boom"}}"#;
     let caught = std::panic::catch_unwind(|| {
         mcp_fuzz::oracle::response(body, Some(&serde_json::json!(1)), &"test")
