@@ -1,7 +1,7 @@
 //! The code that settles each question point: asks, or reads the round's answer, or stops.
 
 use proc_macro2::Span;
-use quote::quote;
+use quote::{quote, quote_spanned};
 use syn::visit_mut::{self, VisitMut};
 use syn::{Expr, Ident};
 
@@ -13,13 +13,15 @@ use super::sites::Site;
 /// Replaces each `__mcp_site!(N)` marker with the code that settles question point `N`.
 ///
 /// Input:  `__mcp_site!(1)`
-/// Output:
+/// Output, for a form question:
 /// ```text
-/// match Batch::settle(|| cx.elicit("..."), &cx, &["confirm"]) {
+/// match settle_one(|| cx.elicit("..."), <_ as ElicitForm>::read_answer, &cx, "confirm") {
 ///     Settled::Answered(answer) => answer,
 ///     Settled::Stop(stop) => match stop(&cx, stop, &State::S1(target), &["target"]).await {},
 /// }
 /// ```
+/// and for any other question, or several asked together, `Batch::settle(|| (q1, q2), &cx,
+/// &["a", "b"])` in place of `settle_one(...)`.
 /// and a sub-flow call `check(&cx).await` at point `N` becomes
 /// ```text
 /// { let call = check(&cx); match run_sub(IntoSubFlow::into_sub_flow(call), &cx, "key", resume.take()).await {
@@ -96,9 +98,25 @@ impl SiteCode<'_> {
         }
         // Spanned at the question's method, the path spelled out so that no token of it keeps
         // the attribute's span: a bound its answer type breaks is reported there, as the
-        // method's own bound is, and so only once.
-        syn::parse_quote_spanned! {question_span(question)=>
-            match ::mcp_runtime::__private::Batch::settle(|| #question, &#cx, &[#(#keys),*]) {
+        // method's own bound is, and so only once. A form question names its form's reader
+        // itself, so that a type that is no form fails the one bound `cx.elicit` states, not
+        // a chain of the runtime's traits.
+        let span = question_span(question);
+        let settle = if question_method(question).is_some_and(|method| method == "elicit") {
+            let key = &keys[0];
+            quote_spanned! {span=>
+                ::mcp_runtime::__private::settle_one(
+                    || #question,
+                    <_ as ::mcp_runtime::ElicitForm>::read_answer,
+                    &#cx,
+                    #key,
+                )
+            }
+        } else {
+            quote_spanned!(span=> ::mcp_runtime::__private::Batch::settle(|| #question, &#cx, &[#(#keys),*]))
+        };
+        syn::parse_quote_spanned! {span=>
+            match #settle {
                 #p::Settled::Answered(#answer) => #answer,
                 #p::Settled::Stop(#halt) => match #p::stop(
                     &#cx,
@@ -111,13 +129,22 @@ impl SiteCode<'_> {
     }
 }
 
-/// The span of a question's method (`elicit` in `cx.elicit("...").key("k")`).
+/// The span of a question's method (`elicit` in `cx.elicit("...").key("k")`), or of the
+/// whole batch.
 fn question_span(question: &Expr) -> Span {
+    match question_method(question) {
+        Some(method) => method.span(),
+        None => syn::spanned::Spanned::span(question),
+    }
+}
+
+/// The method of a single question (`elicit` in `cx.elicit("...").key("k")`).
+fn question_method(question: &Expr) -> Option<&Ident> {
     match question {
-        Expr::Paren(inner) => question_span(&inner.expr),
-        Expr::Group(inner) => question_span(&inner.expr),
-        Expr::MethodCall(call) if call.method == "key" => question_span(&call.receiver),
-        Expr::MethodCall(call) => call.method.span(),
-        other => syn::spanned::Spanned::span(other),
+        Expr::Paren(inner) => question_method(&inner.expr),
+        Expr::Group(inner) => question_method(&inner.expr),
+        Expr::MethodCall(call) if call.method == "key" => question_method(&call.receiver),
+        Expr::MethodCall(call) => Some(&call.method),
+        _ => None,
     }
 }

@@ -33,10 +33,11 @@ pub fn deploy() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Cop
         match __mcp_state {
             ::core::option::Option::None
             | ::core::option::Option::Some(__mcp_State::S0()) => {
-                let target: Target = match ::mcp_runtime::__private::Batch::settle(
+                let target: Target = match ::mcp_runtime::__private::settle_one(
                     || cx.elicit(format!("Where should {} go?", args.service)),
+                    <_ as ::mcp_runtime::ElicitForm>::read_answer,
                     &cx,
-                    &["target"],
+                    "target",
                 ) {
                     ::mcp_runtime::__private::Settled::Answered(__mcp_answer) => {
                         __mcp_answer
@@ -54,10 +55,11 @@ pub fn deploy() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Cop
                 }?;
                 let replicas: u32 = target.replicas;
                 if target.environment == Environment::Production {
-                    let confirm: Confirm = match ::mcp_runtime::__private::Batch::settle(
+                    let confirm: Confirm = match ::mcp_runtime::__private::settle_one(
                         || cx.elicit(format!("Ship {replicas} replicas to production?")),
+                        <_ as ::mcp_runtime::ElicitForm>::read_answer,
                         &cx,
-                        &["confirm"],
+                        "confirm",
                     ) {
                         ::mcp_runtime::__private::Settled::Answered(__mcp_answer) => {
                             __mcp_answer
@@ -84,10 +86,11 @@ pub fn deploy() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Cop
                 #[allow(unused_mut, unused_variables)]
                 let replicas = __mcp_v0;
                 {
-                    let confirm: Confirm = match ::mcp_runtime::__private::Batch::settle(
+                    let confirm: Confirm = match ::mcp_runtime::__private::settle_one(
                         || cx.elicit(format!("Ship {replicas} replicas to production?")),
+                        <_ as ::mcp_runtime::ElicitForm>::read_answer,
                         &cx,
-                        &["confirm"],
+                        "confirm",
                     ) {
                         ::mcp_runtime::__private::Settled::Answered(__mcp_answer) => {
                             __mcp_answer

@@ -9,7 +9,7 @@ use std::task::Poll;
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use serde_json::json;
+use serde_json::{Value, json};
 
 use super::payload;
 use super::question::{self, Answer, Need, Question, Reading, Refusal};
@@ -337,15 +337,16 @@ enum Read<A> {
     Open(Option<String>),
 }
 
-/// Reads the answer under `key`, if the client sent one.
-fn read_answer<A: Answer>(
+/// Reads the answer under `key` with `read`, if the client sent one.
+fn read_answer<A>(
     key: &str,
     answers: Option<&InputResponses>,
+    read: fn(&Value) -> Reading<A>,
 ) -> Result<Read<A>, ErrorObject> {
     let Some(raw) = answers.and_then(|answers| answers.get(key)) else {
         return Ok(Read::Open(None));
     };
-    match A::read(raw) {
+    match read(raw) {
         Reading::Answer(answer) => Ok(Read::Answered(answer)),
         Reading::Invalid(problem) => Ok(Read::Open(Some(problem))),
         Reading::NotAnObject => Err(invalid_params(format!(
@@ -386,7 +387,7 @@ macro_rules! batch {
                 let answers = lock(&cx.inner.answers).take();
                 let keys = [$(cx.wire_key(keys[$i])),+];
                 $(
-                    let $r = match read_answer::<$a>(&keys[$i], answers.as_ref()) {
+                    let $r = match read_answer(&keys[$i], answers.as_ref(), $a::read) {
                         Ok(read) => read,
                         Err(error) => return Settled::Stop(Stop(StopKind::Fail(error))),
                     };
@@ -415,6 +416,29 @@ batch!(q0 r0 k0 A0 0, q1 r1 k1 A1 1, q2 r2 k2 A2 2);
 batch!(q0 r0 k0 A0 0, q1 r1 k1 A1 1, q2 r2 k2 A2 2, q3 r3 k3 A3 3);
 batch!(q0 r0 k0 A0 0, q1 r1 k1 A1 1, q2 r2 k2 A2 2, q3 r3 k3 A3 3, q4 r4 k4 A4 4);
 batch!(q0 r0 k0 A0 0, q1 r1 k1 A1 1, q2 r2 k2 A2 2, q3 r3 k3 A3 3, q4 r4 k4 A4 4, q5 r5 k5 A5 5);
+
+/// Settles one question whose answers `read` reads: [`Batch::settle`] for a form question,
+/// whose reader is named where its form type is, so that a type that is no form is reported
+/// there, once, with no chain of this module's traits.
+#[doc(hidden)]
+pub fn settle_one<A>(
+    ask: impl FnOnce() -> Question<A>,
+    read: fn(&Value) -> Reading<A>,
+    cx: &Cx,
+    key: &'static str,
+) -> Settled<A> {
+    let answers = lock(&cx.inner.answers).take();
+    let key = cx.wire_key(key);
+    let read = match read_answer(&key, answers.as_ref(), read) {
+        Ok(Read::Answered(answer)) => return Settled::Answered(answer),
+        Ok(read) => read,
+        Err(error) => return Settled::Stop(Stop(StopKind::Fail(error))),
+    };
+    match ask().ask(cx, key, &read) {
+        Ok(request) => Settled::Stop(Stop(StopKind::Ask(vec![request]))),
+        Err(error) => Settled::Stop(Stop(StopKind::Fail(error))),
+    }
+}
 
 impl<A: Answer> Batch for Question<A> {
     type Answers = A;

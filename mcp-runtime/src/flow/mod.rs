@@ -24,6 +24,9 @@ pub use output::{
     HandlerError, IntoPromptResult, IntoResourceResult, IntoToolResult, Json, PromptResult,
     ResourceResult, ToolResult, text,
 };
+#[doc(hidden)]
+pub use question::Reading;
+pub(crate) use question::read_form;
 pub use question::{Question, QuestionAwaitedOutsideFlow, Refusal};
 pub use subflow::{IntoSubFlow, SubFlow, SubFlowAwaitedOutsideFlow, SubFlowStep};
 
@@ -31,7 +34,7 @@ pub use subflow::{IntoSubFlow, SubFlow, SubFlowAwaitedOutsideFlow, SubFlowStep};
 pub mod __private {
     pub use super::carry;
     pub use super::carry::Rewind;
-    pub use super::cx::{Batch, Settled, Stop, app_state, stop};
+    pub use super::cx::{Batch, Settled, Stop, app_state, settle_one, stop};
     pub use super::definitions::{
         Presentation, prompt_definition, resource_definition, tool_definition, uri_matches,
     };

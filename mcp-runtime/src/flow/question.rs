@@ -293,7 +293,7 @@ fn refusal(action: &str) -> Option<Refusal> {
     }
 }
 
-fn read_form<F: ElicitForm>(answer: &Value) -> Reading<Result<F, Refusal>> {
+pub(crate) fn read_form<F: ElicitForm>(answer: &Value) -> Reading<Result<F, Refusal>> {
     let (action, content) = match read_action(answer) {
         Ok(parts) => parts,
         Err(reading) => return reading.retype(),

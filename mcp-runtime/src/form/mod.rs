@@ -173,6 +173,14 @@ pub trait ElicitForm: Sized {
     fn serialize_content<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serde::Serialize::serialize(&self.to_content(), serializer)
     }
+
+    /// Reads a client's answer to a question for this form. Named by the code `#[tool]`
+    /// writes at a form question, so that a type that is no form is reported at the
+    /// question as this trait's error alone.
+    #[doc(hidden)]
+    fn read_answer(raw: &serde_json::Value) -> crate::flow::Reading<Result<Self, crate::Refusal>> {
+        crate::flow::read_form(raw)
+    }
 }
 
 /// One variant of an [`ElicitChoice`] enum.
