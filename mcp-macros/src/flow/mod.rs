@@ -2,12 +2,14 @@
 //! whose suspended states form a serialisable continuation enum.
 //!
 //! Pipeline: parse the attribute and the function ([`model`]), find and check the question
-//! points and mark them ([`sites`]), build the body resumed at each point and the locals
-//! each carries ([`resume`], [`scope`]), then emit everything ([`expand`]).
+//! points and mark them ([`sites`], recognising questions with [`questions`]), build the body
+//! resumed at each point and the locals each carries ([`resume`], [`scope`]), then emit
+//! everything ([`expand`]).
 
 mod expand;
 mod model;
 mod presentation;
+mod questions;
 mod resume;
 mod scope;
 mod settle;

@@ -7,16 +7,17 @@
 
 use proc_macro2::Span;
 use syn::spanned::Spanned;
-use syn::visit::{self, Visit};
-use syn::{Block, Expr, ExprMethodCall, GenericArgument, Ident, LitStr, Pat, Stmt, Type};
+use syn::visit::Visit;
+use syn::{Block, Expr, GenericArgument, Ident, LitStr, Pat, Stmt, Type};
 
 use super::Errors;
+use super::questions::{
+    Forbidden, Position, awaited_in_macro, has_question, is_context, is_question_call,
+    question_args, strip_parens,
+};
 
 /// The macro that marks a question point inside the rewritten body.
 pub(crate) const MARKER: &str = "__mcp_site";
-
-/// The methods of the context that build questions.
-const QUESTION_METHODS: &[&str] = &["elicit", "elicit_url", "sample", "list_roots"];
 
 /// One step from the body block down to a question point.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -484,99 +485,10 @@ impl<'a> Analyzer<'a> {
     }
 
     fn forbid_macro(&mut self, mac: &syn::Macro) {
-        if mentions_question(mac.tokens.clone(), self.cx) {
-            self.errors.push(syn::Error::new_spanned(
-                mac,
-                "a question cannot be asked inside a macro call; bind its answer first \
-                 (`let answer = cx.elicit(...).await?;`) and use `answer` in the macro",
-            ));
+        if let Some(error) = awaited_in_macro(mac, self.cx) {
+            self.errors.push(error);
         }
     }
-}
-
-/// Where a question stands that the body cannot be split at.
-#[derive(Clone, Copy)]
-enum Position {
-    Nested,
-    Closure,
-    AsyncBlock,
-}
-
-impl Position {
-    fn message(self) -> &'static str {
-        match self {
-            Self::Nested => {
-                "this question is nested inside a larger expression that cannot be split at \
-                 it; bind its answer first: `let answer = cx.elicit(...).await?;`"
-            }
-            Self::Closure => {
-                "a question cannot be asked inside a closure; ask it in the handler body and \
-                 use the answer in the closure"
-            }
-            Self::AsyncBlock => {
-                "a question cannot be asked inside an `async` block; ask it in the handler \
-                 body before the block"
-            }
-        }
-    }
-}
-
-struct Forbidden<'a, 'e> {
-    cx: &'a Ident,
-    position: Position,
-    errors: &'e mut Errors,
-}
-
-impl Forbidden<'_, '_> {
-    fn within(&mut self, position: Position, f: impl FnOnce(&mut Self)) {
-        let outer = std::mem::replace(&mut self.position, position);
-        f(self);
-        self.position = outer;
-    }
-}
-
-impl<'ast> Visit<'ast> for Forbidden<'_, '_> {
-    fn visit_expr(&mut self, expr: &'ast Expr) {
-        match expr {
-            Expr::Await(awaited) if is_question_base(&awaited.base, self.cx) => {
-                self.errors
-                    .push(syn::Error::new_spanned(expr, self.position.message()));
-            }
-            Expr::Closure(_) => self.within(Position::Closure, |v| visit::visit_expr(v, expr)),
-            Expr::Async(_) => self.within(Position::AsyncBlock, |v| visit::visit_expr(v, expr)),
-            _ => visit::visit_expr(self, expr),
-        }
-    }
-
-    fn visit_macro(&mut self, mac: &'ast syn::Macro) {
-        if mentions_question(mac.tokens.clone(), self.cx) {
-            self.errors.push(syn::Error::new_spanned(
-                mac,
-                "a question cannot be asked inside a macro call; bind its answer first \
-                 (`let answer = cx.elicit(...).await?;`) and use `answer` in the macro",
-            ));
-        }
-    }
-
-    fn visit_item(&mut self, _: &'ast syn::Item) {}
-}
-
-/// Whether a question is awaited anywhere in `block`, outside nested items.
-fn has_question(block: &Block, cx: &Ident) -> bool {
-    struct Finder<'a> {
-        cx: &'a Ident,
-        found: bool,
-    }
-    impl<'ast> Visit<'ast> for Finder<'_> {
-        fn visit_expr_await(&mut self, awaited: &'ast syn::ExprAwait) {
-            self.found |= is_question_base(&awaited.base, self.cx);
-            visit::visit_expr_await(self, awaited);
-        }
-        fn visit_item(&mut self, _: &'ast syn::Item) {}
-    }
-    let mut finder = Finder { cx, found: false };
-    finder.visit_block(block);
-    finder.found
 }
 
 /// Whether evaluating `expr` again gives the same value without side effects.
@@ -593,14 +505,6 @@ fn reevaluable(expr: &Expr) -> bool {
     }
 }
 
-fn strip_parens(expr: &Expr) -> &Expr {
-    match expr {
-        Expr::Paren(p) => strip_parens(&p.expr),
-        Expr::Group(g) => strip_parens(&g.expr),
-        other => other,
-    }
-}
-
 fn strip_pat_type(pat: &Pat) -> &Pat {
     match pat {
         Pat::Type(p) => strip_pat_type(&p.pat),
@@ -614,67 +518,4 @@ fn pat_ident(pat: &Pat) -> Option<Ident> {
         Pat::Ident(p) if p.subpat.is_none() => Some(p.ident.clone()),
         _ => None,
     }
-}
-
-/// `cx`, `&cx` or `cx.clone()`: the context passed on.
-fn is_context(arg: &Expr, cx: &Ident) -> bool {
-    match strip_parens(arg) {
-        Expr::Path(p) => p.path.is_ident(cx),
-        Expr::Reference(r) => is_context(&r.expr, cx),
-        Expr::MethodCall(m) if m.method == "clone" && m.args.is_empty() => {
-            is_context(&m.receiver, cx)
-        }
-        _ => false,
-    }
-}
-
-pub(crate) fn is_question_call(call: &ExprMethodCall, cx: &Ident) -> bool {
-    let method = call.method.to_string();
-    QUESTION_METHODS.contains(&method.as_str())
-        && matches!(strip_parens(&call.receiver), Expr::Path(p) if p.path.is_ident(cx))
-}
-
-/// Whether an awaited expression is a question (or a tuple holding one) on `cx`.
-pub(crate) fn is_question_base(expr: &Expr, cx: &Ident) -> bool {
-    match strip_parens(expr) {
-        Expr::MethodCall(call) if call.method == "key" => is_question_base(&call.receiver, cx),
-        Expr::MethodCall(call) => is_question_call(call, cx),
-        Expr::Call(call) => call.args.iter().any(|arg| is_context(arg, cx)),
-        Expr::Tuple(tuple) => tuple.elems.iter().any(|e| is_question_base(e, cx)),
-        _ => false,
-    }
-}
-
-/// The argument expressions of every question call in an awaited expression.
-fn question_args(expr: &Expr) -> Vec<&Expr> {
-    match strip_parens(expr) {
-        Expr::MethodCall(call) if call.method == "key" => question_args(&call.receiver),
-        Expr::MethodCall(call) => call.args.iter().collect(),
-        Expr::Call(call) => call.args.iter().collect(),
-        Expr::Tuple(tuple) => tuple.elems.iter().flat_map(question_args).collect(),
-        _ => Vec::new(),
-    }
-}
-
-/// Whether macro tokens hold `cx.METHOD` for a question method followed by `.await`.
-fn mentions_question(tokens: proc_macro2::TokenStream, cx: &Ident) -> bool {
-    use proc_macro2::TokenTree;
-    let trees: Vec<TokenTree> = tokens.into_iter().collect();
-    let has_await = trees
-        .iter()
-        .any(|t| matches!(t, TokenTree::Ident(i) if i == "await"));
-    let direct = has_await
-        && trees.windows(3).any(|w| match w {
-            [
-                TokenTree::Ident(recv),
-                TokenTree::Punct(dot),
-                TokenTree::Ident(method),
-            ] => recv == cx && dot.as_char() == '.' && QUESTION_METHODS.iter().any(|m| method == m),
-            _ => false,
-        });
-    direct
-        || trees.iter().any(|t| match t {
-            TokenTree::Group(g) => mentions_question(g.stream(), cx),
-            _ => false,
-        })
 }

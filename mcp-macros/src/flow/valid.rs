@@ -7,7 +7,7 @@ use syn::{Block, Expr, Ident};
 
 use super::Errors;
 use super::model::Kind;
-use super::sites::{is_question_base, is_question_call};
+use super::questions::{is_question_base, is_question_call};
 
 /// Checks `body`, whose context is `cx`.
 pub(crate) fn check_body(kind: Kind, body: &Block, cx: &Ident, errors: &mut Errors) {

@@ -1,0 +1,205 @@
+//! Recognising questions and sub-flow calls in a handler body, and refusing them where the
+//! body cannot be split: inside a larger expression, a closure, an `async` block or the
+//! tokens of a macro call.
+
+use syn::visit::{self, Visit};
+use syn::{Block, Expr, ExprMethodCall, Ident};
+
+use super::Errors;
+
+/// The methods of the context that build questions.
+const QUESTION_METHODS: &[&str] = &["elicit", "elicit_url", "sample", "list_roots"];
+
+/// Where a question stands that the body cannot be split at.
+#[derive(Clone, Copy)]
+pub(super) enum Position {
+    Nested,
+    Closure,
+    AsyncBlock,
+}
+
+impl Position {
+    fn message(self) -> &'static str {
+        match self {
+            Self::Nested => {
+                "this question is nested inside a larger expression that cannot be split at \
+                 it; bind its answer first: `let answer = cx.elicit(...).await?;`"
+            }
+            Self::Closure => {
+                "a question cannot be asked inside a closure; ask it in the handler body and \
+                 use the answer in the closure"
+            }
+            Self::AsyncBlock => {
+                "a question cannot be asked inside an `async` block; ask it in the handler \
+                 body before the block"
+            }
+        }
+    }
+}
+
+pub(super) struct Forbidden<'a, 'e> {
+    pub(super) cx: &'a Ident,
+    pub(super) position: Position,
+    pub(super) errors: &'e mut Errors,
+}
+
+impl Forbidden<'_, '_> {
+    fn within(&mut self, position: Position, f: impl FnOnce(&mut Self)) {
+        let outer = std::mem::replace(&mut self.position, position);
+        f(self);
+        self.position = outer;
+    }
+}
+
+impl<'ast> Visit<'ast> for Forbidden<'_, '_> {
+    fn visit_expr(&mut self, expr: &'ast Expr) {
+        match expr {
+            Expr::Await(awaited) if is_question_base(&awaited.base, self.cx) => {
+                self.errors
+                    .push(syn::Error::new_spanned(expr, self.position.message()));
+            }
+            Expr::Closure(_) => self.within(Position::Closure, |v| visit::visit_expr(v, expr)),
+            Expr::Async(_) => self.within(Position::AsyncBlock, |v| visit::visit_expr(v, expr)),
+            _ => visit::visit_expr(self, expr),
+        }
+    }
+
+    fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+        if let Some(error) = awaited_in_macro(mac, self.cx) {
+            self.errors.push(error);
+        }
+    }
+
+    fn visit_item(&mut self, _: &'ast syn::Item) {}
+}
+
+/// Whether a question is awaited anywhere in `block`, outside nested items.
+pub(super) fn has_question(block: &Block, cx: &Ident) -> bool {
+    struct Finder<'a> {
+        cx: &'a Ident,
+        found: bool,
+    }
+    impl<'ast> Visit<'ast> for Finder<'_> {
+        fn visit_expr_await(&mut self, awaited: &'ast syn::ExprAwait) {
+            self.found |= is_question_base(&awaited.base, self.cx);
+            visit::visit_expr_await(self, awaited);
+        }
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    let mut finder = Finder { cx, found: false };
+    finder.visit_block(block);
+    finder.found
+}
+
+pub(super) fn strip_parens(expr: &Expr) -> &Expr {
+    match expr {
+        Expr::Paren(p) => strip_parens(&p.expr),
+        Expr::Group(g) => strip_parens(&g.expr),
+        other => other,
+    }
+}
+
+/// `cx`, `&cx` or `cx.clone()`: the context passed on.
+pub(super) fn is_context(arg: &Expr, cx: &Ident) -> bool {
+    match strip_parens(arg) {
+        Expr::Path(p) => p.path.is_ident(cx),
+        Expr::Reference(r) => is_context(&r.expr, cx),
+        Expr::MethodCall(m) if m.method == "clone" && m.args.is_empty() => {
+            is_context(&m.receiver, cx)
+        }
+        _ => false,
+    }
+}
+
+pub(crate) fn is_question_call(call: &ExprMethodCall, cx: &Ident) -> bool {
+    let method = call.method.to_string();
+    QUESTION_METHODS.contains(&method.as_str())
+        && matches!(strip_parens(&call.receiver), Expr::Path(p) if p.path.is_ident(cx))
+}
+
+/// Whether an awaited expression is a question (or a tuple holding one) on `cx`.
+pub(crate) fn is_question_base(expr: &Expr, cx: &Ident) -> bool {
+    match strip_parens(expr) {
+        Expr::MethodCall(call) if call.method == "key" => is_question_base(&call.receiver, cx),
+        Expr::MethodCall(call) => is_question_call(call, cx),
+        Expr::Call(call) => call.args.iter().any(|arg| is_context(arg, cx)),
+        Expr::Tuple(tuple) => tuple.elems.iter().any(|e| is_question_base(e, cx)),
+        _ => false,
+    }
+}
+
+/// The argument expressions of every question call in an awaited expression.
+pub(super) fn question_args(expr: &Expr) -> Vec<&Expr> {
+    match strip_parens(expr) {
+        Expr::MethodCall(call) if call.method == "key" => question_args(&call.receiver),
+        Expr::MethodCall(call) => call.args.iter().collect(),
+        Expr::Call(call) => call.args.iter().collect(),
+        Expr::Tuple(tuple) => tuple.elems.iter().flat_map(question_args).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// The error for a macro call whose tokens await a question or a sub-flow, at those tokens:
+/// the flow macro cannot read a macro's arguments as code, so it cannot split the body there.
+pub(super) fn awaited_in_macro(mac: &syn::Macro, cx: &Ident) -> Option<syn::Error> {
+    let (awaited, tokens) = awaited_in_tokens(mac.tokens.clone(), cx)?;
+    let message = match awaited {
+        Awaited::Question => {
+            "a question cannot be asked inside a macro call; bind its answer first \
+             (`let answer = cx.elicit(...).await?;`) and use `answer` in the macro"
+        }
+        Awaited::SubFlow => {
+            "a sub-flow cannot be awaited inside a macro call; bind its result first \
+             (`let answer = sub_flow(&cx, ...).await?;`) and use `answer` in the macro"
+        }
+    };
+    Some(syn::Error::new_spanned(tokens, message))
+}
+
+/// What macro tokens await that only a handler body can.
+enum Awaited {
+    Question,
+    SubFlow,
+}
+
+/// Where macro tokens hold `cx.METHOD` for a question method, or a call given the context
+/// (`name(&cx, ...)`, a sub-flow) followed by `.await`: what, and its tokens.
+fn awaited_in_tokens(
+    tokens: proc_macro2::TokenStream,
+    cx: &Ident,
+) -> Option<(Awaited, proc_macro2::TokenStream)> {
+    use proc_macro2::{Delimiter, TokenTree};
+    let trees: Vec<TokenTree> = tokens.into_iter().collect();
+    let is_await = |t: &TokenTree| matches!(t, TokenTree::Ident(i) if i == "await");
+    let is_dot = |t: &TokenTree| matches!(t, TokenTree::Punct(p) if p.as_char() == '.');
+    if trees.iter().any(is_await) {
+        let question = trees.windows(3).find(|w| match w {
+            [TokenTree::Ident(recv), dot, TokenTree::Ident(method)] => {
+                recv == cx && is_dot(dot) && QUESTION_METHODS.iter().any(|m| method == m)
+            }
+            _ => false,
+        });
+        if let Some(tokens) = question {
+            return Some((Awaited::Question, tokens.iter().cloned().collect()));
+        }
+        let sub_flow = trees.windows(4).find(|w| match w {
+            [TokenTree::Ident(_), TokenTree::Group(args), dot, awaited] => {
+                args.delimiter() == Delimiter::Parenthesis
+                    && args
+                        .stream()
+                        .into_iter()
+                        .any(|t| matches!(&t, TokenTree::Ident(i) if i == cx))
+                    && is_dot(dot)
+                    && is_await(awaited)
+            }
+            _ => false,
+        });
+        if let Some(tokens) = sub_flow {
+            return Some((Awaited::SubFlow, tokens.iter().cloned().collect()));
+        }
+    }
+    trees.iter().find_map(|t| match t {
+        TokenTree::Group(g) => awaited_in_tokens(g.stream(), cx),
+        _ => None,
+    })
+}
