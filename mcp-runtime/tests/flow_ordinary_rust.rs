@@ -165,3 +165,110 @@ async fn a_macro_field_named_like_a_local_is_not_a_use() {
     .await;
     assert_eq!(done, "go 2");
 }
+
+/// `let ... else` whose pattern binds from an answer: the answer's key is the one name the
+/// pattern binds, and the `else` runs on a refusal.
+#[tool]
+async fn let_else_on_an_answer(cx: Cx) -> ToolResult {
+    let Ok(asked) = cx.elicit::<Word>("A word?").await else {
+        return Ok(text("declined"));
+    };
+    let asked: Word = asked;
+    let sure: Yes = cx.elicit(format!("Keep {}?", asked.word)).await?;
+    Ok(text(format!("{} {}", asked.word, sure.ok)))
+}
+
+#[tokio::test]
+async fn let_else_binds_from_an_answer_and_diverges_on_a_refusal() {
+    let tester = || FlowTester::tool(let_else_on_an_answer);
+    let round = tester().start().await;
+    assert_eq!(round.questions(), ["asked"], "{round}");
+    let done = finish(tester(), &[word("kept"), yes(true)]).await;
+    assert_eq!(done, "kept true");
+    let declined = tester()
+        .start()
+        .await
+        .answer(json!({"asked": {"action": "decline"}}))
+        .await;
+    assert_eq!(declined.text(), Some("declined"), "{declined}");
+}
+
+/// An answer destructured with a struct pattern, and two answers with a tuple pattern.
+#[tool]
+async fn destructured_answers(cx: Cx) -> ToolResult {
+    let Word { word } = cx.elicit("A word?").await?;
+    let word: String = word;
+    let (first, second) = (cx.elicit("First?"), cx.elicit("Second?")).await;
+    let (first, second): (Yes, Yes) = (first?, second?);
+    let last: Yes = cx.elicit("Last?").await?;
+    Ok(text(format!(
+        "{word} {} {} {}",
+        first.ok, second.ok, last.ok
+    )))
+}
+
+#[tokio::test]
+async fn answers_destructured_by_patterns_travel_on() {
+    let round = FlowTester::tool(destructured_answers).start().await;
+    assert_eq!(round.questions(), ["word"], "{round}");
+    let round = round.answer(json!({"word": word("w")})).await;
+    let mut asked = round.questions().to_vec();
+    asked.sort_unstable();
+    assert_eq!(asked, ["first", "second"], "{round}");
+    let round = round
+        .answer(json!({"first": yes(true), "second": yes(false)}))
+        .await;
+    assert_eq!(round.questions(), ["last"], "{round}");
+    let done = round.answer(json!({"last": yes(true)})).await;
+    assert_eq!(done.text(), Some("w true false true"), "{done}");
+}
+
+/// How many times the body of the literal-range loop below ran before its question.
+static RANGE_BODY: AtomicU32 = AtomicU32::new(0);
+
+/// A `for` loop over a literal range that asks in every turn.
+#[tool]
+async fn for_over_a_literal_range(cx: Cx) -> ToolResult {
+    let mut kept: Vec<u32> = Vec::new();
+    for turn in 0..3 {
+        RANGE_BODY.fetch_add(1, Ordering::SeqCst);
+        let keep: Yes = cx.elicit(format!("Keep {turn}?")).await?;
+        if keep.ok {
+            kept.push(turn);
+        }
+    }
+    Ok(text(format!("{kept:?}")))
+}
+
+#[tokio::test]
+async fn a_loop_over_a_literal_range_asks_once_per_turn() {
+    let done = finish(
+        FlowTester::tool(for_over_a_literal_range),
+        &[yes(true), yes(false), yes(true)],
+    )
+    .await;
+    assert_eq!(done, "[0, 2]");
+    assert_eq!(RANGE_BODY.load(Ordering::SeqCst), 3, "each turn ran once");
+}
+
+/// An `if let` binding used after a question inside its block.
+#[tool]
+async fn if_let_binding_after_a_question(cx: Cx) -> ToolResult {
+    let found: Option<u32> = "42".parse().ok();
+    if let Some(n) = found {
+        let n: u32 = n;
+        let sure: Yes = cx.elicit(format!("Use {n}?")).await?;
+        return Ok(text(format!("{n} {}", sure.ok)));
+    }
+    Ok(text("none"))
+}
+
+#[tokio::test]
+async fn an_if_let_binding_crosses_a_question() {
+    let done = finish(
+        FlowTester::tool(if_let_binding_after_a_question),
+        &[yes(true)],
+    )
+    .await;
+    assert_eq!(done, "42 true");
+}

@@ -188,9 +188,17 @@ impl<'a> Resumer<'a> {
                 let start = self.carried.len();
                 let mut pattern = Vec::new();
                 cond_bindings(&looped.cond, &mut pattern);
-                self.type_for_items(&looped.cond, &mut pattern);
                 let block = self.block(&looped.body, rest);
-                let resumed = self.with_pattern(pattern, block);
+                let resumed = match self.current_item(&looped.cond, &pattern) {
+                    Some(item) => {
+                        let stmts = &block.stmts;
+                        syn::parse_quote!({ #item #(#stmts)* })
+                    }
+                    None => {
+                        self.type_for_items(&looped.cond, &mut pattern);
+                        self.with_pattern(pattern, block)
+                    }
+                };
                 let (first, values) = self.first_iteration(start);
                 let (label, cond, body) = (&looped.label, &looped.cond, &looped.body);
                 *expr = syn::parse_quote!({
@@ -322,30 +330,58 @@ impl<'a> Resumer<'a> {
         None
     }
 
-    /// Types the item binding of a rewritten `for` loop (`while let Some(PAT) =
-    /// next(&mut __mcp_iter_N)`) from the declared type of the collection it iterates.
-    fn type_for_items(&self, cond: &Expr, pattern: &mut [Binding]) {
-        let Expr::Let(binding) = cond else { return };
+    /// The initialiser that rebuilds the iterator of a rewritten `for` loop, from the loop's
+    /// condition (`let Some(PAT) = next(&mut __mcp_iter_N)`).
+    fn rewound_iterator(&self, cond: &Expr) -> Option<&Expr> {
+        let Expr::Let(binding) = cond else {
+            return None;
+        };
         let Expr::Call(next) = &*binding.expr else {
-            return;
+            return None;
         };
         let Some(Expr::Reference(iter)) = next.args.first() else {
-            return;
+            return None;
         };
         let Expr::Path(iter) = &*iter.expr else {
-            return;
+            return None;
         };
-        let Some(iter) = iter.path.get_ident() else {
-            return;
-        };
-        let Some(source) = self
-            .visible
+        let iter = iter.path.get_ident()?;
+        self.visible
             .iter()
             .rev()
             .find(|b| &b.ident == iter)
             .and_then(|b| b.rederive.as_ref())
-            .and_then(rewound_source)
-        else {
+    }
+
+    /// For a rewritten `for` loop whose pattern binds nothing mutable or by reference: the
+    /// statement that binds the pattern again to the item the loop stopped at, taken afresh
+    /// from the collection, so the item is not carried and needs no written type.
+    ///
+    /// Output: `let Some(PAT) = next(&mut Rewind::rewind(&(EXPR), __mcp_pos_N - 1)) else { break };`
+    fn current_item(&self, cond: &Expr, pattern: &[Binding]) -> Option<Stmt> {
+        if pattern.iter().any(|b| b.mutable || b.by_ref) {
+            return None;
+        }
+        let Expr::Let(binding) = cond else {
+            return None;
+        };
+        let init = self.rewound_iterator(cond)?;
+        let (source, position) = (rewound_source(init)?, rewound_position(init)?);
+        let pat = &binding.pat;
+        Some(syn::parse_quote! {
+            #[allow(unused_variables)]
+            let #pat = ::core::iter::Iterator::next(
+                &mut ::mcp_runtime::__private::Rewind::rewind(&(#source), #position - 1),
+            ) else {
+                break;
+            };
+        })
+    }
+
+    /// Types the item binding of a rewritten `for` loop (`while let Some(PAT) =
+    /// next(&mut __mcp_iter_N)`) from the declared type of the collection it iterates.
+    fn type_for_items(&self, cond: &Expr, pattern: &mut [Binding]) {
+        let Some(source) = self.rewound_iterator(cond).and_then(rewound_source) else {
             return;
         };
         let item = match source {
@@ -403,8 +439,11 @@ impl<'a> Resumer<'a> {
             })
             .collect();
         if site.calls.len() == 1 {
+            // Only a plain name takes the answer's type: a pattern (`Ok(name)`,
+            // `Name { name }`) binds parts of it, of types the macro cannot see.
             if let [binding] = bindings
                 && binding.ty.is_none()
+                && matches!(&local.pat, Pat::Ident(p) if p.subpat.is_none())
             {
                 binding.ty = types[0].clone();
             }
@@ -466,6 +505,12 @@ fn rewound_source(init: &Expr) -> Option<&Expr> {
         Expr::Paren(paren) => Some(&paren.expr),
         other => Some(other),
     }
+}
+
+/// `position` in `Rewind::rewind(&(EXPR), position)`.
+fn rewound_position(init: &Expr) -> Option<&Expr> {
+    let Expr::Call(call) = init else { return None };
+    call.args.iter().nth(1)
 }
 
 fn marker_in(expr: &Expr) -> Option<usize> {

@@ -14,7 +14,9 @@ pub(crate) struct Binding {
     pub(crate) by_ref: bool,
     /// The type written for it, if any.
     pub(crate) ty: Option<Type>,
-    /// Whether it was bound by `let` (as opposed to a match arm or `if let` pattern).
+    /// Whether it was bound by a `let` whose pattern can carry its type (`let name: T` or
+    /// `let (a, b): (A, B)`), as opposed to a deeper pattern (`let Ok(name) = ...`), a match
+    /// arm or an `if let`.
     pub(crate) from_let: bool,
     /// For `let` bindings: the initialiser is a borrow (`&x`, `&mut x`).
     pub(crate) init_is_borrow: bool,
@@ -78,8 +80,14 @@ pub(crate) fn let_bindings(local: &Local) -> Vec<Binding> {
         .init
         .as_ref()
         .is_some_and(|init| matches!(&*init.expr, Expr::Reference(_)));
+    let mut pat = &local.pat;
+    while let Pat::Type(typed) = pat {
+        pat = &typed.pat;
+    }
+    let typable = matches!(pat, Pat::Ident(p) if p.subpat.is_none())
+        || matches!(pat, Pat::Tuple(t) if t.elems.iter().all(|e| matches!(e, Pat::Ident(_))));
     for binding in &mut out {
-        binding.from_let = true;
+        binding.from_let = typable;
         binding.init_is_borrow = borrow;
         if binding.ident.to_string().starts_with("__mcp_iter_") {
             binding.rederive = local.init.as_ref().map(|init| (*init.expr).clone());

@@ -460,14 +460,10 @@ impl<'a> Analyzer<'a> {
             Naming::Pat(pat) => {
                 let pat = strip_pat_type(pat);
                 match pat {
-                    Pat::Tuple(tuple) if tuple.elems.len() == count => Some(
-                        tuple
-                            .elems
-                            .iter()
-                            .map(|p| pat_ident(strip_pat_type(p)))
-                            .collect(),
-                    ),
-                    single if count == 1 => Some(vec![pat_ident(single)]),
+                    Pat::Tuple(tuple) if tuple.elems.len() == count => {
+                        Some(tuple.elems.iter().map(sole_binding).collect())
+                    }
+                    single if count == 1 => Some(vec![sole_binding(single)]),
                     _ => None,
                 }
             }
@@ -513,9 +509,20 @@ fn strip_pat_type(pat: &Pat) -> &Pat {
     }
 }
 
-fn pat_ident(pat: &Pat) -> Option<Ident> {
-    match pat {
-        Pat::Ident(p) if p.subpat.is_none() => Some(p.ident.clone()),
-        _ => None,
+/// The one name a pattern binds, if it binds exactly one: `name` in `name`, `Ok(name)`,
+/// `Name { name }` or `Some(mut name)`.
+fn sole_binding(pat: &Pat) -> Option<Ident> {
+    struct Bindings(Vec<Ident>);
+    impl<'ast> Visit<'ast> for Bindings {
+        fn visit_pat_ident(&mut self, pat: &'ast syn::PatIdent) {
+            self.0.push(pat.ident.clone());
+            syn::visit::visit_pat_ident(self, pat);
+        }
+    }
+    let mut bindings = Bindings(Vec::new());
+    bindings.visit_pat(pat);
+    match <[Ident; 1]>::try_from(bindings.0) {
+        Ok([name]) => Some(name),
+        Err(_) => None,
     }
 }
