@@ -310,6 +310,11 @@ impl<'a> Resumer<'a> {
                  question; make `{ident}` an owned value (for example with `.to_owned()` or \
                  `.clone()`) before the question"
             )
+        } else if binding.init_is_code {
+            format!(
+                "`{ident}` is a closure or `async` block used after a question, and no request \
+                 state can hold code; define `{ident}` after the question instead"
+            )
         } else if let Some(ty) = &binding.ty {
             return Some(ty.clone());
         } else if binding.from_let {
@@ -368,11 +373,14 @@ impl<'a> Resumer<'a> {
         let init = self.rewound_iterator(cond)?;
         let (source, position) = (rewound_source(init)?, rewound_position(init)?);
         let pat = &binding.pat;
+        // At the collection, as the loop's own rewind is: a collection that cannot be
+        // rewound is reported once, there.
+        let rewind = quote::quote_spanned! {syn::spanned::Spanned::span(source)=>
+            ::mcp_runtime::__private::Rewind::rewind(&(#source), #position - 1)
+        };
         Some(syn::parse_quote! {
             #[allow(unused_variables)]
-            let #pat = ::core::iter::Iterator::next(
-                &mut ::mcp_runtime::__private::Rewind::rewind(&(#source), #position - 1),
-            ) else {
+            let #pat = ::core::iter::Iterator::next(&mut #rewind) else {
                 break;
             };
         })

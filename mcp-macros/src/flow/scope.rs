@@ -20,6 +20,9 @@ pub(crate) struct Binding {
     pub(crate) from_let: bool,
     /// For `let` bindings: the initialiser is a borrow (`&x`, `&mut x`).
     pub(crate) init_is_borrow: bool,
+    /// For `let` bindings: the initialiser is a closure or an `async` block, which no state
+    /// can hold.
+    pub(crate) init_is_code: bool,
     /// For the iterator of a resumable `for` loop: the initialiser that rebuilds it.
     pub(crate) rederive: Option<Expr>,
 }
@@ -35,6 +38,7 @@ pub(crate) fn pattern_bindings(pat: &Pat, ty: Option<&Type>, out: &mut Vec<Bindi
                 ty: ty.cloned(),
                 from_let: false,
                 init_is_borrow: false,
+                init_is_code: false,
                 rederive: None,
             });
             if let Some((_, sub)) = &p.subpat {
@@ -86,9 +90,14 @@ pub(crate) fn let_bindings(local: &Local) -> Vec<Binding> {
     }
     let typable = matches!(pat, Pat::Ident(p) if p.subpat.is_none())
         || matches!(pat, Pat::Tuple(t) if t.elems.iter().all(|e| matches!(e, Pat::Ident(_))));
+    let code = local
+        .init
+        .as_ref()
+        .is_some_and(|init| matches!(&*init.expr, Expr::Closure(_) | Expr::Async(_)));
     for binding in &mut out {
         binding.from_let = typable;
         binding.init_is_borrow = borrow;
+        binding.init_is_code = code;
         if binding.ident.to_string().starts_with("__mcp_iter_") {
             binding.rederive = local.init.as_ref().map(|init| (*init.expr).clone());
         }

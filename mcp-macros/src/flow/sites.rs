@@ -290,9 +290,14 @@ impl<'a> Analyzer<'a> {
         let pos = quote::format_ident!("__mcp_pos_{}", n, span = Span::mixed_site());
         let iter = quote::format_ident!("__mcp_iter_{}", n, span = Span::mixed_site());
         let (label, pat, body, source) = (&e.label, &e.pat, &e.body, &e.expr);
+        // Spanned at the collection, every path spelled out: a collection the loop cannot
+        // rewind is reported there, not at the attribute.
+        let rewind = quote::quote_spanned! {source.span()=>
+            ::mcp_runtime::__private::Rewind::rewind(&(#source), #pos)
+        };
         Some(syn::parse_quote! {{
             let mut #pos: usize = 0;
-            let mut #iter = ::mcp_runtime::__private::Rewind::rewind(&(#source), #pos);
+            let mut #iter = #rewind;
             #label while let ::core::option::Option::Some(#pat) =
                 ::core::iter::Iterator::next(&mut #iter)
             {

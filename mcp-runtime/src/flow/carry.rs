@@ -53,6 +53,7 @@ pub trait Rewind {
     fn rewind(&self, taken: usize) -> Self::Iter;
 }
 
+#[diagnostic::do_not_recommend]
 impl<T: Clone + IntoIterator> Rewind for T {
     type Iter = std::iter::Skip<T::IntoIter>;
     fn rewind(&self, taken: usize) -> Self::Iter {
