@@ -113,11 +113,18 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
     let body_span = handler.body_span();
     let state_param = Ident::new("__mcp_state", Span::mixed_site());
 
+    // A flow that asks nothing has no continuation of its own: the runtime's empty state
+    // type stands in, and no enum (nor its serde impls) is generated for it.
+    let state_ty = if plan.sites.is_empty() {
+        quote!(::mcp_runtime::__private::NoState)
+    } else {
+        quote!(#state)
+    };
     let step_fn = quote_spanned! {body_span=>
         async fn #step(
             #inputs
             __mcp_cx: ::mcp_runtime::Cx,
-            #state_param: ::core::option::Option<#state>,
+            #state_param: ::core::option::Option<#state_ty>,
         ) -> #output {
             #context
             match #state_param {
@@ -129,7 +136,7 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
             }
         }
     };
-    let state_enum = quote! {
+    let state_enum = (!plan.sites.is_empty()).then(|| quote! {
         #[derive(
             ::mcp_runtime::__private::serde::Serialize,
             ::mcp_runtime::__private::serde::Deserialize,
@@ -137,9 +144,9 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
         #[serde(crate = "::mcp_runtime::__private::serde")]
         #[allow(non_camel_case_types)]
         enum #state { #(#variants,)* }
-    };
+    });
     let machine = Machine {
-        state: &state,
+        state: state_ty,
         step: &step,
         shape,
         body: quote!(#state_enum #step_fn),
@@ -152,7 +159,7 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
 
 /// The generated continuation enum and step function, and their names.
 struct Machine<'a> {
-    state: &'a Ident,
+    state: TokenStream,
     step: &'a Ident,
     shape: u32,
     body: TokenStream,

@@ -39,7 +39,7 @@ pub mod __private {
         Presentation, prompt_definition, resource_definition, tool_definition, uri_matches,
     };
     pub use super::driver::Flow;
-    pub use super::output::{NoArgs, drive_prompt, drive_resource, drive_tool};
+    pub use super::output::{NoArgs, NoState, drive_prompt, drive_resource, drive_tool};
     pub use super::subflow::{SubSettled, SubState, run_sub};
     pub use super::unbuilt::Unbuilt;
     pub use crate::server::app_state::{FromAppState, StateType};
