@@ -39,7 +39,7 @@ fi
 export PATH="$NODE_BIN:$PATH"
 
 echo "== building the conformance server"
-cargo build --quiet -p mcp-examples --bin conformance-server
+cargo build --locked --quiet -p mcp-examples --bin conformance-server
 SERVER_BIN="$(cargo metadata --format-version 1 --no-deps \
   | "$NODE_BIN/node" -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).target_directory))')/debug/conformance-server"
 

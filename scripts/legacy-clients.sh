@@ -77,7 +77,7 @@ if [[ -n "${LEGACY_CLIENTS_DEPLOY_BIN:-}" && -n "${LEGACY_CLIENTS_CONFORMANCE_BI
   CONFORMANCE_BIN="$LEGACY_CLIENTS_CONFORMANCE_BIN"
 else
   echo "== building the deploy and conformance servers"
-  cargo build --quiet -p mcp-examples --bin deploy --bin conformance-server
+  cargo build --locked --quiet -p mcp-examples --bin deploy --bin conformance-server
   TARGET_DIR="$(cargo metadata --format-version 1 --no-deps |
     node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).target_directory))')"
   DEPLOY_BIN="$TARGET_DIR/debug/deploy"

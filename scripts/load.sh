@@ -23,7 +23,7 @@ TARGET="${CARGO_TARGET_DIR:-$ROOT/target}"
 case "$TARGET" in /*) ;; *) TARGET="$ROOT/$TARGET" ;; esac
 
 echo "== building deploy and load (release)"
-cargo build --release --quiet -p mcp-examples --bin deploy --bin load
+cargo build --locked --release --quiet -p mcp-examples --bin deploy --bin load
 
 # shellcheck source=scripts/bench-server.sh
 source "$ROOT/scripts/bench-server.sh"
