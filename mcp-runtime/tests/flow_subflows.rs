@@ -114,3 +114,53 @@ async fn a_refusal_inside_a_sub_flow_ends_the_call() {
         .await;
     assert!(declined.text().unwrap().contains("declined"), "{declined}");
 }
+
+/// Asks until the answer is yes, through `pong`, which calls back into `ping`.
+#[elicit]
+async fn ping(cx: &Cx) -> Result<u32, Refusal> {
+    let answer: Confirm = cx.elicit("Ping?").await?;
+    if answer.ok {
+        return Ok(1);
+    }
+    let back: u32 = pong(cx).await?;
+    Ok(back + 1)
+}
+
+/// Calls back into `ping`.
+#[elicit]
+async fn pong(cx: &Cx) -> Result<u32, Refusal> {
+    let back: u32 = ping(cx).await?;
+    Ok(back)
+}
+
+/// Counts the pings asked.
+#[tool]
+async fn rally(cx: Cx) -> ToolResult {
+    let pings: u32 = ping(&cx).await?;
+    Ok(text(pings.to_string()))
+}
+
+#[tokio::test]
+async fn sub_flows_calling_each_other_nest_their_states_one_level_per_call() {
+    let mut round = FlowTester::tool(rally).start().await;
+    let mut keys = Vec::new();
+    for ok in [false, false, true] {
+        let [key] = round.questions()[..] else {
+            panic!("one question: {round}");
+        };
+        keys.push(key.to_owned());
+        let key = key.to_owned();
+        round = round
+            .answer(json!({ key: accept(json!({"ok": ok})) }))
+            .await;
+    }
+    assert_eq!(round.text(), Some("3"), "{round}");
+    assert_eq!(
+        keys,
+        [
+            "pings.answer",
+            "pings.back.back.answer",
+            "pings.back.back.back.back.answer"
+        ]
+    );
+}

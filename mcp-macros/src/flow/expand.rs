@@ -136,14 +136,16 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
             }
         }
     };
-    let state_enum = (!plan.sites.is_empty()).then(|| quote! {
-        #[derive(
-            ::mcp_runtime::__private::serde::Serialize,
-            ::mcp_runtime::__private::serde::Deserialize,
-        )]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
-        #[allow(non_camel_case_types)]
-        enum #state { #(#variants,)* }
+    let state_enum = (!plan.sites.is_empty()).then(|| {
+        quote! {
+            #[derive(
+                ::mcp_runtime::__private::serde::Serialize,
+                ::mcp_runtime::__private::serde::Deserialize,
+            )]
+            #[serde(crate = "::mcp_runtime::__private::serde")]
+            #[allow(non_camel_case_types)]
+            enum #state { #(#variants,)* }
+        }
     });
     let machine = Machine {
         state: state_ty,

@@ -405,8 +405,8 @@ impl<'a> Analyzer<'a> {
             self.errors.push(syn::Error::new_spanned(
                 &question,
                 format!(
-                    "the sub-flow `{own}` cannot call itself: its state would nest without end; \
-                     loop inside it instead"
+                    "the sub-flow `{own}` cannot call itself, since each call would nest its \
+                     state in the one before; loop inside it instead"
                 ),
             ));
         }

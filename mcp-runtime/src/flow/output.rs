@@ -342,7 +342,9 @@ impl serde::Serialize for NoState {
 
 impl<'de> Deserialize<'de> for NoState {
     fn deserialize<D: serde::Deserializer<'de>>(_: D) -> Result<Self, D::Error> {
-        Err(serde::de::Error::custom("this flow asks no question, so it has no state"))
+        Err(serde::de::Error::custom(
+            "this flow asks no question, so it has no state",
+        ))
     }
 }
 

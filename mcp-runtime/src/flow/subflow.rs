@@ -226,7 +226,11 @@ pub async fn run_sub<S: SubFlowStep>(
         },
     };
     let scoped = cx.scoped(key);
-    if let Some(output) = cx.run_until_halt(step.step(scoped, state)).await {
+    // Boxed, so that sub-flows calling each other (`ping` awaits `pong`, which awaits `ping`)
+    // have futures of a finite size: each level's state nests in its caller's, as deep as
+    // the rounds the flow may take.
+    let step: Pin<Box<dyn Future<Output = S::Output> + Send>> = Box::pin(step.step(scoped, state));
+    if let Some(output) = cx.run_until_halt(step).await {
         return SubSettled::Done(output);
     }
     match cx.take_halt() {
