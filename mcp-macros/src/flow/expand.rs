@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 
 use proc_macro2::{Span, TokenStream};
-use quote::{ToTokens, format_ident, quote, quote_spanned};
+use quote::{format_ident, quote, quote_spanned};
 use syn::visit_mut::VisitMut;
 use syn::{Block, Expr, Ident};
 
@@ -71,22 +71,18 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
     let mut forward = plan.forward.clone();
     sites.visit_block_mut(&mut forward);
     // A point whose resumed body is the body from the start (a first question that opens
-    // the body and carries nothing) shares the start's arm instead of repeating it.
-    let forward_text = forward.to_token_stream().to_string();
+    // the body, so it carries nothing) shares the start's arm instead of repeating it.
     let mut same_as_start = Vec::new();
     let mut arms = Vec::new();
     for (id, resumed) in plan.resumed.iter().enumerate() {
         let name = variant(id);
-        let mut body = resumed.body.clone();
-        sites.visit_block_mut(&mut body);
         let is_sub = plan.sites[id].is_sub();
-        if resumed.carried.is_empty()
-            && !is_sub
-            && body.to_token_stream().to_string() == forward_text
-        {
+        if plan.sites[id].opens_body() && resumed.carried.is_empty() && !is_sub {
             same_as_start.push(quote!(::core::option::Option::Some(#state::#name())));
             continue;
         }
+        let mut body = resumed.body.clone();
+        sites.visit_block_mut(&mut body);
         let mut values: Vec<&Ident> = resumed.carried.iter().map(|c| &c.value).collect();
         let resume = if is_sub {
             values.push(&sub_value);

@@ -67,6 +67,7 @@ pub(crate) fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenS
     let mut analyzer = sites::Analyzer::new(&handler.cx, own, &mut errors);
     analyzer.block(&mut body);
     let sites = std::mem::take(&mut analyzer.sites);
+    let loops = std::mem::take(&mut analyzer.loops);
     check_keys(&sites, &mut errors);
     if let Some(error) = stage_errors(&mut errors) {
         return fallback(kind, &function, error);
@@ -76,7 +77,8 @@ pub(crate) fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenS
     let mut reported = HashSet::new();
     let resumed: Vec<_> = (0..sites.len())
         .map(|id| {
-            resume::Resumer::new(&sites, &questions, &mut errors, &mut reported).resume(&body, id)
+            resume::Resumer::new(&sites, &loops, &questions, &mut errors, &mut reported)
+                .resume(&body, id)
         })
         .collect();
     if let Some(error) = stage_errors(&mut errors) {

@@ -20,7 +20,7 @@ use syn::{Block, Expr, Ident, Pat, Stmt, Type};
 
 use super::Errors;
 use super::scope::{self, Binding};
-use super::sites::{Head, Site, Step};
+use super::sites::{Head, Loop, Site, Step};
 
 /// A local that travels in the state of one question point.
 pub(crate) struct Carried {
@@ -41,6 +41,7 @@ pub(crate) struct Resumed {
 
 pub(crate) struct Resumer<'a> {
     sites: &'a [Site],
+    loops: &'a [Loop],
     questions: &'a HashMap<usize, Expr>,
     carried: Vec<Carried>,
     errors: &'a mut Errors,
@@ -52,12 +53,14 @@ pub(crate) struct Resumer<'a> {
 impl<'a> Resumer<'a> {
     pub(crate) fn new(
         sites: &'a [Site],
+        loops: &'a [Loop],
         questions: &'a HashMap<usize, Expr>,
         errors: &'a mut Errors,
         reported: &'a mut HashSet<String>,
     ) -> Self {
         Self {
             sites,
+            loops,
             questions,
             carried: Vec::new(),
             errors,
@@ -85,6 +88,9 @@ impl<'a> Resumer<'a> {
         for stmt in &block.stmts[..i] {
             if let Stmt::Local(local) = stmt {
                 let mut bindings = scope::let_bindings(local);
+                for binding in &mut bindings {
+                    binding.rederive = self.loops.iter().position(|l| l.iter == binding.ident);
+                }
                 self.infer_types(local, &mut bindings);
                 declared.extend(bindings);
             }
@@ -184,18 +190,24 @@ impl<'a> Resumer<'a> {
             }
             // Input:  `'l: while COND { BODY }`, resuming inside BODY
             // Output: as for `loop`, with `else if COND { BODY } else { break; }`
-            (Step::WhileBody, Expr::While(looped)) => {
+            (Step::WhileBody | Step::ForBody(_), Expr::While(looped)) => {
                 let start = self.carried.len();
                 let mut pattern = Vec::new();
                 cond_bindings(&looped.cond, &mut pattern);
                 let block = self.block(&looped.body, rest);
-                let resumed = match self.current_item(&looped.cond, &pattern) {
+                let item = match step {
+                    Step::ForBody(n) => self.current_item(&self.loops[*n], &looped.cond, &pattern),
+                    _ => None,
+                };
+                let resumed = match item {
                     Some(item) => {
                         let stmts = &block.stmts;
                         syn::parse_quote!({ #item #(#stmts)* })
                     }
                     None => {
-                        self.type_for_items(&looped.cond, &mut pattern);
+                        if let Step::ForBody(n) = step {
+                            self.type_for_items(&self.loops[*n], &mut pattern);
+                        }
                         self.with_pattern(pattern, block)
                     }
                 };
@@ -250,7 +262,10 @@ impl<'a> Resumer<'a> {
             }
             // A resumable `for` loop's iterator is rebuilt, not carried: its initialiser
             // reads the carried position, declared just before it.
-            if let Some(init) = &binding.rederive {
+            if let Some(n) = binding.rederive {
+                let looped = &self.loops[n];
+                let position = &looped.position;
+                let init = looped.rewind(&syn::parse_quote!(#position));
                 free.extend(scope::free_in_stmts(
                     &[syn::parse_quote!(let _ = #init;)],
                     self.questions,
@@ -335,49 +350,21 @@ impl<'a> Resumer<'a> {
         None
     }
 
-    /// The initialiser that rebuilds the iterator of a rewritten `for` loop, from the loop's
-    /// condition (`let Some(PAT) = next(&mut __mcp_iter_N)`).
-    fn rewound_iterator(&self, cond: &Expr) -> Option<&Expr> {
-        let Expr::Let(binding) = cond else {
-            return None;
-        };
-        let Expr::Call(next) = &*binding.expr else {
-            return None;
-        };
-        let Some(Expr::Reference(iter)) = next.args.first() else {
-            return None;
-        };
-        let Expr::Path(iter) = &*iter.expr else {
-            return None;
-        };
-        let iter = iter.path.get_ident()?;
-        self.visible
-            .iter()
-            .rev()
-            .find(|b| &b.ident == iter)
-            .and_then(|b| b.rederive.as_ref())
-    }
-
     /// For a rewritten `for` loop whose pattern binds nothing mutable or by reference: the
     /// statement that binds the pattern again to the item the loop stopped at, taken afresh
     /// from the collection, so the item is not carried and needs no written type.
     ///
     /// Output: `let Some(PAT) = next(&mut Rewind::rewind(&(EXPR), __mcp_pos_N - 1)) else { break };`
-    fn current_item(&self, cond: &Expr, pattern: &[Binding]) -> Option<Stmt> {
+    fn current_item(&self, looped: &Loop, cond: &Expr, pattern: &[Binding]) -> Option<Stmt> {
         if pattern.iter().any(|b| b.mutable || b.by_ref) {
             return None;
         }
         let Expr::Let(binding) = cond else {
             return None;
         };
-        let init = self.rewound_iterator(cond)?;
-        let (source, position) = (rewound_source(init)?, rewound_position(init)?);
+        let position = &looped.position;
+        let rewind = looped.rewind(&syn::parse_quote!(#position - 1));
         let pat = &binding.pat;
-        // At the collection, as the loop's own rewind is: a collection that cannot be
-        // rewound is reported once, there.
-        let rewind = quote::quote_spanned! {syn::spanned::Spanned::span(source)=>
-            ::mcp_runtime::__private::Rewind::rewind(&(#source), #position - 1)
-        };
         Some(syn::parse_quote! {
             #[allow(unused_variables)]
             let #pat = ::core::iter::Iterator::next(&mut #rewind) else {
@@ -386,13 +373,10 @@ impl<'a> Resumer<'a> {
         })
     }
 
-    /// Types the item binding of a rewritten `for` loop (`while let Some(PAT) =
-    /// next(&mut __mcp_iter_N)`) from the declared type of the collection it iterates.
-    fn type_for_items(&self, cond: &Expr, pattern: &mut [Binding]) {
-        let Some(source) = self.rewound_iterator(cond).and_then(rewound_source) else {
-            return;
-        };
-        let item = match source {
+    /// Types the item binding of a rewritten `for` loop from the declared type of the
+    /// collection it iterates.
+    fn type_for_items(&self, looped: &Loop, pattern: &mut [Binding]) {
+        let item = match &looped.source {
             Expr::Range(range) => [&range.start, &range.end]
                 .into_iter()
                 .flatten()
@@ -501,24 +485,6 @@ fn is_item(stmt: &Stmt) -> bool {
         Stmt::Macro(mac) => mac.mac.path.is_ident("macro_rules"),
         _ => false,
     }
-}
-
-/// `EXPR` in `Rewind::rewind(&(EXPR), position)`.
-fn rewound_source(init: &Expr) -> Option<&Expr> {
-    let Expr::Call(call) = init else { return None };
-    let Expr::Reference(source) = call.args.first()? else {
-        return None;
-    };
-    match &*source.expr {
-        Expr::Paren(paren) => Some(&paren.expr),
-        other => Some(other),
-    }
-}
-
-/// `position` in `Rewind::rewind(&(EXPR), position)`.
-fn rewound_position(init: &Expr) -> Option<&Expr> {
-    let Expr::Call(call) = init else { return None };
-    call.args.iter().nth(1)
 }
 
 fn marker_in(expr: &Expr) -> Option<usize> {

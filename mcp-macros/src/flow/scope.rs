@@ -23,8 +23,8 @@ pub(crate) struct Binding {
     /// For `let` bindings: the initialiser is a closure or an `async` block, which no state
     /// can hold.
     pub(crate) init_is_code: bool,
-    /// For the iterator of a resumable `for` loop: the initialiser that rebuilds it.
-    pub(crate) rederive: Option<Expr>,
+    /// For the iterator of a resumable `for` loop: the loop's record, to rebuild it from.
+    pub(crate) rederive: Option<usize>,
 }
 
 /// Every binding of `pat`, with the types written in it where they can be matched up.
@@ -98,9 +98,6 @@ pub(crate) fn let_bindings(local: &Local) -> Vec<Binding> {
         binding.from_let = typable;
         binding.init_is_borrow = borrow;
         binding.init_is_code = code;
-        if binding.ident.to_string().starts_with("__mcp_iter_") {
-            binding.rederive = local.init.as_ref().map(|init| (*init.expr).clone());
-        }
     }
     out
 }

@@ -40,8 +40,33 @@ pub(crate) enum Step {
     BlockExpr,
     /// The body of a `loop`.
     LoopBody,
-    /// The body of a `while` or `while let` (a `for` is rewritten into one).
+    /// The body of a `while` or `while let`.
     WhileBody,
+    /// The body of the `for` loop of [`Loop`] `n`, rewritten into a `while let`.
+    ForBody(usize),
+}
+
+/// A `for` loop that asks questions, rewritten so that its position travels in the state
+/// (see [`Analyzer::resumable_for`]): what resuming it needs, by name.
+pub(crate) struct Loop {
+    /// The collection iterated, as written: evaluated again on resume.
+    pub(crate) source: Expr,
+    /// The local counting the items taken, carried.
+    pub(crate) position: Ident,
+    /// The local holding the iterator, rebuilt on resume from the other two.
+    pub(crate) iter: Ident,
+}
+
+impl Loop {
+    /// The iterator rebuilt from the collection with `taken` items skipped; spanned at the
+    /// collection, every path spelled out, so that a collection that cannot be rewound is
+    /// reported there, once, and not at the attribute.
+    pub(crate) fn rewind(&self, taken: &Expr) -> Expr {
+        let source = &self.source;
+        syn::parse_quote_spanned! {source.span()=>
+            ::mcp_runtime::__private::Rewind::rewind(&(#source), #taken)
+        }
+    }
 }
 
 /// Which sub-expression a [`Step::Head`] enters.
@@ -90,6 +115,17 @@ impl Site {
     pub(crate) fn is_sub(&self) -> bool {
         self.calls.first().is_some_and(|call| call.sub)
     }
+
+    /// Whether this question opens the body: it is evaluated first in the body's first
+    /// statement, inside no construct, so the body resumed here is the body from its start.
+    pub(crate) fn opens_body(&self) -> bool {
+        match self.path.as_slice() {
+            [Step::Stmt(0), Step::LocalInit | Step::ExprStmt, heads @ ..] => {
+                heads.iter().all(|step| matches!(step, Step::Head(_)))
+            }
+            _ => false,
+        }
+    }
 }
 
 impl Call {
@@ -126,7 +162,7 @@ pub(crate) struct Analyzer<'a> {
     errors: &'a mut Errors,
     path: Vec<Step>,
     naming: Option<Naming>,
-    fors: usize,
+    pub(crate) loops: Vec<Loop>,
     /// The sub-flow being compiled, to refuse a call of itself.
     own: Option<Ident>,
 }
@@ -140,7 +176,7 @@ impl<'a> Analyzer<'a> {
             errors,
             path: Vec::new(),
             naming: None,
-            fors: 0,
+            loops: Vec::new(),
         }
     }
 
@@ -257,7 +293,7 @@ impl<'a> Analyzer<'a> {
                 self.forbid(&e.expr, Position::Nested);
                 if let Some(rewritten) = self.resumable_for(e) {
                     *expr = rewritten;
-                    self.head(expr);
+                    self.rewritten_for(expr);
                 }
             }
             other => self.forbid(other, Position::Nested),
@@ -265,7 +301,8 @@ impl<'a> Analyzer<'a> {
         self.naming = None;
     }
 
-    /// A `for` loop that asks questions, rewritten so its position travels in the state.
+    /// A `for` loop that asks questions, rewritten so its position travels in the state, and
+    /// recorded as [`Loop`] `N`.
     ///
     /// Input:  `'l: for PAT in EXPR { BODY }`
     /// Output:
@@ -285,17 +322,16 @@ impl<'a> Analyzer<'a> {
             ));
             return None;
         }
-        let n = self.fors;
-        self.fors += 1;
-        let pos = quote::format_ident!("__mcp_pos_{}", n, span = Span::mixed_site());
-        let iter = quote::format_ident!("__mcp_iter_{}", n, span = Span::mixed_site());
-        let (label, pat, body, source) = (&e.label, &e.pat, &e.body, &e.expr);
-        // Spanned at the collection, every path spelled out: a collection the loop cannot
-        // rewind is reported there, not at the attribute.
-        let rewind = quote::quote_spanned! {source.span()=>
-            ::mcp_runtime::__private::Rewind::rewind(&(#source), #pos)
+        let n = self.loops.len();
+        let record = Loop {
+            source: (*e.expr).clone(),
+            position: quote::format_ident!("__mcp_pos_{}", n, span = Span::mixed_site()),
+            iter: quote::format_ident!("__mcp_iter_{}", n, span = Span::mixed_site()),
         };
-        Some(syn::parse_quote! {{
+        let (label, pat, body) = (&e.label, &e.pat, &e.body);
+        let (pos, iter) = (&record.position, &record.iter);
+        let rewind = record.rewind(&syn::parse_quote!(#pos));
+        let rewritten = syn::parse_quote! {{
             let mut #pos: usize = 0;
             let mut #iter = #rewind;
             #label while let ::core::option::Option::Some(#pat) =
@@ -304,7 +340,29 @@ impl<'a> Analyzer<'a> {
                 #pos += 1;
                 #body
             }
-        }})
+        }};
+        self.loops.push(record);
+        Some(rewritten)
+    }
+
+    /// Walks the loop [`resumable_for`](Self::resumable_for) just wrote and recorded last:
+    /// only its body can hold questions (its collection was checked, its pattern cannot), and
+    /// the steps down to them name the loop's record.
+    fn rewritten_for(&mut self, expr: &mut Expr) {
+        let n = self.loops.len() - 1;
+        let Expr::Block(block) = expr else { return };
+        let Some(Stmt::Expr(Expr::While(looped), _)) = block.block.stmts.get_mut(2) else {
+            return;
+        };
+        let steps = [
+            Step::BlockExpr,
+            Step::Stmt(2),
+            Step::ExprStmt,
+            Step::ForBody(n),
+        ];
+        self.path.extend(steps);
+        self.block(&mut looped.body);
+        self.path.truncate(self.path.len() - steps.len());
     }
 
     fn enter(&mut self, head: Head, expr: &mut Expr) {
