@@ -370,3 +370,54 @@ fn sealed_tokens_are_capped_before_decoding() {
     let tight = sealer.with_max_token_len(token.len() - 1);
     assert_eq!(tight.verify(&cx(None), &token), Err(StateError::TooLarge));
 }
+
+/// The vector's tool: one question, so a call mints a state.
+#[mcp_runtime::tool(name = "deploy")]
+async fn vector_tool(cx: mcp_runtime::Cx) -> mcp_runtime::ToolResult {
+    let sure: Sure = cx.elicit("Sure?").await?;
+    Ok(mcp_runtime::text(sure.ok.to_string()))
+}
+
+#[derive(mcp_runtime::ElicitForm)]
+struct Sure {
+    ok: bool,
+}
+
+#[tokio::test]
+async fn dispatch_binds_the_vectors_request_to_the_vectors_digest() {
+    // The vector's request as a client sends it: its arguments in the order written, its
+    // subject as the transport's authentication saw it, to a server of the vector's audience.
+    let server = mcp_runtime::server::Server::builder()
+        .name("ops-server")
+        .signer(signer())
+        .tool(vector_tool)
+        .build();
+    let message = format!(
+        r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"deploy","arguments":{VECTOR_ARGUMENTS},"_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{"elicitation":{{}}}}}}}}}}"#
+    );
+    let facts = mcp_runtime::server::RequestFacts::http(
+        Some("2026-07-28".to_owned()),
+        Some("alice".to_owned()),
+    );
+    let outcome = server.handle(message.as_bytes(), facts).finish().await;
+    let body: Value = serde_json::from_slice(&outcome.body.expect("an answer")).expect("JSON");
+    let token = body["result"]["requestState"]
+        .as_str()
+        .unwrap_or_else(|| panic!("a state in {body}"));
+    // Opened under the vector's digest, written out byte by byte: the binding dispatch
+    // computed for this request is the vector's, whatever its code path.
+    let hex = VECTOR_BINDING
+        .trim_start_matches("Binding(")
+        .trim_end_matches(')');
+    let mut digest = [0_u8; 32];
+    for (byte, pair) in digest.iter_mut().zip(hex.as_bytes().chunks(2)) {
+        *byte = u8::from_str_radix(std::str::from_utf8(pair).unwrap(), 16).unwrap();
+    }
+    let binding = Binding::from_bytes(digest);
+    signer()
+        .open_with_binding(&binding, token)
+        .expect("the state opens under the vector's digest");
+    // And not under another request's.
+    let other = Binding::from_bytes([0; 32]);
+    assert!(signer().open_with_binding(&other, token).is_err());
+}
