@@ -307,7 +307,8 @@ impl<'a> Analyzer<'a> {
     /// Input:  `'l: for PAT in EXPR { BODY }`
     /// Output:
     /// ```text
-    /// { let mut __mcp_pos_N: usize = 0;
+    /// { rewinds_in_order((&Probe(&(EXPR))).rewind_order());
+    ///   let mut __mcp_pos_N: usize = 0;
     ///   let mut __mcp_iter_N = Rewind::rewind(&(EXPR), __mcp_pos_N);
     ///   'l: while let Some(PAT) = Iterator::next(&mut __mcp_iter_N) { __mcp_pos_N += 1; BODY } }
     /// ```
@@ -331,7 +332,19 @@ impl<'a> Analyzer<'a> {
         let (label, pat, body) = (&e.label, &e.pat, &e.body);
         let (pos, iter) = (&record.position, &record.iter);
         let rewind = record.rewind(&syn::parse_quote!(#pos));
+        let source = &record.source;
+        // A `HashMap` or `HashSet` comes back in another order each round: refused at the
+        // collection (the probe's method resolves to the hash one only for those types).
+        let in_order = quote::quote_spanned! {source.span()=>
+            ::mcp_runtime::__private::rewinds_in_order({
+                // One of the two resolves the call, so the other is always unused.
+                #[allow(unused_imports)]
+                use ::mcp_runtime::__private::{ProbeAny as _, ProbeHash as _};
+                (&::mcp_runtime::__private::Probe(&(#source))).rewind_order()
+            });
+        };
         let rewritten = syn::parse_quote! {{
+            #in_order
             let mut #pos: usize = 0;
             let mut #iter = #rewind;
             #label while let ::core::option::Option::Some(#pat) =
@@ -351,12 +364,22 @@ impl<'a> Analyzer<'a> {
     fn rewritten_for(&mut self, expr: &mut Expr) {
         let n = self.loops.len() - 1;
         let Expr::Block(block) = expr else { return };
-        let Some(Stmt::Expr(Expr::While(looped), _)) = block.block.stmts.get_mut(2) else {
+        let Some((index, looped)) =
+            block
+                .block
+                .stmts
+                .iter_mut()
+                .enumerate()
+                .find_map(|(index, stmt)| match stmt {
+                    Stmt::Expr(Expr::While(looped), _) => Some((index, looped)),
+                    _ => None,
+                })
+        else {
             return;
         };
         let steps = [
             Step::BlockExpr,
-            Step::Stmt(2),
+            Step::Stmt(index),
             Step::ExprStmt,
             Step::ForBody(n),
         ];

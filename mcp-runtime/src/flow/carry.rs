@@ -60,3 +60,54 @@ impl<T: Clone + IntoIterator> Rewind for T {
         self.clone().into_iter().skip(taken)
     }
 }
+
+/// The collection of a `for` loop that asks questions, probed for the order it iterates in:
+/// `(&Probe(&collection)).rewind_order()` is [`HashOrdered`] for the hash maps and sets of
+/// `std`, whose order is drawn anew when a carried one is read back (so a resumed loop would
+/// skip or repeat items), and [`InOrder`] for anything else.
+#[doc(hidden)]
+pub struct Probe<'a, T>(pub &'a T);
+
+/// The probe's answer for a collection that iterates in the same order every round.
+#[doc(hidden)]
+pub struct InOrder;
+
+/// The probe's answer for a `HashMap` or `HashSet`.
+#[doc(hidden)]
+pub struct HashOrdered;
+
+/// The probe's method for hash-ordered collections, found before [`ProbeAny`]'s.
+#[doc(hidden)]
+pub trait ProbeHash {
+    fn rewind_order(&self) -> HashOrdered {
+        HashOrdered
+    }
+}
+
+impl<K, V, S> ProbeHash for Probe<'_, std::collections::HashMap<K, V, S>> {}
+impl<T, S> ProbeHash for Probe<'_, std::collections::HashSet<T, S>> {}
+
+/// The probe's method for every other collection.
+#[doc(hidden)]
+pub trait ProbeAny {
+    fn rewind_order(&self) -> InOrder {
+        InOrder
+    }
+}
+
+impl<T> ProbeAny for &Probe<'_, T> {}
+
+/// A probe's answer that a resumable loop accepts: [`InOrder`] only.
+#[diagnostic::on_unimplemented(
+    message = "a `for` loop that asks questions cannot iterate over a `HashMap` or `HashSet`",
+    label = "read back on the next round, it iterates in another order, so the loop would \
+             skip or repeat items",
+    note = "collect it into a `Vec` before the loop, or keep it in a `BTreeMap` or `BTreeSet`"
+)]
+pub trait RewindsInOrder {}
+
+impl RewindsInOrder for InOrder {}
+
+/// Requires the probe's answer to be [`InOrder`].
+#[doc(hidden)]
+pub fn rewinds_in_order<T: RewindsInOrder>(_: T) {}
