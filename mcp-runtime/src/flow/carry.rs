@@ -104,10 +104,12 @@ impl<T> ProbeAny for &Probe<'_, T> {}
              skip or repeat items",
     note = "collect it into a `Vec` before the loop, or keep it in a `BTreeMap` or `BTreeSet`"
 )]
-pub trait RewindsInOrder {}
+pub trait RewindsInOrder {
+    /// Accepts the probe's answer; named by the loop the macro writes.
+    #[doc(hidden)]
+    fn in_order(self);
+}
 
-impl RewindsInOrder for InOrder {}
-
-/// Requires the probe's answer to be [`InOrder`].
-#[doc(hidden)]
-pub fn rewinds_in_order<T: RewindsInOrder>(_: T) {}
+impl RewindsInOrder for InOrder {
+    fn in_order(self) {}
+}

@@ -33,7 +33,7 @@ pub use subflow::{IntoSubFlow, SubFlow, SubFlowAwaitedOutsideFlow, SubFlowStep};
 #[doc(hidden)]
 pub mod __private {
     pub use super::carry;
-    pub use super::carry::{Probe, ProbeAny, ProbeHash, Rewind, rewinds_in_order};
+    pub use super::carry::{Probe, ProbeAny, ProbeHash, Rewind, RewindsInOrder};
     pub use super::cx::{Batch, Settled, Stop, app_state, settle_one, stop};
     pub use super::definitions::{
         Presentation, prompt_definition, resource_definition, tool_definition, uri_matches,
