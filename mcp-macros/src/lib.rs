@@ -5,6 +5,8 @@ use proc_macro::TokenStream;
 
 mod errors;
 mod form;
+#[cfg(test)]
+mod snapshot_tests;
 
 /// Derives `mcp_runtime::form::ElicitForm` for a flat struct with named fields: its
 /// requested schema and a validating parser of accepted content. See `mcp_runtime::form` for

@@ -165,6 +165,3 @@ fn fallback(kind: Kind, function: &ItemFn, error: syn::Error) -> TokenStream {
         }
     }
 }
-
-#[cfg(test)]
-mod snapshot_tests;

@@ -1,0 +1,240 @@
+/// Keeps the names the user confirms, one question per name.
+///
+/// Returns the handler `#[tool]` made of this function; register it with `.tool(review)`.
+fn review() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
+    #[allow(non_camel_case_types)]
+    #[derive(::core::clone::Clone, ::core::marker::Copy)]
+    struct __mcp_tool_review;
+    #[derive(
+        ::mcp_runtime::__private::serde::Serialize,
+        ::mcp_runtime::__private::serde::Deserialize,
+    )]
+    #[serde(crate = "::mcp_runtime::__private::serde")]
+    #[allow(non_camel_case_types)]
+    enum __mcp_State {
+        #[serde(rename = "0")]
+        S0(
+            #[serde(
+                serialize_with = "<_ as ::mcp_runtime::flow::carry::Carry>::write",
+                deserialize_with = "<_ as ::mcp_runtime::flow::carry::Carry>::read",
+            )]
+            usize,
+            #[serde(
+                serialize_with = "<_ as ::mcp_runtime::flow::carry::Carry>::write",
+                deserialize_with = "<_ as ::mcp_runtime::flow::carry::Carry>::read",
+            )]
+            Vec<String>,
+            #[serde(
+                serialize_with = "<_ as ::mcp_runtime::flow::carry::Carry>::write",
+                deserialize_with = "<_ as ::mcp_runtime::flow::carry::Carry>::read",
+            )]
+            Vec<String>,
+        ),
+    }
+    async fn __mcp_step(
+        args: Names,
+        __mcp_cx: ::mcp_runtime::Cx,
+        __mcp_state: ::core::option::Option<__mcp_State>,
+    ) -> ToolResult {
+        let cx: Cx = __mcp_cx;
+        match __mcp_state {
+            ::core::option::Option::None => {
+                let names: Vec<String> = args.names;
+                let mut kept: Vec<String> = Vec::new();
+                {
+                    ::mcp_runtime::__private::RewindsInOrder::in_order({
+                        #[allow(unused_imports)]
+                        use ::mcp_runtime::__private::{ProbeAny as _, ProbeHash as _};
+                        (&::mcp_runtime::__private::Probe(&(names))).rewind_order()
+                    });
+                    let mut __mcp_pos_0: usize = 0;
+                    let mut __mcp_iter_0 = ::mcp_runtime::__private::Rewind::rewind(
+                        &(names),
+                        __mcp_pos_0,
+                    );
+                    while let ::core::option::Option::Some(name) = ::core::iter::Iterator::next(
+                        &mut __mcp_iter_0,
+                    ) {
+                        __mcp_pos_0 += 1;
+                        {
+                            let keep: Keep = match ::mcp_runtime::__private::settle_one(
+                                || cx.elicit(format!("Keep {name}?")),
+                                <_ as ::mcp_runtime::ElicitForm>::read_answer,
+                                &cx,
+                                "keep",
+                            ) {
+                                ::mcp_runtime::__private::Settled::Answered(
+                                    __mcp_answer,
+                                ) => __mcp_answer,
+                                ::mcp_runtime::__private::Settled::Stop(__mcp_halt) => {
+                                    match ::mcp_runtime::__private::stop(
+                                            &cx,
+                                            __mcp_halt,
+                                            &__mcp_State::S0(__mcp_pos_0, kept, names),
+                                            &["__mcp_pos_0", "kept", "names"],
+                                        )
+                                        .await
+                                    {}
+                                }
+                            }?;
+                            if keep.ok {
+                                kept.push(name);
+                            }
+                        }
+                    }
+                }
+                Ok(text(kept.join(", ")))
+            }
+            #[allow(clippy::all, clippy::pedantic, unreachable_code, unused_braces)]
+            ::core::option::Option::Some(
+                __mcp_State::S0(__mcp_v0, __mcp_v1, __mcp_v2),
+            ) => {
+                #[allow(unused_mut, unused_variables)]
+                let names = __mcp_v2;
+                #[allow(unused_mut, unused_variables)]
+                let mut kept = __mcp_v1;
+                {
+                    #[allow(unused_mut, unused_variables)]
+                    let mut __mcp_pos_0 = __mcp_v0;
+                    let mut __mcp_iter_0 = ::mcp_runtime::__private::Rewind::rewind(
+                        &(names),
+                        __mcp_pos_0,
+                    );
+                    {
+                        let mut __mcp_first = ::core::option::Option::Some(());
+                        loop {
+                            if let ::core::option::Option::Some(()) = __mcp_first.take()
+                            {
+                                {
+                                    #[allow(unused_variables)]
+                                    let ::core::option::Option::Some(name) = ::core::iter::Iterator::next(
+                                        &mut ::mcp_runtime::__private::Rewind::rewind(
+                                            &(names),
+                                            __mcp_pos_0 - 1,
+                                        ),
+                                    ) else {
+                                        break;
+                                    };
+                                    {
+                                        let keep: Keep = match ::mcp_runtime::__private::settle_one(
+                                            || cx.elicit(format!("Keep {name}?")),
+                                            <_ as ::mcp_runtime::ElicitForm>::read_answer,
+                                            &cx,
+                                            "keep",
+                                        ) {
+                                            ::mcp_runtime::__private::Settled::Answered(
+                                                __mcp_answer,
+                                            ) => __mcp_answer,
+                                            ::mcp_runtime::__private::Settled::Stop(__mcp_halt) => {
+                                                match ::mcp_runtime::__private::stop(
+                                                        &cx,
+                                                        __mcp_halt,
+                                                        &__mcp_State::S0(__mcp_pos_0, kept, names),
+                                                        &["__mcp_pos_0", "kept", "names"],
+                                                    )
+                                                    .await
+                                                {}
+                                            }
+                                        }?;
+                                        if keep.ok {
+                                            kept.push(name);
+                                        }
+                                    }
+                                }
+                            } else if let ::core::option::Option::Some(name) = ::core::iter::Iterator::next(
+                                &mut __mcp_iter_0,
+                            ) {
+                                __mcp_pos_0 += 1;
+                                {
+                                    let keep: Keep = match ::mcp_runtime::__private::settle_one(
+                                        || cx.elicit(format!("Keep {name}?")),
+                                        <_ as ::mcp_runtime::ElicitForm>::read_answer,
+                                        &cx,
+                                        "keep",
+                                    ) {
+                                        ::mcp_runtime::__private::Settled::Answered(
+                                            __mcp_answer,
+                                        ) => __mcp_answer,
+                                        ::mcp_runtime::__private::Settled::Stop(__mcp_halt) => {
+                                            match ::mcp_runtime::__private::stop(
+                                                    &cx,
+                                                    __mcp_halt,
+                                                    &__mcp_State::S0(__mcp_pos_0, kept, names),
+                                                    &["__mcp_pos_0", "kept", "names"],
+                                                )
+                                                .await
+                                            {}
+                                        }
+                                    }?;
+                                    if keep.ok {
+                                        kept.push(name);
+                                    }
+                                }
+                            } else {
+                                break;
+                            }
+                        }
+                    }
+                }
+                Ok(text(kept.join(", ")))
+            }
+        }
+    }
+    #[automatically_derived]
+    impl ::mcp_runtime::__private::Flow for __mcp_tool_review {
+        type Args = Names;
+        type State = __mcp_State;
+        type Output = ToolResult;
+        const SHAPE: u32 = 1664999002u32;
+        const MAX_ROUNDS: ::core::option::Option<u32> = ::core::option::Option::None;
+        const RESTART_ON_NEW_SHAPE: bool = false;
+        fn step(
+            self,
+            args: Self::Args,
+            cx: ::mcp_runtime::Cx,
+            state: ::core::option::Option<Self::State>,
+        ) -> impl ::core::future::Future<
+            Output = Self::Output,
+        > + ::core::marker::Send + 'static {
+            __mcp_step(args, cx, state)
+        }
+    }
+    #[automatically_derived]
+    impl ::mcp_runtime::server::ToolHandler for __mcp_tool_review {
+        fn definition(&self) -> ::mcp_runtime::protocol::Tool {
+            static DEFINITION: ::std::sync::OnceLock<::mcp_runtime::protocol::Tool> = ::std::sync::OnceLock::new();
+            ::core::clone::Clone::clone(
+                DEFINITION
+                    .get_or_init(|| ::mcp_runtime::__private::tool_definition::<
+                        Names,
+                    >(
+                        "review",
+                        ::core::option::Option::None,
+                        ::core::option::Option::Some(
+                            "Keeps the names the user confirms, one question per name.",
+                        ),
+                        ::mcp_runtime::__private::Presentation {
+                            annotations: ::core::option::Option::None,
+                            icons: ::core::option::Option::None,
+                            meta: ::core::option::Option::None,
+                        },
+                        <ToolResult as ::mcp_runtime::flow::IntoToolResult>::output_schema,
+                    )),
+            )
+        }
+        fn call(
+            &self,
+            request: ::mcp_runtime::server::Request,
+        ) -> ::mcp_runtime::server::BoxFuture<
+            'static,
+            ::mcp_runtime::server::HandlerResult<::mcp_runtime::protocol::CallToolResult>,
+        > {
+            ::mcp_runtime::__private::drive_tool(
+                *self,
+                request,
+                <ToolResult as ::mcp_runtime::flow::IntoToolResult>::into_tool_result,
+            )
+        }
+    }
+    __mcp_tool_review
+}
