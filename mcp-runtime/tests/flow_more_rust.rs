@@ -7,19 +7,14 @@
 #![allow(clippy::needless_pass_by_value)]
 
 use mcp_runtime::testing::FlowTester;
-use mcp_runtime::{Cx, ElicitForm, HandlerError, Refusal, ToolResult, text, tool};
+use mcp_runtime::{Cx, HandlerError, Refusal, ToolResult, text, tool};
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::json;
 
-#[derive(ElicitForm)]
-struct Yes {
-    ok: bool,
-}
+#[path = "common/answers.rs"]
+mod answers;
 
-#[derive(ElicitForm)]
-struct Word {
-    word: String,
-}
+use answers::{Word, Yes, finish, run, word, yes};
 
 #[derive(Deserialize, schemars::JsonSchema)]
 struct Args {
@@ -35,39 +30,6 @@ enum Mode {
 
 #[derive(Serialize, Deserialize, Debug)]
 struct Pair(u32, String);
-
-fn yes(ok: bool) -> Value {
-    json!({"action": "accept", "content": {"ok": ok}})
-}
-
-fn word(word: &str) -> Value {
-    json!({"action": "accept", "content": {"word": word}})
-}
-
-/// Runs `tester`, answering each round's single question with the next of `answers`;
-/// returns the last round, which must ask nothing more.
-async fn run(tester: FlowTester, answers: &[Value]) -> mcp_runtime::testing::Round {
-    let mut round = tester.start().await;
-    for answer in answers {
-        let asked = round.questions();
-        let [key] = asked.as_slice() else {
-            panic!("one question for {answer}: {round}");
-        };
-        let key = (*key).to_owned();
-        round = round.answer(json!({ key: answer })).await;
-    }
-    assert!(round.questions().is_empty(), "nothing more asked: {round}");
-    round
-}
-
-/// The final text after `answers`.
-async fn finish(tester: FlowTester, answers: &[Value]) -> String {
-    let round = run(tester, answers).await;
-    round
-        .text()
-        .unwrap_or_else(|| panic!("a final text: {round}"))
-        .to_owned()
-}
 
 #[tool]
 async fn while_counter(cx: Cx) -> ToolResult {

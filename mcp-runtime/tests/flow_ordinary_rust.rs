@@ -4,44 +4,13 @@
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use mcp_runtime::testing::FlowTester;
-use mcp_runtime::{Cx, ElicitForm, ToolResult, text, tool};
-use serde_json::{Value, json};
+use mcp_runtime::{Cx, ToolResult, text, tool};
+use serde_json::json;
 
-#[derive(ElicitForm)]
-struct Yes {
-    ok: bool,
-}
+#[path = "common/answers.rs"]
+mod answers;
 
-#[derive(ElicitForm)]
-struct Word {
-    word: String,
-}
-
-fn yes(ok: bool) -> Value {
-    json!({"action": "accept", "content": {"ok": ok}})
-}
-
-fn word(word: &str) -> Value {
-    json!({"action": "accept", "content": {"word": word}})
-}
-
-/// Runs `tester` answering each round with the next of `answers`, keyed by the question
-/// asked; returns the final text.
-async fn finish(tester: FlowTester, answers: &[Value]) -> String {
-    let mut round = tester.start().await;
-    for answer in answers {
-        let key = round
-            .questions()
-            .first()
-            .map(|key| (*key).to_owned())
-            .unwrap_or_else(|| panic!("a question for {answer}: {round}"));
-        round = round.answer(json!({ key: answer })).await;
-    }
-    round
-        .text()
-        .unwrap_or_else(|| panic!("a final text: {round}"))
-        .to_owned()
-}
+use answers::{Word, Yes, finish, word, yes};
 
 /// Items declared in the body before a question, used after it.
 #[tool]

@@ -1,0 +1,55 @@
+//! What the flow tests of ordinary Rust share: two small forms, their accepted answers, and
+//! a driver that answers each round's one question in turn.
+
+#![allow(dead_code, reason = "each flow test binary uses part of these")]
+#![allow(
+    unreachable_pub,
+    reason = "shared through `#[path]` by several test binaries"
+)]
+
+use mcp_runtime::ElicitForm;
+use mcp_runtime::testing::{FlowTester, Round};
+use serde_json::{Value, json};
+
+#[derive(ElicitForm)]
+pub struct Yes {
+    pub ok: bool,
+}
+
+#[derive(ElicitForm)]
+pub struct Word {
+    pub word: String,
+}
+
+pub fn yes(ok: bool) -> Value {
+    json!({"action": "accept", "content": {"ok": ok}})
+}
+
+pub fn word(word: &str) -> Value {
+    json!({"action": "accept", "content": {"word": word}})
+}
+
+/// Runs `tester`, answering each round's one question with the next of `answers`; returns
+/// the last round, which must ask nothing more.
+pub async fn run(tester: FlowTester, answers: &[Value]) -> Round {
+    let mut round = tester.start().await;
+    for answer in answers {
+        let asked = round.questions();
+        let [key] = asked.as_slice() else {
+            panic!("one question for {answer}: {round}");
+        };
+        let key = (*key).to_owned();
+        round = round.answer(json!({ key: answer })).await;
+    }
+    assert!(round.questions().is_empty(), "nothing more asked: {round}");
+    round
+}
+
+/// The final text after `answers`.
+pub async fn finish(tester: FlowTester, answers: &[Value]) -> String {
+    let round = run(tester, answers).await;
+    round
+        .text()
+        .unwrap_or_else(|| panic!("a final text: {round}"))
+        .to_owned()
+}
