@@ -11,6 +11,7 @@ use super::model::{Handler, Kind};
 use super::resume::Resumed;
 use super::settle::SiteCode;
 use super::sites::Site;
+use super::straight::{self, Straight};
 
 pub(crate) struct Plan<'a> {
     pub(crate) handler: &'a Handler,
@@ -70,15 +71,28 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
     });
     let mut forward = plan.forward.clone();
     sites.visit_block_mut(&mut forward);
-    // A point whose resumed body is the body from the start (a first question that opens
-    // the body, so it carries nothing) shares the start's arm instead of repeating it.
+    // The points in the body's own statements resume in the start's arm, whose body nests
+    // them (see `straight`): a sub-flow call, and a point whose resumed body declares a local
+    // it only assigns, keep an arm of their own.
+    let straight: Vec<Straight> = plan
+        .sites
+        .iter()
+        .enumerate()
+        .filter_map(|(id, site)| {
+            let stmt = site.body_stmt()?;
+            (!site.is_sub() && !plan.resumed[id].declares).then_some(Straight { stmt, site: id })
+        })
+        .collect();
+    if !straight.is_empty() {
+        forward = straight::nest(&forward, &straight, &plan.resumed, &state);
+    }
     let mut same_as_start = Vec::new();
     let mut arms = Vec::new();
     for (id, resumed) in plan.resumed.iter().enumerate() {
         let name = variant(id);
         let is_sub = plan.sites[id].is_sub();
-        if plan.sites[id].opens_body() && resumed.carried.is_empty() && !is_sub {
-            same_as_start.push(quote!(::core::option::Option::Some(#state::#name())));
+        if straight.iter().any(|point| point.site == id) {
+            same_as_start.push(quote!(::core::option::Option::Some(#state::#name(..))));
             continue;
         }
         let mut body = resumed.body.clone();

@@ -14,6 +14,7 @@ mod resume;
 mod scope;
 mod settle;
 mod sites;
+mod straight;
 mod valid;
 
 use std::collections::{HashMap, HashSet};

@@ -31,15 +31,20 @@ pub(crate) struct Carried {
     /// The binding of the field's value when the state is destructured.
     pub(crate) value: Ident,
     pub(crate) ty: Type,
+    /// Whether the local was declared `mut`.
+    pub(crate) mutable: bool,
 }
 
 /// The resumed body of one question point and the locals its state carries.
 pub(crate) struct Resumed {
     pub(crate) body: Block,
     pub(crate) carried: Vec<Carried>,
+    /// Whether the resumed body declares, without a value, a local it assigns before reading.
+    pub(crate) declares: bool,
 }
 
 pub(crate) struct Resumer<'a> {
+    declares: bool,
     sites: &'a [Site],
     loops: &'a [Loop],
     questions: &'a HashMap<usize, Expr>,
@@ -59,6 +64,7 @@ impl<'a> Resumer<'a> {
         reported: &'a mut HashSet<String>,
     ) -> Self {
         Self {
+            declares: false,
             sites,
             loops,
             questions,
@@ -76,6 +82,7 @@ impl<'a> Resumer<'a> {
         Resumed {
             body,
             carried: self.carried,
+            declares: self.declares,
         }
     }
 
@@ -109,7 +116,9 @@ impl<'a> Resumer<'a> {
             .cloned()
             .collect();
         restores.extend(self.restore(&declared, &free));
-        restores.extend(declare_assigned(&declared, &free, &assigned));
+        let declarations = declare_assigned(&declared, &free, &assigned);
+        self.declares |= !declarations.is_empty();
+        restores.extend(declarations);
         restores.extend(stmts);
         Block {
             brace_token: block.brace_token,
@@ -286,6 +295,7 @@ impl<'a> Resumer<'a> {
                 let #mutability #ident = #value;
             });
             self.carried.push(Carried {
+                mutable: binding.mutable,
                 ident: ident.clone(),
                 field,
                 value,
@@ -479,7 +489,7 @@ fn declare_assigned(
 }
 
 /// Whether `stmt` declares an item, `macro_rules!` included.
-fn is_item(stmt: &Stmt) -> bool {
+pub(crate) fn is_item(stmt: &Stmt) -> bool {
     match stmt {
         Stmt::Item(_) => true,
         Stmt::Macro(mac) => mac.mac.path.is_ident("macro_rules"),

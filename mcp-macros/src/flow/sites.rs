@@ -97,14 +97,16 @@ impl Site {
         self.calls.first().is_some_and(|call| call.sub)
     }
 
-    /// Whether this question opens the body: it is evaluated first in the body's first
-    /// statement, inside no construct, so the body resumed here is the body from its start.
-    pub(crate) fn opens_body(&self) -> bool {
+    /// The statement of the body this question is evaluated first in, inside no construct,
+    /// if it is one of the body's own statements.
+    pub(crate) fn body_stmt(&self) -> Option<usize> {
         match self.path.as_slice() {
-            [Step::Stmt(0), Step::LocalInit | Step::ExprStmt, heads @ ..] => {
-                heads.iter().all(|step| matches!(step, Step::Head(_)))
+            [Step::Stmt(i), Step::LocalInit | Step::ExprStmt, heads @ ..]
+                if heads.iter().all(|step| matches!(step, Step::Head(_))) =>
+            {
+                Some(*i)
             }
-            _ => false,
+            _ => None,
         }
     }
 }

@@ -32,7 +32,7 @@ pub fn deploy() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Cop
         let cx: Cx = __mcp_cx;
         match __mcp_state {
             ::core::option::Option::None
-            | ::core::option::Option::Some(__mcp_State::S0()) => {
+            | ::core::option::Option::Some(__mcp_State::S0(..)) => {
                 let target: Target = match ::mcp_runtime::__private::settle_one(
                     || cx.elicit(format!("Where should {} go?", args.service)),
                     <_ as ::mcp_runtime::ElicitForm>::read_answer,

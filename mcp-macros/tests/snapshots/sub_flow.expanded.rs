@@ -30,54 +30,35 @@ fn confirm(
         let cx: &Cx = &__mcp_cx;
         match __mcp_state {
             ::core::option::Option::None
-            | ::core::option::Option::Some(__mcp_State::S0()) => {
-                let first: Confirm = match ::mcp_runtime::__private::settle_one(
-                    || cx.elicit(format!("{what}?")),
-                    <_ as ::mcp_runtime::ElicitForm>::read_answer,
-                    &cx,
-                    "first",
+            | ::core::option::Option::Some(__mcp_State::S0(..))
+            | ::core::option::Option::Some(__mcp_State::S1(..)) => {
+                if !::core::matches!(
+                    __mcp_state, ::core::option::Option::Some(__mcp_State::S1(..))
                 ) {
-                    ::mcp_runtime::__private::Settled::Answered(__mcp_answer) => {
-                        __mcp_answer
+                    let first: Confirm = match ::mcp_runtime::__private::settle_one(
+                        || cx.elicit(format!("{what}?")),
+                        <_ as ::mcp_runtime::ElicitForm>::read_answer,
+                        &cx,
+                        "first",
+                    ) {
+                        ::mcp_runtime::__private::Settled::Answered(__mcp_answer) => {
+                            __mcp_answer
+                        }
+                        ::mcp_runtime::__private::Settled::Stop(__mcp_halt) => {
+                            match ::mcp_runtime::__private::stop(
+                                    &cx,
+                                    __mcp_halt,
+                                    &__mcp_State::S0(),
+                                    &[],
+                                )
+                                .await
+                            {}
+                        }
+                    }?;
+                    if first.ok {
+                        return Ok(true);
                     }
-                    ::mcp_runtime::__private::Settled::Stop(__mcp_halt) => {
-                        match ::mcp_runtime::__private::stop(
-                                &cx,
-                                __mcp_halt,
-                                &__mcp_State::S0(),
-                                &[],
-                            )
-                            .await
-                        {}
-                    }
-                }?;
-                if first.ok {
-                    return Ok(true);
                 }
-                let really: Confirm = match ::mcp_runtime::__private::settle_one(
-                    || cx.elicit(format!("Really not {what}?")),
-                    <_ as ::mcp_runtime::ElicitForm>::read_answer,
-                    &cx,
-                    "really",
-                ) {
-                    ::mcp_runtime::__private::Settled::Answered(__mcp_answer) => {
-                        __mcp_answer
-                    }
-                    ::mcp_runtime::__private::Settled::Stop(__mcp_halt) => {
-                        match ::mcp_runtime::__private::stop(
-                                &cx,
-                                __mcp_halt,
-                                &__mcp_State::S1(),
-                                &[],
-                            )
-                            .await
-                        {}
-                    }
-                }?;
-                Ok(!really.ok)
-            }
-            #[allow(clippy::all, clippy::pedantic, unreachable_code, unused_braces)]
-            ::core::option::Option::Some(__mcp_State::S1()) => {
                 let really: Confirm = match ::mcp_runtime::__private::settle_one(
                     || cx.elicit(format!("Really not {what}?")),
                     <_ as ::mcp_runtime::ElicitForm>::read_answer,
