@@ -509,3 +509,50 @@ async fn a_question_in_an_else_if_branch() {
         "w"
     );
 }
+
+/// How often each stretch of `straight_line_runs_once`'s body ran: before the first question,
+/// between the first and second, between the second and third, after the third.
+static STRETCHES: std::sync::Mutex<[u32; 4]> = std::sync::Mutex::new([0; 4]);
+
+fn ran(stretch: usize) {
+    STRETCHES.lock().unwrap()[stretch] += 1;
+}
+
+/// Three questions in the body's own statements, with shadowing, a `mut` local changed on
+/// both sides of a question, a stretch that carries nothing, and an item declared after the
+/// question that uses it.
+#[tool]
+async fn straight_line_runs_once(cx: Cx) -> ToolResult {
+    ran(0);
+    let mut total: u32 = start();
+    let label: u32 = 7;
+    let first: Yes = cx.elicit("First?").await?;
+    ran(1);
+    total += u32::from(first.ok);
+    let label: String = format!("#{label}");
+    let second: Word = cx.elicit(format!("Second for {label}?")).await?;
+    ran(2);
+    let unused_later: u32 = 99;
+    assert_eq!(unused_later, 99);
+    let third: Yes = cx.elicit("Third?").await?;
+    ran(3);
+    total += u32::from(third.ok);
+    fn start() -> u32 {
+        10
+    }
+    Ok(text(format!("{label} {} {total}", second.word)))
+}
+
+#[tokio::test]
+async fn each_stretch_of_a_straight_line_flow_runs_once() {
+    // The second answer is first given without its field: the question is asked again,
+    // and nothing before it runs again.
+    let incomplete = json!({"action": "accept", "content": {}});
+    let done = finish(
+        FlowTester::tool(straight_line_runs_once),
+        &[yes(true), incomplete, word("w"), yes(true)],
+    )
+    .await;
+    assert_eq!(done, "#7 w 12");
+    assert_eq!(*STRETCHES.lock().unwrap(), [1, 1, 1, 1]);
+}
