@@ -417,9 +417,10 @@ batch!(q0 r0 k0 A0 0, q1 r1 k1 A1 1, q2 r2 k2 A2 2, q3 r3 k3 A3 3);
 batch!(q0 r0 k0 A0 0, q1 r1 k1 A1 1, q2 r2 k2 A2 2, q3 r3 k3 A3 3, q4 r4 k4 A4 4);
 batch!(q0 r0 k0 A0 0, q1 r1 k1 A1 1, q2 r2 k2 A2 2, q3 r3 k3 A3 3, q4 r4 k4 A4 4, q5 r5 k5 A5 5);
 
-/// Settles one question whose answers `read` reads: [`Batch::settle`] for a form question,
-/// whose reader is named where its form type is, so that a type that is no form is reported
-/// there, once, with no chain of this module's traits.
+/// Settles one question whose answers `read` reads: what [`Batch::settle`] does for a single
+/// question. The macro calls it directly for a form question, naming the form's reader where
+/// the form type is, so that a type that is no form is reported there, once, with no chain
+/// of this module's traits.
 #[doc(hidden)]
 pub fn settle_one<A>(
     ask: impl FnOnce() -> Question<A>,
@@ -443,10 +444,7 @@ pub fn settle_one<A>(
 impl<A: Answer> Batch for Question<A> {
     type Answers = A;
     fn settle(ask: impl FnOnce() -> Self, cx: &Cx, keys: &[&'static str]) -> Settled<A> {
-        match <(Self,)>::settle(|| (ask(),), cx, keys) {
-            Settled::Answered((answer,)) => Settled::Answered(answer),
-            Settled::Stop(stop) => Settled::Stop(stop),
-        }
+        settle_one(ask, A::read, cx, keys[0])
     }
 }
 
