@@ -158,21 +158,39 @@ async fn authentic_states_that_do_not_decode_are_refused_like_forged_ones() {
             "content that is not CBOR",
             with_content(b"\xff\x00not cbor"),
         ),
-        // The payload is CBOR: `{"S7": [1, 2, 3]}`, a variant the flow does not have.
+        // The payload is CBOR: the point's number, then its carried fields. Point 7 is
+        // none of the flow's.
         (
-            "a state of another shape",
-            with_content(b"\xa1\x62S7\x83\x01\x02\x03"),
+            "a point the flow does not have",
+            with_content(b"\x07\x01\x02\x03"),
         ),
-        ("the right variant with a field too many", {
-            // Round one's state is the first variant, which carries nothing: `{"0": []}`.
-            assert_eq!(&payload[5..], b"\xa1\x610\x80");
-            with_content(b"\xa1\x610\x81\x65extra")
+        ("the right point with a field too many", {
+            // Round one's state is point 0, which carries nothing.
+            assert_eq!(&payload[5..], b"\x00");
+            with_content(b"\x00\x65extra")
         }),
         (
-            "the right state and trailing bytes",
-            with_content(b"\xa1\x610\x80\xa0"),
+            "the right point and a byte that is no item",
+            with_content(b"\x00\xff"),
+        ),
+        // Point 1 carries `name`, a `Name` form: a map, not an integer, and not missing.
+        ("the second point without its field", with_content(b"\x01")),
+        (
+            "the second point with a field of another type",
+            with_content(b"\x01\x05"),
+        ),
+        (
+            "the second point with a field of another shape",
+            with_content(b"\x01\xa1\x64nome\x63Ada"),
         ),
     ];
+    // Point 1 with its field as the flow writes it resumes there: the cases above are refused
+    // for what their fields hold.
+    let at_second = signer.sign(&cx(&args), &with_content(b"\x01\xa1\x64name\x63Ada"));
+    let (_, next) = call(&server, Some(&at_second), json!({})).await;
+    let asked = &next["result"]["inputRequests"];
+    assert_eq!(asked.as_object().map(|o| o.len()), Some(1), "{next}");
+    assert!(asked.get("color").is_some(), "{next}");
     for (case, payload) in cases {
         let token = signer.sign(&cx(&args), &payload);
         assert_eq!(

@@ -1,4 +1,4 @@
-//! Output: the handler value, its continuation enum, its step function and its handler impl.
+//! Output: the handler value, its step function and its handler impl.
 
 use std::collections::HashMap;
 
@@ -9,7 +9,7 @@ use syn::{Block, Expr, Ident};
 
 use super::model::{Handler, Kind};
 use super::resume::Resumed;
-use super::settle::SiteCode;
+use super::settle::{self, SiteCode};
 use super::sites::Site;
 use super::straight::{self, Straight};
 
@@ -20,44 +20,22 @@ pub(crate) struct Plan<'a> {
     pub(crate) resumed: Vec<Resumed>,
 }
 
-pub(super) fn variant(id: usize) -> Ident {
-    format_ident!("S{}", id)
-}
-
 pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
     let handler = plan.handler;
     let cx = &handler.cx;
     let output = &handler.output;
-    let state = Ident::new("__mcp_State", Span::mixed_site());
+    let reader = Ident::new("__mcp_r", Span::mixed_site());
     let sub_value = Ident::new("__mcp_sub", Span::mixed_site());
     let sub_resume = Ident::new("__mcp_sub_resume", Span::mixed_site());
     let p = quote!(::mcp_runtime::__private);
-
-    let variants = plan.resumed.iter().enumerate().map(|(id, resumed)| {
-        let name = variant(id);
-        let tag = id.to_string();
-        let mut fields: Vec<TokenStream> = resumed
-            .carried
-            .iter()
-            .map(|c| {
-                let ty = &c.ty;
-                quote_spanned!(c.ident.span()=> #[serde(
-                    serialize_with = "<_ as ::mcp_runtime::flow::carry::Carry>::write",
-                    deserialize_with = "<_ as ::mcp_runtime::flow::carry::Carry>::read",
-                )] #ty)
-            })
-            .collect();
-        if plan.sites[id].is_sub() {
-            fields.push(quote!(#p::SubState));
-        }
-        quote!(#[serde(rename = #tag)] #name(#(#fields),*))
-    });
+    let mut resumed = plan.resumed;
+    let slots = slots(&mut resumed);
 
     let mut sites = SiteCode {
         sites: plan.sites,
-        resumed: &plan.resumed,
+        resumed: &resumed,
         cx,
-        state: &state,
+        reader: &reader,
         sub_value: &sub_value,
         sub_resume: &sub_resume,
     };
@@ -80,27 +58,28 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
         .enumerate()
         .filter_map(|(id, site)| {
             let stmt = site.body_stmt()?;
-            (!site.is_sub() && !plan.resumed[id].declares).then_some(Straight { stmt, site: id })
+            (!site.is_sub() && !resumed[id].declares).then_some(Straight { stmt, site: id })
         })
         .collect();
     if !straight.is_empty() {
-        forward = straight::nest(&forward, &straight, &plan.resumed, &state);
+        forward = straight::nest(&forward, &straight, &resumed, &reader);
     }
     let mut same_as_start = Vec::new();
     let mut arms = Vec::new();
-    for (id, resumed) in plan.resumed.iter().enumerate() {
-        let name = variant(id);
-        let is_sub = plan.sites[id].is_sub();
+    for (id, point) in resumed.iter().enumerate() {
+        let n = u32::try_from(id).unwrap_or(u32::MAX);
         if straight.iter().any(|point| point.site == id) {
-            same_as_start.push(quote!(::core::option::Option::Some(#state::#name(..))));
+            same_as_start.push(quote!(::core::option::Option::Some(#n)));
             continue;
         }
-        let mut body = resumed.body.clone();
+        let mut body = point.body.clone();
         sites.visit_block_mut(&mut body);
-        let mut values: Vec<&Ident> = resumed.carried.iter().map(|c| &c.value).collect();
-        let resume = if is_sub {
-            values.push(&sub_value);
-            quote!(#[allow(unused_mut)] let mut #sub_resume = ::core::option::Option::Some(#sub_value);)
+        let takes = point.carried.iter().map(|c| {
+            let (value, slot) = (&c.value, settle::slot(c.slot));
+            quote!(let #value = #reader.take(&#slot).await;)
+        });
+        let resume = if plan.sites[id].is_sub() {
+            quote!(#[allow(unused_mut)] let mut #sub_resume = ::core::option::Option::Some(#reader.take_sub().await);)
         } else {
             no_resume.clone().unwrap_or_default()
         };
@@ -110,7 +89,8 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
         // and only here.
         arms.push(quote! {
             #[allow(clippy::all, clippy::pedantic, unreachable_code, unused_braces)]
-            ::core::option::Option::Some(#state::#name(#(#values),*)) => {
+            ::core::option::Option::Some(#n) => {
+                #(#takes)*
                 #resume
                 #body
             }
@@ -118,63 +98,79 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
     }
 
     let (inputs, context) = step_inputs(handler);
-    let shape = shape(plan.sites, &plan.resumed);
+    let shape = shape(plan.sites, &resumed);
     let step = Ident::new("__mcp_step", Span::mixed_site());
     let body_span = handler.body_span();
     let state_param = Ident::new("__mcp_state", Span::mixed_site());
-
-    // A flow that asks nothing has no continuation of its own: the runtime's empty state
-    // type stands in, and no enum (nor its serde impls) is generated for it.
-    let state_ty = if plan.sites.is_empty() {
-        quote!(::mcp_runtime::__private::NoState)
+    let fields = plan
+        .sites
+        .iter()
+        .zip(&resumed)
+        .map(|(site, point)| point.carried.len() + usize::from(site.is_sub()));
+    // Each slot is declared at the name of the local it carries: a type that cannot be
+    // carried is reported there, once, in `Carry`'s words.
+    let slot_decls = slots.iter().enumerate().map(|(n, local)| {
+        let slot = settle::slot(n);
+        quote_spanned!(local.span()=> let #slot = <_ as ::mcp_runtime::flow::carry::Carry>::slot();)
+    });
+    let slot_names = (0..slots.len()).map(|n| {
+        let slot = settle::slot(n);
+        quote!(#slot.name())
+    });
+    // The start comes first: the compiler types the slots from the locals the start writes
+    // into them before it reads the arms that take them back.
+    let run = if plan.sites.is_empty() {
+        quote!(#context #forward)
     } else {
-        quote!(#state)
-    };
-    let step_fn = quote_spanned! {body_span=>
-        async fn #step(
-            #inputs
-            __mcp_cx: ::mcp_runtime::Cx,
-            #state_param: ::core::option::Option<#state_ty>,
-        ) -> #output {
+        quote! {
             #context
-            match #state_param {
+            match #reader.point() {
                 ::core::option::Option::None #(| #same_as_start)* => {
                     #no_resume
                     #forward
                 }
                 #(#arms,)*
+                ::core::option::Option::Some(_) => match #reader.unknown_point().await {},
             }
         }
     };
-    let state_enum = (!plan.sites.is_empty()).then(|| {
-        quote! {
-            #[derive(
-                ::mcp_runtime::__private::serde::Serialize,
-                ::mcp_runtime::__private::serde::Deserialize,
-            )]
-            #[serde(crate = "::mcp_runtime::__private::serde")]
-            #[allow(non_camel_case_types)]
-            enum #state { #(#variants,)* }
+    let step_fn = quote_spanned! {body_span=>
+        async fn #step(
+            #inputs
+            __mcp_cx: ::mcp_runtime::Cx,
+            #state_param: ::mcp_runtime::__private::Resume,
+        ) -> #output {
+            #(#slot_decls)*
+            #[allow(unused_mut, unused_variables)]
+            let mut #reader = #state_param
+                .open(&__mcp_cx, #shape, &[#(#slot_names),*], &[#(#fields),*])
+                .await;
+            #run
         }
-    });
-    let machine = Machine {
-        state: state_ty,
-        step: &step,
-        shape,
-        body: quote!(#state_enum #step_fn),
     };
     match handler.kind {
-        Kind::Elicit => expand_sub_flow(handler, machine),
-        _ => expand_handler(handler, machine),
+        Kind::Elicit => expand_sub_flow(handler, &step, step_fn),
+        _ => expand_handler(handler, &step, step_fn),
     }
 }
 
-/// The generated continuation enum and step function, and their names.
-struct Machine<'a> {
-    state: TokenStream,
-    step: &'a Ident,
-    shape: u32,
-    body: TokenStream,
+/// Numbers the carried locals' slots: one per local, by its declaration, whichever points
+/// carry it. Returns each slot's local.
+fn slots(resumed: &mut [Resumed]) -> Vec<Ident> {
+    let mut locals: Vec<(String, Ident)> = Vec::new();
+    for point in resumed {
+        for carried in &mut point.carried {
+            let key = format!("{}@{:?}", carried.ident, carried.ident.span());
+            carried.slot = match locals.iter().position(|(seen, _)| *seen == key) {
+                Some(n) => n,
+                None => {
+                    locals.push((key, carried.ident.clone()));
+                    locals.len() - 1
+                }
+            };
+        }
+    }
+    locals.into_iter().map(|(_, ident)| ident).collect()
 }
 
 /// The step function's inputs before the context, and the statement binding the user's
@@ -210,26 +206,28 @@ fn step_inputs(handler: &Handler) -> (TokenStream, TokenStream) {
 /// ```text
 /// pub fn deploy() -> impl ToolHandler + Copy {
 ///     struct __mcp_tool_deploy;
-///     enum __mcp_State { S0(...), ... }
-///     async fn __mcp_step(args: DeployArgs, __mcp_cx: Cx, __mcp_state: Option<__mcp_State>)
-///         -> ToolResult { ... }
+///     async fn __mcp_step(args: DeployArgs, __mcp_cx: Cx, __mcp_state: Resume) -> ToolResult {
+///         let __mcp_s0 = <_ as Carry>::slot();   // one per carried local, at its name
+///         let mut __mcp_r = __mcp_state.open(&__mcp_cx, SHAPE, &[__mcp_s0.name()], &[0, 1]).await;
+///         let cx = __mcp_cx;
+///         match __mcp_r.point() {
+///             None | Some(0) => { BODY, each question stopping with
+///                                 `__mcp_r.write(N).put(&local, &__mcp_s0, "local").stop(..)` }
+///             Some(1) => { let __mcp_v0 = __mcp_r.take(&__mcp_s0).await; REST OF BODY }
+///             Some(_) => match __mcp_r.unknown_point().await {},
+///         }
+///     }
 ///     impl Flow for __mcp_tool_deploy { ... }
 ///     impl ToolHandler for __mcp_tool_deploy { ... }
 ///     __mcp_tool_deploy
 /// }
 /// ```
-fn expand_handler(handler: &Handler, machine: Machine<'_>) -> TokenStream {
+fn expand_handler(handler: &Handler, step: &Ident, body: TokenStream) -> TokenStream {
     let ident = &handler.ident;
     let handler_ty = handler_type(handler);
     let vis = &handler.vis;
     let attrs = &handler.attrs;
     let output = &handler.output;
-    let Machine {
-        state,
-        step,
-        shape,
-        body,
-    } = machine;
     let args_ty = match &handler.args {
         Some((_, ty)) => quote!(#ty),
         None => quote!(::mcp_runtime::__private::NoArgs),
@@ -265,16 +263,14 @@ fn expand_handler(handler: &Handler, machine: Machine<'_>) -> TokenStream {
             #[automatically_derived]
             impl ::mcp_runtime::__private::Flow for #handler_ty {
                 type Args = #args_ty;
-                type State = #state;
                 type Output = #output;
-                const SHAPE: u32 = #shape;
                 const MAX_ROUNDS: ::core::option::Option<u32> = #max_rounds;
                 const RESTART_ON_NEW_SHAPE: bool = #restart;
                 fn step(
                     self,
                     args: Self::Args,
                     cx: ::mcp_runtime::Cx,
-                    state: ::core::option::Option<Self::State>,
+                    state: ::mcp_runtime::__private::Resume,
                 ) -> impl ::core::future::Future<Output = Self::Output> + ::core::marker::Send + 'static {
                     #step(args, cx, state)
                 }
@@ -294,13 +290,12 @@ fn expand_handler(handler: &Handler, machine: Machine<'_>) -> TokenStream {
 /// fn confirm(cx: &Cx, total: u32) -> SubFlow<impl SubFlowStep<Output = R> + use<>> {
 ///     let _ = cx;
 ///     struct __mcp_elicit_confirm { total: u32 }
-///     enum __mcp_State { ... }
-///     async fn __mcp_step(total: u32, __mcp_cx: Cx, __mcp_state: Option<__mcp_State>) -> R { ... }
+///     async fn __mcp_step(total: u32, __mcp_cx: Cx, __mcp_state: Resume) -> R { ... }
 ///     impl SubFlowStep for __mcp_elicit_confirm { ... }
 ///     SubFlow::new(__mcp_elicit_confirm { total })
 /// }
 /// ```
-fn expand_sub_flow(handler: &Handler, machine: Machine<'_>) -> TokenStream {
+fn expand_sub_flow(handler: &Handler, step: &Ident, body: TokenStream) -> TokenStream {
     let ident = &handler.ident;
     let hidden = handler_type(handler);
     let vis = &handler.vis;
@@ -308,12 +303,6 @@ fn expand_sub_flow(handler: &Handler, machine: Machine<'_>) -> TokenStream {
     let output = &handler.output;
     let cx = &handler.cx;
     let cx_ty = &handler.cx_ty;
-    let Machine {
-        state,
-        step,
-        shape,
-        body,
-    } = machine;
     let names: Vec<&Ident> = handler.params.iter().map(|(name, _)| name).collect();
     let types = handler.params.iter().map(|(_, ty)| ty);
     let params = handler.params.iter().map(|(name, ty)| quote!(#name: #ty));
@@ -333,12 +322,10 @@ fn expand_sub_flow(handler: &Handler, machine: Machine<'_>) -> TokenStream {
             #[automatically_derived]
             impl ::mcp_runtime::flow::SubFlowStep for #hidden {
                 type Output = #output;
-                type State = #state;
-                const SHAPE: u32 = #shape;
                 fn step(
                     self,
                     cx: ::mcp_runtime::Cx,
-                    state: ::core::option::Option<Self::State>,
+                    state: ::mcp_runtime::__private::Resume,
                 ) -> impl ::core::future::Future<Output = Self::Output> + ::core::marker::Send + 'static {
                     #step(#(self.#names,)* cx, state)
                 }
@@ -349,8 +336,9 @@ fn expand_sub_flow(handler: &Handler, machine: Machine<'_>) -> TokenStream {
     }
 }
 
-/// A fingerprint of the flow's shape: its question points, their keys, and the names and
-/// types of the locals each one carries. FNV-1a, computed here at compile time.
+/// The macro's part of the flow's shape fingerprint: its question points, their keys, and
+/// the names and slots of the locals each one carries. FNV-1a, computed here at compile time;
+/// the runtime mixes in the types the compiler chose for the slots (`Resume::open`).
 fn shape(sites: &[Site], resumed: &[Resumed]) -> u32 {
     let mut text = String::new();
     for (site, resumed) in sites.iter().zip(resumed) {
@@ -360,8 +348,7 @@ fn shape(sites: &[Site], resumed: &[Resumed]) -> u32 {
             text.push(',');
         }
         for carried in &resumed.carried {
-            let ty = &carried.ty;
-            text.push_str(&format!(";{}:{}", carried.field, quote!(#ty)));
+            text.push_str(&format!(";{}#{}", carried.field, carried.slot));
         }
     }
     let hash = text.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |hash, byte| {

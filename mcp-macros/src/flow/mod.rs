@@ -1,5 +1,5 @@
 //! `#[tool]`, `#[prompt]` and `#[resource]`: an `async fn` compiled into a state machine
-//! whose suspended states form a serialisable continuation enum.
+//! whose suspended states are a serialisable continuation, typed by the compiler.
 //!
 //! Pipeline: parse the attribute and the function ([`model`]), find and check the question
 //! points and mark them ([`sites`], recognising questions with [`questions`]), build the body

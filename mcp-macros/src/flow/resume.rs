@@ -16,7 +16,7 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 
 use proc_macro2::Span;
 use quote::{format_ident, quote};
-use syn::{Block, Expr, Ident, Pat, Stmt, Type};
+use syn::{Block, Expr, Ident, Stmt, Type};
 
 use super::Errors;
 use super::scope::{self, Binding};
@@ -28,9 +28,11 @@ pub(crate) struct Carried {
     pub(crate) ident: Ident,
     /// Its field in the state variant (unique within the variant).
     pub(crate) field: Ident,
-    /// The binding of the field's value when the state is destructured.
+    /// The binding of the field's value when the state is read.
     pub(crate) value: Ident,
-    pub(crate) ty: Type,
+    /// Its slot in the step function: one per local, whichever points carry it (see
+    /// `expand::slots`).
+    pub(crate) slot: usize,
     /// Whether the local was declared `mut`.
     pub(crate) mutable: bool,
 }
@@ -79,6 +81,7 @@ impl<'a> Resumer<'a> {
     pub(crate) fn resume(mut self, body: &Block, site: usize) -> Resumed {
         let path = self.sites[site].path.clone();
         let body = self.block(body, &path);
+        self.check_shadowed();
         Resumed {
             body,
             carried: self.carried,
@@ -98,7 +101,6 @@ impl<'a> Resumer<'a> {
                 for binding in &mut bindings {
                     binding.rederive = self.loops.iter().position(|l| l.iter == binding.ident);
                 }
-                self.infer_types(local, &mut bindings);
                 declared.extend(bindings);
             }
         }
@@ -213,12 +215,7 @@ impl<'a> Resumer<'a> {
                         let stmts = &block.stmts;
                         syn::parse_quote!({ #item #(#stmts)* })
                     }
-                    None => {
-                        if let Step::ForBody(n) = step {
-                            self.type_for_items(&self.loops[*n], &mut pattern);
-                        }
-                        self.with_pattern(pattern, block)
-                    }
+                    None => self.with_pattern(pattern, block),
                 };
                 let (first, values) = self.first_iteration(start);
                 let (label, cond, body) = (&looped.label, &looped.cond, &looped.body);
@@ -283,9 +280,9 @@ impl<'a> Resumer<'a> {
                 out.push(syn::parse_quote!(let mut #ident = #init;));
                 continue;
             }
-            let Some(ty) = self.check(binding) else {
+            if !self.check(binding) {
                 continue;
-            };
+            }
             let value = format_ident!("__mcp_v{}", self.carried.len(), span = Span::mixed_site());
             let field = self.field_name(&binding.ident);
             let ident = &binding.ident;
@@ -299,7 +296,7 @@ impl<'a> Resumer<'a> {
                 ident: ident.clone(),
                 field,
                 value,
-                ty,
+                slot: 0,
             });
         }
         out.reverse();
@@ -323,8 +320,43 @@ impl<'a> Resumer<'a> {
             .unwrap_or_else(|| Ident::new(&base, Span::call_site()))
     }
 
-    /// The type a carried local travels as, or an error saying why it cannot travel.
-    fn check(&mut self, binding: &Binding) -> Option<Type> {
+    /// Refuses a carried local that another local of its name shadows where the flow stops:
+    /// the stop could only name the inner one. The inner one comes first in `carried`, which
+    /// lists the innermost blocks' locals first.
+    fn check_shadowed(&mut self) {
+        for (i, inner) in self.carried.iter().enumerate() {
+            let Some(outer) = self.carried[i + 1..]
+                .iter()
+                .find(|outer| outer.ident == inner.ident)
+            else {
+                continue;
+            };
+            let ident = &inner.ident;
+            if self
+                .reported
+                .insert(format!("shadows {ident}@{:?}", ident.span()))
+            {
+                let mut error = syn::Error::new(
+                    ident.span(),
+                    format!(
+                        "this `{ident}` shadows a `{ident}` that is used after this block, and \
+                         both travel across the question below it, where only this one can be \
+                         named; give one of them another name"
+                    ),
+                );
+                error.combine(syn::Error::new(
+                    outer.ident.span(),
+                    format!("the `{ident}` used after the block is declared here"),
+                ));
+                self.errors.push(error);
+            }
+        }
+    }
+
+    /// Whether a carried local can travel, with an error saying why not where it cannot.
+    /// Its type is the compiler's to check (at its slot); what the macro refuses here is what
+    /// it sees in the source: a borrow, or code.
+    fn check(&mut self, binding: &Binding) -> bool {
         let ident = &binding.ident;
         let problem = if binding.by_ref
             || binding.init_is_borrow
@@ -340,24 +372,13 @@ impl<'a> Resumer<'a> {
                 "`{ident}` is a closure or `async` block used after a question, and no request \
                  state can hold code; define `{ident}` after the question instead"
             )
-        } else if let Some(ty) = &binding.ty {
-            return Some(ty.clone());
-        } else if binding.from_let {
-            format!(
-                "`{ident}` is used after a question, so it travels in the request state and \
-                 its type must be written out; write `let {ident}: Type = ...`"
-            )
         } else {
-            format!(
-                "`{ident}` is used after a question, so it travels in the request state and \
-                 its type must be written out; rebind it before the question: \
-                 `let {ident}: Type = {ident};`"
-            )
+            return true;
         };
         if self.reported.insert(format!("{ident}@{:?}", ident.span())) {
             self.errors.push(syn::Error::new(ident.span(), problem));
         }
-        None
+        false
     }
 
     /// For a rewritten `for` loop whose pattern binds nothing mutable or by reference: the
@@ -381,84 +402,6 @@ impl<'a> Resumer<'a> {
                 break;
             };
         })
-    }
-
-    /// Types the item binding of a rewritten `for` loop from the declared type of the
-    /// collection it iterates.
-    fn type_for_items(&self, looped: &Loop, pattern: &mut [Binding]) {
-        let item = match &looped.source {
-            Expr::Range(range) => [&range.start, &range.end]
-                .into_iter()
-                .flatten()
-                .find_map(|bound| self.type_of(bound)),
-            other => self
-                .type_of(other)
-                .map(|ty| syn::parse_quote!(<#ty as ::core::iter::IntoIterator>::Item)),
-        };
-        if let (Some(item), [only]) = (item, pattern)
-            && only.ty.is_none()
-        {
-            only.ty = Some(item);
-        }
-    }
-
-    /// The type of a local path or a suffixed integer literal, where known.
-    fn type_of(&self, expr: &Expr) -> Option<Type> {
-        match expr {
-            Expr::Path(path) => {
-                let ident = path.path.get_ident()?;
-                self.visible
-                    .iter()
-                    .rev()
-                    .find(|b| &b.ident == ident)
-                    .and_then(|b| b.ty.clone())
-            }
-            Expr::Lit(syn::ExprLit {
-                lit: syn::Lit::Int(int),
-                ..
-            }) if !int.suffix().is_empty() => syn::parse_str(int.suffix()).ok(),
-            Expr::Paren(paren) => self.type_of(&paren.expr),
-            _ => None,
-        }
-    }
-
-    /// Types a `let` gets from the question that initialises it, where none is written.
-    fn infer_types(&self, local: &syn::Local, bindings: &mut [Binding]) {
-        let Some(init) = &local.init else { return };
-        let (site, tried) = match &*init.expr {
-            Expr::Try(e) => (marker_in(&e.expr), true),
-            other => (marker_in(other), false),
-        };
-        let Some(site) = site.and_then(|id| self.sites.get(id)) else {
-            return;
-        };
-        let types: Vec<Option<Type>> = site
-            .calls
-            .iter()
-            .map(|call| {
-                let ty = call.answer_type()?;
-                if tried { ok_type(&ty) } else { Some(ty) }
-            })
-            .collect();
-        if site.calls.len() == 1 {
-            // Only a plain name takes the answer's type: a pattern (`Ok(name)`,
-            // `Name { name }`) binds parts of it, of types the macro cannot see.
-            if let [binding] = bindings
-                && binding.ty.is_none()
-                && matches!(&local.pat, Pat::Ident(p) if p.subpat.is_none())
-            {
-                binding.ty = types[0].clone();
-            }
-        } else if let Pat::Tuple(tuple) = &local.pat {
-            for (elem, ty) in tuple.elems.iter().zip(types) {
-                if let Pat::Ident(p) = elem
-                    && let Some(b) = bindings.iter_mut().find(|b| b.ident == p.ident)
-                    && b.ty.is_none()
-                {
-                    b.ty = ty;
-                }
-            }
-        }
     }
 }
 
@@ -495,30 +438,6 @@ pub(crate) fn is_item(stmt: &Stmt) -> bool {
         Stmt::Macro(mac) => mac.mac.path.is_ident("macro_rules"),
         _ => false,
     }
-}
-
-fn marker_in(expr: &Expr) -> Option<usize> {
-    match expr {
-        Expr::Macro(mac) => scope::marker_site(&mac.mac),
-        Expr::Paren(p) => marker_in(&p.expr),
-        _ => None,
-    }
-}
-
-/// `T` of `Result<T, _>`.
-fn ok_type(ty: &Type) -> Option<Type> {
-    let Type::Path(path) = ty else { return None };
-    let last = path.path.segments.last()?;
-    if last.ident != "Result" {
-        return None;
-    }
-    let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
-        return None;
-    };
-    args.args.iter().find_map(|arg| match arg {
-        syn::GenericArgument::Type(ty) => Some(ty.clone()),
-        _ => None,
-    })
 }
 
 /// Bindings introduced by `let` patterns in an `if` condition.

@@ -14,10 +14,6 @@ pub(crate) struct Binding {
     pub(crate) by_ref: bool,
     /// The type written for it, if any.
     pub(crate) ty: Option<Type>,
-    /// Whether it was bound by a `let` whose pattern can carry its type (`let name: T` or
-    /// `let (a, b): (A, B)`), as opposed to a deeper pattern (`let Ok(name) = ...`), a match
-    /// arm or an `if let`.
-    pub(crate) from_let: bool,
     /// For `let` bindings: the initialiser is a borrow (`&x`, `&mut x`).
     pub(crate) init_is_borrow: bool,
     /// For `let` bindings: the initialiser is a closure or an `async` block, which no state
@@ -36,7 +32,6 @@ pub(crate) fn pattern_bindings(pat: &Pat, ty: Option<&Type>, out: &mut Vec<Bindi
                 mutable: p.mutability.is_some(),
                 by_ref: p.by_ref.is_some(),
                 ty: ty.cloned(),
-                from_let: false,
                 init_is_borrow: false,
                 init_is_code: false,
                 rederive: None,
@@ -76,6 +71,36 @@ pub(crate) fn pattern_bindings(pat: &Pat, ty: Option<&Type>, out: &mut Vec<Bindi
     }
 }
 
+/// Whether `expr` is plainly a borrow: `&x`, or a call of one of `std`'s methods that lend
+/// from their receiver (`name.as_str()`, `text.trim()`, `items.iter()`). The compiler catches
+/// every other borrow at the local's slot, in its own words.
+fn is_borrow(expr: &Expr) -> bool {
+    const LENDING: &[&str] = &[
+        "as_str",
+        "as_slice",
+        "as_bytes",
+        "as_ref",
+        "as_deref",
+        "as_path",
+        "as_os_str",
+        "trim",
+        "trim_start",
+        "trim_end",
+        "iter",
+        "chars",
+        "lines",
+        "split_whitespace",
+        "keys",
+        "values",
+    ];
+    match expr {
+        Expr::Reference(_) => true,
+        Expr::MethodCall(call) => LENDING.iter().any(|name| call.method == name),
+        Expr::Paren(inner) => is_borrow(&inner.expr),
+        _ => false,
+    }
+}
+
 /// The bindings of a `let` statement, marked as such.
 pub(crate) fn let_bindings(local: &Local) -> Vec<Binding> {
     let mut out = Vec::new();
@@ -83,19 +108,12 @@ pub(crate) fn let_bindings(local: &Local) -> Vec<Binding> {
     let borrow = local
         .init
         .as_ref()
-        .is_some_and(|init| matches!(&*init.expr, Expr::Reference(_)));
-    let mut pat = &local.pat;
-    while let Pat::Type(typed) = pat {
-        pat = &typed.pat;
-    }
-    let typable = matches!(pat, Pat::Ident(p) if p.subpat.is_none())
-        || matches!(pat, Pat::Tuple(t) if t.elems.iter().all(|e| matches!(e, Pat::Ident(_))));
+        .is_some_and(|init| is_borrow(&init.expr));
     let code = local
         .init
         .as_ref()
         .is_some_and(|init| matches!(&*init.expr, Expr::Closure(_) | Expr::Async(_)));
     for binding in &mut out {
-        binding.from_let = typable;
         binding.init_is_borrow = borrow;
         binding.init_is_code = code;
     }

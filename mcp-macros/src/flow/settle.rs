@@ -1,11 +1,10 @@
 //! The code that settles each question point: asks, or reads the round's answer, or stops.
 
-use proc_macro2::Span;
-use quote::{quote, quote_spanned};
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
 use syn::visit_mut::{self, VisitMut};
 use syn::{Expr, Ident};
 
-use super::expand::variant;
 use super::resume::Resumed;
 use super::scope::marker_site;
 use super::sites::Site;
@@ -17,7 +16,7 @@ use super::sites::Site;
 /// ```text
 /// match settle_one(|| cx.elicit("..."), <_ as ElicitForm>::read_answer, &cx, "confirm") {
 ///     Settled::Answered(answer) => answer,
-///     Settled::Stop(stop) => match stop(&cx, stop, &State::S1(target), &["target"]).await {},
+///     Settled::Stop(stop) => match reader.write(1).put(&target, &slot0, "target").stop(stop).await {},
 /// }
 /// ```
 /// and for any other question, or several asked together, `Batch::settle(|| (q1, q2), &cx,
@@ -26,14 +25,15 @@ use super::sites::Site;
 /// ```text
 /// { let call = check(&cx); match run_sub(IntoSubFlow::into_sub_flow(call), &cx, "key", resume.take()).await {
 ///     SubSettled::Done(answer) => answer,
-///     SubSettled::Stop(stop, sub) => match stop(&cx, stop, &State::S2(target, sub), &["target"]).await {},
+///     SubSettled::Stop(stop, sub) => match reader.write(2).put(&target, &slot0, "target").put_sub(&sub).stop(stop).await {},
 /// } }
 /// ```
 pub(super) struct SiteCode<'a> {
     pub(super) sites: &'a [Site],
     pub(super) resumed: &'a [Resumed],
     pub(super) cx: &'a Ident,
-    pub(super) state: &'a Ident,
+    /// The step function's opened state (`continuation::Reader`).
+    pub(super) reader: &'a Ident,
     pub(super) sub_value: &'a Ident,
     pub(super) sub_resume: &'a Ident,
 }
@@ -56,14 +56,8 @@ impl SiteCode<'_> {
         let question = &site.question;
         let keys = &site.keys;
         let cx = self.cx;
-        let state = self.state;
-        let name = variant(id);
-        let locals = self.resumed[id].carried.iter().map(|c| &c.ident);
-        let names = self.resumed[id]
-            .carried
-            .iter()
-            .map(|c| c.ident.to_string().trim_start_matches("r#").to_owned());
         let p = quote!(::mcp_runtime::__private);
+        let write = self.write(id);
         let answer = Ident::new("__mcp_answer", Span::mixed_site());
         let halt = Ident::new("__mcp_halt", Span::mixed_site());
         if site.is_sub() {
@@ -86,12 +80,10 @@ impl SiteCode<'_> {
                     #sub_resume.take(),
                 ).await {
                     #p::SubSettled::Done(#answer) => #answer,
-                    #p::SubSettled::Stop(#halt, #sub_value) => match #p::stop(
-                        &#cx,
-                        #halt,
-                        &#state::#name(#(#locals,)* #sub_value),
-                        &[#(#names),*],
-                    ).await {},
+                    #p::SubSettled::Stop(#halt, #sub_value) => match #write
+                        .put_sub(&#sub_value)
+                        .stop(#halt)
+                        .await {},
                 }
                 }
             };
@@ -118,15 +110,31 @@ impl SiteCode<'_> {
         syn::parse_quote_spanned! {span=>
             match #settle {
                 #p::Settled::Answered(#answer) => #answer,
-                #p::Settled::Stop(#halt) => match #p::stop(
-                    &#cx,
-                    #halt,
-                    &#state::#name(#(#locals),*),
-                    &[#(#names),*],
-                ).await {},
+                #p::Settled::Stop(#halt) => match #write.stop(#halt).await {},
             }
         }
     }
+}
+
+impl SiteCode<'_> {
+    /// `reader.write(N).put(&a, &slot_a, "a")...`: the state of point `id`, its carried
+    /// locals written through their slots.
+    fn write(&self, id: usize) -> TokenStream {
+        let reader = self.reader;
+        let point = u32::try_from(id).unwrap_or(u32::MAX);
+        let puts = self.resumed[id].carried.iter().map(|c| {
+            let local = &c.ident;
+            let slot = slot(c.slot);
+            let name = local.to_string().trim_start_matches("r#").to_owned();
+            quote!(.put(&#local, &#slot, #name))
+        });
+        quote!(#reader.write(#point) #(#puts)*)
+    }
+}
+
+/// The step function's local holding slot `n`.
+pub(super) fn slot(n: usize) -> Ident {
+    format_ident!("__mcp_s{}", n, span = Span::mixed_site())
 }
 
 /// The span of a question's method (`elicit` in `cx.elicit("...").key("k")`), or of the

@@ -8,7 +8,7 @@
 use proc_macro2::Span;
 use syn::spanned::Spanned;
 use syn::visit::Visit;
-use syn::{Block, Expr, GenericArgument, Ident, LitStr, Pat, Stmt, Type};
+use syn::{Block, Expr, Ident, LitStr, Pat, Stmt};
 
 use super::Errors;
 use super::questions::{
@@ -85,8 +85,6 @@ pub(crate) struct Site {
 pub(crate) struct Call {
     /// The context's method, or the sub-flow called.
     pub(crate) method: Ident,
-    /// `T` in `cx.elicit::<T>(...)`.
-    pub(crate) form: Option<Type>,
     /// A call of an `#[elicit]` sub-flow (a function given the context).
     pub(crate) sub: bool,
 }
@@ -108,27 +106,6 @@ impl Site {
             }
             _ => None,
         }
-    }
-}
-
-impl Call {
-    /// The type of the answer, where the call alone tells it.
-    pub(crate) fn answer_type(&self) -> Option<Type> {
-        if self.sub {
-            return None;
-        }
-        let refusal = quote::quote!(::mcp_runtime::Refusal);
-        let ty = match self.method.to_string().as_str() {
-            "elicit" => {
-                let form = self.form.as_ref()?;
-                quote::quote!(::core::result::Result<#form, #refusal>)
-            }
-            "elicit_url" => quote::quote!(::core::result::Result<(), #refusal>),
-            "sample" => quote::quote!(::mcp_runtime::protocol::CreateMessageResult),
-            "list_roots" => quote::quote!(::mcp_runtime::protocol::ListRootsResult),
-            _ => return None,
-        };
-        syn::parse2(ty).ok()
     }
 }
 
@@ -333,7 +310,6 @@ impl<'a> Analyzer<'a> {
         {
             let call = Call {
                 method: last.ident.clone(),
-                form: None,
                 sub: true,
             };
             return Some((call, None));
@@ -353,16 +329,9 @@ impl<'a> Analyzer<'a> {
             return Some((inner, Some(key)));
         }
         is_question_call(call, self.cx).then(|| {
-            let form = call.turbofish.as_ref().and_then(|t| {
-                t.args.iter().find_map(|arg| match arg {
-                    GenericArgument::Type(ty) => Some(ty.clone()),
-                    _ => None,
-                })
-            });
             (
                 Call {
                     method: call.method.clone(),
-                    form,
                     sub: false,
                 },
                 None,

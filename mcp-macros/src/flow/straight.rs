@@ -11,29 +11,31 @@
 //! from its state or computed by running the statements before it, which nest the same way:
 //! ```text
 //! { ITEMS
-//!   let (a, b) = match state {
-//!       Some(State::S2(v0, v1)) => (v0, v1),
-//!       _ => {
-//!           let (a,) = match state {
-//!               Some(State::S1(v0)) => (v0,),
-//!               _ => { S0 .. Si-1; let _ = &mut a /* if `mut` */; (a,) }
-//!           };
-//!           let x = __mcp_site!(1)?; Si+1 .. Sj-1;
-//!           (a, b)
-//!       }
+//!   let (a, b) = if reader.at(2) {
+//!       (reader.take(&slot_a).await, reader.take(&slot_b).await)
+//!   } else {
+//!       let (a,) = if reader.at(1) {
+//!           (reader.take(&slot_a).await,)
+//!       } else {
+//!           S0 .. Si-1; let _ = &mut a /* if `mut` */; (a,)
+//!       };
+//!       let x = __mcp_site!(1)?; Si+1 .. Sj-1;
+//!       (a, b)
 //!   };
 //!   let y = __mcp_site!(2)?; Sj+1 .. }
 //! ```
-//! A level that brings nothing along is `if !matches!(state, Some(State::SN(..))) { .. }`.
+//! A level that brings nothing along is `if !reader.at(N) { .. }`. The restored values come
+//! first: their types are inference variables there, which the branch that computes them
+//! settles, and nothing is done with them before it does.
 //! Every statement appears once. The body's items move to its top, where they are visible
 //! from every level as they were from every statement.
 
-use proc_macro2::{Span, TokenStream};
+use proc_macro2::TokenStream;
 use quote::quote;
 use syn::{Block, Ident, Stmt};
 
-use super::expand::variant;
 use super::resume::{Resumed, is_item};
+use super::settle::slot;
 
 /// A question point in a statement of the body itself.
 pub(crate) struct Straight {
@@ -43,9 +45,14 @@ pub(crate) struct Straight {
     pub(crate) site: usize,
 }
 
-/// The body, resumable at `points` (in statement order), for the step function's `state`.
-pub(crate) fn nest(body: &Block, points: &[Straight], resumed: &[Resumed], state: &Ident) -> Block {
-    let param = Ident::new("__mcp_state", Span::mixed_site());
+/// The body, resumable at `points` (in statement order), for the step function's opened
+/// state `reader`.
+pub(crate) fn nest(
+    body: &Block,
+    points: &[Straight],
+    resumed: &[Resumed],
+    reader: &Ident,
+) -> Block {
     let items: Vec<&Stmt> = body.stmts.iter().filter(|stmt| is_item(stmt)).collect();
     let code = |range: std::ops::Range<usize>| -> Vec<&Stmt> {
         body.stmts[range]
@@ -59,7 +66,10 @@ pub(crate) fn nest(body: &Block, points: &[Straight], resumed: &[Resumed], state
         let before = code(start..point.stmt);
         let carried = &resumed[point.site].carried;
         let idents: Vec<&Ident> = carried.iter().map(|c| &c.ident).collect();
-        let values: Vec<&Ident> = carried.iter().map(|c| &c.value).collect();
+        let takes = carried.iter().map(|c| {
+            let slot = slot(c.slot);
+            quote!(#reader.take(&#slot).await)
+        });
         let bindings = carried.iter().map(|c| {
             let ident = &c.ident;
             if c.mutable {
@@ -74,7 +84,7 @@ pub(crate) fn nest(body: &Block, points: &[Straight], resumed: &[Resumed], state
             let ident = &c.ident;
             quote!(let _ = &mut #ident;)
         });
-        let name = variant(point.site);
+        let point_id = u32::try_from(point.site).unwrap_or(u32::MAX);
         if carried.is_empty() {
             // Nothing to bring along: the statements before run unless resuming here.
             if inner.is_empty() && before.is_empty() {
@@ -82,7 +92,7 @@ pub(crate) fn nest(body: &Block, points: &[Straight], resumed: &[Resumed], state
                 continue;
             }
             inner = quote! {
-                if !::core::matches!(#param, ::core::option::Option::Some(#state::#name(..))) {
+                if !#reader.at(#point_id) {
                     #inner
                     #(#before)*
                 }
@@ -92,14 +102,13 @@ pub(crate) fn nest(body: &Block, points: &[Straight], resumed: &[Resumed], state
         }
         inner = quote! {
             #[allow(unused_mut)]
-            let (#(#bindings,)*) = match #param {
-                ::core::option::Option::Some(#state::#name(#(#values),*)) => (#(#values,)*),
-                _ => {
-                    #inner
-                    #(#before)*
-                    #(#keep_mut)*
-                    (#(#idents,)*)
-                }
+            let (#(#bindings,)*) = if #reader.at(#point_id) {
+                (#(#takes,)*)
+            } else {
+                #inner
+                #(#before)*
+                #(#keep_mut)*
+                (#(#idents,)*)
             };
         };
         start = point.stmt;

@@ -6,33 +6,19 @@ pub fn deploy() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Cop
     #[allow(non_camel_case_types)]
     #[derive(::core::clone::Clone, ::core::marker::Copy)]
     struct __mcp_tool_deploy;
-    #[derive(
-        ::mcp_runtime::__private::serde::Serialize,
-        ::mcp_runtime::__private::serde::Deserialize,
-    )]
-    #[serde(crate = "::mcp_runtime::__private::serde")]
-    #[allow(non_camel_case_types)]
-    enum __mcp_State {
-        #[serde(rename = "0")]
-        S0(),
-        #[serde(rename = "1")]
-        S1(
-            #[serde(
-                serialize_with = "<_ as ::mcp_runtime::flow::carry::Carry>::write",
-                deserialize_with = "<_ as ::mcp_runtime::flow::carry::Carry>::read",
-            )]
-            u32,
-        ),
-    }
     async fn __mcp_step(
         args: DeployArgs,
         __mcp_cx: ::mcp_runtime::Cx,
-        __mcp_state: ::core::option::Option<__mcp_State>,
+        __mcp_state: ::mcp_runtime::__private::Resume,
     ) -> ToolResult {
+        let __mcp_s0 = <_ as ::mcp_runtime::flow::carry::Carry>::slot();
+        #[allow(unused_mut, unused_variables)]
+        let mut __mcp_r = __mcp_state
+            .open(&__mcp_cx, 3626898790u32, &[__mcp_s0.name()], &[0usize, 1usize])
+            .await;
         let cx: Cx = __mcp_cx;
-        match __mcp_state {
-            ::core::option::Option::None
-            | ::core::option::Option::Some(__mcp_State::S0(..)) => {
+        match __mcp_r.point() {
+            ::core::option::Option::None | ::core::option::Option::Some(0u32) => {
                 let target: Target = match ::mcp_runtime::__private::settle_one(
                     || cx.elicit(format!("Where should {} go?", args.service)),
                     <_ as ::mcp_runtime::ElicitForm>::read_answer,
@@ -43,14 +29,7 @@ pub fn deploy() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Cop
                         __mcp_answer
                     }
                     ::mcp_runtime::__private::Settled::Stop(__mcp_halt) => {
-                        match ::mcp_runtime::__private::stop(
-                                &cx,
-                                __mcp_halt,
-                                &__mcp_State::S0(),
-                                &[],
-                            )
-                            .await
-                        {}
+                        match __mcp_r.write(0u32).stop(__mcp_halt).await {}
                     }
                 }?;
                 let replicas: u32 = target.replicas;
@@ -65,12 +44,10 @@ pub fn deploy() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Cop
                             __mcp_answer
                         }
                         ::mcp_runtime::__private::Settled::Stop(__mcp_halt) => {
-                            match ::mcp_runtime::__private::stop(
-                                    &cx,
-                                    __mcp_halt,
-                                    &__mcp_State::S1(replicas),
-                                    &["replicas"],
-                                )
+                            match __mcp_r
+                                .write(1u32)
+                                .put(&replicas, &__mcp_s0, "replicas")
+                                .stop(__mcp_halt)
                                 .await
                             {}
                         }
@@ -82,51 +59,60 @@ pub fn deploy() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Cop
                 Ok(text(format!("Deployed {} replicas of {}.", replicas, args.service)))
             }
             #[allow(clippy::all, clippy::pedantic, unreachable_code, unused_braces)]
-            ::core::option::Option::Some(__mcp_State::S1(__mcp_v0)) => {
-                #[allow(unused_mut, unused_variables)]
-                let replicas = __mcp_v0;
+            ::core::option::Option::Some(1u32) => {
+                let __mcp_v0 = __mcp_r.take(&__mcp_s0).await;
                 {
-                    let confirm: Confirm = match ::mcp_runtime::__private::settle_one(
-                        || cx.elicit(format!("Ship {replicas} replicas to production?")),
-                        <_ as ::mcp_runtime::ElicitForm>::read_answer,
-                        &cx,
-                        "confirm",
-                    ) {
-                        ::mcp_runtime::__private::Settled::Answered(__mcp_answer) => {
-                            __mcp_answer
+                    #[allow(unused_mut, unused_variables)]
+                    let replicas = __mcp_v0;
+                    {
+                        let confirm: Confirm = match ::mcp_runtime::__private::settle_one(
+                            || {
+                                cx
+                                    .elicit(format!("Ship {replicas} replicas to production?"))
+                            },
+                            <_ as ::mcp_runtime::ElicitForm>::read_answer,
+                            &cx,
+                            "confirm",
+                        ) {
+                            ::mcp_runtime::__private::Settled::Answered(__mcp_answer) => {
+                                __mcp_answer
+                            }
+                            ::mcp_runtime::__private::Settled::Stop(__mcp_halt) => {
+                                match __mcp_r
+                                    .write(1u32)
+                                    .put(&replicas, &__mcp_s0, "replicas")
+                                    .stop(__mcp_halt)
+                                    .await
+                                {}
+                            }
+                        }?;
+                        if !confirm.ok {
+                            return Ok(text("Nothing deployed."));
                         }
-                        ::mcp_runtime::__private::Settled::Stop(__mcp_halt) => {
-                            match ::mcp_runtime::__private::stop(
-                                    &cx,
-                                    __mcp_halt,
-                                    &__mcp_State::S1(replicas),
-                                    &["replicas"],
-                                )
-                                .await
-                            {}
-                        }
-                    }?;
-                    if !confirm.ok {
-                        return Ok(text("Nothing deployed."));
                     }
+                    Ok(
+                        text(
+                            format!(
+                                "Deployed {} replicas of {}.", replicas, args.service
+                            ),
+                        ),
+                    )
                 }
-                Ok(text(format!("Deployed {} replicas of {}.", replicas, args.service)))
             }
+            ::core::option::Option::Some(_) => match __mcp_r.unknown_point().await {}
         }
     }
     #[automatically_derived]
     impl ::mcp_runtime::__private::Flow for __mcp_tool_deploy {
         type Args = DeployArgs;
-        type State = __mcp_State;
         type Output = ToolResult;
-        const SHAPE: u32 = 1340393450u32;
         const MAX_ROUNDS: ::core::option::Option<u32> = ::core::option::Option::None;
         const RESTART_ON_NEW_SHAPE: bool = false;
         fn step(
             self,
             args: Self::Args,
             cx: ::mcp_runtime::Cx,
-            state: ::core::option::Option<Self::State>,
+            state: ::mcp_runtime::__private::Resume,
         ) -> impl ::core::future::Future<
             Output = Self::Output,
         > + ::core::marker::Send + 'static {

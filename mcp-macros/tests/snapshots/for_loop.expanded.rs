@@ -5,39 +5,25 @@ fn review() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
     #[allow(non_camel_case_types)]
     #[derive(::core::clone::Clone, ::core::marker::Copy)]
     struct __mcp_tool_review;
-    #[derive(
-        ::mcp_runtime::__private::serde::Serialize,
-        ::mcp_runtime::__private::serde::Deserialize,
-    )]
-    #[serde(crate = "::mcp_runtime::__private::serde")]
-    #[allow(non_camel_case_types)]
-    enum __mcp_State {
-        #[serde(rename = "0")]
-        S0(
-            #[serde(
-                serialize_with = "<_ as ::mcp_runtime::flow::carry::Carry>::write",
-                deserialize_with = "<_ as ::mcp_runtime::flow::carry::Carry>::read",
-            )]
-            usize,
-            #[serde(
-                serialize_with = "<_ as ::mcp_runtime::flow::carry::Carry>::write",
-                deserialize_with = "<_ as ::mcp_runtime::flow::carry::Carry>::read",
-            )]
-            Vec<String>,
-            #[serde(
-                serialize_with = "<_ as ::mcp_runtime::flow::carry::Carry>::write",
-                deserialize_with = "<_ as ::mcp_runtime::flow::carry::Carry>::read",
-            )]
-            Vec<String>,
-        ),
-    }
     async fn __mcp_step(
         args: Names,
         __mcp_cx: ::mcp_runtime::Cx,
-        __mcp_state: ::core::option::Option<__mcp_State>,
+        __mcp_state: ::mcp_runtime::__private::Resume,
     ) -> ToolResult {
+        let __mcp_s0 = <_ as ::mcp_runtime::flow::carry::Carry>::slot();
+        let __mcp_s1 = <_ as ::mcp_runtime::flow::carry::Carry>::slot();
+        let __mcp_s2 = <_ as ::mcp_runtime::flow::carry::Carry>::slot();
+        #[allow(unused_mut, unused_variables)]
+        let mut __mcp_r = __mcp_state
+            .open(
+                &__mcp_cx,
+                2488538545u32,
+                &[__mcp_s0.name(), __mcp_s1.name(), __mcp_s2.name()],
+                &[3usize],
+            )
+            .await;
         let cx: Cx = __mcp_cx;
-        match __mcp_state {
+        match __mcp_r.point() {
             ::core::option::Option::None => {
                 let names: Vec<String> = args.names;
                 let mut kept: Vec<String> = Vec::new();
@@ -67,12 +53,12 @@ fn review() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
                                     __mcp_answer,
                                 ) => __mcp_answer,
                                 ::mcp_runtime::__private::Settled::Stop(__mcp_halt) => {
-                                    match ::mcp_runtime::__private::stop(
-                                            &cx,
-                                            __mcp_halt,
-                                            &__mcp_State::S0(__mcp_pos_0, kept, names),
-                                            &["__mcp_pos_0", "kept", "names"],
-                                        )
+                                    match __mcp_r
+                                        .write(0u32)
+                                        .put(&__mcp_pos_0, &__mcp_s0, "__mcp_pos_0")
+                                        .put(&kept, &__mcp_s1, "kept")
+                                        .put(&names, &__mcp_s2, "names")
+                                        .stop(__mcp_halt)
                                         .await
                                     {}
                                 }
@@ -86,35 +72,67 @@ fn review() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
                 Ok(text(kept.join(", ")))
             }
             #[allow(clippy::all, clippy::pedantic, unreachable_code, unused_braces)]
-            ::core::option::Option::Some(
-                __mcp_State::S0(__mcp_v0, __mcp_v1, __mcp_v2),
-            ) => {
-                #[allow(unused_mut, unused_variables)]
-                let names = __mcp_v2;
-                #[allow(unused_mut, unused_variables)]
-                let mut kept = __mcp_v1;
+            ::core::option::Option::Some(0u32) => {
+                let __mcp_v0 = __mcp_r.take(&__mcp_s0).await;
+                let __mcp_v1 = __mcp_r.take(&__mcp_s1).await;
+                let __mcp_v2 = __mcp_r.take(&__mcp_s2).await;
                 {
                     #[allow(unused_mut, unused_variables)]
-                    let mut __mcp_pos_0 = __mcp_v0;
-                    let mut __mcp_iter_0 = ::mcp_runtime::__private::Rewind::rewind(
-                        &(names),
-                        __mcp_pos_0,
-                    );
+                    let names = __mcp_v2;
+                    #[allow(unused_mut, unused_variables)]
+                    let mut kept = __mcp_v1;
                     {
-                        let mut __mcp_first = ::core::option::Option::Some(());
-                        loop {
-                            if let ::core::option::Option::Some(()) = __mcp_first.take()
-                            {
+                        #[allow(unused_mut, unused_variables)]
+                        let mut __mcp_pos_0 = __mcp_v0;
+                        let mut __mcp_iter_0 = ::mcp_runtime::__private::Rewind::rewind(
+                            &(names),
+                            __mcp_pos_0,
+                        );
+                        {
+                            let mut __mcp_first = ::core::option::Option::Some(());
+                            loop {
+                                if let ::core::option::Option::Some(()) = __mcp_first.take()
                                 {
-                                    #[allow(unused_variables)]
-                                    let ::core::option::Option::Some(name) = ::core::iter::Iterator::next(
-                                        &mut ::mcp_runtime::__private::Rewind::rewind(
-                                            &(names),
-                                            __mcp_pos_0 - 1,
-                                        ),
-                                    ) else {
-                                        break;
-                                    };
+                                    {
+                                        #[allow(unused_variables)]
+                                        let ::core::option::Option::Some(name) = ::core::iter::Iterator::next(
+                                            &mut ::mcp_runtime::__private::Rewind::rewind(
+                                                &(names),
+                                                __mcp_pos_0 - 1,
+                                            ),
+                                        ) else {
+                                            break;
+                                        };
+                                        {
+                                            let keep: Keep = match ::mcp_runtime::__private::settle_one(
+                                                || cx.elicit(format!("Keep {name}?")),
+                                                <_ as ::mcp_runtime::ElicitForm>::read_answer,
+                                                &cx,
+                                                "keep",
+                                            ) {
+                                                ::mcp_runtime::__private::Settled::Answered(
+                                                    __mcp_answer,
+                                                ) => __mcp_answer,
+                                                ::mcp_runtime::__private::Settled::Stop(__mcp_halt) => {
+                                                    match __mcp_r
+                                                        .write(0u32)
+                                                        .put(&__mcp_pos_0, &__mcp_s0, "__mcp_pos_0")
+                                                        .put(&kept, &__mcp_s1, "kept")
+                                                        .put(&names, &__mcp_s2, "names")
+                                                        .stop(__mcp_halt)
+                                                        .await
+                                                    {}
+                                                }
+                                            }?;
+                                            if keep.ok {
+                                                kept.push(name);
+                                            }
+                                        }
+                                    }
+                                } else if let ::core::option::Option::Some(name) = ::core::iter::Iterator::next(
+                                    &mut __mcp_iter_0,
+                                ) {
+                                    __mcp_pos_0 += 1;
                                     {
                                         let keep: Keep = match ::mcp_runtime::__private::settle_one(
                                             || cx.elicit(format!("Keep {name}?")),
@@ -126,12 +144,12 @@ fn review() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
                                                 __mcp_answer,
                                             ) => __mcp_answer,
                                             ::mcp_runtime::__private::Settled::Stop(__mcp_halt) => {
-                                                match ::mcp_runtime::__private::stop(
-                                                        &cx,
-                                                        __mcp_halt,
-                                                        &__mcp_State::S0(__mcp_pos_0, kept, names),
-                                                        &["__mcp_pos_0", "kept", "names"],
-                                                    )
+                                                match __mcp_r
+                                                    .write(0u32)
+                                                    .put(&__mcp_pos_0, &__mcp_s0, "__mcp_pos_0")
+                                                    .put(&kept, &__mcp_s1, "kept")
+                                                    .put(&names, &__mcp_s2, "names")
+                                                    .stop(__mcp_halt)
                                                     .await
                                                 {}
                                             }
@@ -140,59 +158,29 @@ fn review() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
                                             kept.push(name);
                                         }
                                     }
+                                } else {
+                                    break;
                                 }
-                            } else if let ::core::option::Option::Some(name) = ::core::iter::Iterator::next(
-                                &mut __mcp_iter_0,
-                            ) {
-                                __mcp_pos_0 += 1;
-                                {
-                                    let keep: Keep = match ::mcp_runtime::__private::settle_one(
-                                        || cx.elicit(format!("Keep {name}?")),
-                                        <_ as ::mcp_runtime::ElicitForm>::read_answer,
-                                        &cx,
-                                        "keep",
-                                    ) {
-                                        ::mcp_runtime::__private::Settled::Answered(
-                                            __mcp_answer,
-                                        ) => __mcp_answer,
-                                        ::mcp_runtime::__private::Settled::Stop(__mcp_halt) => {
-                                            match ::mcp_runtime::__private::stop(
-                                                    &cx,
-                                                    __mcp_halt,
-                                                    &__mcp_State::S0(__mcp_pos_0, kept, names),
-                                                    &["__mcp_pos_0", "kept", "names"],
-                                                )
-                                                .await
-                                            {}
-                                        }
-                                    }?;
-                                    if keep.ok {
-                                        kept.push(name);
-                                    }
-                                }
-                            } else {
-                                break;
                             }
                         }
                     }
+                    Ok(text(kept.join(", ")))
                 }
-                Ok(text(kept.join(", ")))
             }
+            ::core::option::Option::Some(_) => match __mcp_r.unknown_point().await {}
         }
     }
     #[automatically_derived]
     impl ::mcp_runtime::__private::Flow for __mcp_tool_review {
         type Args = Names;
-        type State = __mcp_State;
         type Output = ToolResult;
-        const SHAPE: u32 = 1664999002u32;
         const MAX_ROUNDS: ::core::option::Option<u32> = ::core::option::Option::None;
         const RESTART_ON_NEW_SHAPE: bool = false;
         fn step(
             self,
             args: Self::Args,
             cx: ::mcp_runtime::Cx,
-            state: ::core::option::Option<Self::State>,
+            state: ::mcp_runtime::__private::Resume,
         ) -> impl ::core::future::Future<
             Output = Self::Output,
         > + ::core::marker::Send + 'static {

@@ -10,31 +10,21 @@ fn confirm(
     struct __mcp_elicit_confirm {
         what: String,
     }
-    #[derive(
-        ::mcp_runtime::__private::serde::Serialize,
-        ::mcp_runtime::__private::serde::Deserialize,
-    )]
-    #[serde(crate = "::mcp_runtime::__private::serde")]
-    #[allow(non_camel_case_types)]
-    enum __mcp_State {
-        #[serde(rename = "0")]
-        S0(),
-        #[serde(rename = "1")]
-        S1(),
-    }
     async fn __mcp_step(
         what: String,
         __mcp_cx: ::mcp_runtime::Cx,
-        __mcp_state: ::core::option::Option<__mcp_State>,
+        __mcp_state: ::mcp_runtime::__private::Resume,
     ) -> Result<bool, Refusal> {
+        #[allow(unused_mut, unused_variables)]
+        let mut __mcp_r = __mcp_state
+            .open(&__mcp_cx, 150979793u32, &[], &[0usize, 0usize])
+            .await;
         let cx: &Cx = &__mcp_cx;
-        match __mcp_state {
+        match __mcp_r.point() {
             ::core::option::Option::None
-            | ::core::option::Option::Some(__mcp_State::S0(..))
-            | ::core::option::Option::Some(__mcp_State::S1(..)) => {
-                if !::core::matches!(
-                    __mcp_state, ::core::option::Option::Some(__mcp_State::S1(..))
-                ) {
+            | ::core::option::Option::Some(0u32)
+            | ::core::option::Option::Some(1u32) => {
+                if !__mcp_r.at(1u32) {
                     let first: Confirm = match ::mcp_runtime::__private::settle_one(
                         || cx.elicit(format!("{what}?")),
                         <_ as ::mcp_runtime::ElicitForm>::read_answer,
@@ -45,14 +35,7 @@ fn confirm(
                             __mcp_answer
                         }
                         ::mcp_runtime::__private::Settled::Stop(__mcp_halt) => {
-                            match ::mcp_runtime::__private::stop(
-                                    &cx,
-                                    __mcp_halt,
-                                    &__mcp_State::S0(),
-                                    &[],
-                                )
-                                .await
-                            {}
+                            match __mcp_r.write(0u32).stop(__mcp_halt).await {}
                         }
                     }?;
                     if first.ok {
@@ -69,29 +52,21 @@ fn confirm(
                         __mcp_answer
                     }
                     ::mcp_runtime::__private::Settled::Stop(__mcp_halt) => {
-                        match ::mcp_runtime::__private::stop(
-                                &cx,
-                                __mcp_halt,
-                                &__mcp_State::S1(),
-                                &[],
-                            )
-                            .await
-                        {}
+                        match __mcp_r.write(1u32).stop(__mcp_halt).await {}
                     }
                 }?;
                 Ok(!really.ok)
             }
+            ::core::option::Option::Some(_) => match __mcp_r.unknown_point().await {}
         }
     }
     #[automatically_derived]
     impl ::mcp_runtime::flow::SubFlowStep for __mcp_elicit_confirm {
         type Output = Result<bool, Refusal>;
-        type State = __mcp_State;
-        const SHAPE: u32 = 150979793u32;
         fn step(
             self,
             cx: ::mcp_runtime::Cx,
-            state: ::core::option::Option<Self::State>,
+            state: ::mcp_runtime::__private::Resume,
         ) -> impl ::core::future::Future<
             Output = Self::Output,
         > + ::core::marker::Send + 'static {

@@ -1,12 +1,14 @@
 //! Serialisation of carried locals, with an error that speaks of flows.
 
+use serde::Serialize;
+
+use super::continuation::Slot;
 use serde::de::DeserializeOwned;
-use serde::{Deserializer, Serialize, Serializer};
 
 /// A value a flow can carry across a question: any type that is `Serialize` and
 /// `DeserializeOwned`.
 ///
-/// A local used after a question travels in the request state, so its type must be written
+/// A local used after a question travels in the request state, so its value must be written
 /// and read back. Implemented for every such type; it exists so that a local of another type
 /// is reported once, at its name, in these words.
 #[diagnostic::on_unimplemented(
@@ -16,22 +18,16 @@ use serde::{Deserializer, Serialize, Serializer};
             them, or convert the value to a type that does before the question"
 )]
 pub trait Carry: Sized {
-    /// Writes the value into the state (`#[serde(serialize_with)]` of a carried local).
+    /// The slot of a carried local of this type, declared by the step function the macro
+    /// writes.
     #[doc(hidden)]
-    fn write<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error>;
-    /// Reads the value back (`#[serde(deserialize_with)]` of a carried local).
-    #[doc(hidden)]
-    fn read<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error>;
+    fn slot() -> Slot<Self>;
 }
 
 #[diagnostic::do_not_recommend]
 impl<T: Serialize + DeserializeOwned> Carry for T {
-    fn write<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        self.serialize(serializer)
-    }
-
-    fn read<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        T::deserialize(deserializer)
+    fn slot() -> Slot<T> {
+        Slot::of()
     }
 }
 

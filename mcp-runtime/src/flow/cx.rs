@@ -8,10 +8,8 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::task::Poll;
 
 use serde::Serialize;
-use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
-use super::payload;
 use super::question::{self, Answer, Need, Question, Reading, Refusal};
 use crate::auth::Claims;
 use crate::form::ElicitForm;
@@ -75,13 +73,18 @@ struct Inner {
 
 /// Why a flow stopped before finishing.
 pub(crate) enum Halted {
-    /// It asks these questions; the continuation is the serialised state.
+    /// It asks these questions; the continuation is the serialised state of the flow of
+    /// shape `shape`, stopped in its round `round` (counting from 0).
     Asked {
         requests: Vec<(String, InputRequest)>,
         state: Vec<u8>,
+        shape: u32,
+        round: u32,
     },
     /// The request fails with this error.
     Failed(ErrorObject),
+    /// The request's state is refused, for this reason (logged, never sent).
+    Refused(String),
 }
 
 impl fmt::Debug for Cx {
@@ -284,7 +287,13 @@ impl Cx {
         lock(&self.inner.halt).take()
     }
 
-    fn halt(&self, halted: Halted) {
+    /// Drops this round's answers: the flow restarts, so they answer another build's
+    /// questions.
+    pub(crate) fn forget_answers(&self) {
+        lock(&self.inner.answers).take();
+    }
+
+    pub(crate) fn halt(&self, halted: Halted) {
         *lock(&self.inner.halt) = Some(halted);
     }
 }
@@ -300,11 +309,13 @@ pub enum Settled<A> {
 
 /// A flow that must stop at a question point, and why.
 #[doc(hidden)]
-pub struct Stop(StopKind);
+pub struct Stop(pub(crate) StopKind);
 
-enum StopKind {
+pub(crate) enum StopKind {
     Ask(Vec<(String, InputRequest)>),
     Fail(ErrorObject),
+    /// A sub-flow's state is refused.
+    Refuse(String),
 }
 
 impl Stop {
@@ -314,6 +325,10 @@ impl Stop {
 
     pub(crate) fn fail(error: ErrorObject) -> Self {
         Self(StopKind::Fail(error))
+    }
+
+    pub(crate) fn refuse(reason: String) -> Self {
+        Self(StopKind::Refuse(reason))
     }
 }
 
@@ -446,36 +461,6 @@ impl<A: Answer> Batch for Question<A> {
     fn settle(ask: impl FnOnce() -> Self, cx: &Cx, keys: &[&'static str]) -> Settled<A> {
         settle_one(ask, A::read, cx, keys[0])
     }
-}
-
-/// Stops the flow at a question point: records the questions and the continuation `state`,
-/// whose carried fields are the locals named in `carried`, in order; then never completes.
-/// The driver sees the record and drops the flow's future.
-///
-/// A state that cannot be written (or, in debug builds, does not read back as written) fails
-/// the request here with an internal error naming the carried local at fault, rather than
-/// handing out a state the next round would refuse.
-#[doc(hidden)]
-pub fn stop<S: Serialize + DeserializeOwned>(
-    cx: &Cx,
-    stop: Stop,
-    state: &S,
-    carried: &[&'static str],
-) -> impl Future<Output = std::convert::Infallible> + use<S> {
-    let halted = match stop.0 {
-        StopKind::Fail(error) => Halted::Failed(error),
-        StopKind::Ask(requests) => match payload::encode(state, carried) {
-            Ok(state) => Halted::Asked { requests, state },
-            Err(error) => {
-                tracing::error!(%error, "a flow's state could not be encoded at a question");
-                Halted::Failed(internal_error(format!(
-                    "the flow's state could not be encoded: {error}"
-                )))
-            }
-        },
-    };
-    cx.halt(halted);
-    std::future::pending()
 }
 
 fn missing_capability(need: Need) -> ErrorObject {

@@ -1,12 +1,13 @@
-//! The driver: decode the state the server verified, run the flow to its next question point
-//! or its end, then hand the next state back for the server to seal or sign.
+//! The driver: open the envelope of the state the server verified, run the flow to its next
+//! question point or its end (the flow reads its own state), then hand the next state back
+//! for the server to seal or sign.
 
 use std::future::Future;
 use std::time::Duration;
 
-use serde::Serialize;
 use serde::de::DeserializeOwned;
 
+use super::continuation::Resume;
 use super::cx::{Cx, Halted, internal_error, invalid_params};
 use super::payload;
 use crate::logfield::{RateLimit, untrusted, warn_limited};
@@ -26,23 +27,20 @@ static REFUSED_STATE: RateLimit = RateLimit::new(10, Duration::from_secs(5));
 pub trait Flow: Copy + Send + Sync + 'static {
     /// The handler's arguments.
     type Args: DeserializeOwned + Send + 'static;
-    /// The continuation: one variant per question point, holding the carried locals.
-    type State: Serialize + DeserializeOwned + Send + 'static;
     /// What the handler returns.
     type Output: Send + 'static;
-    /// A fingerprint of the flow's shape (question points, carried names and types).
-    const SHAPE: u32;
     /// The handler's own bound on rounds, if it sets one.
     const MAX_ROUNDS: Option<u32>;
     /// Whether a state minted by a build whose flow had another shape restarts the flow
     /// from its first question (`on_new_shape = "restart"`) rather than being refused.
     const RESTART_ON_NEW_SHAPE: bool;
-    /// Runs from `state` (or from the start) to the next question point or the end.
+    /// Runs from `state` (or from the start) to the next question point or the end. The step
+    /// opens the state itself, checking its shape: only it knows the types it carries.
     fn step(
         self,
         args: Self::Args,
         cx: Cx,
-        state: Option<Self::State>,
+        state: Resume,
     ) -> impl Future<Output = Self::Output> + Send + 'static;
 }
 
@@ -125,8 +123,6 @@ pub(crate) async fn run<F: Flow>(
         ..
     } = request;
     let max_rounds = F::MAX_ROUNDS.unwrap_or(limits.max_rounds);
-    // On a restart the answers were for another build's questions: none of them is used.
-    let mut input_responses = input_responses;
     let refuse = |reason: &dyn std::fmt::Display| refuse_state(method, &target, reason);
     let (round, state) = match &state {
         None => (0, None),
@@ -134,27 +130,9 @@ pub(crate) async fn run<F: Flow>(
             let Some((round, shape, state)) = open_envelope(payload) else {
                 return Err(refuse(&"verified but does not decode"));
             };
-            if shape != envelope_shape(F::SHAPE) {
-                // Another build's flow: its state is never decoded as this one's.
-                if !F::RESTART_ON_NEW_SHAPE {
-                    return Err(refuse(&"minted by a build whose flow has another shape"));
-                }
-                tracing::info!(
-                    method,
-                    target = %untrusted(&target),
-                    "requestState of another flow shape: restarting the flow"
-                );
-                input_responses = None;
-                (0, None)
-            } else {
-                let state = payload::decode::<F::State>(state).map_err(|error| {
-                    refuse(&format_args!("verified but does not decode: {error}"))
-                })?;
-                (round, Some(state))
-            }
+            (round, Some((envelope_shape(shape), state.to_vec())))
         }
     };
-    crate::server::record_round(round, F::SHAPE);
     let cx = Cx::new(
         capabilities,
         subject,
@@ -164,11 +142,17 @@ pub(crate) async fn run<F: Flow>(
         input_responses,
         app,
     );
-    if let Some(output) = cx.run_until_halt(flow.step(args, cx.clone(), state)).await {
+    let resume = Resume::handler(round, state, F::RESTART_ON_NEW_SHAPE);
+    if let Some(output) = cx.run_until_halt(flow.step(args, cx.clone(), resume)).await {
         return Ok(Ran::Done(output));
     }
     match cx.take_halt() {
-        Some(Halted::Asked { requests, state }) => {
+        Some(Halted::Asked {
+            requests,
+            state,
+            shape,
+            round,
+        }) => {
             let next = round.saturating_add(1);
             if next > max_rounds {
                 return Err(internal_error(format!(
@@ -178,17 +162,19 @@ pub(crate) async fn run<F: Flow>(
             let requests: InputRequests = requests.into_iter().collect();
             Ok(Ran::Asked(Asked::new(
                 requests,
-                envelope_bytes(next, envelope_shape(F::SHAPE), &state),
+                envelope_bytes(next, envelope_shape(shape), &state),
             )))
         }
         Some(Halted::Failed(error)) => Err(error),
+        Some(Halted::Refused(reason)) => Err(refuse(&reason)),
         None => Err(internal_error("the flow stopped without saying why")),
     }
 }
 
 /// The shape a state's envelope carries: the flow's, mixed with the payload format's
-/// version. States minted by a build that wrote payloads as JSON (before CBOR) thus read as
-/// another shape: refused, or restarted under `on_new_shape = "restart"`, and never decoded.
+/// version, and back (the mix is its own inverse). States minted by a build that wrote
+/// payloads another way thus read as another shape: refused, or restarted under
+/// `on_new_shape = "restart"`, and never decoded.
 fn envelope_shape(shape: u32) -> u32 {
     shape ^ payload::FORMAT
 }

@@ -2,13 +2,14 @@
 //!
 //! A `#[tool]`, `#[prompt]` or `#[resource]` function is an ordinary `async fn` that asks the
 //! user things by awaiting questions built by its [`Cx`]. The macro compiles it into a state
-//! machine: each question point becomes a variant of a generated continuation enum holding
-//! the locals still needed after it. When the flow reaches a question, the runtime signs that
-//! variant into `requestState` and answers `input_required`; when the client retries with the
+//! machine: each question point resumes with the locals still needed after it, which the
+//! compiler types. When the flow reaches a question, the runtime signs the point and those
+//! locals into `requestState` and answers `input_required`; when the client retries with the
 //! answers, the runtime verifies the state before any user code runs and resumes right after
 //! the question. Code between two questions runs once per flow.
 
 pub mod carry;
+mod continuation;
 mod cx;
 mod definitions;
 mod driver;
@@ -34,12 +35,13 @@ pub use subflow::{IntoSubFlow, SubFlow, SubFlowAwaitedOutsideFlow, SubFlowStep};
 pub mod __private {
     pub use super::carry;
     pub use super::carry::{Probe, ProbeAny, ProbeHash, Rewind, RewindsInOrder};
-    pub use super::cx::{Batch, Settled, Stop, app_state, settle_one, stop};
+    pub use super::continuation::{Reader, Resume, Slot, Writer};
+    pub use super::cx::{Batch, Settled, Stop, app_state, settle_one};
     pub use super::definitions::{
         Presentation, prompt_definition, resource_definition, tool_definition, uri_matches,
     };
     pub use super::driver::Flow;
-    pub use super::output::{NoArgs, NoState, drive_prompt, drive_resource, drive_tool};
+    pub use super::output::{NoArgs, drive_prompt, drive_resource, drive_tool};
     pub use super::subflow::{SubSettled, SubState, run_sub};
     pub use super::unbuilt::Unbuilt;
     pub use crate::server::app_state::{FromAppState, StateType};

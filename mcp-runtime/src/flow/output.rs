@@ -328,26 +328,6 @@ impl schemars::JsonSchema for NoArgs {
     }
 }
 
-/// The state of a flow that asks no question: there is none, so no value of it exists and
-/// none decodes.
-#[doc(hidden)]
-#[derive(Debug, Clone, Copy)]
-pub enum NoState {}
-
-impl serde::Serialize for NoState {
-    fn serialize<S: serde::Serializer>(&self, _: S) -> Result<S::Ok, S::Error> {
-        match *self {}
-    }
-}
-
-impl<'de> Deserialize<'de> for NoState {
-    fn deserialize<D: serde::Deserializer<'de>>(_: D) -> Result<Self, D::Error> {
-        Err(serde::de::Error::custom(
-            "this flow asks no question, so it has no state",
-        ))
-    }
-}
-
 /// Drives one round of a `#[tool]`.
 #[doc(hidden)]
 /// `convert` is the output type's [`IntoToolResult::into_tool_result`], named by the macro at

@@ -5,10 +5,11 @@
 //! and, being self-describing, the serde shapes that need the data to say what it is
 //! (`#[serde(skip_serializing_if)]`, `untagged`, `flatten`, `serde_json::Value`). Structs
 //! keep their field names, as in JSON, but without JSON's quotes, separators and decimal
-//! digits; the continuation's own variants are positional.
+//! digits. The continuation itself is positional: the point's number, then one item per
+//! carried local (see `continuation`).
 //!
-//! A value that cannot be written fails the stop, naming the local. In debug builds a state
-//! is also read back as soon as it is written ([`encode`]): whatever a carried type writes but
+//! A value that cannot be written fails the stop, naming the local. In debug builds a field
+//! is also read back as soon as it is written ([`write_item`]): whatever a carried type writes but
 //! cannot read (a `Deserialize` that disagrees with its `Serialize`) then fails the stop too,
 //! naming the local, instead of the next round being refused as an invalid state. Release
 //! builds skip that second pass (about a tenth of a round's server cost); such a type shows
@@ -20,88 +21,115 @@
 //! allocated as their bytes arrive, and nesting stops at 128 levels.
 
 use std::cell::RefCell;
-use std::fmt;
 
-use serde::de::{DeserializeOwned, Deserializer};
+use serde::de::{DeserializeOwned, Deserializer, IgnoredAny};
 use serde::{Deserialize, Serialize, Serializer};
 
 /// The payload encoding's version, mixed into the flow shape written in the envelope: a
-/// state minted by a build that wrote its payload another way (JSON, before this one) is
-/// then a state of another flow shape, never decoded as this one's.
-pub(crate) const FORMAT: u32 = 0x4342_4f52; // "CBOR"
+/// state minted by a build that wrote its payload another way (JSON, then CBOR of a
+/// continuation enum, before this one) is then a state of another flow shape, never decoded
+/// as this one's.
+pub(crate) const FORMAT: u32 = 0x4342_5232; // "CBR2"
 
 /// How deeply a payload may nest: deeper input is refused before it can exhaust the stack.
 const MAX_DEPTH: usize = 128;
 
-/// Why a continuation could not be written (or read back) at a question point.
+/// Why a carried value could not be written, or read back as written.
 #[derive(Debug)]
-pub(crate) struct EncodeError {
-    /// The carried local at fault, when the failure lies inside one.
-    pub(crate) local: Option<&'static str>,
-    /// Where inside the value, as serde's path (`items[3].price`), and what went wrong.
-    pub(crate) detail: String,
+pub(crate) struct WriteError {
+    /// What failed: "is not written", "is written but does not read back".
+    what: &'static str,
+    /// Where inside the value, as serde's path (`.items[3].price`), or nothing at its top.
+    inside: String,
+    /// The error, in serde's or the format's words.
+    detail: String,
 }
 
-impl fmt::Display for EncodeError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.local {
-            Some(local) => write!(f, "the carried local `{local}` {}", self.detail),
-            None => write!(f, "the state {}", self.detail),
+impl WriteError {
+    /// The error, said of the carried local `local`.
+    pub(crate) fn of(&self, local: &str) -> String {
+        let Self {
+            what,
+            inside,
+            detail,
+        } = self;
+        if inside.is_empty() {
+            format!("the carried local `{local}` {what}: {detail}")
+        } else {
+            format!("the carried local `{local}` {what} (at `{local}{inside}`): {detail}")
         }
     }
 }
 
-/// Writes `state`, whose carried fields are the locals `carried` in order, and in debug
-/// builds reads it back.
-pub(crate) fn encode<S: Serialize + DeserializeOwned>(
-    state: &S,
-    carried: &[&'static str],
-) -> Result<Vec<u8>, EncodeError> {
+/// Appends `value` to `out` as one CBOR item; in debug builds, reads it back too.
+pub(crate) fn write_item<T: Serialize + DeserializeOwned>(
+    value: &T,
+    out: &mut Vec<u8>,
+) -> Result<(), WriteError> {
+    let start = out.len();
     let tracked = Tracked {
-        value: state,
+        value,
         path: RefCell::new(None),
     };
-    let mut bytes = Vec::new();
-    if let Err(error) = ciborium::into_writer(&tracked, &mut bytes) {
+    if let Err(error) = ciborium::into_writer(&tracked, &mut *out) {
+        out.truncate(start);
         let path = tracked.path.into_inner();
-        return Err(fault(
-            carried,
-            path.as_ref(),
-            "is not written",
-            write_error(error),
-        ));
+        return Err(WriteError {
+            what: "is not written",
+            inside: inside(path.as_ref()),
+            detail: write_error(error),
+        });
     }
     if !cfg!(debug_assertions) {
-        return Ok(bytes);
+        return Ok(());
     }
-    let back = "is written but does not read back";
     READ_FAILED_AT.with(|at| at.borrow_mut().take());
-    let mut rest = &bytes[..];
-    let read: Result<TrackedOwned<S>, _> =
+    let mut rest = &out[start..];
+    let read: Result<TrackedOwned<T>, _> =
         ciborium::de::from_reader_with_recursion_limit(&mut rest, MAX_DEPTH);
     match read {
-        Ok(_) if rest.is_empty() => Ok(bytes),
-        Ok(_) => Err(fault(
-            carried,
-            None,
-            back,
-            format_args!("{} bytes are left over", rest.len()),
-        )),
+        Ok(_) if rest.is_empty() => Ok(()),
+        Ok(_) => Err(WriteError {
+            what: "is written but does not read back",
+            inside: String::new(),
+            detail: format!("{} bytes are left over", rest.len()),
+        }),
         Err(error) => {
             let path = READ_FAILED_AT.with(|at| at.borrow_mut().take());
-            Err(fault(carried, path.as_ref(), back, read_error(error)))
+            Err(WriteError {
+                what: "is written but does not read back",
+                inside: inside(path.as_ref()),
+                detail: read_error(error),
+            })
         }
     }
 }
 
-/// Reads a continuation written by [`encode`]: the whole input, nested at most 128 deep.
-pub(crate) fn decode<S: DeserializeOwned>(bytes: &[u8]) -> Result<S, String> {
-    claims_fit(bytes)?;
-    let mut rest = bytes;
-    let state: S =
-        ciborium::de::from_reader_with_recursion_limit(&mut rest, MAX_DEPTH).map_err(read_error)?;
+/// Reads one CBOR item from the front of `rest`, nested at most 128 deep.
+pub(crate) fn read_item<T: DeserializeOwned>(rest: &mut &[u8]) -> Result<T, String> {
+    ciborium::de::from_reader_with_recursion_limit(rest, MAX_DEPTH).map_err(read_error)
+}
+
+/// Checks a payload written as a point's number then its fields, for a flow whose point `n`
+/// carries `fields[n]` fields: well-formed, no header claiming more than is left, the point
+/// one of the flow's, and exactly that many items after it. Returns the point and where its
+/// first field starts.
+pub(crate) fn open(payload: &[u8], fields: &[usize]) -> Result<(u32, usize), String> {
+    claims_fit(payload)?;
+    let mut rest = payload;
+    let point: u32 = read_item(&mut rest)?;
+    let at = payload.len() - rest.len();
+    let Some(&count) = usize::try_from(point).ok().and_then(|n| fields.get(n)) else {
+        return Err(format!("point {point} is none of the flow's"));
+    };
+    for _ in 0..count {
+        if rest.is_empty() {
+            return Err("the state ends before its last field".to_owned());
+        }
+        read_item::<IgnoredAny>(&mut rest)?;
+    }
     if rest.is_empty() {
-        Ok(state)
+        Ok((point, at))
     } else {
         Err(format!("{} bytes after the state", rest.len()))
     }
@@ -142,39 +170,21 @@ fn claims_fit(bytes: &[u8]) -> Result<(), String> {
     Ok(())
 }
 
-/// The error for a failure at `path`: its first position in a sequence is the variant's
-/// field, so the local; the segments after it say where inside the local's value.
-fn fault(
-    carried: &[&'static str],
-    path: Option<&serde_path_to_error::Path>,
-    what: &str,
-    error: impl fmt::Display,
-) -> EncodeError {
-    let segments: Vec<&serde_path_to_error::Segment> =
-        path.map(|path| path.iter().collect()).unwrap_or_default();
-    let field = segments
-        .iter()
-        .position(|segment| matches!(segment, serde_path_to_error::Segment::Seq { .. }));
-    let local = field.and_then(|at| match segments[at] {
-        serde_path_to_error::Segment::Seq { index } => carried.get(*index).copied(),
-        _ => None,
-    });
+/// Where inside a value a failure lies, as serde's path (`.items[3].price`), or nothing at
+/// its top.
+fn inside(path: Option<&serde_path_to_error::Path>) -> String {
     let mut inside = String::new();
-    for segment in field.map_or(&[][..], |at| &segments[at + 1..]) {
+    for segment in path
+        .map(serde_path_to_error::Path::iter)
+        .into_iter()
+        .flatten()
+    {
         if !matches!(segment, serde_path_to_error::Segment::Seq { .. }) {
             inside.push('.');
         }
         inside.push_str(&segment.to_string());
     }
-    let at = if local.is_some() && !inside.is_empty() {
-        format!(" (at `{}{inside}`)", local.unwrap_or_default())
-    } else {
-        String::new()
-    };
-    EncodeError {
-        local,
-        detail: format!("{what}{at}: {error}"),
-    }
+    inside
 }
 
 /// What went wrong writing, in serde's words.
@@ -238,14 +248,25 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for TrackedOwned<T> {
 mod tests {
     use std::collections::BTreeMap;
 
-    use super::{decode, encode};
+    use serde::de::DeserializeOwned;
+
+    use super::{open, read_item, write_item};
+
+    /// `value` written as the only field of point 0, then opened and read back whole.
+    fn round_trip<T: serde::Serialize + DeserializeOwned>(value: &T) -> Result<T, String> {
+        let mut bytes = Vec::new();
+        write_item(&0_u32, &mut bytes).map_err(|error| error.of("point"))?;
+        write_item(value, &mut bytes).map_err(|error| error.of("value"))?;
+        let (point, at) = open(&bytes, &[1])?;
+        assert_eq!(point, 0);
+        read_item(&mut &bytes[at..])
+    }
 
     #[test]
     fn strings_longer_than_the_readers_scratch_buffer_come_back() {
         // The reader copies text through a 4 KiB buffer; longer text is read in pieces.
         let long = ("é".repeat(3000), "x".repeat(70_000));
-        let bytes = encode(&long, &["long"]).expect("long text is written");
-        assert_eq!(decode::<(String, String)>(&bytes), Ok(long));
+        assert_eq!(round_trip(&long), Ok(long));
     }
 
     #[test]
@@ -253,8 +274,11 @@ mod tests {
         // 200 one-element arrays in a row, then 0: past the depth limit.
         let mut bytes = vec![0x81; 200];
         bytes.push(0x00);
-        let error = decode::<serde_json::Value>(&bytes).expect_err("too deep");
+        let error = read_item::<serde_json::Value>(&mut &bytes[..]).expect_err("too deep");
         assert!(error.contains("nested more than"), "{error}");
+        let mut state = vec![0x00];
+        state.extend_from_slice(&bytes);
+        assert!(open(&state, &[1]).is_err());
     }
 
     #[test]
@@ -264,43 +288,53 @@ mod tests {
         for _ in 0..200 {
             value = serde_json::json!([value]);
         }
-        let error = encode(&(value,), &["deep"]).expect_err("too deep to read back");
-        assert!(error.to_string().contains("does not read back"), "{error}");
+        let mut bytes = Vec::new();
+        let error = write_item(&value, &mut bytes).expect_err("too deep to read back");
+        assert!(error.of("deep").contains("does not read back"), "{error:?}");
     }
 
     #[test]
     fn a_collection_claiming_more_items_than_bytes_left_is_refused_before_reading() {
         // The fuzzer's find: an array claiming 2^64-ish items in a 34-byte state had serde
         // preallocate 1 MiB.
-        let mut bytes = vec![0x9b];
+        let mut bytes = vec![0x00, 0x9b];
         bytes.extend_from_slice(&u64::MAX.to_be_bytes());
         bytes.push(0x00);
-        let error = decode::<Vec<u8>>(&bytes).expect_err("claims too much");
+        let error = open(&bytes, &[1]).expect_err("claims too much");
         assert!(error.contains("claims"), "{error}");
         // A map claiming 3 entries (6 items) with 4 bytes left; a text claiming 9 bytes with 2.
-        assert!(decode::<BTreeMap<u8, u8>>(&[0xa3, 1, 2, 3, 4]).is_err());
-        assert!(decode::<String>(&[0x69, b'a', b'b']).is_err());
+        assert!(open(&[0x00, 0xa3, 1, 2, 3, 4], &[1]).is_err());
+        assert!(open(&[0x00, 0x69, b'a', b'b'], &[1]).is_err());
         // Lengths that fit are read as before, nested ones and byte strings included.
         let value = (
             vec![vec![1_u8, 2], vec![]],
             "text".to_owned(),
             BTreeMap::from([(1_u8, 2_u8)]),
         );
-        let bytes = encode(&value, &["v"]).expect("written");
-        assert_eq!(
-            decode::<(Vec<Vec<u8>>, String, BTreeMap<u8, u8>)>(&bytes),
-            Ok(value)
-        );
+        assert_eq!(round_trip(&value), Ok(value));
     }
 
     #[test]
-    fn trailing_bytes_and_truncation_are_refused() {
+    fn a_state_holds_exactly_its_points_fields() {
         let map = BTreeMap::from([(1_u8, -1.5_f32), (2, f32::INFINITY)]);
-        let bytes = encode(&map, &[]).expect("written");
-        assert_eq!(decode::<BTreeMap<u8, f32>>(&bytes), Ok(map));
+        let mut bytes = Vec::new();
+        write_item(&1_u32, &mut bytes).expect("written");
+        write_item(&map, &mut bytes).expect("written");
+        write_item(&u128::MAX, &mut bytes).expect("written");
+        // Point 1 carries two fields: the state opens, and each field reads back as written.
+        let (point, at) = open(&bytes, &[0, 2]).expect("opens");
+        assert_eq!(point, 1);
+        let mut rest = &bytes[at..];
+        assert_eq!(read_item::<BTreeMap<u8, f32>>(&mut rest), Ok(map));
+        assert_eq!(read_item::<u128>(&mut rest), Ok(u128::MAX));
+        assert!(rest.is_empty());
+        // One byte more, one byte less, a field more or less, or a point the flow lacks.
         let mut longer = bytes.clone();
         longer.push(0);
-        assert!(decode::<BTreeMap<u8, f32>>(&longer).is_err());
-        assert!(decode::<BTreeMap<u8, f32>>(&bytes[..bytes.len() - 1]).is_err());
+        assert!(open(&longer, &[0, 2]).is_err());
+        assert!(open(&bytes[..bytes.len() - 1], &[0, 2]).is_err());
+        assert!(open(&bytes, &[0, 3]).is_err());
+        assert!(open(&bytes, &[0, 1]).is_err());
+        assert!(open(&bytes, &[2]).is_err());
     }
 }

@@ -9,13 +9,12 @@ use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-use serde::de::{DeserializeOwned, SeqAccess, Visitor};
+use serde::de::{SeqAccess, Visitor};
 use serde::ser::SerializeTuple;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+use super::continuation::Resume;
 use super::cx::{Cx, Halted, Stop, internal_error};
-use super::driver::invalid_state;
-use super::payload;
 
 /// A call of an `#[elicit]` sub-flow with its arguments, to be awaited directly in the body
 /// of a `#[tool]`, `#[prompt]`, `#[resource]` or `#[elicit]` function.
@@ -78,16 +77,9 @@ pub trait SubFlowAwaitedOutsideFlow: sealed::Sealed {}
 pub trait SubFlowStep: Send + 'static {
     /// What the sub-flow returns.
     type Output: Send + 'static;
-    /// Its continuation.
-    type State: Serialize + DeserializeOwned + Send + 'static;
-    /// A fingerprint of its shape.
-    const SHAPE: u32;
-    /// Runs from `state` (or from the start) to its next question point or its end.
-    fn step(
-        self,
-        cx: Cx,
-        state: Option<Self::State>,
-    ) -> impl Future<Output = Self::Output> + Send + 'static;
+    /// Runs from `state` (or from the start) to its next question point or its end, opening
+    /// the state itself.
+    fn step(self, cx: Cx, state: Resume) -> impl Future<Output = Self::Output> + Send + 'static;
 }
 
 /// What a flow body awaits with its context as an argument: an `#[elicit]` sub-flow.
@@ -130,6 +122,12 @@ pub enum SubSettled<O> {
 pub struct SubState {
     shape: u32,
     payload: Vec<u8>,
+}
+
+impl SubState {
+    pub(crate) fn into_parts(self) -> (u32, Vec<u8>) {
+        (self.shape, self.payload)
+    }
 }
 
 impl Serialize for SubState {
@@ -210,43 +208,39 @@ pub async fn run_sub<S: SubFlowStep>(
     key: &'static str,
     resume: Option<SubState>,
 ) -> SubSettled<S::Output> {
-    let step = sub.call;
-    let state = match resume {
-        None => None,
-        Some(SubState { shape, .. }) if shape != S::SHAPE => {
-            tracing::warn!(key, "refused requestState: a sub-flow of another shape");
-            return failed(invalid_state());
-        }
-        Some(SubState { payload, .. }) => match payload::decode(&payload) {
-            Ok(state) => Some(state),
-            Err(reason) => {
-                tracing::warn!(key, %reason, "refused requestState: a sub-flow state does not decode");
-                return failed(invalid_state());
-            }
-        },
-    };
     let scoped = cx.scoped(key);
     // Boxed, so that sub-flows calling each other (`ping` awaits `pong`, which awaits `ping`)
     // have futures of a finite size: each level's state nests in its caller's, as deep as
     // the rounds the flow may take.
-    let step: Pin<Box<dyn Future<Output = S::Output> + Send>> = Box::pin(step.step(scoped, state));
+    let step: Pin<Box<dyn Future<Output = S::Output> + Send>> =
+        Box::pin(sub.call.step(scoped, Resume::sub(resume)));
     if let Some(output) = cx.run_until_halt(step).await {
         return SubSettled::Done(output);
     }
     match cx.take_halt() {
-        Some(Halted::Asked { requests, state }) => SubSettled::Stop(
+        Some(Halted::Asked {
+            requests,
+            state,
+            shape,
+            ..
+        }) => SubSettled::Stop(
             Stop::ask(requests),
             SubState {
-                shape: S::SHAPE,
+                shape,
                 payload: state,
             },
         ),
-        Some(Halted::Failed(error)) => failed(error),
-        None => failed(internal_error("a sub-flow stopped without saying why")),
+        Some(Halted::Failed(error)) => failed(Stop::fail(error)),
+        Some(Halted::Refused(reason)) => failed(Stop::refuse(format!(
+            "in the sub-flow called as `{key}`: {reason}"
+        ))),
+        None => failed(Stop::fail(internal_error(
+            "a sub-flow stopped without saying why",
+        ))),
     }
 }
 
-fn failed<O>(error: crate::protocol::ErrorObject) -> SubSettled<O> {
+fn failed<O>(stop: Stop) -> SubSettled<O> {
     // The sub-state is never read when the flow fails; an empty one stands in for it.
-    SubSettled::Stop(Stop::fail(error), SubState::default())
+    SubSettled::Stop(stop, SubState::default())
 }

@@ -3,6 +3,7 @@
 
 use std::marker::PhantomData;
 
+use super::continuation::Resume;
 use super::cx::{Cx, internal_error};
 use super::subflow::SubFlowStep;
 use crate::protocol::{
@@ -67,9 +68,7 @@ impl ResourceHandler for Unbuilt {
 
 impl<O: Send + 'static> SubFlowStep for Unbuilt<O> {
     type Output = O;
-    type State = ();
-    const SHAPE: u32 = 0;
-    fn step(self, _: Cx, _: Option<()>) -> impl std::future::Future<Output = O> + Send + 'static {
+    fn step(self, _: Cx, _: Resume) -> impl std::future::Future<Output = O> + Send + 'static {
         std::future::pending()
     }
 }

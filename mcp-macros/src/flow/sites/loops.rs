@@ -49,7 +49,7 @@ impl Analyzer<'_> {
         if !reevaluable(&e.expr) {
             self.errors.push(syn::Error::new_spanned(
                 &e.expr,
-                "a `for` loop that asks questions must iterate over a local, a field of one or a range, so the flow can resume it; bind the collection first: `let items: Vec<Item> = ...;` and write `for item in items`",
+                "a `for` loop that asks questions must iterate over a local, a field of one or a range, so the flow can resume it; bind the collection first: `let items = ...;` and write `for item in items`",
             ));
             return None;
         }

@@ -1,0 +1,288 @@
+//! A flow's continuation as its step function reads and writes it: field by field, each
+//! field a carried local whose type the compiler inferred.
+//!
+//! The macro never writes a carried local's type. It declares one [`Slot`] per carried local
+//! at the top of the step function; every point that stops writes the local through its slot
+//! ([`Writer::put`]), and every point that resumes reads it back through the same slot
+//! ([`Reader::take`]). The slot is generic over the local's type, so the compiler infers that
+//! type from the local and checks it once, where the slot is declared (`<_ as
+//! Carry>::slot()`, spanned at the local's name): it must be [`Carry`].
+//!
+//! The payload is CBOR: the point's number, then each carried field as one CBOR item, in the
+//! order the macro lists them. The flow's shape mixes the macro's fingerprint of its points,
+//! keys and carried names with the names of the types the compiler chose for its slots, so
+//! a build that carries a local as another type reads as another shape.
+
+use std::convert::Infallible;
+use std::future::Future;
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+
+#[cfg(doc)]
+use super::carry::Carry;
+use super::cx::{Cx, Halted, Stop, StopKind, internal_error};
+use super::payload;
+use super::subflow::SubState;
+
+/// What a step function starts from: nothing (the first round) or a verified state's shape
+/// and payload.
+#[doc(hidden)]
+pub struct Resume {
+    state: Option<(u32, Vec<u8>)>,
+    /// Whether a state of another shape restarts the flow rather than being refused.
+    restart: bool,
+    /// The handler's round (counting from 0), or `None` for a sub-flow, which is counted by
+    /// its caller's.
+    round: Option<u32>,
+}
+
+impl Resume {
+    /// A handler's round `round`, from `state` (its shape and payload) if any.
+    pub(crate) fn handler(round: u32, state: Option<(u32, Vec<u8>)>, restart: bool) -> Self {
+        Self {
+            state,
+            restart,
+            round: Some(round),
+        }
+    }
+
+    /// A sub-flow call, from the sub-state its caller carried, if any.
+    pub(crate) fn sub(state: Option<SubState>) -> Self {
+        Self {
+            state: state.map(SubState::into_parts),
+            restart: false,
+            round: None,
+        }
+    }
+
+    /// Opens the state for a flow whose macro-computed fingerprint is `shape`, whose slots'
+    /// types are named `slots`, and whose point `n` carries `fields[n]` fields.
+    ///
+    /// A state of another shape is refused (or, where the flow says so, restarts it); a state
+    /// that does not decode is refused. Either way the step stops here.
+    pub async fn open(
+        self,
+        cx: &Cx,
+        shape: u32,
+        slots: &[&'static str],
+        fields: &[usize],
+    ) -> Reader {
+        let shape = mix(shape, slots);
+        let mut reader = Reader {
+            cx: cx.clone(),
+            shape,
+            point: None,
+            payload: Vec::new(),
+            at: 0,
+            round: self.round,
+        };
+        if let Some((minted, payload)) = self.state {
+            if minted != shape {
+                if !self.restart {
+                    return refuse(cx, "minted by a build whose flow has another shape".into())
+                        .await;
+                }
+                tracing::info!("requestState of another flow shape: restarting the flow");
+                cx.forget_answers();
+                reader.round = reader.round.map(|_| 0);
+            } else {
+                match payload::open(&payload, fields) {
+                    Ok((point, at)) => {
+                        reader.point = Some(point);
+                        reader.at = at;
+                        reader.payload = payload;
+                    }
+                    Err(reason) => {
+                        return refuse(cx, format!("verified but does not decode: {reason}")).await;
+                    }
+                }
+            }
+        }
+        if let Some(round) = reader.round {
+            crate::server::record_round(round, shape);
+        }
+        reader
+    }
+}
+
+/// Stops the step with the state refused for `reason`; never completes.
+async fn refuse<T>(cx: &Cx, reason: String) -> T {
+    cx.halt(Halted::Refused(reason));
+    std::future::pending().await
+}
+
+/// The shape of a flow: the macro's fingerprint mixed with its slots' type names (FNV-1a,
+/// folded to 32 bits).
+fn mix(shape: u32, slots: &[&str]) -> u32 {
+    let mut hash = 0xcbf2_9ce4_8422_2325_u64;
+    let mut eat = |bytes: &[u8]| {
+        for byte in bytes {
+            hash = (hash ^ u64::from(*byte)).wrapping_mul(0x0100_0000_01b3);
+        }
+    };
+    eat(&shape.to_le_bytes());
+    for name in slots {
+        eat(name.as_bytes());
+        eat(b"|");
+    }
+    (hash ^ (hash >> 32)) as u32
+}
+
+/// The slot of one carried local: the type the compiler inferred for it, and how a value of
+/// that type is written and read.
+///
+/// Declared with [`Carry::slot`], whose `Self` is the one place a carried local's type is
+/// checked.
+#[doc(hidden)]
+pub struct Slot<T> {
+    write: fn(&T, &mut Vec<u8>) -> Result<(), payload::WriteError>,
+    read: fn(&mut &[u8]) -> Result<T, String>,
+    name: fn() -> &'static str,
+}
+
+impl<T> Slot<T> {
+    /// The slot of a local of type `T`: what [`Carry::slot`] returns.
+    pub(crate) fn of() -> Self
+    where
+        T: Serialize + DeserializeOwned,
+    {
+        Self {
+            write: payload::write_item::<T>,
+            read: payload::read_item::<T>,
+            name: std::any::type_name::<T>,
+        }
+    }
+
+    /// The name of the local's type, as the compiler writes it.
+    pub fn name(&self) -> &'static str {
+        (self.name)()
+    }
+}
+
+/// A flow's state, opened: the point it resumes at (`None` on a first round) and the carried
+/// fields still to read.
+#[doc(hidden)]
+pub struct Reader {
+    cx: Cx,
+    shape: u32,
+    point: Option<u32>,
+    payload: Vec<u8>,
+    /// Where the next field starts.
+    at: usize,
+    round: Option<u32>,
+}
+
+impl Reader {
+    /// The point the flow resumes at, or `None` to run from the start.
+    pub fn point(&self) -> Option<u32> {
+        self.point
+    }
+
+    /// Whether the flow resumes at `point`.
+    pub fn at(&self, point: u32) -> bool {
+        self.point == Some(point)
+    }
+
+    /// Reads the next carried field, of the local `slot` is for; a field that does not
+    /// decode refuses the state and stops the step here.
+    pub async fn take<T>(&mut self, slot: &Slot<T>) -> T {
+        let mut rest = self.payload.get(self.at..).unwrap_or_default();
+        match (slot.read)(&mut rest) {
+            Ok(value) => {
+                self.at = self.payload.len() - rest.len();
+                value
+            }
+            Err(reason) => {
+                refuse(&self.cx, format!("verified but does not decode: {reason}")).await
+            }
+        }
+    }
+
+    /// Reads the next carried field as a sub-flow's state.
+    pub async fn take_sub(&mut self) -> SubState {
+        self.take(&Slot::<SubState>::of()).await
+    }
+
+    /// Refuses the state: its point is none of the flow's.
+    pub async fn unknown_point(&self) -> Infallible {
+        refuse(
+            &self.cx,
+            "verified but names no question point of this flow".into(),
+        )
+        .await
+    }
+
+    /// Starts writing the state of `point`, where the flow stops.
+    pub fn write(&self, point: u32) -> Writer {
+        let mut bytes = Vec::new();
+        let error = payload::write_item(&point, &mut bytes)
+            .err()
+            .map(|error| error.of("point"));
+        Writer {
+            cx: self.cx.clone(),
+            shape: self.shape,
+            round: self.round,
+            bytes,
+            error,
+        }
+    }
+}
+
+/// The state of the point where a flow stops, written field by field.
+#[doc(hidden)]
+#[must_use = "a state is handed out by `stop`"]
+pub struct Writer {
+    cx: Cx,
+    shape: u32,
+    round: Option<u32>,
+    bytes: Vec<u8>,
+    /// The first field that could not be written, and why.
+    error: Option<String>,
+}
+
+impl Writer {
+    /// Writes the carried local `local` through its slot.
+    pub fn put<T>(mut self, value: &T, slot: &Slot<T>, local: &'static str) -> Self {
+        if self.error.is_none()
+            && let Err(detail) = (slot.write)(value, &mut self.bytes)
+        {
+            self.error = Some(detail.of(local));
+        }
+        self
+    }
+
+    /// Writes the state of the sub-flow the flow stops in.
+    pub fn put_sub(self, sub: &SubState) -> Self {
+        self.put(sub, &Slot::of(), "sub-flow state")
+    }
+
+    /// Stops the flow: records the questions of `stop` and this state, then never completes.
+    /// The driver sees the record and drops the flow's future.
+    ///
+    /// A state that cannot be written (or, in debug builds, does not read back as written)
+    /// fails the request here with an internal error naming the carried local at fault,
+    /// rather than handing out a state the next round would refuse.
+    pub fn stop(self, stop: Stop) -> impl Future<Output = Infallible> + use<> {
+        let halted = match stop.0 {
+            StopKind::Fail(error) => Halted::Failed(error),
+            StopKind::Refuse(reason) => Halted::Refused(reason),
+            StopKind::Ask(requests) => match self.error {
+                None => Halted::Asked {
+                    requests,
+                    state: self.bytes,
+                    shape: self.shape,
+                    round: self.round.unwrap_or(0),
+                },
+                Some(error) => {
+                    tracing::error!(%error, "a flow's state could not be encoded at a question");
+                    Halted::Failed(internal_error(format!(
+                        "the flow's state could not be encoded: {error}"
+                    )))
+                }
+            },
+        };
+        self.cx.halt(halted);
+        std::future::pending()
+    }
+}
