@@ -208,7 +208,7 @@ fn step_inputs(handler: &Handler) -> (TokenStream, TokenStream) {
 ///     struct __mcp_tool_deploy;
 ///     async fn __mcp_step(args: DeployArgs, __mcp_cx: Cx, __mcp_state: Resume) -> ToolResult {
 ///         let __mcp_s0 = <_ as Carry>::slot();   // one per carried local, at its name
-///         let mut __mcp_r = __mcp_state.open(&__mcp_cx, SHAPE, &[__mcp_s0.name()], &[0, 1]).await;
+///         let mut __mcp_r = __mcp_state.open(&__mcp_cx, "|target,|confirm,;replicas#0", &[__mcp_s0.name()], &[0, 1]).await;
 ///         let cx = __mcp_cx;
 ///         match __mcp_r.point() {
 ///             None | Some(0) => { BODY, each question stopping with
@@ -336,10 +336,10 @@ fn expand_sub_flow(handler: &Handler, step: &Ident, body: TokenStream) -> TokenS
     }
 }
 
-/// The macro's part of the flow's shape fingerprint: its question points, their keys, and
-/// the names and slots of the locals each one carries. FNV-1a, computed here at compile time;
-/// the runtime mixes in the types the compiler chose for the slots (`Resume::open`).
-fn shape(sites: &[Site], resumed: &[Resumed]) -> u32 {
+/// The macro's part of the flow's shape: its question points, their keys, and the names and
+/// slots of the locals each one carries, as text. The runtime fingerprints it together with
+/// the types the compiler chose for the slots (`Resume::open`).
+fn shape(sites: &[Site], resumed: &[Resumed]) -> String {
     let mut text = String::new();
     for (site, resumed) in sites.iter().zip(resumed) {
         text.push('|');
@@ -351,11 +351,7 @@ fn shape(sites: &[Site], resumed: &[Resumed]) -> u32 {
             text.push_str(&format!(";{}#{}", carried.field, carried.slot));
         }
     }
-    let hash = text.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |hash, byte| {
-        (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
-    });
-    // Folded to 32 bits: enough to tell builds apart, and every state carries it.
-    (hash ^ (hash >> 32)) as u32
+    text
 }
 
 /// The hidden type of the handler value.

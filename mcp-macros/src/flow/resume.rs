@@ -53,8 +53,6 @@ pub(crate) struct Resumer<'a> {
     carried: Vec<Carried>,
     errors: &'a mut Errors,
     reported: &'a mut HashSet<String>,
-    /// Bindings declared before the resume point in the enclosing blocks, innermost last.
-    visible: Vec<Binding>,
 }
 
 impl<'a> Resumer<'a> {
@@ -73,7 +71,6 @@ impl<'a> Resumer<'a> {
             carried: Vec::new(),
             errors,
             reported,
-            visible: Vec::new(),
         }
     }
 
@@ -104,10 +101,7 @@ impl<'a> Resumer<'a> {
                 declared.extend(bindings);
             }
         }
-        let depth = self.visible.len();
-        self.visible.extend(declared.iter().cloned());
         let mut stmts = vec![self.stmt(&block.stmts[i], rest)];
-        self.visible.truncate(depth);
         stmts.extend(block.stmts[i + 1..].iter().cloned());
         let (free, assigned) = scope::free_and_assigned_in_stmts(&stmts, self.questions);
         // Items (`use`, `const`, `fn`, `struct`, `macro_rules!`) declared before the question

@@ -14,7 +14,12 @@ pub fn deploy() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Cop
         let __mcp_s0 = <_ as ::mcp_runtime::flow::carry::Carry>::slot();
         #[allow(unused_mut, unused_variables)]
         let mut __mcp_r = __mcp_state
-            .open(&__mcp_cx, 3626898790u32, &[__mcp_s0.name()], &[0usize, 1usize])
+            .open(
+                &__mcp_cx,
+                "|target,|confirm,;replicas#0",
+                &[__mcp_s0.name()],
+                &[0usize, 1usize],
+            )
             .await;
         let cx: Cx = __mcp_cx;
         match __mcp_r.point() {

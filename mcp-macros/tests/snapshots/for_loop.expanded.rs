@@ -17,7 +17,7 @@ fn review() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
         let mut __mcp_r = __mcp_state
             .open(
                 &__mcp_cx,
-                2488538545u32,
+                "|keep,;pos_0#0;kept#1;names#2",
                 &[__mcp_s0.name(), __mcp_s1.name(), __mcp_s2.name()],
                 &[3usize],
             )

@@ -17,7 +17,7 @@ fn confirm(
     ) -> Result<bool, Refusal> {
         #[allow(unused_mut, unused_variables)]
         let mut __mcp_r = __mcp_state
-            .open(&__mcp_cx, 150979793u32, &[], &[0usize, 0usize])
+            .open(&__mcp_cx, "|first,|really,", &[], &[0usize, 0usize])
             .await;
         let cx: &Cx = &__mcp_cx;
         match __mcp_r.point() {

@@ -1,9 +1,9 @@
 //! Serialisation of carried locals, with an error that speaks of flows.
 
 use serde::Serialize;
+use serde::de::DeserializeOwned;
 
 use super::continuation::Slot;
-use serde::de::DeserializeOwned;
 
 /// A value a flow can carry across a question: any type that is `Serialize` and
 /// `DeserializeOwned`.

@@ -9,8 +9,8 @@
 //! Carry>::slot()`, spanned at the local's name): it must be [`Carry`].
 //!
 //! The payload is CBOR: the point's number, then each carried field as one CBOR item, in the
-//! order the macro lists them. The flow's shape mixes the macro's fingerprint of its points,
-//! keys and carried names with the names of the types the compiler chose for its slots, so
+//! order the macro lists them. The flow's shape fingerprint covers the macro's account of its
+//! points, keys and carried names and the names of the types the compiler chose for its slots, so
 //! a build that carries a local as another type reads as another shape.
 
 use std::convert::Infallible;
@@ -56,15 +56,16 @@ impl Resume {
         }
     }
 
-    /// Opens the state for a flow whose macro-computed fingerprint is `shape`, whose slots'
-    /// types are named `slots`, and whose point `n` carries `fields[n]` fields.
+    /// Opens the state for a flow whose shape, as the macro sees it, is `shape` (its points,
+    /// keys and carried names), whose slots' types are named `slots`, and whose point `n`
+    /// carries `fields[n]` fields.
     ///
     /// A state of another shape is refused (or, where the flow says so, restarts it); a state
     /// that does not decode is refused. Either way the step stops here.
     pub async fn open(
         self,
         cx: &Cx,
-        shape: u32,
+        shape: &str,
         slots: &[&'static str],
         fields: &[usize],
     ) -> Reader {
@@ -112,16 +113,16 @@ async fn refuse<T>(cx: &Cx, reason: String) -> T {
     std::future::pending().await
 }
 
-/// The shape of a flow: the macro's fingerprint mixed with its slots' type names (FNV-1a,
-/// folded to 32 bits).
-fn mix(shape: u32, slots: &[&str]) -> u32 {
+/// The fingerprint of a flow's shape: the macro's part and its slots' type names, FNV-1a
+/// folded to 32 bits (enough to tell builds apart, and every state carries it).
+fn mix(shape: &str, slots: &[&str]) -> u32 {
     let mut hash = 0xcbf2_9ce4_8422_2325_u64;
     let mut eat = |bytes: &[u8]| {
         for byte in bytes {
             hash = (hash ^ u64::from(*byte)).wrapping_mul(0x0100_0000_01b3);
         }
     };
-    eat(&shape.to_le_bytes());
+    eat(shape.as_bytes());
     for name in slots {
         eat(name.as_bytes());
         eat(b"|");
