@@ -10,28 +10,15 @@ use std::collections::{BTreeMap, HashMap};
 use mcp_runtime::state::{INVALID_STATE_MESSAGE, Signer};
 use mcp_runtime::testing::FlowTester;
 use mcp_runtime::{Cx, ToolResult, elicit, text, tool};
-use serde::{Deserialize, Serialize};
 use serde_json::json;
 
 #[path = "common/answers.rs"]
 mod answers;
 
-use answers::{Word, Yes, finish, word, yes};
-
-#[derive(Deserialize, schemars::JsonSchema)]
-struct Args {
-    items: Vec<String>,
-    start: u32,
-}
+use answers::{Args, Mode, Word, Yes, finish, word, yes};
 
 fn args() -> serde_json::Value {
     json!({ "items": ["ant", "bee", "cat"], "start": 4 })
-}
-
-#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
-enum Mode {
-    Fast,
-    Slow(u32),
 }
 
 fn bounds(items: &[String]) -> (usize, usize) {

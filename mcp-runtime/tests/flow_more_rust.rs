@@ -14,19 +14,7 @@ use serde_json::json;
 #[path = "common/answers.rs"]
 mod answers;
 
-use answers::{Word, Yes, finish, run, word, yes};
-
-#[derive(Deserialize, schemars::JsonSchema)]
-struct Args {
-    items: Vec<String>,
-    start: u32,
-}
-
-#[derive(Serialize, Deserialize, Clone, Debug)]
-enum Mode {
-    Fast,
-    Slow(u32),
-}
+use answers::{Args, Mode, Word, Yes, finish, run, word, yes};
 
 #[derive(Serialize, Deserialize, Debug)]
 struct Pair(u32, String);

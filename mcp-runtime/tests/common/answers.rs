@@ -1,5 +1,6 @@
-//! What the flow tests of ordinary Rust share: two small forms, their accepted answers, and
-//! a driver that answers each round's one question in turn.
+//! What the flow tests of ordinary Rust share: two small forms, their accepted answers, a
+//! handler's arguments, a carried enum, and a driver that answers each round's one question
+//! in turn.
 
 #![allow(dead_code, reason = "each flow test binary uses part of these")]
 #![allow(
@@ -9,6 +10,7 @@
 
 use mcp_runtime::ElicitForm;
 use mcp_runtime::testing::{FlowTester, Round};
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 #[derive(ElicitForm)]
@@ -19,6 +21,20 @@ pub struct Yes {
 #[derive(ElicitForm)]
 pub struct Word {
     pub word: String,
+}
+
+/// A handler's arguments: some items and a number.
+#[derive(Deserialize, schemars::JsonSchema)]
+pub struct Args {
+    pub items: Vec<String>,
+    pub start: u32,
+}
+
+/// An enum a flow carries across a question.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+pub enum Mode {
+    Fast,
+    Slow(u32),
 }
 
 pub fn yes(ok: bool) -> Value {
