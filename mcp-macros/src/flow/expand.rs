@@ -417,8 +417,8 @@ fn handler_impl(handler: &Handler) -> TokenStream {
     });
     let cached = |ty: TokenStream, init: TokenStream| {
         quote! {
-            static DEFINITION: ::std::sync::OnceLock<#ty> = ::std::sync::OnceLock::new();
-            ::core::clone::Clone::clone(DEFINITION.get_or_init(|| #init))
+            static DEFINITION: #p::Cached<#ty> = #p::Cached::new();
+            DEFINITION.get(|| #init)
         }
     };
     match handler.kind {

@@ -127,23 +127,23 @@ pub fn deploy() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Cop
     #[automatically_derived]
     impl ::mcp_runtime::server::ToolHandler for __mcp_tool_deploy {
         fn definition(&self) -> ::mcp_runtime::protocol::Tool {
-            static DEFINITION: ::std::sync::OnceLock<::mcp_runtime::protocol::Tool> = ::std::sync::OnceLock::new();
-            ::core::clone::Clone::clone(
-                DEFINITION
-                    .get_or_init(|| ::mcp_runtime::__private::tool_definition::<
-                        DeployArgs,
-                    >(
-                        "deploy",
-                        ::core::option::Option::None,
-                        ::core::option::Option::Some("Deploy the service."),
-                        ::mcp_runtime::__private::Presentation {
-                            annotations: ::core::option::Option::None,
-                            icons: ::core::option::Option::None,
-                            meta: ::core::option::Option::None,
-                        },
-                        <ToolResult as ::mcp_runtime::flow::IntoToolResult>::output_schema,
-                    )),
-            )
+            static DEFINITION: ::mcp_runtime::__private::Cached<
+                ::mcp_runtime::protocol::Tool,
+            > = ::mcp_runtime::__private::Cached::new();
+            DEFINITION
+                .get(|| ::mcp_runtime::__private::tool_definition::<
+                    DeployArgs,
+                >(
+                    "deploy",
+                    ::core::option::Option::None,
+                    ::core::option::Option::Some("Deploy the service."),
+                    ::mcp_runtime::__private::Presentation {
+                        annotations: ::core::option::Option::None,
+                        icons: ::core::option::Option::None,
+                        meta: ::core::option::Option::None,
+                    },
+                    <ToolResult as ::mcp_runtime::flow::IntoToolResult>::output_schema,
+                ))
         }
         fn call(
             &self,

@@ -190,25 +190,25 @@ fn review() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
     #[automatically_derived]
     impl ::mcp_runtime::server::ToolHandler for __mcp_tool_review {
         fn definition(&self) -> ::mcp_runtime::protocol::Tool {
-            static DEFINITION: ::std::sync::OnceLock<::mcp_runtime::protocol::Tool> = ::std::sync::OnceLock::new();
-            ::core::clone::Clone::clone(
-                DEFINITION
-                    .get_or_init(|| ::mcp_runtime::__private::tool_definition::<
-                        Names,
-                    >(
-                        "review",
-                        ::core::option::Option::None,
-                        ::core::option::Option::Some(
-                            "Keeps the names the user confirms, one question per name.",
-                        ),
-                        ::mcp_runtime::__private::Presentation {
-                            annotations: ::core::option::Option::None,
-                            icons: ::core::option::Option::None,
-                            meta: ::core::option::Option::None,
-                        },
-                        <ToolResult as ::mcp_runtime::flow::IntoToolResult>::output_schema,
-                    )),
-            )
+            static DEFINITION: ::mcp_runtime::__private::Cached<
+                ::mcp_runtime::protocol::Tool,
+            > = ::mcp_runtime::__private::Cached::new();
+            DEFINITION
+                .get(|| ::mcp_runtime::__private::tool_definition::<
+                    Names,
+                >(
+                    "review",
+                    ::core::option::Option::None,
+                    ::core::option::Option::Some(
+                        "Keeps the names the user confirms, one question per name.",
+                    ),
+                    ::mcp_runtime::__private::Presentation {
+                        annotations: ::core::option::Option::None,
+                        icons: ::core::option::Option::None,
+                        meta: ::core::option::Option::None,
+                    },
+                    <ToolResult as ::mcp_runtime::flow::IntoToolResult>::output_schema,
+                ))
         }
         fn call(
             &self,

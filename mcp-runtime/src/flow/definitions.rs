@@ -1,6 +1,8 @@
 //! What `tools/list`, `prompts/list` and the resource lists show of a handler, and URI
 //! template matching.
 
+use std::sync::OnceLock;
+
 use schemars::JsonSchema;
 use serde_json::Value;
 
@@ -26,6 +28,42 @@ impl<A> Presentation<A> {
     }
 }
 
+/// A handler's definition, built the first time it is listed and cloned after.
+///
+/// Each handler has one, in a `static`. Its `get`s are written per definition type, not per
+/// handler, so they are compiled once, here.
+#[doc(hidden)]
+pub struct Cached<T>(OnceLock<T>);
+
+impl<T> Cached<T> {
+    #[allow(clippy::new_without_default)] // only ever a `static`'s initialiser
+    pub const fn new() -> Self {
+        Self(OnceLock::new())
+    }
+}
+
+fn cached<T: Clone>(cell: &OnceLock<T>, make: fn() -> T) -> T {
+    cell.get_or_init(make).clone()
+}
+
+impl Cached<Tool> {
+    pub fn get(&self, make: fn() -> Tool) -> Tool {
+        cached(&self.0, make)
+    }
+}
+
+impl Cached<Prompt> {
+    pub fn get(&self, make: fn() -> Prompt) -> Prompt {
+        cached(&self.0, make)
+    }
+}
+
+impl Cached<ResourceDefinition> {
+    pub fn get(&self, make: fn() -> ResourceDefinition) -> ResourceDefinition {
+        cached(&self.0, make)
+    }
+}
+
 /// The `Tool` of a `#[tool]` whose arguments are `A`; `output_schema` is its return type's
 /// [`IntoToolResult::output_schema`](super::IntoToolResult::output_schema).
 #[doc(hidden)]
@@ -36,7 +74,27 @@ pub fn tool_definition<A: JsonSchema>(
     presentation: Presentation<ToolAnnotations>,
     output_schema: fn() -> Option<JsonObject>,
 ) -> Tool {
-    let mut schema = match schemars::schema_for!(A).to_value() {
+    tool_of(
+        schemars::schema_for!(A),
+        name,
+        title,
+        description,
+        presentation,
+        output_schema,
+    )
+}
+
+/// The `Tool` of a tool whose arguments' schema is `schema`: [`tool_definition`] without
+/// its one generic line.
+fn tool_of(
+    schema: schemars::Schema,
+    name: &str,
+    title: Option<&str>,
+    description: Option<&str>,
+    presentation: Presentation<ToolAnnotations>,
+    output_schema: fn() -> Option<JsonObject>,
+) -> Tool {
+    let mut schema = match schema.to_value() {
         Value::Object(schema) => schema,
         _ => serde_json::Map::new(),
     };
@@ -63,7 +121,24 @@ pub fn prompt_definition<A: JsonSchema>(
     description: Option<&str>,
     presentation: Presentation,
 ) -> Prompt {
-    let schema = schemars::schema_for!(A).to_value();
+    prompt_of(
+        schemars::schema_for!(A).to_value(),
+        name,
+        title,
+        description,
+        presentation,
+    )
+}
+
+/// The `Prompt` of a prompt whose arguments' schema is `schema`: [`prompt_definition`]
+/// without its one generic line.
+fn prompt_of(
+    schema: Value,
+    name: &str,
+    title: Option<&str>,
+    description: Option<&str>,
+    presentation: Presentation,
+) -> Prompt {
     let required: Vec<&str> = schema
         .get("required")
         .and_then(Value::as_array)

@@ -12,7 +12,7 @@ use super::cx::{Cx, Halted, internal_error, invalid_params};
 use super::payload;
 use crate::logfield::{RateLimit, untrusted, warn_limited};
 use crate::protocol::{ErrorObject, InputRequests};
-use crate::server::{Asked, HandlerResult, Reply, Request};
+use crate::server::{Asked, BoxFuture, HandlerResult, Reply, Request};
 use crate::state::{INVALID_STATE_MESSAGE, get_varint, put_varint};
 
 /// Any client can send a bad `requestState` on every request: the warnings for refused
@@ -44,23 +44,30 @@ pub trait Flow: Copy + Send + Sync + 'static {
     ) -> impl Future<Output = Self::Output> + Send + 'static;
 }
 
-/// How one request to a flow ended.
-pub(crate) enum Ran<O> {
-    /// The handler returned.
-    Done(O),
-    /// The handler asks for input.
-    Asked(Asked),
+/// One round of a flow, its arguments bound: given the round's context and the state it
+/// resumes from, runs the flow to its next question point or its end and turns what it
+/// returned into the method's result.
+///
+/// The generic part of driving a handler ends here: everything after (opening the envelope,
+/// running to a halt, minting the next state) is compiled once, in this crate, rather than
+/// once per handler in the crate that declares it.
+pub(crate) type Step<R> =
+    Box<dyn FnOnce(Cx, Resume) -> BoxFuture<'static, Result<R, ErrorObject>> + Send>;
+
+/// What a driver knows of its flow besides its step: its bounds.
+#[derive(Clone, Copy)]
+pub(crate) struct Bounds {
+    /// The handler's own bound on rounds, if it sets one.
+    pub(crate) max_rounds: Option<u32>,
+    /// Whether a state of another shape restarts the flow.
+    pub(crate) restart: bool,
 }
 
-impl<O> Ran<O> {
-    /// The handler's reply, its return value turned into a final result by `finish`.
-    pub(crate) fn into_reply<R>(
-        self,
-        finish: impl FnOnce(O) -> Result<R, ErrorObject>,
-    ) -> HandlerResult<R> {
-        match self {
-            Self::Done(output) => finish(output).map(Reply::Complete),
-            Self::Asked(asked) => Ok(Reply::InputRequired(asked)),
+impl Bounds {
+    pub(crate) fn of<F: Flow>() -> Self {
+        Self {
+            max_rounds: F::MAX_ROUNDS,
+            restart: F::RESTART_ON_NEW_SHAPE,
         }
     }
 }
@@ -102,12 +109,8 @@ pub(crate) fn refuse_state(
     invalid_state()
 }
 
-/// Runs one round of `flow` for `request`, whose arguments are already parsed into `args`.
-pub(crate) async fn run<F: Flow>(
-    flow: F,
-    request: Request,
-    args: F::Args,
-) -> Result<Ran<F::Output>, ErrorObject> {
+/// Runs one round of a flow for `request`: `step`, from the request's state if it has one.
+pub(crate) async fn run<R>(request: Request, bounds: Bounds, step: Step<R>) -> HandlerResult<R> {
     let Request {
         method,
         target,
@@ -122,7 +125,7 @@ pub(crate) async fn run<F: Flow>(
         app,
         ..
     } = request;
-    let max_rounds = F::MAX_ROUNDS.unwrap_or(limits.max_rounds);
+    let max_rounds = bounds.max_rounds.unwrap_or(limits.max_rounds);
     let refuse = |reason: &dyn std::fmt::Display| refuse_state(method, &target, reason);
     let (round, state) = match &state {
         None => (0, None),
@@ -142,9 +145,9 @@ pub(crate) async fn run<F: Flow>(
         input_responses,
         app,
     );
-    let resume = Resume::handler(round, state, F::RESTART_ON_NEW_SHAPE);
-    if let Some(output) = cx.run_until_halt(flow.step(args, cx.clone(), resume)).await {
-        return Ok(Ran::Done(output));
+    let resume = Resume::handler(round, state, bounds.restart);
+    if let Some(output) = cx.run_until_halt(step(cx.clone(), resume)).await {
+        return output.map(Reply::Complete);
     }
     match cx.take_halt() {
         Some(Halted::Asked {
@@ -160,7 +163,7 @@ pub(crate) async fn run<F: Flow>(
                 )));
             }
             let requests: InputRequests = requests.into_iter().collect();
-            Ok(Ran::Asked(Asked::new(
+            Ok(Reply::InputRequired(Asked::new(
                 requests,
                 envelope_bytes(next, envelope_shape(shape), &state),
             )))

@@ -38,7 +38,7 @@ pub mod __private {
     pub use super::continuation::{Reader, Resume, Slot, Writer};
     pub use super::cx::{Batch, Settled, Stop, app_state, settle_one};
     pub use super::definitions::{
-        Presentation, prompt_definition, resource_definition, tool_definition, uri_matches,
+        Cached, Presentation, prompt_definition, resource_definition, tool_definition, uri_matches,
     };
     pub use super::driver::Flow;
     pub use super::output::{NoArgs, drive_prompt, drive_resource, drive_tool};

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::cx::invalid_params;
-use super::driver::{Flow, run};
+use super::driver::{Bounds, Flow, Step, run};
 use super::question::Refusal;
 use crate::protocol::{
     CallToolResult, ContentBlock, ErrorCode, ErrorObject, GetPromptResult, JsonObject,
@@ -332,25 +332,44 @@ impl schemars::JsonSchema for NoArgs {
 #[doc(hidden)]
 /// `convert` is the output type's [`IntoToolResult::into_tool_result`], named by the macro at
 /// the handler's return type, where a type that is no tool result is reported.
+///
+/// Only the arguments' parsing and the step are generic; the rest is compiled once, here.
 pub fn drive_tool<F: Flow>(
     flow: F,
     mut request: Request,
     convert: fn(F::Output) -> Result<CallToolResult, ErrorObject>,
 ) -> BoxFuture<'static, HandlerResult<CallToolResult>> {
-    Box::pin(async move {
-        let arguments = Value::Object(request.arguments.take().unwrap_or_default());
-        let args = match F::Args::deserialize(&arguments) {
-            Ok(args) => args,
-            // Arguments are the model's to fix, so they fail as a tool result it can read.
-            Err(error) => {
-                return Ok(Reply::Complete(CallToolResult::error(format!(
-                    "invalid arguments for tool `{}`: {error}",
-                    request.target
-                ))));
-            }
-        };
-        run(flow, request, args).await?.into_reply(convert)
-    })
+    let arguments = Value::Object(request.arguments.take().unwrap_or_default());
+    match F::Args::deserialize(&arguments) {
+        Ok(args) => tool_round(
+            request,
+            Bounds::of::<F>(),
+            Box::new(move |cx, resume| {
+                Box::pin(async move { convert(flow.step(args, cx, resume).await) })
+            }),
+        ),
+        Err(error) => invalid_tool_arguments(request, &error),
+    }
+}
+
+fn tool_round(
+    request: Request,
+    bounds: Bounds,
+    step: Step<CallToolResult>,
+) -> BoxFuture<'static, HandlerResult<CallToolResult>> {
+    Box::pin(run(request, bounds, step))
+}
+
+/// Arguments are the model's to fix, so they fail as a tool result it can read.
+fn invalid_tool_arguments(
+    request: Request,
+    error: &serde_json::Error,
+) -> BoxFuture<'static, HandlerResult<CallToolResult>> {
+    let result = CallToolResult::error(format!(
+        "invalid arguments for tool `{}`: {error}",
+        request.target
+    ));
+    Box::pin(std::future::ready(Ok(Reply::Complete(result))))
 }
 
 /// Drives one round of a `#[prompt]`.
@@ -361,16 +380,31 @@ pub fn drive_prompt<F: Flow>(
     mut request: Request,
     convert: fn(F::Output) -> Result<GetPromptResult, ErrorObject>,
 ) -> BoxFuture<'static, HandlerResult<GetPromptResult>> {
-    Box::pin(async move {
-        let arguments = Value::Object(request.arguments.take().unwrap_or_default());
-        let args = F::Args::deserialize(&arguments).map_err(|error| {
-            invalid_params(format!(
+    let arguments = Value::Object(request.arguments.take().unwrap_or_default());
+    match F::Args::deserialize(&arguments) {
+        Ok(args) => prompt_round(
+            request,
+            Bounds::of::<F>(),
+            Box::new(move |cx, resume| {
+                Box::pin(async move { convert(flow.step(args, cx, resume).await) })
+            }),
+        ),
+        Err(error) => {
+            let error = invalid_params(format!(
                 "invalid arguments for prompt `{}`: {error}",
                 request.target
-            ))
-        })?;
-        run(flow, request, args).await?.into_reply(convert)
-    })
+            ));
+            Box::pin(std::future::ready(Err(error)))
+        }
+    }
+}
+
+fn prompt_round(
+    request: Request,
+    bounds: Bounds,
+    step: Step<GetPromptResult>,
+) -> BoxFuture<'static, HandlerResult<GetPromptResult>> {
+    Box::pin(run(request, bounds, step))
 }
 
 /// Drives one round of a `#[resource]` served under the URI or template `template`.
@@ -382,18 +416,37 @@ pub fn drive_resource<F: Flow>(
     request: Request,
     convert: fn(F::Output, &str) -> Result<ReadResourceResult, ErrorObject>,
 ) -> BoxFuture<'static, HandlerResult<ReadResourceResult>> {
-    Box::pin(async move {
-        let uri = request.target.clone();
-        let variables: Map<String, Value> = super::definitions::template_variables(template, &uri)
-            .unwrap_or_default()
-            .into_iter()
-            .map(|(name, value)| (name, Value::String(value)))
-            .collect();
-        let arguments = Value::Object(variables);
-        let args = F::Args::deserialize(&arguments)
-            .map_err(|error| invalid_params(format!("invalid resource URI `{uri}`: {error}")))?;
-        run(flow, request, args)
-            .await?
-            .into_reply(|output| convert(output, &uri))
-    })
+    let uri = request.target.clone();
+    match F::Args::deserialize(&uri_variables(template, &uri)) {
+        Ok(args) => resource_round(
+            request,
+            Bounds::of::<F>(),
+            Box::new(move |cx, resume| {
+                Box::pin(async move { convert(flow.step(args, cx, resume).await, &uri) })
+            }),
+        ),
+        Err(error) => {
+            let error = invalid_params(format!("invalid resource URI `{uri}`: {error}"));
+            Box::pin(std::future::ready(Err(error)))
+        }
+    }
+}
+
+/// The variables `uri` gives `template`'s placeholders, as the arguments object they are
+/// parsed from.
+fn uri_variables(template: &str, uri: &str) -> Value {
+    let variables: Map<String, Value> = super::definitions::template_variables(template, uri)
+        .unwrap_or_default()
+        .into_iter()
+        .map(|(name, value)| (name, Value::String(value)))
+        .collect();
+    Value::Object(variables)
+}
+
+fn resource_round(
+    request: Request,
+    bounds: Bounds,
+    step: Step<ReadResourceResult>,
+) -> BoxFuture<'static, HandlerResult<ReadResourceResult>> {
+    Box::pin(run(request, bounds, step))
 }
