@@ -17,6 +17,8 @@ pub(crate) struct Plan<'a> {
     pub(crate) handler: &'a Handler,
     pub(crate) forward: Block,
     pub(crate) sites: &'a [Site],
+    /// The queues of the `for` loops whose items are carried (see `sites::loops`).
+    pub(crate) taken: &'a [Ident],
     pub(crate) resumed: Vec<Resumed>,
 }
 
@@ -109,9 +111,15 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
         .map(|(site, point)| point.carried.len() + usize::from(site.is_sub()));
     // Each slot is declared at the name of the local it carries: a type that cannot be
     // carried is reported there, once, in `Carry`'s words.
+    // A loop's queue of items is checked in the words of loops.
     let slot_decls = slots.iter().enumerate().map(|(n, local)| {
         let slot = settle::slot(n);
-        quote_spanned!(local.span()=> let #slot = <_ as ::mcp_runtime::flow::carry::Carry>::slot();)
+        let carry = if plan.taken.contains(local) {
+            quote!(CarryItems)
+        } else {
+            quote!(Carry)
+        };
+        quote_spanned!(local.span()=> let #slot = <_ as ::mcp_runtime::flow::carry::#carry>::slot();)
     });
     let slot_names = (0..slots.len()).map(|n| {
         let slot = settle::slot(n);

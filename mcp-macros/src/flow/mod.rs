@@ -69,6 +69,7 @@ pub(crate) fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenS
     analyzer.block(&mut body);
     let sites = std::mem::take(&mut analyzer.sites);
     let loops = std::mem::take(&mut analyzer.loops);
+    let taken = std::mem::take(&mut analyzer.taken);
     check_keys(&sites, &mut errors);
     if let Some(error) = stage_errors(&mut errors) {
         return fallback(kind, &function, error);
@@ -90,6 +91,7 @@ pub(crate) fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenS
         handler: &handler,
         forward: body,
         sites: &sites,
+        taken: &taken,
         resumed,
     })
 }

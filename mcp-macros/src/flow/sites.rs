@@ -123,6 +123,8 @@ pub(crate) struct Analyzer<'a> {
     path: Vec<Step>,
     naming: Option<Naming>,
     pub(crate) loops: Vec<Loop>,
+    /// The queues of the `for` loops whose items are taken once and carried.
+    pub(crate) taken: Vec<Ident>,
     /// The sub-flow being compiled, to refuse a call of itself.
     own: Option<Ident>,
 }
@@ -137,6 +139,7 @@ impl<'a> Analyzer<'a> {
             path: Vec::new(),
             naming: None,
             loops: Vec::new(),
+            taken: Vec::new(),
         }
     }
 
@@ -251,10 +254,7 @@ impl<'a> Analyzer<'a> {
             }
             Expr::ForLoop(e) if has_question(&e.body, self.cx) => {
                 self.forbid(&e.expr, Position::Nested);
-                if let Some(rewritten) = self.resumable_for(e) {
-                    *expr = rewritten;
-                    self.rewritten_for(expr);
-                }
+                self.resumable_for(expr);
             }
             other => self.forbid(other, Position::Nested),
         }
@@ -435,20 +435,6 @@ impl<'a> Analyzer<'a> {
         if let Some(error) = awaited_in_macro(mac, self.cx) {
             self.errors.push(error);
         }
-    }
-}
-
-/// Whether evaluating `expr` again gives the same value without side effects.
-fn reevaluable(expr: &Expr) -> bool {
-    match expr {
-        Expr::Path(p) => p.qself.is_none(),
-        Expr::Lit(_) => true,
-        Expr::Field(f) => reevaluable(&f.base),
-        Expr::Paren(p) => reevaluable(&p.expr),
-        Expr::Range(r) => {
-            r.start.as_deref().is_none_or(reevaluable) && r.end.as_deref().is_none_or(reevaluable)
-        }
-        _ => false,
     }
 }
 

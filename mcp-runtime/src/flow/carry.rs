@@ -31,6 +31,30 @@ impl<T: Serialize + DeserializeOwned> Carry for T {
     }
 }
 
+/// The items a `for` loop that asks questions has yet to take, when its collection is a
+/// call, a macro or a chain that owns its items: [`Carry`], for the queue of those items.
+///
+/// Such a collection is evaluated once; its items wait in a queue that travels in the request
+/// state, so they must be written and read back.
+#[diagnostic::on_unimplemented(
+    message = "the items of this `for` loop cannot be carried across a question",
+    label = "this loop asks questions, so the items it has yet to take travel in the request state",
+    note = "the items must implement `serde::Serialize` and `serde::Deserialize`; derive them, \
+            or loop over values that do and look the others up inside the loop"
+)]
+pub trait CarryItems: Sized {
+    /// The slot of a loop's queue of items.
+    #[doc(hidden)]
+    fn slot() -> Slot<Self>;
+}
+
+#[diagnostic::do_not_recommend]
+impl<T: Serialize + DeserializeOwned> CarryItems for T {
+    fn slot() -> Slot<T> {
+        Slot::of()
+    }
+}
+
 /// A collection a `for` loop that asks questions can iterate over.
 ///
 /// Such a loop iterates over a copy, so the flow can resume it on a later round by copying the

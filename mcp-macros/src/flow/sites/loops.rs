@@ -2,10 +2,11 @@
 //! and recorded for the stages after the site finder.
 
 use proc_macro2::Span;
+use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
-use syn::{Expr, Ident, Stmt};
+use syn::{Expr, Ident, Stmt, Token};
 
-use super::{Analyzer, Step, reevaluable};
+use super::{Analyzer, Step};
 
 /// A `for` loop that asks questions, rewritten so that its position travels in the state
 /// (see [`Analyzer::resumable_for`]): what resuming it needs, by name.
@@ -31,28 +32,44 @@ impl Loop {
 }
 
 impl Analyzer<'_> {
-    /// A `for` loop that asks questions, rewritten so its position travels in the state, and
-    /// recorded as [`Loop`] `N`.
+    /// A `for` loop that asks questions (`expr`), rewritten so that the flow can resume it,
+    /// then walked for its questions.
+    ///
+    /// A collection that gives the same items when evaluated again ([`reevaluable`]: a
+    /// local, a field, a borrow of one, a range, literals, or a chain of iterator methods
+    /// lending from a local) is evaluated again on resume, with the loop's position carried
+    /// ([`rewound`](Self::rewound)). Any other (a call, a macro, an owning chain) is evaluated
+    /// once and its items carried ([`taken`]).
+    pub(super) fn resumable_for(&mut self, expr: &mut Expr) {
+        let Expr::ForLoop(e) = expr else { return };
+        if reevaluable(&e.expr) {
+            *expr = self.rewound(e);
+            self.rewritten_for(expr);
+        } else {
+            let items = quote::format_ident!(
+                "__mcp_items_{}",
+                self.taken.len(),
+                span = Span::mixed_site().located_at(e.expr.span())
+            );
+            *expr = taken(e, &items);
+            self.taken.push(items);
+            self.head(expr);
+        }
+    }
+
+    /// A `for` loop over a collection evaluated again on resume, rewritten so its position
+    /// travels in the state, and recorded as [`Loop`] `N`.
     ///
     /// Input:  `'l: for PAT in EXPR { BODY }`
-    /// Output:
+    /// Output (`ROOT` is the local `EXPR` iterates over, if any):
     /// ```text
-    /// { RewindsInOrder::in_order((&Probe(&(EXPR))).rewind_order());
+    /// { RewindsInOrder::in_order((&Probe(&(ROOT))).rewind_order());
     ///   let mut __mcp_pos_N: usize = 0;
     ///   let mut __mcp_iter_N = Rewind::rewind(&(EXPR), __mcp_pos_N);
     ///   'l: while let Some(PAT) = Iterator::next(&mut __mcp_iter_N) { __mcp_pos_N += 1; BODY } }
     /// ```
-    /// On resume the iterator is rebuilt from `EXPR` and the carried position, so `EXPR` must
-    /// be something the flow can evaluate again: a local, a field of one, or a range of those
-    /// and literals.
-    pub(super) fn resumable_for(&mut self, e: &syn::ExprForLoop) -> Option<Expr> {
-        if !reevaluable(&e.expr) {
-            self.errors.push(syn::Error::new_spanned(
-                &e.expr,
-                "a `for` loop that asks questions must iterate over a local, a field of one or a range, so the flow can resume it; bind the collection first: `let items = ...;` and write `for item in items`",
-            ));
-            return None;
-        }
+    /// On resume the iterator is rebuilt from `EXPR` and the carried position.
+    fn rewound(&mut self, e: &syn::ExprForLoop) -> Expr {
         let n = self.loops.len();
         let record = Loop {
             source: (*e.expr).clone(),
@@ -65,14 +82,16 @@ impl Analyzer<'_> {
         let source = &record.source;
         // A `HashMap` or `HashSet` comes back in another order each round: refused at the
         // collection (the probe's method resolves to the hash one only for those types).
-        let in_order = quote::quote_spanned! {source.span()=>
-            ::mcp_runtime::__private::RewindsInOrder::in_order({
-                // One of the two resolves the call, so the other is always unused.
-                #[allow(unused_imports)]
-                use ::mcp_runtime::__private::{ProbeAny as _, ProbeHash as _};
-                (&::mcp_runtime::__private::Probe(&(#source))).rewind_order()
-            });
-        };
+        let in_order = root(source).map(|root| {
+            quote::quote_spanned! {source.span()=>
+                ::mcp_runtime::__private::RewindsInOrder::in_order({
+                    // One of the two resolves the call, so the other is always unused.
+                    #[allow(unused_imports)]
+                    use ::mcp_runtime::__private::{ProbeAny as _, ProbeHash as _};
+                    (&::mcp_runtime::__private::Probe(&(#root))).rewind_order()
+                });
+            }
+        });
         let rewritten = syn::parse_quote! {{
             #in_order
             let mut #pos: usize = 0;
@@ -85,7 +104,7 @@ impl Analyzer<'_> {
             }
         }};
         self.loops.push(record);
-        Some(rewritten)
+        rewritten
     }
 
     /// Walks the loop [`resumable_for`](Self::resumable_for) just wrote and recorded last:
@@ -116,5 +135,103 @@ impl Analyzer<'_> {
         self.path.extend(steps);
         self.block(&mut looped.body);
         self.path.truncate(self.path.len() - steps.len());
+    }
+}
+
+/// A `for` loop over a collection that is evaluated once: its items are taken into a queue,
+/// which is carried like a local, and so is the item the loop stands at, if it is used after a
+/// question: the loop is then a `while let` like any other.
+///
+/// Input:  `'l: for PAT in EXPR { BODY }`
+/// Output:
+/// ```text
+/// { let mut __mcp_items_N: VecDeque<_> = Iterator::collect(IntoIterator::into_iter(EXPR));
+///   'l: while let Some(PAT) = VecDeque::pop_front(&mut __mcp_items_N) BODY }
+/// ```
+fn taken(e: &syn::ExprForLoop, items: &Ident) -> Expr {
+    let (label, pat, body, expr) = (&e.label, &e.pat, &e.body, &e.expr);
+    let queue = quote::quote_spanned!(expr.span()=> ::std::collections::VecDeque<_>);
+    syn::parse_quote! {{
+        let mut #items: #queue = ::core::iter::Iterator::collect(
+            ::core::iter::IntoIterator::into_iter(#expr),
+        );
+        #label while let ::core::option::Option::Some(#pat) =
+            ::std::collections::VecDeque::pop_front(&mut #items)
+        #body
+    }}
+}
+
+/// Methods of `std` that iterate over their receiver by borrowing it: a chain that starts
+/// with one of these on a local gives the same items each time it is evaluated, as long as the
+/// local is unchanged, which the borrow it holds for the whole loop guarantees.
+const LENDING: &[&str] = &[
+    "iter",
+    "chars",
+    "char_indices",
+    "bytes",
+    "lines",
+    "split",
+    "split_whitespace",
+    "split_terminator",
+    "keys",
+    "values",
+    "windows",
+    "chunks",
+    "chunks_exact",
+];
+
+/// Whether evaluating `expr` again gives the same items without side effects: a local, a
+/// field of one, a shared borrow of either, a range of those and literals, an array of
+/// literals, or a chain of methods that starts lending from one of those ([`LENDING`]) and
+/// whose arguments are such expressions or closures.
+fn reevaluable(expr: &Expr) -> bool {
+    match expr {
+        Expr::Path(p) => p.qself.is_none(),
+        Expr::Lit(_) => true,
+        Expr::Field(f) => reevaluable(&f.base),
+        Expr::Paren(p) => reevaluable(&p.expr),
+        Expr::Reference(r) => r.mutability.is_none() && reevaluable(&r.expr),
+        Expr::Range(r) => {
+            r.start.as_deref().is_none_or(reevaluable) && r.end.as_deref().is_none_or(reevaluable)
+        }
+        // Only literals: an array of locals would move them, once per evaluation.
+        Expr::Array(a) => a.elems.iter().all(literal),
+        Expr::Macro(m) if m.mac.path.is_ident("vec") => m
+            .mac
+            .parse_body_with(Punctuated::<Expr, Token![,]>::parse_terminated)
+            .is_ok_and(|elems| elems.iter().all(literal)),
+        Expr::MethodCall(call) => {
+            let argument = |arg: &Expr| matches!(arg, Expr::Closure(_)) || reevaluable(arg);
+            let lends = match &*call.receiver {
+                Expr::MethodCall(_) => reevaluable(&call.receiver),
+                receiver => reevaluable(receiver) && LENDING.iter().any(|name| call.method == name),
+            };
+            lends && call.args.iter().all(argument)
+        }
+        _ => false,
+    }
+}
+
+/// The local or field a re-evaluated collection iterates over, if any: what is probed for the
+/// order it iterates in.
+fn root(expr: &Expr) -> Option<&Expr> {
+    match expr {
+        Expr::Path(_) | Expr::Field(_) => Some(expr),
+        Expr::Paren(p) => root(&p.expr),
+        Expr::Reference(r) => root(&r.expr),
+        Expr::MethodCall(call) => root(&call.receiver),
+        _ => None,
+    }
+}
+
+/// A literal, or a tuple or negation of literals: the same value however often it is
+/// evaluated, and nothing moved to make it.
+fn literal(expr: &Expr) -> bool {
+    match expr {
+        Expr::Lit(_) => true,
+        Expr::Unary(u) => matches!(u.op, syn::UnOp::Neg(_)) && literal(&u.expr),
+        Expr::Tuple(t) => t.elems.iter().all(literal),
+        Expr::Paren(p) => literal(&p.expr),
+        _ => false,
     }
 }

@@ -5,17 +5,22 @@ struct Keep {
     ok: bool,
 }
 
-fn names() -> Vec<String> {
-    vec!["a".to_owned()]
+/// A connection: no state can hold it.
+struct Conn {
+    name: String,
+}
+
+fn connections() -> Vec<Conn> {
+    vec![Conn { name: "a".to_owned() }]
 }
 
 #[tool]
 async fn review(cx: Cx) -> ToolResult {
     let mut kept: Vec<String> = Vec::new();
-    for name in names() {
-        let keep: Keep = cx.elicit(format!("Keep {name}?")).await?;
+    for conn in connections() {
+        let keep: Keep = cx.elicit(format!("Keep {}?", conn.name)).await?;
         if keep.ok {
-            kept.push(name);
+            kept.push(conn.name);
         }
     }
     Ok(text(kept.join(",")))
