@@ -233,6 +233,21 @@ async fn untyped_in_and_around_a_sub_flow(args: Args, cx: Cx) -> ToolResult {
     Ok(text(format!("{names} {total}")))
 }
 
+#[tool]
+async fn string_literals(cx: Cx) -> ToolResult {
+    // A `&'static str` cannot be read back from a state: a local bound once to a literal is
+    // declared again where the flow resumes, at the top level and inside a branch.
+    let env = "prod";
+    let _go: Yes = cx.elicit(format!("Deploy to {env}?")).await?;
+    let regions = ["eu", "us"];
+    if regions.contains(&"eu") {
+        let label: &str = "sure";
+        let _again: Yes = cx.elicit("Sure?").await?;
+        return Ok(text(format!("{env} {label} {regions:?}")));
+    }
+    Ok(text(env))
+}
+
 #[tokio::test]
 async fn carried_locals_need_no_written_type() {
     fn t<M>(handler: impl mcp_runtime::server::IntoToolHandler<M>) -> FlowTester {
@@ -310,6 +325,11 @@ async fn carried_locals_need_no_written_type() {
             vec![yes(true)],
             "ant/bee/cat 8",
         ),
+        (
+            FlowTester::tool(string_literals),
+            vec![yes(true), yes(true)],
+            "prod sure [\"eu\", \"us\"]",
+        ),
     ];
     for (tester, answers, expected) in cases {
         assert_eq!(finish(tester, &answers).await, expected);
@@ -317,24 +337,25 @@ async fn carried_locals_need_no_written_type() {
 }
 
 /// Two builds of one tool, alike token for token but for a literal's suffix: the compiler
-/// carries `count` as a `u32` in one and a `u64` in the other.
+/// carries `count` as a `u32` in one and a `u64` in the other. (`count` is computed, not a
+/// bare literal, which would be declared again on resume rather than carried.)
 #[tool(name = "counted")]
 async fn counted_as_u32(cx: Cx) -> ToolResult {
-    let count = 3_u32;
+    let count = u32::from(3_u8);
     let _go: Yes = cx.elicit("Go?").await?;
     Ok(text(count.to_string()))
 }
 
 #[tool(name = "counted")]
 async fn counted_as_u64(cx: Cx) -> ToolResult {
-    let count = 3_u64;
+    let count = u64::from(3_u8);
     let _go: Yes = cx.elicit("Go?").await?;
     Ok(text(count.to_string()))
 }
 
 #[tool(name = "counted")]
 async fn counted_as_u32_reworded(cx: Cx) -> ToolResult {
-    let count = 3_u32;
+    let count = u32::from(3_u8);
     let _go: Yes = cx.elicit("Shall we?").await?;
     Ok(text(format!("{count}!")))
 }

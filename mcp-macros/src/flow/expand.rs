@@ -7,6 +7,7 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::visit_mut::VisitMut;
 use syn::{Block, Expr, Ident};
 
+use super::hoist::Hoisted;
 use super::model::{Handler, Kind};
 use super::resume::Resumed;
 use super::settle::{self, SiteCode};
@@ -19,6 +20,8 @@ pub(crate) struct Plan<'a> {
     pub(crate) sites: &'a [Site],
     /// The queues of the `for` loops whose items are carried (see `sites::loops`).
     pub(crate) taken: &'a [Ident],
+    /// The statements declared again rather than carried (see `hoist`).
+    pub(crate) hoisted: &'a Hoisted,
     pub(crate) resumed: Vec<Resumed>,
 }
 
@@ -64,7 +67,7 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
         })
         .collect();
     if !straight.is_empty() {
-        forward = straight::nest(&forward, &straight, &resumed, &reader);
+        forward = straight::nest(&forward, &straight, &resumed, plan.hoisted, &reader);
     }
     let mut same_as_start = Vec::new();
     let mut arms = Vec::new();

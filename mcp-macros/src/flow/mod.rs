@@ -3,10 +3,11 @@
 //!
 //! Pipeline: parse the attribute and the function ([`model`]), find and check the question
 //! points and mark them ([`sites`], recognising questions with [`questions`]), build the body
-//! resumed at each point and the locals each carries ([`resume`], [`scope`]), then emit
-//! everything ([`expand`]).
+//! resumed at each point and the locals each carries ([`resume`], [`scope`]; what is declared
+//! again rather than carried: [`hoist`]), then emit everything ([`expand`]).
 
 mod expand;
+mod hoist;
 mod model;
 mod presentation;
 mod questions;
@@ -75,12 +76,18 @@ pub(crate) fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenS
         return fallback(kind, &function, error);
     }
 
+    let hoisted = hoist::Hoisted::of(&function);
     let questions = expand::question_map(&sites);
     let mut reported = HashSet::new();
     let resumed: Vec<_> = (0..sites.len())
         .map(|id| {
-            resume::Resumer::new(&sites, &loops, &questions, &mut errors, &mut reported)
-                .resume(&body, id)
+            let stages = resume::Stages {
+                sites: &sites,
+                loops: &loops,
+                hoisted: &hoisted,
+                questions: &questions,
+            };
+            resume::Resumer::new(stages, &mut errors, &mut reported).resume(&body, id)
         })
         .collect();
     if let Some(error) = stage_errors(&mut errors) {
@@ -92,6 +99,7 @@ pub(crate) fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenS
         forward: body,
         sites: &sites,
         taken: &taken,
+        hoisted: &hoisted,
         resumed,
     })
 }

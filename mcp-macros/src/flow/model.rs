@@ -277,6 +277,20 @@ pub(crate) fn parse_handler(
                     state_params.push(((*typed.pat).clone(), (*typed.ty).clone()));
                 } else if kind == Kind::Elicit {
                     match &*typed.pat {
+                        Pat::Ident(p) if super::scope::holds_borrow(&typed.ty) => {
+                            let name = &p.ident;
+                            let owned = super::scope::owned_for(&typed.ty)
+                                .map(|ty| format!("`{name}: {ty}`"))
+                                .unwrap_or_else(|| "an owned value".to_owned());
+                            errors.push(syn::Error::new_spanned(
+                                &typed.ty,
+                                format!(
+                                    "a sub-flow's argument cannot be a borrow: the sub-flow \
+                                     runs on across questions, and a borrow cannot cross a \
+                                     question; take {owned} instead"
+                                ),
+                            ));
+                        }
                         Pat::Ident(p) if p.by_ref.is_none() && p.subpat.is_none() => {
                             params.push((p.ident.clone(), (*typed.ty).clone()));
                         }

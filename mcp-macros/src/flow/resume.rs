@@ -16,9 +16,10 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 
 use proc_macro2::Span;
 use quote::{format_ident, quote};
-use syn::{Block, Expr, Ident, Stmt, Type};
+use syn::{Block, Expr, Ident, Stmt};
 
 use super::Errors;
+use super::hoist::Hoisted;
 use super::scope::{self, Binding};
 use super::sites::{Head, Loop, Site, Step};
 
@@ -45,10 +46,22 @@ pub(crate) struct Resumed {
     pub(crate) declares: bool,
 }
 
+/// What the earlier stages found that resuming reads: the question points, the resumable
+/// `for` loops, the statements declared again rather than carried, and each point's
+/// question.
+#[derive(Clone, Copy)]
+pub(crate) struct Stages<'a> {
+    pub(crate) sites: &'a [Site],
+    pub(crate) loops: &'a [Loop],
+    pub(crate) hoisted: &'a Hoisted,
+    pub(crate) questions: &'a HashMap<usize, Expr>,
+}
+
 pub(crate) struct Resumer<'a> {
     declares: bool,
     sites: &'a [Site],
     loops: &'a [Loop],
+    hoisted: &'a Hoisted,
     questions: &'a HashMap<usize, Expr>,
     carried: Vec<Carried>,
     errors: &'a mut Errors,
@@ -57,16 +70,21 @@ pub(crate) struct Resumer<'a> {
 
 impl<'a> Resumer<'a> {
     pub(crate) fn new(
-        sites: &'a [Site],
-        loops: &'a [Loop],
-        questions: &'a HashMap<usize, Expr>,
+        stages: Stages<'a>,
         errors: &'a mut Errors,
         reported: &'a mut HashSet<String>,
     ) -> Self {
+        let Stages {
+            sites,
+            loops,
+            hoisted,
+            questions,
+        } = stages;
         Self {
             declares: false,
             sites,
             loops,
+            hoisted,
             questions,
             carried: Vec::new(),
             errors,
@@ -93,6 +111,9 @@ impl<'a> Resumer<'a> {
         let i = *i;
         let mut declared = Vec::new();
         for stmt in &block.stmts[..i] {
+            if self.hoisted.holds(stmt) {
+                continue;
+            }
             if let Stmt::Local(local) = stmt {
                 let mut bindings = scope::let_bindings(local);
                 for binding in &mut bindings {
@@ -105,10 +126,19 @@ impl<'a> Resumer<'a> {
         stmts.extend(block.stmts[i + 1..].iter().cloned());
         let (free, assigned) = scope::free_and_assigned_in_stmts(&stmts, self.questions);
         // Items (`use`, `const`, `fn`, `struct`, `macro_rules!`) declared before the question
-        // are the block's wherever they stand: they go along, ahead of the restored locals.
+        // are the block's wherever they stand: they go along, ahead of the restored locals,
+        // and so do the constant locals the rest uses (see `hoist`).
         let mut restores: Vec<Stmt> = block.stmts[..i]
             .iter()
-            .filter(|stmt| is_item(stmt))
+            .filter(|stmt| match stmt {
+                Stmt::Local(local) => {
+                    self.hoisted.holds(stmt)
+                        && scope::let_bindings(local)
+                            .iter()
+                            .all(|binding| free.contains(&binding.ident.to_string()))
+                }
+                _ => self.hoisted.holds(stmt),
+            })
             .cloned()
             .collect();
         restores.extend(self.restore(&declared, &free));
@@ -352,10 +382,17 @@ impl<'a> Resumer<'a> {
     /// it sees in the source: a borrow, or code.
     fn check(&mut self, binding: &Binding) -> bool {
         let ident = &binding.ident;
-        let problem = if binding.by_ref
-            || binding.init_is_borrow
-            || matches!(binding.ty, Some(Type::Reference(_)))
-        {
+        let owned = binding
+            .ty
+            .as_ref()
+            .filter(|ty| scope::holds_borrow(ty))
+            .map(scope::owned_for);
+        let problem = if let Some(Some(owned)) = owned {
+            format!(
+                "`{ident}` holds a borrow and is used after a question, and a borrow cannot \
+                 cross a question; carry an owned value instead: `let {ident}: {owned} = ...;`"
+            )
+        } else if binding.by_ref || binding.init_is_borrow || owned.is_some() {
             format!(
                 "`{ident}` is a borrow used after a question, and a borrow cannot cross a \
                  question; make `{ident}` an owned value (for example with `.to_owned()` or \
@@ -423,15 +460,6 @@ fn declare_assigned(
         });
     }
     out
-}
-
-/// Whether `stmt` declares an item, `macro_rules!` included.
-pub(crate) fn is_item(stmt: &Stmt) -> bool {
-    match stmt {
-        Stmt::Item(_) => true,
-        Stmt::Macro(mac) => mac.mac.path.is_ident("macro_rules"),
-        _ => false,
-    }
 }
 
 /// Bindings introduced by `let` patterns in an `if` condition.

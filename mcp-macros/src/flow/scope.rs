@@ -4,6 +4,7 @@ use std::collections::{BTreeSet, HashMap};
 
 use proc_macro2::{TokenStream, TokenTree};
 use syn::visit::{self, Visit};
+use syn::visit_mut::{self as visit_mut, VisitMut};
 use syn::{Block, Expr, Ident, Local, Pat, Stmt, Type};
 
 /// A local introduced by a pattern.
@@ -99,6 +100,51 @@ fn is_borrow(expr: &Expr) -> bool {
         Expr::Paren(inner) => is_borrow(&inner.expr),
         _ => false,
     }
+}
+
+/// Whether `ty` holds a borrow anywhere: a reference or a lifetime (`&str`, `Vec<&str>`,
+/// `Cow<'a, str>`).
+pub(crate) fn holds_borrow(ty: &Type) -> bool {
+    struct Finder(bool);
+    impl<'ast> Visit<'ast> for Finder {
+        fn visit_type_reference(&mut self, _: &'ast syn::TypeReference) {
+            self.0 = true;
+        }
+        fn visit_lifetime(&mut self, _: &'ast syn::Lifetime) {
+            self.0 = true;
+        }
+    }
+    let mut finder = Finder(false);
+    finder.visit_type(ty);
+    finder.0
+}
+
+/// The owned type to write for the borrowed type `ty`, where there is an obvious one: every
+/// `&str` made a `String`, every `&[T]` a `Vec<T>` and every other `&T` a `T`
+/// (`Vec<&str>` → `Vec<String>`); `None` where a named lifetime remains.
+pub(crate) fn owned_for(ty: &Type) -> Option<String> {
+    struct Owned;
+    impl VisitMut for Owned {
+        fn visit_type_mut(&mut self, ty: &mut Type) {
+            if let Type::Reference(reference) = ty {
+                let elem = &*reference.elem;
+                *ty = match elem {
+                    Type::Path(path) if path.path.is_ident("str") => {
+                        syn::parse_quote!(String)
+                    }
+                    Type::Slice(slice) => {
+                        let elem = &slice.elem;
+                        syn::parse_quote!(Vec<#elem>)
+                    }
+                    other => other.clone(),
+                };
+            }
+            visit_mut::visit_type_mut(self, ty);
+        }
+    }
+    let mut owned = ty.clone();
+    Owned.visit_type_mut(&mut owned);
+    (!holds_borrow(&owned)).then(|| quote::quote!(#owned).to_string().replace(' ', ""))
 }
 
 /// The bindings of a `let` statement, marked as such.

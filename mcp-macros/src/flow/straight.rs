@@ -27,14 +27,15 @@
 //! A level that brings nothing along is `if !reader.at(N) { .. }`. The restored values come
 //! first: their types are inference variables there, which the branch that computes them
 //! settles, and nothing is done with them before it does.
-//! Every statement appears once. The body's items move to its top, where they are visible
-//! from every level as they were from every statement.
+//! Every statement appears once. The body's items and constant locals (see `hoist`) move to
+//! its top, where they are visible from every level as they were from every statement.
 
 use proc_macro2::TokenStream;
 use quote::quote;
 use syn::{Block, Ident, Stmt};
 
-use super::resume::{Resumed, is_item};
+use super::hoist::Hoisted;
+use super::resume::Resumed;
 use super::settle::slot;
 
 /// A question point in a statement of the body itself.
@@ -51,13 +52,18 @@ pub(crate) fn nest(
     body: &Block,
     points: &[Straight],
     resumed: &[Resumed],
+    hoisted: &Hoisted,
     reader: &Ident,
 ) -> Block {
-    let items: Vec<&Stmt> = body.stmts.iter().filter(|stmt| is_item(stmt)).collect();
+    let items: Vec<&Stmt> = body
+        .stmts
+        .iter()
+        .filter(|stmt| hoisted.holds(stmt))
+        .collect();
     let code = |range: std::ops::Range<usize>| -> Vec<&Stmt> {
         body.stmts[range]
             .iter()
-            .filter(|stmt| !is_item(stmt))
+            .filter(|stmt| !hoisted.holds(stmt))
             .collect()
     };
     let mut start = 0;

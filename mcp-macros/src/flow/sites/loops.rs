@@ -1,12 +1,14 @@
-//! `for` loops that ask questions: rewritten so that their position travels in the state,
-//! and recorded for the stages after the site finder.
+//! `for` loops that ask questions: rewritten so that the flow can resume them, either with
+//! their position in the state (a collection evaluated again on resume, recorded for the
+//! stages after the site finder) or with the items they have yet to take (a collection
+//! evaluated once).
 
 use proc_macro2::Span;
-use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
-use syn::{Expr, Ident, Stmt, Token};
+use syn::{Expr, Ident, Stmt};
 
 use super::{Analyzer, Step};
+use crate::flow::hoist::literal;
 
 /// A `for` loop that asks questions, rewritten so that its position travels in the state
 /// (see [`Analyzer::resumable_for`]): what resuming it needs, by name.
@@ -195,11 +197,7 @@ fn reevaluable(expr: &Expr) -> bool {
             r.start.as_deref().is_none_or(reevaluable) && r.end.as_deref().is_none_or(reevaluable)
         }
         // Only literals: an array of locals would move them, once per evaluation.
-        Expr::Array(a) => a.elems.iter().all(literal),
-        Expr::Macro(m) if m.mac.path.is_ident("vec") => m
-            .mac
-            .parse_body_with(Punctuated::<Expr, Token![,]>::parse_terminated)
-            .is_ok_and(|elems| elems.iter().all(literal)),
+        Expr::Array(_) | Expr::Macro(_) => literal(expr),
         Expr::MethodCall(call) => {
             let argument = |arg: &Expr| matches!(arg, Expr::Closure(_)) || reevaluable(arg);
             let lends = match &*call.receiver {
@@ -221,17 +219,5 @@ fn root(expr: &Expr) -> Option<&Expr> {
         Expr::Reference(r) => root(&r.expr),
         Expr::MethodCall(call) => root(&call.receiver),
         _ => None,
-    }
-}
-
-/// A literal, or a tuple or negation of literals: the same value however often it is
-/// evaluated, and nothing moved to make it.
-fn literal(expr: &Expr) -> bool {
-    match expr {
-        Expr::Lit(_) => true,
-        Expr::Unary(u) => matches!(u.op, syn::UnOp::Neg(_)) && literal(&u.expr),
-        Expr::Tuple(t) => t.elems.iter().all(literal),
-        Expr::Paren(p) => literal(&p.expr),
-        _ => false,
     }
 }

@@ -7,7 +7,8 @@ struct Name {
 
 #[tool]
 async fn greet(cx: Cx) -> ToolResult {
-    let hello: &str = "Hello";
+    let greeting = String::from("Hello");
+    let hello: &str = &greeting;
     let name: Name = cx.elicit("Who are you?").await?;
     Ok(text(format!("{hello}, {}", name.name)))
 }

@@ -1,0 +1,103 @@
+//! The statements a block may declare anywhere before a question point, because they mean
+//! the same wherever they stand: items, and locals bound once to a literal.
+//!
+//! Such a statement never travels in the state. Where the flow resumes, it is declared again,
+//! ahead of the locals read back from the state. That is how a string literal crosses a
+//! question: `let env = "prod";` is a `&'static str`, which cannot be read back from a state,
+//! but can be declared again.
+//!
+//! Input:  `let env = "prod"; let ok: Yes = __mcp_site!(0)?; deploy(env, ok)`
+//! Output, resumed at point 0: `{ let env = "prod"; let ok: Yes = __mcp_site!(0)?; deploy(env, ok) }`
+
+use std::collections::HashMap;
+
+use syn::punctuated::Punctuated;
+use syn::visit::{self, Visit};
+use syn::{Expr, ItemFn, Local, Pat, Stmt, Token};
+
+/// What a handler's blocks may declare again where the flow resumes.
+pub(crate) struct Hoisted {
+    /// The locals bound once in the whole function, by a `let` of a literal without `mut`.
+    constants: Vec<String>,
+}
+
+impl Hoisted {
+    /// The constant locals of `function`. A name bound anywhere else in the function (a
+    /// parameter, another `let`, a pattern, a closure's parameter) is left to travel as
+    /// usual: declaring it again ahead of its place could hide the other binding.
+    pub(crate) fn of(function: &ItemFn) -> Self {
+        #[derive(Default)]
+        struct Names {
+            bound: HashMap<String, usize>,
+            literal: Vec<String>,
+        }
+        impl<'ast> Visit<'ast> for Names {
+            fn visit_pat_ident(&mut self, pat: &'ast syn::PatIdent) {
+                *self.bound.entry(pat.ident.to_string()).or_default() += 1;
+                visit::visit_pat_ident(self, pat);
+            }
+            fn visit_local(&mut self, local: &'ast Local) {
+                if let Some(name) = constant(local) {
+                    self.literal.push(name);
+                }
+                visit::visit_local(self, local);
+            }
+        }
+        let mut names = Names::default();
+        names.visit_item_fn(function);
+        let Names { bound, literal } = names;
+        let constants = literal
+            .into_iter()
+            .filter(|name| bound.get(name) == Some(&1))
+            .collect();
+        Self { constants }
+    }
+
+    /// Whether `stmt` is declared again where the flow resumes, rather than carried: an item
+    /// (`use`, `const`, `fn`, `struct`, `macro_rules!`) or a constant local.
+    pub(crate) fn holds(&self, stmt: &Stmt) -> bool {
+        match stmt {
+            Stmt::Item(_) => true,
+            Stmt::Macro(mac) => mac.mac.path.is_ident("macro_rules"),
+            Stmt::Local(local) => {
+                constant(local).is_some_and(|name| self.constants.contains(&name))
+            }
+            Stmt::Expr(..) => false,
+        }
+    }
+}
+
+/// The name `local` binds, if it binds one name without `mut` to a literal.
+fn constant(local: &Local) -> Option<String> {
+    let init = local.init.as_ref()?;
+    if init.diverge.is_some() || !literal(&init.expr) {
+        return None;
+    }
+    let pat = match &local.pat {
+        Pat::Type(typed) => &*typed.pat,
+        pat => pat,
+    };
+    match pat {
+        Pat::Ident(p) if p.mutability.is_none() && p.by_ref.is_none() && p.subpat.is_none() => {
+            Some(p.ident.to_string())
+        }
+        _ => None,
+    }
+}
+
+/// A literal, or a negation, tuple, array or `vec!` of literals: the same value however
+/// often it is evaluated, and nothing moved to make it.
+pub(crate) fn literal(expr: &Expr) -> bool {
+    match expr {
+        Expr::Lit(_) => true,
+        Expr::Unary(u) => matches!(u.op, syn::UnOp::Neg(_)) && literal(&u.expr),
+        Expr::Tuple(t) => t.elems.iter().all(literal),
+        Expr::Array(a) => a.elems.iter().all(literal),
+        Expr::Paren(p) => literal(&p.expr),
+        Expr::Macro(m) if m.mac.path.is_ident("vec") => m
+            .mac
+            .parse_body_with(Punctuated::<Expr, Token![,]>::parse_terminated)
+            .is_ok_and(|elems| elems.iter().all(literal)),
+        _ => false,
+    }
+}
