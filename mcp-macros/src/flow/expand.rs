@@ -436,7 +436,7 @@ fn handler_impl(handler: &Handler) -> TokenStream {
         Kind::Tool => {
             let definition = cached(
                 quote!(::mcp_runtime::protocol::Tool),
-                quote!(#p::tool_definition::<#args_ty>(#name, #title, #description, #presentation, #output_schema)),
+                quote!(#p::tool_definition(#p::arguments_schema::<#args_ty>(), #name, #title, #description, #presentation, #output_schema)),
             );
             quote! {
                 #[automatically_derived]
@@ -455,7 +455,7 @@ fn handler_impl(handler: &Handler) -> TokenStream {
         Kind::Prompt => {
             let definition = cached(
                 quote!(::mcp_runtime::protocol::Prompt),
-                quote!(#p::prompt_definition::<#args_ty>(#name, #title, #description, #presentation)),
+                quote!(#p::prompt_definition(#p::arguments_schema::<#args_ty>(), #name, #title, #description, #presentation)),
             );
             let complete = handler.options.complete.as_ref().map(|path| {
                 quote! {

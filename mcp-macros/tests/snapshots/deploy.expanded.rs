@@ -131,9 +131,8 @@ pub fn deploy() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Cop
                 ::mcp_runtime::protocol::Tool,
             > = ::mcp_runtime::__private::Cached::new();
             DEFINITION
-                .get(|| ::mcp_runtime::__private::tool_definition::<
-                    DeployArgs,
-                >(
+                .get(|| ::mcp_runtime::__private::tool_definition(
+                    ::mcp_runtime::__private::arguments_schema::<DeployArgs>(),
                     "deploy",
                     ::core::option::Option::None,
                     ::core::option::Option::Some("Deploy the service."),

@@ -194,9 +194,8 @@ fn review() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
                 ::mcp_runtime::protocol::Tool,
             > = ::mcp_runtime::__private::Cached::new();
             DEFINITION
-                .get(|| ::mcp_runtime::__private::tool_definition::<
-                    Names,
-                >(
+                .get(|| ::mcp_runtime::__private::tool_definition(
+                    ::mcp_runtime::__private::arguments_schema::<Names>(),
                     "review",
                     ::core::option::Option::None,
                     ::core::option::Option::Some(

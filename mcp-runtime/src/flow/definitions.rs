@@ -64,29 +64,17 @@ impl Cached<ResourceDefinition> {
     }
 }
 
-/// The `Tool` of a `#[tool]` whose arguments are `A`; `output_schema` is its return type's
-/// [`IntoToolResult::output_schema`](super::IntoToolResult::output_schema).
+/// The schema of a handler's arguments `A`: the one generic step of building its definition.
 #[doc(hidden)]
-pub fn tool_definition<A: JsonSchema>(
-    name: &str,
-    title: Option<&str>,
-    description: Option<&str>,
-    presentation: Presentation<ToolAnnotations>,
-    output_schema: fn() -> Option<JsonObject>,
-) -> Tool {
-    tool_of(
-        schemars::schema_for!(A),
-        name,
-        title,
-        description,
-        presentation,
-        output_schema,
-    )
+pub fn arguments_schema<A: JsonSchema>() -> schemars::Schema {
+    schemars::schema_for!(A)
 }
 
-/// The `Tool` of a tool whose arguments' schema is `schema`: [`tool_definition`] without
-/// its one generic line.
-fn tool_of(
+/// The `Tool` of a `#[tool]` whose arguments' schema is `schema` ([`arguments_schema`]);
+/// `output_schema` is its return type's
+/// [`IntoToolResult::output_schema`](super::IntoToolResult::output_schema).
+#[doc(hidden)]
+pub fn tool_definition(
     schema: schemars::Schema,
     name: &str,
     title: Option<&str>,
@@ -113,32 +101,17 @@ fn tool_of(
     }
 }
 
-/// The `Prompt` of a `#[prompt]` whose arguments are `A`: one argument per property.
+/// The `Prompt` of a `#[prompt]` whose arguments' schema is `schema` ([`arguments_schema`]):
+/// one argument per property.
 #[doc(hidden)]
-pub fn prompt_definition<A: JsonSchema>(
+pub fn prompt_definition(
+    schema: schemars::Schema,
     name: &str,
     title: Option<&str>,
     description: Option<&str>,
     presentation: Presentation,
 ) -> Prompt {
-    prompt_of(
-        schemars::schema_for!(A).to_value(),
-        name,
-        title,
-        description,
-        presentation,
-    )
-}
-
-/// The `Prompt` of a prompt whose arguments' schema is `schema`: [`prompt_definition`]
-/// without its one generic line.
-fn prompt_of(
-    schema: Value,
-    name: &str,
-    title: Option<&str>,
-    description: Option<&str>,
-    presentation: Presentation,
-) -> Prompt {
+    let schema = schema.to_value();
     let required: Vec<&str> = schema
         .get("required")
         .and_then(Value::as_array)

@@ -38,7 +38,8 @@ pub mod __private {
     pub use super::continuation::{Reader, Resume, Slot, Writer};
     pub use super::cx::{Batch, Settled, Stop, app_state, settle_one};
     pub use super::definitions::{
-        Cached, Presentation, prompt_definition, resource_definition, tool_definition, uri_matches,
+        Cached, Presentation, arguments_schema, prompt_definition, resource_definition,
+        tool_definition, uri_matches,
     };
     pub use super::driver::Flow;
     pub use super::output::{NoArgs, drive_prompt, drive_resource, drive_tool};

@@ -328,6 +328,16 @@ impl schemars::JsonSchema for NoArgs {
     }
 }
 
+/// The round's step of `flow` with its arguments `args`, whose output `finish` turns into the
+/// method's result.
+fn bind<F: Flow, R>(
+    flow: F,
+    args: F::Args,
+    finish: impl FnOnce(F::Output) -> Result<R, ErrorObject> + Send + 'static,
+) -> Step<R> {
+    Box::new(move |cx, resume| Box::pin(async move { finish(flow.step(args, cx, resume).await) }))
+}
+
 /// Drives one round of a `#[tool]`.
 #[doc(hidden)]
 /// `convert` is the output type's [`IntoToolResult::into_tool_result`], named by the macro at
@@ -341,17 +351,13 @@ pub fn drive_tool<F: Flow>(
 ) -> BoxFuture<'static, HandlerResult<CallToolResult>> {
     let arguments = Value::Object(request.arguments.take().unwrap_or_default());
     match F::Args::deserialize(&arguments) {
-        Ok(args) => tool_round(
-            request,
-            Bounds::of::<F>(),
-            Box::new(move |cx, resume| {
-                Box::pin(async move { convert(flow.step(args, cx, resume).await) })
-            }),
-        ),
+        Ok(args) => tool_round(request, Bounds::of::<F>(), bind(flow, args, convert)),
         Err(error) => invalid_tool_arguments(request, &error),
     }
 }
 
+/// A tool's round, not generic: compiled here once for every tool (so are `prompt_round` and
+/// `resource_round`), where a generic round would be compiled again in each handler's crate.
 fn tool_round(
     request: Request,
     bounds: Bounds,
@@ -382,13 +388,7 @@ pub fn drive_prompt<F: Flow>(
 ) -> BoxFuture<'static, HandlerResult<GetPromptResult>> {
     let arguments = Value::Object(request.arguments.take().unwrap_or_default());
     match F::Args::deserialize(&arguments) {
-        Ok(args) => prompt_round(
-            request,
-            Bounds::of::<F>(),
-            Box::new(move |cx, resume| {
-                Box::pin(async move { convert(flow.step(args, cx, resume).await) })
-            }),
-        ),
+        Ok(args) => prompt_round(request, Bounds::of::<F>(), bind(flow, args, convert)),
         Err(error) => {
             let error = invalid_params(format!(
                 "invalid arguments for prompt `{}`: {error}",
@@ -418,13 +418,10 @@ pub fn drive_resource<F: Flow>(
 ) -> BoxFuture<'static, HandlerResult<ReadResourceResult>> {
     let uri = request.target.clone();
     match F::Args::deserialize(&uri_variables(template, &uri)) {
-        Ok(args) => resource_round(
-            request,
-            Bounds::of::<F>(),
-            Box::new(move |cx, resume| {
-                Box::pin(async move { convert(flow.step(args, cx, resume).await, &uri) })
-            }),
-        ),
+        Ok(args) => {
+            let convert = move |output| convert(output, &uri);
+            resource_round(request, Bounds::of::<F>(), bind(flow, args, convert))
+        }
         Err(error) => {
             let error = invalid_params(format!("invalid resource URI `{uri}`: {error}"));
             Box::pin(std::future::ready(Err(error)))
