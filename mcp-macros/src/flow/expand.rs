@@ -12,7 +12,7 @@ use super::model::{Handler, Kind};
 use super::resume::Resumed;
 use super::settle::{self, SiteCode};
 use super::sites::Site;
-use super::straight::{self, Straight};
+use super::straight::{self, Placement};
 
 pub(crate) struct Plan<'a> {
     pub(crate) handler: &'a Handler,
@@ -22,6 +22,8 @@ pub(crate) struct Plan<'a> {
     pub(crate) taken: &'a [Ident],
     /// The statements declared again rather than carried (see `hoist`).
     pub(crate) hoisted: &'a Hoisted,
+    /// Where each point resumes.
+    pub(crate) placements: &'a [Placement],
     pub(crate) resumed: Vec<Resumed>,
 }
 
@@ -54,27 +56,19 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
     });
     let mut forward = plan.forward.clone();
     sites.visit_block_mut(&mut forward);
-    // The points in the body's own statements resume in the start's arm, whose body nests
-    // them (see `straight`): a sub-flow call, and a point whose resumed body declares a local
-    // it only assigns, keep an arm of their own.
-    let straight: Vec<Straight> = plan
-        .sites
-        .iter()
-        .enumerate()
-        .filter_map(|(id, site)| {
-            let stmt = site.body_stmt()?;
-            (!site.is_sub() && !resumed[id].declares).then_some(Straight { stmt, site: id })
-        })
-        .collect();
-    if !straight.is_empty() {
-        forward = straight::nest(&forward, &straight, &resumed, plan.hoisted, &reader);
-    }
+    // The points in the body's own statements, and inside the constructs among them, resume
+    // in the start's arm, whose body nests them (see `straight`); the others keep an arm of
+    // their own.
     let mut same_as_start = Vec::new();
+    let mut within: HashMap<usize, straight::Within> = HashMap::new();
     let mut arms = Vec::new();
     for (id, point) in resumed.iter().enumerate() {
         let n = u32::try_from(id).unwrap_or(u32::MAX);
-        if straight.iter().any(|point| point.site == id) {
+        let placement = &plan.placements[id];
+        if placement.stmt().is_some() {
             same_as_start.push(quote!(::core::option::Option::Some(#n)));
+        }
+        if matches!(placement, Placement::At(_)) {
             continue;
         }
         let mut body = point.body.clone();
@@ -88,18 +82,38 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
         } else {
             no_resume.clone().unwrap_or_default()
         };
+        let arm = quote! {
+            #(#takes)*
+            #resume
+            #body
+        };
+        if let Placement::Within { stmt, .. } = placement {
+            let level = within.entry(*stmt).or_insert_with(|| straight::Within {
+                points: Vec::new(),
+                arms: Vec::new(),
+            });
+            level.points.push(n);
+            level.arms.push(arm);
+            continue;
+        }
         // A resumed arm is a generated copy of the rest of the body: its lints are the
         // forward arm's (the body as written) again, plus what splicing adds (code after a
         // block that returned, braces around a carried value), so they are silenced here
         // and only here.
         arms.push(quote! {
             #[allow(clippy::all, clippy::pedantic, unreachable_code, unused_braces)]
-            ::core::option::Option::Some(#n) => {
-                #(#takes)*
-                #resume
-                #body
-            }
+            ::core::option::Option::Some(#n) => { #arm }
         });
+    }
+    if !same_as_start.is_empty() {
+        forward = straight::nest(
+            &forward,
+            plan.placements,
+            &resumed,
+            &within,
+            plan.hoisted,
+            &reader,
+        );
     }
 
     let (inputs, context) = step_inputs(handler);

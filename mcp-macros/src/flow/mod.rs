@@ -78,18 +78,40 @@ pub(crate) fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenS
 
     let hoisted = hoist::Hoisted::of(&function);
     let questions = expand::question_map(&sites);
+    let mut placements = straight::place(&body, &sites, &hoisted, &questions);
+    let stages = resume::Stages {
+        sites: &sites,
+        loops: &loops,
+        hoisted: &hoisted,
+        questions: &questions,
+    };
     let mut reported = HashSet::new();
-    let resumed: Vec<_> = (0..sites.len())
-        .map(|id| {
-            let stages = resume::Stages {
-                sites: &sites,
-                loops: &loops,
-                hoisted: &hoisted,
-                questions: &questions,
-            };
-            resume::Resumer::new(stages, &mut errors, &mut reported).resume(&body, id)
-        })
-        .collect();
+    let mut resumed = Vec::with_capacity(sites.len());
+    for (id, placement) in placements.iter_mut().enumerate() {
+        let mut resume = |body: &syn::Block| {
+            resume::Resumer::new(stages, &mut errors, &mut reported).resume(body, id)
+        };
+        let point = match placement {
+            straight::Placement::Within { stmt, live } => {
+                resume(&straight::cut(&body, *stmt, live.as_deref()))
+            }
+            _ => resume(&body),
+        };
+        // A resumed body that declares a local it only assigns cannot hand its locals on
+        // through the nest: it resumes in an arm of its own.
+        let point = match placement {
+            _ if !point.declares => point,
+            straight::Placement::Within { .. } => {
+                *placement = straight::Placement::Own;
+                resume(&body)
+            }
+            _ => {
+                *placement = straight::Placement::Own;
+                point
+            }
+        };
+        resumed.push(point);
+    }
     if let Some(error) = stage_errors(&mut errors) {
         return fallback(kind, &function, error);
     }
@@ -100,6 +122,7 @@ pub(crate) fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenS
         sites: &sites,
         taken: &taken,
         hoisted: &hoisted,
+        placements: &placements,
         resumed,
     })
 }

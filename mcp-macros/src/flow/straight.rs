@@ -1,57 +1,181 @@
-//! The body from the start, resumable at the questions that stand in its own statements: so
-//! that a run of straight-line questions costs code in proportion to its length, not to its
-//! square (a resume arm of its own repeats the rest of the body after its question).
+//! The body from the start, resumable at the questions in its own statements, including those
+//! inside an `if`, a `match`, a block or a loop among them: so that code grows in proportion
+//! to the number of questions, not to its square. A resume arm of its own repeats the rest of
+//! the body after its question; here the statements after each question's statement appear
+//! once, shared by the start and by every point before them.
 //!
-//! Input (questions 1 and 2 in statements `i` and `j` of the body, `a` live at `i`, `a` and
-//! `b` at `j`):
-//! ```text
-//! { S0 .. Si-1; let x = __mcp_site!(1)?; Si+1 .. Sj-1; let y = __mcp_site!(2)?; Sj+1 .. }
-//! ```
-//! Output: each question's statement is preceded by the locals it needs, either restored
-//! from its state or computed by running the statements before it, which nest the same way:
-//! ```text
-//! { ITEMS
-//!   let (a, b) = if reader.at(2) {
+//! Two kinds of level, built from the first question's statement outwards:
+//!
+//! - A question that is the head of statement `k` (`let x = __mcp_site!(1)?;`): the locals it
+//!   needs are restored from its state, or computed by running the statements before it, and
+//!   statement `k` then runs as written, its question reading the round's answer:
+//!   ```text
+//!   let (a, b) = if reader.at(1) {
 //!       (reader.take(&slot_a).await, reader.take(&slot_b).await)
 //!   } else {
-//!       let (a,) = if reader.at(1) {
-//!           (reader.take(&slot_a).await,)
-//!       } else {
-//!           S0 .. Si-1; let _ = &mut a /* if `mut` */; (a,)
-//!       };
-//!       let x = __mcp_site!(1)?; Si+1 .. Sj-1;
-//!       (a, b)
+//!       INNER LEVELS; S.. up to k; let _ = &mut a /* if `mut` */; (a, b)
 //!   };
-//!   let y = __mcp_site!(2)?; Sj+1 .. }
-//! ```
-//! A level that brings nothing along is `if !reader.at(N) { .. }`. The restored values come
-//! first: their types are inference variables there, which the branch that computes them
-//! settles, and nothing is done with them before it does.
-//! Every statement appears once. The body's items and constant locals (see `hoist`) move to
-//! its top, where they are visible from every level as they were from every statement.
+//!   Sk ..
+//!   ```
+//!   The restored values come first: their types are inference variables there, which the
+//!   branch that computes them settles, and nothing is done with them before it does. A level
+//!   that brings nothing along is `if !reader.at(1) { .. }`.
+//!
+//! - Questions inside the construct of statement `k` (points 2 and 3): the locals the
+//!   statements after `k` need come out of statement `k` as run from the start, or out of a
+//!   copy of statement `k` alone resumed at the point (`resume`, given the body cut after `k`
+//!   with those locals as its value):
+//!   ```text
+//!   let (c,) = if !reader.at_any(&[2, 3]) {
+//!       INNER LEVELS; S.. up to k; Sk; (c,)
+//!   } else {
+//!       match reader.point() {
+//!           Some(2) => { TAKES; RESTORES; Sk resumed at 2; (c,) }
+//!           Some(3) => { .. }
+//!           _ => match reader.unknown_point().await {},
+//!       }
+//!   };
+//!   Sk+1 ..
+//!   ```
+//!   Here the start comes first, so that the copies, which use the values they restore, see
+//!   types already settled. When `k` is the body's last statement, its value is the body's:
+//!   the level is that `if` itself.
+//!
+//! Every statement before the last level appears once. The body's items and constant locals
+//! (see `hoist`) move to its top, where they are visible from every level as they were from
+//! every statement.
+
+use std::collections::{BTreeSet, HashMap};
 
 use proc_macro2::TokenStream;
 use quote::quote;
-use syn::{Block, Ident, Stmt};
+use syn::{Block, Expr, Ident, Stmt};
 
 use super::hoist::Hoisted;
-use super::resume::Resumed;
+use super::resume::{Carried, Resumed};
+use super::scope::{self, Binding};
 use super::settle::slot;
+use super::sites::{Site, Step};
 
-/// A question point in a statement of the body itself.
-pub(crate) struct Straight {
-    /// Its statement in the body.
-    pub(crate) stmt: usize,
-    /// Its question point.
-    pub(crate) site: usize,
+/// Where a question point resumes.
+pub(crate) enum Placement {
+    /// In the start's nest, at the head of statement `k` of the body.
+    At(usize),
+    /// In the start's nest, in a copy of statement `k` of the body resumed at the point; the
+    /// body is cut after `k` with `live` as its value, unless `k` is its last statement.
+    Within {
+        stmt: usize,
+        live: Option<Vec<Binding>>,
+    },
+    /// In an arm of its own, which repeats the rest of the body: a sub-flow call, a point
+    /// whose resumed body declares a local it only assigns, and a point inside a statement
+    /// that also holds a question at its head.
+    Own,
 }
 
-/// The body, resumable at `points` (in statement order), for the step function's opened
-/// state `reader`.
+impl Placement {
+    /// The statement of the body the point's level stands at, if it is in the start's nest.
+    pub(crate) fn stmt(&self) -> Option<usize> {
+        match self {
+            Self::At(k) | Self::Within { stmt: k, .. } => Some(*k),
+            Self::Own => None,
+        }
+    }
+}
+
+/// Where each of `sites` resumes, in `body` (after the site finder).
+pub(crate) fn place(
+    body: &Block,
+    sites: &[Site],
+    hoisted: &Hoisted,
+    questions: &HashMap<usize, Expr>,
+) -> Vec<Placement> {
+    let heads: BTreeSet<usize> = sites
+        .iter()
+        .filter(|site| !site.is_sub())
+        .filter_map(Site::body_stmt)
+        .collect();
+    let last = body.stmts.len().saturating_sub(1);
+    sites
+        .iter()
+        .map(|site| {
+            if site.is_sub() {
+                return Placement::Own;
+            }
+            if let Some(k) = site.body_stmt() {
+                return Placement::At(k);
+            }
+            match site.path.first() {
+                Some(Step::Stmt(k)) if !heads.contains(k) => Placement::Within {
+                    stmt: *k,
+                    live: (*k != last).then(|| live_after(body, *k, hoisted, questions)),
+                },
+                _ => Placement::Own,
+            }
+        })
+        .collect()
+}
+
+/// The body cut after statement `k`, with `live` as its value: what a point inside statement
+/// `k` resumes.
+pub(crate) fn cut(body: &Block, k: usize, live: Option<&[Binding]>) -> Block {
+    let Some(live) = live else {
+        return body.clone();
+    };
+    if live.is_empty() {
+        return Block {
+            brace_token: body.brace_token,
+            stmts: body.stmts[..=k].to_vec(),
+        };
+    }
+    let idents = live.iter().map(|binding| &binding.ident);
+    let mut stmts = body.stmts[..=k].to_vec();
+    stmts.push(Stmt::Expr(syn::parse_quote!((#(#idents,)*)), None));
+    Block {
+        brace_token: body.brace_token,
+        stmts,
+    }
+}
+
+/// The locals declared in the body's statements up to `k` (the last of each name) that the
+/// statements after `k` use.
+fn live_after(
+    body: &Block,
+    k: usize,
+    hoisted: &Hoisted,
+    questions: &HashMap<usize, Expr>,
+) -> Vec<Binding> {
+    let free = scope::free_in_stmts(&body.stmts[k + 1..], questions);
+    let mut declared: Vec<Binding> = Vec::new();
+    for stmt in &body.stmts[..=k] {
+        if let Stmt::Local(local) = stmt
+            && !hoisted.holds(stmt)
+        {
+            for binding in scope::let_bindings(local) {
+                declared.retain(|earlier| earlier.ident != binding.ident);
+                declared.push(binding);
+            }
+        }
+    }
+    declared.retain(|binding| free.contains(&binding.ident.to_string()));
+    declared
+}
+
+/// What the nest writes for the points inside one statement: each point's number and its
+/// resume arm's body (its takes, then its resumed copy of the statement).
+pub(crate) struct Within {
+    pub(crate) points: Vec<u32>,
+    pub(crate) arms: Vec<TokenStream>,
+}
+
+/// The body, resumable at every point `placements` put in the start's nest, for the step
+/// function's opened state `reader`; `within[k]` holds the arms of the points inside
+/// statement `k`.
 pub(crate) fn nest(
     body: &Block,
-    points: &[Straight],
+    placements: &[Placement],
     resumed: &[Resumed],
+    within: &HashMap<usize, Within>,
     hoisted: &Hoisted,
     reader: &Ident,
 ) -> Block {
@@ -66,58 +190,47 @@ pub(crate) fn nest(
             .filter(|stmt| !hoisted.holds(stmt))
             .collect()
     };
-    let mut start = 0;
-    let mut inner: TokenStream = TokenStream::new();
-    for point in points {
-        let before = code(start..point.stmt);
-        let carried = &resumed[point.site].carried;
-        let idents: Vec<&Ident> = carried.iter().map(|c| &c.ident).collect();
-        let takes = carried.iter().map(|c| {
-            let slot = slot(c.slot);
-            quote!(#reader.take(&#slot).await)
-        });
-        let bindings = carried.iter().map(|c| {
-            let ident = &c.ident;
-            if c.mutable {
-                quote!(mut #ident)
-            } else {
-                quote!(#ident)
-            }
-        });
-        // A `mut` local moves into the tuple unchanged and is mutated, if at all, through
-        // its rebinding: the borrow keeps its declaration's `mut` in use, as it was.
-        let keep_mut = carried.iter().filter(|c| c.mutable).map(|c| {
-            let ident = &c.ident;
-            quote!(let _ = &mut #ident;)
-        });
-        let point_id = u32::try_from(point.site).unwrap_or(u32::MAX);
-        if carried.is_empty() {
-            // Nothing to bring along: the statements before run unless resuming here.
-            if inner.is_empty() && before.is_empty() {
-                start = point.stmt;
-                continue;
-            }
-            inner = quote! {
-                if !#reader.at(#point_id) {
-                    #inner
-                    #(#before)*
+    // By statement; a statement holds questions at its head or inside, not both (`place`).
+    let mut levels: Vec<Level<'_>> = Vec::new();
+    for (id, placement) in placements.iter().enumerate() {
+        match placement {
+            Placement::At(stmt) => levels.push(Level {
+                stmt: *stmt,
+                head: Some(id),
+                live: None,
+            }),
+            Placement::Within { stmt, live } => {
+                if !levels.iter().any(|l| l.stmt == *stmt && l.head.is_none()) {
+                    levels.push(Level {
+                        stmt: *stmt,
+                        head: None,
+                        live: live.as_deref(),
+                    });
                 }
-            };
-            start = point.stmt;
-            continue;
+            }
+            Placement::Own => {}
         }
-        inner = quote! {
-            #[allow(unused_mut)]
-            let (#(#bindings,)*) = if #reader.at(#point_id) {
-                (#(#takes,)*)
-            } else {
-                #inner
-                #(#before)*
-                #(#keep_mut)*
-                (#(#idents,)*)
-            };
-        };
-        start = point.stmt;
+    }
+    levels.sort_unstable_by_key(|level| (level.stmt, level.head));
+    let mut start = 0;
+    let mut inner = TokenStream::new();
+    for Level {
+        stmt: k,
+        head,
+        live,
+    } in levels
+    {
+        match (head, within.get(&k)) {
+            (Some(id), _) => {
+                inner = head_level(inner, &code(start..k), &resumed[id].carried, id, reader);
+                start = k;
+            }
+            (None, Some(points)) => {
+                inner = within_level(inner, &code(start..k + 1), live, points, reader);
+                start = k + 1;
+            }
+            (None, None) => {}
+        }
     }
     let after = code(start..body.stmts.len());
     syn::parse_quote!({
@@ -125,4 +238,125 @@ pub(crate) fn nest(
         #inner
         #(#after)*
     })
+}
+
+/// One level of the nest: statement `stmt`, with the question point `head` at its head, or
+/// points inside it whose statement brings `live` out.
+struct Level<'a> {
+    stmt: usize,
+    head: Option<usize>,
+    live: Option<&'a [Binding]>,
+}
+
+/// The level of a question at the head of a statement: the locals `carried` it needs,
+/// restored from point `id`'s state or computed by `inner` and `before`.
+fn head_level(
+    inner: TokenStream,
+    before: &[&Stmt],
+    carried: &[Carried],
+    id: usize,
+    reader: &Ident,
+) -> TokenStream {
+    let point = u32::try_from(id).unwrap_or(u32::MAX);
+    if carried.is_empty() {
+        // Nothing to bring along: the statements before run unless resuming here.
+        if inner.is_empty() && before.is_empty() {
+            return inner;
+        }
+        return quote! {
+            if !#reader.at(#point) {
+                #inner
+                #(#before)*
+            }
+        };
+    }
+    let takes = carried.iter().map(|c| {
+        let slot = slot(c.slot);
+        quote!(#reader.take(&#slot).await)
+    });
+    let (bindings, keep_mut, idents) = out_of_level(carried.iter().map(|c| (&c.ident, c.mutable)));
+    quote! {
+        #[allow(unused_mut)]
+        let (#(#bindings,)*) = if #reader.at(#point) {
+            (#(#takes,)*)
+        } else {
+            #inner
+            #(#before)*
+            #(#keep_mut)*
+            (#(#idents,)*)
+        };
+    }
+}
+
+/// The level of the questions inside statement `k`, the last of `upto`: the locals `live` the
+/// statements after it need, out of `inner` and `upto` run from the start or out of the resume
+/// arm of the point the state names; or, when `live` is `None`, the body's value.
+fn within_level(
+    inner: TokenStream,
+    upto: &[&Stmt],
+    live: Option<&[Binding]>,
+    points: &Within,
+    reader: &Ident,
+) -> TokenStream {
+    let numbers = &points.points;
+    let arms = points.arms.iter().zip(numbers).map(|(arm, n)| {
+        // A resumed copy of the statement: its lints are the start's (the statement as
+        // written) again, plus what splicing adds, so they are silenced here and only here.
+        quote! {
+            #[allow(clippy::all, clippy::pedantic, unreachable_code, unused_braces)]
+            ::core::option::Option::Some(#n) => { #arm }
+        }
+    });
+    let resumed = quote! {
+        match #reader.point() {
+            #(#arms,)*
+            _ => match #reader.unknown_point().await {},
+        }
+    };
+    let at_any = quote!(#reader.at_any(&[#(#numbers),*]));
+    let Some(live) = live.filter(|live| !live.is_empty()) else {
+        // The body's value, or nothing brought out.
+        return quote! {
+            if !#at_any {
+                #inner
+                #(#upto)*
+            } else {
+                #resumed
+            }
+        };
+    };
+    let (bindings, keep_mut, idents) =
+        out_of_level(live.iter().map(|binding| (&binding.ident, binding.mutable)));
+    quote! {
+        #[allow(unused_mut)]
+        let (#(#bindings,)*) = if !#at_any {
+            #inner
+            #(#upto)*
+            #(#keep_mut)*
+            (#(#idents,)*)
+        } else {
+            #resumed
+        };
+    }
+}
+
+/// For the locals a level brings out: their bindings after it, the borrows that keep a `mut`
+/// declaration's `mut` in use (the local moves into the tuple unchanged, and is mutated, if
+/// at all, through its rebinding), and their names.
+fn out_of_level<'a>(
+    locals: impl Iterator<Item = (&'a Ident, bool)>,
+) -> (Vec<TokenStream>, Vec<TokenStream>, Vec<&'a Ident>) {
+    let mut bindings = Vec::new();
+    let mut keep_mut = Vec::new();
+    let mut idents = Vec::new();
+    for (ident, mutable) in locals {
+        if mutable {
+            bindings.push(quote!(mut #ident));
+            keep_mut.push(quote!(let _ = &mut #ident;));
+        } else {
+            bindings.push(quote!(#ident));
+        }
+        idents.push(ident);
+    }
+    (bindings, keep_mut, idents)
 }

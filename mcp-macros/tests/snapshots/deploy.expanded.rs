@@ -23,53 +23,26 @@ pub fn deploy() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Cop
             .await;
         let cx: Cx = __mcp_cx;
         match __mcp_r.point() {
-            ::core::option::Option::None | ::core::option::Option::Some(0u32) => {
-                let target: Target = match ::mcp_runtime::__private::settle_one(
-                    || cx.elicit(format!("Where should {} go?", args.service)),
-                    <_ as ::mcp_runtime::ElicitForm>::read_answer,
-                    &cx,
-                    "target",
-                ) {
-                    ::mcp_runtime::__private::Settled::Answered(__mcp_answer) => {
-                        __mcp_answer
-                    }
-                    ::mcp_runtime::__private::Settled::Stop(__mcp_halt) => {
-                        match __mcp_r.write(0u32).stop(__mcp_halt).await {}
-                    }
-                }?;
-                let replicas: u32 = target.replicas;
-                if target.environment == Environment::Production {
-                    let confirm: Confirm = match ::mcp_runtime::__private::settle_one(
-                        || cx.elicit(format!("Ship {replicas} replicas to production?")),
+            ::core::option::Option::None
+            | ::core::option::Option::Some(0u32)
+            | ::core::option::Option::Some(1u32) => {
+                #[allow(unused_mut)]
+                let (replicas,) = if !__mcp_r.at_any(&[1u32]) {
+                    let target: Target = match ::mcp_runtime::__private::settle_one(
+                        || cx.elicit(format!("Where should {} go?", args.service)),
                         <_ as ::mcp_runtime::ElicitForm>::read_answer,
                         &cx,
-                        "confirm",
+                        "target",
                     ) {
                         ::mcp_runtime::__private::Settled::Answered(__mcp_answer) => {
                             __mcp_answer
                         }
                         ::mcp_runtime::__private::Settled::Stop(__mcp_halt) => {
-                            match __mcp_r
-                                .write(1u32)
-                                .put(&replicas, &__mcp_s0, "replicas")
-                                .stop(__mcp_halt)
-                                .await
-                            {}
+                            match __mcp_r.write(0u32).stop(__mcp_halt).await {}
                         }
                     }?;
-                    if !confirm.ok {
-                        return Ok(text("Nothing deployed."));
-                    }
-                }
-                Ok(text(format!("Deployed {} replicas of {}.", replicas, args.service)))
-            }
-            #[allow(clippy::all, clippy::pedantic, unreachable_code, unused_braces)]
-            ::core::option::Option::Some(1u32) => {
-                let __mcp_v0 = __mcp_r.take(&__mcp_s0).await;
-                {
-                    #[allow(unused_mut, unused_variables)]
-                    let replicas = __mcp_v0;
-                    {
+                    let replicas: u32 = target.replicas;
+                    if target.environment == Environment::Production {
                         let confirm: Confirm = match ::mcp_runtime::__private::settle_one(
                             || {
                                 cx
@@ -95,14 +68,53 @@ pub fn deploy() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Cop
                             return Ok(text("Nothing deployed."));
                         }
                     }
-                    Ok(
-                        text(
-                            format!(
-                                "Deployed {} replicas of {}.", replicas, args.service
-                            ),
-                        ),
-                    )
-                }
+                    (replicas,)
+                } else {
+                    match __mcp_r.point() {
+                        #[allow(
+                            clippy::all,
+                            clippy::pedantic,
+                            unreachable_code,
+                            unused_braces
+                        )]
+                        ::core::option::Option::Some(1u32) => {
+                            let __mcp_v0 = __mcp_r.take(&__mcp_s0).await;
+                            {
+                                #[allow(unused_mut, unused_variables)]
+                                let replicas = __mcp_v0;
+                                {
+                                    let confirm: Confirm = match ::mcp_runtime::__private::settle_one(
+                                        || {
+                                            cx
+                                                .elicit(format!("Ship {replicas} replicas to production?"))
+                                        },
+                                        <_ as ::mcp_runtime::ElicitForm>::read_answer,
+                                        &cx,
+                                        "confirm",
+                                    ) {
+                                        ::mcp_runtime::__private::Settled::Answered(
+                                            __mcp_answer,
+                                        ) => __mcp_answer,
+                                        ::mcp_runtime::__private::Settled::Stop(__mcp_halt) => {
+                                            match __mcp_r
+                                                .write(1u32)
+                                                .put(&replicas, &__mcp_s0, "replicas")
+                                                .stop(__mcp_halt)
+                                                .await
+                                            {}
+                                        }
+                                    }?;
+                                    if !confirm.ok {
+                                        return Ok(text("Nothing deployed."));
+                                    }
+                                }
+                                (replicas,)
+                            }
+                        }
+                        _ => match __mcp_r.unknown_point().await {}
+                    }
+                };
+                Ok(text(format!("Deployed {} replicas of {}.", replicas, args.service)))
             }
             ::core::option::Option::Some(_) => match __mcp_r.unknown_point().await {}
         }

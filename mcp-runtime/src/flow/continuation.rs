@@ -185,6 +185,11 @@ impl Reader {
         self.point == Some(point)
     }
 
+    /// Whether the flow resumes at one of `points`.
+    pub fn at_any(&self, points: &[u32]) -> bool {
+        self.point.is_some_and(|point| points.contains(&point))
+    }
+
     /// Reads the next carried field, of the local `slot` is for; a field that does not
     /// decode refuses the state and stops the step here.
     pub async fn take<T>(&mut self, slot: &Slot<T>) -> T {
