@@ -10,7 +10,8 @@
 #                      `ToolHandler` impls: `definition()` builds the `Tool` from a schemars
 #                      schema, `call()` answers `Reply::Complete`;
 #   leaf-macro-asking  the N `#[tool]`s with Q straight-line yes/no questions each;
-#   leaf-chain-kK      one `#[tool]` of K yes/no questions in a row, for K in 0, 5, 20, 40.
+#   leaf-chain-kK      one `#[tool]` of K yes/no questions in a row, for K in 0, 5, 20, 40;
+#   leaf-nested-kK     the same with each question inside an `if` of its own, for K in 20, 40.
 # A test first checks that the hand-written tools list and answer exactly as the `#[tool]`
 # ones do (`tools/list`, and `tools/call` with good and bad arguments).
 #
@@ -26,8 +27,7 @@
 # Prints the medians, the ratios macro / hand-written, ms per tool, ms per question point
 # ((asking - no questions) / (N * Q)), and for the K series the seconds per question and the
 # growth from K=20 to K=40 above K=0 (2x linear, 4x quadratic), against issue 12's budgets.
-# Takes a few minutes to build the dependencies, then 13 timed leaf builds per run (the K=40
-# chain alone is some 15 s today).
+# Takes a few minutes to build the dependencies, then 15 timed leaf builds per run.
 #
 # Usage: scripts/build-cost.sh [--tools N] [--questions Q] [--runs R] [--quick] [--keep]
 #   --tools N      tools per leaf crate (default 50)
@@ -49,6 +49,7 @@ QUESTIONS=2
 RUNS=3
 KEEP=0
 CHAIN=(0 5 20 40)
+NESTED=(20 40)
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --tools | --questions | --runs)
@@ -88,10 +89,11 @@ LEAVES=(leaf-macro-q0 leaf-hand-q0)
 if ((QUESTIONS > 0)); then LEAVES+=(leaf-macro-asking); fi
 CHAINS=()
 for k in "${CHAIN[@]}"; do CHAINS+=("leaf-chain-k$k"); done
+for k in "${NESTED[@]}"; do CHAINS+=("leaf-nested-k$k"); done
 
 echo "== generating $TOOLS tools per leaf, $QUESTIONS questions each, chains of ${CHAIN[*]}"
 python3 scripts/build-cost.py generate "$WORK" --tools "$TOOLS" --questions "$QUESTIONS" \
-  --chain "$(IFS=,; echo "${CHAIN[*]}")" --runtime "$ROOT/mcp-runtime" --lock "$ROOT/Cargo.lock"
+  --chain "$(IFS=,; echo "${CHAIN[*]}")" --nested "$(IFS=,; echo "${NESTED[*]}")" --runtime "$ROOT/mcp-runtime" --lock "$ROOT/Cargo.lock"
 : >"$TIMINGS"
 
 # Runs cargo with its output in $LOG, shown only when it fails.

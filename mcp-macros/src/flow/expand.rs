@@ -236,9 +236,12 @@ fn step_inputs(handler: &Handler) -> (TokenStream, TokenStream) {
 ///         let mut __mcp_r = __mcp_state.open(&__mcp_cx, "|target,|confirm,;replicas#0", &[__mcp_s0.name()], &[0, 1]).await;
 ///         let cx = __mcp_cx;
 ///         match __mcp_r.point() {
-///             None | Some(0) => { BODY, each question stopping with
-///                                 `__mcp_r.write(N).put(&local, &__mcp_s0, "local").stop(..)` }
-///             Some(1) => { let __mcp_v0 = __mcp_r.take(&__mcp_s0).await; REST OF BODY }
+///             None | Some(0) | Some(1) => {
+///                 BODY, nested so that it resumes at either point (see `straight`), each
+///                 question stopping with `__mcp_r.write(N).put(&local, &__mcp_s0, "local").stop(..)`
+///             }
+///             // only for a sub-flow call, or a point the nest leaves out:
+///             Some(2) => { let __mcp_v0 = __mcp_r.take(&__mcp_s0).await; REST OF BODY }
 ///             Some(_) => match __mcp_r.unknown_point().await {},
 ///         }
 ///     }

@@ -31,8 +31,7 @@
 //!   } else {
 //!       match reader.point() {
 //!           Some(2) => { TAKES; RESTORES; Sk resumed at 2; (c,) }
-//!           Some(3) => { .. }
-//!           _ => match reader.unknown_point().await {},
+//!           _ /* 3 */ => { .. }
 //!       }
 //!   };
 //!   Sk+1 ..
@@ -299,19 +298,37 @@ fn within_level(
     reader: &Ident,
 ) -> TokenStream {
     let numbers = &points.points;
-    let arms = points.arms.iter().zip(numbers).map(|(arm, n)| {
-        // A resumed copy of the statement: its lints are the start's (the statement as
-        // written) again, plus what splicing adds, so they are silenced here and only here.
-        quote! {
+    let last = numbers.len().saturating_sub(1);
+    let arms = points
+        .arms
+        .iter()
+        .zip(numbers)
+        .enumerate()
+        .map(|(i, (arm, n))| {
+            // The state's point is one of `numbers` here, so the last arm takes whatever the
+            // others do not.
+            let pattern = if i == last {
+                quote!(_)
+            } else {
+                quote!(::core::option::Option::Some(#n))
+            };
+            // A resumed copy of the statement: its lints are the start's (the statement as
+            // written) again, plus what splicing adds, so they are silenced here and only here.
+            quote! {
+                #[allow(clippy::all, clippy::pedantic, unreachable_code, unused_braces)]
+                #pattern => { #arm }
+            }
+        });
+    let resumed = match points.arms.as_slice() {
+        [arm] => quote! {
             #[allow(clippy::all, clippy::pedantic, unreachable_code, unused_braces)]
-            ::core::option::Option::Some(#n) => { #arm }
-        }
-    });
-    let resumed = quote! {
-        match #reader.point() {
-            #(#arms,)*
-            _ => match #reader.unknown_point().await {},
-        }
+            { #arm }
+        },
+        _ => quote! {
+            match #reader.point() {
+                #(#arms,)*
+            }
+        },
     };
     let at_any = quote!(#reader.at_any(&[#(#numbers),*]));
     let Some(live) = live.filter(|live| !live.is_empty()) else {

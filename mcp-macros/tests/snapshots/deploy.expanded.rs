@@ -70,48 +70,45 @@ pub fn deploy() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Cop
                     }
                     (replicas,)
                 } else {
-                    match __mcp_r.point() {
-                        #[allow(
-                            clippy::all,
-                            clippy::pedantic,
-                            unreachable_code,
-                            unused_braces
-                        )]
-                        ::core::option::Option::Some(1u32) => {
-                            let __mcp_v0 = __mcp_r.take(&__mcp_s0).await;
+                    #[allow(
+                        clippy::all,
+                        clippy::pedantic,
+                        unreachable_code,
+                        unused_braces
+                    )]
+                    {
+                        let __mcp_v0 = __mcp_r.take(&__mcp_s0).await;
+                        {
+                            #[allow(unused_mut, unused_variables)]
+                            let replicas = __mcp_v0;
                             {
-                                #[allow(unused_mut, unused_variables)]
-                                let replicas = __mcp_v0;
-                                {
-                                    let confirm: Confirm = match ::mcp_runtime::__private::settle_one(
-                                        || {
-                                            cx
-                                                .elicit(format!("Ship {replicas} replicas to production?"))
-                                        },
-                                        <_ as ::mcp_runtime::ElicitForm>::read_answer,
-                                        &cx,
-                                        "confirm",
-                                    ) {
-                                        ::mcp_runtime::__private::Settled::Answered(
-                                            __mcp_answer,
-                                        ) => __mcp_answer,
-                                        ::mcp_runtime::__private::Settled::Stop(__mcp_halt) => {
-                                            match __mcp_r
-                                                .write(1u32)
-                                                .put(&replicas, &__mcp_s0, "replicas")
-                                                .stop(__mcp_halt)
-                                                .await
-                                            {}
-                                        }
-                                    }?;
-                                    if !confirm.ok {
-                                        return Ok(text("Nothing deployed."));
+                                let confirm: Confirm = match ::mcp_runtime::__private::settle_one(
+                                    || {
+                                        cx
+                                            .elicit(format!("Ship {replicas} replicas to production?"))
+                                    },
+                                    <_ as ::mcp_runtime::ElicitForm>::read_answer,
+                                    &cx,
+                                    "confirm",
+                                ) {
+                                    ::mcp_runtime::__private::Settled::Answered(
+                                        __mcp_answer,
+                                    ) => __mcp_answer,
+                                    ::mcp_runtime::__private::Settled::Stop(__mcp_halt) => {
+                                        match __mcp_r
+                                            .write(1u32)
+                                            .put(&replicas, &__mcp_s0, "replicas")
+                                            .stop(__mcp_halt)
+                                            .await
+                                        {}
                                     }
+                                }?;
+                                if !confirm.ok {
+                                    return Ok(text("Nothing deployed."));
                                 }
-                                (replicas,)
                             }
+                            (replicas,)
                         }
-                        _ => match __mcp_r.unknown_point().await {}
                     }
                 };
                 Ok(text(format!("Deployed {} replicas of {}.", replicas, args.service)))

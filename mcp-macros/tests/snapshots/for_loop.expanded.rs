@@ -76,74 +76,43 @@ fn review() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
                     let _ = &mut kept;
                     (kept,)
                 } else {
-                    match __mcp_r.point() {
-                        #[allow(
-                            clippy::all,
-                            clippy::pedantic,
-                            unreachable_code,
-                            unused_braces
-                        )]
-                        ::core::option::Option::Some(0u32) => {
-                            let __mcp_v0 = __mcp_r.take(&__mcp_s0).await;
-                            let __mcp_v1 = __mcp_r.take(&__mcp_s1).await;
-                            let __mcp_v2 = __mcp_r.take(&__mcp_s2).await;
+                    #[allow(
+                        clippy::all,
+                        clippy::pedantic,
+                        unreachable_code,
+                        unused_braces
+                    )]
+                    {
+                        let __mcp_v0 = __mcp_r.take(&__mcp_s0).await;
+                        let __mcp_v1 = __mcp_r.take(&__mcp_s1).await;
+                        let __mcp_v2 = __mcp_r.take(&__mcp_s2).await;
+                        {
+                            #[allow(unused_mut, unused_variables)]
+                            let names = __mcp_v2;
+                            #[allow(unused_mut, unused_variables)]
+                            let mut kept = __mcp_v1;
                             {
                                 #[allow(unused_mut, unused_variables)]
-                                let names = __mcp_v2;
-                                #[allow(unused_mut, unused_variables)]
-                                let mut kept = __mcp_v1;
+                                let mut __mcp_pos_0 = __mcp_v0;
+                                let mut __mcp_iter_0 = ::mcp_runtime::__private::Rewind::rewind(
+                                    &(names),
+                                    __mcp_pos_0,
+                                );
                                 {
-                                    #[allow(unused_mut, unused_variables)]
-                                    let mut __mcp_pos_0 = __mcp_v0;
-                                    let mut __mcp_iter_0 = ::mcp_runtime::__private::Rewind::rewind(
-                                        &(names),
-                                        __mcp_pos_0,
-                                    );
-                                    {
-                                        let mut __mcp_first = ::core::option::Option::Some(());
-                                        loop {
-                                            if let ::core::option::Option::Some(()) = __mcp_first.take()
+                                    let mut __mcp_first = ::core::option::Option::Some(());
+                                    loop {
+                                        if let ::core::option::Option::Some(()) = __mcp_first.take()
+                                        {
                                             {
-                                                {
-                                                    #[allow(unused_variables)]
-                                                    let ::core::option::Option::Some(name) = ::core::iter::Iterator::next(
-                                                        &mut ::mcp_runtime::__private::Rewind::rewind(
-                                                            &(names),
-                                                            __mcp_pos_0 - 1,
-                                                        ),
-                                                    ) else {
-                                                        break;
-                                                    };
-                                                    {
-                                                        let keep: Keep = match ::mcp_runtime::__private::settle_one(
-                                                            || cx.elicit(format!("Keep {name}?")),
-                                                            <_ as ::mcp_runtime::ElicitForm>::read_answer,
-                                                            &cx,
-                                                            "keep",
-                                                        ) {
-                                                            ::mcp_runtime::__private::Settled::Answered(
-                                                                __mcp_answer,
-                                                            ) => __mcp_answer,
-                                                            ::mcp_runtime::__private::Settled::Stop(__mcp_halt) => {
-                                                                match __mcp_r
-                                                                    .write(0u32)
-                                                                    .put(&__mcp_pos_0, &__mcp_s0, "__mcp_pos_0")
-                                                                    .put(&kept, &__mcp_s1, "kept")
-                                                                    .put(&names, &__mcp_s2, "names")
-                                                                    .stop(__mcp_halt)
-                                                                    .await
-                                                                {}
-                                                            }
-                                                        }?;
-                                                        if keep.ok {
-                                                            kept.push(name);
-                                                        }
-                                                    }
-                                                }
-                                            } else if let ::core::option::Option::Some(name) = ::core::iter::Iterator::next(
-                                                &mut __mcp_iter_0,
-                                            ) {
-                                                __mcp_pos_0 += 1;
+                                                #[allow(unused_variables)]
+                                                let ::core::option::Option::Some(name) = ::core::iter::Iterator::next(
+                                                    &mut ::mcp_runtime::__private::Rewind::rewind(
+                                                        &(names),
+                                                        __mcp_pos_0 - 1,
+                                                    ),
+                                                ) else {
+                                                    break;
+                                                };
                                                 {
                                                     let keep: Keep = match ::mcp_runtime::__private::settle_one(
                                                         || cx.elicit(format!("Keep {name}?")),
@@ -169,16 +138,44 @@ fn review() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
                                                         kept.push(name);
                                                     }
                                                 }
-                                            } else {
-                                                break;
                                             }
+                                        } else if let ::core::option::Option::Some(name) = ::core::iter::Iterator::next(
+                                            &mut __mcp_iter_0,
+                                        ) {
+                                            __mcp_pos_0 += 1;
+                                            {
+                                                let keep: Keep = match ::mcp_runtime::__private::settle_one(
+                                                    || cx.elicit(format!("Keep {name}?")),
+                                                    <_ as ::mcp_runtime::ElicitForm>::read_answer,
+                                                    &cx,
+                                                    "keep",
+                                                ) {
+                                                    ::mcp_runtime::__private::Settled::Answered(
+                                                        __mcp_answer,
+                                                    ) => __mcp_answer,
+                                                    ::mcp_runtime::__private::Settled::Stop(__mcp_halt) => {
+                                                        match __mcp_r
+                                                            .write(0u32)
+                                                            .put(&__mcp_pos_0, &__mcp_s0, "__mcp_pos_0")
+                                                            .put(&kept, &__mcp_s1, "kept")
+                                                            .put(&names, &__mcp_s2, "names")
+                                                            .stop(__mcp_halt)
+                                                            .await
+                                                        {}
+                                                    }
+                                                }?;
+                                                if keep.ok {
+                                                    kept.push(name);
+                                                }
+                                            }
+                                        } else {
+                                            break;
                                         }
                                     }
                                 }
-                                (kept,)
                             }
+                            (kept,)
                         }
-                        _ => match __mcp_r.unknown_point().await {}
                     }
                 };
                 Ok(text(kept.join(", ")))
