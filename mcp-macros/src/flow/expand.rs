@@ -245,8 +245,12 @@ fn step_inputs(handler: &Handler) -> (TokenStream, TokenStream) {
 ///             Some(_) => match __mcp_r.unknown_point().await {},
 ///         }
 ///     }
-///     impl Flow for __mcp_tool_deploy { ... }
-///     impl ToolHandler for __mcp_tool_deploy { ... }
+///     impl ToolHandler for __mcp_tool_deploy {
+///         fn definition(&self) -> Tool { .. }
+///         fn call(&self, request: Request) -> BoxFuture<..> {
+///             drive_tool(Flow { step: __mcp_step, max_rounds: None, restart: false }, request, ..)
+///         }
+///     }
 ///     __mcp_tool_deploy
 /// }
 /// ```
@@ -255,17 +259,7 @@ fn expand_handler(handler: &Handler, step: &Ident, body: TokenStream) -> TokenSt
     let handler_ty = handler_type(handler);
     let vis = &handler.vis;
     let attrs = &handler.attrs;
-    let output = &handler.output;
-    let args_ty = match &handler.args {
-        Some((_, ty)) => quote!(#ty),
-        None => quote!(::mcp_runtime::__private::NoArgs),
-    };
-    let max_rounds = match &handler.options.max_rounds {
-        Some(n) => quote!(::core::option::Option::Some(#n)),
-        None => quote!(::core::option::Option::None),
-    };
-    let restart = handler.options.restart_on_new_shape.unwrap_or(false);
-    let handler_impl = handler_impl(handler);
+    let handler_impl = handler_impl(handler, step);
     let kind = handler.kind.attr();
     let made = format!(
         " Returns the handler `#[{kind}]` made of this function; register it with \
@@ -287,22 +281,6 @@ fn expand_handler(handler: &Handler, step: &Ident, body: TokenStream) -> TokenSt
             struct #handler_ty;
 
             #body
-
-            #[automatically_derived]
-            impl ::mcp_runtime::__private::Flow for #handler_ty {
-                type Args = #args_ty;
-                type Output = #output;
-                const MAX_ROUNDS: ::core::option::Option<u32> = #max_rounds;
-                const RESTART_ON_NEW_SHAPE: bool = #restart;
-                fn step(
-                    self,
-                    args: Self::Args,
-                    cx: ::mcp_runtime::Cx,
-                    state: ::mcp_runtime::__private::Resume,
-                ) -> impl ::core::future::Future<Output = Self::Output> + ::core::marker::Send + 'static {
-                    #step(args, cx, state)
-                }
-            }
 
             #handler_impl
 
@@ -392,8 +370,13 @@ fn handler_type(handler: &Handler) -> Ident {
     )
 }
 
-fn handler_impl(handler: &Handler) -> TokenStream {
+fn handler_impl(handler: &Handler, step: &Ident) -> TokenStream {
     let ident = handler_type(handler);
+    let max_rounds = match &handler.options.max_rounds {
+        Some(n) => quote!(::core::option::Option::Some(#n)),
+        None => quote!(::core::option::Option::None),
+    };
+    let restart = handler.options.restart_on_new_shape.unwrap_or(false);
     let name = handler.wire_name();
     let title = option_str(handler.options.title.as_ref());
     let description = option_str(handler.description().as_ref());
@@ -409,19 +392,20 @@ fn handler_impl(handler: &Handler) -> TokenStream {
     // The conversions are named at the return type, through the public traits: a type that
     // is no handler result is reported there, once, in the trait's own words.
     let f = quote!(::mcp_runtime::flow);
+    let flow = quote!(#p::Flow { step: #step, max_rounds: #max_rounds, restart: #restart });
     let (drive, output_schema) = match handler.kind {
         Kind::Tool => (
-            quote_spanned!(output_span=> #p::drive_tool(*self, request, <#output as #f::IntoToolResult>::into_tool_result)),
+            quote_spanned!(output_span=> #p::drive_tool(#flow, request, <#output as #f::IntoToolResult>::into_tool_result)),
             quote_spanned!(output_span=> <#output as #f::IntoToolResult>::output_schema),
         ),
         Kind::Prompt => (
-            quote_spanned!(output_span=> #p::drive_prompt(*self, request, <#output as #f::IntoPromptResult>::into_prompt_result)),
+            quote_spanned!(output_span=> #p::drive_prompt(#flow, request, <#output as #f::IntoPromptResult>::into_prompt_result)),
             TokenStream::new(),
         ),
         Kind::Resource => {
             let uri = handler.options.uri.as_ref();
             (
-                quote_spanned!(output_span=> #p::drive_resource(*self, #uri, request, <#output as #f::IntoResourceResult>::into_resource_result)),
+                quote_spanned!(output_span=> #p::drive_resource(#flow, #uri, request, <#output as #f::IntoResourceResult>::into_resource_result)),
                 TokenStream::new(),
             )
         }

@@ -117,23 +117,6 @@ pub fn deploy() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Cop
         }
     }
     #[automatically_derived]
-    impl ::mcp_runtime::__private::Flow for __mcp_tool_deploy {
-        type Args = DeployArgs;
-        type Output = ToolResult;
-        const MAX_ROUNDS: ::core::option::Option<u32> = ::core::option::Option::None;
-        const RESTART_ON_NEW_SHAPE: bool = false;
-        fn step(
-            self,
-            args: Self::Args,
-            cx: ::mcp_runtime::Cx,
-            state: ::mcp_runtime::__private::Resume,
-        ) -> impl ::core::future::Future<
-            Output = Self::Output,
-        > + ::core::marker::Send + 'static {
-            __mcp_step(args, cx, state)
-        }
-    }
-    #[automatically_derived]
     impl ::mcp_runtime::server::ToolHandler for __mcp_tool_deploy {
         fn definition(&self) -> ::mcp_runtime::protocol::Tool {
             static DEFINITION: ::mcp_runtime::__private::Cached<
@@ -161,7 +144,11 @@ pub fn deploy() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Cop
             ::mcp_runtime::server::HandlerResult<::mcp_runtime::protocol::CallToolResult>,
         > {
             ::mcp_runtime::__private::drive_tool(
-                *self,
+                ::mcp_runtime::__private::Flow {
+                    step: __mcp_step,
+                    max_rounds: ::core::option::Option::None,
+                    restart: false,
+                },
                 request,
                 <ToolResult as ::mcp_runtime::flow::IntoToolResult>::into_tool_result,
             )

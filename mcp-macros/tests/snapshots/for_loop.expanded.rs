@@ -184,23 +184,6 @@ fn review() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
         }
     }
     #[automatically_derived]
-    impl ::mcp_runtime::__private::Flow for __mcp_tool_review {
-        type Args = Names;
-        type Output = ToolResult;
-        const MAX_ROUNDS: ::core::option::Option<u32> = ::core::option::Option::None;
-        const RESTART_ON_NEW_SHAPE: bool = false;
-        fn step(
-            self,
-            args: Self::Args,
-            cx: ::mcp_runtime::Cx,
-            state: ::mcp_runtime::__private::Resume,
-        ) -> impl ::core::future::Future<
-            Output = Self::Output,
-        > + ::core::marker::Send + 'static {
-            __mcp_step(args, cx, state)
-        }
-    }
-    #[automatically_derived]
     impl ::mcp_runtime::server::ToolHandler for __mcp_tool_review {
         fn definition(&self) -> ::mcp_runtime::protocol::Tool {
             static DEFINITION: ::mcp_runtime::__private::Cached<
@@ -230,7 +213,11 @@ fn review() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
             ::mcp_runtime::server::HandlerResult<::mcp_runtime::protocol::CallToolResult>,
         > {
             ::mcp_runtime::__private::drive_tool(
-                *self,
+                ::mcp_runtime::__private::Flow {
+                    step: __mcp_step,
+                    max_rounds: ::core::option::Option::None,
+                    restart: false,
+                },
                 request,
                 <ToolResult as ::mcp_runtime::flow::IntoToolResult>::into_tool_result,
             )

@@ -2,10 +2,7 @@
 //! question point or its end (the flow reads its own state), then hand the next state back
 //! for the server to seal or sign.
 
-use std::future::Future;
 use std::time::Duration;
-
-use serde::de::DeserializeOwned;
 
 use super::continuation::Resume;
 use super::cx::{Cx, Halted, internal_error, invalid_params};
@@ -20,28 +17,21 @@ use crate::state::{INVALID_STATE_MESSAGE, get_varint, put_varint};
 /// line of a window counting those left out.
 static REFUSED_STATE: RateLimit = RateLimit::new(10, Duration::from_secs(5));
 
-/// A handler compiled into a state machine by `#[tool]`, `#[prompt]` or `#[resource]`.
+/// A handler compiled into a state machine by `#[tool]`, `#[prompt]` or `#[resource]`: its
+/// step function, over arguments `A`, and its bounds.
 ///
-/// Generated code implements it; there is no reason to implement it by hand.
+/// Generated code builds it; there is no reason to build one by hand.
 #[doc(hidden)]
-pub trait Flow: Copy + Send + Sync + 'static {
-    /// The handler's arguments.
-    type Args: DeserializeOwned + Send + 'static;
-    /// What the handler returns.
-    type Output: Send + 'static;
+pub struct Flow<A, F> {
+    /// Runs from the state it is given (or from the start) to the next question point or the
+    /// end. The step opens the state itself, checking its shape: only it knows the types it
+    /// carries.
+    pub step: fn(A, Cx, Resume) -> F,
     /// The handler's own bound on rounds, if it sets one.
-    const MAX_ROUNDS: Option<u32>;
+    pub max_rounds: Option<u32>,
     /// Whether a state minted by a build whose flow had another shape restarts the flow
     /// from its first question (`on_new_shape = "restart"`) rather than being refused.
-    const RESTART_ON_NEW_SHAPE: bool;
-    /// Runs from `state` (or from the start) to the next question point or the end. The step
-    /// opens the state itself, checking its shape: only it knows the types it carries.
-    fn step(
-        self,
-        args: Self::Args,
-        cx: Cx,
-        state: Resume,
-    ) -> impl Future<Output = Self::Output> + Send + 'static;
+    pub restart: bool,
 }
 
 /// One round of a flow, its arguments bound: given the round's context and the state it
@@ -64,10 +54,10 @@ pub(crate) struct Bounds {
 }
 
 impl Bounds {
-    pub(crate) fn of<F: Flow>() -> Self {
+    pub(crate) fn of<A, F>(flow: &Flow<A, F>) -> Self {
         Self {
-            max_rounds: F::MAX_ROUNDS,
-            restart: F::RESTART_ON_NEW_SHAPE,
+            max_rounds: flow.max_rounds,
+            restart: flow.restart,
         }
     }
 }

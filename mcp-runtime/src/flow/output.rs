@@ -2,8 +2,10 @@
 
 use std::error::Error as StdError;
 use std::fmt;
+use std::future::Future;
 
 use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -330,12 +332,17 @@ impl schemars::JsonSchema for NoArgs {
 
 /// The round's step of `flow` with its arguments `args`, whose output `finish` turns into the
 /// method's result.
-fn bind<F: Flow, R>(
-    flow: F,
-    args: F::Args,
+fn bind<A, F, R>(
+    flow: &Flow<A, F>,
+    args: A,
     finish: impl FnOnce(F::Output) -> Result<R, ErrorObject> + Send + 'static,
-) -> Step<R> {
-    Box::new(move |cx, resume| Box::pin(async move { finish(flow.step(args, cx, resume).await) }))
+) -> Step<R>
+where
+    A: Send + 'static,
+    F: Future + Send + 'static,
+{
+    let step = flow.step;
+    Box::new(move |cx, resume| Box::pin(async move { finish(step(args, cx, resume).await) }))
 }
 
 /// Drives one round of a `#[tool]`.
@@ -344,14 +351,18 @@ fn bind<F: Flow, R>(
 /// the handler's return type, where a type that is no tool result is reported.
 ///
 /// Only the arguments' parsing and the step are generic; the rest is compiled once, here.
-pub fn drive_tool<F: Flow>(
-    flow: F,
+pub fn drive_tool<A, F>(
+    flow: Flow<A, F>,
     mut request: Request,
     convert: fn(F::Output) -> Result<CallToolResult, ErrorObject>,
-) -> BoxFuture<'static, HandlerResult<CallToolResult>> {
+) -> BoxFuture<'static, HandlerResult<CallToolResult>>
+where
+    A: DeserializeOwned + Send + 'static,
+    F: Future + Send + 'static,
+{
     let arguments = Value::Object(request.arguments.take().unwrap_or_default());
-    match F::Args::deserialize(&arguments) {
-        Ok(args) => tool_round(request, Bounds::of::<F>(), bind(flow, args, convert)),
+    match A::deserialize(&arguments) {
+        Ok(args) => tool_round(request, Bounds::of(&flow), bind(&flow, args, convert)),
         Err(error) => invalid_tool_arguments(request, &error),
     }
 }
@@ -381,14 +392,18 @@ fn invalid_tool_arguments(
 /// Drives one round of a `#[prompt]`.
 #[doc(hidden)]
 /// `convert` is the output type's [`IntoPromptResult::into_prompt_result`], as for tools.
-pub fn drive_prompt<F: Flow>(
-    flow: F,
+pub fn drive_prompt<A, F>(
+    flow: Flow<A, F>,
     mut request: Request,
     convert: fn(F::Output) -> Result<GetPromptResult, ErrorObject>,
-) -> BoxFuture<'static, HandlerResult<GetPromptResult>> {
+) -> BoxFuture<'static, HandlerResult<GetPromptResult>>
+where
+    A: DeserializeOwned + Send + 'static,
+    F: Future + Send + 'static,
+{
     let arguments = Value::Object(request.arguments.take().unwrap_or_default());
-    match F::Args::deserialize(&arguments) {
-        Ok(args) => prompt_round(request, Bounds::of::<F>(), bind(flow, args, convert)),
+    match A::deserialize(&arguments) {
+        Ok(args) => prompt_round(request, Bounds::of(&flow), bind(&flow, args, convert)),
         Err(error) => {
             let error = invalid_params(format!(
                 "invalid arguments for prompt `{}`: {error}",
@@ -410,17 +425,21 @@ fn prompt_round(
 /// Drives one round of a `#[resource]` served under the URI or template `template`.
 #[doc(hidden)]
 /// `convert` is the output type's [`IntoResourceResult::into_resource_result`], as for tools.
-pub fn drive_resource<F: Flow>(
-    flow: F,
+pub fn drive_resource<A, F>(
+    flow: Flow<A, F>,
     template: &'static str,
     request: Request,
     convert: fn(F::Output, &str) -> Result<ReadResourceResult, ErrorObject>,
-) -> BoxFuture<'static, HandlerResult<ReadResourceResult>> {
+) -> BoxFuture<'static, HandlerResult<ReadResourceResult>>
+where
+    A: DeserializeOwned + Send + 'static,
+    F: Future + Send + 'static,
+{
     let uri = request.target.clone();
-    match F::Args::deserialize(&uri_variables(template, &uri)) {
+    match A::deserialize(&uri_variables(template, &uri)) {
         Ok(args) => {
             let convert = move |output| convert(output, &uri);
-            resource_round(request, Bounds::of::<F>(), bind(flow, args, convert))
+            resource_round(request, Bounds::of(&flow), bind(&flow, args, convert))
         }
         Err(error) => {
             let error = invalid_params(format!("invalid resource URI `{uri}`: {error}"));
