@@ -237,13 +237,21 @@ async fn untyped_in_and_around_a_sub_flow(args: Args, cx: Cx) -> ToolResult {
 async fn string_literals(cx: Cx) -> ToolResult {
     // A `&'static str` cannot be read back from a state: a local bound once to a literal is
     // declared again where the flow resumes, at the top level and inside a branch.
+    // A name bound to a literal in two blocks is declared again in each.
     let env = "prod";
     let _go: Yes = cx.elicit(format!("Deploy to {env}?")).await?;
     let regions = ["eu", "us"];
+    let zone = "outer";
+    let mut seen = String::new();
+    {
+        let zone = "inner";
+        let _here: Yes = cx.elicit(format!("In {zone}?")).await?;
+        seen.push_str(zone);
+    }
     if regions.contains(&"eu") {
         let label: &str = "sure";
         let _again: Yes = cx.elicit("Sure?").await?;
-        return Ok(text(format!("{env} {label} {regions:?}")));
+        return Ok(text(format!("{env} {label} {regions:?} {zone} {seen}")));
     }
     Ok(text(env))
 }
@@ -327,8 +335,8 @@ async fn carried_locals_need_no_written_type() {
         ),
         (
             FlowTester::tool(string_literals),
-            vec![yes(true), yes(true)],
-            "prod sure [\"eu\", \"us\"]",
+            vec![yes(true), yes(true), yes(true)],
+            "prod sure [\"eu\", \"us\"] outer inner",
         ),
     ];
     for (tester, answers, expected) in cases {

@@ -22,34 +22,57 @@ pub(crate) struct Hoisted {
 }
 
 impl Hoisted {
-    /// The constant locals of `function`. A name bound anywhere else in the function (a
-    /// parameter, another `let`, a pattern, a closure's parameter) is left to travel as
-    /// usual: declaring it again ahead of its place could hide the other binding.
+    /// The constant locals of `function`: names whose every binding in the function is a
+    /// `let` of a literal without `mut`, at most one to a block. A name also bound anywhere
+    /// else (a parameter, another `let`, a pattern, a closure's parameter), or twice in one
+    /// block, is left to travel as usual: declaring it again ahead of its place could hide
+    /// another binding of the name.
     pub(crate) fn of(function: &ItemFn) -> Self {
         #[derive(Default)]
         struct Names {
             bound: HashMap<String, usize>,
-            literal: Vec<String>,
+            /// Each constant `let`: its block and its name.
+            literal: Vec<(usize, String)>,
+            blocks: usize,
+            block: Vec<usize>,
         }
         impl<'ast> Visit<'ast> for Names {
+            fn visit_block(&mut self, block: &'ast syn::Block) {
+                self.blocks += 1;
+                self.block.push(self.blocks);
+                visit::visit_block(self, block);
+                self.block.pop();
+            }
             fn visit_pat_ident(&mut self, pat: &'ast syn::PatIdent) {
                 *self.bound.entry(pat.ident.to_string()).or_default() += 1;
                 visit::visit_pat_ident(self, pat);
             }
             fn visit_local(&mut self, local: &'ast Local) {
                 if let Some(name) = constant(local) {
-                    self.literal.push(name);
+                    let block = self.block.last().copied().unwrap_or(0);
+                    self.literal.push((block, name));
                 }
                 visit::visit_local(self, local);
             }
         }
         let mut names = Names::default();
         names.visit_item_fn(function);
-        let Names { bound, literal } = names;
-        let constants = literal
-            .into_iter()
-            .filter(|name| bound.get(name) == Some(&1))
-            .collect();
+        let Names { bound, literal, .. } = names;
+        let mut constants: Vec<String> = Vec::new();
+        for (_, name) in &literal {
+            let lets: Vec<usize> = literal
+                .iter()
+                .filter(|(_, other)| other == name)
+                .map(|(block, _)| *block)
+                .collect();
+            let mut blocks = lets.clone();
+            blocks.sort_unstable();
+            blocks.dedup();
+            let only_constants = bound.get(name) == Some(&lets.len());
+            if only_constants && blocks.len() == lets.len() && !constants.contains(name) {
+                constants.push(name.clone());
+            }
+        }
         Self { constants }
     }
 
