@@ -72,31 +72,47 @@ pub(crate) fn pattern_bindings(pat: &Pat, ty: Option<&Type>, out: &mut Vec<Bindi
     }
 }
 
-/// Whether `expr` is plainly a borrow: `&x`, or a call of one of `std`'s methods that lend
-/// from their receiver (`name.as_str()`, `text.trim()`, `items.iter()`). The compiler catches
-/// every other borrow at the local's slot, in its own words.
+/// Methods of `std` that lend from their receiver: what they return borrows it
+/// (`name.as_str()`, `text.trim()`, `items.iter()`, `line.split(',')`).
+const LENDING: &[&str] = &[
+    "as_str",
+    "as_slice",
+    "as_bytes",
+    "as_ref",
+    "as_deref",
+    "as_path",
+    "as_os_str",
+    "trim",
+    "trim_start",
+    "trim_end",
+    "iter",
+    "chars",
+    "char_indices",
+    "bytes",
+    "lines",
+    "split",
+    "split_whitespace",
+    "split_terminator",
+    "keys",
+    "values",
+    "windows",
+    "chunks",
+    "chunks_exact",
+];
+
+/// Whether `call` is of one of `std`'s methods that lend from their receiver ([`LENDING`]).
+/// A `for` loop over a chain that starts with one on a local can evaluate it again on
+/// resume: the borrow it holds for the whole loop keeps the local unchanged.
+pub(crate) fn lends(call: &syn::ExprMethodCall) -> bool {
+    LENDING.iter().any(|name| call.method == name)
+}
+
+/// Whether `expr` is plainly a borrow: `&x`, or a call that lends from its receiver
+/// ([`lends`]). The compiler catches every other borrow at the local's slot, in its own words.
 fn is_borrow(expr: &Expr) -> bool {
-    const LENDING: &[&str] = &[
-        "as_str",
-        "as_slice",
-        "as_bytes",
-        "as_ref",
-        "as_deref",
-        "as_path",
-        "as_os_str",
-        "trim",
-        "trim_start",
-        "trim_end",
-        "iter",
-        "chars",
-        "lines",
-        "split_whitespace",
-        "keys",
-        "values",
-    ];
     match expr {
         Expr::Reference(_) => true,
-        Expr::MethodCall(call) => LENDING.iter().any(|name| call.method == name),
+        Expr::MethodCall(call) => lends(call),
         Expr::Paren(inner) => is_borrow(&inner.expr),
         _ => false,
     }

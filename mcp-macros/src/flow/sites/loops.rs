@@ -9,6 +9,7 @@ use syn::{Expr, Ident, Stmt};
 
 use super::{Analyzer, Step};
 use crate::flow::hoist::literal;
+use crate::flow::scope;
 
 /// A `for` loop that asks questions, rewritten so that its position travels in the state
 /// (see [`Analyzer::resumable_for`]): what resuming it needs, by name.
@@ -163,28 +164,9 @@ fn taken(e: &syn::ExprForLoop, items: &Ident) -> Expr {
     }}
 }
 
-/// Methods of `std` that iterate over their receiver by borrowing it: a chain that starts
-/// with one of these on a local gives the same items each time it is evaluated, as long as the
-/// local is unchanged, which the borrow it holds for the whole loop guarantees.
-const LENDING: &[&str] = &[
-    "iter",
-    "chars",
-    "char_indices",
-    "bytes",
-    "lines",
-    "split",
-    "split_whitespace",
-    "split_terminator",
-    "keys",
-    "values",
-    "windows",
-    "chunks",
-    "chunks_exact",
-];
-
 /// Whether evaluating `expr` again gives the same items without side effects: a local, a
 /// field of one, a shared borrow of either, a range of those and literals, an array of
-/// literals, or a chain of methods that starts lending from one of those ([`LENDING`]) and
+/// literals, or a chain of methods that starts lending from one of those ([`scope::lends`]) and
 /// whose arguments are such expressions or closures.
 fn reevaluable(expr: &Expr) -> bool {
     match expr {
@@ -202,7 +184,7 @@ fn reevaluable(expr: &Expr) -> bool {
             let argument = |arg: &Expr| matches!(arg, Expr::Closure(_)) || reevaluable(arg);
             let lends = match &*call.receiver {
                 Expr::MethodCall(_) => reevaluable(&call.receiver),
-                receiver => reevaluable(receiver) && LENDING.iter().any(|name| call.method == name),
+                receiver => reevaluable(receiver) && scope::lends(call),
             };
             lends && call.args.iter().all(argument)
         }
