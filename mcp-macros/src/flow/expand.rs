@@ -31,7 +31,7 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
     let handler = plan.handler;
     let cx = &handler.cx;
     let output = &handler.output;
-    let reader = Ident::new("__mcp_r", Span::mixed_site());
+    let reader = super::settle::reader();
     let sub_value = Ident::new("__mcp_sub", Span::mixed_site());
     let sub_resume = Ident::new("__mcp_sub_resume", Span::mixed_site());
     let p = quote!(::mcp_runtime::__private);

@@ -19,6 +19,8 @@ use syn::{Expr, ItemFn, Local, Pat, Stmt, Token};
 pub(crate) struct Hoisted {
     /// The locals bound once in the whole function, by a `let` of a literal without `mut`.
     constants: Vec<String>,
+    /// The names bound once in the whole function: parameters and locals alike.
+    once: Vec<String>,
 }
 
 impl Hoisted {
@@ -73,7 +75,20 @@ impl Hoisted {
                 constants.push(name.clone());
             }
         }
-        Self { constants }
+        let mut once: Vec<String> = bound
+            .into_iter()
+            .filter(|(_, count)| *count == 1)
+            .map(|(name, _)| name)
+            .collect();
+        once.sort_unstable();
+        Self { constants, once }
+    }
+
+    /// Whether `ident` is bound once in the whole function, as a parameter or a local: where
+    /// it is named, it names that one binding.
+    pub(crate) fn bound_once(&self, ident: &syn::Ident) -> bool {
+        let name = ident.to_string();
+        self.once.binary_search(&name).is_ok()
     }
 
     /// Whether `stmt` is declared again where the flow resumes, rather than carried: an item

@@ -11,6 +11,7 @@ mod hoist;
 mod model;
 mod presentation;
 mod questions;
+mod reborrow;
 mod resume;
 mod scope;
 mod settle;
@@ -97,10 +98,20 @@ pub(crate) fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenS
             }
             _ => resume(&body),
         };
-        // A resumed body that declares a local it only assigns cannot hand its locals on
-        // through the nest: it resumes in an arm of its own.
+        // A resumed body that declares a local it only assigns, or that borrows again one
+        // of the body's locals the statements after its level use, cannot hand its locals
+        // on through the nest: it resumes in an arm of its own.
+        let through_nest = !point.declares
+            && match placement {
+                straight::Placement::At(_) => point.borrowed_again.is_empty(),
+                straight::Placement::Within { live, .. } => live
+                    .iter()
+                    .flatten()
+                    .all(|binding| !point.borrowed_again.contains(&binding.ident)),
+                straight::Placement::Own => true,
+            };
         let point = match placement {
-            _ if !point.declares => point,
+            _ if through_nest => point,
             straight::Placement::Within { .. } => {
                 *placement = straight::Placement::Own;
                 resume(&body)

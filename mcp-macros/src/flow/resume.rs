@@ -16,12 +16,12 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 
 use proc_macro2::Span;
 use quote::{format_ident, quote};
-use syn::{Block, Expr, Ident, Stmt};
+use syn::{Block, Expr, Ident, Pat, Stmt};
 
-use super::Errors;
 use super::hoist::Hoisted;
-use super::scope::{self, Binding};
+use super::scope::{self, Binding, Rederive};
 use super::sites::{Head, Loop, Site, Step};
+use super::{Errors, reborrow, settle};
 
 /// A local that travels in the state of one question point.
 pub(crate) struct Carried {
@@ -44,6 +44,9 @@ pub(crate) struct Resumed {
     pub(crate) carried: Vec<Carried>,
     /// Whether the resumed body declares, without a value, a local it assigns before reading.
     pub(crate) declares: bool,
+    /// The body's own locals (not those of an inner block) that the resumed body borrows
+    /// again rather than carries (see `reborrow`).
+    pub(crate) borrowed_again: Vec<Ident>,
 }
 
 /// What the earlier stages found that resuming reads: the question points, the resumable
@@ -59,6 +62,9 @@ pub(crate) struct Stages<'a> {
 
 pub(crate) struct Resumer<'a> {
     declares: bool,
+    /// Whether the next block entered is the body itself.
+    top: bool,
+    borrowed_again: Vec<Ident>,
     sites: &'a [Site],
     loops: &'a [Loop],
     hoisted: &'a Hoisted,
@@ -82,6 +88,8 @@ impl<'a> Resumer<'a> {
         } = stages;
         Self {
             declares: false,
+            top: true,
+            borrowed_again: Vec::new(),
             sites,
             loops,
             hoisted,
@@ -101,6 +109,7 @@ impl<'a> Resumer<'a> {
             body,
             carried: self.carried,
             declares: self.declares,
+            borrowed_again: self.borrowed_again,
         }
     }
 
@@ -109,15 +118,23 @@ impl<'a> Resumer<'a> {
             return block.clone();
         };
         let i = *i;
+        let top = std::mem::replace(&mut self.top, false);
+        let hoisted = self.hoisted;
+        let once = |ident: &Ident| hoisted.bound_once(ident);
         let mut declared = Vec::new();
         for stmt in &block.stmts[..i] {
             if self.hoisted.holds(stmt) {
                 continue;
             }
             if let Stmt::Local(local) = stmt {
+                let again = reborrow::again(local, &once);
                 let mut bindings = scope::let_bindings(local);
                 for binding in &mut bindings {
-                    binding.rederive = self.loops.iter().position(|l| l.iter == binding.ident);
+                    binding.rederive = match self.loops.iter().position(|l| l.iter == binding.ident)
+                    {
+                        Some(n) => Some(Rederive::Loop(n)),
+                        None => again.then(|| Rederive::Borrow(Box::new(local.clone()))),
+                    };
                 }
                 declared.extend(bindings);
             }
@@ -141,7 +158,11 @@ impl<'a> Resumer<'a> {
             })
             .cloned()
             .collect();
-        restores.extend(self.restore(&declared, &free));
+        let restored = self.restore(&declared, &free);
+        if top {
+            self.borrowed_again.extend(restored.again);
+        }
+        restores.extend(restored.stmts);
         let declarations = declare_assigned(&declared, &free, &assigned);
         self.declares |= !declarations.is_empty();
         restores.extend(declarations);
@@ -177,10 +198,8 @@ impl<'a> Resumer<'a> {
                 }
             }
             (Step::IfThen, Expr::If(branch)) => {
-                let mut pattern = Vec::new();
-                cond_bindings(&branch.cond, &mut pattern);
                 let block = self.block(&branch.then_branch, rest);
-                *expr = self.with_pattern(pattern, block);
+                *expr = self.with_pattern(&cond_lets(&branch.cond), block);
             }
             (Step::IfElse, Expr::If(branch)) => {
                 if let Some((_, els)) = &branch.else_branch {
@@ -191,15 +210,13 @@ impl<'a> Resumer<'a> {
             }
             (Step::Arm(j), Expr::Match(matched)) => {
                 let arm = &matched.arms[*j];
-                let mut pattern = Vec::new();
-                scope::pattern_bindings(&arm.pat, None, &mut pattern);
                 let mut body = (*arm.body).clone();
                 self.expr_in_place(&mut body, rest);
                 let block = Block {
                     brace_token: Default::default(),
                     stmts: vec![Stmt::Expr(body, None)],
                 };
-                *expr = self.with_pattern(pattern, block);
+                *expr = self.with_pattern(&[(&arm.pat, &matched.expr)], block);
             }
             (Step::BlockExpr, Expr::Block(block)) => {
                 block.block = self.block(&block.block, rest);
@@ -227,11 +244,9 @@ impl<'a> Resumer<'a> {
             // Output: as for `loop`, with `else if COND { BODY } else { break; }`
             (Step::WhileBody | Step::ForBody(_), Expr::While(looped)) => {
                 let start = self.carried.len();
-                let mut pattern = Vec::new();
-                cond_bindings(&looped.cond, &mut pattern);
                 let block = self.block(&looped.body, rest);
                 let item = match step {
-                    Step::ForBody(n) => self.current_item(&self.loops[*n], &looped.cond, &pattern),
+                    Step::ForBody(n) => self.current_item(&self.loops[*n], &looped.cond),
                     _ => None,
                 };
                 let resumed = match item {
@@ -239,7 +254,7 @@ impl<'a> Resumer<'a> {
                         let stmts = &block.stmts;
                         syn::parse_quote!({ #item #(#stmts)* })
                     }
-                    None => self.with_pattern(pattern, block),
+                    None => self.with_pattern(&cond_lets(&looped.cond), block),
                 };
                 let (first, values) = self.first_iteration(start);
                 let (label, cond, body) = (&looped.label, &looped.cond, &looped.body);
@@ -268,10 +283,42 @@ impl<'a> Resumer<'a> {
         (Ident::new("__mcp_first", Span::mixed_site()), values)
     }
 
-    /// `block` as an expression, with the pattern bindings it uses restored first.
-    fn with_pattern(&mut self, pattern: Vec<Binding>, block: Block) -> Expr {
+    /// `block`, which its patterns (`if let` and `while let` conditions, a match arm's
+    /// pattern, each with what it matches) enclose, as an expression with the bindings it
+    /// uses had first: a pattern matched against a stable borrow (see `reborrow`) is matched
+    /// again, any other's bindings are restored from the state.
+    ///
+    /// Output: `{ RESTORES; let PAT = SCRUTINEE else { match reader.no_longer_matches().await {} }; BLOCK }`
+    fn with_pattern(&mut self, patterns: &[(&Pat, &Expr)], block: Block) -> Expr {
         let free = scope::free_in_stmts(&block.stmts, self.questions);
-        let mut stmts = self.restore(&pattern, &free);
+        let mut restored = Vec::new();
+        let mut matched: Vec<Stmt> = Vec::new();
+        for (pat, scrutinee) in patterns {
+            let mut bindings = Vec::new();
+            scope::pattern_bindings(pat, None, &mut bindings);
+            let used = bindings
+                .iter()
+                .any(|binding| free.contains(&binding.ident.to_string()));
+            if used
+                && reborrow::bindings_rematch(&bindings)
+                && reborrow::stable(scrutinee, &|_| true)
+            {
+                let pat = let_pattern(pat);
+                let reader = settle::reader();
+                matched.push(syn::parse_quote! {
+                    #[allow(irrefutable_let_patterns, unused_variables)]
+                    let #pat = #scrutinee else {
+                        match #reader.no_longer_matches().await {}
+                    };
+                });
+            } else {
+                restored.extend(bindings);
+            }
+        }
+        let mut needed = free;
+        needed.extend(scope::free_in_stmts(&matched, self.questions));
+        let mut stmts = self.restore(&restored, &needed).stmts;
+        stmts.extend(matched);
         if stmts.is_empty() {
             return syn::parse_quote!(#block);
         }
@@ -281,28 +328,50 @@ impl<'a> Resumer<'a> {
 
     /// `let` statements restoring the locals of `declared` that `free` names, the last
     /// declaration of each name winning.
-    fn restore(&mut self, declared: &[Binding], free: &BTreeSet<String>) -> Vec<Stmt> {
+    fn restore(&mut self, declared: &[Binding], free: &BTreeSet<String>) -> Restored {
         let mut free = free.clone();
         let mut out = Vec::new();
+        let mut again = Vec::new();
         let mut seen = HashSet::new();
         for binding in declared.iter().rev() {
             let name = binding.ident.to_string();
             if !free.contains(&name) || !seen.insert(name) {
                 continue;
             }
-            // A resumable `for` loop's iterator is rebuilt, not carried: its initialiser
-            // reads the carried position, declared just before it.
-            if let Some(n) = binding.rederive {
-                let looped = &self.loops[n];
-                let position = &looped.position;
-                let init = looped.rewind(&syn::parse_quote!(#position));
-                free.extend(scope::free_in_stmts(
-                    &[syn::parse_quote!(let _ = #init;)],
-                    self.questions,
-                ));
-                let ident = &binding.ident;
-                out.push(syn::parse_quote!(let mut #ident = #init;));
-                continue;
+            match &binding.rederive {
+                // A resumable `for` loop's iterator is rebuilt, not carried: its initialiser
+                // reads the carried position, declared just before it.
+                Some(Rederive::Loop(n)) => {
+                    let looped = &self.loops[*n];
+                    let position = &looped.position;
+                    let init = looped.rewind(&syn::parse_quote!(#position));
+                    free.extend(scope::free_in_stmts(
+                        &[syn::parse_quote!(let _ = #init;)],
+                        self.questions,
+                    ));
+                    let ident = &binding.ident;
+                    out.push(syn::parse_quote!(let mut #ident = #init;));
+                    continue;
+                }
+                // A borrow of a place runs its `let` again, which binds every name of its
+                // pattern; the place's locals come before it.
+                Some(Rederive::Borrow(local)) => {
+                    let stmt = Stmt::Local((**local).clone());
+                    free.extend(scope::free_in_stmts(
+                        std::slice::from_ref(&stmt),
+                        self.questions,
+                    ));
+                    for other in scope::let_bindings(local) {
+                        seen.insert(other.ident.to_string());
+                        again.push(other.ident);
+                    }
+                    out.push(syn::parse_quote! {
+                        #[allow(unused_variables)]
+                        #stmt
+                    });
+                    continue;
+                }
+                None => {}
             }
             if !self.check(binding) {
                 continue;
@@ -324,7 +393,7 @@ impl<'a> Resumer<'a> {
             });
         }
         out.reverse();
-        out
+        Restored { stmts: out, again }
     }
 
     fn field_name(&self, ident: &Ident) -> Ident {
@@ -417,13 +486,15 @@ impl<'a> Resumer<'a> {
     /// from the collection, so the item is not carried and needs no written type.
     ///
     /// Output: `let Some(PAT) = next(&mut Rewind::rewind(&(EXPR), __mcp_pos_N - 1)) else { break };`
-    fn current_item(&self, looped: &Loop, cond: &Expr, pattern: &[Binding]) -> Option<Stmt> {
-        if pattern.iter().any(|b| b.mutable || b.by_ref) {
-            return None;
-        }
+    fn current_item(&self, looped: &Loop, cond: &Expr) -> Option<Stmt> {
         let Expr::Let(binding) = cond else {
             return None;
         };
+        let mut pattern = Vec::new();
+        scope::pattern_bindings(&binding.pat, None, &mut pattern);
+        if pattern.iter().any(|b| b.mutable || b.by_ref) {
+            return None;
+        }
         let position = &looped.position;
         let rewind = looped.rewind(&syn::parse_quote!(#position - 1));
         let pat = &binding.pat;
@@ -462,17 +533,41 @@ fn declare_assigned(
     out
 }
 
-/// Bindings introduced by `let` patterns in an `if` condition.
-fn cond_bindings(cond: &Expr, out: &mut Vec<Binding>) {
-    match cond {
-        Expr::Let(e) => scope::pattern_bindings(&e.pat, None, out),
-        Expr::Binary(e) if matches!(e.op, syn::BinOp::And(_)) => {
-            cond_bindings(&e.left, out);
-            cond_bindings(&e.right, out);
+/// The `let` patterns of an `if` or `while` condition, each with what it matches, in order.
+fn cond_lets(cond: &Expr) -> Vec<(&Pat, &Expr)> {
+    fn walk<'e>(cond: &'e Expr, out: &mut Vec<(&'e Pat, &'e Expr)>) {
+        match cond {
+            Expr::Let(e) => out.push((&e.pat, &e.expr)),
+            Expr::Binary(e) if matches!(e.op, syn::BinOp::And(_)) => {
+                walk(&e.left, out);
+                walk(&e.right, out);
+            }
+            Expr::Paren(e) => walk(&e.expr, out),
+            _ => {}
         }
-        Expr::Paren(e) => cond_bindings(&e.expr, out),
-        _ => {}
     }
+    let mut out = Vec::new();
+    walk(cond, &mut out);
+    out
+}
+
+/// A match arm's pattern as a `let` statement takes it: without its guard (which held when
+/// the arm was taken, and is not run again), an or-pattern without its leading `|`.
+fn let_pattern(pat: &Pat) -> Pat {
+    match pat {
+        Pat::Guard(guarded) => let_pattern(&guarded.pat),
+        Pat::Or(or) if or.leading_vert.is_some() => Pat::Or(syn::PatOr {
+            leading_vert: None,
+            ..or.clone()
+        }),
+        _ => pat.clone(),
+    }
+}
+
+/// What [`Resumer::restore`] writes: the statements, and the names it borrows again.
+struct Restored {
+    stmts: Vec<Stmt>,
+    again: Vec<Ident>,
 }
 
 /// The sub-expression a head step enters.

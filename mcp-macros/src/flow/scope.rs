@@ -20,8 +20,17 @@ pub(crate) struct Binding {
     /// For `let` bindings: the initialiser is a closure or an `async` block, which no state
     /// can hold.
     pub(crate) init_is_code: bool,
-    /// For the iterator of a resumable `for` loop: the loop's record, to rebuild it from.
-    pub(crate) rederive: Option<usize>,
+    /// How the local is had again where the flow resumes, if it is not carried.
+    pub(crate) rederive: Option<Rederive>,
+}
+
+/// How a local is had again where the flow resumes, rather than carried.
+#[derive(Clone)]
+pub(crate) enum Rederive {
+    /// The iterator of the resumable `for` loop `n`, rebuilt from its position.
+    Loop(usize),
+    /// A borrow of a place: its `let` statement runs again (see `reborrow`).
+    Borrow(Box<Local>),
 }
 
 /// Every binding of `pat`, with the types written in it where they can be matched up.

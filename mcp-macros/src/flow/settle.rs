@@ -132,6 +132,11 @@ impl SiteCode<'_> {
     }
 }
 
+/// The step function's opened state (`continuation::Reader`).
+pub(super) fn reader() -> Ident {
+    Ident::new("__mcp_r", Span::mixed_site())
+}
+
 /// The step function's local holding slot `n`.
 pub(super) fn slot(n: usize) -> Ident {
     format_ident!("__mcp_s{}", n, span = Span::mixed_site())

@@ -219,6 +219,16 @@ impl Reader {
         .await
     }
 
+    /// Refuses the state: a pattern the flow was inside when it stopped, matched again where it
+    /// resumes against the same borrowed place, no longer matches.
+    pub async fn no_longer_matches(&self) -> Infallible {
+        refuse(
+            &self.cx,
+            "verified but a pattern it stopped inside no longer matches".into(),
+        )
+        .await
+    }
+
     /// Starts writing the state of `point`, where the flow stops.
     pub fn write(&self, point: u32) -> Writer {
         let mut bytes = Vec::new();

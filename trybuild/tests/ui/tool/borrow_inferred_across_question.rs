@@ -7,12 +7,13 @@ struct Yes {
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]
 struct Args {
-    name: String,
+    names: Vec<String>,
+    pick: usize,
 }
 
 #[tool]
 async fn borrowed(args: Args, cx: Cx) -> ToolResult {
-    let name = args.name.as_str();
+    let name = args.names[args.pick].as_str();
     let go: Yes = cx.elicit("Go?").await?;
     Ok(text(format!("{name} {}", go.ok)))
 }

@@ -7,8 +7,9 @@ struct Name {
 
 #[tool]
 async fn greet(cx: Cx) -> ToolResult {
-    let greeting = String::from("Hello");
-    let hello: &str = &greeting;
+    let greetings = [String::from("Hello"), String::from("Hi")];
+    let pick = greetings.len() - 1;
+    let hello: &str = &greetings[pick];
     let name: Name = cx.elicit("Who are you?").await?;
     Ok(text(format!("{hello}, {}", name.name)))
 }

@@ -1,0 +1,218 @@
+//! Borrows that a question separates from their use, had again where the flow resumes rather
+//! than carried: pattern bindings of `if let`, `while let` and `match` arms that borrow what
+//! they match, and `let` locals that borrow a place (`args.name.trim()`, `&args.items[0]`,
+//! `items.first()`). Each flow runs round by round through the server's own dispatch.
+
+#![allow(clippy::needless_pass_by_value)]
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use mcp_runtime::state::INVALID_STATE_MESSAGE;
+use mcp_runtime::testing::FlowTester;
+use mcp_runtime::{Cx, ToolResult, text, tool};
+use serde::Deserialize;
+use serde_json::json;
+
+#[path = "common/answers.rs"]
+mod answers;
+
+use answers::{Word, Yes, finish, run, word, yes};
+
+#[derive(Deserialize, schemars::JsonSchema)]
+struct Named {
+    name: Option<String>,
+    items: Vec<String>,
+}
+
+fn named(name: Option<&str>, items: &[&str]) -> serde_json::Value {
+    json!({ "name": name, "items": items })
+}
+
+#[tool]
+async fn if_let_borrow(args: Named, cx: Cx) -> ToolResult {
+    let mut count = 0;
+    if let Some(name) = &args.name {
+        let w: Word = cx.elicit(format!("A word for {name}?")).await?;
+        count += w.word.len() + name.len();
+    }
+    Ok(text(format!("{count}")))
+}
+
+#[tokio::test]
+async fn an_if_let_binding_that_borrows_is_matched_again() {
+    let tester = || FlowTester::tool(if_let_borrow);
+    let round = tester().arguments(named(Some("ada"), &[])).start().await;
+    let asked = round.requests().map(|requests| format!("{requests:?}"));
+    assert!(
+        asked.is_some_and(|asked| asked.contains("A word for ada?")),
+        "{round}"
+    );
+    let done = finish(tester().arguments(named(Some("ada"), &[])), &[word("four")]).await;
+    assert_eq!(done, "7");
+    let done = finish(tester().arguments(named(None, &[])), &[]).await;
+    assert_eq!(done, "0");
+}
+
+#[tool]
+async fn match_arm_borrow(args: Named, cx: Cx) -> ToolResult {
+    let mut said = Vec::new();
+    match args.items.first() {
+        Some(first) if first.len() > 1 => {
+            let ok: Yes = cx.elicit(format!("Keep {first}?")).key("keep").await?;
+            said.push(format!("{first}={}", ok.ok));
+        }
+        Some(short) => said.push(format!("short {short}")),
+        None => said.push("none".to_owned()),
+    }
+    match (args.items.last(), &args.name) {
+        (Some(last), Some(name)) => {
+            let w: Word = cx.elicit(format!("{name}, after {last}?")).await?;
+            said.push(format!("{name}:{last}:{}", w.word));
+        }
+        _ => said.push("no pair".to_owned()),
+    }
+    Ok(text(said.join(" ")))
+}
+
+#[tokio::test]
+async fn a_match_arm_binding_that_borrows_is_matched_again() {
+    let tester =
+        |name, items: &[&str]| FlowTester::tool(match_arm_borrow).arguments(named(name, items));
+    let done = finish(tester(Some("bo"), &["ant", "cat"]), &[yes(true), word("w")]).await;
+    assert_eq!(done, "ant=true bo:cat:w");
+    let done = finish(tester(None, &["a"]), &[]).await;
+    assert_eq!(done, "short a no pair");
+    let done = finish(tester(Some("bo"), &[]), &[]).await;
+    assert_eq!(done, "none no pair");
+}
+
+#[tool]
+async fn let_borrows(args: Named, cx: Cx) -> ToolResult {
+    let name = args.name.as_deref().unwrap_or("anon").trim();
+    let first = &args.items[0];
+    let ok: Yes = cx.elicit(format!("Deploy {name}?")).await?;
+    let w: Word = cx.elicit(format!("A word for {first}?")).await?;
+    Ok(text(format!("{name} {first} {} {}", ok.ok, w.word)))
+}
+
+#[tokio::test]
+async fn let_locals_that_borrow_the_arguments_are_borrowed_again() {
+    let tester = |name| FlowTester::tool(let_borrows).arguments(named(name, &["x", "y"]));
+    let done = finish(tester(Some("  web ")), &[yes(true), word("q")]).await;
+    assert_eq!(done, "web x true q");
+    let done = finish(tester(None), &[yes(false), word("r")]).await;
+    assert_eq!(done, "anon x false r");
+}
+
+/// How often `load` ran.
+static LOADS: AtomicUsize = AtomicUsize::new(0);
+
+fn load(items: &[String]) -> Vec<String> {
+    LOADS.fetch_add(1, Ordering::SeqCst);
+    items.iter().rev().cloned().collect()
+}
+
+#[tool]
+async fn borrow_of_a_carried_local(args: Named, cx: Cx) -> ToolResult {
+    let loaded = load(&args.items);
+    let Some(head) = loaded.first() else {
+        return Ok(text("nothing"));
+    };
+    let mut total = 0;
+    for item in &args.items {
+        let trimmed = item.trim();
+        let w: Word = cx
+            .elicit(format!("{trimmed} after {head}?"))
+            .key("each")
+            .await?;
+        total += w.word.len() + trimmed.len();
+    }
+    Ok(text(format!("{head} {total}")))
+}
+
+#[tokio::test]
+async fn a_borrow_of_a_carried_local_is_taken_again_from_it() {
+    let before = LOADS.load(Ordering::SeqCst);
+    let tester = FlowTester::tool(borrow_of_a_carried_local).arguments(named(None, &["a ", "bb"]));
+    let done = finish(tester, &[word("1"), word("22")]).await;
+    assert_eq!(done, "bb 6");
+    // Three rounds, one run of `load`: the borrow is taken again from the carried `loaded`.
+    assert_eq!(LOADS.load(Ordering::SeqCst) - before, 1);
+    let tester = FlowTester::tool(borrow_of_a_carried_local).arguments(named(None, &[]));
+    assert_eq!(finish(tester, &[]).await, "nothing");
+}
+
+#[tool]
+async fn while_let_over_a_changing_stack(args: Named, cx: Cx) -> ToolResult {
+    let mut stack = args.items.clone();
+    let mut popped = Vec::new();
+    while let Some(top) = stack.last() {
+        let ok: Yes = cx.elicit(format!("Pop {top}?")).key("pop").await?;
+        if !ok.ok {
+            break;
+        }
+        popped.push(top.clone());
+        stack.pop();
+    }
+    Ok(text(format!("{} | {}", popped.join(","), stack.join(","))))
+}
+
+#[tokio::test]
+async fn a_while_let_binding_is_matched_again_against_the_carried_stack() {
+    let tester =
+        FlowTester::tool(while_let_over_a_changing_stack).arguments(named(None, &["a", "b", "c"]));
+    let round = run(tester, &[yes(true), yes(true), yes(false)]).await;
+    assert_eq!(round.text(), Some("c,b | a"), "{round}");
+}
+
+#[tool]
+async fn mutable_borrow(args: Named, cx: Cx) -> ToolResult {
+    let mut log = vec![format!("{} items", args.items.len())];
+    let sink = &mut log;
+    sink.push("asking".to_owned());
+    let w: Word = cx.elicit("A word?").await?;
+    sink.push(w.word);
+    Ok(text(log.join(", ")))
+}
+
+#[tokio::test]
+async fn a_mutable_borrow_is_taken_again_from_the_carried_local() {
+    let tester = FlowTester::tool(mutable_borrow).arguments(named(None, &["a"]));
+    assert_eq!(finish(tester, &[word("hi")]).await, "1 items, asking, hi");
+}
+
+/// A `get` that answers once, then never again: a place that does not give the same borrow
+/// twice, so the arm the flow stopped in no longer matches where it resumes.
+struct Fickle(AtomicUsize);
+
+impl Fickle {
+    fn get(&self, _key: &str) -> Option<&'static str> {
+        (self.0.fetch_add(1, Ordering::SeqCst) == 0).then_some("once")
+    }
+}
+
+static FICKLE: Fickle = Fickle(AtomicUsize::new(0));
+
+#[tool]
+async fn fickle_match(_args: Named, cx: Cx) -> ToolResult {
+    match FICKLE.get("key") {
+        Some(value) => {
+            let w: Word = cx.elicit(format!("{value}?")).await?;
+            Ok(text(format!("{value} {}", w.word)))
+        }
+        None => Ok(text("gone")),
+    }
+}
+
+#[tokio::test]
+async fn a_pattern_that_no_longer_matches_refuses_the_state() {
+    let tester = FlowTester::tool(fickle_match).arguments(named(None, &[]));
+    let first = tester.start().await;
+    let key = first.questions()[0].to_owned();
+    let refused = first.answer(json!({ key: word("w") })).await;
+    let error = refused
+        .error()
+        .unwrap_or_else(|| panic!("refused: {refused}"));
+    assert_eq!(error.code.0, -32602, "{refused}");
+    assert_eq!(error.message, INVALID_STATE_MESSAGE);
+}
