@@ -1,7 +1,8 @@
 //! Borrows that a question separates from their use, had again where the flow resumes rather
 //! than carried: pattern bindings of `if let`, `while let` and `match` arms that borrow what
-//! they match, and `let` locals that borrow a place (`args.name.trim()`, `&args.items[0]`,
-//! `items.first()`). Each flow runs round by round through the server's own dispatch.
+//! they match, `let` locals that borrow a place (`args.name.trim()`, `&args.items[0]`,
+//! `items.first()`), and string literals whose name is bound more than once. Each flow runs
+//! round by round through the server's own dispatch.
 
 #![allow(clippy::needless_pass_by_value)]
 
@@ -102,6 +103,59 @@ async fn let_locals_that_borrow_the_arguments_are_borrowed_again() {
     assert_eq!(done, "web x true q");
     let done = finish(tester(None), &[yes(false), word("r")]).await;
     assert_eq!(done, "anon x false r");
+}
+
+#[derive(Deserialize, schemars::JsonSchema)]
+struct Line {
+    line: String,
+}
+
+#[tool]
+async fn collected_borrows(args: Line, cx: Cx) -> ToolResult {
+    let words: Vec<&str> = args.line.split(' ').collect();
+    let fields = args
+        .line
+        .split(',')
+        .map(str::trim)
+        .filter(|field| !field.is_empty())
+        .collect::<Vec<_>>();
+    let ok: Yes = cx.elicit(format!("{} words?", words.len())).await?;
+    Ok(text(format!("{words:?} {fields:?} {}", ok.ok)))
+}
+
+#[tokio::test]
+async fn a_collected_chain_of_borrows_is_collected_again() {
+    let tester = FlowTester::tool(collected_borrows).arguments(json!({ "line": "a, b,, c" }));
+    let done = finish(tester, &[yes(true)]).await;
+    assert_eq!(done, r#"["a,", "b,,", "c"] ["a", "b", "c"] true"#);
+}
+
+#[tool]
+async fn literals_bound_again(args: Named, cx: Cx) -> ToolResult {
+    let stage = "draft";
+    let _first: Yes = cx.elicit(format!("Stage {stage}?")).key("first").await?;
+    let stage = "final";
+    let _second: Yes = cx.elicit(format!("Stage {stage}?")).key("second").await?;
+    let mut notes = vec![stage.to_owned()];
+    for stage in &args.items {
+        notes.push(stage.clone());
+    }
+    let _third: Yes = cx.elicit("Done?").key("third").await?;
+    Ok(text(format!("{stage} {}", notes.join(","))))
+}
+
+#[tokio::test]
+async fn a_literal_whose_name_is_bound_again_is_declared_again_where_it_stood() {
+    let tester = FlowTester::tool(literals_bound_again).arguments(named(None, &["x"]));
+    let mut round = tester.start().await;
+    let mut asked = Vec::new();
+    for key in ["first", "second", "third"] {
+        asked.push(format!("{:?}", round.requests()));
+        round = round.answer(json!({ key: yes(true) })).await;
+    }
+    assert!(asked[0].contains("Stage draft?"), "{}", asked[0]);
+    assert!(asked[1].contains("Stage final?"), "{}", asked[1]);
+    assert_eq!(round.text(), Some("final final,x"), "{round}");
 }
 
 /// How often `load` ran.

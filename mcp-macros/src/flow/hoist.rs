@@ -19,8 +19,15 @@ use syn::{Expr, ItemFn, Local, Pat, Stmt, Token};
 pub(crate) struct Hoisted {
     /// The locals bound once in the whole function, by a `let` of a literal without `mut`.
     constants: Vec<String>,
-    /// The names bound once in the whole function: parameters and locals alike.
-    once: Vec<String>,
+    /// Each name bound in the whole function (parameters and locals alike): how often, and
+    /// whether ever `mut`.
+    bindings: HashMap<String, Bound>,
+}
+
+#[derive(Default)]
+struct Bound {
+    count: usize,
+    mutable: bool,
 }
 
 impl Hoisted {
@@ -32,7 +39,7 @@ impl Hoisted {
     pub(crate) fn of(function: &ItemFn) -> Self {
         #[derive(Default)]
         struct Names {
-            bound: HashMap<String, usize>,
+            bound: HashMap<String, Bound>,
             /// Each constant `let`: its block and its name.
             literal: Vec<(usize, String)>,
             blocks: usize,
@@ -46,7 +53,9 @@ impl Hoisted {
                 self.block.pop();
             }
             fn visit_pat_ident(&mut self, pat: &'ast syn::PatIdent) {
-                *self.bound.entry(pat.ident.to_string()).or_default() += 1;
+                let bound = self.bound.entry(pat.ident.to_string()).or_default();
+                bound.count += 1;
+                bound.mutable |= pat.mutability.is_some();
                 visit::visit_pat_ident(self, pat);
             }
             fn visit_local(&mut self, local: &'ast Local) {
@@ -70,25 +79,31 @@ impl Hoisted {
             let mut blocks = lets.clone();
             blocks.sort_unstable();
             blocks.dedup();
-            let only_constants = bound.get(name) == Some(&lets.len());
+            let only_constants = bound.get(name).map(|b| b.count) == Some(lets.len());
             if only_constants && blocks.len() == lets.len() && !constants.contains(name) {
                 constants.push(name.clone());
             }
         }
-        let mut once: Vec<String> = bound
-            .into_iter()
-            .filter(|(_, count)| *count == 1)
-            .map(|(name, _)| name)
-            .collect();
-        once.sort_unstable();
-        Self { constants, once }
+        Self {
+            constants,
+            bindings: bound,
+        }
     }
 
-    /// Whether `ident` is bound once in the whole function, as a parameter or a local: where
+    /// Whether `name` is bound once in the whole function, as a parameter or a local: where
     /// it is named, it names that one binding.
-    pub(crate) fn bound_once(&self, ident: &syn::Ident) -> bool {
-        let name = ident.to_string();
-        self.once.binary_search(&name).is_ok()
+    pub(crate) fn bound_once(&self, name: &str) -> bool {
+        self.bindings
+            .get(name)
+            .is_some_and(|bound| bound.count == 1)
+    }
+
+    /// Whether `name`, where the function names it, always has the same value: it is bound
+    /// nowhere in the function (an item), or once and without `mut`.
+    pub(crate) fn unchanging(&self, name: &str) -> bool {
+        self.bindings
+            .get(name)
+            .is_none_or(|bound| bound.count == 1 && !bound.mutable)
     }
 
     /// Whether `stmt` is declared again where the flow resumes, rather than carried: an item

@@ -11,13 +11,18 @@
 //! Output:
 //! `{ let Some(first) = args.items.first() else { match reader.no_longer_matches().await {} }; { let ok: Yes = __mcp_site!(0)?; use(first, ok) } }`
 
-use syn::{Expr, Ident, Local};
+use std::collections::HashMap;
 
-use super::hoist::literal;
+use syn::punctuated::Punctuated;
+use syn::visit::{self, Visit};
+use syn::{Expr, Local, Stmt, Token};
+
+use super::hoist::{Hoisted, literal};
 use super::scope::{self, Binding};
 
 /// Methods of `std` that hand on a part of what their receiver borrows, given literal
-/// arguments (`items.first()`, `map.get("key")`, `name.as_deref().unwrap_or("anon")`).
+/// arguments (`items.first()`, `map.get("key")`, `name.as_deref().unwrap_or("anon")`,
+/// `line.split(',').collect::<Vec<_>>()`).
 const PASSING: &[&str] = &[
     "first",
     "last",
@@ -26,37 +31,110 @@ const PASSING: &[&str] = &[
     "expect",
     "unwrap_or",
     "unwrap_or_default",
+    "collect",
 ];
 
-/// Whether `expr` borrows from a place rooted at a local `root` accepts, and gives the same
+/// Iterator adapters of `std`, which hand on what their receiver's items borrow, given
+/// literal, path or closure arguments (`.map(str::trim)`, `.filter(|s| !s.is_empty())`).
+const ADAPTERS: &[&str] = &[
+    "map",
+    "filter",
+    "filter_map",
+    "skip",
+    "take",
+    "rev",
+    "enumerate",
+];
+
+/// Whether `expr` borrows from a place rooted at a local `roots` accepts, and gives the same
 /// borrow however often it is evaluated while that borrow lives: `&place`, a chain of
-/// `std`'s lending methods ([`scope::lends`]) and [`PASSING`] ones with literal arguments on
-/// a place, or a tuple of those. A place is a local, its fields, and its elements at literal
-/// indices.
-pub(crate) fn stable(expr: &Expr, root: &dyn Fn(&Ident) -> bool) -> bool {
+/// `std`'s lending methods ([`scope::lends`]), [`PASSING`] ones with literal arguments and
+/// [`ADAPTERS`] on a place, or a tuple of those. A place is a local, its fields, and its
+/// elements at literal indices.
+pub(crate) fn stable(expr: &Expr, roots: Roots<'_>) -> bool {
     match expr {
-        Expr::Reference(reference) => place(&reference.expr, root),
+        Expr::Reference(reference) => place(&reference.expr, roots),
         Expr::MethodCall(call) => {
-            (scope::lends(call) || PASSING.iter().any(|name| call.method == name))
-                && call.turbofish.is_none()
-                && call.args.iter().all(literal)
-                && (place(&call.receiver, root) || stable(&call.receiver, root))
+            let adapter = ADAPTERS.iter().any(|name| call.method == name);
+            (scope::lends(call) || adapter || PASSING.iter().any(|name| call.method == name))
+                && (call.turbofish.is_none() || call.method == "collect")
+                && call
+                    .args
+                    .iter()
+                    .all(|arg| literal(arg) || adapter && function(arg, roots.hoisted))
+                && (place(&call.receiver, roots) || stable(&call.receiver, roots))
         }
         Expr::Tuple(tuple) => {
-            !tuple.elems.is_empty() && tuple.elems.iter().all(|elem| stable(elem, root))
+            !tuple.elems.is_empty() && tuple.elems.iter().all(|elem| stable(elem, roots))
         }
-        Expr::Paren(inner) => stable(&inner.expr, root),
-        Expr::Group(inner) => stable(&inner.expr, root),
+        Expr::Paren(inner) => stable(&inner.expr, roots),
+        Expr::Group(inner) => stable(&inner.expr, roots),
         _ => false,
     }
 }
 
-fn place(expr: &Expr, root: &dyn Fn(&Ident) -> bool) -> bool {
+/// Which locals a stable borrow may be rooted at.
+#[derive(Clone, Copy)]
+pub(crate) struct Roots<'a> {
+    pub(crate) hoisted: &'a Hoisted,
+    /// Only those bound once in the function; otherwise any.
+    pub(crate) once: bool,
+}
+
+/// A function given to an adapter: a path to one (`str::trim`), or a closure that assigns
+/// nothing and reads no local that can change (run again on resume, like a `for` loop's
+/// chain evaluated again).
+fn function(expr: &Expr, hoisted: &Hoisted) -> bool {
+    struct Assigns(bool);
+    impl<'ast> Visit<'ast> for Assigns {
+        fn visit_expr_assign(&mut self, _: &'ast syn::ExprAssign) {
+            self.0 = true;
+        }
+        fn visit_expr_binary(&mut self, binary: &'ast syn::ExprBinary) {
+            use syn::BinOp::*;
+            self.0 |= matches!(
+                binary.op,
+                AddAssign(_)
+                    | SubAssign(_)
+                    | MulAssign(_)
+                    | DivAssign(_)
+                    | RemAssign(_)
+                    | BitXorAssign(_)
+                    | BitAndAssign(_)
+                    | BitOrAssign(_)
+                    | ShlAssign(_)
+                    | ShrAssign(_)
+            );
+            visit::visit_expr_binary(self, binary);
+        }
+    }
     match expr {
-        Expr::Path(path) => path.qself.is_none() && path.path.get_ident().is_some_and(root),
-        Expr::Field(field) => place(&field.base, root),
-        Expr::Index(index) => literal(&index.index) && place(&index.expr, root),
-        Expr::Paren(inner) => place(&inner.expr, root),
+        // A path of one segment may name a local, which may have changed since.
+        Expr::Path(path) => path.qself.is_none() && path.path.segments.len() > 1,
+        Expr::Closure(closure) => {
+            let mut assigns = Assigns(false);
+            assigns.visit_expr_closure(closure);
+            let stmt = Stmt::Expr(expr.clone(), None);
+            let reads = scope::free_in_stmts(std::slice::from_ref(&stmt), &HashMap::new());
+            closure.capture.is_none()
+                && !assigns.0
+                && reads.iter().all(|name| hoisted.unchanging(name))
+        }
+        _ => false,
+    }
+}
+
+fn place(expr: &Expr, roots: Roots<'_>) -> bool {
+    match expr {
+        Expr::Path(path) => {
+            path.qself.is_none()
+                && path.path.get_ident().is_some_and(|ident| {
+                    !roots.once || roots.hoisted.bound_once(&ident.to_string())
+                })
+        }
+        Expr::Field(field) => place(&field.base, roots),
+        Expr::Index(index) => literal(&index.index) && place(&index.expr, roots),
+        Expr::Paren(inner) => place(&inner.expr, roots),
         _ => false,
     }
 }
@@ -69,9 +147,12 @@ pub(crate) fn bindings_rematch(bindings: &[Binding]) -> bool {
 
 /// Whether the `let` statement `local` is run again where the flow resumes, rather than its
 /// locals carried: it binds without `mut` a stable borrow of a place whose root local is
-/// bound once in the function (`once`), so that no other binding of that name can stand
-/// between the statement and where it runs again.
-pub(crate) fn again(local: &Local, once: &dyn Fn(&Ident) -> bool) -> bool {
+/// bound once in the function, so that no other binding of that name can stand between the
+/// statement and where it runs again; or a literal (which `hoist` could not move, its name
+/// being bound elsewhere too). At the body's top level, where running a `let` again costs
+/// the point its place in the straight nest, only a literal that holds a string, which
+/// could not be carried, is run again.
+pub(crate) fn again(local: &Local, hoisted: &Hoisted, top: bool) -> bool {
     let Some(init) = &local.init else {
         return false;
     };
@@ -80,5 +161,34 @@ pub(crate) fn again(local: &Local, once: &dyn Fn(&Ident) -> bool) -> bool {
     !bindings.is_empty()
         && bindings_rematch(&bindings)
         && bindings.iter().all(|binding| !binding.by_ref)
-        && stable(&init.expr, once)
+        && (init.diverge.is_none() && literal(&init.expr) && (!top || holds_string(&init.expr))
+            || stable(
+                &init.expr,
+                Roots {
+                    hoisted,
+                    once: true,
+                },
+            ))
+}
+
+/// Whether the literal `expr` holds a string (`"prod"`, `["eu", "us"]`): a borrow, which a
+/// state cannot hold.
+fn holds_string(expr: &Expr) -> bool {
+    struct Strings(bool);
+    impl<'ast> Visit<'ast> for Strings {
+        fn visit_lit(&mut self, lit: &'ast syn::Lit) {
+            self.0 |= matches!(
+                lit,
+                syn::Lit::Str(_) | syn::Lit::ByteStr(_) | syn::Lit::CStr(_)
+            );
+        }
+        fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+            // `vec!["eu", "us"]`: its elements are tokens until parsed.
+            let elems = mac.parse_body_with(Punctuated::<Expr, Token![,]>::parse_terminated);
+            self.0 |= elems.is_ok_and(|elems| elems.iter().any(holds_string));
+        }
+    }
+    let mut strings = Strings(false);
+    strings.visit_expr(expr);
+    strings.0
 }

@@ -36,6 +36,8 @@ pub(crate) struct Carried {
     pub(crate) slot: usize,
     /// Whether the local was declared `mut`.
     pub(crate) mutable: bool,
+    /// The scope it is declared in (see [`Resumer::level`]).
+    level: usize,
 }
 
 /// The resumed body of one question point and the locals its state carries.
@@ -64,6 +66,12 @@ pub(crate) struct Resumer<'a> {
     declares: bool,
     /// Whether the next block entered is the body itself.
     top: bool,
+    /// The scope being resumed into, counted down the path: a block's own locals at an even
+    /// level, the patterns of a construct in it at the next, the construct's block after.
+    level: usize,
+    /// The locals declared down the path before the question, and their levels: where one
+    /// has the name of a carried local of a lower level, it hides that one at the question.
+    hiding: Vec<(usize, Ident)>,
     borrowed_again: Vec<Ident>,
     sites: &'a [Site],
     loops: &'a [Loop],
@@ -89,6 +97,8 @@ impl<'a> Resumer<'a> {
         Self {
             declares: false,
             top: true,
+            level: 0,
+            hiding: Vec::new(),
             borrowed_again: Vec::new(),
             sites,
             loops,
@@ -104,7 +114,7 @@ impl<'a> Resumer<'a> {
     pub(crate) fn resume(mut self, body: &Block, site: usize) -> Resumed {
         let path = self.sites[site].path.clone();
         let body = self.block(body, &path);
-        self.check_shadowed();
+        self.check_hidden();
         Resumed {
             body,
             carried: self.carried,
@@ -119,15 +129,14 @@ impl<'a> Resumer<'a> {
         };
         let i = *i;
         let top = std::mem::replace(&mut self.top, false);
-        let hoisted = self.hoisted;
-        let once = |ident: &Ident| hoisted.bound_once(ident);
+        let level = self.level;
         let mut declared = Vec::new();
         for stmt in &block.stmts[..i] {
             if self.hoisted.holds(stmt) {
                 continue;
             }
             if let Stmt::Local(local) = stmt {
-                let again = reborrow::again(local, &once);
+                let again = reborrow::again(local, self.hoisted, top);
                 let mut bindings = scope::let_bindings(local);
                 for binding in &mut bindings {
                     binding.rederive = match self.loops.iter().position(|l| l.iter == binding.ident)
@@ -139,26 +148,42 @@ impl<'a> Resumer<'a> {
                 declared.extend(bindings);
             }
         }
+        let hiding = declared
+            .iter()
+            .map(|binding| (level, binding.ident.clone()));
+        self.hiding.extend(hiding);
+        self.level = level + 2;
         let mut stmts = vec![self.stmt(&block.stmts[i], rest)];
+        self.level = level;
         stmts.extend(block.stmts[i + 1..].iter().cloned());
         let (free, assigned) = scope::free_and_assigned_in_stmts(&stmts, self.questions);
         // Items (`use`, `const`, `fn`, `struct`, `macro_rules!`) declared before the question
         // are the block's wherever they stand: they go along, ahead of the restored locals,
-        // and so do the constant locals the rest uses (see `hoist`).
-        let mut restores: Vec<Stmt> = block.stmts[..i]
-            .iter()
-            .filter(|stmt| match stmt {
+        // and so do the constant locals the rest uses (see `hoist`). A `fn` the rest does not
+        // call stays behind; any other item goes along as a copy the rest may leave unused,
+        // which is no concern of the handler as written.
+        let used = |ident: &Ident| free.contains(&ident.to_string());
+        let mut restores: Vec<Stmt> = Vec::new();
+        for stmt in &block.stmts[..i] {
+            match stmt {
+                _ if !self.hoisted.holds(stmt) => {}
                 Stmt::Local(local) => {
-                    self.hoisted.holds(stmt)
-                        && scope::let_bindings(local)
-                            .iter()
-                            .all(|binding| free.contains(&binding.ident.to_string()))
+                    if scope::let_bindings(local).iter().all(|b| used(&b.ident)) {
+                        restores.push(stmt.clone());
+                    }
                 }
-                _ => self.hoisted.holds(stmt),
-            })
-            .cloned()
-            .collect();
-        let restored = self.restore(&declared, &free);
+                Stmt::Item(syn::Item::Fn(function)) => {
+                    if used(&function.sig.ident) {
+                        restores.push(stmt.clone());
+                    }
+                }
+                _ => restores.push(syn::parse_quote! {
+                    #[allow(dead_code, unused_imports, unused_macros)]
+                    #stmt
+                }),
+            }
+        }
+        let restored = self.restore(&declared, &free, level);
         if top {
             self.borrowed_again.extend(restored.again);
         }
@@ -246,7 +271,10 @@ impl<'a> Resumer<'a> {
                 let start = self.carried.len();
                 let block = self.block(&looped.body, rest);
                 let item = match step {
-                    Step::ForBody(n) => self.current_item(&self.loops[*n], &looped.cond),
+                    Step::ForBody(n) => {
+                        let loops = self.loops;
+                        self.current_item(&loops[*n], &looped.cond)
+                    }
                     _ => None,
                 };
                 let resumed = match item {
@@ -291,17 +319,28 @@ impl<'a> Resumer<'a> {
     /// Output: `{ RESTORES; let PAT = SCRUTINEE else { match reader.no_longer_matches().await {} }; BLOCK }`
     fn with_pattern(&mut self, patterns: &[(&Pat, &Expr)], block: Block) -> Expr {
         let free = scope::free_in_stmts(&block.stmts, self.questions);
+        let level = self.level.saturating_sub(1);
         let mut restored = Vec::new();
         let mut matched: Vec<Stmt> = Vec::new();
         for (pat, scrutinee) in patterns {
             let mut bindings = Vec::new();
             scope::pattern_bindings(pat, None, &mut bindings);
+            let hiding = bindings
+                .iter()
+                .map(|binding| (level, binding.ident.clone()));
+            self.hiding.extend(hiding);
             let used = bindings
                 .iter()
                 .any(|binding| free.contains(&binding.ident.to_string()));
             if used
                 && reborrow::bindings_rematch(&bindings)
-                && reborrow::stable(scrutinee, &|_| true)
+                && reborrow::stable(
+                    scrutinee,
+                    reborrow::Roots {
+                        hoisted: self.hoisted,
+                        once: false,
+                    },
+                )
             {
                 let pat = let_pattern(pat);
                 let reader = settle::reader();
@@ -317,7 +356,7 @@ impl<'a> Resumer<'a> {
         }
         let mut needed = free;
         needed.extend(scope::free_in_stmts(&matched, self.questions));
-        let mut stmts = self.restore(&restored, &needed).stmts;
+        let mut stmts = self.restore(&restored, &needed, level).stmts;
         stmts.extend(matched);
         if stmts.is_empty() {
             return syn::parse_quote!(#block);
@@ -328,7 +367,7 @@ impl<'a> Resumer<'a> {
 
     /// `let` statements restoring the locals of `declared` that `free` names, the last
     /// declaration of each name winning.
-    fn restore(&mut self, declared: &[Binding], free: &BTreeSet<String>) -> Restored {
+    fn restore(&mut self, declared: &[Binding], free: &BTreeSet<String>, level: usize) -> Restored {
         let mut free = free.clone();
         let mut out = Vec::new();
         let mut again = Vec::new();
@@ -390,6 +429,7 @@ impl<'a> Resumer<'a> {
                 field,
                 value,
                 slot: 0,
+                level,
             });
         }
         out.reverse();
@@ -413,33 +453,33 @@ impl<'a> Resumer<'a> {
             .unwrap_or_else(|| Ident::new(&base, Span::call_site()))
     }
 
-    /// Refuses a carried local that another local of its name shadows where the flow stops:
-    /// the stop could only name the inner one. The inner one comes first in `carried`, which
-    /// lists the innermost blocks' locals first.
-    fn check_shadowed(&mut self) {
-        for (i, inner) in self.carried.iter().enumerate() {
-            let Some(outer) = self.carried[i + 1..]
+    /// Refuses a carried local that a local of its name declared further down the path, before
+    /// the question, hides there: the state written at the question could only name the inner
+    /// one, and would carry its value under the outer one's name.
+    fn check_hidden(&mut self) {
+        for carried in &self.carried {
+            let Some((_, inner)) = self
+                .hiding
                 .iter()
-                .find(|outer| outer.ident == inner.ident)
+                .find(|(level, inner)| *level > carried.level && *inner == carried.ident)
             else {
                 continue;
             };
-            let ident = &inner.ident;
             if self
                 .reported
-                .insert(format!("shadows {ident}@{:?}", ident.span()))
+                .insert(format!("hides {inner}@{:?}", inner.span()))
             {
                 let mut error = syn::Error::new(
-                    ident.span(),
+                    inner.span(),
                     format!(
-                        "this `{ident}` shadows a `{ident}` that is used after this block, and \
-                         both travel across the question below it, where only this one can be \
-                         named; give one of them another name"
+                        "this `{inner}` hides the `{inner}` declared above it, which travels \
+                         across the question below; the question can name only this one, so \
+                         give one of them another name"
                     ),
                 );
                 error.combine(syn::Error::new(
-                    outer.ident.span(),
-                    format!("the `{ident}` used after the block is declared here"),
+                    carried.ident.span(),
+                    format!("the `{inner}` that travels is declared here"),
                 ));
                 self.errors.push(error);
             }
@@ -486,7 +526,7 @@ impl<'a> Resumer<'a> {
     /// from the collection, so the item is not carried and needs no written type.
     ///
     /// Output: `let Some(PAT) = next(&mut Rewind::rewind(&(EXPR), __mcp_pos_N - 1)) else { break };`
-    fn current_item(&self, looped: &Loop, cond: &Expr) -> Option<Stmt> {
+    fn current_item(&mut self, looped: &Loop, cond: &Expr) -> Option<Stmt> {
         let Expr::Let(binding) = cond else {
             return None;
         };
@@ -495,6 +535,9 @@ impl<'a> Resumer<'a> {
         if pattern.iter().any(|b| b.mutable || b.by_ref) {
             return None;
         }
+        let level = self.level.saturating_sub(1);
+        let hiding = pattern.iter().map(|binding| (level, binding.ident.clone()));
+        self.hiding.extend(hiding);
         let position = &looped.position;
         let rewind = looped.rewind(&syn::parse_quote!(#position - 1));
         let pat = &binding.pat;

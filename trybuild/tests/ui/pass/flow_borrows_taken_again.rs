@@ -69,4 +69,17 @@ async fn patterns_that_borrow(args: Args, cx: Cx) -> ToolResult {
     Ok(text(said.join("; ")))
 }
 
+#[derive(ElicitForm)]
+struct Pick {
+    index: u32,
+}
+
+#[tool]
+async fn collected_borrows(cx: Cx) -> ToolResult {
+    let line = String::from("red,green,blue");
+    let parts: Vec<&str> = line.split(',').collect();
+    let pick: Pick = cx.elicit(format!("Which of {}?", parts.len())).await?;
+    Ok(text(parts[pick.index as usize]))
+}
+
 fn main() {}

@@ -10,7 +10,7 @@ async fn shadowed(cx: Cx) -> ToolResult {
     let label = String::from("outer");
     let mut total = 0;
     {
-        let label = 5;
+        let label = total + 5;
         let go: Yes = cx.elicit("Inner?").await?;
         total += label + i32::from(go.ok);
     }

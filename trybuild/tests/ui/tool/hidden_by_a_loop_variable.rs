@@ -1,0 +1,19 @@
+use mcp_runtime::{Cx, ElicitForm, ToolResult, text, tool};
+
+#[derive(ElicitForm)]
+struct Yes {
+    ok: bool,
+}
+
+#[tool]
+async fn tally(cx: Cx) -> ToolResult {
+    let item = String::from("total");
+    let mut count = 0;
+    for item in ["a", "b"] {
+        let keep: Yes = cx.elicit(format!("Keep {item}?")).await?;
+        count += u32::from(keep.ok);
+    }
+    Ok(text(format!("{item}: {count}")))
+}
+
+fn main() {}
