@@ -158,6 +158,64 @@ async fn a_literal_whose_name_is_bound_again_is_declared_again_where_it_stood() 
     assert_eq!(round.text(), Some("final final,x"), "{round}");
 }
 
+#[derive(Deserialize, schemars::JsonSchema)]
+enum Mode {
+    Fast,
+    Slow,
+}
+
+#[derive(Deserialize, schemars::JsonSchema)]
+struct Choices {
+    mode: Mode,
+    verbose: bool,
+    count: u32,
+    name: Option<String>,
+    items: Vec<String>,
+}
+
+#[tool]
+async fn chosen_borrows(args: Choices, cx: Cx) -> ToolResult {
+    let label = match args.mode {
+        Mode::Fast => "fast",
+        Mode::Slow => "slow",
+    };
+    let size = if args.count > 3 { "big" } else { "small" };
+    let pick = if args.verbose {
+        &args.items[0]
+    } else {
+        &args.items[1]
+    };
+    let who = match &args.name {
+        Some(name) => name.as_str(),
+        None => "anon",
+    };
+    let short = args.name.as_deref().map_or("-", |name| &name[..1]);
+    let head = &args.items[..1];
+    let ok: Yes = cx.elicit(format!("{label} {who}?")).await?;
+    if let Some(ref name) = args.name {
+        let w: Word = cx.elicit(format!("A word for {name}?")).await?;
+        return Ok(text(format!(
+            "{label} {size} {pick} {who} {short} {head:?} {} {name} {}",
+            ok.ok, w.word
+        )));
+    }
+    Ok(text(format!(
+        "{label} {size} {pick} {who} {short} {head:?} {}",
+        ok.ok
+    )))
+}
+
+#[tokio::test]
+async fn borrows_chosen_by_a_match_or_an_if_are_chosen_again() {
+    let args = |mode: &str, name: Option<&str>| json!({ "mode": mode, "verbose": name.is_some(), "count": 5, "name": name, "items": ["x", "y"] });
+    let tester = FlowTester::tool(chosen_borrows).arguments(args("Fast", Some("ada")));
+    let done = finish(tester, &[yes(true), word("w")]).await;
+    assert_eq!(done, r#"fast big x ada a ["x"] true ada w"#);
+    let tester = FlowTester::tool(chosen_borrows).arguments(args("Slow", None));
+    let done = finish(tester, &[yes(false)]).await;
+    assert_eq!(done, r#"slow big y anon - ["x"] false"#);
+}
+
 /// How often `load` ran.
 static LOADS: AtomicUsize = AtomicUsize::new(0);
 

@@ -15,7 +15,7 @@ use std::collections::HashMap;
 
 use syn::punctuated::Punctuated;
 use syn::visit::{self, Visit};
-use syn::{Expr, Local, Stmt, Token};
+use syn::{Expr, Local, Pat, Stmt, Token};
 
 use super::hoist::{Hoisted, literal};
 use super::scope::{self, Binding};
@@ -44,13 +44,16 @@ const ADAPTERS: &[&str] = &[
     "take",
     "rev",
     "enumerate",
+    "map_or",
+    "unwrap_or_else",
 ];
 
 /// Whether `expr` borrows from a place rooted at a local `roots` accepts, and gives the same
 /// borrow however often it is evaluated while that borrow lives: `&place`, a chain of
 /// `std`'s lending methods ([`scope::lends`]), [`PASSING`] ones with literal arguments and
-/// [`ADAPTERS`] on a place, or a tuple of those. A place is a local, its fields, and its
-/// elements at literal indices.
+/// [`ADAPTERS`] on a place, a tuple of those, or a `match` or `if let` on one whose every
+/// branch gives a literal or such a borrow (of what its pattern binds, too). A place is a
+/// local, its fields, and its elements at literal indices or ranges.
 pub(crate) fn stable(expr: &Expr, roots: Roots<'_>) -> bool {
     match expr {
         Expr::Reference(reference) => place(&reference.expr, roots),
@@ -67,9 +70,115 @@ pub(crate) fn stable(expr: &Expr, roots: Roots<'_>) -> bool {
         Expr::Tuple(tuple) => {
             !tuple.elems.is_empty() && tuple.elems.iter().all(|elem| stable(elem, roots))
         }
+        // A `match` or `if` that chooses between borrows, by a borrow of a place (its
+        // branches may borrow from what the pattern binds) or by an unchanging value.
+        Expr::Match(matched) => {
+            let borrowed = stable(&matched.expr, roots);
+            (borrowed || unchanging(&matched.expr, roots.hoisted))
+                && matched.arms.iter().all(|arm| {
+                    let pat = borrowed.then_some(&arm.pat);
+                    !matches!(arm.pat, Pat::Guard(_)) && branch(&arm.body, pat, roots)
+                })
+        }
+        Expr::If(branches) => {
+            let Some((_, otherwise)) = &branches.else_branch else {
+                return false;
+            };
+            let pat = match &*branches.cond {
+                Expr::Let(cond) if stable(&cond.expr, roots) => Some(&*cond.pat),
+                Expr::Let(_) => return false,
+                cond if unchanging(cond, roots.hoisted) => None,
+                _ => return false,
+            };
+            block_value(&branches.then_branch).is_some_and(|then| branch(then, pat, roots))
+                && branch(otherwise, None, roots)
+        }
         Expr::Paren(inner) => stable(&inner.expr, roots),
         Expr::Group(inner) => stable(&inner.expr, roots),
         _ => false,
+    }
+}
+
+/// A branch of a stable `match` or `if`, whose pattern `pat`, if any, binds borrows of the
+/// place matched: a literal, a stable borrow, a place within what the pattern binds, or a
+/// block of one of those.
+fn branch(value: &Expr, pat: Option<&Pat>, roots: Roots<'_>) -> bool {
+    if let Expr::Block(block) = value {
+        return block.label.is_none()
+            && block_value(&block.block).is_some_and(|value| branch(value, pat, roots));
+    }
+    let mut bindings = Vec::new();
+    if let Some(pat) = pat {
+        scope::pattern_bindings(pat, None, &mut bindings);
+    }
+    if !bindings_rematch(&bindings) {
+        return false;
+    }
+    let names: Vec<String> = bindings.iter().map(|b| b.ident.to_string()).collect();
+    let bound: Vec<String> = roots.bound.iter().cloned().chain(names.clone()).collect();
+    let within = Roots {
+        bound: &bound,
+        ..roots
+    };
+    literal(value)
+        || stable(value, within)
+        || place(value, within) && ident_of(root(value)).is_some_and(|name| names.contains(&name))
+}
+
+/// The name of the local `expr` names, if it names one.
+fn ident_of(expr: &Expr) -> Option<String> {
+    match expr {
+        Expr::Path(path) => path.path.get_ident().map(ToString::to_string),
+        _ => None,
+    }
+}
+
+/// Whether `expr` has the same value however often it is evaluated: a literal, a place whose
+/// root is bound once without `mut` (or is an item), or a negation or comparison of those
+/// (`args.verbose`, `args.count > 3`).
+fn unchanging(expr: &Expr, hoisted: &Hoisted) -> bool {
+    let roots = Roots {
+        once: true,
+        bound: &[],
+        hoisted,
+    };
+    match expr {
+        Expr::Path(path) => path
+            .path
+            .get_ident()
+            .is_some_and(|ident| hoisted.unchanging(&ident.to_string())),
+        Expr::Field(_) | Expr::Index(_) => place(expr, roots) && unchanging(root(expr), hoisted),
+        Expr::Unary(unary) => {
+            matches!(unary.op, syn::UnOp::Not(_)) && unchanging(&unary.expr, hoisted)
+        }
+        Expr::Binary(binary) => {
+            use syn::BinOp::*;
+            matches!(
+                binary.op,
+                Eq(_) | Ne(_) | Lt(_) | Le(_) | Gt(_) | Ge(_) | And(_) | Or(_)
+            ) && unchanging(&binary.left, hoisted)
+                && unchanging(&binary.right, hoisted)
+        }
+        Expr::Paren(inner) => unchanging(&inner.expr, hoisted),
+        expr => literal(expr),
+    }
+}
+
+/// The local a place is rooted at.
+fn root(expr: &Expr) -> &Expr {
+    match expr {
+        Expr::Field(field) => root(&field.base),
+        Expr::Index(index) => root(&index.expr),
+        Expr::Paren(inner) => root(&inner.expr),
+        expr => expr,
+    }
+}
+
+/// The value of a block that is one expression.
+fn block_value(block: &syn::Block) -> Option<&Expr> {
+    match block.stmts.as_slice() {
+        [Stmt::Expr(value, None)] => Some(value),
+        _ => None,
     }
 }
 
@@ -77,8 +186,10 @@ pub(crate) fn stable(expr: &Expr, roots: Roots<'_>) -> bool {
 #[derive(Clone, Copy)]
 pub(crate) struct Roots<'a> {
     pub(crate) hoisted: &'a Hoisted,
-    /// Only those bound once in the function; otherwise any.
+    /// Only those bound once in the function, or in `bound`; otherwise any.
     pub(crate) once: bool,
+    /// Names a pattern on the way in binds to borrows of what it matched.
+    pub(crate) bound: &'a [String],
 }
 
 /// A function given to an adapter: a path to one (`str::trim`), or a closure that assigns
@@ -129,19 +240,41 @@ fn place(expr: &Expr, roots: Roots<'_>) -> bool {
         Expr::Path(path) => {
             path.qself.is_none()
                 && path.path.get_ident().is_some_and(|ident| {
-                    !roots.once || roots.hoisted.bound_once(&ident.to_string())
+                    let name = ident.to_string();
+                    !roots.once || roots.hoisted.bound_once(&name) || roots.bound.contains(&name)
                 })
         }
         Expr::Field(field) => place(&field.base, roots),
-        Expr::Index(index) => literal(&index.index) && place(&index.expr, roots),
+        Expr::Index(index) => index_literal(&index.index) && place(&index.expr, roots),
         Expr::Paren(inner) => place(&inner.expr, roots),
         _ => false,
     }
 }
 
+/// A literal index, or a range of them (`items[..2]`).
+fn index_literal(index: &Expr) -> bool {
+    match index {
+        Expr::Range(range) => {
+            range.start.as_deref().is_none_or(literal) && range.end.as_deref().is_none_or(literal)
+        }
+        index => literal(index),
+    }
+}
+
+/// Whether what `pat` binds from `scrutinee` is had again by matching it again: it binds
+/// without `mut` from a stable borrow, or binds only by `ref` from a place.
+pub(crate) fn rematch(pat: &Pat, scrutinee: &Expr, roots: Roots<'_>) -> bool {
+    let mut bindings = Vec::new();
+    scope::pattern_bindings(pat, None, &mut bindings);
+    !bindings.is_empty()
+        && bindings_rematch(&bindings)
+        && (stable(scrutinee, roots)
+            || place(scrutinee, roots) && bindings.iter().all(|binding| binding.by_ref))
+}
+
 /// Whether the bindings of a pattern matched against a stable borrow may be had by matching
 /// it again: none is `mut`, which a copy changed before the question would make differ.
-pub(crate) fn bindings_rematch(bindings: &[Binding]) -> bool {
+fn bindings_rematch(bindings: &[Binding]) -> bool {
     bindings.iter().all(|binding| !binding.mutable)
 }
 
@@ -156,19 +289,23 @@ pub(crate) fn again(local: &Local, hoisted: &Hoisted, top: bool) -> bool {
     let Some(init) = &local.init else {
         return false;
     };
+    let roots = Roots {
+        hoisted,
+        once: true,
+        bound: &[],
+    };
+    let constant = init.diverge.is_none()
+        && literal(&init.expr)
+        && (!top || holds_string(&init.expr))
+        && !binds_mut(&local.pat);
+    constant || rematch(&local.pat, &init.expr, roots)
+}
+
+/// Whether `pat` binds anything `mut`.
+fn binds_mut(pat: &Pat) -> bool {
     let mut bindings = Vec::new();
-    scope::pattern_bindings(&local.pat, None, &mut bindings);
-    !bindings.is_empty()
-        && bindings_rematch(&bindings)
-        && bindings.iter().all(|binding| !binding.by_ref)
-        && (init.diverge.is_none() && literal(&init.expr) && (!top || holds_string(&init.expr))
-            || stable(
-                &init.expr,
-                Roots {
-                    hoisted,
-                    once: true,
-                },
-            ))
+    scope::pattern_bindings(pat, None, &mut bindings);
+    !bindings_rematch(&bindings)
 }
 
 /// Whether the literal `expr` holds a string (`"prod"`, `["eu", "us"]`): a borrow, which a

@@ -332,16 +332,12 @@ impl<'a> Resumer<'a> {
             let used = bindings
                 .iter()
                 .any(|binding| free.contains(&binding.ident.to_string()));
-            if used
-                && reborrow::bindings_rematch(&bindings)
-                && reborrow::stable(
-                    scrutinee,
-                    reborrow::Roots {
-                        hoisted: self.hoisted,
-                        once: false,
-                    },
-                )
-            {
+            let roots = reborrow::Roots {
+                hoisted: self.hoisted,
+                once: false,
+                bound: &[],
+            };
+            if used && reborrow::rematch(pat, scrutinee, roots) {
                 let pat = let_pattern(pat);
                 let reader = settle::reader();
                 matched.push(syn::parse_quote! {
