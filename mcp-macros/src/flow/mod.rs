@@ -4,7 +4,8 @@
 //! Pipeline: parse the attribute and the function ([`model`]), find and check the question
 //! points and mark them ([`sites`], recognising questions with [`questions`]), build the body
 //! resumed at each point and the locals each carries ([`resume`], [`scope`]; what is declared
-//! again rather than carried: [`hoist`]), then emit everything ([`expand`]).
+//! again rather than carried: [`hoist`], and what is borrowed or matched again: [`reborrow`]),
+//! then emit everything ([`expand`]).
 
 mod expand;
 mod hoist;

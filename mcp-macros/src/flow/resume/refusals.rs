@@ -1,0 +1,74 @@
+//! What the resumed body cannot carry, refused where the user wrote it: a local hidden at
+//! the question by another of its name, a borrow, code.
+
+use super::{Binding, Resumer, scope};
+
+impl Resumer<'_> {
+    /// Refuses a carried local that a local of its name declared further down the path, before
+    /// the question, hides there: the state written at the question could only name the inner
+    /// one, and would carry its value under the outer one's name.
+    pub(super) fn check_hidden(&mut self) {
+        for carried in &self.carried {
+            let Some((_, inner)) = self
+                .hiding
+                .iter()
+                .find(|(level, inner)| *level > carried.level && *inner == carried.ident)
+            else {
+                continue;
+            };
+            if self
+                .reported
+                .insert(format!("hides {inner}@{:?}", inner.span()))
+            {
+                let mut error = syn::Error::new(
+                    inner.span(),
+                    format!(
+                        "this `{inner}` hides the `{inner}` declared above it, which travels \
+                         across the question below; the question can name only this one, so \
+                         give one of them another name"
+                    ),
+                );
+                error.combine(syn::Error::new(
+                    carried.ident.span(),
+                    format!("the `{inner}` that travels is declared here"),
+                ));
+                self.errors.push(error);
+            }
+        }
+    }
+
+    /// Whether a carried local can travel, with an error saying why not where it cannot.
+    /// Its type is the compiler's to check (at its slot); what the macro refuses here is what
+    /// it sees in the source: a borrow, or code.
+    pub(super) fn check(&mut self, binding: &Binding) -> bool {
+        let ident = &binding.ident;
+        let owned = binding
+            .ty
+            .as_ref()
+            .filter(|ty| scope::holds_borrow(ty))
+            .map(scope::owned_for);
+        let problem = if let Some(Some(owned)) = owned {
+            format!(
+                "`{ident}` holds a borrow and is used after a question, and a borrow cannot \
+                 cross a question; carry an owned value instead: `let {ident}: {owned} = ...;`"
+            )
+        } else if binding.by_ref || binding.init_is_borrow || owned.is_some() {
+            format!(
+                "`{ident}` is a borrow used after a question, and a borrow cannot cross a \
+                 question; make `{ident}` an owned value (for example with `.to_owned()` or \
+                 `.clone()`) before the question"
+            )
+        } else if binding.init_is_code {
+            format!(
+                "`{ident}` is a closure or `async` block used after a question, and no request \
+                 state can hold code; define `{ident}` after the question instead"
+            )
+        } else {
+            return true;
+        };
+        if self.reported.insert(format!("{ident}@{:?}", ident.span())) {
+            self.errors.push(syn::Error::new(ident.span(), problem));
+        }
+        false
+    }
+}
