@@ -5,7 +5,7 @@
 //! points and mark them ([`sites`], recognising questions with [`questions`]), build the body
 //! resumed at each point and the locals each carries ([`resume`], [`scope`]; what is declared
 //! again rather than carried: [`hoist`], and what is borrowed or matched again: [`reborrow`]),
-//! then emit everything ([`expand`]).
+//! then emit everything ([`mod@expand`]).
 
 mod expand;
 mod hoist;

@@ -49,7 +49,7 @@ struct Icon {
 }
 
 impl Presentation {
-    /// Reads `key` (one of [`keys`]) from the attribute.
+    /// Reads `key` (`annotations`, `icon` or `meta`) from the attribute.
     pub(crate) fn parse(
         &mut self,
         kind: Kind,
