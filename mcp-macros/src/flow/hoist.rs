@@ -6,8 +6,8 @@
 //! question: `let env = "prod";` is a `&'static str`, which cannot be read back from a state,
 //! but can be declared again.
 //!
-//! Input:  `let env = "prod"; let ok: Yes = __mcp_site!(0)?; deploy(env, ok)`
-//! Output, resumed at point 0: `{ let env = "prod"; let ok: Yes = __mcp_site!(0)?; deploy(env, ok) }`
+//! Input:  `let env = "prod"; let ok: Yes = __mcp_site!().0?; deploy(env, ok)`
+//! Output, resumed at point 0: `{ let env = "prod"; let ok: Yes = __mcp_site!().0?; deploy(env, ok) }`
 
 use std::collections::HashMap;
 

@@ -7,9 +7,9 @@
 //! `let` runs again, or the pattern is matched again, against the place.
 //!
 //! Input, resumed at a question inside the arm:
-//! `match args.items.first() { Some(first) => { let ok: Yes = __mcp_site!(0)?; use(first, ok) } None => .. }`
+//! `match args.items.first() { Some(first) => { let ok: Yes = __mcp_site!().0?; use(first, ok) } None => .. }`
 //! Output:
-//! `{ let Some(first) = args.items.first() else { match reader.no_longer_matches().await {} }; { let ok: Yes = __mcp_site!(0)?; use(first, ok) } }`
+//! `{ let Some(first) = args.items.first() else { match reader.no_longer_matches().await {} }; { let ok: Yes = __mcp_site!().0?; use(first, ok) } }`
 
 use std::collections::HashMap;
 

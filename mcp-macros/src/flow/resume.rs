@@ -2,14 +2,14 @@
 //!
 //! Input (resuming at the question inside the `if`):
 //! ```text
-//! let target: Target = __mcp_site!(0)?;
-//! if target.production { let ok: Confirm = __mcp_site!(1)?; stop_unless(ok)?; }
+//! let target: Target = __mcp_site!().0?;
+//! if target.production { let ok: Confirm = __mcp_site!().1?; stop_unless(ok)?; }
 //! finish(target)
 //! ```
 //! Output: the statements from that question on, with the enclosing constructs replaced by
 //! the branch taken, and each carried local restored at the top of the block that declared it:
 //! ```text
-//! { let target = __mcp_v0; { let ok: Confirm = __mcp_site!(1)?; stop_unless(ok)?; } finish(target) }
+//! { let target = __mcp_v0; { let ok: Confirm = __mcp_site!().1?; stop_unless(ok)?; } finish(target) }
 //! ```
 
 use std::collections::{BTreeSet, HashMap, HashSet};

@@ -7,6 +7,8 @@ use syn::visit::{self, Visit};
 use syn::visit_mut::{self as visit_mut, VisitMut};
 use syn::{Block, Expr, Ident, Local, Pat, Stmt, Type};
 
+use super::sites::marker_site;
+
 /// A local introduced by a pattern.
 #[derive(Clone)]
 pub(crate) struct Binding {
@@ -207,17 +209,6 @@ pub(crate) fn free_and_assigned_in_stmts(
     (finder.free, finder.assigned)
 }
 
-/// The site number of a `__mcp_site!(N)` marker.
-pub(crate) fn marker_site(mac: &syn::Macro) -> Option<usize> {
-    if !mac.path.is_ident(super::sites::MARKER) {
-        return None;
-    }
-    syn::parse2::<syn::LitInt>(mac.tokens.clone())
-        .ok()?
-        .base10_parse()
-        .ok()
-}
-
 struct FreeVars<'a> {
     scopes: Vec<Vec<String>>,
     free: BTreeSet<String>,
@@ -279,12 +270,6 @@ impl<'a> FreeVars<'a> {
     /// Macro bodies are opaque: every identifier in them, and every `{name}` in their string
     /// literals, counts as a use. Over-counting only carries a local that was not needed.
     fn mac(&mut self, mac: &syn::Macro) {
-        if let Some(site) = marker_site(mac) {
-            if let Some(question) = self.sites.get(&site) {
-                self.visit_expr(question);
-            }
-            return;
-        }
         self.tokens(mac.tokens.clone());
     }
 
@@ -353,6 +338,18 @@ fn format_args_in(text: &str) -> Vec<String> {
 impl<'ast> Visit<'ast> for FreeVars<'_> {
     fn visit_block(&mut self, block: &'ast Block) {
         self.stmts(&block.stmts);
+    }
+
+    /// A question point's marker uses what its question does.
+    fn visit_expr_field(&mut self, field: &'ast syn::ExprField) {
+        match marker_site(field) {
+            Some(site) => {
+                if let Some(question) = self.sites.get(&site) {
+                    self.visit_expr(question);
+                }
+            }
+            None => visit::visit_expr_field(self, field),
+        }
     }
 
     fn visit_expr_path(&mut self, path: &'ast syn::ExprPath) {

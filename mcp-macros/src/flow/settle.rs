@@ -6,12 +6,11 @@ use syn::visit_mut::{self, VisitMut};
 use syn::{Expr, Ident};
 
 use super::resume::Resumed;
-use super::scope::marker_site;
-use super::sites::Site;
+use super::sites::{Site, marker_site};
 
-/// Replaces each `__mcp_site!(N)` marker with the code that settles question point `N`.
+/// Replaces each `__mcp_site!().N` marker with the code that settles question point `N`.
 ///
-/// Input:  `__mcp_site!(1)`
+/// Input:  `__mcp_site!().1`
 /// Output, for a form question:
 /// ```text
 /// match settle_one(|| cx.elicit("..."), <_ as ElicitForm>::read_answer, &cx, "confirm") {
@@ -40,8 +39,8 @@ pub(super) struct SiteCode<'a> {
 
 impl VisitMut for SiteCode<'_> {
     fn visit_expr_mut(&mut self, expr: &mut Expr) {
-        if let Expr::Macro(mac) = expr
-            && let Some(id) = marker_site(&mac.mac)
+        if let Expr::Field(field) = expr
+            && let Some(id) = marker_site(field)
         {
             *expr = self.site(id);
             return;

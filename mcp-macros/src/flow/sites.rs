@@ -2,7 +2,7 @@
 //! can be split, and replacing each with a numbered marker.
 //!
 //! Input:  `let target: Target = cx.elicit("Where?").await?;`
-//! Output: `let target: Target = __mcp_site!(0)?;` plus a [`Site`] recording the question
+//! Output: `let target: Target = __mcp_site!().0?;` plus a [`Site`] recording the question
 //! expression, its keys and the path from the body block down to the marker.
 
 use proc_macro2::Span;
@@ -20,8 +20,44 @@ mod loops;
 
 pub(crate) use loops::Loop;
 
-/// The macro that marks a question point inside the rewritten body.
-pub(crate) const MARKER: &str = "__mcp_site";
+/// The macro whose value's field marks a question point inside the rewritten body.
+const MARKER: &str = "__mcp_site";
+
+/// The marker question point `id` leaves in the body until its code is written (`settle`):
+/// `__mcp_site!().N`, the point's number the index of an unnamed field, read back as a number
+/// by [`marker_site`]. The macro names nothing and is never expanded; every stage that reads
+/// places or values sees a macro call, which it treats as code it cannot evaluate again.
+pub(crate) fn marker(id: usize) -> Expr {
+    Expr::Field(syn::ExprField {
+        attrs: Vec::new(),
+        base: Box::new(Expr::Macro(syn::ExprMacro {
+            attrs: Vec::new(),
+            mac: syn::Macro {
+                path: Ident::new(MARKER, Span::call_site()).into(),
+                bang_token: Default::default(),
+                delimiter: syn::MacroDelimiter::Paren(Default::default()),
+                tokens: proc_macro2::TokenStream::new(),
+            },
+        })),
+        dot_token: Default::default(),
+        member: syn::Member::Unnamed(syn::Index {
+            index: u32::try_from(id).unwrap_or(u32::MAX),
+            span: Span::call_site(),
+        }),
+    })
+}
+
+/// The number of the question point whose marker `field` is.
+pub(crate) fn marker_site(field: &syn::ExprField) -> Option<usize> {
+    let (Expr::Macro(base), syn::Member::Unnamed(index)) = (&*field.base, &field.member) else {
+        return None;
+    };
+    base.mac
+        .path
+        .is_ident(MARKER)
+        .then(|| usize::try_from(index.index).ok())
+        .flatten()
+}
 
 /// One step from the body block down to a question point.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -397,10 +433,7 @@ impl<'a> Analyzer<'a> {
             keys,
             path: self.path.clone(),
         });
-        let id = self.sites.len() - 1;
-        let marker = Ident::new(MARKER, Span::call_site());
-        let id = syn::LitInt::new(&id.to_string(), Span::call_site());
-        *expr = syn::parse_quote!(#marker!(#id));
+        *expr = marker(self.sites.len() - 1);
     }
 
     /// The names the answers are bound to, one per question, where the binding says.

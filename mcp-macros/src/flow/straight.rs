@@ -6,7 +6,7 @@
 //!
 //! Two kinds of level, built from the first question's statement outwards:
 //!
-//! - A question that is the head of statement `k` (`let x = __mcp_site!(1)?;`): the locals it
+//! - A question that is the head of statement `k` (`let x = __mcp_site!().1?;`): the locals it
 //!   needs are restored from its state, or computed by running the statements before it, and
 //!   statement `k` then runs as written, its question reading the round's answer:
 //!   ```text
