@@ -75,7 +75,7 @@ impl Resume {
             shape,
             point: None,
             payload: Vec::new(),
-            at: 0,
+            fields: payload::Fields::default(),
             round: self.round,
         };
         if let Some((minted, payload)) = self.state {
@@ -89,9 +89,9 @@ impl Resume {
                 reader.round = reader.round.map(|_| 0);
             } else {
                 match payload::open(&payload, fields) {
-                    Ok((point, at)) => {
+                    Ok((point, fields)) => {
                         reader.point = Some(point);
-                        reader.at = at;
+                        reader.fields = fields;
                         reader.payload = payload;
                     }
                     Err(reason) => {
@@ -169,8 +169,8 @@ pub struct Reader {
     shape: u32,
     point: Option<u32>,
     payload: Vec<u8>,
-    /// Where the next field starts.
-    at: usize,
+    /// The carried fields still to read.
+    fields: payload::Fields,
     round: Option<u32>,
 }
 
@@ -193,12 +193,8 @@ impl Reader {
     /// Reads the next carried field, of the local `slot` is for; a field that does not
     /// decode refuses the state and stops the step here.
     pub async fn take<T>(&mut self, slot: &Slot<T>) -> T {
-        let mut rest = self.payload.get(self.at..).unwrap_or_default();
-        match (slot.read)(&mut rest) {
-            Ok(value) => {
-                self.at = self.payload.len() - rest.len();
-                value
-            }
+        match self.fields.next(&self.payload, slot.read) {
+            Ok(value) => value,
             Err(reason) => {
                 refuse(&self.cx, format!("verified but does not decode: {reason}")).await
             }

@@ -22,7 +22,7 @@
 
 use std::cell::RefCell;
 
-use serde::de::{DeserializeOwned, Deserializer, IgnoredAny};
+use serde::de::{DeserializeOwned, Deserializer};
 use serde::{Deserialize, Serialize, Serializer};
 
 /// The payload encoding's version, mixed into the flow shape written in the envelope: a
@@ -110,28 +110,59 @@ pub(crate) fn read_item<T: DeserializeOwned>(rest: &mut &[u8]) -> Result<T, Stri
     ciborium::de::from_reader_with_recursion_limit(rest, MAX_DEPTH).map_err(read_error)
 }
 
-/// Checks a payload written as a point's number then its fields, for a flow whose point `n`
-/// carries `fields[n]` fields: well-formed, no header claiming more than is left, the point
-/// one of the flow's, and exactly that many items after it. Returns the point and where its
-/// first field starts.
-pub(crate) fn open(payload: &[u8], fields: &[usize]) -> Result<(u32, usize), String> {
+/// Opens a payload written as a point's number then its fields, for a flow whose point `n`
+/// carries `fields[n]` fields: no header claiming more than is left, the point one of the
+/// flow's. Returns the point and a cursor over its fields, which are parsed once, as they
+/// are read ([`Fields::next`]), and must be exactly that many.
+pub(crate) fn open(payload: &[u8], fields: &[usize]) -> Result<(u32, Fields), String> {
     claims_fit(payload)?;
     let mut rest = payload;
     let point: u32 = read_item(&mut rest)?;
-    let at = payload.len() - rest.len();
     let Some(&count) = usize::try_from(point).ok().and_then(|n| fields.get(n)) else {
         return Err(format!("point {point} is none of the flow's"));
     };
-    for _ in 0..count {
+    let fields = Fields {
+        at: payload.len() - rest.len(),
+        left: count,
+    };
+    fields.check_end(payload)?;
+    Ok((point, fields))
+}
+
+/// Where the next field of an opened payload starts, and how many are left to read.
+#[derive(Debug, Default)]
+pub(crate) struct Fields {
+    at: usize,
+    left: usize,
+}
+
+impl Fields {
+    /// Reads the next field of `payload` with `read`.
+    pub(crate) fn next<T>(
+        &mut self,
+        payload: &[u8],
+        read: fn(&mut &[u8]) -> Result<T, String>,
+    ) -> Result<T, String> {
+        let mut rest = payload.get(self.at..).unwrap_or_default();
+        if self.left == 0 {
+            return Err("a field is read past the point's last".to_owned());
+        }
         if rest.is_empty() {
             return Err("the state ends before its last field".to_owned());
         }
-        read_item::<IgnoredAny>(&mut rest)?;
+        let value = read(&mut rest)?;
+        self.at = payload.len() - rest.len();
+        self.left -= 1;
+        self.check_end(payload)?;
+        Ok(value)
     }
-    if rest.is_empty() {
-        Ok((point, at))
-    } else {
-        Err(format!("{} bytes after the state", rest.len()))
+
+    /// Refuses bytes after the last field, once it is read.
+    fn check_end(&self, payload: &[u8]) -> Result<(), String> {
+        match payload.len().saturating_sub(self.at) {
+            extra if self.left == 0 && extra > 0 => Err(format!("{extra} bytes after the state")),
+            _ => Ok(()),
+        }
     }
 }
 
@@ -257,9 +288,20 @@ mod tests {
         let mut bytes = Vec::new();
         write_item(&0_u32, &mut bytes).map_err(|error| error.of("point"))?;
         write_item(value, &mut bytes).map_err(|error| error.of("value"))?;
-        let (point, at) = open(&bytes, &[1])?;
+        let (point, mut fields) = open(&bytes, &[1])?;
         assert_eq!(point, 0);
-        read_item(&mut &bytes[at..])
+        fields.next(&bytes, read_item)
+    }
+
+    /// Opens `bytes` for a flow whose points carry `counts` fields, and reads every field of
+    /// its point.
+    fn read_all(bytes: &[u8], counts: &[usize]) -> Result<(), String> {
+        let (point, mut fields) = open(bytes, counts)?;
+        let count = counts[usize::try_from(point).expect("a small point")];
+        for _ in 0..count {
+            fields.next(bytes, read_item::<serde::de::IgnoredAny>)?;
+        }
+        Ok(())
     }
 
     #[test]
@@ -278,7 +320,7 @@ mod tests {
         assert!(error.contains("nested more than"), "{error}");
         let mut state = vec![0x00];
         state.extend_from_slice(&bytes);
-        assert!(open(&state, &[1]).is_err());
+        assert!(read_all(&state, &[1]).is_err());
     }
 
     #[test]
@@ -303,8 +345,8 @@ mod tests {
         let error = open(&bytes, &[1]).expect_err("claims too much");
         assert!(error.contains("claims"), "{error}");
         // A map claiming 3 entries (6 items) with 4 bytes left; a text claiming 9 bytes with 2.
-        assert!(open(&[0x00, 0xa3, 1, 2, 3, 4], &[1]).is_err());
-        assert!(open(&[0x00, 0x69, b'a', b'b'], &[1]).is_err());
+        assert!(read_all(&[0x00, 0xa3, 1, 2, 3, 4], &[1]).is_err());
+        assert!(read_all(&[0x00, 0x69, b'a', b'b'], &[1]).is_err());
         // Lengths that fit are read as before, nested ones and byte strings included.
         let value = (
             vec![vec![1_u8, 2], vec![]],
@@ -322,19 +364,28 @@ mod tests {
         write_item(&map, &mut bytes).expect("written");
         write_item(&u128::MAX, &mut bytes).expect("written");
         // Point 1 carries two fields: the state opens, and each field reads back as written.
-        let (point, at) = open(&bytes, &[0, 2]).expect("opens");
+        let (point, mut fields) = open(&bytes, &[0, 2]).expect("opens");
         assert_eq!(point, 1);
-        let mut rest = &bytes[at..];
-        assert_eq!(read_item::<BTreeMap<u8, f32>>(&mut rest), Ok(map));
-        assert_eq!(read_item::<u128>(&mut rest), Ok(u128::MAX));
-        assert!(rest.is_empty());
+        assert_eq!(fields.next(&bytes, read_item::<BTreeMap<u8, f32>>), Ok(map));
+        assert_eq!(fields.next(&bytes, read_item::<u128>), Ok(u128::MAX));
+        assert!(
+            fields.next(&bytes, read_item::<u8>).is_err(),
+            "no third field"
+        );
         // One byte more, one byte less, a field more or less, or a point the flow lacks.
         let mut longer = bytes.clone();
         longer.push(0);
-        assert!(open(&longer, &[0, 2]).is_err());
-        assert!(open(&bytes[..bytes.len() - 1], &[0, 2]).is_err());
-        assert!(open(&bytes, &[0, 3]).is_err());
-        assert!(open(&bytes, &[0, 1]).is_err());
-        assert!(open(&bytes, &[2]).is_err());
+        let error = read_all(&longer, &[0, 2]).expect_err("a byte more");
+        assert_eq!(error, "1 bytes after the state");
+        let error = read_all(&bytes[..bytes.len() - 1], &[0, 2]).expect_err("a byte less");
+        assert!(!error.is_empty());
+        let error = read_all(&bytes, &[0, 3]).expect_err("a field more");
+        assert_eq!(error, "the state ends before its last field");
+        let error = read_all(&bytes, &[0, 1]).expect_err("a field less");
+        assert!(error.ends_with("bytes after the state"), "{error}");
+        let error = open(&bytes, &[0, 0]).expect_err("no field at all");
+        assert!(error.ends_with("bytes after the state"), "{error}");
+        let error = open(&bytes, &[2]).expect_err("no such point");
+        assert_eq!(error, "point 1 is none of the flow's");
     }
 }
