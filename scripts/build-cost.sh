@@ -11,7 +11,8 @@
 #                      schema, `call()` answers `Reply::Complete`;
 #   leaf-macro-asking  the N `#[tool]`s with Q straight-line yes/no questions each;
 #   leaf-chain-kK      one `#[tool]` of K yes/no questions in a row, for K in 0, 5, 20, 40;
-#   leaf-nested-kK     the same with each question inside an `if` of its own, for K in 20, 40.
+#   leaf-nested-kK     the same with each question inside an `if` of its own, for K in 20, 40;
+#   leaf-loop-kK       the same in a row inside one loop's body, for K in 20, 40.
 # A test first checks that the hand-written tools list and answer exactly as the `#[tool]`
 # ones do (`tools/list`, and `tools/call` with good and bad arguments).
 #
@@ -89,7 +90,7 @@ LEAVES=(leaf-macro-q0 leaf-hand-q0)
 if ((QUESTIONS > 0)); then LEAVES+=(leaf-macro-asking); fi
 CHAINS=()
 for k in "${CHAIN[@]}"; do CHAINS+=("leaf-chain-k$k"); done
-for k in "${NESTED[@]}"; do CHAINS+=("leaf-nested-k$k"); done
+for k in "${NESTED[@]}"; do CHAINS+=("leaf-nested-k$k" "leaf-loop-k$k"); done
 
 echo "== generating $TOOLS tools per leaf, $QUESTIONS questions each, chains of ${CHAIN[*]}"
 python3 scripts/build-cost.py generate "$WORK" --tools "$TOOLS" --questions "$QUESTIONS" \

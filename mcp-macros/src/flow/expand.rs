@@ -9,7 +9,7 @@ use syn::{Block, Expr, Ident};
 
 use super::hoist::Hoisted;
 use super::model::{Handler, Kind};
-use super::resume::Resumed;
+use super::resume::{Group, Resumed};
 use super::settle::{self, SiteCode};
 use super::sites::Site;
 use super::straight::{self, Placement};
@@ -25,6 +25,10 @@ pub(crate) struct Plan<'a> {
     /// Where each point resumes.
     pub(crate) placements: &'a [Placement],
     pub(crate) resumed: Vec<Resumed>,
+    /// The points inside one statement resumed in one arm (see `resume::group`).
+    pub(crate) groups: Vec<Group>,
+    /// Each slot's local (see [`slots`]).
+    pub(crate) slots: Vec<Ident>,
 }
 
 pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
@@ -35,8 +39,8 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
     let sub_value = Ident::new("__mcp_sub", Span::mixed_site());
     let sub_resume = Ident::new("__mcp_sub_resume", Span::mixed_site());
     let p = quote!(::mcp_runtime::__private);
-    let mut resumed = plan.resumed;
-    let slots = slots(&mut resumed);
+    let resumed = plan.resumed;
+    let slots = plan.slots;
 
     let mut sites = SiteCode {
         sites: plan.sites,
@@ -71,9 +75,20 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
         if matches!(placement, Placement::At(_)) {
             continue;
         }
-        let mut body = point.body.clone();
+        let group = plan.groups.iter().find(|group| group.points.contains(&id));
+        let (numbers, mut body, carried) = match group {
+            Some(group) if group.points[0] != id => continue,
+            Some(group) => {
+                let numbers = group
+                    .points
+                    .iter()
+                    .map(|&id| u32::try_from(id).unwrap_or(u32::MAX));
+                (numbers.collect(), group.body.clone(), &group.carried)
+            }
+            None => (vec![n], point.body.clone(), &point.carried),
+        };
         sites.visit_block_mut(&mut body);
-        let takes = point.carried.iter().map(|c| {
+        let takes = carried.iter().map(|c| {
             let (value, slot) = (&c.value, settle::slot(c.slot));
             quote!(let #value = #reader.take(&#slot).await;)
         });
@@ -88,12 +103,7 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
             #body
         };
         if let Placement::Within { stmt, .. } = placement {
-            let level = within.entry(*stmt).or_insert_with(|| straight::Within {
-                points: Vec::new(),
-                arms: Vec::new(),
-            });
-            level.points.push(n);
-            level.arms.push(arm);
+            within.entry(*stmt).or_default().arms.push((numbers, arm));
             continue;
         }
         // A resumed arm is a generated copy of the rest of the body: its lints are the
@@ -181,7 +191,7 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
 
 /// Numbers the carried locals' slots: one per local, by its declaration, whichever points
 /// carry it. Returns each slot's local.
-fn slots(resumed: &mut [Resumed]) -> Vec<Ident> {
+pub(crate) fn slots(resumed: &mut [Resumed]) -> Vec<Ident> {
     let mut locals: Vec<(String, Ident)> = Vec::new();
     for point in resumed {
         for carried in &mut point.carried {

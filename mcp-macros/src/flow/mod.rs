@@ -5,7 +5,9 @@
 //! points and mark them ([`sites`], recognising questions with [`questions`]), build the body
 //! resumed at each point and the locals each carries ([`resume`], [`scope`]; what is declared
 //! again rather than carried: [`hoist`], and what is borrowed or matched again: [`reborrow`]),
-//! then emit everything ([`mod@expand`]).
+//! place each point in the start's nest or an arm of its own ([`straight`]), resume the
+//! points in a row in one inner block together (`resume::group`), then emit everything
+//! ([`mod@expand`]).
 
 mod expand;
 mod hoist;
@@ -127,6 +129,8 @@ pub(crate) fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenS
     if let Some(error) = stage_errors(&mut errors) {
         return fallback(kind, &function, error);
     }
+    let slots = expand::slots(&mut resumed);
+    let groups = resume::group(&body, stages, &placements, &mut resumed);
     handler.body = body.clone();
     expand::expand(expand::Plan {
         handler: &handler,
@@ -136,6 +140,8 @@ pub(crate) fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenS
         hoisted: &hoisted,
         placements: &placements,
         resumed,
+        groups,
+        slots,
     })
 }
 

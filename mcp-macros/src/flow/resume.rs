@@ -20,12 +20,17 @@ use syn::{Block, Expr, Ident, Pat, Stmt};
 
 use super::hoist::Hoisted;
 use super::scope::{self, Binding, Rederive};
-use super::sites::{Head, Loop, Site, Step};
+use super::sites::{Loop, Site, Step};
 
+mod group;
 mod refusals;
+mod syntax;
 use super::{Errors, reborrow, settle};
+pub(crate) use group::{Group, group};
+use syntax::{at_head, cond_lets, head_child, let_pattern};
 
 /// A local that travels in the state of one question point.
+#[derive(Clone)]
 pub(crate) struct Carried {
     /// The local as the user wrote it.
     pub(crate) ident: Ident,
@@ -39,7 +44,7 @@ pub(crate) struct Carried {
     /// Whether the local was declared `mut`.
     pub(crate) mutable: bool,
     /// The scope it is declared in (see [`Resumer::level`]).
-    level: usize,
+    pub(crate) level: usize,
 }
 
 /// The resumed body of one question point and the locals its state carries.
@@ -51,6 +56,20 @@ pub(crate) struct Resumed {
     /// The body's own locals (not those of an inner block) that the resumed body borrows
     /// again rather than carries (see `reborrow`).
     pub(crate) borrowed_again: Vec<Ident>,
+    /// The block the point stands in at the head of one of its statements, if it is not the
+    /// body itself (see `group`).
+    pub(crate) head_of: Option<HeadOf>,
+}
+
+/// The innermost block of a point at the head of one of its statements.
+#[derive(Clone, Copy)]
+pub(crate) struct HeadOf {
+    /// The block's scope (see [`Resumer::level`]): the point's carried locals of this level
+    /// are the block's own.
+    pub(crate) level: usize,
+    /// Whether the block's locals the point needs are all carried: none is had again or only
+    /// declared.
+    pub(crate) plain: bool,
 }
 
 /// What the earlier stages found that resuming reads: the question points, the resumable
@@ -80,6 +99,9 @@ pub(crate) struct Resumer<'a> {
     hoisted: &'a Hoisted,
     questions: &'a HashMap<usize, Expr>,
     carried: Vec<Carried>,
+    head_of: Option<HeadOf>,
+    /// Resuming several points at the heads of one block's statements (see `group`).
+    group: Option<group::Heads>,
     errors: &'a mut Errors,
     reported: &'a mut HashSet<String>,
 }
@@ -107,6 +129,8 @@ impl<'a> Resumer<'a> {
             hoisted,
             questions,
             carried: Vec::new(),
+            head_of: None,
+            group: None,
             errors,
             reported,
         }
@@ -122,6 +146,7 @@ impl<'a> Resumer<'a> {
             carried: self.carried,
             declares: self.declares,
             borrowed_again: self.borrowed_again,
+            head_of: self.head_of,
         }
     }
 
@@ -132,6 +157,10 @@ impl<'a> Resumer<'a> {
         let i = *i;
         let top = std::mem::replace(&mut self.top, false);
         let level = self.level;
+        let at_head = !top && at_head(rest);
+        if at_head && let Some(heads) = self.group.take() {
+            return self.heads_block(block, &heads);
+        }
         let mut declared = Vec::new();
         for stmt in &block.stmts[..i] {
             if self.hoisted.holds(stmt) {
@@ -186,11 +215,17 @@ impl<'a> Resumer<'a> {
             }
         }
         let restored = self.restore(&declared, &free, level);
+        let declarations = declare_assigned(&declared, &free, &assigned);
+        if at_head {
+            self.head_of = Some(HeadOf {
+                level,
+                plain: !restored.rederived && declarations.is_empty(),
+            });
+        }
         if top {
             self.borrowed_again.extend(restored.again);
         }
         restores.extend(restored.stmts);
-        let declarations = declare_assigned(&declared, &free, &assigned);
         self.declares |= !declarations.is_empty();
         restores.extend(declarations);
         restores.extend(stmts);
@@ -369,12 +404,14 @@ impl<'a> Resumer<'a> {
         let mut free = free.clone();
         let mut out = Vec::new();
         let mut again = Vec::new();
+        let mut rederived = false;
         let mut seen = HashSet::new();
         for binding in declared.iter().rev() {
             let name = binding.ident.to_string();
             if !free.contains(&name) || !seen.insert(name) {
                 continue;
             }
+            rederived |= binding.rederive.is_some();
             match &binding.rederive {
                 // A resumable `for` loop's iterator is rebuilt, not carried: its initialiser
                 // reads the carried position, declared just before it.
@@ -431,24 +468,15 @@ impl<'a> Resumer<'a> {
             });
         }
         out.reverse();
-        Restored { stmts: out, again }
+        Restored {
+            stmts: out,
+            again,
+            rederived,
+        }
     }
 
     fn field_name(&self, ident: &Ident) -> Ident {
-        let base = ident.to_string();
-        let base = base
-            .trim_start_matches("r#")
-            .trim_start_matches("__mcp_")
-            .to_owned();
-        let taken = |name: &str| self.carried.iter().any(|c| c.field == name);
-        if !taken(&base) {
-            return Ident::new(&base, Span::call_site());
-        }
-        (1..)
-            .map(|n| format!("{base}_{n}"))
-            .find(|name| !taken(name))
-            .map(|name| Ident::new(&name, Span::call_site()))
-            .unwrap_or_else(|| Ident::new(&base, Span::call_site()))
+        field_name(ident, |name| self.carried.iter().any(|c| c.field == name))
     }
 
     /// For a rewritten `for` loop whose pattern binds nothing mutable or by reference: the
@@ -506,60 +534,24 @@ fn declare_assigned(
     out
 }
 
-/// The `let` patterns of an `if` or `while` condition, each with what it matches, in order.
-fn cond_lets(cond: &Expr) -> Vec<(&Pat, &Expr)> {
-    fn walk<'e>(cond: &'e Expr, out: &mut Vec<(&'e Pat, &'e Expr)>) {
-        match cond {
-            Expr::Let(e) => out.push((&e.pat, &e.expr)),
-            Expr::Binary(e) if matches!(e.op, syn::BinOp::And(_)) => {
-                walk(&e.left, out);
-                walk(&e.right, out);
-            }
-            Expr::Paren(e) => walk(&e.expr, out),
-            _ => {}
-        }
-    }
-    let mut out = Vec::new();
-    walk(cond, &mut out);
-    out
-}
-
-/// A match arm's pattern as a `let` statement takes it: without its guard (which held when
-/// the arm was taken, and is not run again), an or-pattern without its leading `|`.
-fn let_pattern(pat: &Pat) -> Pat {
-    match pat {
-        Pat::Guard(guarded) => let_pattern(&guarded.pat),
-        Pat::Or(or) if or.leading_vert.is_some() => Pat::Or(syn::PatOr {
-            leading_vert: None,
-            ..or.clone()
-        }),
-        _ => pat.clone(),
-    }
-}
-
-/// What [`Resumer::restore`] writes: the statements, and the names it borrows again.
+/// What [`Resumer::restore`] writes: the statements, the names it borrows again, and
+/// whether it has any local again rather than carrying it.
 struct Restored {
     stmts: Vec<Stmt>,
     again: Vec<Ident>,
+    rederived: bool,
 }
 
-/// The sub-expression a head step enters.
-fn head_child(expr: &mut Expr, head: Head) -> Option<&mut Expr> {
-    Some(match (head, expr) {
-        (Head::Try, Expr::Try(e)) => &mut e.expr,
-        (Head::Field, Expr::Field(e)) => &mut e.base,
-        (Head::Receiver, Expr::MethodCall(e)) => &mut e.receiver,
-        (Head::Paren, Expr::Paren(e)) => &mut e.expr,
-        (Head::Cast, Expr::Cast(e)) => &mut e.expr,
-        (Head::Unary, Expr::Unary(e)) => &mut e.expr,
-        (Head::Reference, Expr::Reference(e)) => &mut e.expr,
-        (Head::BinaryLeft, Expr::Binary(e)) => &mut e.left,
-        (Head::IfCond, Expr::If(e)) => &mut e.cond,
-        (Head::LetExpr, Expr::Let(e)) => &mut e.expr,
-        (Head::Scrutinee, Expr::Match(e)) => &mut e.expr,
-        (Head::Return, Expr::Return(e)) => e.expr.as_mut()?,
-        (Head::AssignRight, Expr::Assign(e)) => &mut e.right,
-        (Head::WhileCond, Expr::While(e)) => &mut e.cond,
-        _ => return None,
-    })
+/// The field of `ident` in a state: named after the local, unique among those `taken`.
+pub(crate) fn field_name(ident: &Ident, taken: impl Fn(&str) -> bool) -> Ident {
+    let base = ident.to_string();
+    let base = base
+        .trim_start_matches("r#")
+        .trim_start_matches("__mcp_")
+        .to_owned();
+    let name = std::iter::once(base.clone())
+        .chain((1..).map(|n| format!("{base}_{n}")))
+        .find(|name| !taken(name))
+        .unwrap_or(base);
+    Ident::new(&name, Span::call_site())
 }

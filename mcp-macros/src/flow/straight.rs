@@ -160,11 +160,75 @@ fn live_after(
     declared
 }
 
-/// What the nest writes for the points inside one statement: each point's number and its
-/// resume arm's body (its takes, then its resumed copy of the statement).
+/// What the nest writes for the points inside one statement: the arms that resume them,
+/// each with the numbers of its points and its body (its takes, then its resumed copy of
+/// the statement).
+#[derive(Default)]
 pub(crate) struct Within {
-    pub(crate) points: Vec<u32>,
-    pub(crate) arms: Vec<TokenStream>,
+    pub(crate) arms: Vec<(Vec<u32>, TokenStream)>,
+}
+
+/// A point at the head of statement `stmt` of an inner block that resumes with others of
+/// that block (see `resume::group`), and its locals of that block.
+pub(crate) struct HeadLevel {
+    pub(crate) stmt: usize,
+    pub(crate) id: usize,
+    pub(crate) carried: Vec<Carried>,
+}
+
+/// Inner block `block`, resumed at any of the points at the heads of its statements,
+/// `levels` in statement order: nested as the body is, from the first point's statement on.
+/// The innermost level is reached only at the first point: its locals are taken without a
+/// test, and nothing before its statement is run.
+pub(crate) fn heads(
+    block: &Block,
+    levels: &[HeadLevel],
+    hoisted: &Hoisted,
+    reader: &Ident,
+) -> Block {
+    // The block's items go along, ahead of everything, as in `Resumer::block`.
+    let items = block.stmts.iter().filter(|stmt| hoisted.holds(stmt));
+    let code = |range: std::ops::Range<usize>| -> Vec<&Stmt> {
+        block.stmts[range]
+            .iter()
+            .filter(|stmt| !hoisted.holds(stmt))
+            .collect()
+    };
+    let mut inner = TokenStream::new();
+    let mut start = None;
+    for level in levels {
+        let carried = &level.carried;
+        inner = match start {
+            Some(start) => head_level(inner, &code(start..level.stmt), carried, level.id, reader),
+            None if carried.is_empty() => TokenStream::new(),
+            None => {
+                let takes = takes(carried, reader);
+                let (bindings, _, _) = out_of_level(carried.iter().map(|c| (&c.ident, c.mutable)));
+                quote! {
+                    #[allow(unused_mut)]
+                    let (#(#bindings,)*) = (#(#takes,)*);
+                }
+            }
+        };
+        start = Some(level.stmt);
+    }
+    let after = code(start.unwrap_or(0)..block.stmts.len());
+    syn::parse_quote!({
+        #(
+            #[allow(dead_code, unused_imports, unused_macros, unused_variables)]
+            #items
+        )*
+        #inner
+        #(#after)*
+    })
+}
+
+/// `reader.take(&slot).await` for each of `carried`, in order.
+fn takes<'a>(carried: &'a [Carried], reader: &'a Ident) -> impl Iterator<Item = TokenStream> + 'a {
+    carried.iter().map(move |c| {
+        let slot = slot(c.slot);
+        quote!(#reader.take(&#slot).await)
+    })
 }
 
 /// The body, resumable at every point `placements` put in the start's nest, for the step
@@ -269,10 +333,7 @@ fn head_level(
             }
         };
     }
-    let takes = carried.iter().map(|c| {
-        let slot = slot(c.slot);
-        quote!(#reader.take(&#slot).await)
-    });
+    let takes = takes(carried, reader);
     let (bindings, keep_mut, idents) = out_of_level(carried.iter().map(|c| (&c.ident, c.mutable)));
     quote! {
         #[allow(unused_mut)]
@@ -297,30 +358,25 @@ fn within_level(
     points: &Within,
     reader: &Ident,
 ) -> TokenStream {
-    let numbers = &points.points;
-    let last = numbers.len().saturating_sub(1);
-    let arms = points
-        .arms
-        .iter()
-        .zip(numbers)
-        .enumerate()
-        .map(|(i, (arm, n))| {
-            // The state's point is one of `numbers` here, so the last arm takes whatever the
-            // others do not.
-            let pattern = if i == last {
-                quote!(_)
-            } else {
-                quote!(::core::option::Option::Some(#n))
-            };
-            // A resumed copy of the statement: its lints are the start's (the statement as
-            // written) again, plus what splicing adds, so they are silenced here and only here.
-            quote! {
-                #[allow(clippy::all, clippy::pedantic, unreachable_code, unused_braces)]
-                #pattern => { #arm }
-            }
-        });
+    let numbers = points.arms.iter().flat_map(|(numbers, _)| numbers);
+    let last = points.arms.len().saturating_sub(1);
+    let arms = points.arms.iter().enumerate().map(|(i, (numbers, arm))| {
+        // The state's point is one of the level's numbers here, so the last arm takes
+        // whatever the others do not.
+        let pattern = if i == last {
+            quote!(_)
+        } else {
+            quote!(#(::core::option::Option::Some(#numbers))|*)
+        };
+        // A resumed copy of the statement: its lints are the start's (the statement as
+        // written) again, plus what splicing adds, so they are silenced here and only here.
+        quote! {
+            #[allow(clippy::all, clippy::pedantic, unreachable_code, unused_braces)]
+            #pattern => { #arm }
+        }
+    });
     let resumed = match points.arms.as_slice() {
-        [arm] => quote! {
+        [(_, arm)] => quote! {
             #[allow(clippy::all, clippy::pedantic, unreachable_code, unused_braces)]
             { #arm }
         },
