@@ -251,3 +251,110 @@ async fn a_loop_inside_an_if_let_asks_in_a_row() {
     .await;
     assert_eq!(done, "z0:ab z1:cd");
 }
+
+#[tool]
+async fn hidden_by_a_let_in_a_row(args: Args, cx: Cx) -> ToolResult {
+    let base = args.start;
+    let mut tally = String::from("t");
+    let out = if base > 0 {
+        let first: Word = cx.elicit("First?").await?;
+        let base = base + 10;
+        let tally = format!("{tally}{}", first.word);
+        let second: Word = cx.elicit("Second?").await?;
+        let base = base * 2 + u32::try_from(second.word.len()).unwrap_or(0);
+        let _third: Yes = cx.elicit("Third?").await?;
+        format!("{base} {tally}")
+    } else {
+        String::from("zero")
+    };
+    tally.push('!');
+    // The outer `base` and `tally`, not the inner ones that hid them.
+    Ok(text(format!("{out} / {base} {tally}")))
+}
+
+#[tokio::test]
+async fn locals_hidden_by_lets_of_their_name_cross_the_questions() {
+    let done = finish(
+        FlowTester::tool(hidden_by_a_let_in_a_row).arguments(args(1, &[])),
+        &[word("ab"), word("cde"), yes(true)],
+    )
+    .await;
+    assert_eq!(done, "25 tab / 1 t!");
+}
+
+#[tool]
+async fn hidden_in_a_loop_by_an_answer(args: Args, cx: Cx) -> ToolResult {
+    let word = String::from("outer");
+    let mut seen = Vec::new();
+    let mut round = 0;
+    while round < args.start {
+        let word: String = cx.elicit::<Word>("Word?").key("word").await?.word;
+        let Some(first) = word.chars().next() else {
+            continue;
+        };
+        let go: Yes = cx.elicit(format!("Keep {word}?")).await?;
+        if go.ok {
+            seen.push(format!("{first}{word}"));
+        }
+        round += 1;
+    }
+    Ok(text(format!("{word}: {}", seen.join(","))))
+}
+
+#[tokio::test]
+async fn a_hiding_let_whose_value_is_a_question_inside_a_loop() {
+    let done = finish(
+        FlowTester::tool(hidden_in_a_loop_by_an_answer).arguments(args(3, &[])),
+        &[
+            word("ab"),
+            yes(true),
+            word(""),
+            word("cd"),
+            yes(false),
+            word("ef"),
+            yes(true),
+        ],
+    )
+    .await;
+    assert_eq!(done, "outer: aab,eef");
+}
+
+#[tool]
+async fn hidden_every_way(args: Args, cx: Cx) -> ToolResult {
+    let name = String::from("n");
+    let pair = (1_u8, 2_u8);
+    let count: u32 = args.start;
+    let mut log = Vec::new();
+    let mut rounds = 0;
+    while rounds < 2 {
+        let name: &str = "inner";
+        let (left, pair) = (pair.0, u16::from(pair.1) * 10);
+        let Some(count) = count.checked_sub(rounds) else {
+            break;
+        };
+        let go: Yes = cx.elicit(format!("{name} {left} {pair} {count}?")).await?;
+        log.push(format!("{name}{left}{pair}{count}{}", go.ok));
+        let count = cx.elicit::<Word>("Again?").key("again").await?.word;
+        let _last: Yes = cx.elicit(format!("Last {count}?")).await?;
+        log.push(count);
+        rounds += 1;
+    }
+    Ok(text(format!("{name} {pair:?} {count}: {}", log.join(" "))))
+}
+
+#[tokio::test]
+async fn typed_pattern_and_literal_lets_hide_what_travels() {
+    let done = finish(
+        FlowTester::tool(hidden_every_way).arguments(args(5, &[])),
+        &[
+            yes(true),
+            word("x"),
+            yes(true),
+            yes(false),
+            word("y"),
+            yes(true),
+        ],
+    )
+    .await;
+    assert_eq!(done, "n (1, 2) 5: inner1205true x inner1204false y");
+}

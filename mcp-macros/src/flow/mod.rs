@@ -72,7 +72,7 @@ pub(crate) fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenS
     let own = (kind == Kind::Elicit).then(|| handler.ident.clone());
     let mut analyzer = sites::Analyzer::new(&handler.cx, own, &mut errors);
     analyzer.block(&mut body);
-    let sites = std::mem::take(&mut analyzer.sites);
+    let mut sites = std::mem::take(&mut analyzer.sites);
     let loops = std::mem::take(&mut analyzer.loops);
     let taken = std::mem::take(&mut analyzer.taken);
     check_keys(&sites, &mut errors);
@@ -82,24 +82,82 @@ pub(crate) fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenS
 
     let hoisted = hoist::Hoisted::of(&function);
     let questions = expand::question_map(&sites);
-    let mut placements = straight::place(&body, &sites, &hoisted, &questions);
-    let stages = resume::Stages {
-        sites: &sites,
+    let mut reported = HashSet::new();
+    let base = resume::Stages {
+        sites: &[],
         loops: &loops,
         hoisted: &hoisted,
         questions: &questions,
+        aliases: None,
     };
-    let mut reported = HashSet::new();
-    let mut resumed = Vec::with_capacity(sites.len());
-    for (id, placement) in placements.iter_mut().enumerate() {
-        let mut resume = |body: &syn::Block| {
-            resume::Resumer::new(stages, &mut errors, &mut reported).resume(body, id)
+    let (mut placements, mut resumed) = resume_all(
+        &body,
+        resume::Stages {
+            sites: &sites,
+            ..base
+        },
+        &mut errors,
+        &mut reported,
+    );
+    if let Some(error) = stage_errors(&mut errors) {
+        return fallback(kind, &function, error);
+    }
+    // A carried local hidden at its question by a `let` of its name: the `let` borrows it
+    // first, and every point is resumed again from the body rewritten so.
+    let hidden: Vec<_> = resumed
+        .iter()
+        .flat_map(|point| point.hidden.clone())
+        .collect();
+    let aliases = resume::hide(&mut body, &mut sites, &hidden);
+    if !hidden.is_empty() {
+        let stages = resume::Stages {
+            sites: &sites,
+            aliases: Some(&aliases),
+            ..base
         };
+        (placements, resumed) = resume_all(&body, stages, &mut errors, &mut reported);
+        if let Some(error) = stage_errors(&mut errors) {
+            return fallback(kind, &function, error);
+        }
+    }
+    let slots = expand::slots(&mut resumed);
+    let stages = resume::Stages {
+        sites: &sites,
+        aliases: Some(&aliases),
+        ..base
+    };
+    let groups = resume::group(&body, stages, &placements, &mut resumed);
+    handler.body = body.clone();
+    expand::expand(expand::Plan {
+        handler: &handler,
+        forward: body,
+        sites: &sites,
+        taken: &taken,
+        hoisted: &hoisted,
+        placements: &placements,
+        resumed,
+        groups,
+        slots,
+    })
+}
+
+/// Where each point resumes, and its resumed body.
+fn resume_all(
+    body: &syn::Block,
+    stages: resume::Stages<'_>,
+    errors: &mut Errors,
+    reported: &mut HashSet<String>,
+) -> (Vec<straight::Placement>, Vec<resume::Resumed>) {
+    let mut placements = straight::place(body, stages.sites, stages.hoisted, stages.questions);
+    let mut resumed = Vec::with_capacity(stages.sites.len());
+    for (id, placement) in placements.iter_mut().enumerate() {
+        let mut resume =
+            |body: &syn::Block| resume::Resumer::new(stages, errors, reported).resume(body, id);
         let point = match placement {
             straight::Placement::Within { stmt, live } => {
-                resume(&straight::cut(&body, *stmt, live.as_deref()))
+                resume(&straight::cut(body, *stmt, live.as_deref()))
             }
-            _ => resume(&body),
+            _ => resume(body),
         };
         // A resumed body that declares a local it only assigns, or that borrows again one
         // of the body's locals the statements after its level use, cannot hand its locals
@@ -117,7 +175,7 @@ pub(crate) fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenS
             _ if through_nest => point,
             straight::Placement::Within { .. } => {
                 *placement = straight::Placement::Own;
-                resume(&body)
+                resume(body)
             }
             _ => {
                 *placement = straight::Placement::Own;
@@ -126,23 +184,7 @@ pub(crate) fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenS
         };
         resumed.push(point);
     }
-    if let Some(error) = stage_errors(&mut errors) {
-        return fallback(kind, &function, error);
-    }
-    let slots = expand::slots(&mut resumed);
-    let groups = resume::group(&body, stages, &placements, &mut resumed);
-    handler.body = body.clone();
-    expand::expand(expand::Plan {
-        handler: &handler,
-        forward: body,
-        sites: &sites,
-        taken: &taken,
-        hoisted: &hoisted,
-        placements: &placements,
-        resumed,
-        groups,
-        slots,
-    })
+    (placements, resumed)
 }
 
 /// Keys must be unique among the questions one run can reach, so an answer can never be read

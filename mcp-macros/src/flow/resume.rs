@@ -23,11 +23,14 @@ use super::scope::{self, Binding, Rederive};
 use super::sites::{Loop, Site, Step};
 
 mod group;
+mod hidden;
 mod refusals;
 mod syntax;
 use super::{Errors, reborrow, settle};
 pub(crate) use group::{Group, group};
-use syntax::{at_head, cond_lets, head_child, let_pattern};
+use hidden::Hider;
+pub(crate) use hidden::{Aliases, Location, hide};
+use syntax::{at_head, cond_lets, declare_assigned, head_child, let_pattern};
 
 /// A local that travels in the state of one question point.
 #[derive(Clone)]
@@ -45,6 +48,10 @@ pub(crate) struct Carried {
     pub(crate) mutable: bool,
     /// The scope it is declared in (see [`Resumer::level`]).
     pub(crate) level: usize,
+    /// Where a local of its name declared further down the path hides it at the question:
+    /// the borrow of it taken just before that declaration (see `hidden`), which the state
+    /// is written from.
+    pub(crate) alias: Option<Ident>,
 }
 
 /// The resumed body of one question point and the locals its state carries.
@@ -59,6 +66,8 @@ pub(crate) struct Resumed {
     /// The block the point stands in at the head of one of its statements, if it is not the
     /// body itself (see `group`).
     pub(crate) head_of: Option<HeadOf>,
+    /// The hiding `let`s that need a borrow of the local they hide (see `hidden`).
+    pub(crate) hidden: Vec<(Location, Ident)>,
 }
 
 /// The innermost block of a point at the head of one of its statements.
@@ -81,6 +90,8 @@ pub(crate) struct Stages<'a> {
     pub(crate) loops: &'a [Loop],
     pub(crate) hoisted: &'a Hoisted,
     pub(crate) questions: &'a HashMap<usize, Expr>,
+    /// The hiding `let`s rewritten to borrow what they hide (see `hidden`), once they are.
+    pub(crate) aliases: Option<&'a Aliases>,
 }
 
 pub(crate) struct Resumer<'a> {
@@ -90,9 +101,13 @@ pub(crate) struct Resumer<'a> {
     /// The scope being resumed into, counted down the path: a block's own locals at an even
     /// level, the patterns of a construct in it at the next, the construct's block after.
     level: usize,
-    /// The locals declared down the path before the question, and their levels: where one
-    /// has the name of a carried local of a lower level, it hides that one at the question.
-    hiding: Vec<(usize, Ident)>,
+    /// The locals declared down the path before the question: where one has the name of a
+    /// carried local of a lower level, it hides that one at the question.
+    hiding: Vec<Hider>,
+    /// The point's path, whole.
+    full: Vec<Step>,
+    aliases: Option<&'a Aliases>,
+    hidden: Vec<(Location, Ident)>,
     borrowed_again: Vec<Ident>,
     sites: &'a [Site],
     loops: &'a [Loop],
@@ -117,12 +132,16 @@ impl<'a> Resumer<'a> {
             loops,
             hoisted,
             questions,
+            aliases,
         } = stages;
         Self {
             declares: false,
             top: true,
             level: 0,
             hiding: Vec::new(),
+            full: Vec::new(),
+            aliases,
+            hidden: Vec::new(),
             borrowed_again: Vec::new(),
             sites,
             loops,
@@ -138,15 +157,17 @@ impl<'a> Resumer<'a> {
 
     /// The body resumed at `site`.
     pub(crate) fn resume(mut self, body: &Block, site: usize) -> Resumed {
-        let path = self.sites[site].path.clone();
+        self.full = self.sites[site].path.clone();
+        let path = self.full.clone();
         let body = self.block(body, &path);
-        self.check_hidden();
+        self.settle_hidden();
         Resumed {
             body,
             carried: self.carried,
             declares: self.declares,
             borrowed_again: self.borrowed_again,
             head_of: self.head_of,
+            hidden: self.hidden,
         }
     }
 
@@ -161,12 +182,27 @@ impl<'a> Resumer<'a> {
         if at_head && let Some(heads) = self.group.take() {
             return self.heads_block(block, &heads);
         }
+        let here = self.full[..self.full.len() - path.len()].to_vec();
         let mut declared = Vec::new();
-        for stmt in &block.stmts[..i] {
+        let mut hiders = Vec::new();
+        for (j, stmt) in block.stmts[..i].iter().enumerate() {
             if self.hoisted.holds(stmt) {
                 continue;
             }
             if let Stmt::Local(local) = stmt {
+                let at = local.init.is_some().then(|| Location {
+                    block: here.clone(),
+                    stmt: j,
+                });
+                let local = match (self.aliases, &at) {
+                    (Some(aliases), Some(at)) => aliases.get(at).map_or(local, |h| &h.written),
+                    _ => local,
+                };
+                hiders.extend(scope::let_bindings(local).into_iter().map(|binding| Hider {
+                    level,
+                    ident: binding.ident,
+                    at: at.clone(),
+                }));
                 let again = reborrow::again(local, self.hoisted, top);
                 let mut bindings = scope::let_bindings(local);
                 for binding in &mut bindings {
@@ -179,10 +215,7 @@ impl<'a> Resumer<'a> {
                 declared.extend(bindings);
             }
         }
-        let hiding = declared
-            .iter()
-            .map(|binding| (level, binding.ident.clone()));
-        self.hiding.extend(hiding);
+        self.hiding.extend(hiders);
         self.level = level + 2;
         let mut stmts = vec![self.stmt(&block.stmts[i], rest)];
         self.level = level;
@@ -194,7 +227,23 @@ impl<'a> Resumer<'a> {
         // call stays behind; any other item goes along as a copy the rest may leave unused,
         // which is no concern of the handler as written.
         let used = |ident: &Ident| free.contains(&ident.to_string());
-        let mut restores: Vec<Stmt> = Vec::new();
+        // The borrows the hiding `let`s before the question take, taken again first, while
+        // the names still mean what they hide.
+        let mut restores: Vec<Stmt> = (0..i)
+            .filter_map(|j| {
+                self.aliases?.get(&Location {
+                    block: here.clone(),
+                    stmt: j,
+                })
+            })
+            .flat_map(|hiding| &hiding.borrows)
+            .map(|(hidden, alias)| {
+                syn::parse_quote! {
+                    #[allow(unused_variables)]
+                    let #alias = &#hidden;
+                }
+            })
+            .collect();
         for stmt in &block.stmts[..i] {
             match stmt {
                 _ if !self.hoisted.holds(stmt) => {}
@@ -362,10 +411,11 @@ impl<'a> Resumer<'a> {
         for (pat, scrutinee) in patterns {
             let mut bindings = Vec::new();
             scope::pattern_bindings(pat, None, &mut bindings);
-            let hiding = bindings
-                .iter()
-                .map(|binding| (level, binding.ident.clone()));
-            self.hiding.extend(hiding);
+            self.hiding.extend(
+                bindings
+                    .iter()
+                    .map(|binding| Hider::pattern(level, binding)),
+            );
             let used = bindings
                 .iter()
                 .any(|binding| free.contains(&binding.ident.to_string()));
@@ -465,6 +515,7 @@ impl<'a> Resumer<'a> {
                 value,
                 slot: 0,
                 level,
+                alias: None,
             });
         }
         out.reverse();
@@ -494,8 +545,8 @@ impl<'a> Resumer<'a> {
             return None;
         }
         let level = self.level.saturating_sub(1);
-        let hiding = pattern.iter().map(|binding| (level, binding.ident.clone()));
-        self.hiding.extend(hiding);
+        self.hiding
+            .extend(pattern.iter().map(|binding| Hider::pattern(level, binding)));
         let position = &looped.position;
         let rewind = looped.rewind(&syn::parse_quote!(#position - 1));
         let pat = &binding.pat;
@@ -506,32 +557,6 @@ impl<'a> Resumer<'a> {
             };
         })
     }
-}
-
-/// Declarations without values for the locals of `declared` that the resumed code assigns
-/// before it reads them (`label = answer.word;` after a question that `label` was moved
-/// before): nothing of theirs is carried, but the assignment needs them in scope.
-fn declare_assigned(
-    declared: &[Binding],
-    free: &BTreeSet<String>,
-    assigned: &BTreeSet<String>,
-) -> Vec<Stmt> {
-    let mut seen = HashSet::new();
-    let mut out = Vec::new();
-    for binding in declared.iter().rev() {
-        let name = binding.ident.to_string();
-        if free.contains(&name) || !assigned.contains(&name) || !seen.insert(name) {
-            continue;
-        }
-        let ident = &binding.ident;
-        let mutability = binding.mutable.then(|| quote!(mut));
-        let ty = binding.ty.as_ref().map(|ty| quote!(: #ty));
-        out.push(syn::parse_quote! {
-            #[allow(unused_mut)]
-            let #mutability #ident #ty;
-        });
-    }
-    out
 }
 
 /// What [`Resumer::restore`] writes: the statements, the names it borrows again, and

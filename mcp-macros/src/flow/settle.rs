@@ -125,7 +125,11 @@ impl SiteCode<'_> {
             let local = &c.ident;
             let slot = slot(c.slot);
             let name = local.to_string().trim_start_matches("r#").to_owned();
-            quote!(.put(&#local, &#slot, #name))
+            // A local hidden here is written from the borrow its hider took (`resume::hide`).
+            match &c.alias {
+                Some(alias) => quote!(.put(#alias, &#slot, #name)),
+                None => quote!(.put(&#local, &#slot, #name)),
+            }
         });
         quote!(#reader.write(#point) #(#puts)*)
     }

@@ -60,7 +60,7 @@ pub(crate) fn marker_site(field: &syn::ExprField) -> Option<usize> {
 }
 
 /// One step from the body block down to a question point.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum Step {
     /// Statement `i` of the current block.
     Stmt(usize),
@@ -87,7 +87,7 @@ pub(crate) enum Step {
 }
 
 /// Which sub-expression a [`Step::Head`] enters.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) enum Head {
     Try,
     Field,
@@ -103,6 +103,9 @@ pub(crate) enum Head {
     Return,
     AssignRight,
     WhileCond,
+    /// The first element of a tuple: the value of a hiding `let` once it also borrows what it
+    /// hides (see `resume::hide`).
+    TupleFirst,
 }
 
 /// One question point.

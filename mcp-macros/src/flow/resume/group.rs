@@ -65,6 +65,11 @@ pub(crate) fn group(
     placements: &[Placement],
     resumed: &mut [Resumed],
 ) -> Vec<Group> {
+    // A group's copy nests its block's statements in levels, out of whose scope a hiding
+    // `let`'s borrow would not reach the questions after it.
+    if stages.aliases.is_some_and(|aliases| !aliases.is_empty()) {
+        return Vec::new();
+    }
     // By inner block: the path down to it, and its points.
     let mut blocks: Vec<(&[Step], Vec<usize>)> = Vec::new();
     for (id, site) in stages.sites.iter().enumerate() {

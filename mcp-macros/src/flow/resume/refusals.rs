@@ -1,21 +1,42 @@
 //! What the resumed body cannot carry, refused where the user wrote it: a local hidden at
-//! the question by another of its name, a borrow, code.
+//! the question by a pattern binding of its name, a borrow, code.
 
 use super::{Binding, Resumer, scope};
 
 impl Resumer<'_> {
-    /// Refuses a carried local that a local of its name declared further down the path, before
-    /// the question, hides there: the state written at the question could only name the inner
-    /// one, and would carry its value under the outer one's name.
-    pub(super) fn check_hidden(&mut self) {
-        for carried in &self.carried {
-            let Some((_, inner)) = self
+    /// Settles each carried local that a local of its name declared further down the path,
+    /// before the question, hides there: the state written at the question cannot name it.
+    /// Hidden by a `let` with a value, it is written from a borrow of it taken just before
+    /// that `let` (asked for in `hidden`, used once `aliases` has it); hidden by a pattern or
+    /// a `let` without a value, it is refused.
+    pub(super) fn settle_hidden(&mut self) {
+        for carried in &mut self.carried {
+            let Some(hider) = self
                 .hiding
                 .iter()
-                .find(|(level, inner)| *level > carried.level && *inner == carried.ident)
+                .filter(|hider| hider.level > carried.level && hider.ident == carried.ident)
+                .min_by_key(|hider| hider.level)
             else {
                 continue;
             };
+            if let Some(at) = &hider.at {
+                let Some(aliases) = self.aliases else {
+                    self.hidden.push((at.clone(), carried.ident.clone()));
+                    continue;
+                };
+                let alias = aliases.get(at).and_then(|hiding| {
+                    hiding
+                        .borrows
+                        .iter()
+                        .find(|(hidden, _)| *hidden == carried.ident)
+                        .map(|(_, alias)| alias.clone())
+                });
+                if let Some(alias) = alias {
+                    carried.alias = Some(alias);
+                    continue;
+                }
+            }
+            let inner = &hider.ident;
             if self
                 .reported
                 .insert(format!("hides {inner}@{:?}", inner.span()))

@@ -1,6 +1,12 @@
-//! What the resumer reads of the syntax along a point's path.
+//! What the resumer reads of the syntax along a point's path, and the declarations it
+//! writes.
 
-use syn::{Expr, Pat};
+use std::collections::{BTreeSet, HashSet};
+
+use quote::quote;
+use syn::{Block, Expr, Pat, Stmt};
+
+use super::Binding;
 
 use crate::flow::sites::{Head, Step};
 
@@ -58,6 +64,63 @@ pub(super) fn head_child(expr: &mut Expr, head: Head) -> Option<&mut Expr> {
         (Head::Return, Expr::Return(e)) => e.expr.as_mut()?,
         (Head::AssignRight, Expr::Assign(e)) => &mut e.right,
         (Head::WhileCond, Expr::While(e)) => &mut e.cond,
+        (Head::TupleFirst, Expr::Tuple(e)) => e.elems.first_mut()?,
         _ => return None,
     })
+}
+
+/// The block at the end of `path`, a prefix of a point's path ending where it enters a
+/// block's statements.
+pub(super) fn block_at<'b>(block: &'b mut Block, path: &[Step]) -> Option<&'b mut Block> {
+    let Some((Step::Stmt(i), rest)) = path.split_first() else {
+        return path.is_empty().then_some(block);
+    };
+    let (expr, rest) = match (block.stmts.get_mut(*i)?, rest.split_first()) {
+        (Stmt::Local(local), Some((Step::LocalInit, rest))) => {
+            (&mut *local.init.as_mut()?.expr, rest)
+        }
+        (Stmt::Expr(expr, _), Some((Step::ExprStmt, rest))) => (expr, rest),
+        _ => return None,
+    };
+    block_in(expr, rest)
+}
+
+fn block_in<'b>(expr: &'b mut Expr, path: &[Step]) -> Option<&'b mut Block> {
+    let (step, rest) = path.split_first()?;
+    match (step, expr) {
+        (Step::Head(head), expr) => block_in(head_child(expr, *head)?, rest),
+        (Step::IfThen, Expr::If(e)) => block_at(&mut e.then_branch, rest),
+        (Step::IfElse, Expr::If(e)) => block_in(&mut e.else_branch.as_mut()?.1, rest),
+        (Step::Arm(j), Expr::Match(e)) => block_in(&mut e.arms.get_mut(*j)?.body, rest),
+        (Step::BlockExpr, Expr::Block(e)) => block_at(&mut e.block, rest),
+        (Step::LoopBody, Expr::Loop(e)) => block_at(&mut e.body, rest),
+        (Step::WhileBody | Step::ForBody(_), Expr::While(e)) => block_at(&mut e.body, rest),
+        _ => None,
+    }
+}
+
+/// Declarations without values for the locals of `declared` that the resumed code assigns
+/// before it reads them (`label = answer.word;` after a question that `label` was moved
+/// before): nothing of theirs is carried, but the assignment needs them in scope.
+pub(super) fn declare_assigned(
+    declared: &[Binding],
+    free: &BTreeSet<String>,
+    assigned: &BTreeSet<String>,
+) -> Vec<Stmt> {
+    let mut seen = HashSet::new();
+    let mut out = Vec::new();
+    for binding in declared.iter().rev() {
+        let name = binding.ident.to_string();
+        if free.contains(&name) || !assigned.contains(&name) || !seen.insert(name) {
+            continue;
+        }
+        let ident = &binding.ident;
+        let mutability = binding.mutable.then(|| quote!(mut));
+        let ty = binding.ty.as_ref().map(|ty| quote!(: #ty));
+        out.push(syn::parse_quote! {
+            #[allow(unused_mut)]
+            let #mutability #ident #ty;
+        });
+    }
+    out
 }
