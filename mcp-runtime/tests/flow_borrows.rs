@@ -328,3 +328,67 @@ async fn a_pattern_that_no_longer_matches_refuses_the_state() {
     assert_eq!(error.code.0, -32602, "{refused}");
     assert_eq!(error.message, INVALID_STATE_MESSAGE);
 }
+
+/// How often the code before the first question of `borrows_across_every_level` ran.
+static BORROWS_BEFORE: AtomicUsize = AtomicUsize::new(0);
+
+#[tool]
+async fn borrows_across_every_level(args: Named, cx: Cx) -> ToolResult {
+    BORROWS_BEFORE.fetch_add(1, Ordering::SeqCst);
+    let first = args.items.first().map_or("none", String::as_str);
+    let joined = args.items.join(",");
+    let parts: Vec<&str> = joined.split(',').collect();
+    let mut n = 0;
+    let a: Yes = cx.elicit(format!("A {first}?")).await?;
+    if a.ok {
+        n += 1;
+    }
+    let b: Yes = cx.elicit("B?").await?;
+    if b.ok {
+        n += parts.len();
+    }
+    if n > 1 {
+        let c: Word = cx.elicit(format!("C {}?", parts[0])).await?;
+        n += c.word.len();
+    }
+    let d: Word = cx.elicit(format!("D {first}?")).await?;
+    Ok(text(format!("{first} {n} {} {}", parts.join("|"), d.word)))
+}
+
+#[tokio::test]
+async fn borrows_of_the_body_cross_every_question_after_them() {
+    let before = BORROWS_BEFORE.load(Ordering::SeqCst);
+    let done = finish(
+        FlowTester::tool(borrows_across_every_level).arguments(named(None, &["ab", "cd"])),
+        &[yes(true), yes(true), word("xyz"), word("end")],
+    )
+    .await;
+    assert_eq!(done, "ab 6 ab|cd end");
+    let done = finish(
+        FlowTester::tool(borrows_across_every_level).arguments(named(None, &["q"])),
+        &[yes(false), yes(false), word("fin")],
+    )
+    .await;
+    assert_eq!(done, "q 0 q fin");
+    // Two runs: the code before the first question ran once each, over all their rounds.
+    assert_eq!(BORROWS_BEFORE.load(Ordering::SeqCst) - before, 2);
+}
+
+#[tool]
+async fn owned_out_of_a_place(args: Named, cx: Cx) -> ToolResult {
+    let name = args.name.unwrap_or_default();
+    let count = args.items.len();
+    let a: Yes = cx.elicit(format!("A {name}?")).await?;
+    let b: Yes = cx.elicit("B?").await?;
+    Ok(text(format!("{name} {count} {} {}", a.ok, b.ok)))
+}
+
+#[tokio::test]
+async fn a_value_moved_out_of_a_place_travels_rather_than_being_taken_again() {
+    let done = finish(
+        FlowTester::tool(owned_out_of_a_place).arguments(named(Some("ada"), &["x"])),
+        &[yes(true), yes(false)],
+    )
+    .await;
+    assert_eq!(done, "ada 1 true false");
+}

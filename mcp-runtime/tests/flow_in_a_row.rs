@@ -358,3 +358,28 @@ async fn typed_pattern_and_literal_lets_hide_what_travels() {
     .await;
     assert_eq!(done, "n (1, 2) 5: inner1205true x inner1204false y");
 }
+
+#[tool]
+async fn literal_declared_between(args: Args, cx: Cx) -> ToolResult {
+    let zone = "outer";
+    let mut out = Vec::new();
+    if args.start > 0 {
+        let first: Word = cx.elicit("First?").await?;
+        out.push(format!("{zone}{}", first.word));
+        let zone = "inner";
+        let second: Word = cx.elicit("Second?").await?;
+        out.push(format!("{zone}{}", second.word));
+    }
+    out.push(zone.to_owned());
+    Ok(text(out.join(" ")))
+}
+
+#[tokio::test]
+async fn a_literal_declared_between_two_questions_keeps_its_place() {
+    let done = finish(
+        FlowTester::tool(literal_declared_between).arguments(args(1, &[])),
+        &[word("1"), word("2")],
+    )
+    .await;
+    assert_eq!(done, "outer1 inner2 outer");
+}

@@ -22,6 +22,8 @@ pub(crate) struct Plan<'a> {
     pub(crate) taken: &'a [Ident],
     /// The statements declared again rather than carried (see `hoist`).
     pub(crate) hoisted: &'a Hoisted,
+    /// Each point's question, for the free-variable walk.
+    pub(crate) questions: &'a HashMap<usize, Expr>,
     /// Where each point resumes.
     pub(crate) placements: &'a [Placement],
     pub(crate) resumed: Vec<Resumed>,
@@ -122,6 +124,7 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
             &resumed,
             &within,
             plan.hoisted,
+            plan.questions,
             &reader,
         );
     }

@@ -134,6 +134,7 @@ pub(crate) fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenS
         sites: &sites,
         taken: &taken,
         hoisted: &hoisted,
+        questions: &questions,
         placements: &placements,
         resumed,
         groups,
@@ -160,11 +161,20 @@ fn resume_all(
             _ => resume(body),
         };
         // A resumed body that declares a local it only assigns, or that borrows again one
-        // of the body's locals the statements after its level use, cannot hand its locals
-        // on through the nest: it resumes in an arm of its own.
+        // of the body's locals the nest does not have again after its level (see
+        // `straight::again_at`), cannot hand its locals on through the nest: it resumes in
+        // an arm of its own.
         let through_nest = !point.declares
             && match placement {
-                straight::Placement::At(_) => point.borrowed_again.is_empty(),
+                straight::Placement::At(k) => {
+                    let again: Vec<_> =
+                        straight::again_at(body, *k, stages.hoisted, stages.questions)
+                            .into_iter()
+                            .flat_map(scope::let_bindings)
+                            .map(|binding| binding.ident)
+                            .collect();
+                    point.borrowed_again.iter().all(|name| again.contains(name))
+                }
                 straight::Placement::Within { live, .. } => live
                     .iter()
                     .flatten()

@@ -22,7 +22,8 @@ use super::scope::{self, Binding};
 
 /// Methods of `std` that hand on a part of what their receiver borrows, given literal
 /// arguments (`items.first()`, `map.get("key")`, `name.as_deref().unwrap_or("anon")`,
-/// `line.split(',').collect::<Vec<_>>()`).
+/// `line.split(',').collect::<Vec<_>>()`). All but the first [`BY_REF`] take their receiver
+/// by value: on a place rather than a borrow, they would move it.
 const PASSING: &[&str] = &[
     "first",
     "last",
@@ -33,6 +34,9 @@ const PASSING: &[&str] = &[
     "unwrap_or_default",
     "collect",
 ];
+
+/// How many of [`PASSING`] take their receiver by reference.
+const BY_REF: usize = 3;
 
 /// Iterator adapters of `std`, which hand on what their receiver's items borrow, given
 /// literal, path or closure arguments (`.map(str::trim)`, `.filter(|s| !s.is_empty())`).
@@ -59,13 +63,16 @@ pub(crate) fn stable(expr: &Expr, roots: Roots<'_>) -> bool {
         Expr::Reference(reference) => place(&reference.expr, roots),
         Expr::MethodCall(call) => {
             let adapter = ADAPTERS.iter().any(|name| call.method == name);
-            (scope::lends(call) || adapter || PASSING.iter().any(|name| call.method == name))
+            let passing = PASSING.iter().position(|name| call.method == name);
+            // A method that takes its receiver by value hands on a borrow only from one.
+            let by_value = adapter || passing.is_some_and(|n| n >= BY_REF);
+            (scope::lends(call) || adapter || passing.is_some())
                 && (call.turbofish.is_none() || call.method == "collect")
                 && call
                     .args
                     .iter()
                     .all(|arg| literal(arg) || adapter && function(arg, roots.hoisted))
-                && (place(&call.receiver, roots) || stable(&call.receiver, roots))
+                && (!by_value && place(&call.receiver, roots) || stable(&call.receiver, roots))
         }
         Expr::Tuple(tuple) => {
             !tuple.elems.is_empty() && tuple.elems.iter().all(|elem| stable(elem, roots))

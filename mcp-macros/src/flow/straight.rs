@@ -51,6 +51,7 @@ use quote::quote;
 use syn::{Block, Expr, Ident, Stmt};
 
 use super::hoist::Hoisted;
+use super::reborrow;
 use super::resume::{Carried, Resumed};
 use super::scope::{self, Binding};
 use super::settle::slot;
@@ -137,14 +138,25 @@ pub(crate) fn cut(body: &Block, k: usize, live: Option<&[Binding]>) -> Block {
 }
 
 /// The locals declared in the body's statements up to `k` (the last of each name) that the
-/// statements after `k` use.
+/// statements after `k` use, but for those had again after the level (see [`again_at`]).
 fn live_after(
     body: &Block,
     k: usize,
     hoisted: &Hoisted,
     questions: &HashMap<usize, Expr>,
 ) -> Vec<Binding> {
-    let free = scope::free_in_stmts(&body.stmts[k + 1..], questions);
+    let again = again_at(body, k + 1, hoisted, questions);
+    let mut rest: Vec<Stmt> = again
+        .iter()
+        .map(|local| Stmt::Local((*local).clone()))
+        .collect();
+    rest.extend(body.stmts[k + 1..].iter().cloned());
+    let free = scope::free_in_stmts(&rest, questions);
+    let again: Vec<String> = again
+        .iter()
+        .flat_map(|local| scope::let_bindings(local))
+        .map(|binding| binding.ident.to_string())
+        .collect();
     let mut declared: Vec<Binding> = Vec::new();
     for stmt in &body.stmts[..=k] {
         if let Stmt::Local(local) = stmt
@@ -156,8 +168,68 @@ fn live_after(
             }
         }
     }
-    declared.retain(|binding| free.contains(&binding.ident.to_string()));
+    declared.retain(|binding| {
+        let name = binding.ident.to_string();
+        free.contains(&name) && !again.contains(&name)
+    });
     declared
+}
+
+/// The `let`s among the body's first `k` statements that are had again rather than carried
+/// (see `reborrow`) and that statements `k..` use, with those they borrow from that are had
+/// again too, in order: as the resumer has them again at a point at the head of statement
+/// `k`. They run again after a level that ends before statement `k`, rather than travel out
+/// of it in its tuple, which could not hold a borrow of the locals beside it.
+pub(crate) fn again_at<'b>(
+    body: &'b Block,
+    k: usize,
+    hoisted: &Hoisted,
+    questions: &HashMap<usize, Expr>,
+) -> Vec<&'b syn::Local> {
+    let mut free = scope::free_in_stmts(&body.stmts[k.min(body.stmts.len())..], questions);
+    let mut seen = BTreeSet::new();
+    let mut again = Vec::new();
+    for stmt in body.stmts[..k.min(body.stmts.len())].iter().rev() {
+        let Stmt::Local(local) = stmt else {
+            continue;
+        };
+        if hoisted.holds(stmt) {
+            continue;
+        }
+        let names: Vec<String> = scope::let_bindings(local)
+            .iter()
+            .map(|binding| binding.ident.to_string())
+            .collect();
+        let used = names
+            .iter()
+            .any(|name| free.contains(name) && !seen.contains(name));
+        if used && reborrow::again(local, hoisted, true) {
+            free.extend(scope::free_in_stmts(std::slice::from_ref(stmt), questions));
+            again.push(local);
+        }
+        seen.extend(names.into_iter().filter(|name| free.contains(name)));
+    }
+    again.reverse();
+    again
+}
+
+/// After a level: the `let`s of [`again_at`] run again, which the statements after it may
+/// leave unused; in the level's branch that runs from the start: a use of each of their
+/// locals, which that branch leaves unused where only the statements after the level use
+/// them.
+fn had_again(again: &[&syn::Local]) -> (TokenStream, TokenStream) {
+    let lets = again.iter().map(|local| {
+        quote! {
+            #[allow(unused_variables)]
+            #local
+        }
+    });
+    let idents: Vec<Ident> = again
+        .iter()
+        .flat_map(|local| scope::let_bindings(local))
+        .map(|binding| binding.ident)
+        .collect();
+    (quote!(#(#lets)*), quote!(#(let _ = &#idents;)*))
 }
 
 /// What the nest writes for the points inside one statement: the arms that resume them,
@@ -199,7 +271,14 @@ pub(crate) fn heads(
     for level in levels {
         let carried = &level.carried;
         inner = match start {
-            Some(start) => head_level(inner, &code(start..level.stmt), carried, level.id, reader),
+            Some(start) => head_level(
+                inner,
+                &code(start..level.stmt),
+                carried,
+                level.id,
+                reader,
+                &TokenStream::new(),
+            ),
             None if carried.is_empty() => TokenStream::new(),
             None => {
                 let takes = takes(carried, reader);
@@ -240,6 +319,7 @@ pub(crate) fn nest(
     resumed: &[Resumed],
     within: &HashMap<usize, Within>,
     hoisted: &Hoisted,
+    questions: &HashMap<usize, Expr>,
     reader: &Ident,
 ) -> Block {
     let items: Vec<&Stmt> = body
@@ -285,11 +365,20 @@ pub(crate) fn nest(
     {
         match (head, within.get(&k)) {
             (Some(id), _) => {
-                inner = head_level(inner, &code(start..k), &resumed[id].carried, id, reader);
+                let (lets, uses) = had_again(&again_at(body, k, hoisted, questions));
+                let carried = &resumed[id].carried;
+                inner = head_level(inner, &code(start..k), carried, id, reader, &uses);
+                inner.extend(lets);
                 start = k;
             }
             (None, Some(points)) => {
-                inner = within_level(inner, &code(start..k + 1), live, points, reader);
+                let again = match live {
+                    Some(_) => again_at(body, k + 1, hoisted, questions),
+                    None => Vec::new(),
+                };
+                let (lets, uses) = had_again(&again);
+                inner = within_level(inner, &code(start..k + 1), live, points, reader, &uses);
+                inner.extend(lets);
                 start = k + 1;
             }
             (None, None) => {}
@@ -319,6 +408,7 @@ fn head_level(
     carried: &[Carried],
     id: usize,
     reader: &Ident,
+    uses: &TokenStream,
 ) -> TokenStream {
     let point = u32::try_from(id).unwrap_or(u32::MAX);
     if carried.is_empty() {
@@ -330,6 +420,7 @@ fn head_level(
             if !#reader.at(#point) {
                 #inner
                 #(#before)*
+                #uses
             }
         };
     }
@@ -342,6 +433,7 @@ fn head_level(
         } else {
             #inner
             #(#before)*
+            #uses
             #(#keep_mut)*
             (#(#idents,)*)
         };
@@ -357,6 +449,7 @@ fn within_level(
     live: Option<&[Binding]>,
     points: &Within,
     reader: &Ident,
+    uses: &TokenStream,
 ) -> TokenStream {
     let numbers = points.arms.iter().flat_map(|(numbers, _)| numbers);
     let last = points.arms.len().saturating_sub(1);
@@ -405,6 +498,7 @@ fn within_level(
         let (#(#bindings,)*) = if !#at_any {
             #inner
             #(#upto)*
+            #uses
             #(#keep_mut)*
             (#(#idents,)*)
         } else {

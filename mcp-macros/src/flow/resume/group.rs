@@ -29,6 +29,7 @@ use std::collections::{BTreeSet, HashSet};
 
 use syn::Block;
 
+use super::syntax::block_at;
 use super::{Carried, Resumed, Resumer, Stages, at_head, field_name};
 use crate::flow::settle;
 use crate::flow::sites::Step;
@@ -114,6 +115,9 @@ pub(crate) fn group(
                 continue;
             }
             points.sort_by_key(|&id| (stmt_of(id), id));
+            if declared_again_after(body, prefix, stmt_of(points[0]), stages) {
+                continue;
+            }
             if let Some(group) =
                 resume_together(body, stages, placements, resumed, &points, stmt_of)
             {
@@ -122,6 +126,20 @@ pub(crate) fn group(
         }
     }
     groups
+}
+
+/// Whether the inner block at `prefix` declares a constant local (see `hoist`) at or after
+/// statement `first`. Such a local is declared again, not carried, so the nest would have to
+/// move it to the block's top, ahead of code that may still mean another local of its name.
+fn declared_again_after(body: &Block, prefix: &[Step], first: usize, stages: Stages<'_>) -> bool {
+    let mut body = body.clone();
+    block_at(&mut body, prefix).is_none_or(|block| {
+        block
+            .stmts
+            .iter()
+            .skip(first)
+            .any(|stmt| matches!(stmt, syn::Stmt::Local(_)) && stages.hoisted.holds(stmt))
+    })
 }
 
 /// What tells carried locals apart: the local (its name and where it is declared) and its
