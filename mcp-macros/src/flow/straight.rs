@@ -42,7 +42,18 @@
 //!
 //! Every statement before the last level appears once. The body's items and constant locals
 //! (see `hoist`) move to its top, where they are visible from every level as they were from
-//! every statement.
+//! every statement. A `let` had again rather than carried (see `reborrow`) cannot travel out
+//! of a level in its tuple beside what it borrows from; it runs again after each level that
+//! ends before a use of it ([`again_at`]):
+//! ```text
+//! let (a,) = if reader.at(1) { (reader.take(&slot_a).await,) } else {
+//!     let name = args.name.trim(); S1 .. Sk-1; let _ = &name; (a,)
+//! };
+//! let name = args.name.trim();      // had again
+//! Sk ..
+//! ```
+//! Points at the heads of one inner block's statements nest the same way inside one copy of
+//! that block (`resume::group`, [`heads`]).
 
 use std::collections::{BTreeSet, HashMap};
 

@@ -7,9 +7,10 @@
 //! ```text
 //! if c { let a: A = __mcp_site!().1?; S1; let b: B = __mcp_site!().2?; S2 }
 //! ```
-//! Output: one arm of the start's nest for both (see `straight::within_level`):
+//! Output: one arm of the start's nest for both (see `straight::within_level`), in place of
+//! an arm each:
 //! ```text
-//! Some(1) | _ => {
+//! Some(1) | Some(2) => {
 //!     OUTER TAKES                     // the locals of blocks around the inner one
 //!     { RESTORES; {
 //!         ITEMS
