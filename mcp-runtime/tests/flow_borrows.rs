@@ -392,3 +392,32 @@ async fn a_value_moved_out_of_a_place_travels_rather_than_being_taken_again() {
     .await;
     assert_eq!(done, "ada 1 true false");
 }
+
+#[tool]
+async fn closures_made_again(args: Named, cx: Cx) -> ToolResult {
+    let suffix = args.items.join("");
+    let decorate = |s: &str| format!("<{s}{suffix}>");
+    let mut count = 0;
+    let mut bump = |by: usize| count += by;
+    bump(1);
+    let a: Word = cx.elicit(decorate("first")).await?;
+    bump(a.word.len());
+    if a.word.len() > 1 {
+        let b: Yes = cx.elicit("More?").await?;
+        if b.ok {
+            bump(100);
+        }
+    }
+    let c: Word = cx.elicit("Last?").await?;
+    Ok(text(format!("{} {count}", decorate(&c.word))))
+}
+
+#[tokio::test]
+async fn closures_that_borrow_are_made_again_where_the_flow_resumes() {
+    let tester = || FlowTester::tool(closures_made_again).arguments(named(None, &["x", "y"]));
+    assert_eq!(
+        finish(tester(), &[word("abc"), yes(true), word("end")]).await,
+        "<endxy> 104"
+    );
+    assert_eq!(finish(tester(), &[word("a"), word("z")]).await, "<zxy> 2");
+}

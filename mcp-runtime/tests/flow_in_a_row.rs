@@ -7,6 +7,10 @@
 //! through the server's own dispatch.
 
 #![allow(clippy::needless_pass_by_value)]
+#![allow(
+    clippy::needless_late_init,
+    reason = "a late declaration between questions is one of the shapes under test"
+)]
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -382,4 +386,131 @@ async fn a_literal_declared_between_two_questions_keeps_its_place() {
     )
     .await;
     assert_eq!(done, "outer1 inner2 outer");
+}
+
+#[tool]
+async fn guarded_arm_in_a_row(args: Args, cx: Cx) -> ToolResult {
+    let first = args.items.first();
+    let out = match first {
+        Some(name) if name.len() > 1 => {
+            let a: Word = cx.elicit(format!("A for {name}?")).await?;
+            let b: Word = cx.elicit("B?").await?;
+            format!("{name}:{}{}", a.word, b.word)
+        }
+        Some(name) => format!("short {name}"),
+        None => String::from("none"),
+    };
+    Ok(text(out))
+}
+
+#[tokio::test]
+async fn a_guarded_arm_that_borrows_asks_in_a_row() {
+    let done = finish(
+        FlowTester::tool(guarded_arm_in_a_row).arguments(args(0, &["ant"])),
+        &[word("1"), word("2")],
+    )
+    .await;
+    assert_eq!(done, "ant:12");
+}
+
+#[tool]
+async fn while_let_stack_in_a_row(args: Args, cx: Cx) -> ToolResult {
+    let mut stack = args.items.clone();
+    let mut out = Vec::new();
+    'outer: while let Some(top) = stack.pop() {
+        let keep: Yes = cx.elicit(format!("Keep {top}?")).await?;
+        if !keep.ok {
+            continue 'outer;
+        }
+        let name: Word = cx.elicit("Name?").await?;
+        if name.word == "stop" {
+            break;
+        }
+        let label: String;
+        let third: Word = cx.elicit("Third?").await?;
+        label = format!("{top}={}{}", name.word, third.word);
+        out.push(label);
+    }
+    Ok(text(format!("{} left {}", out.join(","), stack.len())))
+}
+
+#[tokio::test]
+async fn a_while_let_body_with_continue_break_and_a_late_declaration() {
+    let done = finish(
+        FlowTester::tool(while_let_stack_in_a_row).arguments(args(0, &["a", "b", "c"])),
+        &[
+            yes(true),
+            word("x"),
+            word("1"),
+            yes(false),
+            yes(true),
+            word("stop"),
+        ],
+    )
+    .await;
+    assert_eq!(done, "c=x1 left 0");
+}
+
+#[tool]
+async fn loops_within_loops(args: Args, cx: Cx) -> ToolResult {
+    let mut grid = Vec::new();
+    for row in 0..args.start {
+        let mut cells = Vec::new();
+        for item in &args.items {
+            let a: Word = cx.elicit(format!("{row} {item} a?")).await?;
+            let b: Word = cx.elicit(format!("{row} {item} b?")).await?;
+            cells.push(format!("{}{}", a.word, b.word));
+        }
+        let done: Yes = cx.elicit(format!("Row {row} done?")).await?;
+        let mark = if done.ok { "." } else { "?" };
+        grid.push(format!("{}{mark}", cells.join("|")));
+    }
+    Ok(text(grid.join(" / ")))
+}
+
+#[tokio::test]
+async fn questions_in_a_row_in_nested_loops() {
+    let done = finish(
+        FlowTester::tool(loops_within_loops).arguments(args(2, &["p", "q"])),
+        &[
+            word("1"),
+            word("2"),
+            word("3"),
+            word("4"),
+            yes(true),
+            word("5"),
+            word("6"),
+            word("7"),
+            word("8"),
+            yes(false),
+        ],
+    )
+    .await;
+    assert_eq!(done, "12|34. / 56|78?");
+}
+
+#[tool]
+async fn early_return_in_a_row(args: Args, cx: Cx) -> ToolResult {
+    let mut total = args.start;
+    if total > 0 {
+        let a: Yes = cx.elicit("A?").await?;
+        if !a.ok {
+            return Ok(text(format!("early {total}")));
+        }
+        total += 1;
+        let b: Yes = cx.elicit("B?").await?;
+        if !b.ok {
+            return Ok(text(format!("later {total}")));
+        }
+        total += 10;
+    }
+    Ok(text(format!("end {total}")))
+}
+
+#[tokio::test]
+async fn returns_between_questions_in_a_row() {
+    let tester = || FlowTester::tool(early_return_in_a_row).arguments(args(1, &[]));
+    assert_eq!(finish(tester(), &[yes(false)]).await, "early 1");
+    assert_eq!(finish(tester(), &[yes(true), yes(false)]).await, "later 2");
+    assert_eq!(finish(tester(), &[yes(true), yes(true)]).await, "end 12");
 }

@@ -15,6 +15,8 @@ use syn::punctuated::Punctuated;
 use syn::visit::{self, Visit};
 use syn::{Expr, ItemFn, Local, Pat, Stmt, Token};
 
+use super::reborrow;
+
 /// What a handler's blocks may declare again where the flow resumes.
 pub(crate) struct Hoisted {
     /// The locals bound once in the whole function, by a `let` of a literal without `mut`.
@@ -22,6 +24,9 @@ pub(crate) struct Hoisted {
     /// Each name bound in the whole function (parameters and locals alike): how often, and
     /// whether ever `mut`.
     bindings: HashMap<String, Bound>,
+    /// The locals bound once in the whole function, without `mut`, to a stable borrow (see
+    /// `reborrow::stable`): matched again, they give the same borrows.
+    borrowing: Vec<String>,
 }
 
 #[derive(Default)]
@@ -42,6 +47,8 @@ impl Hoisted {
             bound: HashMap<String, Bound>,
             /// Each constant `let`: its block and its name.
             literal: Vec<(usize, String)>,
+            /// Each `let` of one name without `mut`: the name and its value.
+            single: Vec<(String, Expr)>,
             blocks: usize,
             block: Vec<usize>,
         }
@@ -63,12 +70,22 @@ impl Hoisted {
                     let block = self.block.last().copied().unwrap_or(0);
                     self.literal.push((block, name));
                 }
+                if let (Some(name), Some(init)) = (single(local), &local.init)
+                    && init.diverge.is_none()
+                {
+                    self.single.push((name, (*init.expr).clone()));
+                }
                 visit::visit_local(self, local);
             }
         }
         let mut names = Names::default();
         names.visit_item_fn(function);
-        let Names { bound, literal, .. } = names;
+        let Names {
+            bound,
+            literal,
+            single,
+            ..
+        } = names;
         let mut constants: Vec<String> = Vec::new();
         for (_, name) in &literal {
             let lets: Vec<usize> = literal
@@ -84,10 +101,28 @@ impl Hoisted {
                 constants.push(name.clone());
             }
         }
-        Self {
+        let mut hoisted = Self {
             constants,
             bindings: bound,
-        }
+            borrowing: Vec::new(),
+        };
+        let roots = reborrow::Roots {
+            hoisted: &hoisted,
+            once: true,
+            bound: &[],
+        };
+        let borrowing = single
+            .into_iter()
+            .filter(|(name, init)| hoisted.bound_once(name) && reborrow::stable(init, roots))
+            .map(|(name, _)| name)
+            .collect();
+        hoisted.borrowing = borrowing;
+        hoisted
+    }
+
+    /// Whether `name` is a local bound once, without `mut`, to a stable borrow.
+    pub(crate) fn borrowing(&self, name: &str) -> bool {
+        self.borrowing.iter().any(|local| local == name)
     }
 
     /// Whether `name` is bound once in the whole function, as a parameter or a local: where
@@ -126,6 +161,11 @@ fn constant(local: &Local) -> Option<String> {
     if init.diverge.is_some() || !literal(&init.expr) {
         return None;
     }
+    single(local)
+}
+
+/// The name `local` binds, if it binds one name, by value and without `mut`.
+fn single(local: &Local) -> Option<String> {
     let pat = match &local.pat {
         Pat::Type(typed) => &*typed.pat,
         pat => pat,

@@ -269,13 +269,16 @@ fn index_literal(index: &Expr) -> bool {
 }
 
 /// Whether what `pat` binds from `scrutinee` is had again by matching it again: it binds
-/// without `mut` from a stable borrow, or binds only by `ref` from a place.
+/// without `mut` from a stable borrow or from a local bound once to one, or binds only by
+/// `ref` from a place.
 pub(crate) fn rematch(pat: &Pat, scrutinee: &Expr, roots: Roots<'_>) -> bool {
     let mut bindings = Vec::new();
     scope::pattern_bindings(pat, None, &mut bindings);
+    let borrowing = ident_of(scrutinee).is_some_and(|name| roots.hoisted.borrowing(&name));
     !bindings.is_empty()
         && bindings_rematch(&bindings)
         && (stable(scrutinee, roots)
+            || borrowing
             || place(scrutinee, roots) && bindings.iter().all(|binding| binding.by_ref))
 }
 
@@ -289,9 +292,10 @@ fn bindings_rematch(bindings: &[Binding]) -> bool {
 /// locals carried: it binds without `mut` a stable borrow of a place whose root local is
 /// bound once in the function, so that no other binding of that name can stand between the
 /// statement and where it runs again; or a literal (which `hoist` could not move, its name
-/// being bound elsewhere too). At the body's top level, where running a `let` again costs
-/// the point its place in the straight nest, only a literal that holds a string, which
-/// could not be carried, is run again.
+/// being bound elsewhere too); or a closure that borrows what it captures. At the body's top
+/// level, a literal runs again only if it holds a string, which could not be carried: a
+/// number or a `bool` travels, rather than run again after every question (see
+/// `straight::again_at`).
 pub(crate) fn again(local: &Local, hoisted: &Hoisted, top: bool) -> bool {
     let Some(init) = &local.init else {
         return false;
@@ -305,7 +309,21 @@ pub(crate) fn again(local: &Local, hoisted: &Hoisted, top: bool) -> bool {
         && literal(&init.expr)
         && (!top || holds_string(&init.expr))
         && !binds_mut(&local.pat);
-    constant || rematch(&local.pat, &init.expr, roots)
+    constant
+        || init.diverge.is_none() && made_again(&init.expr)
+        || rematch(&local.pat, &init.expr, roots)
+}
+
+/// Whether `expr` is a closure that borrows what it captures (not `move`, not `async`): it
+/// holds nothing of its own, so one made again where the flow resumes, from the same locals,
+/// is the same closure. (One that consumes what it captures could be made only once, and
+/// the handler as written could call it only once.)
+fn made_again(expr: &Expr) -> bool {
+    match expr {
+        Expr::Closure(closure) => closure.capture.is_none() && closure.asyncness.is_none(),
+        Expr::Paren(inner) => made_again(&inner.expr),
+        _ => false,
+    }
 }
 
 /// Whether `pat` binds anything `mut`.

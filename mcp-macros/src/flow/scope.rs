@@ -19,9 +19,9 @@ pub(crate) struct Binding {
     pub(crate) ty: Option<Type>,
     /// For `let` bindings: the initialiser is a borrow (`&x`, `&mut x`).
     pub(crate) init_is_borrow: bool,
-    /// For `let` bindings: the initialiser is a closure or an `async` block, which no state
-    /// can hold.
-    pub(crate) init_is_code: bool,
+    /// For `let` bindings: the initialiser is code, which no state can hold: `Some(true)`
+    /// for an `async` block, `Some(false)` for a closure.
+    pub(crate) init_is_code: Option<bool>,
     /// How the local is had again where the flow resumes, if it is not carried.
     pub(crate) rederive: Option<Rederive>,
 }
@@ -45,7 +45,7 @@ pub(crate) fn pattern_bindings(pat: &Pat, ty: Option<&Type>, out: &mut Vec<Bindi
                 by_ref: p.by_ref.is_some(),
                 ty: ty.cloned(),
                 init_is_borrow: false,
-                init_is_code: false,
+                init_is_code: None,
                 rederive: None,
             });
             if let Some((_, sub)) = &p.subpat {
@@ -182,10 +182,11 @@ pub(crate) fn let_bindings(local: &Local) -> Vec<Binding> {
         .init
         .as_ref()
         .is_some_and(|init| is_borrow(&init.expr));
-    let code = local
-        .init
-        .as_ref()
-        .is_some_and(|init| matches!(&*init.expr, Expr::Closure(_) | Expr::Async(_)));
+    let code = local.init.as_ref().and_then(|init| match &*init.expr {
+        Expr::Closure(_) => Some(false),
+        Expr::Async(_) => Some(true),
+        _ => None,
+    });
     for binding in &mut out {
         binding.init_is_borrow = borrow;
         binding.init_is_code = code;

@@ -79,10 +79,16 @@ impl Resumer<'_> {
                  question; make `{ident}` an owned value (for example with `.to_owned()` or \
                  `.clone()`) before the question"
             )
-        } else if binding.init_is_code {
+        } else if binding.init_is_code == Some(true) {
             format!(
-                "`{ident}` is a closure or `async` block used after a question, and no request \
-                 state can hold code; define `{ident}` after the question instead"
+                "`{ident}` is an `async` block used after a question, and no request state can \
+                 hold code; define `{ident}` after the question instead"
+            )
+        } else if binding.init_is_code == Some(false) {
+            format!(
+                "`{ident}` is a `move` closure used after a question, and no request state can \
+                 hold code; drop `move`, so that the closure is made again where the flow \
+                 resumes, or define `{ident}` after the question"
             )
         } else {
             return true;

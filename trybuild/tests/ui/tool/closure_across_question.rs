@@ -7,9 +7,10 @@ struct Name {
 
 #[tool]
 async fn greet(cx: Cx) -> ToolResult {
-    let shout = |s: &str| s.to_uppercase();
+    let greeting = String::from("Hello");
+    let greet = move |s: &str| format!("{greeting}, {s}");
     let name: Name = cx.elicit("Who are you?").await?;
-    Ok(text(shout(&name.name)))
+    Ok(text(greet(&name.name)))
 }
 
 fn main() {}
