@@ -514,3 +514,52 @@ async fn returns_between_questions_in_a_row() {
     assert_eq!(finish(tester(), &[yes(true), yes(false)]).await, "later 2");
     assert_eq!(finish(tester(), &[yes(true), yes(true)]).await, "end 12");
 }
+
+#[tool]
+async fn items_of_the_body_are_one(args: Args, cx: Cx) -> ToolResult {
+    #[derive(Debug, serde::Serialize, serde::Deserialize)]
+    struct Acc {
+        n: u32,
+        names: Vec<String>,
+    }
+    static ASKED: AtomicUsize = AtomicUsize::new(0);
+    let mut acc = Acc {
+        n: 0,
+        names: Vec::new(),
+    };
+    while acc.n < args.start {
+        let w: Word = cx.elicit("Name?").await?;
+        ASKED.fetch_add(1, Ordering::SeqCst);
+        acc = Acc {
+            n: acc.n + 1,
+            names: {
+                let mut names = acc.names;
+                names.push(w.word);
+                names
+            },
+        };
+        if acc.n > 1 {
+            #[derive(serde::Serialize, serde::Deserialize)]
+            struct Mark(u32);
+            let mark = Mark(acc.n);
+            let _sure: Yes = cx.elicit("Sure?").await?;
+            let Mark(seen) = mark;
+            acc.n += seen * 10;
+        }
+    }
+    Ok(text(format!(
+        "{:?} {}",
+        acc.names,
+        ASKED.load(Ordering::SeqCst)
+    )))
+}
+
+#[tokio::test]
+async fn a_struct_and_a_static_of_the_body_are_the_same_in_every_round() {
+    let done = finish(
+        FlowTester::tool(items_of_the_body_are_one).arguments(args(3, &[])),
+        &[word("a"), word("b"), yes(true)],
+    )
+    .await;
+    assert_eq!(done, "[\"a\", \"b\"] 2");
+}

@@ -31,6 +31,8 @@ pub(crate) struct Plan<'a> {
     pub(crate) groups: Vec<Group>,
     /// Each slot's local (see [`slots`]).
     pub(crate) slots: Vec<Ident>,
+    /// The body's items, declared once for every arm (see `items`).
+    pub(crate) items: Vec<syn::Item>,
 }
 
 pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
@@ -132,6 +134,7 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
     let (inputs, context) = step_inputs(handler);
     let shape = shape(plan.sites, &resumed);
     let step = Ident::new("__mcp_step", Span::mixed_site());
+    let items = &plan.items;
     let body_span = handler.body_span();
     let state_param = Ident::new("__mcp_state", Span::mixed_site());
     let fields = plan
@@ -178,6 +181,7 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
             __mcp_cx: ::mcp_runtime::Cx,
             #state_param: ::mcp_runtime::__private::Resume,
         ) -> #output {
+            #(#items)*
             #(#slot_decls)*
             #[allow(unused_mut, unused_variables)]
             let mut #reader = #state_param

@@ -145,6 +145,7 @@ impl Hoisted {
     /// (`use`, `const`, `fn`, `struct`, `macro_rules!`) or a constant local.
     pub(crate) fn holds(&self, stmt: &Stmt) -> bool {
         match stmt {
+            _ if super::items::is_lifted(stmt) => false,
             Stmt::Item(_) => true,
             Stmt::Macro(mac) => mac.mac.path.is_ident("macro_rules"),
             Stmt::Local(local) => {

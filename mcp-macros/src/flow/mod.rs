@@ -2,7 +2,8 @@
 //! whose suspended states are a serialisable continuation, typed by the compiler.
 //!
 //! Pipeline: parse the attribute and the function ([`model`]), find and check the question
-//! points and mark them ([`sites`], recognising questions with [`questions`]), build the body
+//! points and mark them ([`sites`], recognising questions with [`questions`]), take the body's
+//! items out to declare them once ([`items`]), build the body
 //! resumed at each point and the locals each carries ([`resume`], [`scope`]; what is declared
 //! again rather than carried: [`hoist`], and what is borrowed or matched again: [`reborrow`]),
 //! place each point in the start's nest or an arm of its own ([`straight`]), resume the
@@ -11,6 +12,7 @@
 
 mod expand;
 mod hoist;
+mod items;
 mod model;
 mod presentation;
 mod questions;
@@ -80,6 +82,7 @@ pub(crate) fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenS
         return fallback(kind, &function, error);
     }
 
+    let items = items::lift(&mut body);
     let hoisted = hoist::Hoisted::of(&function);
     let questions = expand::question_map(&sites);
     let mut reported = HashSet::new();
@@ -139,6 +142,7 @@ pub(crate) fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenS
         resumed,
         groups,
         slots,
+        items,
     })
 }
 

@@ -221,11 +221,12 @@ impl<'a> Resumer<'a> {
         self.level = level;
         stmts.extend(block.stmts[i + 1..].iter().cloned());
         let (free, assigned) = scope::free_and_assigned_in_stmts(&stmts, self.questions);
-        // Items (`use`, `const`, `fn`, `struct`, `macro_rules!`) declared before the question
-        // are the block's wherever they stand: they go along, ahead of the restored locals,
-        // and so do the constant locals the rest uses (see `hoist`). A `fn` the rest does not
-        // call stays behind; any other item goes along as a copy the rest may leave unused,
-        // which is no concern of the handler as written.
+        // Items declared before the question that are not declared once for the whole step
+        // function (`macro_rules!`, and items whose names the rest of the body also uses; see
+        // `items`) are the block's wherever they stand: they go along, ahead of the restored
+        // locals, and so do the constant locals the rest uses (see `hoist`). A `fn` the rest
+        // does not call stays behind; any other item goes along as a copy the rest may leave
+        // unused, which is no concern of the handler as written.
         let used = |ident: &Ident| free.contains(&ident.to_string());
         // The borrows the hiding `let`s before the question take, taken again first, while
         // the names still mean what they hide.

@@ -10,6 +10,8 @@ fn review() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
         __mcp_cx: ::mcp_runtime::Cx,
         __mcp_state: ::mcp_runtime::__private::Resume,
     ) -> ToolResult {
+        #[allow(unused_imports)]
+        use ::mcp_runtime::__private::{ProbeAny as _, ProbeHash as _};
         let __mcp_s0 = <_ as ::mcp_runtime::flow::carry::Carry>::slot();
         let __mcp_s1 = <_ as ::mcp_runtime::flow::carry::Carry>::slot();
         let __mcp_s2 = <_ as ::mcp_runtime::flow::carry::Carry>::slot();
@@ -31,10 +33,6 @@ fn review() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
                     let mut kept: Vec<String> = Vec::new();
                     {
                         ::mcp_runtime::__private::RewindsInOrder::in_order({
-                            #[allow(unused_imports)]
-                            use ::mcp_runtime::__private::{
-                                ProbeAny as _, ProbeHash as _,
-                            };
                             (&::mcp_runtime::__private::Probe(&(names))).rewind_order()
                         });
                         let mut __mcp_pos_0: usize = 0;
