@@ -563,3 +563,51 @@ async fn a_struct_and_a_static_of_the_body_are_the_same_in_every_round() {
     .await;
     assert_eq!(done, "[\"a\", \"b\"] 2");
 }
+
+#[tool]
+async fn hidden_by_patterns(args: Args, cx: Cx) -> ToolResult {
+    let item = String::from("total");
+    let name = args.items.first().cloned();
+    let mut log = Vec::new();
+    for item in &args.items {
+        let keep: Yes = cx.elicit(format!("Keep {item}?")).await?;
+        log.push(format!("{item}{}", keep.ok));
+    }
+    if let Some(name) = &name {
+        let sure: Yes = cx.elicit(format!("Sure {name}?")).await?;
+        log.push(format!("{name}{}", sure.ok));
+    }
+    match args.items.len() {
+        0 => {}
+        item => {
+            let more: Word = cx.elicit("More?").await?;
+            log.push(format!("{item}{}", more.word));
+        }
+    }
+    let mut stack = vec![1, 2];
+    while let Some(item) = stack.pop() {
+        let go: Yes = cx.elicit(format!("Pop {item}?")).await?;
+        log.push(format!("{item}{}", go.ok));
+    }
+    Ok(text(format!("{item} {name:?}: {}", log.join(" "))))
+}
+
+#[tokio::test]
+async fn locals_hidden_by_pattern_bindings_of_their_name_cross_the_questions() {
+    let done = finish(
+        FlowTester::tool(hidden_by_patterns).arguments(args(0, &["a", "b"])),
+        &[
+            yes(true),
+            yes(false),
+            yes(true),
+            word("w"),
+            yes(true),
+            yes(false),
+        ],
+    )
+    .await;
+    assert_eq!(
+        done,
+        "total Some(\"a\"): atrue bfalse atrue 2w 2true 1false"
+    );
+}

@@ -14,8 +14,8 @@
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 
-use proc_macro2::Span;
-use quote::{format_ident, quote};
+use proc_macro2::{Span, TokenStream};
+use quote::{ToTokens, format_ident, quote};
 use syn::{Block, Expr, Ident, Pat, Stmt};
 
 use super::hoist::Hoisted;
@@ -30,7 +30,8 @@ use super::{Errors, reborrow, settle};
 pub(crate) use group::{Group, group};
 use hidden::Hider;
 pub(crate) use hidden::{Aliases, Location, hide};
-use syntax::{at_head, cond_lets, declare_assigned, head_child, let_pattern};
+pub(crate) use syntax::field_name;
+use syntax::{at_head, cond_lets, declare_assigned, evaluated, head_child, let_pattern};
 
 /// A local that travels in the state of one question point.
 #[derive(Clone)]
@@ -190,7 +191,7 @@ impl<'a> Resumer<'a> {
                 continue;
             }
             if let Stmt::Local(local) = stmt {
-                let at = local.init.is_some().then(|| Location {
+                let at = local.init.is_some().then(|| Location::Let {
                     block: here.clone(),
                     stmt: j,
                 });
@@ -202,6 +203,7 @@ impl<'a> Resumer<'a> {
                     level,
                     ident: binding.ident,
                     at: at.clone(),
+                    heads: TokenStream::new(),
                 }));
                 let again = reborrow::again(local, self.hoisted, top);
                 let mut bindings = scope::let_bindings(local);
@@ -232,7 +234,7 @@ impl<'a> Resumer<'a> {
         // the names still mean what they hide.
         let mut restores: Vec<Stmt> = (0..i)
             .filter_map(|j| {
-                self.aliases?.get(&Location {
+                self.aliases?.get(&Location::Let {
                     block: here.clone(),
                     stmt: j,
                 })
@@ -311,7 +313,8 @@ impl<'a> Resumer<'a> {
             }
             (Step::IfThen, Expr::If(branch)) => {
                 let block = self.block(&branch.then_branch, rest);
-                *expr = self.with_pattern(&cond_lets(&branch.cond), block);
+                let at = (self.here(path), evaluated(&branch.cond));
+                *expr = self.with_pattern(&cond_lets(&branch.cond), block, at);
             }
             (Step::IfElse, Expr::If(branch)) => {
                 if let Some((_, els)) = &branch.else_branch {
@@ -328,7 +331,8 @@ impl<'a> Resumer<'a> {
                     brace_token: Default::default(),
                     stmts: vec![Stmt::Expr(body, None)],
                 };
-                *expr = self.with_pattern(&[(&arm.pat, &matched.expr)], block);
+                let at = (self.here(path), matched.expr.to_token_stream());
+                *expr = self.with_pattern(&[(&arm.pat, &matched.expr)], block, at);
             }
             (Step::BlockExpr, Expr::Block(block)) => {
                 block.block = self.block(&block.block, rest);
@@ -360,7 +364,8 @@ impl<'a> Resumer<'a> {
                 let item = match step {
                     Step::ForBody(n) => {
                         let loops = self.loops;
-                        self.current_item(&loops[*n], &looped.cond)
+                        let here = self.here(path);
+                        self.current_item(&loops[*n], &looped.cond, &here)
                     }
                     _ => None,
                 };
@@ -369,7 +374,10 @@ impl<'a> Resumer<'a> {
                         let stmts = &block.stmts;
                         syn::parse_quote!({ #item #(#stmts)* })
                     }
-                    None => self.with_pattern(&cond_lets(&looped.cond), block),
+                    None => {
+                        let at = (self.here(path), evaluated(&looped.cond));
+                        self.with_pattern(&cond_lets(&looped.cond), block, at)
+                    }
                 };
                 let (first, values) = self.first_iteration(start);
                 let (label, cond, body) = (&looped.label, &looped.cond, &looped.body);
@@ -388,6 +396,11 @@ impl<'a> Resumer<'a> {
         }
     }
 
+    /// The path to the expression whose steps into it are `path`.
+    fn here(&self, path: &[Step]) -> Vec<Step> {
+        self.full[..self.full.len() - path.len()].to_vec()
+    }
+
     /// The flag of a resumed loop's first iteration, and the carried values restored inside
     /// the loop (those added since `start`).
     fn first_iteration(&self, start: usize) -> (Ident, Vec<Ident>) {
@@ -401,10 +414,16 @@ impl<'a> Resumer<'a> {
     /// `block`, which its patterns (`if let` and `while let` conditions, a match arm's
     /// pattern, each with what it matches) enclose, as an expression with the bindings it
     /// uses had first: a pattern matched against a stable borrow (see `reborrow`) is matched
-    /// again, any other's bindings are restored from the state.
+    /// again, any other's bindings are restored from the state. `at` is the construct's path
+    /// and what it evaluates besides (see `hidden::Hider`).
     ///
     /// Output: `{ RESTORES; let PAT = SCRUTINEE else { match reader.no_longer_matches().await {} }; BLOCK }`
-    fn with_pattern(&mut self, patterns: &[(&Pat, &Expr)], block: Block) -> Expr {
+    fn with_pattern(
+        &mut self,
+        patterns: &[(&Pat, &Expr)],
+        block: Block,
+        (here, heads): (Vec<Step>, TokenStream),
+    ) -> Expr {
         let free = scope::free_in_stmts(&block.stmts, self.questions);
         let level = self.level.saturating_sub(1);
         let mut restored = Vec::new();
@@ -415,7 +434,7 @@ impl<'a> Resumer<'a> {
             self.hiding.extend(
                 bindings
                     .iter()
-                    .map(|binding| Hider::pattern(level, binding)),
+                    .map(|binding| Hider::pattern(level, binding, &here, heads.clone())),
             );
             let used = bindings
                 .iter()
@@ -536,7 +555,7 @@ impl<'a> Resumer<'a> {
     /// from the collection, so the item is not carried and needs no written type.
     ///
     /// Output: `let Some(PAT) = next(&mut Rewind::rewind(&(EXPR), __mcp_pos_N - 1)) else { break };`
-    fn current_item(&mut self, looped: &Loop, cond: &Expr) -> Option<Stmt> {
+    fn current_item(&mut self, looped: &Loop, cond: &Expr, here: &[Step]) -> Option<Stmt> {
         let Expr::Let(binding) = cond else {
             return None;
         };
@@ -546,8 +565,11 @@ impl<'a> Resumer<'a> {
             return None;
         }
         let level = self.level.saturating_sub(1);
-        self.hiding
-            .extend(pattern.iter().map(|binding| Hider::pattern(level, binding)));
+        self.hiding.extend(
+            pattern.iter().map(|binding| {
+                Hider::pattern(level, binding, here, looped.source.to_token_stream())
+            }),
+        );
         let position = &looped.position;
         let rewind = looped.rewind(&syn::parse_quote!(#position - 1));
         let pat = &binding.pat;
@@ -566,18 +588,4 @@ struct Restored {
     stmts: Vec<Stmt>,
     again: Vec<Ident>,
     rederived: bool,
-}
-
-/// The field of `ident` in a state: named after the local, unique among those `taken`.
-pub(crate) fn field_name(ident: &Ident, taken: impl Fn(&str) -> bool) -> Ident {
-    let base = ident.to_string();
-    let base = base
-        .trim_start_matches("r#")
-        .trim_start_matches("__mcp_")
-        .to_owned();
-    let name = std::iter::once(base.clone())
-        .chain((1..).map(|n| format!("{base}_{n}")))
-        .find(|name| !taken(name))
-        .unwrap_or(base);
-    Ident::new(&name, Span::call_site())
 }

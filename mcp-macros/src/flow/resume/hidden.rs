@@ -19,36 +19,36 @@
 
 use std::collections::HashMap;
 
-use proc_macro2::Span;
-use quote::format_ident;
-use syn::{Block, Ident, Stmt};
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote};
+use syn::{Block, Expr, Ident, Stmt};
 
 use super::Binding;
-use super::syntax::block_at;
+use super::syntax::{block_at, head_child};
 use crate::flow::sites::{Head, Site, Step};
 
-/// Rewrites the hiding `let`s of `hidden` (each with a name it hides) in `body` to borrow
-/// what they hide, and the paths of the points inside their values to match. Returns the
-/// borrows, by statement.
+/// Rewrites the hiders of `hidden` (each with a name it hides) in `body` to borrow what they
+/// hide first, and the paths of the points inside them to match. Returns the borrows, by
+/// hider.
 pub(crate) fn hide(body: &mut Block, sites: &mut [Site], hidden: &[(Location, Ident)]) -> Aliases {
-    let mut by_stmt: HashMap<Location, Vec<Ident>> = HashMap::new();
+    let mut by_hider: Vec<(&Location, Vec<Ident>)> = Vec::new();
     for (at, ident) in hidden {
-        let names = by_stmt.entry(at.clone()).or_default();
-        if !names.iter().any(|name| name == ident) {
-            names.push(ident.clone());
+        match by_hider.iter_mut().find(|(other, _)| *other == at) {
+            Some((_, names)) if names.contains(ident) => {}
+            Some((_, names)) => names.push(ident.clone()),
+            None => by_hider.push((at, vec![ident.clone()])),
         }
     }
+    // Outer hiders first: rewriting one moves the paths inside it, which are longer, and
+    // which the hiders still to come are told of.
+    let mut pending: Vec<(Location, Vec<Ident>)> = by_hider
+        .into_iter()
+        .map(|(at, names)| (at.clone(), names))
+        .collect();
+    pending.sort_by_key(|(at, _)| at.depth());
     let mut aliases = Aliases::new();
-    for (n, (at, names)) in by_stmt.into_iter().enumerate() {
-        let Some(Stmt::Local(local)) =
-            block_at(body, &at.block).and_then(|block| block.stmts.get_mut(at.stmt))
-        else {
-            continue;
-        };
-        let written = local.clone();
-        let Some(init) = &mut local.init else {
-            continue;
-        };
+    for n in 0..pending.len() {
+        let (at, names) = pending[n].clone();
         let borrows: Vec<(Ident, Ident)> = names
             .into_iter()
             .enumerate()
@@ -59,69 +59,202 @@ pub(crate) fn hide(body: &mut Block, sites: &mut [Site], hidden: &[(Location, Id
                 )
             })
             .collect();
-        let alias_idents = borrows.iter().map(|(_, alias)| alias);
-        let hidden_names = borrows.iter().map(|(name, _)| name);
-        let value = &init.expr;
-        *init.expr = syn::parse_quote!((#value, #(&#hidden_names),*));
-        local.pat = match &local.pat {
-            syn::Pat::Type(typed) => {
-                let (pat, ty) = (&typed.pat, &typed.ty);
-                let holes = borrows.iter().map(|_| quote::quote!(&_));
-                syn::Pat::Type(syn::PatType {
-                    pat: Box::new(syn::parse_quote!((#pat, #(#alias_idents),*))),
-                    ty: Box::new(syn::parse_quote!((#ty, #(#holes),*))),
-                    ..typed.clone()
-                })
+        let (moved_at, steps, written) = match &at {
+            Location::Let { block, stmt } => {
+                let Some(written) = borrow_in_let(body, block, *stmt, &borrows) else {
+                    continue;
+                };
+                // What is inside the value now sits in the tuple's first element.
+                let mut init = block.clone();
+                init.extend([Step::Stmt(*stmt), Step::LocalInit]);
+                (init, vec![Step::Head(Head::TupleFirst)], written)
             }
-            pat => syn::parse_quote!((#pat, #(#alias_idents),*)),
+            Location::Construct(path) => {
+                let Some(written) = borrow_before(body, path, &borrows) else {
+                    continue;
+                };
+                // The construct is now the second statement of a block of its own.
+                let inside = vec![Step::BlockExpr, Step::Stmt(1), Step::ExprStmt];
+                let mut block = path.clone();
+                block.push(Step::BlockExpr);
+                let mut construct = path.clone();
+                construct.extend(inside.iter().copied());
+                let hiding = Hiding {
+                    borrows: borrows.clone(),
+                    written: written.clone(),
+                };
+                aliases.insert(Location::Construct(construct), hiding);
+                (path.clone(), inside, written)
+            }
         };
-        // The points inside the value now sit in the tuple's first element.
-        let mut init_path = at.block.clone();
-        init_path.extend([Step::Stmt(at.stmt), Step::LocalInit]);
         for site in sites.iter_mut() {
-            if site.path.starts_with(&init_path) {
-                site.path
-                    .insert(init_path.len(), Step::Head(Head::TupleFirst));
+            shift(&mut site.path, &moved_at, &steps);
+        }
+        for (later, _) in &mut pending[n + 1..] {
+            match later {
+                Location::Let { block, .. } => shift(block, &moved_at, &steps),
+                Location::Construct(path) => shift(path, &moved_at, &steps),
             }
         }
-        aliases.insert(at.clone(), Hiding { borrows, written });
+        let key = match &at {
+            Location::Let { .. } => at,
+            Location::Construct(path) => {
+                let mut block = path.clone();
+                block.push(Step::BlockExpr);
+                Location::Let { block, stmt: 0 }
+            }
+        };
+        aliases.insert(key, Hiding { borrows, written });
     }
     aliases
 }
 
-/// A statement of the body: statement `stmt` of the block at the end of path `block`.
-#[derive(Clone, PartialEq, Eq, Hash, Debug)]
-pub(crate) struct Location {
-    pub(crate) block: Vec<Step>,
-    pub(crate) stmt: usize,
+/// `let PAT = VALUE;` becomes `let (PAT, b1, ..) = (VALUE, &x1, ..);`. Returns the `let` as
+/// written.
+fn borrow_in_let(
+    body: &mut Block,
+    block: &[Step],
+    stmt: usize,
+    borrows: &[(Ident, Ident)],
+) -> Option<syn::Local> {
+    let Some(Stmt::Local(local)) = block_at(body, block)?.stmts.get_mut(stmt) else {
+        return None;
+    };
+    let written = local.clone();
+    let init = local.init.as_mut()?;
+    let aliases = borrows.iter().map(|(_, alias)| alias);
+    let hidden = borrows.iter().map(|(name, _)| name);
+    let value = &init.expr;
+    *init.expr = syn::parse_quote!((#value, #(&#hidden),*));
+    local.pat = match &local.pat {
+        syn::Pat::Type(typed) => {
+            let (pat, ty) = (&typed.pat, &typed.ty);
+            let holes = borrows.iter().map(|_| quote!(&_));
+            syn::Pat::Type(syn::PatType {
+                pat: Box::new(syn::parse_quote!((#pat, #(#aliases),*))),
+                ty: Box::new(syn::parse_quote!((#ty, #(#holes),*))),
+                ..typed.clone()
+            })
+        }
+        pat => syn::parse_quote!((#pat, #(#aliases),*)),
+    };
+    Some(written)
 }
 
-/// The hiding `let` statements rewritten to borrow what they hide (see `hidden`).
+/// The construct at `path` (an `if let`, `while let`, `match` or `for` whose patterns hide)
+/// becomes `{ let (b1, ..) = (&x1, ..); CONSTRUCT }`. Returns that `let`.
+fn borrow_before(
+    body: &mut Block,
+    path: &[Step],
+    borrows: &[(Ident, Ident)],
+) -> Option<syn::Local> {
+    let construct = expr_at(body, path)?;
+    let aliases = borrows.iter().map(|(_, alias)| alias);
+    let hidden = borrows.iter().map(|(name, _)| name);
+    let local: syn::Local = match syn::parse_quote!(let (#(#aliases,)*) = (#(&#hidden,)*);) {
+        Stmt::Local(local) => local,
+        _ => return None,
+    };
+    let old = std::mem::replace(construct, syn::parse_quote!(()));
+    *construct = syn::parse_quote!({
+        #[allow(unused_variables)]
+        #local
+        #old
+    });
+    Some(local)
+}
+
+/// Inserts `steps` into `path`, if it passes through `at`, right after it.
+fn shift(path: &mut Vec<Step>, at: &[Step], steps: &[Step]) {
+    if path.len() > at.len() && path.starts_with(at) {
+        let rest = path.split_off(at.len());
+        path.extend_from_slice(steps);
+        path.extend(rest);
+    }
+}
+
+/// Where a hiding local is declared.
+#[derive(Clone, PartialEq, Eq, Hash, Debug)]
+pub(crate) enum Location {
+    /// By the `let` that is statement `stmt` of the block at the end of path `block`.
+    Let { block: Vec<Step>, stmt: usize },
+    /// By a pattern of the `if let`, `while let`, `match` or `for` at the end of the path.
+    Construct(Vec<Step>),
+}
+
+impl Location {
+    /// How deep in the body the hider stands.
+    fn depth(&self) -> usize {
+        match self {
+            Self::Let { block, .. } => block.len() + 1,
+            Self::Construct(path) => path.len(),
+        }
+    }
+}
+
+/// The hiders rewritten to borrow what they hide (see `hidden`).
 pub(crate) type Aliases = HashMap<Location, Hiding>;
 
-/// A hiding `let` rewritten to borrow what it hides.
+/// A hider rewritten to borrow what it hides.
 pub(crate) struct Hiding {
     /// The names it hides, each with its borrow.
     pub(crate) borrows: Vec<(Ident, Ident)>,
-    /// The `let` as written: what it declares, and how it is had again where it is not
-    /// carried.
+    /// The hiding `let` as written (or the `let` of the borrows put before a construct): what
+    /// it declares, and how it is had again where it is not carried.
     pub(crate) written: syn::Local,
 }
 
 /// A local declared down a point's path, before its question, and the scope it is declared
-/// in; where it is declared by a `let` with a value, that statement.
+/// in; where it is declared by a `let` with a value or by a construct's pattern, there, and
+/// for a pattern, what the construct evaluates again while the pattern's locals live (its
+/// scrutinee), which must not name what the pattern hides: the borrow taken before the
+/// construct would stand in its way.
 pub(super) struct Hider {
     pub(super) level: usize,
     pub(super) ident: Ident,
     pub(super) at: Option<Location>,
+    pub(super) heads: TokenStream,
 }
 
 impl Hider {
-    pub(super) fn pattern(level: usize, binding: &Binding) -> Self {
+    /// A binding of a pattern of the construct at `construct`, which evaluates `heads`.
+    pub(super) fn pattern(
+        level: usize,
+        binding: &Binding,
+        construct: &[Step],
+        heads: TokenStream,
+    ) -> Self {
         Self {
             level,
             ident: binding.ident.clone(),
-            at: None,
+            at: Some(Location::Construct(construct.to_vec())),
+            heads,
         }
     }
+}
+
+/// The expression at the end of `path`, a prefix of a point's path.
+fn expr_at<'b>(body: &'b mut Block, path: &[Step]) -> Option<&'b mut Expr> {
+    // The last `Stmt` step of the path enters the block the expression stands in.
+    let last = path
+        .iter()
+        .rposition(|step| matches!(step, Step::Stmt(_)))?;
+    let block = block_at(body, &path[..last])?;
+    let Step::Stmt(i) = path[last] else {
+        return None;
+    };
+    let mut expr = match (block.stmts.get_mut(i)?, path.get(last + 1)?) {
+        (Stmt::Local(local), Step::LocalInit) => &mut *local.init.as_mut()?.expr,
+        (Stmt::Expr(expr, _), Step::ExprStmt) => expr,
+        _ => return None,
+    };
+    for step in &path[last + 2..] {
+        expr = match (step, expr) {
+            (Step::Head(head), expr) => head_child(expr, *head)?,
+            (Step::IfElse, Expr::If(branch)) => &mut branch.else_branch.as_mut()?.1,
+            (Step::Arm(j), Expr::Match(matched)) => &mut matched.arms.get_mut(*j)?.body,
+            _ => return None,
+        };
+    }
+    Some(expr)
 }

@@ -2,13 +2,14 @@
 //! the question by a pattern binding of its name, a borrow, code.
 
 use super::{Binding, Resumer, scope};
+use proc_macro2::{TokenStream, TokenTree};
 
 impl Resumer<'_> {
     /// Settles each carried local that a local of its name declared further down the path,
     /// before the question, hides there: the state written at the question cannot name it.
-    /// Hidden by a `let` with a value, it is written from a borrow of it taken just before
-    /// that `let` (asked for in `hidden`, used once `aliases` has it); hidden by a pattern or
-    /// a `let` without a value, it is refused.
+    /// Hidden by a `let` with a value, or by a construct's pattern where the construct
+    /// evaluates nothing that names it, it is written from a borrow of it taken just before
+    /// (asked for in `hidden`, used once `aliases` has it); otherwise it is refused.
     pub(super) fn settle_hidden(&mut self) {
         for carried in &mut self.carried {
             let Some(hider) = self
@@ -19,7 +20,8 @@ impl Resumer<'_> {
             else {
                 continue;
             };
-            if let Some(at) = &hider.at {
+            let named = named_unshared(&hider.heads, &carried.ident.to_string());
+            if let Some(at) = hider.at.as_ref().filter(|_| !named) {
                 let Some(aliases) = self.aliases else {
                     self.hidden.push((at.clone(), carried.ident.clone()));
                     continue;
@@ -98,4 +100,19 @@ impl Resumer<'_> {
         }
         false
     }
+}
+
+/// Whether `tokens` name `name` other than as `&name`, which a borrow of it taken before them
+/// would stand in the way of.
+fn named_unshared(tokens: &TokenStream, name: &str) -> bool {
+    let mut shared = false;
+    tokens.clone().into_iter().any(|tree| {
+        let named = match &tree {
+            TokenTree::Ident(ident) => ident == name && !shared,
+            TokenTree::Group(group) => named_unshared(&group.stream(), name),
+            TokenTree::Punct(_) | TokenTree::Literal(_) => false,
+        };
+        shared = matches!(&tree, TokenTree::Punct(punct) if punct.as_char() == '&');
+        named
+    })
 }

@@ -1,10 +1,11 @@
-//! What the resumer reads of the syntax along a point's path, and the declarations it
-//! writes.
+//! What the resumer reads of the syntax along a point's path, and the declarations and
+//! names it writes.
 
 use std::collections::{BTreeSet, HashSet};
 
-use quote::quote;
-use syn::{Block, Expr, Pat, Stmt};
+use proc_macro2::{Span, TokenStream};
+use quote::{ToTokens, quote};
+use syn::{Block, Expr, Ident, Pat, Stmt};
 
 use super::Binding;
 
@@ -26,6 +27,20 @@ pub(super) fn cond_lets(cond: &Expr) -> Vec<(&Pat, &Expr)> {
     let mut out = Vec::new();
     walk(cond, &mut out);
     out
+}
+
+/// What an `if` or `while` condition evaluates: all of it but its `let` patterns.
+pub(super) fn evaluated(cond: &Expr) -> TokenStream {
+    match cond {
+        Expr::Let(e) => e.expr.to_token_stream(),
+        Expr::Binary(e) if matches!(e.op, syn::BinOp::And(_)) => {
+            let mut tokens = evaluated(&e.left);
+            tokens.extend(evaluated(&e.right));
+            tokens
+        }
+        Expr::Paren(e) => evaluated(&e.expr),
+        cond => cond.to_token_stream(),
+    }
 }
 
 /// A match arm's pattern as a `let` statement takes it: without its guard (which held when
@@ -123,4 +138,18 @@ pub(super) fn declare_assigned(
         });
     }
     out
+}
+
+/// The field of `ident` in a state: named after the local, unique among those `taken`.
+pub(crate) fn field_name(ident: &Ident, taken: impl Fn(&str) -> bool) -> Ident {
+    let base = ident.to_string();
+    let base = base
+        .trim_start_matches("r#")
+        .trim_start_matches("__mcp_")
+        .to_owned();
+    let name = std::iter::once(base.clone())
+        .chain((1..).map(|n| format!("{base}_{n}")))
+        .find(|name| !taken(name))
+        .unwrap_or(base);
+    Ident::new(&name, Span::call_site())
 }

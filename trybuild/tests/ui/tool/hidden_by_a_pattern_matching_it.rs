@@ -7,13 +7,13 @@ struct Yes {
 
 #[tool]
 async fn tally(cx: Cx) -> ToolResult {
-    let item = String::from("total");
+    let mut item = Some(String::from("total"));
     let mut count = 0;
-    for item in ["a", "b"] {
+    if let Some(item) = item.take() {
         let keep: Yes = cx.elicit(format!("Keep {item}?")).await?;
         count += u32::from(keep.ok);
     }
-    Ok(text(format!("{item}: {count}")))
+    Ok(text(format!("{item:?}: {count}")))
 }
 
 fn main() {}
