@@ -14,6 +14,7 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use mcp_runtime::server::IntoToolHandler;
 use mcp_runtime::testing::FlowTester;
 use mcp_runtime::{Cx, ToolResult, text, tool};
 use serde_json::json;
@@ -25,6 +26,15 @@ use answers::{Args, Word, Yes, finish, word, yes};
 
 fn args(start: u32, items: &[&str]) -> serde_json::Value {
     json!({ "items": items, "start": start })
+}
+
+/// The final text of `handler` called with `arguments`, answering `answers` in turn.
+async fn answered<M>(
+    handler: impl IntoToolHandler<M>,
+    arguments: serde_json::Value,
+    answers: &[serde_json::Value],
+) -> String {
+    finish(FlowTester::tool(handler).arguments(arguments), answers).await
 }
 
 /// How often each stretch of `loop_body_in_a_row` ran, over every round of every run.
@@ -59,8 +69,9 @@ async fn loop_body_in_a_row(args: Args, cx: Cx) -> ToolResult {
 async fn a_loop_body_resumes_at_each_of_its_questions() {
     let counts = || [&BEFORE_FIRST, &BETWEEN, &AFTER_LAST].map(|c| c.load(Ordering::SeqCst));
     let before = counts();
-    let done = finish(
-        FlowTester::tool(loop_body_in_a_row).arguments(args(2, &[])),
+    let done = answered(
+        loop_body_in_a_row,
+        args(2, &[]),
         &[
             word("a"),
             word("b"),
@@ -99,13 +110,14 @@ async fn arm_in_a_row(args: Args, cx: Cx) -> ToolResult {
 
 #[tokio::test]
 async fn a_match_arm_keeps_its_pattern_and_the_locals_around_it() {
-    let done = finish(
-        FlowTester::tool(arm_in_a_row).arguments(args(0, &["x", "y"])),
+    let done = answered(
+        arm_in_a_row,
+        args(0, &["x", "y"]),
         &[word("ada"), yes(true), word("!")],
     )
     .await;
     assert_eq!(done, "X+Y:2:ADA!");
-    let done = finish(FlowTester::tool(arm_in_a_row).arguments(args(0, &[])), &[]).await;
+    let done = answered(arm_in_a_row, args(0, &[]), &[]).await;
     assert_eq!(done, "none");
 }
 
@@ -124,8 +136,9 @@ async fn for_body_in_a_row(args: Args, cx: Cx) -> ToolResult {
 
 #[tokio::test]
 async fn a_for_body_asks_twice_per_item() {
-    let done = finish(
-        FlowTester::tool(for_body_in_a_row).arguments(args(0, &["ant", "bee", "cat"])),
+    let done = answered(
+        for_body_in_a_row,
+        args(0, &["ant", "bee", "cat"]),
         &[
             yes(true),
             word("A"),
@@ -161,8 +174,9 @@ async fn items_and_names_again_in_a_row(args: Args, cx: Cx) -> ToolResult {
 
 #[tokio::test]
 async fn items_and_names_declared_again_inside_the_block() {
-    let done = finish(
-        FlowTester::tool(items_and_names_again_in_a_row).arguments(args(1, &[])),
+    let done = answered(
+        items_and_names_again_in_a_row,
+        args(1, &[]),
         &[word("ab"), word("cde"), yes(true)],
     )
     .await;
@@ -187,8 +201,9 @@ async fn moved_between(args: Args, cx: Cx) -> ToolResult {
 
 #[tokio::test]
 async fn a_local_of_the_block_around_moved_between_two_questions() {
-    let done = finish(
-        FlowTester::tool(moved_between).arguments(args(1, &["p", "q"])),
+    let done = answered(
+        moved_between,
+        args(1, &["p", "q"]),
         &[word("1"), word("2"), word("3")],
     )
     .await;
@@ -212,8 +227,9 @@ async fn block_value_in_a_row(args: Args, cx: Cx) -> ToolResult {
 
 #[tokio::test]
 async fn a_block_whose_value_crosses_its_questions() {
-    let done = finish(
-        FlowTester::tool(block_value_in_a_row).arguments(args(100, &[])),
+    let done = answered(
+        block_value_in_a_row,
+        args(100, &[]),
         &[word("a"), word("bb"), word("ccc"), yes(true)],
     )
     .await;
@@ -241,8 +257,9 @@ async fn loop_inside_if_in_a_row(args: Args, cx: Cx) -> ToolResult {
 
 #[tokio::test]
 async fn a_loop_inside_an_if_let_asks_in_a_row() {
-    let done = finish(
-        FlowTester::tool(loop_inside_if_in_a_row).arguments(args(0, &["z"])),
+    let done = answered(
+        loop_inside_if_in_a_row,
+        args(0, &["z"]),
         &[
             word("a"),
             word("b"),
@@ -278,8 +295,9 @@ async fn hidden_by_a_let_in_a_row(args: Args, cx: Cx) -> ToolResult {
 
 #[tokio::test]
 async fn locals_hidden_by_lets_of_their_name_cross_the_questions() {
-    let done = finish(
-        FlowTester::tool(hidden_by_a_let_in_a_row).arguments(args(1, &[])),
+    let done = answered(
+        hidden_by_a_let_in_a_row,
+        args(1, &[]),
         &[word("ab"), word("cde"), yes(true)],
     )
     .await;
@@ -307,8 +325,9 @@ async fn hidden_in_a_loop_by_an_answer(args: Args, cx: Cx) -> ToolResult {
 
 #[tokio::test]
 async fn a_hiding_let_whose_value_is_a_question_inside_a_loop() {
-    let done = finish(
-        FlowTester::tool(hidden_in_a_loop_by_an_answer).arguments(args(3, &[])),
+    let done = answered(
+        hidden_in_a_loop_by_an_answer,
+        args(3, &[]),
         &[
             word("ab"),
             yes(true),
@@ -348,8 +367,9 @@ async fn hidden_every_way(args: Args, cx: Cx) -> ToolResult {
 
 #[tokio::test]
 async fn typed_pattern_and_literal_lets_hide_what_travels() {
-    let done = finish(
-        FlowTester::tool(hidden_every_way).arguments(args(5, &[])),
+    let done = answered(
+        hidden_every_way,
+        args(5, &[]),
         &[
             yes(true),
             word("x"),
@@ -380,8 +400,9 @@ async fn literal_declared_between(args: Args, cx: Cx) -> ToolResult {
 
 #[tokio::test]
 async fn a_literal_declared_between_two_questions_keeps_its_place() {
-    let done = finish(
-        FlowTester::tool(literal_declared_between).arguments(args(1, &[])),
+    let done = answered(
+        literal_declared_between,
+        args(1, &[]),
         &[word("1"), word("2")],
     )
     .await;
@@ -405,8 +426,9 @@ async fn guarded_arm_in_a_row(args: Args, cx: Cx) -> ToolResult {
 
 #[tokio::test]
 async fn a_guarded_arm_that_borrows_asks_in_a_row() {
-    let done = finish(
-        FlowTester::tool(guarded_arm_in_a_row).arguments(args(0, &["ant"])),
+    let done = answered(
+        guarded_arm_in_a_row,
+        args(0, &["ant"]),
         &[word("1"), word("2")],
     )
     .await;
@@ -436,8 +458,9 @@ async fn while_let_stack_in_a_row(args: Args, cx: Cx) -> ToolResult {
 
 #[tokio::test]
 async fn a_while_let_body_with_continue_break_and_a_late_declaration() {
-    let done = finish(
-        FlowTester::tool(while_let_stack_in_a_row).arguments(args(0, &["a", "b", "c"])),
+    let done = answered(
+        while_let_stack_in_a_row,
+        args(0, &["a", "b", "c"]),
         &[
             yes(true),
             word("x"),
@@ -470,8 +493,9 @@ async fn loops_within_loops(args: Args, cx: Cx) -> ToolResult {
 
 #[tokio::test]
 async fn questions_in_a_row_in_nested_loops() {
-    let done = finish(
-        FlowTester::tool(loops_within_loops).arguments(args(2, &["p", "q"])),
+    let done = answered(
+        loops_within_loops,
+        args(2, &["p", "q"]),
         &[
             word("1"),
             word("2"),
@@ -556,8 +580,9 @@ async fn items_of_the_body_are_one(args: Args, cx: Cx) -> ToolResult {
 
 #[tokio::test]
 async fn a_struct_and_a_static_of_the_body_are_the_same_in_every_round() {
-    let done = finish(
-        FlowTester::tool(items_of_the_body_are_one).arguments(args(3, &[])),
+    let done = answered(
+        items_of_the_body_are_one,
+        args(3, &[]),
         &[word("a"), word("b"), yes(true)],
     )
     .await;
@@ -594,8 +619,9 @@ async fn hidden_by_patterns(args: Args, cx: Cx) -> ToolResult {
 
 #[tokio::test]
 async fn locals_hidden_by_pattern_bindings_of_their_name_cross_the_questions() {
-    let done = finish(
-        FlowTester::tool(hidden_by_patterns).arguments(args(0, &["a", "b"])),
+    let done = answered(
+        hidden_by_patterns,
+        args(0, &["a", "b"]),
         &[
             yes(true),
             yes(false),
