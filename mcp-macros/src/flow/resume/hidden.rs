@@ -1,6 +1,6 @@
-//! A carried local hidden at its question by a `let` of the same name further down the path:
-//! the state written at the question cannot name it there, so the hiding `let` borrows it
-//! first, and the state is written from that borrow.
+//! A carried local hidden at its question by a `let` or a pattern binding of the same name
+//! further down the path: the state written at the question cannot name it there, so it is
+//! borrowed just before the hider, and the state is written from that borrow.
 //!
 //! Input, where `base` is used after the block and so travels across the question:
 //! ```text
@@ -11,9 +11,15 @@
 //! Output: the hiding `let` binds the borrow beside its own pattern, its value evaluated
 //! first, and the question's state is written from the borrow:
 //! ```text
-//! { let (base, __mcp_hid0) = (base + 10, &base); let go: Yes = __mcp_site!().0?; .. }
+//! { let (base, __mcp_hid0_0) = (base + 10, &base); let go: Yes = __mcp_site!().0?; .. }
 //! ```
-//! Where the flow resumes past the hiding `let`, the borrow is taken again at the top of its
+//! A pattern (of an `if let`, a `while let`, a `match` arm, a `for` variable) borrows in a
+//! block wrapped around its construct, which must not use the hidden local other than as
+//! `&name`:
+//! ```text
+//! { let (__mcp_hid1_0,) = (&name,); if let Some(name) = &name { __mcp_site!().1 .. } }
+//! ```
+//! Where the flow resumes past the hider, the borrow is taken again at the top of its
 //! block, before the block's restored locals hide the name again (`Resumer::block`). The
 //! borrow lives from the `let` to the question, while nothing can name what it borrows.
 
