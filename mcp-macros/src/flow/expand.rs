@@ -202,7 +202,7 @@ pub(crate) fn slots(resumed: &mut [Resumed]) -> Vec<Ident> {
     let mut locals: Vec<(String, Ident)> = Vec::new();
     for point in resumed {
         for carried in &mut point.carried {
-            let key = format!("{}@{:?}", carried.ident, carried.ident.span());
+            let key = carried.local();
             carried.slot = match locals.iter().position(|(seen, _)| *seen == key) {
                 Some(n) => n,
                 None => {

@@ -55,6 +55,14 @@ pub(crate) struct Carried {
     pub(crate) alias: Option<Ident>,
 }
 
+impl Carried {
+    /// Which local this is: its name and where it is declared, the same for every point
+    /// that carries it.
+    pub(crate) fn local(&self) -> String {
+        format!("{}@{:?}", self.ident, self.ident.span())
+    }
+}
+
 /// The resumed body of one question point and the locals its state carries.
 pub(crate) struct Resumed {
     pub(crate) body: Block,
@@ -183,7 +191,7 @@ impl<'a> Resumer<'a> {
         if at_head && let Some(heads) = self.group.take() {
             return self.heads_block(block, &heads);
         }
-        let here = self.full[..self.full.len() - path.len()].to_vec();
+        let here = self.here(path);
         let mut declared = Vec::new();
         let mut hiders = Vec::new();
         for (j, stmt) in block.stmts[..i].iter().enumerate() {

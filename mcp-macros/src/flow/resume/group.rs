@@ -143,16 +143,11 @@ fn declared_again_after(body: &Block, prefix: &[Step], first: usize, stages: Sta
     })
 }
 
-/// What tells carried locals apart: the local (its name and where it is declared) and its
-/// scope.
-type Key = (String, String, usize);
+/// What tells carried locals apart: the local and its scope.
+type Key = (String, usize);
 
 fn key(carried: &Carried) -> Key {
-    (
-        carried.ident.to_string(),
-        format!("{:?}", carried.ident.span()),
-        carried.level,
-    )
+    (carried.local(), carried.level)
 }
 
 /// The locals a point carries of the blocks around its own.
