@@ -37,20 +37,16 @@ use crate::flow::sites::{Head, Site, Step};
 /// hide first, and the paths of the points inside them to match. Returns the borrows, by
 /// hider.
 pub(crate) fn hide(body: &mut Block, sites: &mut [Site], hidden: &[(Location, Ident)]) -> Aliases {
-    let mut by_hider: Vec<(&Location, Vec<Ident>)> = Vec::new();
+    let mut pending: Vec<(Location, Vec<Ident>)> = Vec::new();
     for (at, ident) in hidden {
-        match by_hider.iter_mut().find(|(other, _)| *other == at) {
+        match pending.iter_mut().find(|(other, _)| other == at) {
             Some((_, names)) if names.contains(ident) => {}
             Some((_, names)) => names.push(ident.clone()),
-            None => by_hider.push((at, vec![ident.clone()])),
+            None => pending.push((at.clone(), vec![ident.clone()])),
         }
     }
     // Outer hiders first: rewriting one moves the paths inside it, which are longer, and
     // which the hiders still to come are told of.
-    let mut pending: Vec<(Location, Vec<Ident>)> = by_hider
-        .into_iter()
-        .map(|(at, names)| (at.clone(), names))
-        .collect();
     pending.sort_by_key(|(at, _)| at.depth());
     let mut aliases = Aliases::new();
     for n in 0..pending.len() {
@@ -65,7 +61,9 @@ pub(crate) fn hide(body: &mut Block, sites: &mut [Site], hidden: &[(Location, Id
                 )
             })
             .collect();
-        let (moved_at, steps, written) = match &at {
+        // Where the rewrite moved what is inside the hider, the steps it put there, and the
+        // `let` the borrows are taken again after, where the flow resumes past it.
+        let (moved_at, steps, key, written) = match &at {
             Location::Let { block, stmt } => {
                 let Some(written) = borrow_in_let(body, block, *stmt, &borrows) else {
                     continue;
@@ -73,16 +71,20 @@ pub(crate) fn hide(body: &mut Block, sites: &mut [Site], hidden: &[(Location, Id
                 // What is inside the value now sits in the tuple's first element.
                 let mut init = block.clone();
                 init.extend([Step::Stmt(*stmt), Step::LocalInit]);
-                (init, vec![Step::Head(Head::TupleFirst)], written)
+                (
+                    init,
+                    vec![Step::Head(Head::TupleFirst)],
+                    at.clone(),
+                    written,
+                )
             }
             Location::Construct(path) => {
                 let Some(written) = borrow_before(body, path, &borrows) else {
                     continue;
                 };
-                // The construct is now the second statement of a block of its own.
+                // The construct is now the second statement of a block of its own, whose
+                // first takes the borrows.
                 let inside = vec![Step::BlockExpr, Step::Stmt(1), Step::ExprStmt];
-                let mut block = path.clone();
-                block.push(Step::BlockExpr);
                 let mut construct = path.clone();
                 construct.extend(inside.iter().copied());
                 let hiding = Hiding {
@@ -90,7 +92,14 @@ pub(crate) fn hide(body: &mut Block, sites: &mut [Site], hidden: &[(Location, Id
                     written: written.clone(),
                 };
                 aliases.insert(Location::Construct(construct), hiding);
-                (path.clone(), inside, written)
+                let mut block = path.clone();
+                block.push(Step::BlockExpr);
+                (
+                    path.clone(),
+                    inside,
+                    Location::Let { block, stmt: 0 },
+                    written,
+                )
             }
         };
         for site in sites.iter_mut() {
@@ -102,14 +111,6 @@ pub(crate) fn hide(body: &mut Block, sites: &mut [Site], hidden: &[(Location, Id
                 Location::Construct(path) => shift(path, &moved_at, &steps),
             }
         }
-        let key = match &at {
-            Location::Let { .. } => at,
-            Location::Construct(path) => {
-                let mut block = path.clone();
-                block.push(Step::BlockExpr);
-                Location::Let { block, stmt: 0 }
-            }
-        };
         aliases.insert(key, Hiding { borrows, written });
     }
     aliases
