@@ -19,11 +19,17 @@ pub(crate) struct Binding {
     pub(crate) ty: Option<Type>,
     /// For `let` bindings: the initialiser is a borrow (`&x`, `&mut x`).
     pub(crate) init_is_borrow: bool,
-    /// For `let` bindings: the initialiser is code, which no state can hold: `Some(true)`
-    /// for an `async` block, `Some(false)` for a closure.
-    pub(crate) init_is_code: Option<bool>,
+    /// For `let` bindings: the initialiser is code, which no state can hold.
+    pub(crate) init_is_code: Option<Code>,
     /// How the local is had again where the flow resumes, if it is not carried.
     pub(crate) rederive: Option<Rederive>,
+}
+
+/// Code a `let` binds.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Code {
+    Closure,
+    Async,
 }
 
 /// How a local is had again where the flow resumes, rather than carried.
@@ -183,8 +189,8 @@ pub(crate) fn let_bindings(local: &Local) -> Vec<Binding> {
         .as_ref()
         .is_some_and(|init| is_borrow(&init.expr));
     let code = local.init.as_ref().and_then(|init| match &*init.expr {
-        Expr::Closure(_) => Some(false),
-        Expr::Async(_) => Some(true),
+        Expr::Closure(_) => Some(Code::Closure),
+        Expr::Async(_) => Some(Code::Async),
         _ => None,
     });
     for binding in &mut out {

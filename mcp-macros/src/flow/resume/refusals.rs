@@ -2,6 +2,7 @@
 //! the question by a pattern binding of its name, a borrow, code.
 
 use super::{Binding, Resumer, scope};
+use crate::flow::scope::Code;
 use proc_macro2::{TokenStream, TokenTree};
 
 impl Resumer<'_> {
@@ -81,12 +82,12 @@ impl Resumer<'_> {
                  question; make `{ident}` an owned value (for example with `.to_owned()` or \
                  `.clone()`) before the question"
             )
-        } else if binding.init_is_code == Some(true) {
+        } else if binding.init_is_code == Some(Code::Async) {
             format!(
                 "`{ident}` is an `async` block used after a question, and no request state can \
                  hold code; define `{ident}` after the question instead"
             )
-        } else if binding.init_is_code == Some(false) {
+        } else if binding.init_is_code == Some(Code::Closure) {
             format!(
                 "`{ident}` is a `move` closure used after a question, and no request state can \
                  hold code; drop `move`, so that the closure is made again where the flow \
