@@ -57,19 +57,26 @@ impl VisitMut for Lifter {
                 _ => None,
             })
             .collect();
-        let names: Vec<String> = items.iter().flat_map(|item| names(item)).collect();
-        let inside = block.to_token_stream();
-        // A glob import names what it brings in nowhere: only the body's own may go.
         let top = std::mem::replace(&mut self.top, false);
-        let glob = items
-            .iter()
-            .any(|item| matches!(item, Item::Use(u) if has_glob(&u.tree)));
-        let own = (top || !glob)
-            && names.iter().all(|name| {
-                !self.names.contains(name)
-                    && names.iter().filter(|other| *other == name).count() == 1
-                    && occurrences(&self.whole, name) == occurrences(&inside, name)
-            });
+        let names: Vec<String> = items.iter().flat_map(|item| names(item)).collect();
+        let unique = names.iter().all(|name| {
+            !self.names.contains(name) && names.iter().filter(|other| *other == name).count() == 1
+        });
+        // The body's own items are visible in all of it already. An inner block's go only if
+        // nothing outside the block names them; a glob import names what it brings in
+        // nowhere, so it stays.
+        let own = unique
+            && (top
+                || !items.is_empty() && {
+                    let glob = items
+                        .iter()
+                        .any(|item| matches!(item, Item::Use(u) if has_glob(&u.tree)));
+                    let inside = block.to_token_stream();
+                    !glob
+                        && names.iter().all(|name| {
+                            occurrences(&self.whole, name) == occurrences(&inside, name)
+                        })
+                });
         if own && !items.is_empty() {
             self.names.extend(names);
             for stmt in &mut block.stmts {
