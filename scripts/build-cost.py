@@ -49,7 +49,8 @@ def args_struct(name):
 
 def questions(count, what, shape="row"):
     """`count` yes/no questions, each counted in `yes`: in a row (`row`), each inside an `if` of
-    its own (`nested`), or in a row inside one loop's body, run once (`loop`)."""
+    its own (`nested`), in a row inside one loop's body, run once (`loop`), or each inside an
+    `if` of its own inside one loop's body (`loop-if`)."""
     lines = []
     for k in range(count):
         asked = [
@@ -61,10 +62,10 @@ def questions(count, what, shape="row"):
             "    yes += 1;",
             "}",
         ]
-        if shape == "nested":
+        if shape in ("nested", "loop-if"):
             asked = ["if args.replicas > 0 {", *("    " + line for line in asked), "}"]
         lines += ["    " + line for line in asked]
-    if shape == "loop":
+    if shape in ("loop", "loop-if"):
         lines = ["    loop {", *("    " + line for line in lines), "        break;", "    }"]
     return lines
 
@@ -199,6 +200,7 @@ SHAPES = {
     "row": "in a row",
     "nested": "each inside an `if` of its own",
     "loop": "in a row inside one loop's body",
+    "loop-if": "each inside an `if` of its own inside one loop's body",
 }
 
 
@@ -310,6 +312,7 @@ def generate(opts):
     for k in opts.nested:
         leaves[f"leaf-nested-k{k}"] = chain_leaf(k, "nested")
         leaves[f"leaf-loop-k{k}"] = chain_leaf(k, "loop")
+        leaves[f"leaf-loopif-k{k}"] = chain_leaf(k, "loop-if")
     for name, source in leaves.items():
         write(root / "crates" / name / "Cargo.toml", manifest(name, runtime))
         write(root / "crates" / name / "src" / "lib.rs", source)
@@ -427,6 +430,8 @@ def report(opts):
         ("leaf-chain-k", "One #[tool] of K yes/no questions in a row"),
         ("leaf-nested-k", "One #[tool] of K yes/no questions, each inside an `if` of its own"),
         ("leaf-loop-k", "One #[tool] of K yes/no questions in a row inside one loop's body"),
+        ("leaf-loopif-k", "One #[tool] of K yes/no questions, each inside an `if` of its own "
+                          "inside one loop's body"),
     ):
         found = series_growth(series, get, prefix, title)
         for metric, value in found.items():

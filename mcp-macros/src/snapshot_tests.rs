@@ -1,5 +1,6 @@
 //! Expansion snapshots of representative inputs, reviewed like code: a two-question tool
-//! (`deploy`), a `for` loop that asks, an `#[elicit]` sub-flow, a form and a choice.
+//! (`deploy`), a `for` loop that asks, questions in a loop's body resumed together (one at
+//! the head of a statement, two inside an `if`), an `#[elicit]` sub-flow, a form and a choice.
 //!
 //! Each expansion is pretty-printed and compared with its committed file
 //! `tests/snapshots/NAME.expanded.rs`. After a deliberate change to the macros' output,
@@ -81,6 +82,35 @@ fn for_loop_expansion_matches_snapshot() {
     };
     check(
         "for_loop",
+        &pretty(flow::expand(Kind::Tool, TokenStream::new(), item)),
+    );
+}
+
+#[test]
+fn in_a_loop_expansion_matches_snapshot() {
+    let item = quote! {
+        /// Tags each round with the words the user gives, asking only some rounds.
+        async fn tag(args: Rounds, cx: Cx) -> ToolResult {
+            let mut log = Vec::new();
+            let mut round = 0_u32;
+            while round < args.rounds {
+                let label = format!("r{round}");
+                if round.is_multiple_of(2) {
+                    let first: Word = cx.elicit("First?").await?;
+                    log.push(format!("{label}:{}", first.word));
+                }
+                let more: Keep = cx.elicit("More?").await?;
+                if more.ok {
+                    let second: Word = cx.elicit("Second?").await?;
+                    log.push(second.word);
+                }
+                round += 1;
+            }
+            Ok(text(log.join(" ")))
+        }
+    };
+    check(
+        "in_a_loop",
         &pretty(flow::expand(Kind::Tool, TokenStream::new(), item)),
     );
 }

@@ -24,6 +24,7 @@ use super::sites::{Loop, Site, Step};
 
 mod group;
 mod hidden;
+mod looped;
 mod refusals;
 mod syntax;
 use super::{Errors, reborrow, settle};
@@ -124,8 +125,10 @@ pub(crate) struct Resumer<'a> {
     questions: &'a HashMap<usize, Expr>,
     carried: Vec<Carried>,
     head_of: Option<HeadOf>,
-    /// Resuming several points at the heads of one block's statements (see `group`).
+    /// Resuming several points of one inner block together (see `group`).
     group: Option<group::Heads>,
+    /// The number of the first value restored here (see `group`, whose resumers share an arm).
+    first_value: usize,
     errors: &'a mut Errors,
     reported: &'a mut HashSet<String>,
 }
@@ -159,6 +162,7 @@ impl<'a> Resumer<'a> {
             carried: Vec::new(),
             head_of: None,
             group: None,
+            first_value: 0,
             errors,
             reported,
         }
@@ -188,10 +192,10 @@ impl<'a> Resumer<'a> {
         let top = std::mem::replace(&mut self.top, false);
         let level = self.level;
         let at_head = !top && at_head(rest);
-        if at_head && let Some(heads) = self.group.take() {
+        let here = self.here(path);
+        if let Some(heads) = self.group_at(&here) {
             return self.heads_block(block, &heads);
         }
-        let here = self.here(path);
         let mut declared = Vec::new();
         let mut hiders = Vec::new();
         for (j, stmt) in block.stmts[..i].iter().enumerate() {
@@ -409,16 +413,6 @@ impl<'a> Resumer<'a> {
         self.full[..self.full.len() - path.len()].to_vec()
     }
 
-    /// The flag of a resumed loop's first iteration, and the carried values restored inside
-    /// the loop (those added since `start`).
-    fn first_iteration(&self, start: usize) -> (Ident, Vec<Ident>) {
-        let values = self.carried[start..]
-            .iter()
-            .map(|c| c.value.clone())
-            .collect();
-        (Ident::new("__mcp_first", Span::mixed_site()), values)
-    }
-
     /// `block`, which its patterns (`if let` and `while let` conditions, a match arm's
     /// pattern, each with what it matches) enclose, as an expression with the bindings it
     /// uses had first: a pattern matched against a stable borrow (see `reborrow`) is matched
@@ -528,7 +522,11 @@ impl<'a> Resumer<'a> {
             if !self.check(binding) {
                 continue;
             }
-            let value = format_ident!("__mcp_v{}", self.carried.len(), span = Span::mixed_site());
+            let value = format_ident!(
+                "__mcp_v{}",
+                self.first_value + self.carried.len(),
+                span = Span::mixed_site()
+            );
             let field = self.field_name(&binding.ident);
             let ident = &binding.ident;
             let mutability = binding.mutable.then(|| quote!(mut));
@@ -556,37 +554,6 @@ impl<'a> Resumer<'a> {
 
     fn field_name(&self, ident: &Ident) -> Ident {
         field_name(ident, |name| self.carried.iter().any(|c| c.field == name))
-    }
-
-    /// For a rewritten `for` loop whose pattern binds nothing mutable or by reference: the
-    /// statement that binds the pattern again to the item the loop stopped at, taken afresh
-    /// from the collection, so the item is not carried and needs no written type.
-    ///
-    /// Output: `let Some(PAT) = next(&mut Rewind::rewind(&(EXPR), __mcp_pos_N - 1)) else { break };`
-    fn current_item(&mut self, looped: &Loop, cond: &Expr, here: &[Step]) -> Option<Stmt> {
-        let Expr::Let(binding) = cond else {
-            return None;
-        };
-        let mut pattern = Vec::new();
-        scope::pattern_bindings(&binding.pat, None, &mut pattern);
-        if pattern.iter().any(|b| b.mutable || b.by_ref) {
-            return None;
-        }
-        let level = self.level.saturating_sub(1);
-        self.hiding.extend(
-            pattern.iter().map(|binding| {
-                Hider::pattern(level, binding, here, looped.source.to_token_stream())
-            }),
-        );
-        let position = &looped.position;
-        let rewind = looped.rewind(&syn::parse_quote!(#position - 1));
-        let pat = &binding.pat;
-        Some(syn::parse_quote! {
-            #[allow(unused_variables)]
-            let #pat = ::core::iter::Iterator::next(&mut #rewind) else {
-                break;
-            };
-        })
     }
 }
 

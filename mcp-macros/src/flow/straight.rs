@@ -251,21 +251,30 @@ pub(crate) struct Within {
     pub(crate) arms: Vec<(Vec<u32>, TokenStream)>,
 }
 
-/// A point at the head of statement `stmt` of an inner block that resumes with others of
-/// that block (see `resume::group`), and its locals of that block.
-pub(crate) struct HeadLevel {
-    pub(crate) stmt: usize,
-    pub(crate) id: usize,
-    pub(crate) carried: Vec<Carried>,
+/// A level of an inner block whose points resume together (see `resume::group`).
+pub(crate) enum BlockLevel {
+    /// A point at the head of statement `stmt`, and its locals of the block.
+    Head {
+        stmt: usize,
+        id: usize,
+        carried: Vec<Carried>,
+    },
+    /// Points inside statement `stmt`, which brings `live` out (or, when `None`, is the
+    /// block's last and gives its value), each arm resuming a copy of that statement alone.
+    Within {
+        stmt: usize,
+        live: Option<Vec<Binding>>,
+        points: Within,
+    },
 }
 
-/// Inner block `block`, resumed at any of the points at the heads of its statements,
-/// `levels` in statement order: nested as the body is, from the first point's statement on.
-/// The innermost level is reached only at the first point: its locals are taken without a
-/// test, and nothing before its statement is run.
+/// Inner block `block`, resumed at any of the points of `levels` (in statement order):
+/// nested as the body is, from the first level's statement on. The innermost level is
+/// reached only at its own points: a head takes its locals without a test, points inside a
+/// statement go straight to their arms, and nothing before that statement is run.
 pub(crate) fn heads(
     block: &Block,
-    levels: &[HeadLevel],
+    levels: &[BlockLevel],
     hoisted: &Hoisted,
     reader: &Ident,
 ) -> Block {
@@ -277,21 +286,16 @@ pub(crate) fn heads(
             .filter(|stmt| !hoisted.holds(stmt))
             .collect()
     };
+    let none = TokenStream::new();
     let mut inner = TokenStream::new();
     let mut start = None;
     for level in levels {
-        let carried = &level.carried;
-        inner = match start {
-            Some(start) => head_level(
-                inner,
-                &code(start..level.stmt),
-                carried,
-                level.id,
-                reader,
-                &TokenStream::new(),
-            ),
-            None if carried.is_empty() => TokenStream::new(),
-            None => {
+        inner = match (level, start) {
+            (BlockLevel::Head { stmt, id, carried }, Some(start)) => {
+                head_level(inner, &code(start..*stmt), carried, *id, reader, &none)
+            }
+            (BlockLevel::Head { carried, .. }, None) if carried.is_empty() => none.clone(),
+            (BlockLevel::Head { carried, .. }, None) => {
                 let takes = takes(carried, reader);
                 let (bindings, _, _) = out_of_level(carried.iter().map(|c| (&c.ident, c.mutable)));
                 quote! {
@@ -299,8 +303,30 @@ pub(crate) fn heads(
                     let (#(#bindings,)*) = (#(#takes,)*);
                 }
             }
+            (BlockLevel::Within { stmt, live, points }, Some(start)) => {
+                let upto = code(start..stmt + 1);
+                within_level(inner, &upto, live.as_deref(), points, reader, &none)
+            }
+            (BlockLevel::Within { live, points, .. }, None) => {
+                let resumed = resumed_arms(points, reader);
+                match live {
+                    Some(live) if !live.is_empty() => {
+                        let (bindings, _, _) =
+                            out_of_level(live.iter().map(|b| (&b.ident, b.mutable)));
+                        quote! {
+                            #[allow(unused_mut)]
+                            let (#(#bindings,)*) = { #resumed };
+                        }
+                    }
+                    // The block's value, or nothing brought out.
+                    _ => resumed,
+                }
+            }
         };
-        start = Some(level.stmt);
+        start = Some(match level {
+            BlockLevel::Head { stmt, .. } => *stmt,
+            BlockLevel::Within { stmt, .. } => stmt + 1,
+        });
     }
     let after = code(start.unwrap_or(0)..block.stmts.len());
     syn::parse_quote!({
@@ -463,33 +489,7 @@ fn within_level(
     uses: &TokenStream,
 ) -> TokenStream {
     let numbers = points.arms.iter().flat_map(|(numbers, _)| numbers);
-    let last = points.arms.len().saturating_sub(1);
-    let arms = points.arms.iter().enumerate().map(|(i, (numbers, arm))| {
-        // The state's point is one of the level's numbers here, so the last arm takes
-        // whatever the others do not.
-        let pattern = if i == last {
-            quote!(_)
-        } else {
-            quote!(#(::core::option::Option::Some(#numbers))|*)
-        };
-        // A resumed copy of the statement: its lints are the start's (the statement as
-        // written) again, plus what splicing adds, so they are silenced here and only here.
-        quote! {
-            #[allow(clippy::all, clippy::pedantic, unreachable_code, unused_braces)]
-            #pattern => { #arm }
-        }
-    });
-    let resumed = match points.arms.as_slice() {
-        [(_, arm)] => quote! {
-            #[allow(clippy::all, clippy::pedantic, unreachable_code, unused_braces)]
-            { #arm }
-        },
-        _ => quote! {
-            match #reader.point() {
-                #(#arms,)*
-            }
-        },
-    };
+    let resumed = resumed_arms(points, reader);
     let at_any = quote!(#reader.at_any(&[#(#numbers),*]));
     let Some(live) = live.filter(|live| !live.is_empty()) else {
         // The body's value, or nothing brought out.
@@ -515,6 +515,38 @@ fn within_level(
         } else {
             #resumed
         };
+    }
+}
+
+/// The arms of the points inside one statement, for a state whose point is one of theirs:
+/// the one arm, or a `match` on the point.
+fn resumed_arms(points: &Within, reader: &Ident) -> TokenStream {
+    let last = points.arms.len().saturating_sub(1);
+    let arms = points.arms.iter().enumerate().map(|(i, (numbers, arm))| {
+        // The state's point is one of the level's numbers here, so the last arm takes
+        // whatever the others do not.
+        let pattern = if i == last {
+            quote!(_)
+        } else {
+            quote!(#(::core::option::Option::Some(#numbers))|*)
+        };
+        // A resumed copy of the statement: its lints are the start's (the statement as
+        // written) again, plus what splicing adds, so they are silenced here and only here.
+        quote! {
+            #[allow(clippy::all, clippy::pedantic, unreachable_code, unused_braces)]
+            #pattern => { #arm }
+        }
+    });
+    match points.arms.as_slice() {
+        [(_, arm)] => quote! {
+            #[allow(clippy::all, clippy::pedantic, unreachable_code, unused_braces)]
+            { #arm }
+        },
+        _ => quote! {
+            match #reader.point() {
+                #(#arms,)*
+            }
+        },
     }
 }
 

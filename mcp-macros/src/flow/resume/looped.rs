@@ -1,0 +1,58 @@
+//! What resuming inside a loop adds: the values restored inside it moved in once, and a
+//! `for` loop's current item bound again.
+
+use proc_macro2::Span;
+use quote::ToTokens;
+use syn::{Expr, Ident, Stmt};
+
+use super::{Hider, Resumer};
+use crate::flow::scope;
+use crate::flow::sites::{Loop, Step};
+
+impl Resumer<'_> {
+    /// The flag of a resumed loop's first iteration, and the carried values restored inside
+    /// the loop (those added since `start`).
+    pub(super) fn first_iteration(&self, start: usize) -> (Ident, Vec<Ident>) {
+        let values = self.carried[start..]
+            .iter()
+            .map(|c| c.value.clone())
+            .collect();
+        (Ident::new("__mcp_first", Span::mixed_site()), values)
+    }
+
+    /// For a rewritten `for` loop whose pattern binds nothing mutable or by reference: the
+    /// statement that binds the pattern again to the item the loop stopped at, taken afresh
+    /// from the collection, so the item is not carried and needs no written type.
+    ///
+    /// Output: `let Some(PAT) = next(&mut Rewind::rewind(&(EXPR), __mcp_pos_N - 1)) else { break };`
+    pub(super) fn current_item(
+        &mut self,
+        looped: &Loop,
+        cond: &Expr,
+        here: &[Step],
+    ) -> Option<Stmt> {
+        let Expr::Let(binding) = cond else {
+            return None;
+        };
+        let mut pattern = Vec::new();
+        scope::pattern_bindings(&binding.pat, None, &mut pattern);
+        if pattern.iter().any(|b| b.mutable || b.by_ref) {
+            return None;
+        }
+        let level = self.level.saturating_sub(1);
+        self.hiding.extend(
+            pattern.iter().map(|binding| {
+                Hider::pattern(level, binding, here, looped.source.to_token_stream())
+            }),
+        );
+        let position = &looped.position;
+        let rewind = looped.rewind(&syn::parse_quote!(#position - 1));
+        let pat = &binding.pat;
+        Some(syn::parse_quote! {
+            #[allow(unused_variables)]
+            let #pat = ::core::iter::Iterator::next(&mut #rewind) else {
+                break;
+            };
+        })
+    }
+}

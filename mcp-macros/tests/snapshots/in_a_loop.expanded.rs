@@ -1,0 +1,364 @@
+/// Tags each round with the words the user gives, asking only some rounds.
+///
+/// Returns the handler `#[tool]` made of this function; register it with `.tool(tag)`.
+fn tag() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
+    #[allow(non_camel_case_types)]
+    #[derive(::core::clone::Clone, ::core::marker::Copy)]
+    struct __mcp_tool_tag;
+    async fn __mcp_step(
+        args: Rounds,
+        __mcp_cx: ::mcp_runtime::Cx,
+        __mcp_state: ::mcp_runtime::__private::Resume,
+    ) -> ToolResult {
+        let __mcp_s0 = <_ as ::mcp_runtime::flow::carry::Carry>::slot();
+        let __mcp_s1 = <_ as ::mcp_runtime::flow::carry::Carry>::slot();
+        let __mcp_s2 = <_ as ::mcp_runtime::flow::carry::Carry>::slot();
+        #[allow(unused_mut, unused_variables)]
+        let mut __mcp_r = __mcp_state
+            .open(
+                &__mcp_cx,
+                "|first,;round#1;log#2;label#0|more,;round#1;log#2|second,;round#1;log#2",
+                &[__mcp_s0.name(), __mcp_s1.name(), __mcp_s2.name()],
+                &[3usize, 2usize, 2usize],
+            )
+            .await;
+        let cx: Cx = __mcp_cx;
+        match __mcp_r.point() {
+            ::core::option::Option::None
+            | ::core::option::Option::Some(0u32)
+            | ::core::option::Option::Some(1u32)
+            | ::core::option::Option::Some(2u32) => {
+                #[allow(unused_mut)]
+                let (mut log,) = if !__mcp_r.at_any(&[0u32, 1u32, 2u32]) {
+                    let mut log = Vec::new();
+                    let mut round = 0_u32;
+                    while round < args.rounds {
+                        let label = format!("r{round}");
+                        if round.is_multiple_of(2) {
+                            let first: Word = match ::mcp_runtime::__private::settle_one(
+                                || cx.elicit("First?"),
+                                <_ as ::mcp_runtime::ElicitForm>::read_answer,
+                                &cx,
+                                "first",
+                            ) {
+                                ::mcp_runtime::__private::Settled::Answered(
+                                    __mcp_answer,
+                                ) => __mcp_answer,
+                                ::mcp_runtime::__private::Settled::Stop(__mcp_halt) => {
+                                    match __mcp_r
+                                        .write(0u32)
+                                        .put(&round, &__mcp_s1, "round")
+                                        .put(&log, &__mcp_s2, "log")
+                                        .put(&label, &__mcp_s0, "label")
+                                        .stop(__mcp_halt)
+                                        .await
+                                    {}
+                                }
+                            }?;
+                            log.push(format!("{label}:{}", first.word));
+                        }
+                        let more: Keep = match ::mcp_runtime::__private::settle_one(
+                            || cx.elicit("More?"),
+                            <_ as ::mcp_runtime::ElicitForm>::read_answer,
+                            &cx,
+                            "more",
+                        ) {
+                            ::mcp_runtime::__private::Settled::Answered(__mcp_answer) => {
+                                __mcp_answer
+                            }
+                            ::mcp_runtime::__private::Settled::Stop(__mcp_halt) => {
+                                match __mcp_r
+                                    .write(1u32)
+                                    .put(&round, &__mcp_s1, "round")
+                                    .put(&log, &__mcp_s2, "log")
+                                    .stop(__mcp_halt)
+                                    .await
+                                {}
+                            }
+                        }?;
+                        if more.ok {
+                            let second: Word = match ::mcp_runtime::__private::settle_one(
+                                || cx.elicit("Second?"),
+                                <_ as ::mcp_runtime::ElicitForm>::read_answer,
+                                &cx,
+                                "second",
+                            ) {
+                                ::mcp_runtime::__private::Settled::Answered(
+                                    __mcp_answer,
+                                ) => __mcp_answer,
+                                ::mcp_runtime::__private::Settled::Stop(__mcp_halt) => {
+                                    match __mcp_r
+                                        .write(2u32)
+                                        .put(&round, &__mcp_s1, "round")
+                                        .put(&log, &__mcp_s2, "log")
+                                        .stop(__mcp_halt)
+                                        .await
+                                    {}
+                                }
+                            }?;
+                            log.push(second.word);
+                        }
+                        round += 1;
+                    }
+                    let _ = &mut log;
+                    (log,)
+                } else {
+                    #[allow(
+                        clippy::all,
+                        clippy::pedantic,
+                        unreachable_code,
+                        unused_braces
+                    )]
+                    {
+                        let __mcp_v1 = __mcp_r.take(&__mcp_s1).await;
+                        let __mcp_v2 = __mcp_r.take(&__mcp_s2).await;
+                        {
+                            #[allow(unused_mut, unused_variables)]
+                            let mut log = __mcp_v2;
+                            #[allow(unused_mut, unused_variables)]
+                            let mut round = __mcp_v1;
+                            {
+                                let mut __mcp_first = ::core::option::Option::Some(());
+                                loop {
+                                    if let ::core::option::Option::Some(()) = __mcp_first.take()
+                                    {
+                                        {
+                                            if !__mcp_r.at_any(&[2u32]) {
+                                                if !__mcp_r.at(1u32) {
+                                                    #[allow(
+                                                        clippy::all,
+                                                        clippy::pedantic,
+                                                        unreachable_code,
+                                                        unused_braces
+                                                    )]
+                                                    {
+                                                        let __mcp_v0 = __mcp_r.take(&__mcp_s0).await;
+                                                        {
+                                                            #[allow(unused_mut, unused_variables)]
+                                                            let label = __mcp_v0;
+                                                            {
+                                                                let first: Word = match ::mcp_runtime::__private::settle_one(
+                                                                    || cx.elicit("First?"),
+                                                                    <_ as ::mcp_runtime::ElicitForm>::read_answer,
+                                                                    &cx,
+                                                                    "first",
+                                                                ) {
+                                                                    ::mcp_runtime::__private::Settled::Answered(
+                                                                        __mcp_answer,
+                                                                    ) => __mcp_answer,
+                                                                    ::mcp_runtime::__private::Settled::Stop(__mcp_halt) => {
+                                                                        match __mcp_r
+                                                                            .write(0u32)
+                                                                            .put(&round, &__mcp_s1, "round")
+                                                                            .put(&log, &__mcp_s2, "log")
+                                                                            .put(&label, &__mcp_s0, "label")
+                                                                            .stop(__mcp_halt)
+                                                                            .await
+                                                                        {}
+                                                                    }
+                                                                }?;
+                                                                log.push(format!("{label}:{}", first.word));
+                                                            }
+                                                        }
+                                                    }
+                                                }
+                                                let more: Keep = match ::mcp_runtime::__private::settle_one(
+                                                    || cx.elicit("More?"),
+                                                    <_ as ::mcp_runtime::ElicitForm>::read_answer,
+                                                    &cx,
+                                                    "more",
+                                                ) {
+                                                    ::mcp_runtime::__private::Settled::Answered(
+                                                        __mcp_answer,
+                                                    ) => __mcp_answer,
+                                                    ::mcp_runtime::__private::Settled::Stop(__mcp_halt) => {
+                                                        match __mcp_r
+                                                            .write(1u32)
+                                                            .put(&round, &__mcp_s1, "round")
+                                                            .put(&log, &__mcp_s2, "log")
+                                                            .stop(__mcp_halt)
+                                                            .await
+                                                        {}
+                                                    }
+                                                }?;
+                                                if more.ok {
+                                                    let second: Word = match ::mcp_runtime::__private::settle_one(
+                                                        || cx.elicit("Second?"),
+                                                        <_ as ::mcp_runtime::ElicitForm>::read_answer,
+                                                        &cx,
+                                                        "second",
+                                                    ) {
+                                                        ::mcp_runtime::__private::Settled::Answered(
+                                                            __mcp_answer,
+                                                        ) => __mcp_answer,
+                                                        ::mcp_runtime::__private::Settled::Stop(__mcp_halt) => {
+                                                            match __mcp_r
+                                                                .write(2u32)
+                                                                .put(&round, &__mcp_s1, "round")
+                                                                .put(&log, &__mcp_s2, "log")
+                                                                .stop(__mcp_halt)
+                                                                .await
+                                                            {}
+                                                        }
+                                                    }?;
+                                                    log.push(second.word);
+                                                }
+                                            } else {
+                                                #[allow(
+                                                    clippy::all,
+                                                    clippy::pedantic,
+                                                    unreachable_code,
+                                                    unused_braces
+                                                )]
+                                                {
+                                                    {
+                                                        {
+                                                            let second: Word = match ::mcp_runtime::__private::settle_one(
+                                                                || cx.elicit("Second?"),
+                                                                <_ as ::mcp_runtime::ElicitForm>::read_answer,
+                                                                &cx,
+                                                                "second",
+                                                            ) {
+                                                                ::mcp_runtime::__private::Settled::Answered(
+                                                                    __mcp_answer,
+                                                                ) => __mcp_answer,
+                                                                ::mcp_runtime::__private::Settled::Stop(__mcp_halt) => {
+                                                                    match __mcp_r
+                                                                        .write(2u32)
+                                                                        .put(&round, &__mcp_s1, "round")
+                                                                        .put(&log, &__mcp_s2, "log")
+                                                                        .stop(__mcp_halt)
+                                                                        .await
+                                                                    {}
+                                                                }
+                                                            }?;
+                                                            log.push(second.word);
+                                                        }
+                                                    }
+                                                }
+                                            }
+                                            round += 1;
+                                        }
+                                    } else if round < args.rounds {
+                                        let label = format!("r{round}");
+                                        if round.is_multiple_of(2) {
+                                            let first: Word = match ::mcp_runtime::__private::settle_one(
+                                                || cx.elicit("First?"),
+                                                <_ as ::mcp_runtime::ElicitForm>::read_answer,
+                                                &cx,
+                                                "first",
+                                            ) {
+                                                ::mcp_runtime::__private::Settled::Answered(
+                                                    __mcp_answer,
+                                                ) => __mcp_answer,
+                                                ::mcp_runtime::__private::Settled::Stop(__mcp_halt) => {
+                                                    match __mcp_r
+                                                        .write(0u32)
+                                                        .put(&round, &__mcp_s1, "round")
+                                                        .put(&log, &__mcp_s2, "log")
+                                                        .put(&label, &__mcp_s0, "label")
+                                                        .stop(__mcp_halt)
+                                                        .await
+                                                    {}
+                                                }
+                                            }?;
+                                            log.push(format!("{label}:{}", first.word));
+                                        }
+                                        let more: Keep = match ::mcp_runtime::__private::settle_one(
+                                            || cx.elicit("More?"),
+                                            <_ as ::mcp_runtime::ElicitForm>::read_answer,
+                                            &cx,
+                                            "more",
+                                        ) {
+                                            ::mcp_runtime::__private::Settled::Answered(
+                                                __mcp_answer,
+                                            ) => __mcp_answer,
+                                            ::mcp_runtime::__private::Settled::Stop(__mcp_halt) => {
+                                                match __mcp_r
+                                                    .write(1u32)
+                                                    .put(&round, &__mcp_s1, "round")
+                                                    .put(&log, &__mcp_s2, "log")
+                                                    .stop(__mcp_halt)
+                                                    .await
+                                                {}
+                                            }
+                                        }?;
+                                        if more.ok {
+                                            let second: Word = match ::mcp_runtime::__private::settle_one(
+                                                || cx.elicit("Second?"),
+                                                <_ as ::mcp_runtime::ElicitForm>::read_answer,
+                                                &cx,
+                                                "second",
+                                            ) {
+                                                ::mcp_runtime::__private::Settled::Answered(
+                                                    __mcp_answer,
+                                                ) => __mcp_answer,
+                                                ::mcp_runtime::__private::Settled::Stop(__mcp_halt) => {
+                                                    match __mcp_r
+                                                        .write(2u32)
+                                                        .put(&round, &__mcp_s1, "round")
+                                                        .put(&log, &__mcp_s2, "log")
+                                                        .stop(__mcp_halt)
+                                                        .await
+                                                    {}
+                                                }
+                                            }?;
+                                            log.push(second.word);
+                                        }
+                                        round += 1;
+                                    } else {
+                                        break;
+                                    }
+                                }
+                            }
+                            (log,)
+                        }
+                    }
+                };
+                Ok(text(log.join(" ")))
+            }
+            ::core::option::Option::Some(_) => match __mcp_r.unknown_point().await {}
+        }
+    }
+    #[automatically_derived]
+    impl ::mcp_runtime::server::ToolHandler for __mcp_tool_tag {
+        fn definition(&self) -> ::mcp_runtime::protocol::Tool {
+            static DEFINITION: ::mcp_runtime::__private::Cached<
+                ::mcp_runtime::protocol::Tool,
+            > = ::mcp_runtime::__private::Cached::new();
+            DEFINITION
+                .get(|| ::mcp_runtime::__private::tool_definition(
+                    ::mcp_runtime::__private::arguments_schema::<Rounds>(),
+                    "tag",
+                    ::core::option::Option::None,
+                    ::core::option::Option::Some(
+                        "Tags each round with the words the user gives, asking only some rounds.",
+                    ),
+                    ::mcp_runtime::__private::Presentation {
+                        annotations: ::core::option::Option::None,
+                        icons: ::core::option::Option::None,
+                        meta: ::core::option::Option::None,
+                    },
+                    <ToolResult as ::mcp_runtime::flow::IntoToolResult>::output_schema,
+                ))
+        }
+        fn call(
+            &self,
+            request: ::mcp_runtime::server::Request,
+        ) -> ::mcp_runtime::server::BoxFuture<
+            'static,
+            ::mcp_runtime::server::HandlerResult<::mcp_runtime::protocol::CallToolResult>,
+        > {
+            ::mcp_runtime::__private::drive_tool(
+                ::mcp_runtime::__private::Flow {
+                    step: __mcp_step,
+                    max_rounds: ::core::option::Option::None,
+                    restart: false,
+                },
+                request,
+                <ToolResult as ::mcp_runtime::flow::IntoToolResult>::into_tool_result,
+            )
+        }
+    }
+    __mcp_tool_tag
+}

@@ -1,0 +1,273 @@
+//! Questions one construct deeper inside a block (a loop's body of `if`s, a `match` whose
+//! arms ask in a row, a block whose value an `if` gives): they resume together from one copy
+//! of that block, in which each construct holding a question is copied alone. These check
+//! what the copies must keep: the block's locals brought out of a construct to the code
+//! after it, locals of the blocks around, `break` and `continue` from inside a copy, a loop
+//! inside the block, a local moved between questions, and code between questions run
+//! exactly once over all rounds. Each flow runs round by round through the server's own
+//! dispatch.
+
+#![allow(clippy::needless_pass_by_value)]
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use mcp_runtime::server::IntoToolHandler;
+use mcp_runtime::testing::FlowTester;
+use mcp_runtime::{Cx, ToolResult, text, tool};
+use serde_json::json;
+
+#[path = "common/answers.rs"]
+mod answers;
+
+use answers::{Args, Word, Yes, finish, word, yes};
+
+fn args(start: u32, items: &[&str]) -> serde_json::Value {
+    json!({ "items": items, "start": start })
+}
+
+/// The final text of `handler` called with `arguments`, answering `answers` in turn.
+async fn answered<M>(
+    handler: impl IntoToolHandler<M>,
+    arguments: serde_json::Value,
+    answers: &[serde_json::Value],
+) -> String {
+    finish(FlowTester::tool(handler).arguments(arguments), answers).await
+}
+
+/// How often each stretch of `ifs_in_a_loop` ran, over every round of every run.
+static TOP: AtomicUsize = AtomicUsize::new(0);
+static MIDDLE: AtomicUsize = AtomicUsize::new(0);
+static END: AtomicUsize = AtomicUsize::new(0);
+
+#[tool]
+async fn ifs_in_a_loop(args: Args, cx: Cx) -> ToolResult {
+    let mut log = Vec::new();
+    let mut round = 0_u32;
+    while round < args.start {
+        let label = format!("r{round}");
+        TOP.fetch_add(1, Ordering::SeqCst);
+        if round.is_multiple_of(2) {
+            let first: Word = cx.elicit("First?").await?;
+            log.push(format!("{label}:{}", first.word));
+        }
+        MIDDLE.fetch_add(1, Ordering::SeqCst);
+        let mut extra = String::new();
+        if let Some(item) = args.items.get(round as usize).cloned() {
+            let second: Word = cx.elicit(format!("Second for {item}?")).await?;
+            extra.push_str(&second.word);
+        }
+        if !extra.is_empty() {
+            let loud: Yes = cx.elicit("Loud?").await?;
+            if loud.ok {
+                extra = extra.to_uppercase();
+            }
+        }
+        END.fetch_add(1, Ordering::SeqCst);
+        log.push(format!("{label}+{extra}"));
+        round += 1;
+    }
+    Ok(text(log.join(" ")))
+}
+
+#[tokio::test]
+async fn ifs_in_a_loop_body_resume_at_each_question_and_run_each_stretch_once() {
+    let counts = || [&TOP, &MIDDLE, &END].map(|c| c.load(Ordering::SeqCst));
+    let before = counts();
+    let done = answered(
+        ifs_in_a_loop,
+        args(3, &["x", "y"]),
+        &[
+            word("a"),
+            word("b"),
+            yes(true),
+            // Round 1 is odd: no first question.
+            word("c"),
+            yes(false),
+            // Round 2 has no item: neither second nor loud.
+            word("d"),
+        ],
+    )
+    .await;
+    assert_eq!(done, "r0:a r0+B r1+c r2:d r2+");
+    // Three iterations over seven rounds: each stretch ran once per iteration.
+    let ran: Vec<usize> = counts().iter().zip(before).map(|(a, b)| a - b).collect();
+    assert_eq!(ran, [3, 3, 3]);
+}
+
+#[tool]
+async fn arms_in_a_loop(args: Args, cx: Cx) -> ToolResult {
+    let mut out = Vec::new();
+    for item in &args.items {
+        let tag = match item.len() {
+            1 => {
+                let a: Word = cx.elicit(format!("A for {item}?")).await?;
+                let b: Word = cx.elicit("B?").await?;
+                format!("{}{}", a.word, b.word)
+            }
+            _ => {
+                let c: Yes = cx.elicit("C?").await?;
+                if c.ok {
+                    item.to_uppercase()
+                } else {
+                    item.clone()
+                }
+            }
+        };
+        out.push(format!("{item}={tag}"));
+    }
+    Ok(text(out.join(",")))
+}
+
+#[tokio::test]
+async fn arms_asking_in_a_row_inside_a_loop_bring_their_value_out() {
+    let done = answered(
+        arms_in_a_loop,
+        args(0, &["p", "long", "q", "xs"]),
+        &[
+            word("1"),
+            word("2"),
+            yes(true),
+            word("3"),
+            word("4"),
+            yes(false),
+        ],
+    )
+    .await;
+    assert_eq!(done, "p=12,long=LONG,q=34,xs=xs");
+}
+
+#[tool]
+async fn value_of_a_block(args: Args, cx: Cx) -> ToolResult {
+    let mut picked = Vec::new();
+    let mut n = 0;
+    loop {
+        n += 1;
+        if n > args.start {
+            break;
+        }
+        let skip: Yes = cx.elicit(format!("Skip {n}?")).await?;
+        if skip.ok {
+            continue;
+        }
+        let word = {
+            let base = format!("#{n}");
+            if n.is_multiple_of(2) {
+                let even: Word = cx.elicit("Even?").await?;
+                format!("{base}{}", even.word)
+            } else {
+                let odd: Word = cx.elicit("Odd?").await?;
+                if odd.word == "stop" {
+                    break;
+                }
+                format!("{base}{}", odd.word)
+            }
+        };
+        picked.push(word);
+    }
+    Ok(text(picked.join(" ")))
+}
+
+#[tokio::test]
+async fn a_block_whose_value_an_if_of_questions_gives_breaks_and_continues() {
+    let done = answered(
+        value_of_a_block,
+        args(4, &[]),
+        &[
+            yes(false),
+            word("a"),
+            yes(true),
+            yes(false),
+            word("c"),
+            yes(false),
+            word("d"),
+        ],
+    )
+    .await;
+    assert_eq!(done, "#1a #3c #4d");
+    let done = answered(
+        value_of_a_block,
+        args(4, &[]),
+        &[
+            yes(false),
+            word("a"),
+            yes(false),
+            word("b"),
+            yes(false),
+            word("stop"),
+        ],
+    )
+    .await;
+    assert_eq!(done, "#1a #2b");
+}
+
+#[tool]
+async fn loop_in_a_loop(args: Args, cx: Cx) -> ToolResult {
+    let mut kept = Vec::new();
+    let mut pass = 0;
+    while pass < args.start {
+        pass += 1;
+        let mut seen = 0;
+        for item in &args.items {
+            let keep: Yes = cx.elicit(format!("Keep {item} in pass {pass}?")).await?;
+            if keep.ok {
+                seen += 1;
+                kept.push(format!("{pass}{item}"));
+            }
+        }
+        if seen == 0 {
+            let why: Word = cx.elicit("Why none?").await?;
+            kept.push(why.word);
+        }
+    }
+    Ok(text(kept.join(",")))
+}
+
+#[tokio::test]
+async fn a_loop_inside_a_loop_body_keeps_its_place_and_the_count_after_it() {
+    let done = answered(
+        loop_in_a_loop,
+        args(3, &["x", "y"]),
+        &[
+            yes(true),
+            yes(false),
+            yes(false),
+            yes(false),
+            word("none"),
+            yes(false),
+            yes(true),
+        ],
+    )
+    .await;
+    assert_eq!(done, "1x,none,3y");
+}
+
+#[tool]
+async fn moved_between(args: Args, cx: Cx) -> ToolResult {
+    let mut out = Vec::new();
+    for item in &args.items {
+        let mut note = format!("{item}:");
+        if item.len() > 1 {
+            let first: Word = cx.elicit("First?").await?;
+            note.push_str(&first.word);
+        }
+        out.push(note);
+        let mut note = String::from("then");
+        if item.len() > 2 {
+            let second: Word = cx.elicit("Second?").await?;
+            note.push_str(&second.word);
+        }
+        out.push(note);
+    }
+    Ok(text(out.join(" ")))
+}
+
+#[tokio::test]
+async fn a_local_moved_and_declared_again_between_questions_keeps_each_value() {
+    let done = answered(
+        moved_between,
+        args(0, &["a", "bb", "ccc"]),
+        &[word("1"), word("2"), word("3")],
+    )
+    .await;
+    assert_eq!(done, "a: then bb:1 then ccc:2 then3");
+}
