@@ -271,3 +271,178 @@ async fn a_local_moved_and_declared_again_between_questions_keeps_each_value() {
     .await;
     assert_eq!(done, "a: then bb:1 then ccc:2 then3");
 }
+
+#[tool]
+async fn labelled_break(args: Args, cx: Cx) -> ToolResult {
+    let mut seen = Vec::new();
+    'outer: for item in &args.items {
+        let mut tries = 0;
+        loop {
+            tries += 1;
+            if tries > 2 {
+                break;
+            }
+            let stop: Yes = cx.elicit(format!("Stop at {item}, try {tries}?")).await?;
+            if stop.ok {
+                seen.push(format!("{item}!"));
+                break 'outer;
+            }
+        }
+        if item.starts_with('k') {
+            let note: Word = cx.elicit("Note?").await?;
+            seen.push(note.word);
+        }
+        seen.push(format!("{item}/{tries}"));
+    }
+    Ok(text(seen.join(" ")))
+}
+
+#[tokio::test]
+async fn a_labelled_break_leaves_both_loops_from_inside_a_copy() {
+    let done = answered(
+        labelled_break,
+        args(0, &["a", "k", "b", "c"]),
+        &[
+            yes(false),
+            yes(false),
+            yes(false),
+            yes(false),
+            word("n"),
+            yes(false),
+            yes(true),
+        ],
+    )
+    .await;
+    assert_eq!(done, "a/3 n k/3 b!");
+}
+
+#[tool]
+async fn stack_in_a_loop(args: Args, cx: Cx) -> ToolResult {
+    let mut out = Vec::new();
+    let mut pass = 0;
+    while pass < args.start {
+        pass += 1;
+        let mut stack: Vec<String> = args.items.clone();
+        while let Some(top) = stack.pop() {
+            let take: Yes = cx.elicit(format!("Take {top}?")).await?;
+            if take.ok {
+                out.push(format!("{pass}{top}"));
+            }
+        }
+        match out.len() {
+            0 => {
+                let why: Word = cx.elicit("Why?").await?;
+                out.push(why.word);
+            }
+            n if n > 2 => {
+                let cut: Yes = cx.elicit("Cut?").await?;
+                if cut.ok {
+                    out.truncate(2);
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(text(out.join(",")))
+}
+
+#[tokio::test]
+async fn a_while_let_and_a_match_of_questions_share_a_loop_body() {
+    let done = answered(
+        stack_in_a_loop,
+        args(3, &["x", "y"]),
+        &[
+            // Pass 1 pops y, then x.
+            yes(false),
+            yes(false),
+            word("none"),
+            // Pass 2.
+            yes(true),
+            yes(true),
+            yes(false),
+            // Pass 3.
+            yes(true),
+            yes(false),
+            yes(true),
+        ],
+    )
+    .await;
+    assert_eq!(done, "none,2y");
+}
+
+#[tool]
+async fn nested_ifs_in_a_loop(args: Args, cx: Cx) -> ToolResult {
+    let mut out = Vec::new();
+    for (n, item) in args.items.iter().enumerate() {
+        let mut line = item.clone();
+        if n.is_multiple_of(2) {
+            let mut marks = 0;
+            if item.len() > 1 {
+                let a: Yes = cx.elicit("A?").await?;
+                if a.ok {
+                    marks += 1;
+                }
+            }
+            if item.len() > 2 {
+                let b: Yes = cx.elicit("B?").await?;
+                if b.ok {
+                    marks += 10;
+                }
+            }
+            line = format!("{line}#{marks}");
+        }
+        if line.ends_with('0') {
+            let c: Word = cx.elicit("C?").await?;
+            line.push_str(&c.word);
+        }
+        out.push(line);
+    }
+    Ok(text(out.join(" ")))
+}
+
+#[tokio::test]
+async fn ifs_inside_an_if_inside_a_loop_resume_two_blocks_down() {
+    let done = answered(
+        nested_ifs_in_a_loop,
+        args(0, &["x", "yy", "zzz", "ww"]),
+        &[word("c1"), yes(false), yes(true), word("c2")],
+    )
+    .await;
+    assert_eq!(done, "x#0c1 yy zzz#10c2 ww");
+}
+
+#[tool]
+async fn pair_out_of_a_match(args: Args, cx: Cx) -> ToolResult {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < args.items.len() {
+        let item = args.items[i].clone();
+        i += 1;
+        let (left, right) = match item.as_str() {
+            "ask" => {
+                let l: Word = cx.elicit("Left?").await?;
+                let r: Word = cx.elicit("Right?").await?;
+                (l.word, r.word)
+            }
+            other => (other.to_owned(), String::new()),
+        };
+        if right.is_empty() {
+            let fill: Word = cx.elicit(format!("Fill for {left}?")).await?;
+            out.push(format!("{left}<{}>", fill.word));
+            continue;
+        }
+        out.push(format!("{left}|{right}"));
+    }
+    Ok(text(out.join(" ")))
+}
+
+#[tokio::test]
+async fn a_pair_comes_out_of_a_match_whose_arm_asks_twice() {
+    let done = answered(
+        pair_out_of_a_match,
+        args(0, &["a", "ask", "b"]),
+        &[word("1"), word("L"), word("R"), word("2")],
+    )
+    .await;
+    assert_eq!(done, "a<1> L|R b<2>");
+}

@@ -52,8 +52,9 @@
 //! let name = args.name.trim();      // had again
 //! Sk ..
 //! ```
-//! Points at the heads of one inner block's statements nest the same way inside one copy of
-//! that block (`resume::group`, [`heads`]).
+//! The points inside one statement of the body that stand in one inner block nest the same
+//! way inside one copy of that block, at the heads of its statements and inside them
+//! (`resume::group`, [`heads`]).
 
 use std::collections::{BTreeSet, HashMap};
 

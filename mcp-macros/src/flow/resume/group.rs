@@ -340,7 +340,7 @@ impl Planner<'_, '_> {
     fn block(&mut self, at: usize, points: &[usize]) -> Option<Plan> {
         let sites = self.stages.sites;
         let prefix = sites[points[0]].path[..at].to_vec();
-        let block = block_at(&mut self.body.clone(), &prefix)?.clone();
+        let block = block_at(&mut self.body, &prefix)?.clone();
         let level = level_of(&prefix);
         let mut by_stmt: BTreeMap<usize, (Vec<usize>, Vec<usize>)> = BTreeMap::new();
         for &id in points {
