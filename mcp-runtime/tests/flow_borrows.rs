@@ -1,7 +1,7 @@
 //! Borrows that a question separates from their use, had again where the flow resumes rather
 //! than carried: pattern bindings of `if let`, `while let` and `match` arms that borrow what
 //! they match, `let` locals that borrow a place (`args.name.trim()`, `&args.items[0]`,
-//! `items.first()`), and string literals whose name is bound more than once. Each flow runs
+//! `items.first()`, `items.last_mut()`), and string literals whose name is bound more than once. Each flow runs
 //! round by round through the server's own dispatch.
 
 #![allow(clippy::needless_pass_by_value)]
@@ -291,6 +291,46 @@ async fn mutable_borrow(args: Named, cx: Cx) -> ToolResult {
 async fn a_mutable_borrow_is_taken_again_from_the_carried_local() {
     let tester = FlowTester::tool(mutable_borrow).arguments(named(None, &["a"]));
     assert_eq!(finish(tester, &[word("hi")]).await, "1 items, asking, hi");
+}
+
+#[tool]
+async fn mutable_parts(args: Named, cx: Cx) -> ToolResult {
+    let mut items = args.items;
+    let mut name = args.name;
+    if let Some(last) = items.last_mut() {
+        last.push('>');
+        let after: Word = cx.elicit("After the last?").await?;
+        last.push_str(&after.word);
+    }
+    match items.get_mut(0) {
+        Some(first) => {
+            let before: Word = cx.elicit("Before the first?").await?;
+            first.insert_str(0, &before.word);
+        }
+        None => items.push("none".to_owned()),
+    }
+    let head = items.first_mut().unwrap();
+    head.push('|');
+    let bar: Word = cx.elicit("After the bar?").await?;
+    head.push_str(&bar.word);
+    if let Some(given) = name.as_mut() {
+        let suffix: Word = cx.elicit("A suffix?").await?;
+        given.push_str(&suffix.word);
+    }
+    Ok(text(format!(
+        "{} {}",
+        items.join(","),
+        name.unwrap_or_default()
+    )))
+}
+
+#[tokio::test]
+async fn mutable_parts_of_a_carried_local_are_borrowed_again_as_changed() {
+    // Each `_mut` borrow changes its part before the question and after it: the part is
+    // borrowed again from the carried local, which holds the change made before.
+    let tester = FlowTester::tool(mutable_parts).arguments(named(Some("n"), &["a", "b"]));
+    let answers = [word("1"), word("2"), word("3"), word("4")];
+    assert_eq!(finish(tester, &answers).await, "2a|3,b>1 n4");
 }
 
 /// A `get` that answers once, then never again: a place that does not give the same borrow

@@ -21,13 +21,19 @@ use super::hoist::{Hoisted, literal};
 use super::scope::{self, Binding};
 
 /// Methods of `std` that hand on a part of what their receiver borrows, given literal
-/// arguments (`items.first()`, `map.get("key")`, `name.as_deref().unwrap_or("anon")`,
-/// `line.split(',').collect::<Vec<_>>()`). All but the first [`BY_REF`] take their receiver
-/// by value: on a place rather than a borrow, they would move it.
+/// arguments (`items.first()`, `map.get("key")`, `items.last_mut()`,
+/// `name.as_deref().unwrap_or("anon")`, `line.split(',').collect::<Vec<_>>()`). All but the
+/// first [`BY_REF`] take their receiver by value: on a place rather than a borrow, they would
+/// move it. A `_mut` one borrows its place exclusively: while that borrow lives nothing else
+/// changes the place, so it too gives the same borrow again, of the place as changed through
+/// it.
 const PASSING: &[&str] = &[
     "first",
     "last",
     "get",
+    "first_mut",
+    "last_mut",
+    "get_mut",
     "unwrap",
     "expect",
     "unwrap_or",
@@ -36,7 +42,7 @@ const PASSING: &[&str] = &[
 ];
 
 /// How many of [`PASSING`] take their receiver by reference.
-const BY_REF: usize = 3;
+const BY_REF: usize = 6;
 
 /// Iterator adapters of `std`, which hand on what their receiver's items borrow, given
 /// literal, path or closure arguments (`.map(str::trim)`, `.filter(|s| !s.is_empty())`).

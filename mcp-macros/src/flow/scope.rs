@@ -117,11 +117,23 @@ const LENDING: &[&str] = &[
     "chunks_exact",
 ];
 
-/// Whether `call` is of one of `std`'s methods that lend from their receiver ([`LENDING`]).
-/// A `for` loop over a chain that starts with one on a local can evaluate it again on
-/// resume: the borrow it holds for the whole loop keeps the local unchanged.
+/// Methods of `std` that lend from their receiver exclusively (`name.as_mut()`).
+const LENDING_MUT: &[&str] = &["as_mut", "as_deref_mut", "as_mut_slice", "as_mut_str"];
+
+/// Whether `call` is of one of `std`'s methods that lend from their receiver ([`LENDING`],
+/// [`LENDING_MUT`]). A `for` loop over a chain that starts with one on a local can evaluate
+/// it again on resume: the borrow it holds for the whole loop keeps the local unchanged.
 pub(crate) fn lends(call: &syn::ExprMethodCall) -> bool {
-    LENDING.iter().any(|name| call.method == name)
+    LENDING
+        .iter()
+        .chain(LENDING_MUT)
+        .any(|name| call.method == name)
+}
+
+/// Whether `method` is one of `std`'s methods that lend from their receiver by a shared
+/// borrow ([`LENDING`]).
+pub(crate) fn lends_shared(method: &str) -> bool {
+    LENDING.contains(&method)
 }
 
 /// Whether `expr` is plainly a borrow: `&x`, or a call that lends from its receiver
