@@ -103,17 +103,58 @@ impl Resumer<'_> {
     }
 }
 
-/// Whether `tokens` name `name` other than as `&name`, which a borrow of it taken before them
-/// would stand in the way of.
+/// Whether `tokens` name `name` other than as `&name` or as the receiver of a method that
+/// borrows it shared (`name.as_deref()`, `name.iter()`, `name.len()`), where a borrow of it
+/// taken before them would stand in the way.
 fn named_unshared(tokens: &TokenStream, name: &str) -> bool {
-    let mut shared = false;
-    tokens.clone().into_iter().any(|tree| {
-        let named = match &tree {
-            TokenTree::Ident(ident) => ident == name && !shared,
-            TokenTree::Group(group) => named_unshared(&group.stream(), name),
-            TokenTree::Punct(_) | TokenTree::Literal(_) => false,
-        };
-        shared = matches!(&tree, TokenTree::Punct(punct) if punct.as_char() == '&');
-        named
+    let trees: Vec<TokenTree> = tokens.clone().into_iter().collect();
+    trees.iter().enumerate().any(|(i, tree)| match tree {
+        TokenTree::Ident(ident) if ident == name => {
+            let borrowed = i.checked_sub(1).is_some_and(
+                |before| matches!(&trees[before], TokenTree::Punct(p) if p.as_char() == '&'),
+            );
+            !borrowed && !shared_receiver(&trees[i + 1..])
+        }
+        TokenTree::Group(group) => named_unshared(&group.stream(), name),
+        _ => false,
     })
+}
+
+/// Methods of `std` besides its lending ones that take their receiver by a shared borrow.
+const SHARED: &[&str] = &[
+    "first",
+    "last",
+    "get",
+    "len",
+    "is_empty",
+    "is_some",
+    "is_none",
+    "is_ok",
+    "is_err",
+    "contains",
+    "starts_with",
+    "ends_with",
+    "clone",
+    "to_owned",
+    "to_string",
+    "to_vec",
+];
+
+/// Whether `after`, the tokens after a local's name, call a method on it that borrows it
+/// shared: `.method(..)` with `method` lending ([`scope::lends_shared`]) or in [`SHARED`].
+fn shared_receiver(after: &[TokenTree]) -> bool {
+    match after {
+        [
+            TokenTree::Punct(dot),
+            TokenTree::Ident(method),
+            TokenTree::Group(args),
+            ..,
+        ] => {
+            let method = method.to_string();
+            dot.as_char() == '.'
+                && args.delimiter() == proc_macro2::Delimiter::Parenthesis
+                && (scope::lends_shared(&method) || SHARED.contains(&method.as_str()))
+        }
+        _ => false,
+    }
 }
