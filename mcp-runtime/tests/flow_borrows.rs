@@ -216,6 +216,23 @@ async fn borrows_chosen_by_a_match_or_an_if_are_chosen_again() {
     assert_eq!(done, r#"slow big y anon - ["x"] false"#);
 }
 
+#[tool]
+async fn borrows_by_an_argument(args: Choices, cx: Cx) -> ToolResult {
+    let index = usize::try_from(args.count).unwrap_or(usize::MAX);
+    let pick = args.items.get(index).map(String::as_str);
+    let first = args.items.iter().map(|item| item.as_str()).next();
+    let ok: Yes = cx.elicit(format!("{pick:?}?")).await?;
+    Ok(text(format!("{pick:?} {first:?} {}", ok.ok)))
+}
+
+#[tokio::test]
+async fn borrows_given_arguments_that_cannot_change_are_taken_again() {
+    let args = json!({ "mode": "Fast", "verbose": false, "count": 1, "name": null, "items": ["x", "y"] });
+    let tester = FlowTester::tool(borrows_by_an_argument).arguments(args);
+    let done = finish(tester, &[yes(true)]).await;
+    assert_eq!(done, r#"Some("y") Some("x") true"#);
+}
+
 /// How often `load` ran.
 static LOADS: AtomicUsize = AtomicUsize::new(0);
 

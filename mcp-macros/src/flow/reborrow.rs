@@ -20,11 +20,11 @@ use syn::{Expr, Local, Pat, Stmt, Token};
 use super::hoist::{Hoisted, literal};
 use super::scope::{self, Binding};
 
-/// Methods of `std` that hand on a part of what their receiver borrows, given literal
-/// arguments (`items.first()`, `map.get("key")`, `items.last_mut()`,
-/// `name.as_deref().unwrap_or("anon")`, `line.split(',').collect::<Vec<_>>()`). All but the
-/// first [`BY_REF`] take their receiver by value: on a place rather than a borrow, they would
-/// move it. A `_mut` one borrows its place exclusively: while that borrow lives nothing else
+/// Methods of `std` that hand on a part of what their receiver borrows, given arguments that
+/// cannot change (`items.first()`, `map.get("key")`, `items.get(args.index)`,
+/// `items.last_mut()`, `name.as_deref().unwrap_or("anon")`, `items.iter().next()`,
+/// `line.split(',').collect::<Vec<_>>()`). All but the first [`BY_REF`] take their receiver by
+/// value (or, as `next`, change it): on a place rather than a borrow, they would move it. A `_mut` one borrows its place exclusively: while that borrow lives nothing else
 /// changes the place, so it too gives the same borrow again, of the place as changed through
 /// it.
 const PASSING: &[&str] = &[
@@ -34,6 +34,8 @@ const PASSING: &[&str] = &[
     "first_mut",
     "last_mut",
     "get_mut",
+    "next",
+    "nth",
     "unwrap",
     "expect",
     "unwrap_or",
@@ -60,8 +62,8 @@ const ADAPTERS: &[&str] = &[
 
 /// Whether `expr` borrows from a place rooted at a local `roots` accepts, and gives the same
 /// borrow however often it is evaluated while that borrow lives: `&place`, a chain of
-/// `std`'s lending methods ([`scope::lends`]), [`PASSING`] ones with literal arguments and
-/// [`ADAPTERS`] on a place, a tuple of those, or a `match` or `if let` on one whose every
+/// `std`'s lending methods ([`scope::lends`]), [`PASSING`] ones with arguments that cannot
+/// change ([`unchanging`]) and [`ADAPTERS`] on a place, a tuple of those, or a `match` or `if let` on one whose every
 /// branch gives a literal or such a borrow (of what its pattern binds, too). A place is a
 /// local, its fields, and its elements at literal indices or ranges.
 pub(crate) fn stable(expr: &Expr, roots: Roots<'_>) -> bool {
@@ -74,10 +76,9 @@ pub(crate) fn stable(expr: &Expr, roots: Roots<'_>) -> bool {
             let by_value = adapter || passing.is_some_and(|n| n >= BY_REF);
             (scope::lends(call) || adapter || passing.is_some())
                 && (call.turbofish.is_none() || call.method == "collect")
-                && call
-                    .args
-                    .iter()
-                    .all(|arg| literal(arg) || adapter && function(arg, roots.hoisted))
+                && call.args.iter().all(|arg| {
+                    unchanging(arg, roots.hoisted) || adapter && function(arg, roots.hoisted)
+                })
                 && (!by_value && place(&call.receiver, roots) || stable(&call.receiver, roots))
         }
         Expr::Tuple(tuple) => {
