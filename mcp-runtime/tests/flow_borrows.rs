@@ -227,10 +227,34 @@ async fn borrows_by_an_argument(args: Choices, cx: Cx) -> ToolResult {
 
 #[tokio::test]
 async fn borrows_given_arguments_that_cannot_change_are_taken_again() {
-    let args = json!({ "mode": "Fast", "verbose": false, "count": 1, "name": null, "items": ["x", "y"] });
+    let args =
+        json!({ "mode": "Fast", "verbose": false, "count": 1, "name": null, "items": ["x", "y"] });
     let tester = FlowTester::tool(borrows_by_an_argument).arguments(args);
     let done = finish(tester, &[yes(true)]).await;
     assert_eq!(done, r#"Some("y") Some("x") true"#);
+}
+
+#[tool]
+async fn ref_mut_bindings(args: Named, cx: Cx) -> ToolResult {
+    let mut name = args.name;
+    if let Some(ref mut given) = name {
+        given.push('<');
+        let suffix: Word = cx.elicit("A suffix?").await?;
+        given.push_str(&suffix.word);
+    }
+    let mut items = args.items;
+    if let [first, ..] = items.as_mut_slice() {
+        let more: Word = cx.elicit("More for the first?").await?;
+        first.push_str(&more.word);
+    }
+    Ok(text(format!("{name:?} {items:?}")))
+}
+
+#[tokio::test]
+async fn ref_mut_bindings_and_a_mutable_slice_pattern_are_matched_again() {
+    let tester = FlowTester::tool(ref_mut_bindings).arguments(named(Some("n"), &["a", "b"]));
+    let done = finish(tester, &[word("s"), word("m")]).await;
+    assert_eq!(done, r#"Some("n<s") ["am", "b"]"#);
 }
 
 /// How often `load` ran.

@@ -276,8 +276,8 @@ fn index_literal(index: &Expr) -> bool {
 }
 
 /// Whether what `pat` binds from `scrutinee` is had again by matching it again: it binds
-/// without `mut` from a stable borrow or from a local bound once to one, or binds only by
-/// `ref` from a place.
+/// without `mut` by value from a stable borrow or from a local bound once to one, or binds
+/// only by `ref` or `ref mut` from a place.
 pub(crate) fn rematch(pat: &Pat, scrutinee: &Expr, roots: Roots<'_>) -> bool {
     let mut bindings = Vec::new();
     scope::pattern_bindings(pat, None, &mut bindings);
@@ -290,9 +290,12 @@ pub(crate) fn rematch(pat: &Pat, scrutinee: &Expr, roots: Roots<'_>) -> bool {
 }
 
 /// Whether the bindings of a pattern matched against a stable borrow may be had by matching
-/// it again: none is `mut`, which a copy changed before the question would make differ.
+/// it again: none is `mut` by value, which a copy changed before the question would make
+/// differ (a `ref mut` one borrows the place, which holds what was changed through it).
 fn bindings_rematch(bindings: &[Binding]) -> bool {
-    bindings.iter().all(|binding| !binding.mutable)
+    bindings
+        .iter()
+        .all(|binding| !binding.mutable || binding.by_ref)
 }
 
 /// Whether the `let` statement `local` is run again where the flow resumes, rather than its
@@ -337,7 +340,7 @@ fn made_again(expr: &Expr) -> bool {
 fn binds_mut(pat: &Pat) -> bool {
     let mut bindings = Vec::new();
     scope::pattern_bindings(pat, None, &mut bindings);
-    !bindings_rematch(&bindings)
+    bindings.iter().any(|binding| binding.mutable)
 }
 
 /// Whether the literal `expr` holds a string (`"prod"`, `["eu", "us"]`): a borrow, which a
