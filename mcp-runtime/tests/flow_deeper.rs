@@ -446,3 +446,63 @@ async fn a_pair_comes_out_of_a_match_whose_arm_asks_twice() {
     .await;
     assert_eq!(done, "a<1> L|R b<2>");
 }
+
+#[tool]
+async fn borrow_across_a_copy(args: Args, cx: Cx) -> ToolResult {
+    let mut out = Vec::new();
+    for item in &args.items {
+        let name = item.trim();
+        let mut score = match name.len() {
+            1 => {
+                let one: Yes = cx.elicit(format!("One letter {name}?")).await?;
+                u32::from(one.ok)
+            }
+            _ => 10,
+        };
+        if score > 0 {
+            let bonus: Yes = cx.elicit(format!("Bonus for {name}?")).await?;
+            if bonus.ok {
+                score += 100;
+            }
+        }
+        score += 1;
+        for round in 0..2 {
+            let again: Yes = cx.elicit(format!("Again {round}?")).await?;
+            if again.ok {
+                score *= 2;
+            }
+            if round == 1 && name == "z" {
+                let last: Word = cx.elicit("Last?").await?;
+                out.push(last.word);
+            }
+        }
+        out.push(format!("{name}={score}"));
+    }
+    Ok(text(out.join(" ")))
+}
+
+#[tokio::test]
+async fn a_borrow_a_later_copy_uses_and_a_loop_of_questions_inside_a_loop_body() {
+    let done = answered(
+        borrow_across_a_copy,
+        args(0, &[" a ", "bc", "z"]),
+        &[
+            // " a ": one letter yes, bonus no, again no, yes.
+            yes(true),
+            yes(false),
+            yes(false),
+            yes(true),
+            // "bc": bonus yes, again yes, no.
+            yes(true),
+            yes(true),
+            yes(false),
+            // "z": one letter no, again no, no, last.
+            yes(false),
+            yes(false),
+            yes(false),
+            word("end"),
+        ],
+    )
+    .await;
+    assert_eq!(done, "a=4 bc=222 end z=1");
+}

@@ -81,14 +81,16 @@ pub(crate) struct Resumed {
 }
 
 /// The innermost block of a point at the head of one of its statements.
-#[derive(Clone, Copy)]
+#[derive(Clone)]
 pub(crate) struct HeadOf {
     /// The block's scope (see [`Resumer::level`]): the point's carried locals of this level
     /// are the block's own.
     pub(crate) level: usize,
-    /// Whether the block's locals the point needs are all carried: none is had again or only
-    /// declared.
+    /// Whether the block's locals the point needs are all carried or borrowed again: none is
+    /// a loop's iterator or only declared.
     pub(crate) plain: bool,
+    /// The block's locals the point borrows again (see `reborrow`).
+    pub(crate) again: Vec<Ident>,
 }
 
 /// What the earlier stages found that resuming reads: the question points, the resumable
@@ -283,7 +285,8 @@ impl<'a> Resumer<'a> {
         if at_head {
             self.head_of = Some(HeadOf {
                 level,
-                plain: !restored.rederived && declarations.is_empty(),
+                plain: !restored.looped && declarations.is_empty(),
+                again: restored.again.clone(),
             });
         }
         if top {
@@ -476,14 +479,14 @@ impl<'a> Resumer<'a> {
         let mut free = free.clone();
         let mut out = Vec::new();
         let mut again = Vec::new();
-        let mut rederived = false;
+        let mut looped = false;
         let mut seen = HashSet::new();
         for binding in declared.iter().rev() {
             let name = binding.ident.to_string();
             if !free.contains(&name) || !seen.insert(name) {
                 continue;
             }
-            rederived |= binding.rederive.is_some();
+            looped |= matches!(binding.rederive, Some(Rederive::Loop(_)));
             match &binding.rederive {
                 // A resumable `for` loop's iterator is rebuilt, not carried: its initialiser
                 // reads the carried position, declared just before it.
@@ -548,7 +551,7 @@ impl<'a> Resumer<'a> {
         Restored {
             stmts: out,
             again,
-            rederived,
+            looped,
         }
     }
 
@@ -558,9 +561,9 @@ impl<'a> Resumer<'a> {
 }
 
 /// What [`Resumer::restore`] writes: the statements, the names it borrows again, and
-/// whether it has any local again rather than carrying it.
+/// whether it has a loop's iterator again rather than carrying it.
 struct Restored {
     stmts: Vec<Stmt>,
     again: Vec<Ident>,
-    rederived: bool,
+    looped: bool,
 }

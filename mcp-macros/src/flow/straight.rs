@@ -151,7 +151,7 @@ pub(crate) fn cut(body: &Block, k: usize, live: Option<&[Binding]>) -> Block {
 
 /// The locals declared in the body's statements up to `k` (the last of each name) that the
 /// statements after `k` use, but for those had again after the level (see [`again_at`]).
-fn live_after(
+pub(crate) fn live_after(
     body: &Block,
     k: usize,
     hoisted: &Hoisted,
@@ -277,6 +277,7 @@ pub(crate) fn heads(
     block: &Block,
     levels: &[BlockLevel],
     hoisted: &Hoisted,
+    questions: &HashMap<usize, Expr>,
     reader: &Ident,
 ) -> Block {
     // The block's items go along, ahead of everything, as in `Resumer::block`.
@@ -287,15 +288,21 @@ pub(crate) fn heads(
             .filter(|stmt| !hoisted.holds(stmt))
             .collect()
     };
-    let none = TokenStream::new();
     let mut inner = TokenStream::new();
     let mut start = None;
     for level in levels {
+        // The block's borrows had again run again after the level, as the body's do.
+        let again = match level {
+            BlockLevel::Head { stmt, .. } => again_at(block, *stmt, hoisted, questions),
+            BlockLevel::Within { live: None, .. } => Vec::new(),
+            BlockLevel::Within { stmt, .. } => again_at(block, stmt + 1, hoisted, questions),
+        };
+        let (lets, uses) = had_again(&again);
         inner = match (level, start) {
             (BlockLevel::Head { stmt, id, carried }, Some(start)) => {
-                head_level(inner, &code(start..*stmt), carried, *id, reader, &none)
+                head_level(inner, &code(start..*stmt), carried, *id, reader, &uses)
             }
-            (BlockLevel::Head { carried, .. }, None) if carried.is_empty() => none.clone(),
+            (BlockLevel::Head { carried, .. }, None) if carried.is_empty() => TokenStream::new(),
             (BlockLevel::Head { carried, .. }, None) => {
                 let takes = takes(carried, reader);
                 let (bindings, _, _) = out_of_level(carried.iter().map(|c| (&c.ident, c.mutable)));
@@ -306,7 +313,7 @@ pub(crate) fn heads(
             }
             (BlockLevel::Within { stmt, live, points }, Some(start)) => {
                 let upto = code(start..stmt + 1);
-                within_level(inner, &upto, live.as_deref(), points, reader, &none)
+                within_level(inner, &upto, live.as_deref(), points, reader, &uses)
             }
             (BlockLevel::Within { live, points, .. }, None) => {
                 let resumed = resumed_arms(points, reader);
@@ -324,6 +331,7 @@ pub(crate) fn heads(
                 }
             }
         };
+        inner.extend(lets);
         start = Some(match level {
             BlockLevel::Head { stmt, .. } => *stmt,
             BlockLevel::Within { stmt, .. } => stmt + 1,

@@ -43,15 +43,15 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use proc_macro2::TokenStream;
 use quote::quote;
-use syn::{Block, Stmt};
+use syn::{Block, Ident, Stmt};
 
 use super::syntax::block_at;
 use super::{Carried, Resumed, Resumer, Stages, at_head, field_name};
+use crate::flow::Errors;
 use crate::flow::scope::{self, Binding};
 use crate::flow::settle;
 use crate::flow::sites::{Site, Step};
 use crate::flow::straight::{self, BlockLevel, Placement, Within};
-use crate::flow::{Errors, reborrow};
 
 /// What a group's resumer builds at the group's block.
 pub(crate) struct Heads {
@@ -81,7 +81,13 @@ impl Resumer<'_> {
 
     /// The group's block, resumed at any of its points.
     pub(super) fn heads_block(&mut self, block: &Block, heads: &Heads) -> Block {
-        straight::heads(block, &heads.levels, self.hoisted, &settle::reader())
+        straight::heads(
+            block,
+            &heads.levels,
+            self.hoisted,
+            self.questions,
+            &settle::reader(),
+        )
     }
 
     /// Inner block `block` (at `prefix`, cut after the statement the point stands inside),
@@ -364,9 +370,19 @@ impl Planner<'_, '_> {
             // A statement holds questions at its head or inside, not both (as in the body).
             if let Some(&id) = heads.first() {
                 let point = &self.resumed[id];
-                let plain = point
-                    .head_of
-                    .is_some_and(|head| head.level == level && head.plain);
+                // The block's borrows it has again are those the nest runs again after
+                // the level before it (see `straight::again_at`).
+                let again: Vec<Ident> =
+                    straight::again_at(&block, j, self.stages.hoisted, self.stages.questions)
+                        .into_iter()
+                        .flat_map(scope::let_bindings)
+                        .map(|binding| binding.ident)
+                        .collect();
+                let plain = point.head_of.as_ref().is_some_and(|head| {
+                    head.level == level
+                        && head.plain
+                        && head.again.iter().all(|name| again.contains(name))
+                });
                 if !plain || point.carried.iter().any(|c| c.level > level) {
                     continue;
                 }
@@ -458,29 +474,16 @@ impl Planner<'_, '_> {
         }
     }
 
-    /// The block's locals declared in its statements up to `j` (the last of each name) that
-    /// the statements after `j` use; unless one of them is had again rather than carried
-    /// (see `reborrow`), which could not travel out of a level beside what it borrows.
+    /// The block's locals declared in its statements up to `j` that the statements after it
+    /// use, but for its borrows had again after the level (see `straight::live_after`);
+    /// unless one of them is a loop's iterator, which is rebuilt rather than carried.
     fn live(&self, block: &Block, j: usize) -> Option<Vec<Binding>> {
-        let free = scope::free_in_stmts(&block.stmts[j + 1..], self.stages.questions);
-        let mut declared: Vec<(Binding, &syn::Local)> = Vec::new();
-        for stmt in &block.stmts[..=j] {
-            if let Stmt::Local(local) = stmt
-                && !self.stages.hoisted.holds(stmt)
-            {
-                for binding in scope::let_bindings(local) {
-                    declared.retain(|(earlier, _)| earlier.ident != binding.ident);
-                    declared.push((binding, local));
-                }
-            }
-        }
-        declared.retain(|(binding, _)| free.contains(&binding.ident.to_string()));
+        let live = straight::live_after(block, j, self.stages.hoisted, self.stages.questions);
         let loops = self.stages.loops;
-        let again = declared.iter().any(|(binding, local)| {
-            reborrow::again(local, self.stages.hoisted, false)
-                || loops.iter().any(|looped| looped.iter == binding.ident)
-        });
-        (!again).then(|| declared.into_iter().map(|(binding, _)| binding).collect())
+        let rebuilt = live
+            .iter()
+            .any(|binding| loops.iter().any(|looped| looped.iter == binding.ident));
+        (!rebuilt).then_some(live)
     }
 }
 
