@@ -506,3 +506,36 @@ async fn a_borrow_a_later_copy_uses_and_a_loop_of_questions_inside_a_loop_body()
     .await;
     assert_eq!(done, "a=4 bc=222 end z=1");
 }
+
+#[tool]
+async fn loop_and_block_values(args: Args, cx: Cx) -> ToolResult {
+    let mut tries = 0;
+    let word = loop {
+        tries += 1;
+        let given: Word = cx.elicit("A word?").await?;
+        if !given.word.is_empty() || tries > args.start {
+            break given.word;
+        }
+    };
+    let shout = 'done: {
+        if word.len() < 3 {
+            break 'done word.clone();
+        }
+        let more: Word = cx.elicit("More?").await?;
+        format!("{word}{}", more.word)
+    };
+    Ok(text(format!("{word} {shout} {tries}")))
+}
+
+#[tokio::test]
+async fn a_loop_and_a_labelled_block_give_their_values_past_questions() {
+    let done = answered(
+        loop_and_block_values,
+        args(5, &[]),
+        &[word(""), word("long"), word("er")],
+    )
+    .await;
+    assert_eq!(done, "long longer 2");
+    let done = answered(loop_and_block_values, args(5, &[]), &[word("ab")]).await;
+    assert_eq!(done, "ab ab 1");
+}

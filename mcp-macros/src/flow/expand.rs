@@ -112,10 +112,10 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
         }
         // A resumed arm is a generated copy of the rest of the body: its lints are the
         // forward arm's (the body as written) again, plus what splicing adds (code after a
-        // block that returned, braces around a carried value), so they are silenced here
-        // and only here.
+        // block that returned, braces around a carried value, a label whose `break` came
+        // before the question), so they are silenced here and only here.
         arms.push(quote! {
-            #[allow(clippy::all, clippy::pedantic, unreachable_code, unused_braces)]
+            #[allow(clippy::all, clippy::pedantic, unreachable_code, unused_braces, unused_labels)]
             ::core::option::Option::Some(#n) => { #arm }
         });
     }

@@ -540,15 +540,16 @@ fn resumed_arms(points: &Within, reader: &Ident) -> TokenStream {
             quote!(#(::core::option::Option::Some(#numbers))|*)
         };
         // A resumed copy of the statement: its lints are the start's (the statement as
-        // written) again, plus what splicing adds, so they are silenced here and only here.
+        // written) again, plus what splicing adds (a label whose `break` came before the
+        // question), so they are silenced here and only here.
         quote! {
-            #[allow(clippy::all, clippy::pedantic, unreachable_code, unused_braces)]
+            #[allow(clippy::all, clippy::pedantic, unreachable_code, unused_braces, unused_labels)]
             #pattern => { #arm }
         }
     });
     match points.arms.as_slice() {
         [(_, arm)] => quote! {
-            #[allow(clippy::all, clippy::pedantic, unreachable_code, unused_braces)]
+            #[allow(clippy::all, clippy::pedantic, unreachable_code, unused_braces, unused_labels)]
             { #arm }
         },
         _ => quote! {

@@ -74,7 +74,8 @@ pub fn deploy() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Cop
                         clippy::all,
                         clippy::pedantic,
                         unreachable_code,
-                        unused_braces
+                        unused_braces,
+                        unused_labels
                     )]
                     {
                         let __mcp_v0 = __mcp_r.take(&__mcp_s0).await;

@@ -78,7 +78,8 @@ fn review() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
                         clippy::all,
                         clippy::pedantic,
                         unreachable_code,
-                        unused_braces
+                        unused_braces,
+                        unused_labels
                     )]
                     {
                         let __mcp_v0 = __mcp_r.take(&__mcp_s0).await;

@@ -107,7 +107,8 @@ fn tag() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
                         clippy::all,
                         clippy::pedantic,
                         unreachable_code,
-                        unused_braces
+                        unused_braces,
+                        unused_labels
                     )]
                     {
                         let __mcp_v1 = __mcp_r.take(&__mcp_s1).await;
@@ -129,7 +130,8 @@ fn tag() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
                                                         clippy::all,
                                                         clippy::pedantic,
                                                         unreachable_code,
-                                                        unused_braces
+                                                        unused_braces,
+                                                        unused_labels
                                                     )]
                                                     {
                                                         let __mcp_v0 = __mcp_r.take(&__mcp_s0).await;
@@ -208,7 +210,8 @@ fn tag() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
                                                     clippy::all,
                                                     clippy::pedantic,
                                                     unreachable_code,
-                                                    unused_braces
+                                                    unused_braces,
+                                                    unused_labels
                                                 )]
                                                 {
                                                     {
