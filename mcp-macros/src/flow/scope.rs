@@ -17,8 +17,8 @@ pub(crate) struct Binding {
     pub(crate) by_ref: bool,
     /// The type written for it, if any.
     pub(crate) ty: Option<Type>,
-    /// For `let` bindings: the initialiser is a borrow (`&x`, `&mut x`).
-    pub(crate) init_is_borrow: bool,
+    /// For `let` bindings: the initialiser is plainly a borrow, if it is one.
+    pub(crate) init_borrow: Option<Borrowed>,
     /// For `let` bindings: the initialiser is code, which no state can hold.
     pub(crate) init_is_code: Option<Code>,
     /// How the local is had again where the flow resumes, if it is not carried.
@@ -50,7 +50,7 @@ pub(crate) fn pattern_bindings(pat: &Pat, ty: Option<&Type>, out: &mut Vec<Bindi
                 mutable: p.mutability.is_some(),
                 by_ref: p.by_ref.is_some(),
                 ty: ty.cloned(),
-                init_is_borrow: false,
+                init_borrow: None,
                 init_is_code: None,
                 rederive: None,
             });
@@ -90,7 +90,7 @@ pub(crate) fn pattern_bindings(pat: &Pat, ty: Option<&Type>, out: &mut Vec<Bindi
 }
 
 /// Methods of `std` that lend from their receiver: what they return borrows it
-/// (`name.as_str()`, `text.trim()`, `items.iter()`, `line.split(',')`).
+/// (`name.as_str()`, `text.trim()`; those that give an iterator are [`ITERATING`]).
 const LENDING: &[&str] = &[
     "as_str",
     "as_slice",
@@ -102,6 +102,11 @@ const LENDING: &[&str] = &[
     "trim",
     "trim_start",
     "trim_end",
+];
+
+/// Methods of `std` that lend from their receiver an iterator over its items
+/// (`items.iter()`, `line.split(',')`).
+const ITERATING: &[&str] = &[
     "iter",
     "chars",
     "char_indices",
@@ -121,29 +126,75 @@ const LENDING: &[&str] = &[
 const LENDING_MUT: &[&str] = &["as_mut", "as_deref_mut", "as_mut_slice", "as_mut_str"];
 
 /// Whether `call` is of one of `std`'s methods that lend from their receiver ([`LENDING`],
-/// [`LENDING_MUT`]). A `for` loop over a chain that starts with one on a local can evaluate
-/// it again on resume: the borrow it holds for the whole loop keeps the local unchanged.
+/// [`ITERATING`], [`LENDING_MUT`]). A `for` loop over a chain that starts with one on a
+/// local can evaluate it again on resume: the borrow it holds for the whole loop keeps the
+/// local unchanged.
 pub(crate) fn lends(call: &syn::ExprMethodCall) -> bool {
     LENDING
         .iter()
+        .chain(ITERATING)
         .chain(LENDING_MUT)
         .any(|name| call.method == name)
 }
 
 /// Whether `method` is one of `std`'s methods that lend from their receiver by a shared
-/// borrow ([`LENDING`]).
+/// borrow ([`LENDING`], [`ITERATING`]).
 pub(crate) fn lends_shared(method: &str) -> bool {
-    LENDING.contains(&method)
+    LENDING.contains(&method) || ITERATING.contains(&method)
 }
 
-/// Whether `expr` is plainly a borrow: `&x`, or a call that lends from its receiver
-/// ([`lends`]). The compiler catches every other borrow at the local's slot, in its own words.
-fn is_borrow(expr: &Expr) -> bool {
+/// What a `let`'s initialiser plainly borrows.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Borrowed {
+    /// A value: `&x`, or a call that lends from its receiver ([`lends`]).
+    Value,
+    /// An iterator over its receiver's items: a lending call that iterates
+    /// (`items.iter()`, `line.split(',')`), or an adapter on one.
+    Iterator,
+}
+
+/// Iterator adapters of `std`: what they give iterates what their receiver does.
+const ADAPTING: &[&str] = &[
+    "map",
+    "filter",
+    "filter_map",
+    "flat_map",
+    "flatten",
+    "enumerate",
+    "skip",
+    "take",
+    "skip_while",
+    "take_while",
+    "step_by",
+    "rev",
+    "zip",
+    "chain",
+    "peekable",
+    "cloned",
+    "copied",
+    "inspect",
+];
+
+/// Whether `expr` is plainly a borrow, and of what. The compiler catches every other borrow
+/// at the local's slot, in its own words.
+fn borrowed(expr: &Expr) -> Option<Borrowed> {
     match expr {
-        Expr::Reference(_) => true,
-        Expr::MethodCall(call) => lends(call),
-        Expr::Paren(inner) => is_borrow(&inner.expr),
-        _ => false,
+        Expr::Reference(_) => Some(Borrowed::Value),
+        Expr::MethodCall(call)
+            if ITERATING.iter().any(|name| call.method == name)
+                || call.method == "iter_mut"
+                || call.method == "values_mut" =>
+        {
+            Some(Borrowed::Iterator)
+        }
+        Expr::MethodCall(call) if lends(call) => Some(Borrowed::Value),
+        // An adapter on an iterator that borrows (`items.iter().map(..)`) is one too; what
+        // consumes it (`sum`, `count`, `next`, `collect`) gives a value of its own.
+        Expr::MethodCall(call) if ADAPTING.iter().any(|name| call.method == name) => {
+            (borrowed(&call.receiver) == Some(Borrowed::Iterator)).then_some(Borrowed::Iterator)
+        }
+        Expr::Paren(inner) => borrowed(&inner.expr),
+        _ => None,
     }
 }
 
@@ -196,17 +247,14 @@ pub(crate) fn owned_for(ty: &Type) -> Option<String> {
 pub(crate) fn let_bindings(local: &Local) -> Vec<Binding> {
     let mut out = Vec::new();
     pattern_bindings(&local.pat, None, &mut out);
-    let borrow = local
-        .init
-        .as_ref()
-        .is_some_and(|init| is_borrow(&init.expr));
+    let borrow = local.init.as_ref().and_then(|init| borrowed(&init.expr));
     let code = local.init.as_ref().and_then(|init| match &*init.expr {
         Expr::Closure(_) => Some(Code::Closure),
         Expr::Async(_) => Some(Code::Async),
         _ => None,
     });
     for binding in &mut out {
-        binding.init_is_borrow = borrow;
+        binding.init_borrow = borrow;
         binding.init_is_code = code;
     }
     out

@@ -2,7 +2,7 @@
 //! the question by a pattern binding of its name, a borrow, code.
 
 use super::{Binding, Resumer, scope};
-use crate::flow::scope::Code;
+use crate::flow::scope::{Borrowed, Code};
 use proc_macro2::{TokenStream, TokenTree};
 
 impl Resumer<'_> {
@@ -76,7 +76,14 @@ impl Resumer<'_> {
                 "`{ident}` holds a borrow and is used after a question, and a borrow cannot \
                  cross a question; carry an owned value instead: `let {ident}: {owned} = ...;`"
             )
-        } else if binding.by_ref || binding.init_is_borrow || owned.is_some() {
+        } else if binding.init_borrow == Some(Borrowed::Iterator) {
+            format!(
+                "`{ident}` is an iterator that borrows, used after a question, and a borrow \
+                 cannot cross a question; loop over the collection with `for` instead (it \
+                 resumes at its place), or collect what you need into a `Vec` before the \
+                 question"
+            )
+        } else if binding.by_ref || binding.init_borrow.is_some() || owned.is_some() {
             format!(
                 "`{ident}` is a borrow used after a question, and a borrow cannot cross a \
                  question; make `{ident}` an owned value (for example with `.to_owned()` or \
