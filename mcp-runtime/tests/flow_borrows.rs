@@ -221,8 +221,9 @@ async fn borrows_by_an_argument(args: Choices, cx: Cx) -> ToolResult {
     let index = usize::try_from(args.count).unwrap_or(usize::MAX);
     let pick = args.items.get(index).map(String::as_str);
     let first = args.items.iter().map(|item| item.as_str()).next();
+    let indexed = &args.items[index];
     let ok: Yes = cx.elicit(format!("{pick:?}?")).await?;
-    Ok(text(format!("{pick:?} {first:?} {}", ok.ok)))
+    Ok(text(format!("{pick:?} {first:?} {indexed} {}", ok.ok)))
 }
 
 #[tokio::test]
@@ -231,7 +232,7 @@ async fn borrows_given_arguments_that_cannot_change_are_taken_again() {
         json!({ "mode": "Fast", "verbose": false, "count": 1, "name": null, "items": ["x", "y"] });
     let tester = FlowTester::tool(borrows_by_an_argument).arguments(args);
     let done = finish(tester, &[yes(true)]).await;
-    assert_eq!(done, r#"Some("y") Some("x") true"#);
+    assert_eq!(done, r#"Some("y") Some("x") y true"#);
 }
 
 #[tool]

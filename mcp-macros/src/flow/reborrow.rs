@@ -65,7 +65,8 @@ const ADAPTERS: &[&str] = &[
 /// `std`'s lending methods ([`scope::lends`]), [`PASSING`] ones with arguments that cannot
 /// change ([`unchanging`]) and [`ADAPTERS`] on a place, a tuple of those, or a `match` or `if let` on one whose every
 /// branch gives a literal or such a borrow (of what its pattern binds, too). A place is a
-/// local, its fields, and its elements at literal indices or ranges.
+/// local, its fields, and its elements at indices that cannot change (literals, ranges of
+/// them, [`unchanging`] values).
 pub(crate) fn stable(expr: &Expr, roots: Roots<'_>) -> bool {
     match expr {
         Expr::Reference(reference) => place(&reference.expr, roots),
@@ -259,7 +260,10 @@ fn place(expr: &Expr, roots: Roots<'_>) -> bool {
                 })
         }
         Expr::Field(field) => place(&field.base, roots),
-        Expr::Index(index) => index_literal(&index.index) && place(&index.expr, roots),
+        Expr::Index(index) => {
+            (index_literal(&index.index) || unchanging(&index.index, roots.hoisted))
+                && place(&index.expr, roots)
+        }
         Expr::Paren(inner) => place(&inner.expr, roots),
         _ => false,
     }

@@ -8,7 +8,8 @@ struct Name {
 #[tool]
 async fn greet(cx: Cx) -> ToolResult {
     let greetings = [String::from("Hello"), String::from("Hi")];
-    let pick = greetings.len() - 1;
+    let mut pick = greetings.len();
+    pick -= 1;
     let hello = &greetings[pick];
     let name: Name = cx.elicit("Who are you?").await?;
     Ok(text(format!("{hello}, {}", name.name)))

@@ -13,7 +13,9 @@ struct Args {
 
 #[tool]
 async fn borrowed(args: Args, cx: Cx) -> ToolResult {
-    let name = args.names[args.pick].as_str();
+    let mut pick = args.pick;
+    pick %= args.names.len();
+    let name = args.names[pick].as_str();
     let go: Yes = cx.elicit("Go?").await?;
     Ok(text(format!("{name} {}", go.ok)))
 }
