@@ -8,28 +8,12 @@
 
 #![allow(clippy::needless_pass_by_value)]
 
-use mcp_runtime::server::IntoToolHandler;
-use mcp_runtime::testing::FlowTester;
 use mcp_runtime::{Cx, ToolResult, text, tool};
-use serde_json::json;
 
 #[path = "common/answers.rs"]
 mod answers;
 
-use answers::{Args, Word, Yes, finish, word, yes};
-
-fn args(start: u32, items: &[&str]) -> serde_json::Value {
-    json!({ "items": items, "start": start })
-}
-
-/// The final text of `handler` called with `arguments`, answering `answers` in turn.
-async fn answered<M>(
-    handler: impl IntoToolHandler<M>,
-    arguments: serde_json::Value,
-    answers: &[serde_json::Value],
-) -> String {
-    finish(FlowTester::tool(handler).arguments(arguments), answers).await
-}
+use answers::{Args, Word, Yes, answered, args, word, yes};
 
 #[tool]
 async fn hidden_by_a_let_in_a_row(args: Args, cx: Cx) -> ToolResult {

@@ -171,10 +171,20 @@ impl<'a> Resumer<'a> {
     }
 
     /// The body resumed at `site`.
-    pub(crate) fn resume(mut self, body: &Block, site: usize) -> Resumed {
+    pub(crate) fn resume(self, body: &Block, site: usize) -> Resumed {
+        self.resume_in(body, &[], site)
+    }
+
+    /// `block`, the block at `prefix` of the point's path (the body when `prefix` is empty),
+    /// resumed at `site`.
+    pub(crate) fn resume_in(mut self, block: &Block, prefix: &[Step], site: usize) -> Resumed {
         self.full = self.sites[site].path.clone();
-        let path = self.full.clone();
-        let body = self.block(body, &path);
+        if !prefix.is_empty() {
+            self.top = false;
+            self.level = level_of(prefix);
+        }
+        let path = self.full[prefix.len()..].to_vec();
+        let body = self.block(block, &path);
         self.settle_hidden();
         Resumed {
             body,
@@ -558,6 +568,14 @@ impl<'a> Resumer<'a> {
     fn field_name(&self, ident: &Ident) -> Ident {
         field_name(ident, |name| self.carried.iter().any(|c| c.field == name))
     }
+}
+
+/// The scope of the block at `prefix` of a point's path (see [`Resumer::level`]).
+pub(crate) fn level_of(prefix: &[Step]) -> usize {
+    2 * prefix
+        .iter()
+        .filter(|step| matches!(step, Step::Stmt(_)))
+        .count()
 }
 
 /// What [`Resumer::restore`] writes: the statements, the names it borrows again, and

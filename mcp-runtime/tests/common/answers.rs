@@ -9,6 +9,7 @@
 )]
 
 use mcp_runtime::ElicitForm;
+use mcp_runtime::server::IntoToolHandler;
 use mcp_runtime::testing::{FlowTester, Round};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -68,4 +69,18 @@ pub async fn finish(tester: FlowTester, answers: &[Value]) -> String {
         .text()
         .unwrap_or_else(|| panic!("a final text: {round}"))
         .to_owned()
+}
+
+/// Arguments for [`Args`].
+pub fn args(start: u32, items: &[&str]) -> Value {
+    json!({ "items": items, "start": start })
+}
+
+/// The final text of `handler` called with `arguments`, answering `answers` in turn.
+pub async fn answered<M>(
+    handler: impl IntoToolHandler<M>,
+    arguments: Value,
+    answers: &[Value],
+) -> String {
+    finish(FlowTester::tool(handler).arguments(arguments), answers).await
 }

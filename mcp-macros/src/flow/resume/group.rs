@@ -46,7 +46,7 @@ use quote::quote;
 use syn::{Block, Ident, Stmt};
 
 use super::syntax::block_at;
-use super::{Carried, Resumed, Resumer, Stages, at_head, field_name};
+use super::{Carried, Resumed, Resumer, Stages, at_head, field_name, level_of};
 use crate::flow::Errors;
 use crate::flow::scope::{self, Binding};
 use crate::flow::settle;
@@ -89,33 +89,6 @@ impl Resumer<'_> {
             &settle::reader(),
         )
     }
-
-    /// Inner block `block` (at `prefix`, cut after the statement the point stands inside),
-    /// resumed at `site`: what one arm of a group's level runs.
-    fn resume_in(mut self, block: &Block, prefix: &[Step], site: usize) -> Resumed {
-        self.full = self.sites[site].path.clone();
-        self.top = false;
-        self.level = level_of(prefix);
-        let path = self.full[prefix.len()..].to_vec();
-        let body = self.block(block, &path);
-        self.settle_hidden();
-        Resumed {
-            body,
-            carried: self.carried,
-            declares: self.declares,
-            borrowed_again: self.borrowed_again,
-            head_of: self.head_of,
-            hidden: self.hidden,
-        }
-    }
-}
-
-/// The scope of the block at `prefix` (see `Resumer::level`).
-fn level_of(prefix: &[Step]) -> usize {
-    2 * prefix
-        .iter()
-        .filter(|step| matches!(step, Step::Stmt(_)))
-        .count()
 }
 
 /// Groups the points `placements` puts inside one statement of the body, and resumes each
@@ -325,11 +298,7 @@ impl Planner<'_, '_> {
         let mut resumer = Resumer::new(self.stages, &mut errors, &mut reported);
         resumer.group = heads;
         resumer.first_value = self.next_value;
-        let mut resumed = if prefix.is_empty() {
-            resumer.resume(block, site)
-        } else {
-            resumer.resume_in(block, prefix, site)
-        };
+        let mut resumed = resumer.resume_in(block, prefix, site);
         if errors.finish().is_err() || resumed.declares || !resumed.hidden.is_empty() {
             return None;
         }
