@@ -200,3 +200,37 @@ async fn locals_hidden_by_bindings_that_borrow_them_cross_the_questions() {
     .await;
     assert_eq!(done, "Some(\"a\") 3 a:x a+btrue cfalse");
 }
+
+#[tool]
+async fn hidden_beside_a_group(args: Args, cx: Cx) -> ToolResult {
+    let name = args.items.first().cloned();
+    let mut log = Vec::new();
+    if let Some(name) = &name {
+        let sure: Yes = cx.elicit(format!("Sure {name}?")).await?;
+        log.push(format!("{name}{}", sure.ok));
+    }
+    let mut round = 0;
+    while round < args.start {
+        if round > 0 {
+            let first: Word = cx.elicit("First?").await?;
+            log.push(first.word);
+        }
+        if let Some(previous) = log.last().cloned() {
+            let second: Word = cx.elicit(format!("After {previous}?")).await?;
+            log.push(second.word);
+        }
+        round += 1;
+    }
+    Ok(text(format!("{name:?}: {}", log.join(" "))))
+}
+
+#[tokio::test]
+async fn a_loop_of_questions_beside_a_hidden_local_resumes_as_one_group() {
+    let done = answered(
+        hidden_beside_a_group,
+        args(2, &["a"]),
+        &[yes(true), word("x"), word("y"), word("z")],
+    )
+    .await;
+    assert_eq!(done, "Some(\"a\"): atrue x y z");
+}

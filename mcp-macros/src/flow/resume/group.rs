@@ -46,7 +46,7 @@ use quote::quote;
 use syn::{Block, Ident, Stmt};
 
 use super::syntax::block_at;
-use super::{Carried, Resumed, Resumer, Stages, at_head, field_name, level_of};
+use super::{Carried, Location, Resumed, Resumer, Stages, at_head, field_name, level_of};
 use crate::flow::Errors;
 use crate::flow::scope::{self, Binding};
 use crate::flow::settle;
@@ -101,13 +101,22 @@ pub(crate) fn group(
     resumed: &mut [Resumed],
 ) -> Vec<Group> {
     // A group's copy nests its block's statements in levels, out of whose scope a hiding
-    // `let`'s borrow would not reach the questions after it.
-    if stages.aliases.is_some_and(|aliases| !aliases.is_empty()) {
-        return Vec::new();
-    }
+    // `let`'s borrow would not reach the questions after it: no group is made inside a
+    // statement of the body that holds a hider.
+    let hides = |k: usize| {
+        stages.aliases.is_some_and(|aliases| {
+            aliases.keys().any(|at| match at {
+                Location::Let { block, stmt } => block
+                    .first()
+                    .map_or(*stmt == k, |step| *step == Step::Stmt(k)),
+                Location::Construct(path) => path.first() == Some(&Step::Stmt(k)),
+            })
+        })
+    };
     let mut by_stmt: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
     for (id, site) in stages.sites.iter().enumerate() {
         if let Placement::Within { stmt, .. } = placements[id]
+            && !hides(stmt)
             && !site.is_sub()
             && !resumed[id].declares
         {
