@@ -24,9 +24,9 @@ use super::scope::{self, Binding};
 /// cannot change (`items.first()`, `map.get("key")`, `items.get(args.index)`,
 /// `items.last_mut()`, `name.as_deref().unwrap_or("anon")`, `items.iter().next()`,
 /// `line.split(',').collect::<Vec<_>>()`). All but the first [`BY_REF`] take their receiver by
-/// value (or, as `next`, change it): on a place rather than a borrow, they would move it. A `_mut` one borrows its place exclusively: while that borrow lives nothing else
-/// changes the place, so it too gives the same borrow again, of the place as changed through
-/// it.
+/// value (or, as `next`, change it): on a place rather than a borrow, they would move it. A
+/// `_mut` one borrows its place exclusively: while that borrow lives nothing else changes
+/// the place, so it too gives the same borrow again, of the place as changed through it.
 const PASSING: &[&str] = &[
     "first",
     "last",
@@ -63,10 +63,10 @@ const ADAPTERS: &[&str] = &[
 /// Whether `expr` borrows from a place rooted at a local `roots` accepts, and gives the same
 /// borrow however often it is evaluated while that borrow lives: `&place`, a chain of
 /// `std`'s lending methods ([`scope::lends`]), [`PASSING`] ones with arguments that cannot
-/// change ([`unchanging`]) and [`ADAPTERS`] on a place, a tuple of those, or a `match` or `if let` on one whose every
-/// branch gives a literal or such a borrow (of what its pattern binds, too). A place is a
-/// local, its fields, and its elements at indices that cannot change (literals, ranges of
-/// them, [`unchanging`] values).
+/// change ([`unchanging`]) and [`ADAPTERS`] on a place, a tuple of those, or a `match` or
+/// `if let` on one whose every branch gives a literal or such a borrow (of what its pattern
+/// binds, too). A place is a local, its fields, and its elements at indices that cannot
+/// change (literals, ranges of them, [`unchanging`] values).
 pub(crate) fn stable(expr: &Expr, roots: Roots<'_>) -> bool {
     match expr {
         Expr::Reference(reference) => place(&reference.expr, roots),
