@@ -22,8 +22,6 @@ pub(crate) struct Plan<'a> {
     pub(crate) taken: &'a [Ident],
     /// The statements declared again rather than carried (see `hoist`).
     pub(crate) hoisted: &'a Hoisted,
-    /// Each point's question, for the free-variable walk.
-    pub(crate) questions: &'a HashMap<usize, Expr>,
     /// Where each point resumes.
     pub(crate) placements: &'a [Placement],
     pub(crate) resumed: Vec<Resumed>,
@@ -76,7 +74,7 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
         if placement.stmt().is_some() {
             same_as_start.push(quote!(::core::option::Option::Some(#n)));
         }
-        if matches!(placement, Placement::At(_)) {
+        if matches!(placement, Placement::At { .. }) {
             continue;
         }
         let group = plan.groups.iter().find(|group| group.points.contains(&id));
@@ -126,7 +124,6 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
             &resumed,
             &within,
             plan.hoisted,
-            plan.questions,
             &reader,
         );
     }

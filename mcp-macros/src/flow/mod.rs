@@ -137,7 +137,6 @@ pub(crate) fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenS
         sites: &sites,
         taken: &taken,
         hoisted: &hoisted,
-        questions: &questions,
         placements: &placements,
         resumed,
         groups,
@@ -159,7 +158,7 @@ fn resume_all(
         let mut resume =
             |body: &syn::Block| resume::Resumer::new(stages, errors, reported).resume(body, id);
         let point = match placement {
-            straight::Placement::Within { stmt, live } => {
+            straight::Placement::Within { stmt, live, .. } => {
                 resume(&straight::cut(body, *stmt, live.as_deref()))
             }
             _ => resume(body),
@@ -170,13 +169,12 @@ fn resume_all(
         // an arm of its own.
         let through_nest = !point.declares
             && match placement {
-                straight::Placement::At(k) => {
-                    let again: Vec<_> =
-                        straight::again_at(body, *k, stages.hoisted, stages.questions)
-                            .into_iter()
-                            .flat_map(scope::let_bindings)
-                            .map(|binding| binding.ident)
-                            .collect();
+                straight::Placement::At { again, .. } => {
+                    let again: Vec<_> = again
+                        .iter()
+                        .flat_map(scope::let_bindings)
+                        .map(|binding| binding.ident)
+                        .collect();
                     point.borrowed_again.iter().all(|name| again.contains(name))
                 }
                 straight::Placement::Within { live, .. } => live

@@ -60,7 +60,7 @@ use std::collections::{BTreeSet, HashMap};
 
 use proc_macro2::TokenStream;
 use quote::quote;
-use syn::{Block, Expr, Ident, Stmt};
+use syn::{Block, Expr, Ident, Local, Stmt};
 
 use super::hoist::Hoisted;
 use super::reborrow;
@@ -71,13 +71,16 @@ use super::sites::{Site, Step};
 
 /// Where a question point resumes.
 pub(crate) enum Placement {
-    /// In the start's nest, at the head of statement `k` of the body.
-    At(usize),
+    /// In the start's nest, at the head of statement `k` of the body, after which the `let`s
+    /// `again` run again (see [`again_at`]).
+    At { stmt: usize, again: Vec<Local> },
     /// In the start's nest, in a copy of statement `k` of the body resumed at the point; the
-    /// body is cut after `k` with `live` as its value, unless `k` is its last statement.
+    /// body is cut after `k` with `live` as its value, unless `k` is its last statement, and
+    /// the `let`s `again` run again after its level.
     Within {
         stmt: usize,
         live: Option<Vec<Binding>>,
+        again: Vec<Local>,
     },
     /// In an arm of its own, which repeats the rest of the body: a sub-flow call, a point
     /// whose resumed body declares a local it only assigns, and a point inside a statement
@@ -89,7 +92,7 @@ impl Placement {
     /// The statement of the body the point's level stands at, if it is in the start's nest.
     pub(crate) fn stmt(&self) -> Option<usize> {
         match self {
-            Self::At(k) | Self::Within { stmt: k, .. } => Some(*k),
+            Self::At { stmt: k, .. } | Self::Within { stmt: k, .. } => Some(*k),
             Self::Own => None,
         }
     }
@@ -115,13 +118,23 @@ pub(crate) fn place(
                 return Placement::Own;
             }
             if let Some(k) = site.body_stmt() {
-                return Placement::At(k);
+                let again = again_at(body, k, hoisted, questions).into_iter().cloned();
+                return Placement::At {
+                    stmt: k,
+                    again: again.collect(),
+                };
             }
             match site.path.first() {
-                Some(Step::Stmt(k)) if !heads.contains(k) => Placement::Within {
-                    stmt: *k,
-                    live: (*k != last).then(|| live_after(body, *k, hoisted, questions)),
-                },
+                Some(Step::Stmt(k)) if !heads.contains(k) => {
+                    // After the last statement nothing is live, and nothing had again.
+                    let (live, again) = live_after(body, *k, hoisted, questions);
+                    let live = (*k != last).then_some(live);
+                    Placement::Within {
+                        stmt: *k,
+                        live,
+                        again,
+                    }
+                }
                 _ => Placement::Own,
             }
         })
@@ -150,13 +163,14 @@ pub(crate) fn cut(body: &Block, k: usize, live: Option<&[Binding]>) -> Block {
 }
 
 /// The locals declared in the body's statements up to `k` (the last of each name) that the
-/// statements after `k` use, but for those had again after the level (see [`again_at`]).
+/// statements after `k` use, but for those had again after the level; and the `let`s that
+/// have those again (see [`again_at`]).
 pub(crate) fn live_after(
     body: &Block,
     k: usize,
     hoisted: &Hoisted,
     questions: &HashMap<usize, Expr>,
-) -> Vec<Binding> {
+) -> (Vec<Binding>, Vec<Local>) {
     let again = again_at(body, k + 1, hoisted, questions);
     let mut rest: Vec<Stmt> = again
         .iter()
@@ -164,7 +178,7 @@ pub(crate) fn live_after(
         .collect();
     rest.extend(body.stmts[k + 1..].iter().cloned());
     let free = scope::free_in_stmts(&rest, questions);
-    let again: Vec<String> = again
+    let names: Vec<String> = again
         .iter()
         .flat_map(|local| scope::let_bindings(local))
         .map(|binding| binding.ident.to_string())
@@ -182,9 +196,9 @@ pub(crate) fn live_after(
     }
     declared.retain(|binding| {
         let name = binding.ident.to_string();
-        free.contains(&name) && !again.contains(&name)
+        free.contains(&name) && !names.contains(&name)
     });
-    declared
+    (declared, again.into_iter().cloned().collect())
 }
 
 /// The `let`s among the body's first `k` statements that are had again rather than carried
@@ -197,7 +211,7 @@ pub(crate) fn again_at<'b>(
     k: usize,
     hoisted: &Hoisted,
     questions: &HashMap<usize, Expr>,
-) -> Vec<&'b syn::Local> {
+) -> Vec<&'b Local> {
     let mut free = scope::free_in_stmts(&body.stmts[k.min(body.stmts.len())..], questions);
     let mut seen = BTreeSet::new();
     let mut again = Vec::new();
@@ -229,7 +243,7 @@ pub(crate) fn again_at<'b>(
 /// leave unused; in the level's branch that runs from the start: a use of each of their
 /// locals, which that branch leaves unused where only the statements after the level use
 /// them.
-fn had_again(again: &[&syn::Local]) -> (TokenStream, TokenStream) {
+fn had_again(again: &[Local]) -> (TokenStream, TokenStream) {
     let lets = again.iter().map(|local| {
         quote! {
             #[allow(unused_variables)]
@@ -238,7 +252,7 @@ fn had_again(again: &[&syn::Local]) -> (TokenStream, TokenStream) {
     });
     let idents: Vec<Ident> = again
         .iter()
-        .flat_map(|local| scope::let_bindings(local))
+        .flat_map(scope::let_bindings)
         .map(|binding| binding.ident)
         .collect();
     (quote!(#(#lets)*), quote!(#(let _ = &#idents;)*))
@@ -259,12 +273,14 @@ pub(crate) enum BlockLevel {
         stmt: usize,
         id: usize,
         carried: Vec<Carried>,
+        again: Vec<Local>,
     },
     /// Points inside statement `stmt`, which brings `live` out (or, when `None`, is the
     /// block's last and gives its value), each arm resuming a copy of that statement alone.
     Within {
         stmt: usize,
         live: Option<Vec<Binding>>,
+        again: Vec<Local>,
         points: Within,
     },
 }
@@ -277,7 +293,6 @@ pub(crate) fn heads(
     block: &Block,
     levels: &[BlockLevel],
     hoisted: &Hoisted,
-    questions: &HashMap<usize, Expr>,
     reader: &Ident,
 ) -> Block {
     // The block's items go along, ahead of everything, as in `Resumer::block`.
@@ -292,16 +307,15 @@ pub(crate) fn heads(
     let mut start = None;
     for level in levels {
         // The block's borrows had again run again after the level, as the body's do.
-        let again = match level {
-            BlockLevel::Head { stmt, .. } => again_at(block, *stmt, hoisted, questions),
-            BlockLevel::Within { live: None, .. } => Vec::new(),
-            BlockLevel::Within { stmt, .. } => again_at(block, stmt + 1, hoisted, questions),
-        };
-        let (lets, uses) = had_again(&again);
+        let (BlockLevel::Head { again, .. } | BlockLevel::Within { again, .. }) = level;
+        let (lets, uses) = had_again(again);
         inner = match (level, start) {
-            (BlockLevel::Head { stmt, id, carried }, Some(start)) => {
-                head_level(inner, &code(start..*stmt), carried, *id, reader, &uses)
-            }
+            (
+                BlockLevel::Head {
+                    stmt, id, carried, ..
+                },
+                Some(start),
+            ) => head_level(inner, &code(start..*stmt), carried, *id, reader, &uses),
             (BlockLevel::Head { carried, .. }, None) if carried.is_empty() => TokenStream::new(),
             (BlockLevel::Head { carried, .. }, None) => {
                 let takes = takes(carried, reader);
@@ -311,7 +325,12 @@ pub(crate) fn heads(
                     let (#(#bindings,)*) = (#(#takes,)*);
                 }
             }
-            (BlockLevel::Within { stmt, live, points }, Some(start)) => {
+            (
+                BlockLevel::Within {
+                    stmt, live, points, ..
+                },
+                Some(start),
+            ) => {
                 let upto = code(start..stmt + 1);
                 within_level(inner, &upto, live.as_deref(), points, reader, &uses)
             }
@@ -365,7 +384,6 @@ pub(crate) fn nest(
     resumed: &[Resumed],
     within: &HashMap<usize, Within>,
     hoisted: &Hoisted,
-    questions: &HashMap<usize, Expr>,
     reader: &Ident,
 ) -> Block {
     let items: Vec<&Stmt> = body
@@ -383,17 +401,19 @@ pub(crate) fn nest(
     let mut levels: Vec<Level<'_>> = Vec::new();
     for (id, placement) in placements.iter().enumerate() {
         match placement {
-            Placement::At(stmt) => levels.push(Level {
+            Placement::At { stmt, again } => levels.push(Level {
                 stmt: *stmt,
                 head: Some(id),
                 live: None,
+                again,
             }),
-            Placement::Within { stmt, live } => {
+            Placement::Within { stmt, live, again } => {
                 if !levels.iter().any(|l| l.stmt == *stmt && l.head.is_none()) {
                     levels.push(Level {
                         stmt: *stmt,
                         head: None,
                         live: live.as_deref(),
+                        again,
                     });
                 }
             }
@@ -407,22 +427,18 @@ pub(crate) fn nest(
         stmt: k,
         head,
         live,
+        again,
     } in levels
     {
+        let (lets, uses) = had_again(again);
         match (head, within.get(&k)) {
             (Some(id), _) => {
-                let (lets, uses) = had_again(&again_at(body, k, hoisted, questions));
                 let carried = &resumed[id].carried;
                 inner = head_level(inner, &code(start..k), carried, id, reader, &uses);
                 inner.extend(lets);
                 start = k;
             }
             (None, Some(points)) => {
-                let again = match live {
-                    Some(_) => again_at(body, k + 1, hoisted, questions),
-                    None => Vec::new(),
-                };
-                let (lets, uses) = had_again(&again);
                 inner = within_level(inner, &code(start..k + 1), live, points, reader, &uses);
                 inner.extend(lets);
                 start = k + 1;
@@ -444,6 +460,7 @@ struct Level<'a> {
     stmt: usize,
     head: Option<usize>,
     live: Option<&'a [Binding]>,
+    again: &'a [Local],
 }
 
 /// The level of a question at the head of a statement: the locals `carried` it needs,

@@ -43,7 +43,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use proc_macro2::TokenStream;
 use quote::quote;
-use syn::{Block, Ident, Stmt};
+use syn::{Block, Ident, Local, Stmt};
 
 use super::syntax::block_at;
 use super::{Carried, Location, Resumed, Resumer, Stages, at_head, field_name, level_of};
@@ -81,13 +81,7 @@ impl Resumer<'_> {
 
     /// The group's block, resumed at any of its points.
     pub(super) fn heads_block(&mut self, block: &Block, heads: &Heads) -> Block {
-        straight::heads(
-            block,
-            &heads.levels,
-            self.hoisted,
-            self.questions,
-            &settle::reader(),
-        )
+        straight::heads(block, &heads.levels, self.hoisted, &settle::reader())
     }
 }
 
@@ -253,7 +247,7 @@ impl Planner<'_, '_> {
         at: usize,
         points: &[usize],
     ) -> Option<(Group, Vec<Order>)> {
-        let Placement::Within { stmt, live } = &placements[points[0]] else {
+        let Placement::Within { stmt, live, .. } = &placements[points[0]] else {
             return None;
         };
         let plan = self.block(at, points)?;
@@ -350,16 +344,20 @@ impl Planner<'_, '_> {
                 let point = &self.resumed[id];
                 // The block's borrows it has again are those the nest runs again after
                 // the level before it (see `straight::again_at`).
-                let again: Vec<Ident> =
+                let again: Vec<Local> =
                     straight::again_at(&block, j, self.stages.hoisted, self.stages.questions)
                         .into_iter()
-                        .flat_map(scope::let_bindings)
-                        .map(|binding| binding.ident)
+                        .cloned()
                         .collect();
+                let names: Vec<Ident> = again
+                    .iter()
+                    .flat_map(scope::let_bindings)
+                    .map(|binding| binding.ident)
+                    .collect();
                 let plain = point.head_of.as_ref().is_some_and(|head| {
                     head.level == level
                         && head.plain
-                        && head.again.iter().all(|name| again.contains(name))
+                        && head.again.iter().all(|name| names.contains(name))
                 });
                 if !plain || point.carried.iter().any(|c| c.level > level) {
                     continue;
@@ -375,14 +373,18 @@ impl Planner<'_, '_> {
                     stmt: j,
                     id,
                     carried,
+                    again,
                 });
                 continue;
             }
             let last = j + 1 == block.stmts.len();
-            let Some(live) = self.live(&block, j) else {
+            let Some((live, again)) = self.live(&block, j) else {
                 continue;
             };
-            let live = (!last).then_some(live);
+            let (live, again) = match last {
+                false => (Some(live), again),
+                true => (None, Vec::new()),
+            };
             let cut = straight::cut(&block, j, live.as_deref());
             let mut arms = Within::default();
             for part in split(sites, &deep, at + 1) {
@@ -405,6 +407,7 @@ impl Planner<'_, '_> {
                 levels.push(BlockLevel::Within {
                     stmt: j,
                     live,
+                    again,
                     points: arms,
                 });
             }
@@ -453,15 +456,17 @@ impl Planner<'_, '_> {
     }
 
     /// The block's locals declared in its statements up to `j` that the statements after it
-    /// use, but for its borrows had again after the level (see `straight::live_after`);
-    /// unless one of them is a loop's iterator, which is rebuilt rather than carried.
-    fn live(&self, block: &Block, j: usize) -> Option<Vec<Binding>> {
-        let live = straight::live_after(block, j, self.stages.hoisted, self.stages.questions);
+    /// use, but for its borrows had again after the level, and the `let`s that have those
+    /// again (see `straight::live_after`); unless one of the locals is a loop's iterator,
+    /// which is rebuilt rather than carried.
+    fn live(&self, block: &Block, j: usize) -> Option<(Vec<Binding>, Vec<Local>)> {
+        let (live, again) =
+            straight::live_after(block, j, self.stages.hoisted, self.stages.questions);
         let loops = self.stages.loops;
         let rebuilt = live
             .iter()
             .any(|binding| loops.iter().any(|looped| looped.iter == binding.ident));
-        (!rebuilt).then_some(live)
+        (!rebuilt).then_some((live, again))
     }
 }
 
