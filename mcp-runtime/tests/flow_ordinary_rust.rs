@@ -241,3 +241,30 @@ async fn an_if_let_binding_crosses_a_question() {
     .await;
     assert_eq!(done, "42 true");
 }
+
+/// A body whose last statement returns, so the body itself never completes, with a question
+/// before it in a loop. It compiles under `clippy -D warnings` with no allowance of its own.
+#[tool]
+async fn every_way_out_returns(cx: Cx) -> ToolResult {
+    let mut tries = 0;
+    loop {
+        tries += 1;
+        let sure: Yes = cx.elicit(format!("Try {tries}?")).await?;
+        if sure.ok {
+            return Ok(text(format!("yes on try {tries}")));
+        }
+        if tries == 3 {
+            break;
+        }
+    }
+    return Ok(text("never sure"));
+}
+
+#[tokio::test]
+async fn a_body_that_only_returns_resumes_and_returns() {
+    let tester = || FlowTester::tool(every_way_out_returns);
+    let done = finish(tester(), &[yes(false), yes(true)]).await;
+    assert_eq!(done, "yes on try 2");
+    let done = finish(tester(), &[yes(false), yes(false), yes(false)]).await;
+    assert_eq!(done, "never sure");
+}

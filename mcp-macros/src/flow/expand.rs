@@ -37,7 +37,8 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
     let handler = plan.handler;
     let cx = &handler.cx;
     let output = &handler.output;
-    let reader = super::settle::reader();
+    let reader = settle::reader();
+    let label = settle::stop_label();
     let sub_value = Ident::new("__mcp_sub", Span::mixed_site());
     let sub_resume = Ident::new("__mcp_sub_resume", Span::mixed_site());
     let p = quote!(::mcp_runtime::__private);
@@ -91,11 +92,12 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
         };
         sites.visit_block_mut(&mut body);
         let takes = carried.iter().map(|c| {
-            let (value, slot) = (&c.value, settle::slot(c.slot));
-            quote!(let #value = #reader.take(&#slot).await;)
+            let (value, take) = (&c.value, settle::take(c.slot));
+            quote!(let #value = #take;)
         });
         let resume = if plan.sites[id].is_sub() {
-            quote!(#[allow(unused_mut)] let mut #sub_resume = ::core::option::Option::Some(#reader.take_sub().await);)
+            let take = settle::taken(&quote!(#reader.take_sub()));
+            quote!(#[allow(unused_mut)] let mut #sub_resume = ::core::option::Option::Some(#take);)
         } else {
             no_resume.clone().unwrap_or_default()
         };
@@ -158,20 +160,30 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
     // The start comes first: the compiler types the slots from the locals the start writes
     // into them before it reads the arms that take them back.
     let run = if plan.sites.is_empty() {
-        quote!(#context #forward)
+        quote!(#forward)
     } else {
         quote! {
-            #context
             match #reader.point() {
                 ::core::option::Option::None #(| #same_as_start)* => {
                     #no_resume
                     #forward
                 }
                 #(#arms,)*
-                ::core::option::Option::Some(_) => match #reader.unknown_point().await {},
+                ::core::option::Option::Some(_) => break #label #reader.unknown_point(),
             }
         }
     };
+    let open = settle::taken(&quote! {
+        #state_param.open(&__mcp_cx, #shape, &[#(#slot_names),*], &[#(#fields),*])
+    });
+    let (stopped, done) = (
+        Ident::new("__mcp_stopped", Span::mixed_site()),
+        Ident::new("__mcp_done", Span::mixed_site()),
+    );
+    // Every place the step stops breaks out of the block with its `Stopped`, so the step's
+    // future has one suspension point for all of them. The body's value is returned from a
+    // statement of its own, where a body that never completes (`todo!()`) makes only that
+    // statement unreachable, not the user's code.
     let step_fn = quote_spanned! {body_span=>
         async fn #step(
             #inputs
@@ -180,11 +192,15 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
         ) -> #output {
             #(#items)*
             #(#slot_decls)*
-            #[allow(unused_mut, unused_variables)]
-            let mut #reader = #state_param
-                .open(&__mcp_cx, #shape, &[#(#slot_names),*], &[#(#fields),*])
-                .await;
-            #run
+            let #stopped: ::mcp_runtime::__private::Stopped = #label: {
+                #[allow(unused_mut, unused_variables)]
+                let mut #reader = #open;
+                #context
+                let #done = #run;
+                #[allow(unreachable_code)]
+                return #done;
+            };
+            match #stopped.await {}
         }
     };
     match handler.kind {
@@ -247,17 +263,26 @@ fn step_inputs(handler: &Handler) -> (TokenStream, TokenStream) {
 ///     struct __mcp_tool_deploy;
 ///     async fn __mcp_step(args: DeployArgs, __mcp_cx: Cx, __mcp_state: Resume) -> ToolResult {
 ///         let __mcp_s0 = <_ as Carry>::slot();   // one per carried local, at its name
-///         let mut __mcp_r = __mcp_state.open(&__mcp_cx, "|target,|confirm,;replicas#0", &[__mcp_s0.name()], &[0, 1]).await;
-///         let cx = __mcp_cx;
-///         match __mcp_r.point() {
-///             None | Some(0) | Some(1) => {
-///                 BODY, nested so that it resumes at either point (see `straight`), each
-///                 question stopping with `__mcp_r.write(N).put(&local, &__mcp_s0, "local").stop(..)`
-///             }
-///             // only for a sub-flow call, or a point the nest leaves out:
-///             Some(2) => { let __mcp_v0 = __mcp_r.take(&__mcp_s0).await; REST OF BODY }
-///             Some(_) => match __mcp_r.unknown_point().await {},
-///         }
+///         // every place the step stops breaks out of this block with its `Stopped`
+///         let __mcp_stopped: Stopped = '__mcp_stop: {
+///             let mut __mcp_r = match __mcp_state.open(&__mcp_cx, "|target,|confirm,;replicas#0", &[__mcp_s0.name()], &[0, 1]) {
+///                 Ok(reader) => reader,
+///                 Err(stopped) => break '__mcp_stop stopped,
+///             };
+///             let cx = __mcp_cx;
+///             let __mcp_done = match __mcp_r.point() {
+///                 None | Some(0) | Some(1) => {
+///                     BODY, nested so that it resumes at either point (see `straight`), each
+///                     question stopping with
+///                     `break '__mcp_stop __mcp_r.write(N).put(&local, &__mcp_s0, "local").stop(..)`
+///                 }
+///                 // only for a sub-flow call, or a point the nest leaves out:
+///                 Some(2) => { let __mcp_v0 = TAKE(__mcp_s0); REST OF BODY }
+///                 Some(_) => break '__mcp_stop __mcp_r.unknown_point(),
+///             };
+///             return __mcp_done;
+///         };
+///         match __mcp_stopped.await {}   // the step's one suspension point
 ///     }
 ///     impl ToolHandler for __mcp_tool_deploy {
 ///         fn definition(&self) -> Tool { .. }

@@ -432,7 +432,7 @@ impl<'a> Resumer<'a> {
     /// again, any other's bindings are restored from the state. `at` is the construct's path
     /// and what it evaluates besides (see `hidden::Hider`).
     ///
-    /// Output: `{ RESTORES; let PAT = SCRUTINEE else { match reader.no_longer_matches().await {} }; BLOCK }`
+    /// Output: `{ RESTORES; let PAT = SCRUTINEE else { break 'stop reader.no_longer_matches(); }; BLOCK }`
     fn with_pattern(
         &mut self,
         patterns: &[(&Pat, &Expr)],
@@ -461,11 +461,11 @@ impl<'a> Resumer<'a> {
             };
             if used && reborrow::rematch(pat, scrutinee, roots) {
                 let pat = let_pattern(pat);
-                let reader = settle::reader();
+                let (reader, label) = (settle::reader(), settle::stop_label());
                 matched.push(syn::parse_quote! {
                     #[allow(irrefutable_let_patterns, unused_variables)]
                     let #pat = #scrutinee else {
-                        match #reader.no_longer_matches().await {}
+                        break #label #reader.no_longer_matches();
                     };
                 });
             } else {

@@ -15,7 +15,7 @@ use super::sites::{Site, marker_site};
 /// ```text
 /// match settle_one(|| cx.elicit("..."), <_ as ElicitForm>::read_answer, &cx, "confirm") {
 ///     Settled::Answered(answer) => answer,
-///     Settled::Stop(stop) => match reader.write(1).put(&target, &slot0, "target").stop(stop).await {},
+///     Settled::Stop(stop) => break 'stop reader.write(1).put(&target, &slot0, "target").stop(stop),
 /// }
 /// ```
 /// and for any other question, or several asked together, `Batch::settle(|| (q1, q2), &cx,
@@ -24,7 +24,7 @@ use super::sites::{Site, marker_site};
 /// ```text
 /// { let call = check(&cx); match run_sub(IntoSubFlow::into_sub_flow(call), &cx, "key", resume.take()).await {
 ///     SubSettled::Done(answer) => answer,
-///     SubSettled::Stop(stop, sub) => match reader.write(2).put(&target, &slot0, "target").put_sub(&sub).stop(stop).await {},
+///     SubSettled::Stop(stop, sub) => break 'stop reader.write(2).put(&target, &slot0, "target").put_sub(&sub).stop(stop),
 /// } }
 /// ```
 pub(super) struct SiteCode<'a> {
@@ -59,6 +59,7 @@ impl SiteCode<'_> {
         let write = self.write(id);
         let answer = Ident::new("__mcp_answer", Span::mixed_site());
         let halt = Ident::new("__mcp_halt", Span::mixed_site());
+        let label = stop_label();
         if site.is_sub() {
             let (sub_value, sub_resume) = (self.sub_value, self.sub_resume);
             let key = &keys[0];
@@ -79,10 +80,9 @@ impl SiteCode<'_> {
                     #sub_resume.take(),
                 ).await {
                     #p::SubSettled::Done(#answer) => #answer,
-                    #p::SubSettled::Stop(#halt, #sub_value) => match #write
+                    #p::SubSettled::Stop(#halt, #sub_value) => break #label #write
                         .put_sub(&#sub_value)
-                        .stop(#halt)
-                        .await {},
+                        .stop(#halt),
                 }
                 }
             };
@@ -109,7 +109,7 @@ impl SiteCode<'_> {
         syn::parse_quote_spanned! {span=>
             match #settle {
                 #p::Settled::Answered(#answer) => #answer,
-                #p::Settled::Stop(#halt) => match #write.stop(#halt).await {},
+                #p::Settled::Stop(#halt) => break #label #write.stop(#halt),
             }
         }
     }
@@ -138,6 +138,31 @@ impl SiteCode<'_> {
 /// The step function's opened state (`continuation::Reader`).
 pub(super) fn reader() -> Ident {
     Ident::new("__mcp_r", Span::mixed_site())
+}
+
+/// The label of the block holding the step's body, which every place the step stops breaks
+/// out of with its `continuation::Stopped`, for the one await of it after the block.
+pub(super) fn stop_label() -> syn::Lifetime {
+    syn::Lifetime::new("'__mcp_stop", Span::mixed_site())
+}
+
+/// `reader.take(&slot)`, the step stopping where it fails: the value of a carried local.
+pub(super) fn take(slot: usize) -> TokenStream {
+    let (reader, slot) = (reader(), self::slot(slot));
+    taken(&quote!(#reader.take(&#slot)))
+}
+
+/// The value of `result`, a `Result<_, Stopped>`, the step stopping where it is an error.
+pub(super) fn taken(result: &TokenStream) -> TokenStream {
+    let label = stop_label();
+    let value = Ident::new("__mcp_value", Span::mixed_site());
+    let stopped = Ident::new("__mcp_stopped", Span::mixed_site());
+    quote! {
+        match #result {
+            ::core::result::Result::Ok(#value) => #value,
+            ::core::result::Result::Err(#stopped) => break #label #stopped,
+        }
+    }
 }
 
 /// The step function's local holding slot `n`.

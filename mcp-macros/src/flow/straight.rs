@@ -11,13 +11,14 @@
 //!   statement `k` then runs as written, its question reading the round's answer:
 //!   ```text
 //!   let (a, b) = if reader.at(1) {
-//!       (reader.take(&slot_a).await, reader.take(&slot_b).await)
+//!       (TAKE(slot_a), TAKE(slot_b))
 //!   } else {
 //!       INNER LEVELS; S.. up to k; let _ = &mut a /* if `mut` */; (a, b)
 //!   };
 //!   Sk ..
 //!   ```
-//!   The restored values come first: their types are inference variables there, which the
+//!   `TAKE(slot_a)` reads a carried value back, the step stopping if it does not decode
+//!   ([`settle::take`]). The restored values come first: their types are inference variables there, which the
 //!   branch that computes them settles, and nothing is done with them before it does. A level
 //!   that brings nothing along is `if !reader.at(1) { .. }`.
 //!
@@ -46,7 +47,7 @@
 //! of a level in its tuple beside what it borrows from; it runs again after each level that
 //! ends before a use of it ([`again_at`]):
 //! ```text
-//! let (a,) = if reader.at(1) { (reader.take(&slot_a).await,) } else {
+//! let (a,) = if reader.at(1) { (TAKE(slot_a),) } else {
 //!     let name = args.name.trim(); S1 .. Sk-1; let _ = &name; (a,)
 //! };
 //! let name = args.name.trim();      // had again
@@ -66,7 +67,7 @@ use super::hoist::Hoisted;
 use super::reborrow;
 use super::resume::{Carried, Resumed};
 use super::scope::{self, Binding};
-use super::settle::slot;
+use super::settle;
 use super::sites::{Site, Step};
 
 /// Where a question point resumes.
@@ -318,7 +319,7 @@ pub(crate) fn heads(
             ) => head_level(inner, &code(start..*stmt), carried, *id, reader, &uses),
             (BlockLevel::Head { carried, .. }, None) if carried.is_empty() => TokenStream::new(),
             (BlockLevel::Head { carried, .. }, None) => {
-                let takes = takes(carried, reader);
+                let takes = takes(carried);
                 let (bindings, _, _) = out_of_level(carried.iter().map(|c| (&c.ident, c.mutable)));
                 quote! {
                     #[allow(unused_mut)]
@@ -367,12 +368,9 @@ pub(crate) fn heads(
     })
 }
 
-/// `reader.take(&slot).await` for each of `carried`, in order.
-fn takes<'a>(carried: &'a [Carried], reader: &'a Ident) -> impl Iterator<Item = TokenStream> + 'a {
-    carried.iter().map(move |c| {
-        let slot = slot(c.slot);
-        quote!(#reader.take(&#slot).await)
-    })
+/// `reader.take(&slot)` for each of `carried`, in order, the step stopping where one fails.
+fn takes(carried: &[Carried]) -> impl Iterator<Item = TokenStream> + '_ {
+    carried.iter().map(|c| settle::take(c.slot))
 }
 
 /// The body, resumable at every point `placements` put in the start's nest, for the step
@@ -487,7 +485,7 @@ fn head_level(
             }
         };
     }
-    let takes = takes(carried, reader);
+    let takes = takes(carried);
     let (bindings, keep_mut, idents) = out_of_level(carried.iter().map(|c| (&c.ident, c.mutable)));
     quote! {
         #[allow(unused_mut)]

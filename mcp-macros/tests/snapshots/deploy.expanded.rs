@@ -12,110 +12,128 @@ pub fn deploy() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Cop
         __mcp_state: ::mcp_runtime::__private::Resume,
     ) -> ToolResult {
         let __mcp_s0 = <_ as ::mcp_runtime::flow::carry::Carry>::slot();
-        #[allow(unused_mut, unused_variables)]
-        let mut __mcp_r = __mcp_state
-            .open(
-                &__mcp_cx,
-                "|target,|confirm,;replicas#0",
-                &[__mcp_s0.name()],
-                &[0usize, 1usize],
-            )
-            .await;
-        let cx: Cx = __mcp_cx;
-        match __mcp_r.point() {
-            ::core::option::Option::None
-            | ::core::option::Option::Some(0u32)
-            | ::core::option::Option::Some(1u32) => {
-                #[allow(unused_mut)]
-                let (replicas,) = if !__mcp_r.at_any(&[1u32]) {
-                    let target: Target = match ::mcp_runtime::__private::settle_one(
-                        || cx.elicit(format!("Where should {} go?", args.service)),
-                        <_ as ::mcp_runtime::ElicitForm>::read_answer,
-                        &cx,
-                        "target",
-                    ) {
-                        ::mcp_runtime::__private::Settled::Answered(__mcp_answer) => {
-                            __mcp_answer
-                        }
-                        ::mcp_runtime::__private::Settled::Stop(__mcp_halt) => {
-                            match __mcp_r.write(0u32).stop(__mcp_halt).await {}
-                        }
-                    }?;
-                    let replicas: u32 = target.replicas;
-                    if target.environment == Environment::Production {
-                        let confirm: Confirm = match ::mcp_runtime::__private::settle_one(
-                            || {
-                                cx
-                                    .elicit(format!("Ship {replicas} replicas to production?"))
-                            },
+        let __mcp_stopped: ::mcp_runtime::__private::Stopped = '__mcp_stop: {
+            #[allow(unused_mut, unused_variables)]
+            let mut __mcp_r = match __mcp_state
+                .open(
+                    &__mcp_cx,
+                    "|target,|confirm,;replicas#0",
+                    &[__mcp_s0.name()],
+                    &[0usize, 1usize],
+                )
+            {
+                ::core::result::Result::Ok(__mcp_value) => __mcp_value,
+                ::core::result::Result::Err(__mcp_stopped) => {
+                    break '__mcp_stop __mcp_stopped;
+                }
+            };
+            let cx: Cx = __mcp_cx;
+            let __mcp_done = match __mcp_r.point() {
+                ::core::option::Option::None
+                | ::core::option::Option::Some(0u32)
+                | ::core::option::Option::Some(1u32) => {
+                    #[allow(unused_mut)]
+                    let (replicas,) = if !__mcp_r.at_any(&[1u32]) {
+                        let target: Target = match ::mcp_runtime::__private::settle_one(
+                            || cx.elicit(format!("Where should {} go?", args.service)),
                             <_ as ::mcp_runtime::ElicitForm>::read_answer,
                             &cx,
-                            "confirm",
+                            "target",
                         ) {
                             ::mcp_runtime::__private::Settled::Answered(__mcp_answer) => {
                                 __mcp_answer
                             }
                             ::mcp_runtime::__private::Settled::Stop(__mcp_halt) => {
-                                match __mcp_r
-                                    .write(1u32)
-                                    .put(&replicas, &__mcp_s0, "replicas")
-                                    .stop(__mcp_halt)
-                                    .await
-                                {}
+                                break '__mcp_stop __mcp_r.write(0u32).stop(__mcp_halt);
                             }
                         }?;
-                        if !confirm.ok {
-                            return Ok(text("Nothing deployed."));
-                        }
-                    }
-                    (replicas,)
-                } else {
-                    #[allow(
-                        clippy::all,
-                        clippy::pedantic,
-                        unreachable_code,
-                        unused_braces,
-                        unused_labels
-                    )]
-                    {
-                        let __mcp_v0 = __mcp_r.take(&__mcp_s0).await;
-                        {
-                            #[allow(unused_mut, unused_variables)]
-                            let replicas = __mcp_v0;
-                            {
-                                let confirm: Confirm = match ::mcp_runtime::__private::settle_one(
-                                    || {
-                                        cx
-                                            .elicit(format!("Ship {replicas} replicas to production?"))
-                                    },
-                                    <_ as ::mcp_runtime::ElicitForm>::read_answer,
-                                    &cx,
-                                    "confirm",
-                                ) {
-                                    ::mcp_runtime::__private::Settled::Answered(
-                                        __mcp_answer,
-                                    ) => __mcp_answer,
-                                    ::mcp_runtime::__private::Settled::Stop(__mcp_halt) => {
-                                        match __mcp_r
-                                            .write(1u32)
-                                            .put(&replicas, &__mcp_s0, "replicas")
-                                            .stop(__mcp_halt)
-                                            .await
-                                        {}
-                                    }
-                                }?;
-                                if !confirm.ok {
-                                    return Ok(text("Nothing deployed."));
+                        let replicas: u32 = target.replicas;
+                        if target.environment == Environment::Production {
+                            let confirm: Confirm = match ::mcp_runtime::__private::settle_one(
+                                || {
+                                    cx
+                                        .elicit(format!("Ship {replicas} replicas to production?"))
+                                },
+                                <_ as ::mcp_runtime::ElicitForm>::read_answer,
+                                &cx,
+                                "confirm",
+                            ) {
+                                ::mcp_runtime::__private::Settled::Answered(
+                                    __mcp_answer,
+                                ) => __mcp_answer,
+                                ::mcp_runtime::__private::Settled::Stop(__mcp_halt) => {
+                                    break '__mcp_stop __mcp_r
+                                        .write(1u32)
+                                        .put(&replicas, &__mcp_s0, "replicas")
+                                        .stop(__mcp_halt);
                                 }
+                            }?;
+                            if !confirm.ok {
+                                return Ok(text("Nothing deployed."));
                             }
-                            (replicas,)
                         }
-                    }
-                };
-                Ok(text(format!("Deployed {} replicas of {}.", replicas, args.service)))
-            }
-            ::core::option::Option::Some(_) => match __mcp_r.unknown_point().await {}
-        }
+                        (replicas,)
+                    } else {
+                        #[allow(
+                            clippy::all,
+                            clippy::pedantic,
+                            unreachable_code,
+                            unused_braces,
+                            unused_labels
+                        )]
+                        {
+                            let __mcp_v0 = match __mcp_r.take(&__mcp_s0) {
+                                ::core::result::Result::Ok(__mcp_value) => __mcp_value,
+                                ::core::result::Result::Err(__mcp_stopped) => {
+                                    break '__mcp_stop __mcp_stopped;
+                                }
+                            };
+                            {
+                                #[allow(unused_mut, unused_variables)]
+                                let replicas = __mcp_v0;
+                                {
+                                    let confirm: Confirm = match ::mcp_runtime::__private::settle_one(
+                                        || {
+                                            cx
+                                                .elicit(format!("Ship {replicas} replicas to production?"))
+                                        },
+                                        <_ as ::mcp_runtime::ElicitForm>::read_answer,
+                                        &cx,
+                                        "confirm",
+                                    ) {
+                                        ::mcp_runtime::__private::Settled::Answered(
+                                            __mcp_answer,
+                                        ) => __mcp_answer,
+                                        ::mcp_runtime::__private::Settled::Stop(__mcp_halt) => {
+                                            break '__mcp_stop __mcp_r
+                                                .write(1u32)
+                                                .put(&replicas, &__mcp_s0, "replicas")
+                                                .stop(__mcp_halt);
+                                        }
+                                    }?;
+                                    if !confirm.ok {
+                                        return Ok(text("Nothing deployed."));
+                                    }
+                                }
+                                (replicas,)
+                            }
+                        }
+                    };
+                    Ok(
+                        text(
+                            format!(
+                                "Deployed {} replicas of {}.", replicas, args.service
+                            ),
+                        ),
+                    )
+                }
+                ::core::option::Option::Some(_) => {
+                    break '__mcp_stop __mcp_r.unknown_point();
+                }
+            };
+            #[allow(unreachable_code)] return __mcp_done;
+        };
+        match __mcp_stopped.await {}
     }
     #[automatically_derived]
     impl ::mcp_runtime::server::ToolHandler for __mcp_tool_deploy {

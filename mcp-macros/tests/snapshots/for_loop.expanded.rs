@@ -15,103 +15,150 @@ fn review() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
         let __mcp_s0 = <_ as ::mcp_runtime::flow::carry::Carry>::slot();
         let __mcp_s1 = <_ as ::mcp_runtime::flow::carry::Carry>::slot();
         let __mcp_s2 = <_ as ::mcp_runtime::flow::carry::Carry>::slot();
-        #[allow(unused_mut, unused_variables)]
-        let mut __mcp_r = __mcp_state
-            .open(
-                &__mcp_cx,
-                "|keep,;pos_0#0;kept#1;names#2",
-                &[__mcp_s0.name(), __mcp_s1.name(), __mcp_s2.name()],
-                &[3usize],
-            )
-            .await;
-        let cx: Cx = __mcp_cx;
-        match __mcp_r.point() {
-            ::core::option::Option::None | ::core::option::Option::Some(0u32) => {
-                #[allow(unused_mut)]
-                let (mut kept,) = if !__mcp_r.at_any(&[0u32]) {
-                    let names: Vec<String> = args.names;
-                    let mut kept: Vec<String> = Vec::new();
-                    {
-                        ::mcp_runtime::__private::RewindsInOrder::in_order({
-                            (&::mcp_runtime::__private::Probe(&(names))).rewind_order()
-                        });
-                        let mut __mcp_pos_0: usize = 0;
-                        let mut __mcp_iter_0 = ::mcp_runtime::__private::Rewind::rewind(
-                            &(names),
-                            __mcp_pos_0,
-                        );
-                        while let ::core::option::Option::Some(name) = ::core::iter::Iterator::next(
-                            &mut __mcp_iter_0,
-                        ) {
-                            __mcp_pos_0 += 1;
-                            {
-                                let keep: Keep = match ::mcp_runtime::__private::settle_one(
-                                    || cx.elicit(format!("Keep {name}?")),
-                                    <_ as ::mcp_runtime::ElicitForm>::read_answer,
-                                    &cx,
-                                    "keep",
-                                ) {
-                                    ::mcp_runtime::__private::Settled::Answered(
-                                        __mcp_answer,
-                                    ) => __mcp_answer,
-                                    ::mcp_runtime::__private::Settled::Stop(__mcp_halt) => {
-                                        match __mcp_r
-                                            .write(0u32)
-                                            .put(&__mcp_pos_0, &__mcp_s0, "__mcp_pos_0")
-                                            .put(&kept, &__mcp_s1, "kept")
-                                            .put(&names, &__mcp_s2, "names")
-                                            .stop(__mcp_halt)
-                                            .await
-                                        {}
+        let __mcp_stopped: ::mcp_runtime::__private::Stopped = '__mcp_stop: {
+            #[allow(unused_mut, unused_variables)]
+            let mut __mcp_r = match __mcp_state
+                .open(
+                    &__mcp_cx,
+                    "|keep,;pos_0#0;kept#1;names#2",
+                    &[__mcp_s0.name(), __mcp_s1.name(), __mcp_s2.name()],
+                    &[3usize],
+                )
+            {
+                ::core::result::Result::Ok(__mcp_value) => __mcp_value,
+                ::core::result::Result::Err(__mcp_stopped) => {
+                    break '__mcp_stop __mcp_stopped;
+                }
+            };
+            let cx: Cx = __mcp_cx;
+            let __mcp_done = match __mcp_r.point() {
+                ::core::option::Option::None | ::core::option::Option::Some(0u32) => {
+                    #[allow(unused_mut)]
+                    let (mut kept,) = if !__mcp_r.at_any(&[0u32]) {
+                        let names: Vec<String> = args.names;
+                        let mut kept: Vec<String> = Vec::new();
+                        {
+                            ::mcp_runtime::__private::RewindsInOrder::in_order({
+                                (&::mcp_runtime::__private::Probe(&(names))).rewind_order()
+                            });
+                            let mut __mcp_pos_0: usize = 0;
+                            let mut __mcp_iter_0 = ::mcp_runtime::__private::Rewind::rewind(
+                                &(names),
+                                __mcp_pos_0,
+                            );
+                            while let ::core::option::Option::Some(name) = ::core::iter::Iterator::next(
+                                &mut __mcp_iter_0,
+                            ) {
+                                __mcp_pos_0 += 1;
+                                {
+                                    let keep: Keep = match ::mcp_runtime::__private::settle_one(
+                                        || cx.elicit(format!("Keep {name}?")),
+                                        <_ as ::mcp_runtime::ElicitForm>::read_answer,
+                                        &cx,
+                                        "keep",
+                                    ) {
+                                        ::mcp_runtime::__private::Settled::Answered(
+                                            __mcp_answer,
+                                        ) => __mcp_answer,
+                                        ::mcp_runtime::__private::Settled::Stop(__mcp_halt) => {
+                                            break '__mcp_stop __mcp_r
+                                                .write(0u32)
+                                                .put(&__mcp_pos_0, &__mcp_s0, "__mcp_pos_0")
+                                                .put(&kept, &__mcp_s1, "kept")
+                                                .put(&names, &__mcp_s2, "names")
+                                                .stop(__mcp_halt);
+                                        }
+                                    }?;
+                                    if keep.ok {
+                                        kept.push(name);
                                     }
-                                }?;
-                                if keep.ok {
-                                    kept.push(name);
                                 }
                             }
                         }
-                    }
-                    let _ = &mut kept;
-                    (kept,)
-                } else {
-                    #[allow(
-                        clippy::all,
-                        clippy::pedantic,
-                        unreachable_code,
-                        unused_braces,
-                        unused_labels
-                    )]
-                    {
-                        let __mcp_v0 = __mcp_r.take(&__mcp_s0).await;
-                        let __mcp_v1 = __mcp_r.take(&__mcp_s1).await;
-                        let __mcp_v2 = __mcp_r.take(&__mcp_s2).await;
+                        let _ = &mut kept;
+                        (kept,)
+                    } else {
+                        #[allow(
+                            clippy::all,
+                            clippy::pedantic,
+                            unreachable_code,
+                            unused_braces,
+                            unused_labels
+                        )]
                         {
-                            #[allow(unused_mut, unused_variables)]
-                            let names = __mcp_v2;
-                            #[allow(unused_mut, unused_variables)]
-                            let mut kept = __mcp_v1;
+                            let __mcp_v0 = match __mcp_r.take(&__mcp_s0) {
+                                ::core::result::Result::Ok(__mcp_value) => __mcp_value,
+                                ::core::result::Result::Err(__mcp_stopped) => {
+                                    break '__mcp_stop __mcp_stopped;
+                                }
+                            };
+                            let __mcp_v1 = match __mcp_r.take(&__mcp_s1) {
+                                ::core::result::Result::Ok(__mcp_value) => __mcp_value,
+                                ::core::result::Result::Err(__mcp_stopped) => {
+                                    break '__mcp_stop __mcp_stopped;
+                                }
+                            };
+                            let __mcp_v2 = match __mcp_r.take(&__mcp_s2) {
+                                ::core::result::Result::Ok(__mcp_value) => __mcp_value,
+                                ::core::result::Result::Err(__mcp_stopped) => {
+                                    break '__mcp_stop __mcp_stopped;
+                                }
+                            };
                             {
                                 #[allow(unused_mut, unused_variables)]
-                                let mut __mcp_pos_0 = __mcp_v0;
-                                let mut __mcp_iter_0 = ::mcp_runtime::__private::Rewind::rewind(
-                                    &(names),
-                                    __mcp_pos_0,
-                                );
+                                let names = __mcp_v2;
+                                #[allow(unused_mut, unused_variables)]
+                                let mut kept = __mcp_v1;
                                 {
-                                    let mut __mcp_first = ::core::option::Option::Some(());
-                                    loop {
-                                        if let ::core::option::Option::Some(()) = __mcp_first.take()
-                                        {
+                                    #[allow(unused_mut, unused_variables)]
+                                    let mut __mcp_pos_0 = __mcp_v0;
+                                    let mut __mcp_iter_0 = ::mcp_runtime::__private::Rewind::rewind(
+                                        &(names),
+                                        __mcp_pos_0,
+                                    );
+                                    {
+                                        let mut __mcp_first = ::core::option::Option::Some(());
+                                        loop {
+                                            if let ::core::option::Option::Some(()) = __mcp_first.take()
                                             {
-                                                #[allow(unused_variables)]
-                                                let ::core::option::Option::Some(name) = ::core::iter::Iterator::next(
-                                                    &mut ::mcp_runtime::__private::Rewind::rewind(
-                                                        &(names),
-                                                        __mcp_pos_0 - 1,
-                                                    ),
-                                                ) else {
-                                                    break;
-                                                };
+                                                {
+                                                    #[allow(unused_variables)]
+                                                    let ::core::option::Option::Some(name) = ::core::iter::Iterator::next(
+                                                        &mut ::mcp_runtime::__private::Rewind::rewind(
+                                                            &(names),
+                                                            __mcp_pos_0 - 1,
+                                                        ),
+                                                    ) else {
+                                                        break;
+                                                    };
+                                                    {
+                                                        let keep: Keep = match ::mcp_runtime::__private::settle_one(
+                                                            || cx.elicit(format!("Keep {name}?")),
+                                                            <_ as ::mcp_runtime::ElicitForm>::read_answer,
+                                                            &cx,
+                                                            "keep",
+                                                        ) {
+                                                            ::mcp_runtime::__private::Settled::Answered(
+                                                                __mcp_answer,
+                                                            ) => __mcp_answer,
+                                                            ::mcp_runtime::__private::Settled::Stop(__mcp_halt) => {
+                                                                break '__mcp_stop __mcp_r
+                                                                    .write(0u32)
+                                                                    .put(&__mcp_pos_0, &__mcp_s0, "__mcp_pos_0")
+                                                                    .put(&kept, &__mcp_s1, "kept")
+                                                                    .put(&names, &__mcp_s2, "names")
+                                                                    .stop(__mcp_halt);
+                                                            }
+                                                        }?;
+                                                        if keep.ok {
+                                                            kept.push(name);
+                                                        }
+                                                    }
+                                                }
+                                            } else if let ::core::option::Option::Some(name) = ::core::iter::Iterator::next(
+                                                &mut __mcp_iter_0,
+                                            ) {
+                                                __mcp_pos_0 += 1;
                                                 {
                                                     let keep: Keep = match ::mcp_runtime::__private::settle_one(
                                                         || cx.elicit(format!("Keep {name}?")),
@@ -123,64 +170,37 @@ fn review() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
                                                             __mcp_answer,
                                                         ) => __mcp_answer,
                                                         ::mcp_runtime::__private::Settled::Stop(__mcp_halt) => {
-                                                            match __mcp_r
+                                                            break '__mcp_stop __mcp_r
                                                                 .write(0u32)
                                                                 .put(&__mcp_pos_0, &__mcp_s0, "__mcp_pos_0")
                                                                 .put(&kept, &__mcp_s1, "kept")
                                                                 .put(&names, &__mcp_s2, "names")
-                                                                .stop(__mcp_halt)
-                                                                .await
-                                                            {}
+                                                                .stop(__mcp_halt);
                                                         }
                                                     }?;
                                                     if keep.ok {
                                                         kept.push(name);
                                                     }
                                                 }
+                                            } else {
+                                                break;
                                             }
-                                        } else if let ::core::option::Option::Some(name) = ::core::iter::Iterator::next(
-                                            &mut __mcp_iter_0,
-                                        ) {
-                                            __mcp_pos_0 += 1;
-                                            {
-                                                let keep: Keep = match ::mcp_runtime::__private::settle_one(
-                                                    || cx.elicit(format!("Keep {name}?")),
-                                                    <_ as ::mcp_runtime::ElicitForm>::read_answer,
-                                                    &cx,
-                                                    "keep",
-                                                ) {
-                                                    ::mcp_runtime::__private::Settled::Answered(
-                                                        __mcp_answer,
-                                                    ) => __mcp_answer,
-                                                    ::mcp_runtime::__private::Settled::Stop(__mcp_halt) => {
-                                                        match __mcp_r
-                                                            .write(0u32)
-                                                            .put(&__mcp_pos_0, &__mcp_s0, "__mcp_pos_0")
-                                                            .put(&kept, &__mcp_s1, "kept")
-                                                            .put(&names, &__mcp_s2, "names")
-                                                            .stop(__mcp_halt)
-                                                            .await
-                                                        {}
-                                                    }
-                                                }?;
-                                                if keep.ok {
-                                                    kept.push(name);
-                                                }
-                                            }
-                                        } else {
-                                            break;
                                         }
                                     }
                                 }
+                                (kept,)
                             }
-                            (kept,)
                         }
-                    }
-                };
-                Ok(text(kept.join(", ")))
-            }
-            ::core::option::Option::Some(_) => match __mcp_r.unknown_point().await {}
-        }
+                    };
+                    Ok(text(kept.join(", ")))
+                }
+                ::core::option::Option::Some(_) => {
+                    break '__mcp_stop __mcp_r.unknown_point();
+                }
+            };
+            #[allow(unreachable_code)] return __mcp_done;
+        };
+        match __mcp_stopped.await {}
     }
     #[automatically_derived]
     impl ::mcp_runtime::server::ToolHandler for __mcp_tool_review {

@@ -13,119 +13,208 @@ fn tag() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
         let __mcp_s0 = <_ as ::mcp_runtime::flow::carry::Carry>::slot();
         let __mcp_s1 = <_ as ::mcp_runtime::flow::carry::Carry>::slot();
         let __mcp_s2 = <_ as ::mcp_runtime::flow::carry::Carry>::slot();
-        #[allow(unused_mut, unused_variables)]
-        let mut __mcp_r = __mcp_state
-            .open(
-                &__mcp_cx,
-                "|first,;round#1;log#2;label#0|more,;round#1;log#2|second,;round#1;log#2",
-                &[__mcp_s0.name(), __mcp_s1.name(), __mcp_s2.name()],
-                &[3usize, 2usize, 2usize],
-            )
-            .await;
-        let cx: Cx = __mcp_cx;
-        match __mcp_r.point() {
-            ::core::option::Option::None
-            | ::core::option::Option::Some(0u32)
-            | ::core::option::Option::Some(1u32)
-            | ::core::option::Option::Some(2u32) => {
-                #[allow(unused_mut)]
-                let (mut log,) = if !__mcp_r.at_any(&[0u32, 1u32, 2u32]) {
-                    let mut log = Vec::new();
-                    let mut round = 0_u32;
-                    while round < args.rounds {
-                        let label = format!("r{round}");
-                        if round.is_multiple_of(2) {
-                            let first: Word = match ::mcp_runtime::__private::settle_one(
-                                || cx.elicit("First?"),
+        let __mcp_stopped: ::mcp_runtime::__private::Stopped = '__mcp_stop: {
+            #[allow(unused_mut, unused_variables)]
+            let mut __mcp_r = match __mcp_state
+                .open(
+                    &__mcp_cx,
+                    "|first,;round#1;log#2;label#0|more,;round#1;log#2|second,;round#1;log#2",
+                    &[__mcp_s0.name(), __mcp_s1.name(), __mcp_s2.name()],
+                    &[3usize, 2usize, 2usize],
+                )
+            {
+                ::core::result::Result::Ok(__mcp_value) => __mcp_value,
+                ::core::result::Result::Err(__mcp_stopped) => {
+                    break '__mcp_stop __mcp_stopped;
+                }
+            };
+            let cx: Cx = __mcp_cx;
+            let __mcp_done = match __mcp_r.point() {
+                ::core::option::Option::None
+                | ::core::option::Option::Some(0u32)
+                | ::core::option::Option::Some(1u32)
+                | ::core::option::Option::Some(2u32) => {
+                    #[allow(unused_mut)]
+                    let (mut log,) = if !__mcp_r.at_any(&[0u32, 1u32, 2u32]) {
+                        let mut log = Vec::new();
+                        let mut round = 0_u32;
+                        while round < args.rounds {
+                            let label = format!("r{round}");
+                            if round.is_multiple_of(2) {
+                                let first: Word = match ::mcp_runtime::__private::settle_one(
+                                    || cx.elicit("First?"),
+                                    <_ as ::mcp_runtime::ElicitForm>::read_answer,
+                                    &cx,
+                                    "first",
+                                ) {
+                                    ::mcp_runtime::__private::Settled::Answered(
+                                        __mcp_answer,
+                                    ) => __mcp_answer,
+                                    ::mcp_runtime::__private::Settled::Stop(__mcp_halt) => {
+                                        break '__mcp_stop __mcp_r
+                                            .write(0u32)
+                                            .put(&round, &__mcp_s1, "round")
+                                            .put(&log, &__mcp_s2, "log")
+                                            .put(&label, &__mcp_s0, "label")
+                                            .stop(__mcp_halt);
+                                    }
+                                }?;
+                                log.push(format!("{label}:{}", first.word));
+                            }
+                            let more: Keep = match ::mcp_runtime::__private::settle_one(
+                                || cx.elicit("More?"),
                                 <_ as ::mcp_runtime::ElicitForm>::read_answer,
                                 &cx,
-                                "first",
+                                "more",
                             ) {
                                 ::mcp_runtime::__private::Settled::Answered(
                                     __mcp_answer,
                                 ) => __mcp_answer,
                                 ::mcp_runtime::__private::Settled::Stop(__mcp_halt) => {
-                                    match __mcp_r
-                                        .write(0u32)
+                                    break '__mcp_stop __mcp_r
+                                        .write(1u32)
                                         .put(&round, &__mcp_s1, "round")
                                         .put(&log, &__mcp_s2, "log")
-                                        .put(&label, &__mcp_s0, "label")
-                                        .stop(__mcp_halt)
-                                        .await
-                                    {}
+                                        .stop(__mcp_halt);
                                 }
                             }?;
-                            log.push(format!("{label}:{}", first.word));
-                        }
-                        let more: Keep = match ::mcp_runtime::__private::settle_one(
-                            || cx.elicit("More?"),
-                            <_ as ::mcp_runtime::ElicitForm>::read_answer,
-                            &cx,
-                            "more",
-                        ) {
-                            ::mcp_runtime::__private::Settled::Answered(__mcp_answer) => {
-                                __mcp_answer
+                            if more.ok {
+                                let second: Word = match ::mcp_runtime::__private::settle_one(
+                                    || cx.elicit("Second?"),
+                                    <_ as ::mcp_runtime::ElicitForm>::read_answer,
+                                    &cx,
+                                    "second",
+                                ) {
+                                    ::mcp_runtime::__private::Settled::Answered(
+                                        __mcp_answer,
+                                    ) => __mcp_answer,
+                                    ::mcp_runtime::__private::Settled::Stop(__mcp_halt) => {
+                                        break '__mcp_stop __mcp_r
+                                            .write(2u32)
+                                            .put(&round, &__mcp_s1, "round")
+                                            .put(&log, &__mcp_s2, "log")
+                                            .stop(__mcp_halt);
+                                    }
+                                }?;
+                                log.push(second.word);
                             }
-                            ::mcp_runtime::__private::Settled::Stop(__mcp_halt) => {
-                                match __mcp_r
-                                    .write(1u32)
-                                    .put(&round, &__mcp_s1, "round")
-                                    .put(&log, &__mcp_s2, "log")
-                                    .stop(__mcp_halt)
-                                    .await
-                                {}
-                            }
-                        }?;
-                        if more.ok {
-                            let second: Word = match ::mcp_runtime::__private::settle_one(
-                                || cx.elicit("Second?"),
-                                <_ as ::mcp_runtime::ElicitForm>::read_answer,
-                                &cx,
-                                "second",
-                            ) {
-                                ::mcp_runtime::__private::Settled::Answered(
-                                    __mcp_answer,
-                                ) => __mcp_answer,
-                                ::mcp_runtime::__private::Settled::Stop(__mcp_halt) => {
-                                    match __mcp_r
-                                        .write(2u32)
-                                        .put(&round, &__mcp_s1, "round")
-                                        .put(&log, &__mcp_s2, "log")
-                                        .stop(__mcp_halt)
-                                        .await
-                                    {}
-                                }
-                            }?;
-                            log.push(second.word);
+                            round += 1;
                         }
-                        round += 1;
-                    }
-                    let _ = &mut log;
-                    (log,)
-                } else {
-                    #[allow(
-                        clippy::all,
-                        clippy::pedantic,
-                        unreachable_code,
-                        unused_braces,
-                        unused_labels
-                    )]
-                    {
-                        let __mcp_v1 = __mcp_r.take(&__mcp_s1).await;
-                        let __mcp_v2 = __mcp_r.take(&__mcp_s2).await;
+                        let _ = &mut log;
+                        (log,)
+                    } else {
+                        #[allow(
+                            clippy::all,
+                            clippy::pedantic,
+                            unreachable_code,
+                            unused_braces,
+                            unused_labels
+                        )]
                         {
-                            #[allow(unused_mut, unused_variables)]
-                            let mut log = __mcp_v2;
-                            #[allow(unused_mut, unused_variables)]
-                            let mut round = __mcp_v1;
+                            let __mcp_v1 = match __mcp_r.take(&__mcp_s1) {
+                                ::core::result::Result::Ok(__mcp_value) => __mcp_value,
+                                ::core::result::Result::Err(__mcp_stopped) => {
+                                    break '__mcp_stop __mcp_stopped;
+                                }
+                            };
+                            let __mcp_v2 = match __mcp_r.take(&__mcp_s2) {
+                                ::core::result::Result::Ok(__mcp_value) => __mcp_value,
+                                ::core::result::Result::Err(__mcp_stopped) => {
+                                    break '__mcp_stop __mcp_stopped;
+                                }
+                            };
                             {
-                                let mut __mcp_first = ::core::option::Option::Some(());
-                                loop {
-                                    if let ::core::option::Option::Some(()) = __mcp_first.take()
-                                    {
+                                #[allow(unused_mut, unused_variables)]
+                                let mut log = __mcp_v2;
+                                #[allow(unused_mut, unused_variables)]
+                                let mut round = __mcp_v1;
+                                {
+                                    let mut __mcp_first = ::core::option::Option::Some(());
+                                    loop {
+                                        if let ::core::option::Option::Some(()) = __mcp_first.take()
                                         {
-                                            if !__mcp_r.at_any(&[2u32]) {
-                                                if !__mcp_r.at(1u32) {
+                                            {
+                                                if !__mcp_r.at_any(&[2u32]) {
+                                                    if !__mcp_r.at(1u32) {
+                                                        #[allow(
+                                                            clippy::all,
+                                                            clippy::pedantic,
+                                                            unreachable_code,
+                                                            unused_braces,
+                                                            unused_labels
+                                                        )]
+                                                        {
+                                                            let __mcp_v0 = match __mcp_r.take(&__mcp_s0) {
+                                                                ::core::result::Result::Ok(__mcp_value) => __mcp_value,
+                                                                ::core::result::Result::Err(__mcp_stopped) => {
+                                                                    break '__mcp_stop __mcp_stopped;
+                                                                }
+                                                            };
+                                                            {
+                                                                #[allow(unused_mut, unused_variables)]
+                                                                let label = __mcp_v0;
+                                                                {
+                                                                    let first: Word = match ::mcp_runtime::__private::settle_one(
+                                                                        || cx.elicit("First?"),
+                                                                        <_ as ::mcp_runtime::ElicitForm>::read_answer,
+                                                                        &cx,
+                                                                        "first",
+                                                                    ) {
+                                                                        ::mcp_runtime::__private::Settled::Answered(
+                                                                            __mcp_answer,
+                                                                        ) => __mcp_answer,
+                                                                        ::mcp_runtime::__private::Settled::Stop(__mcp_halt) => {
+                                                                            break '__mcp_stop __mcp_r
+                                                                                .write(0u32)
+                                                                                .put(&round, &__mcp_s1, "round")
+                                                                                .put(&log, &__mcp_s2, "log")
+                                                                                .put(&label, &__mcp_s0, "label")
+                                                                                .stop(__mcp_halt);
+                                                                        }
+                                                                    }?;
+                                                                    log.push(format!("{label}:{}", first.word));
+                                                                }
+                                                            }
+                                                        }
+                                                    }
+                                                    let more: Keep = match ::mcp_runtime::__private::settle_one(
+                                                        || cx.elicit("More?"),
+                                                        <_ as ::mcp_runtime::ElicitForm>::read_answer,
+                                                        &cx,
+                                                        "more",
+                                                    ) {
+                                                        ::mcp_runtime::__private::Settled::Answered(
+                                                            __mcp_answer,
+                                                        ) => __mcp_answer,
+                                                        ::mcp_runtime::__private::Settled::Stop(__mcp_halt) => {
+                                                            break '__mcp_stop __mcp_r
+                                                                .write(1u32)
+                                                                .put(&round, &__mcp_s1, "round")
+                                                                .put(&log, &__mcp_s2, "log")
+                                                                .stop(__mcp_halt);
+                                                        }
+                                                    }?;
+                                                    if more.ok {
+                                                        let second: Word = match ::mcp_runtime::__private::settle_one(
+                                                            || cx.elicit("Second?"),
+                                                            <_ as ::mcp_runtime::ElicitForm>::read_answer,
+                                                            &cx,
+                                                            "second",
+                                                        ) {
+                                                            ::mcp_runtime::__private::Settled::Answered(
+                                                                __mcp_answer,
+                                                            ) => __mcp_answer,
+                                                            ::mcp_runtime::__private::Settled::Stop(__mcp_halt) => {
+                                                                break '__mcp_stop __mcp_r
+                                                                    .write(2u32)
+                                                                    .put(&round, &__mcp_s1, "round")
+                                                                    .put(&log, &__mcp_s2, "log")
+                                                                    .stop(__mcp_halt);
+                                                            }
+                                                        }?;
+                                                        log.push(second.word);
+                                                    }
+                                                } else {
                                                     #[allow(
                                                         clippy::all,
                                                         clippy::pedantic,
@@ -134,194 +223,111 @@ fn tag() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
                                                         unused_labels
                                                     )]
                                                     {
-                                                        let __mcp_v0 = __mcp_r.take(&__mcp_s0).await;
                                                         {
-                                                            #[allow(unused_mut, unused_variables)]
-                                                            let label = __mcp_v0;
                                                             {
-                                                                let first: Word = match ::mcp_runtime::__private::settle_one(
-                                                                    || cx.elicit("First?"),
+                                                                let second: Word = match ::mcp_runtime::__private::settle_one(
+                                                                    || cx.elicit("Second?"),
                                                                     <_ as ::mcp_runtime::ElicitForm>::read_answer,
                                                                     &cx,
-                                                                    "first",
+                                                                    "second",
                                                                 ) {
                                                                     ::mcp_runtime::__private::Settled::Answered(
                                                                         __mcp_answer,
                                                                     ) => __mcp_answer,
                                                                     ::mcp_runtime::__private::Settled::Stop(__mcp_halt) => {
-                                                                        match __mcp_r
-                                                                            .write(0u32)
+                                                                        break '__mcp_stop __mcp_r
+                                                                            .write(2u32)
                                                                             .put(&round, &__mcp_s1, "round")
                                                                             .put(&log, &__mcp_s2, "log")
-                                                                            .put(&label, &__mcp_s0, "label")
-                                                                            .stop(__mcp_halt)
-                                                                            .await
-                                                                        {}
+                                                                            .stop(__mcp_halt);
                                                                     }
                                                                 }?;
-                                                                log.push(format!("{label}:{}", first.word));
+                                                                log.push(second.word);
                                                             }
                                                         }
                                                     }
                                                 }
-                                                let more: Keep = match ::mcp_runtime::__private::settle_one(
-                                                    || cx.elicit("More?"),
+                                                round += 1;
+                                            }
+                                        } else if round < args.rounds {
+                                            let label = format!("r{round}");
+                                            if round.is_multiple_of(2) {
+                                                let first: Word = match ::mcp_runtime::__private::settle_one(
+                                                    || cx.elicit("First?"),
                                                     <_ as ::mcp_runtime::ElicitForm>::read_answer,
                                                     &cx,
-                                                    "more",
+                                                    "first",
                                                 ) {
                                                     ::mcp_runtime::__private::Settled::Answered(
                                                         __mcp_answer,
                                                     ) => __mcp_answer,
                                                     ::mcp_runtime::__private::Settled::Stop(__mcp_halt) => {
-                                                        match __mcp_r
-                                                            .write(1u32)
+                                                        break '__mcp_stop __mcp_r
+                                                            .write(0u32)
                                                             .put(&round, &__mcp_s1, "round")
                                                             .put(&log, &__mcp_s2, "log")
-                                                            .stop(__mcp_halt)
-                                                            .await
-                                                        {}
+                                                            .put(&label, &__mcp_s0, "label")
+                                                            .stop(__mcp_halt);
                                                     }
                                                 }?;
-                                                if more.ok {
-                                                    let second: Word = match ::mcp_runtime::__private::settle_one(
-                                                        || cx.elicit("Second?"),
-                                                        <_ as ::mcp_runtime::ElicitForm>::read_answer,
-                                                        &cx,
-                                                        "second",
-                                                    ) {
-                                                        ::mcp_runtime::__private::Settled::Answered(
-                                                            __mcp_answer,
-                                                        ) => __mcp_answer,
-                                                        ::mcp_runtime::__private::Settled::Stop(__mcp_halt) => {
-                                                            match __mcp_r
-                                                                .write(2u32)
-                                                                .put(&round, &__mcp_s1, "round")
-                                                                .put(&log, &__mcp_s2, "log")
-                                                                .stop(__mcp_halt)
-                                                                .await
-                                                            {}
-                                                        }
-                                                    }?;
-                                                    log.push(second.word);
+                                                log.push(format!("{label}:{}", first.word));
+                                            }
+                                            let more: Keep = match ::mcp_runtime::__private::settle_one(
+                                                || cx.elicit("More?"),
+                                                <_ as ::mcp_runtime::ElicitForm>::read_answer,
+                                                &cx,
+                                                "more",
+                                            ) {
+                                                ::mcp_runtime::__private::Settled::Answered(
+                                                    __mcp_answer,
+                                                ) => __mcp_answer,
+                                                ::mcp_runtime::__private::Settled::Stop(__mcp_halt) => {
+                                                    break '__mcp_stop __mcp_r
+                                                        .write(1u32)
+                                                        .put(&round, &__mcp_s1, "round")
+                                                        .put(&log, &__mcp_s2, "log")
+                                                        .stop(__mcp_halt);
                                                 }
-                                            } else {
-                                                #[allow(
-                                                    clippy::all,
-                                                    clippy::pedantic,
-                                                    unreachable_code,
-                                                    unused_braces,
-                                                    unused_labels
-                                                )]
-                                                {
-                                                    {
-                                                        {
-                                                            let second: Word = match ::mcp_runtime::__private::settle_one(
-                                                                || cx.elicit("Second?"),
-                                                                <_ as ::mcp_runtime::ElicitForm>::read_answer,
-                                                                &cx,
-                                                                "second",
-                                                            ) {
-                                                                ::mcp_runtime::__private::Settled::Answered(
-                                                                    __mcp_answer,
-                                                                ) => __mcp_answer,
-                                                                ::mcp_runtime::__private::Settled::Stop(__mcp_halt) => {
-                                                                    match __mcp_r
-                                                                        .write(2u32)
-                                                                        .put(&round, &__mcp_s1, "round")
-                                                                        .put(&log, &__mcp_s2, "log")
-                                                                        .stop(__mcp_halt)
-                                                                        .await
-                                                                    {}
-                                                                }
-                                                            }?;
-                                                            log.push(second.word);
-                                                        }
+                                            }?;
+                                            if more.ok {
+                                                let second: Word = match ::mcp_runtime::__private::settle_one(
+                                                    || cx.elicit("Second?"),
+                                                    <_ as ::mcp_runtime::ElicitForm>::read_answer,
+                                                    &cx,
+                                                    "second",
+                                                ) {
+                                                    ::mcp_runtime::__private::Settled::Answered(
+                                                        __mcp_answer,
+                                                    ) => __mcp_answer,
+                                                    ::mcp_runtime::__private::Settled::Stop(__mcp_halt) => {
+                                                        break '__mcp_stop __mcp_r
+                                                            .write(2u32)
+                                                            .put(&round, &__mcp_s1, "round")
+                                                            .put(&log, &__mcp_s2, "log")
+                                                            .stop(__mcp_halt);
                                                     }
-                                                }
+                                                }?;
+                                                log.push(second.word);
                                             }
                                             round += 1;
+                                        } else {
+                                            break;
                                         }
-                                    } else if round < args.rounds {
-                                        let label = format!("r{round}");
-                                        if round.is_multiple_of(2) {
-                                            let first: Word = match ::mcp_runtime::__private::settle_one(
-                                                || cx.elicit("First?"),
-                                                <_ as ::mcp_runtime::ElicitForm>::read_answer,
-                                                &cx,
-                                                "first",
-                                            ) {
-                                                ::mcp_runtime::__private::Settled::Answered(
-                                                    __mcp_answer,
-                                                ) => __mcp_answer,
-                                                ::mcp_runtime::__private::Settled::Stop(__mcp_halt) => {
-                                                    match __mcp_r
-                                                        .write(0u32)
-                                                        .put(&round, &__mcp_s1, "round")
-                                                        .put(&log, &__mcp_s2, "log")
-                                                        .put(&label, &__mcp_s0, "label")
-                                                        .stop(__mcp_halt)
-                                                        .await
-                                                    {}
-                                                }
-                                            }?;
-                                            log.push(format!("{label}:{}", first.word));
-                                        }
-                                        let more: Keep = match ::mcp_runtime::__private::settle_one(
-                                            || cx.elicit("More?"),
-                                            <_ as ::mcp_runtime::ElicitForm>::read_answer,
-                                            &cx,
-                                            "more",
-                                        ) {
-                                            ::mcp_runtime::__private::Settled::Answered(
-                                                __mcp_answer,
-                                            ) => __mcp_answer,
-                                            ::mcp_runtime::__private::Settled::Stop(__mcp_halt) => {
-                                                match __mcp_r
-                                                    .write(1u32)
-                                                    .put(&round, &__mcp_s1, "round")
-                                                    .put(&log, &__mcp_s2, "log")
-                                                    .stop(__mcp_halt)
-                                                    .await
-                                                {}
-                                            }
-                                        }?;
-                                        if more.ok {
-                                            let second: Word = match ::mcp_runtime::__private::settle_one(
-                                                || cx.elicit("Second?"),
-                                                <_ as ::mcp_runtime::ElicitForm>::read_answer,
-                                                &cx,
-                                                "second",
-                                            ) {
-                                                ::mcp_runtime::__private::Settled::Answered(
-                                                    __mcp_answer,
-                                                ) => __mcp_answer,
-                                                ::mcp_runtime::__private::Settled::Stop(__mcp_halt) => {
-                                                    match __mcp_r
-                                                        .write(2u32)
-                                                        .put(&round, &__mcp_s1, "round")
-                                                        .put(&log, &__mcp_s2, "log")
-                                                        .stop(__mcp_halt)
-                                                        .await
-                                                    {}
-                                                }
-                                            }?;
-                                            log.push(second.word);
-                                        }
-                                        round += 1;
-                                    } else {
-                                        break;
                                     }
                                 }
+                                (log,)
                             }
-                            (log,)
                         }
-                    }
-                };
-                Ok(text(log.join(" ")))
-            }
-            ::core::option::Option::Some(_) => match __mcp_r.unknown_point().await {}
-        }
+                    };
+                    Ok(text(log.join(" ")))
+                }
+                ::core::option::Option::Some(_) => {
+                    break '__mcp_stop __mcp_r.unknown_point();
+                }
+            };
+            #[allow(unreachable_code)] return __mcp_done;
+        };
+        match __mcp_stopped.await {}
     }
     #[automatically_derived]
     impl ::mcp_runtime::server::ToolHandler for __mcp_tool_tag {

@@ -15,50 +15,61 @@ fn confirm(
         __mcp_cx: ::mcp_runtime::Cx,
         __mcp_state: ::mcp_runtime::__private::Resume,
     ) -> Result<bool, Refusal> {
-        #[allow(unused_mut, unused_variables)]
-        let mut __mcp_r = __mcp_state
-            .open(&__mcp_cx, "|first,|really,", &[], &[0usize, 0usize])
-            .await;
-        let cx: &Cx = &__mcp_cx;
-        match __mcp_r.point() {
-            ::core::option::Option::None
-            | ::core::option::Option::Some(0u32)
-            | ::core::option::Option::Some(1u32) => {
-                if !__mcp_r.at(1u32) {
-                    let first: Confirm = match ::mcp_runtime::__private::settle_one(
-                        || cx.elicit(format!("{what}?")),
+        let __mcp_stopped: ::mcp_runtime::__private::Stopped = '__mcp_stop: {
+            #[allow(unused_mut, unused_variables)]
+            let mut __mcp_r = match __mcp_state
+                .open(&__mcp_cx, "|first,|really,", &[], &[0usize, 0usize])
+            {
+                ::core::result::Result::Ok(__mcp_value) => __mcp_value,
+                ::core::result::Result::Err(__mcp_stopped) => {
+                    break '__mcp_stop __mcp_stopped;
+                }
+            };
+            let cx: &Cx = &__mcp_cx;
+            let __mcp_done = match __mcp_r.point() {
+                ::core::option::Option::None
+                | ::core::option::Option::Some(0u32)
+                | ::core::option::Option::Some(1u32) => {
+                    if !__mcp_r.at(1u32) {
+                        let first: Confirm = match ::mcp_runtime::__private::settle_one(
+                            || cx.elicit(format!("{what}?")),
+                            <_ as ::mcp_runtime::ElicitForm>::read_answer,
+                            &cx,
+                            "first",
+                        ) {
+                            ::mcp_runtime::__private::Settled::Answered(__mcp_answer) => {
+                                __mcp_answer
+                            }
+                            ::mcp_runtime::__private::Settled::Stop(__mcp_halt) => {
+                                break '__mcp_stop __mcp_r.write(0u32).stop(__mcp_halt);
+                            }
+                        }?;
+                        if first.ok {
+                            return Ok(true);
+                        }
+                    }
+                    let really: Confirm = match ::mcp_runtime::__private::settle_one(
+                        || cx.elicit(format!("Really not {what}?")),
                         <_ as ::mcp_runtime::ElicitForm>::read_answer,
                         &cx,
-                        "first",
+                        "really",
                     ) {
                         ::mcp_runtime::__private::Settled::Answered(__mcp_answer) => {
                             __mcp_answer
                         }
                         ::mcp_runtime::__private::Settled::Stop(__mcp_halt) => {
-                            match __mcp_r.write(0u32).stop(__mcp_halt).await {}
+                            break '__mcp_stop __mcp_r.write(1u32).stop(__mcp_halt);
                         }
                     }?;
-                    if first.ok {
-                        return Ok(true);
-                    }
+                    Ok(!really.ok)
                 }
-                let really: Confirm = match ::mcp_runtime::__private::settle_one(
-                    || cx.elicit(format!("Really not {what}?")),
-                    <_ as ::mcp_runtime::ElicitForm>::read_answer,
-                    &cx,
-                    "really",
-                ) {
-                    ::mcp_runtime::__private::Settled::Answered(__mcp_answer) => {
-                        __mcp_answer
-                    }
-                    ::mcp_runtime::__private::Settled::Stop(__mcp_halt) => {
-                        match __mcp_r.write(1u32).stop(__mcp_halt).await {}
-                    }
-                }?;
-                Ok(!really.ok)
-            }
-            ::core::option::Option::Some(_) => match __mcp_r.unknown_point().await {}
-        }
+                ::core::option::Option::Some(_) => {
+                    break '__mcp_stop __mcp_r.unknown_point();
+                }
+            };
+            #[allow(unreachable_code)] return __mcp_done;
+        };
+        match __mcp_stopped.await {}
     }
     #[automatically_derived]
     impl ::mcp_runtime::flow::SubFlowStep for __mcp_elicit_confirm {

@@ -15,6 +15,8 @@
 
 use std::convert::Infallible;
 use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -61,14 +63,14 @@ impl Resume {
     /// carries `fields[n]` fields.
     ///
     /// A state of another shape is refused (or, where the flow says so, restarts it); a state
-    /// that does not decode is refused. Either way the step stops here.
-    pub async fn open(
+    /// that does not decode is refused. Either way the step stops: it awaits the [`Stopped`].
+    pub fn open(
         self,
         cx: &Cx,
         shape: &str,
         slots: &[&'static str],
         fields: &[usize],
-    ) -> Reader {
+    ) -> Result<Reader, Stopped> {
         let shape = mix(shape, slots);
         let mut reader = Reader {
             cx: cx.clone(),
@@ -81,8 +83,10 @@ impl Resume {
         if let Some((minted, payload)) = self.state {
             if minted != shape {
                 if !self.restart {
-                    return refuse(cx, "minted by a build whose flow has another shape".into())
-                        .await;
+                    return Err(refuse(
+                        cx,
+                        "minted by a build whose flow has another shape".into(),
+                    ));
                 }
                 tracing::info!("requestState of another flow shape: restarting the flow");
                 cx.forget_answers();
@@ -95,7 +99,10 @@ impl Resume {
                         reader.payload = payload;
                     }
                     Err(reason) => {
-                        return refuse(cx, format!("verified but does not decode: {reason}")).await;
+                        return Err(refuse(
+                            cx,
+                            format!("verified but does not decode: {reason}"),
+                        ));
                     }
                 }
             }
@@ -103,14 +110,32 @@ impl Resume {
         if let Some(round) = reader.round {
             crate::server::record_round(round, shape);
         }
-        reader
+        Ok(reader)
     }
 }
 
-/// Stops the step with the state refused for `reason`; never completes.
-async fn refuse<T>(cx: &Cx, reason: String) -> T {
+/// A step that has stopped: what it stopped for is recorded on its context, and awaiting this
+/// never completes. The driver sees the record and drops the step's future.
+///
+/// Every place a step stops (a question, a state refused) breaks out to one await of this at
+/// the step function's end, so the step's future has one suspension point for all of them.
+#[doc(hidden)]
+#[must_use = "a step stops by awaiting its `Stopped`"]
+#[derive(Debug)]
+pub struct Stopped(());
+
+impl Future for Stopped {
+    type Output = Infallible;
+
+    fn poll(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Infallible> {
+        Poll::Pending
+    }
+}
+
+/// Records that the state is refused for `reason`.
+fn refuse(cx: &Cx, reason: String) -> Stopped {
     cx.halt(Halted::Refused(reason));
-    std::future::pending().await
+    Stopped(())
 }
 
 /// The fingerprint of a flow's shape: the macro's part and its slots' type names, FNV-1a
@@ -191,38 +216,33 @@ impl Reader {
     }
 
     /// Reads the next carried field, of the local `slot` is for; a field that does not
-    /// decode refuses the state and stops the step here.
-    pub async fn take<T>(&mut self, slot: &Slot<T>) -> T {
-        match self.fields.next(&self.payload, slot.read) {
-            Ok(value) => value,
-            Err(reason) => {
-                refuse(&self.cx, format!("verified but does not decode: {reason}")).await
-            }
-        }
+    /// decode refuses the state, and the step stops.
+    pub fn take<T>(&mut self, slot: &Slot<T>) -> Result<T, Stopped> {
+        self.fields
+            .next(&self.payload, slot.read)
+            .map_err(|reason| refuse(&self.cx, format!("verified but does not decode: {reason}")))
     }
 
     /// Reads the next carried field as a sub-flow's state.
-    pub async fn take_sub(&mut self) -> SubState {
-        self.take(&Slot::<SubState>::of()).await
+    pub fn take_sub(&mut self) -> Result<SubState, Stopped> {
+        self.take(&Slot::<SubState>::of())
     }
 
     /// Refuses the state: its point is none of the flow's.
-    pub async fn unknown_point(&self) -> Infallible {
+    pub fn unknown_point(&self) -> Stopped {
         refuse(
             &self.cx,
             "verified but names no question point of this flow".into(),
         )
-        .await
     }
 
     /// Refuses the state: a pattern the flow was inside when it stopped, matched again where it
     /// resumes against the same borrowed place, no longer matches.
-    pub async fn no_longer_matches(&self) -> Infallible {
+    pub fn no_longer_matches(&self) -> Stopped {
         refuse(
             &self.cx,
             "verified but a pattern it stopped inside no longer matches".into(),
         )
-        .await
     }
 
     /// Starts writing the state of `point`, where the flow stops.
@@ -269,13 +289,13 @@ impl Writer {
         self.put(sub, &Slot::of(), "sub-flow state")
     }
 
-    /// Stops the flow: records the questions of `stop` and this state, then never completes.
-    /// The driver sees the record and drops the flow's future.
+    /// Stops the flow: records the questions of `stop` and this state, for the step to await
+    /// the [`Stopped`].
     ///
     /// A state that cannot be written (or, in debug builds, does not read back as written)
     /// fails the request here with an internal error naming the carried local at fault,
     /// rather than handing out a state the next round would refuse.
-    pub fn stop(self, stop: Stop) -> impl Future<Output = Infallible> + use<> {
+    pub fn stop(self, stop: Stop) -> Stopped {
         let halted = match stop.0 {
             StopKind::Fail(error) => Halted::Failed(error),
             StopKind::Refuse(reason) => Halted::Refused(reason),
@@ -295,6 +315,6 @@ impl Writer {
             },
         };
         self.cx.halt(halted);
-        std::future::pending()
+        Stopped(())
     }
 }

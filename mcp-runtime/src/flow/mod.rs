@@ -35,7 +35,7 @@ pub use subflow::{IntoSubFlow, SubFlow, SubFlowAwaitedOutsideFlow, SubFlowStep};
 pub mod __private {
     pub use super::carry;
     pub use super::carry::{Probe, ProbeAny, ProbeHash, Rewind, RewindsInOrder};
-    pub use super::continuation::{Reader, Resume, Slot, Writer};
+    pub use super::continuation::{Reader, Resume, Slot, Stopped, Writer};
     pub use super::cx::{Batch, Settled, Stop, app_state, settle_one};
     pub use super::definitions::{
         Cached, Presentation, arguments_schema, prompt_definition, resource_definition,

@@ -16,8 +16,8 @@
 //!     OUTER TAKES                     // the locals of blocks around the loop's body
 //!     { RESTORES; loop { if let Some(..) = first.take() {
 //!         ITEMS
-//!         let (x,) = if reader.at(2) { (reader.take(&slot_x).await,) } else {
-//!             let (y,) = (reader.take(&slot_y).await,);   // only point 1 is left here
+//!         let (x,) = if reader.at(2) { (TAKE(slot_x),) } else {
+//!             let (y,) = (TAKE(slot_y),);   // only point 1 is left here
 //!             let a: A = __mcp_site!().1?; S1; (x,)
 //!         };
 //!         let (z,) = if !reader.at_any(&[3, 4]) {
@@ -436,10 +436,9 @@ impl Planner<'_, '_> {
         let Some(resumed) = self.resume(cut, prefix, points[0], heads) else {
             return;
         };
-        let reader = settle::reader();
         let takes = resumed.carried.iter().map(|c| {
-            let (value, slot) = (&c.value, settle::slot(c.slot));
-            quote!(let #value = #reader.take(&#slot).await;)
+            let (value, take) = (&c.value, settle::take(c.slot));
+            quote!(let #value = #take;)
         });
         let body = &resumed.body;
         let arm: TokenStream = quote!(#(#takes)* #body);
