@@ -11,6 +11,7 @@
 //! ([`mod@expand`]).
 
 mod expand;
+mod free;
 mod hoist;
 mod items;
 mod model;

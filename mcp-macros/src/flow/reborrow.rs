@@ -17,6 +17,7 @@ use syn::punctuated::Punctuated;
 use syn::visit::{self, Visit};
 use syn::{Expr, Local, Pat, Stmt, Token};
 
+use super::free;
 use super::hoist::{Hoisted, literal};
 use super::scope::{self, Binding};
 
@@ -241,7 +242,7 @@ fn function(expr: &Expr, hoisted: &Hoisted) -> bool {
             let mut assigns = Assigns(false);
             assigns.visit_expr_closure(closure);
             let stmt = Stmt::Expr(expr.clone(), None);
-            let reads = scope::free_in_stmts(std::slice::from_ref(&stmt), &HashMap::new());
+            let reads = free::free_in_stmts(std::slice::from_ref(&stmt), &HashMap::new());
             closure.capture.is_none()
                 && !assigns.0
                 && reads.iter().all(|name| hoisted.unchanging(name))

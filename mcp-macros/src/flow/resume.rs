@@ -18,6 +18,7 @@ use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, format_ident, quote};
 use syn::{Block, Expr, Ident, Pat, Stmt};
 
+use super::free;
 use super::hoist::Hoisted;
 use super::scope::{self, Binding, Rederive};
 use super::sites::{Loop, Site, Step};
@@ -246,7 +247,7 @@ impl<'a> Resumer<'a> {
         let mut stmts = vec![self.stmt(&block.stmts[i], rest)];
         self.level = level;
         stmts.extend(block.stmts[i + 1..].iter().cloned());
-        let (free, assigned) = scope::free_and_assigned_in_stmts(&stmts, self.questions);
+        let (free, assigned) = free::free_and_assigned_in_stmts(&stmts, self.questions);
         // Items declared before the question that are not declared once for the whole step
         // function (`macro_rules!`, and items whose names the rest of the body also uses; see
         // `items`) are the block's wherever they stand: they go along, ahead of the restored
@@ -439,7 +440,7 @@ impl<'a> Resumer<'a> {
         block: Block,
         (here, heads): (Vec<Step>, TokenStream),
     ) -> Expr {
-        let free = scope::free_in_stmts(&block.stmts, self.questions);
+        let free = free::free_in_stmts(&block.stmts, self.questions);
         let level = self.level.saturating_sub(1);
         let mut restored = Vec::new();
         let mut matched: Vec<Stmt> = Vec::new();
@@ -473,7 +474,7 @@ impl<'a> Resumer<'a> {
             }
         }
         let mut needed = free;
-        needed.extend(scope::free_in_stmts(&matched, self.questions));
+        needed.extend(free::free_in_stmts(&matched, self.questions));
         let mut stmts = self.restore(&restored, &needed, level).stmts;
         stmts.extend(matched);
         if stmts.is_empty() {
@@ -504,7 +505,7 @@ impl<'a> Resumer<'a> {
                     let looped = &self.loops[*n];
                     let position = &looped.position;
                     let init = looped.rewind(&syn::parse_quote!(#position));
-                    free.extend(scope::free_in_stmts(
+                    free.extend(free::free_in_stmts(
                         &[syn::parse_quote!(let _ = #init;)],
                         self.questions,
                     ));
@@ -516,7 +517,7 @@ impl<'a> Resumer<'a> {
                 // pattern; the place's locals come before it.
                 Some(Rederive::Borrow(local)) => {
                     let stmt = Stmt::Local((**local).clone());
-                    free.extend(scope::free_in_stmts(
+                    free.extend(free::free_in_stmts(
                         std::slice::from_ref(&stmt),
                         self.questions,
                     ));

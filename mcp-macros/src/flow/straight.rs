@@ -63,6 +63,7 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use syn::{Block, Expr, Ident, Local, Stmt};
 
+use super::free;
 use super::hoist::Hoisted;
 use super::reborrow;
 use super::resume::{Carried, Resumed};
@@ -178,7 +179,7 @@ pub(crate) fn live_after(
         .map(|local| Stmt::Local((*local).clone()))
         .collect();
     rest.extend(body.stmts[k + 1..].iter().cloned());
-    let free = scope::free_in_stmts(&rest, questions);
+    let free = free::free_in_stmts(&rest, questions);
     let names: Vec<String> = again
         .iter()
         .flat_map(|local| scope::let_bindings(local))
@@ -213,7 +214,7 @@ pub(crate) fn again_at<'b>(
     hoisted: &Hoisted,
     questions: &HashMap<usize, Expr>,
 ) -> Vec<&'b Local> {
-    let mut free = scope::free_in_stmts(&body.stmts[k.min(body.stmts.len())..], questions);
+    let mut free = free::free_in_stmts(&body.stmts[k.min(body.stmts.len())..], questions);
     let mut seen = BTreeSet::new();
     let mut again = Vec::new();
     for stmt in body.stmts[..k.min(body.stmts.len())].iter().rev() {
@@ -231,7 +232,7 @@ pub(crate) fn again_at<'b>(
             .iter()
             .any(|name| free.contains(name) && !seen.contains(name));
         if used && reborrow::again(local, hoisted, true) {
-            free.extend(scope::free_in_stmts(std::slice::from_ref(stmt), questions));
+            free.extend(free::free_in_stmts(std::slice::from_ref(stmt), questions));
             again.push(local);
         }
         seen.extend(names.into_iter().filter(|name| free.contains(name)));
