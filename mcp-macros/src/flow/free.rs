@@ -26,20 +26,49 @@ pub(crate) fn free_and_assigned_in_stmts(
     (finder.free, finder.assigned)
 }
 
+/// The outer names every way through `stmts` to their end assigns (`name = ...`).
+pub(crate) fn assigned_by_stmts(stmts: &[Stmt], sites: &HashMap<usize, Expr>) -> BTreeSet<String> {
+    let mut finder = FreeVars::new(sites);
+    finder.stmts(stmts);
+    finder.pop()
+}
+
 struct FreeVars<'a> {
-    scopes: Vec<Vec<String>>,
+    scopes: Vec<Scope>,
     free: BTreeSet<String>,
     /// Outer names assigned before any read: bound from there on, in the assigning scope.
     assigned: BTreeSet<String>,
+    /// The constructs a `break` here may leave, innermost last.
+    exits: Vec<Exit>,
     sites: &'a HashMap<usize, Expr>,
+}
+
+/// A construct `break` leaves: a loop, or a labelled block.
+struct Exit {
+    label: Option<String>,
+    is_loop: bool,
+    /// The index of its scope.
+    depth: usize,
+    /// The outer names every `break` out of it so far assigns; `None` before the first.
+    assigned: Option<BTreeSet<String>>,
+}
+
+/// A scope the finder is in: a block, a closure, a match arm, a construct's bindings.
+#[derive(Default)]
+struct Scope {
+    /// The names bound in it so far, by a pattern or by an assignment.
+    names: Vec<String>,
+    /// The names from outside it that every way through it, so far, assigns.
+    assigned: BTreeSet<String>,
 }
 
 impl<'a> FreeVars<'a> {
     fn new(sites: &'a HashMap<usize, Expr>) -> Self {
         Self {
-            scopes: vec![Vec::new()],
+            scopes: vec![Scope::default()],
             free: BTreeSet::new(),
             assigned: BTreeSet::new(),
+            exits: Vec::new(),
             sites,
         }
     }
@@ -47,7 +76,72 @@ impl<'a> FreeVars<'a> {
     fn bound(&self, name: &str) -> bool {
         self.scopes
             .iter()
-            .any(|scope| scope.iter().any(|n| n == name))
+            .any(|scope| scope.names.iter().any(|n| n == name))
+    }
+
+    fn push(&mut self) {
+        self.scopes.push(Scope::default());
+    }
+
+    /// Enters a construct `break` may leave, in a scope of its own.
+    fn push_exit(&mut self, label: Option<&syn::Label>, is_loop: bool) {
+        self.push();
+        self.exits.push(Exit {
+            label: label.map(|label| label.name.ident.to_string()),
+            is_loop,
+            depth: self.scopes.len() - 1,
+            assigned: None,
+        });
+    }
+
+    /// Leaves the construct [`push_exit`](Self::push_exit) entered: what every `break` out of
+    /// it assigns (`None`: none leaves it), and what its scope assigns.
+    fn pop_exit(&mut self) -> (Option<BTreeSet<String>>, BTreeSet<String>) {
+        let exit = self.exits.pop().and_then(|exit| exit.assigned);
+        (exit, self.pop())
+    }
+
+    /// The outer names assigned on every way here from the scope at `depth`.
+    fn assigned_since(&self, depth: usize) -> BTreeSet<String> {
+        let mut assigned = BTreeSet::new();
+        let mut declared = BTreeSet::new();
+        for scope in &self.scopes[depth..] {
+            assigned.extend(scope.assigned.iter().cloned());
+            declared.extend(
+                scope
+                    .names
+                    .iter()
+                    .filter(|name| !scope.assigned.contains(*name))
+                    .cloned(),
+            );
+        }
+        assigned.difference(&declared).cloned().collect()
+    }
+
+    /// Leaves the innermost scope: the outer names every way through it assigns.
+    fn pop(&mut self) -> BTreeSet<String> {
+        self.scopes
+            .pop()
+            .map(|scope| scope.assigned)
+            .unwrap_or_default()
+    }
+
+    /// `name` is assigned in the innermost scope, on every way through it so far: unless a
+    /// pattern of this scope binds it, it is bound from here on, and the scope assigns it.
+    fn assign(&mut self, name: String) {
+        let scope = self.scopes.last_mut().expect("a scope is always open");
+        if !scope.names.contains(&name) {
+            scope.names.push(name.clone());
+            scope.assigned.insert(name);
+        }
+    }
+
+    /// What a construct that runs whenever the code after it does assigns: `assigned` of
+    /// every way through it, or `None` where no way through it reaches that code.
+    fn assigned_by(&mut self, assigned: Option<BTreeSet<String>>) {
+        for name in assigned.into_iter().flatten() {
+            self.assign(name);
+        }
     }
 
     fn use_name(&mut self, name: String) {
@@ -60,18 +154,25 @@ impl<'a> FreeVars<'a> {
         let mut bindings = Vec::new();
         pattern_bindings(pat, None, &mut bindings);
         let scope = self.scopes.last_mut().expect("a scope is always open");
-        scope.extend(bindings.into_iter().map(|b| b.ident.to_string()));
+        scope
+            .names
+            .extend(bindings.into_iter().map(|b| b.ident.to_string()));
     }
 
+    /// A block's statements, in a scope of their own; what every way through them assigns is
+    /// assigned in the enclosing scope, whose construct says whether that always runs.
     fn stmts(&mut self, stmts: &[Stmt]) {
-        self.scopes.push(Vec::new());
+        self.push();
         for stmt in stmts {
             match stmt {
                 Stmt::Local(local) => {
                     if let Some(init) = &local.init {
                         self.visit_expr(&init.expr);
                         if let Some((_, diverge)) = &init.diverge {
+                            // Runs only where the pattern fails, and never goes on.
+                            self.push();
                             self.visit_expr(diverge);
+                            self.pop();
                         }
                     }
                     self.bind(&local.pat);
@@ -81,7 +182,8 @@ impl<'a> FreeVars<'a> {
                 Stmt::Item(_) => {}
             }
         }
-        self.scopes.pop();
+        let assigned = self.pop();
+        self.assigned_by(Some(assigned));
     }
 
     /// Macro bodies are opaque: every identifier in them, and every `{name}` in their string
@@ -178,48 +280,140 @@ impl<'ast> Visit<'ast> for FreeVars<'_> {
         visit::visit_expr_path(self, path);
     }
 
+    // Code that may not run, or not to its end, before the code after it (a closure, an
+    // `async` block, the body of a `while` or `for`, the right of `&&` and `||`) assigns
+    // nothing for that code: its scope is left without passing on what it assigns.
+
+    // No `break` in a closure or an `async` block leaves a construct around it.
+
     fn visit_expr_closure(&mut self, closure: &'ast syn::ExprClosure) {
-        self.scopes.push(Vec::new());
+        let exits = std::mem::take(&mut self.exits);
+        self.push();
         for input in &closure.inputs {
             self.bind(input);
         }
         self.visit_expr(&closure.body);
-        self.scopes.pop();
+        self.pop();
+        self.exits = exits;
     }
 
-    fn visit_arm(&mut self, arm: &'ast syn::Arm) {
-        self.scopes.push(Vec::new());
-        self.bind(&arm.pat);
-        if let Pat::Guard(guarded) = &arm.pat {
-            self.visit_expr(&guarded.guard);
-        }
-        self.visit_expr(&arm.body);
-        self.scopes.pop();
+    fn visit_expr_async(&mut self, expr: &'ast syn::ExprAsync) {
+        let exits = std::mem::take(&mut self.exits);
+        self.push();
+        self.visit_block(&expr.block);
+        self.pop();
+        self.exits = exits;
     }
 
-    fn visit_expr_if(&mut self, expr: &'ast syn::ExprIf) {
-        self.scopes.push(Vec::new());
-        self.cond(&expr.cond);
-        self.visit_block(&expr.then_branch);
-        self.scopes.pop();
-        if let Some((_, els)) = &expr.else_branch {
-            self.visit_expr(els);
+    /// A labelled block goes on after its end or after a `break` out of it.
+    fn visit_expr_block(&mut self, expr: &'ast syn::ExprBlock) {
+        if expr.label.is_none() {
+            self.visit_block(&expr.block);
+            return;
         }
+        self.push_exit(expr.label.as_ref(), false);
+        self.visit_block(&expr.block);
+        let (breaks, end) = self.pop_exit();
+        let assigned = if block_diverges(&expr.block) {
+            breaks
+        } else {
+            Some(both(breaks, end))
+        };
+        self.assigned_by(assigned);
+    }
+
+    fn visit_expr_break(&mut self, expr: &'ast syn::ExprBreak) {
+        if let Some(value) = &expr.expr {
+            self.visit_expr(value);
+        }
+        let target = match &expr.label {
+            Some(label) => {
+                let label = label.ident.to_string();
+                self.exits
+                    .iter()
+                    .rposition(|exit| exit.label.as_ref() == Some(&label))
+            }
+            None => self.exits.iter().rposition(|exit| exit.is_loop),
+        };
+        if let Some(target) = target {
+            let here = self.assigned_since(self.exits[target].depth);
+            let exit = &mut self.exits[target];
+            exit.assigned = Some(both(exit.assigned.take(), here));
+        }
+    }
+
+    fn visit_expr_binary(&mut self, expr: &'ast syn::ExprBinary) {
+        self.visit_expr(&expr.left);
+        if matches!(expr.op, syn::BinOp::And(_) | syn::BinOp::Or(_)) {
+            self.push();
+            self.visit_expr(&expr.right);
+            self.pop();
+        } else {
+            self.visit_expr(&expr.right);
+        }
+    }
+
+    /// A `loop` goes on only after a `break` out of it.
+    fn visit_expr_loop(&mut self, expr: &'ast syn::ExprLoop) {
+        self.push_exit(expr.label.as_ref(), true);
+        self.visit_block(&expr.body);
+        let (breaks, _) = self.pop_exit();
+        self.assigned_by(breaks);
     }
 
     fn visit_expr_while(&mut self, expr: &'ast syn::ExprWhile) {
-        self.scopes.push(Vec::new());
+        self.push_exit(expr.label.as_ref(), true);
         self.cond(&expr.cond);
         self.visit_block(&expr.body);
-        self.scopes.pop();
+        self.pop_exit();
     }
 
     fn visit_expr_for_loop(&mut self, expr: &'ast syn::ExprForLoop) {
         self.visit_expr(&expr.expr);
-        self.scopes.push(Vec::new());
+        self.push_exit(expr.label.as_ref(), true);
         self.bind(&expr.pat);
         self.visit_block(&expr.body);
-        self.scopes.pop();
+        self.pop_exit();
+    }
+
+    // A branching construct assigns what all its branches that go on assign.
+
+    fn visit_expr_match(&mut self, expr: &'ast syn::ExprMatch) {
+        self.visit_expr(&expr.expr);
+        let mut assigned = None;
+        for arm in &expr.arms {
+            self.push();
+            self.bind(&arm.pat);
+            if let Pat::Guard(guarded) = &arm.pat {
+                self.visit_expr(&guarded.guard);
+            }
+            self.visit_expr(&arm.body);
+            let arm_assigned = self.pop();
+            if !diverges(&arm.body) {
+                assigned = Some(both(assigned, arm_assigned));
+            }
+        }
+        self.assigned_by(assigned);
+    }
+
+    fn visit_expr_if(&mut self, expr: &'ast syn::ExprIf) {
+        self.push();
+        self.cond(&expr.cond);
+        self.visit_block(&expr.then_branch);
+        let then = self.pop();
+        let mut assigned = (!block_diverges(&expr.then_branch)).then_some(then);
+        match &expr.else_branch {
+            Some((_, els)) => {
+                self.push();
+                self.visit_expr(els);
+                let els_assigned = self.pop();
+                if !diverges(els) {
+                    assigned = Some(both(assigned, els_assigned));
+                }
+            }
+            None => assigned = Some(BTreeSet::new()),
+        }
+        self.assigned_by(assigned);
     }
 
     /// `name = value` writes `name` without reading it: after it, in the same scope, `name`
@@ -234,8 +428,7 @@ impl<'ast> Visit<'ast> for FreeVars<'_> {
             if !self.bound(&name) {
                 self.assigned.insert(name.clone());
             }
-            let scope = self.scopes.last_mut().expect("a scope is always open");
-            scope.push(name);
+            self.assign(name);
             return;
         }
         self.visit_expr(&assign.left);
@@ -267,4 +460,38 @@ impl FreeVars<'_> {
             other => self.visit_expr(other),
         }
     }
+}
+
+/// The names assigned on every way through two sets of ways: `so_far` (`None`: no way yet)
+/// and `more`.
+fn both(so_far: Option<BTreeSet<String>>, more: BTreeSet<String>) -> BTreeSet<String> {
+    match so_far {
+        Some(so_far) => so_far.intersection(&more).cloned().collect(),
+        None => more,
+    }
+}
+
+/// Whether `expr` never goes on to the code after it, as far as its last statement shows:
+/// `return`, `break`, `continue` or a panicking macro.
+fn diverges(expr: &Expr) -> bool {
+    match expr {
+        Expr::Return(_) | Expr::Break(_) | Expr::Continue(_) => true,
+        Expr::Macro(mac) => panics(&mac.mac),
+        Expr::Block(block) if block.label.is_none() => block_diverges(&block.block),
+        _ => false,
+    }
+}
+
+fn block_diverges(block: &Block) -> bool {
+    match block.stmts.last() {
+        Some(Stmt::Expr(expr, _)) => diverges(expr),
+        Some(Stmt::Macro(mac)) => panics(&mac.mac),
+        _ => false,
+    }
+}
+
+fn panics(mac: &syn::Macro) -> bool {
+    ["panic", "unreachable", "todo", "unimplemented"]
+        .iter()
+        .any(|name| mac.path.is_ident(name))
 }

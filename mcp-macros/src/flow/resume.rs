@@ -12,7 +12,7 @@
 //! { let target = __mcp_v0; { let ok: Confirm = __mcp_site!().1?; stop_unless(ok)?; } finish(target) }
 //! ```
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 use proc_macro2::TokenStream;
 use quote::ToTokens;
@@ -120,6 +120,9 @@ pub(crate) struct Resumer<'a> {
     hiding: Vec<Hider>,
     /// The point's path, whole.
     full: Vec<Step>,
+    /// The outer locals the statements before the question assign on every way to it, in the
+    /// blocks down the path entered so far.
+    assigned_on_path: BTreeSet<String>,
     aliases: Option<&'a Aliases>,
     hidden: Vec<(Location, Ident)>,
     borrowed_again: Vec<Ident>,
@@ -156,6 +159,7 @@ impl<'a> Resumer<'a> {
             level: 0,
             hiding: Vec::new(),
             full: Vec::new(),
+            assigned_on_path: BTreeSet::new(),
             aliases,
             hidden: Vec::new(),
             borrowed_again: Vec::new(),
@@ -233,16 +237,26 @@ impl<'a> Resumer<'a> {
                 }));
                 let again = reborrow::again(local, self.hoisted, top);
                 let mut bindings = scope::let_bindings(local);
+                let assigned = local
+                    .init
+                    .is_none()
+                    .then(|| free::assigned_by_stmts(&block.stmts[j + 1..i], self.questions));
                 for binding in &mut bindings {
                     binding.rederive = match self.loops.iter().position(|l| l.iter == binding.ident)
                     {
                         Some(n) => Some(Rederive::Loop(n)),
-                        None => again.then(|| Rederive::Borrow(Box::new(local.clone()))),
+                        None if again => Some(Rederive::Borrow(Box::new(local.clone()))),
+                        None => assigned
+                            .as_ref()
+                            .is_some_and(|a| !a.contains(&binding.ident.to_string()))
+                            .then_some(Rederive::Unassigned),
                     };
                 }
                 declared.extend(bindings);
             }
         }
+        let before = free::assigned_by_stmts(&block.stmts[..i], self.questions);
+        self.assigned_on_path.extend(before);
         self.hiding.extend(hiders);
         self.level = level + 2;
         let mut stmts = vec![self.stmt(&block.stmts[i], rest)];

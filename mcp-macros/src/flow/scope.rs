@@ -35,6 +35,10 @@ pub(crate) enum Rederive {
     Loop(usize),
     /// A borrow of a place: its `let` statement runs again (see `reborrow`).
     Borrow(Box<Local>),
+    /// A local declared without a value (`let label;`) that may still have none at the
+    /// question: whatever comes after assigns it before reading it, or the function would not
+    /// compile, so it is declared again, without a value.
+    Unassigned,
 }
 
 /// Every binding of `pat`, with the types written in it where they can be matched up.

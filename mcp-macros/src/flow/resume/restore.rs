@@ -27,7 +27,7 @@ impl Resumer<'_> {
         let mut seen = HashSet::new();
         for binding in declared.iter().rev() {
             let name = binding.ident.to_string();
-            if !free.contains(&name) || !seen.insert(name) {
+            if !free.contains(&name) || !seen.insert(name.clone()) {
                 continue;
             }
             looped |= matches!(binding.rederive, Some(Rederive::Loop(_)));
@@ -64,7 +64,18 @@ impl Resumer<'_> {
                     });
                     continue;
                 }
-                None => {}
+                // Unless a block further down the path assigns it before the question.
+                Some(Rederive::Unassigned) if !self.assigned_on_path.contains(&name) => {
+                    let ident = &binding.ident;
+                    let mutability = binding.mutable.then(|| quote!(mut));
+                    let ty = binding.ty.as_ref().map(|ty| quote!(: #ty));
+                    out.push(syn::parse_quote! {
+                        #[allow(unused_mut, unused_variables)]
+                        let #mutability #ident #ty;
+                    });
+                    continue;
+                }
+                Some(Rederive::Unassigned) | None => {}
             }
             if !self.check(binding) {
                 continue;
