@@ -175,3 +175,34 @@ fn expansion_is_deterministic() {
     let second = pretty(flow::expand(Kind::Tool, TokenStream::new(), deploy()));
     assert_eq!(first, second);
 }
+
+#[test]
+fn a_literal_local_travels_through_a_slot_of_its_literals_which_the_shape_covers() {
+    let pick = |first: &str, second: &str| {
+        let function = quote! {
+            async fn pick(cx: Cx) -> ToolResult {
+                let go: Yes = cx.elicit("Go?").await?;
+                let mut kind = #first;
+                if go.ok {
+                    kind = #second;
+                }
+                let sure: Yes = cx.elicit("Sure?").await?;
+                Ok(text(format!("{kind} {}", sure.ok)))
+            }
+        };
+        pretty(flow::expand(Kind::Tool, TokenStream::new(), function))
+    };
+    let (ab, ba) = (pick("a", "b"), pick("b", "a"));
+    assert!(ab.contains(r#"Slot::literals(&["a", "b"])"#), "{ab}");
+    let shape = |expansion: &str| {
+        let open = expansion.find(".open(").expect("the state is opened");
+        let start = open + expansion[open..].find('"').expect("the shape") + 1;
+        let end = start + expansion[start..].find("\",").expect("the shape's end");
+        expansion[start..end].to_owned()
+    };
+    assert_ne!(
+        shape(&ab),
+        shape(&ba),
+        "the literals' order is part of the shape"
+    );
+}

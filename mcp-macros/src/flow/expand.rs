@@ -8,8 +8,10 @@ use syn::visit_mut::VisitMut;
 use syn::{Block, Expr, Ident};
 
 use super::hoist::Hoisted;
+use super::literals::literal_locals;
 use super::model::{Handler, Kind};
 use super::resume::{Group, Resumed};
+use super::scope::local_key;
 use super::settle::{self, SiteCode};
 use super::sites::Site;
 use super::straight::{self, Placement};
@@ -44,6 +46,11 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
     let p = quote!(::mcp_runtime::__private);
     let resumed = plan.resumed;
     let slots = plan.slots;
+    let literals = literal_locals(&plan.forward);
+    let literals: Vec<Option<&Vec<String>>> = slots
+        .iter()
+        .map(|local| literals.get(&local_key(local)))
+        .collect();
 
     let mut sites = SiteCode {
         sites: plan.sites,
@@ -131,7 +138,12 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
     }
 
     let (inputs, context) = step_inputs(handler);
-    let shape = shape(plan.sites, &resumed);
+    let mut shape = shape(plan.sites, &resumed);
+    for (n, literals) in literals.iter().enumerate() {
+        if let Some(literals) = literals {
+            shape.push_str(&format!(";{n}:{literals:?}"));
+        }
+    }
     let step = Ident::new("__mcp_step", Span::mixed_site());
     let items = &plan.items;
     let body_span = handler.body_span();
@@ -146,6 +158,11 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
     // A loop's queue of items is checked in the words of loops.
     let slot_decls = slots.iter().enumerate().map(|(n, local)| {
         let slot = settle::slot(n);
+        if let Some(literals) = literals[n] {
+            return quote_spanned! {local.span()=>
+                let #slot = ::mcp_runtime::__private::Slot::literals(&[#(#literals),*]);
+            };
+        }
         let carry = if plan.taken.contains(local) {
             quote!(CarryItems)
         } else {

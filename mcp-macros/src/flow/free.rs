@@ -473,7 +473,7 @@ fn both(so_far: Option<BTreeSet<String>>, more: BTreeSet<String>) -> BTreeSet<St
 
 /// Whether `expr` never goes on to the code after it, as far as its last statement shows:
 /// `return`, `break`, `continue` or a panicking macro.
-fn diverges(expr: &Expr) -> bool {
+pub(crate) fn diverges(expr: &Expr) -> bool {
     match expr {
         Expr::Return(_) | Expr::Break(_) | Expr::Continue(_) => true,
         Expr::Macro(mac) => panics(&mac.mac),
@@ -490,7 +490,7 @@ fn block_diverges(block: &Block) -> bool {
     }
 }
 
-fn panics(mac: &syn::Macro) -> bool {
+pub(crate) fn panics(mac: &syn::Macro) -> bool {
     ["panic", "unreachable", "todo", "unimplemented"]
         .iter()
         .any(|name| mac.path.is_ident(name))

@@ -14,6 +14,7 @@ mod expand;
 mod free;
 mod hoist;
 mod items;
+mod literals;
 mod model;
 mod presentation;
 mod questions;

@@ -62,7 +62,7 @@ impl Carried {
     /// Which local this is: its name and where it is declared, the same for every point
     /// that carries it.
     pub(crate) fn local(&self) -> String {
-        format!("{}@{:?}", self.ident, self.ident.span())
+        scope::local_key(&self.ident)
     }
 }
 

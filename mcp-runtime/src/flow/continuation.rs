@@ -155,16 +155,25 @@ fn mix(shape: &str, slots: &[&str]) -> u32 {
     (hash ^ (hash >> 32)) as u32
 }
 
+/// How a slot writes a local's value, given the slot's literals.
+type WriteSlot<T> =
+    fn(&T, &'static [&'static str], &mut Vec<u8>) -> Result<(), payload::WriteError>;
+
+/// How a slot reads a local's value back, given the slot's literals.
+type ReadSlot<T> = fn(&mut &[u8], &'static [&'static str]) -> Result<T, String>;
+
 /// The slot of one carried local: the type the compiler inferred for it, and how a value of
 /// that type is written and read.
 ///
 /// Declared with [`Carry::slot`], whose `Self` is the one place a carried local's type is
-/// checked.
+/// checked, or with [`Slot::literals`] for a local that only ever holds string literals.
 #[doc(hidden)]
 pub struct Slot<T> {
-    write: fn(&T, &mut Vec<u8>) -> Result<(), payload::WriteError>,
-    read: fn(&mut &[u8]) -> Result<T, String>,
+    write: WriteSlot<T>,
+    read: ReadSlot<T>,
     name: fn() -> &'static str,
+    /// The string literals a local of a literal slot may hold.
+    literals: &'static [&'static str],
 }
 
 impl<T> Slot<T> {
@@ -174,15 +183,30 @@ impl<T> Slot<T> {
         T: Serialize + DeserializeOwned,
     {
         Self {
-            write: payload::write_item::<T>,
-            read: payload::read_item::<T>,
+            write: |value, _, out| payload::write_item::<T>(value, out),
+            read: |rest, _| payload::read_item::<T>(rest),
             name: std::any::type_name::<T>,
+            literals: &[],
         }
     }
 
     /// The name of the local's type, as the compiler writes it.
     pub fn name(&self) -> &'static str {
         (self.name)()
+    }
+}
+
+impl Slot<&'static str> {
+    /// The slot of a local that the handler assigns only the string `literals` (`let kind =
+    /// if big { "large" } else { "small" };`). No `&str` can be read back from a state, so
+    /// the local travels as the index of its literal, which the shape of the flow covers.
+    pub fn literals(literals: &'static [&'static str]) -> Self {
+        Self {
+            write: payload::write_literal,
+            read: payload::read_literal,
+            name: || "literal &str",
+            literals,
+        }
     }
 }
 
@@ -219,7 +243,7 @@ impl Reader {
     /// decode refuses the state, and the step stops.
     pub fn take<T>(&mut self, slot: &Slot<T>) -> Result<T, Stopped> {
         self.fields
-            .next(&self.payload, slot.read)
+            .next(&self.payload, |rest| (slot.read)(rest, slot.literals))
             .map_err(|reason| refuse(&self.cx, format!("verified but does not decode: {reason}")))
     }
 
@@ -277,7 +301,7 @@ impl Writer {
     /// Writes the carried local `local` through its slot.
     pub fn put<T>(mut self, value: &T, slot: &Slot<T>, local: &'static str) -> Self {
         if self.error.is_none()
-            && let Err(detail) = (slot.write)(value, &mut self.bytes)
+            && let Err(detail) = (slot.write)(value, slot.literals, &mut self.bytes)
         {
             self.error = Some(detail.of(local));
         }

@@ -110,6 +110,36 @@ pub(crate) fn read_item<T: DeserializeOwned>(rest: &mut &[u8]) -> Result<T, Stri
     ciborium::de::from_reader_with_recursion_limit(rest, MAX_DEPTH).map_err(read_error)
 }
 
+/// Writes `value`, one of `literals`, as its index among them.
+pub(crate) fn write_literal(
+    value: &&'static str,
+    literals: &[&'static str],
+    out: &mut Vec<u8>,
+) -> Result<(), WriteError> {
+    let Some(index) = literals.iter().position(|literal| literal == value) else {
+        return Err(WriteError {
+            what: "is not written",
+            inside: String::new(),
+            detail: format!(
+                "{value:?} is none of the string literals the handler assigns it ({literals:?})"
+            ),
+        });
+    };
+    write_item(&index, out)
+}
+
+/// Reads a literal [`write_literal`] wrote.
+pub(crate) fn read_literal(
+    rest: &mut &[u8],
+    literals: &[&'static str],
+) -> Result<&'static str, String> {
+    let index: usize = read_item(rest)?;
+    literals
+        .get(index)
+        .copied()
+        .ok_or_else(|| format!("literal {index} of {}", literals.len()))
+}
+
 /// Opens a payload written as a point's number then its fields, for a flow whose point `n`
 /// carries `fields[n]` fields: no header claiming more than is left, the point one of the
 /// flow's. Returns the point and a cursor over its fields, which are parsed once, as they
@@ -141,7 +171,7 @@ impl Fields {
     pub(crate) fn next<T>(
         &mut self,
         payload: &[u8],
-        read: fn(&mut &[u8]) -> Result<T, String>,
+        read: impl FnOnce(&mut &[u8]) -> Result<T, String>,
     ) -> Result<T, String> {
         let mut rest = payload.get(self.at..).unwrap_or_default();
         if self.left == 0 {
@@ -281,7 +311,7 @@ mod tests {
 
     use serde::de::DeserializeOwned;
 
-    use super::{open, read_item, write_item};
+    use super::{open, read_item, read_literal, write_item, write_literal};
 
     /// `value` written as the only field of point 0, then opened and read back whole.
     fn round_trip<T: serde::Serialize + DeserializeOwned>(value: &T) -> Result<T, String> {
@@ -387,5 +417,18 @@ mod tests {
         assert!(error.ends_with("bytes after the state"), "{error}");
         let error = open(&bytes, &[2]).expect_err("no such point");
         assert_eq!(error, "point 1 is none of the flow's");
+    }
+
+    #[test]
+    fn a_literal_travels_as_its_index_and_only_a_listed_one() {
+        const LITERALS: &[&str] = &["large", "small"];
+        let mut bytes = Vec::new();
+        write_literal(&"small", LITERALS, &mut bytes).expect("a listed literal");
+        assert_eq!(bytes, [0x01], "the index, not the text");
+        assert_eq!(read_literal(&mut &bytes[..], LITERALS), Ok("small"));
+        let error = write_literal(&"huge", LITERALS, &mut Vec::new()).expect_err("unlisted");
+        assert!(error.of("kind").contains("`kind`"), "{}", error.of("kind"));
+        let error = read_literal(&mut &[0x02][..], LITERALS).expect_err("past the list");
+        assert_eq!(error, "literal 2 of 2");
     }
 }

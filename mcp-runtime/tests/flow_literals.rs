@@ -1,0 +1,95 @@
+//! Locals that hold string literals (`&'static str`) across questions. No state can give back
+//! a `&'static str`, so such a local travels as the index of its literal; it reads back as the
+//! very literal it held.
+
+#![allow(
+    clippy::needless_late_init,
+    reason = "one flow declares its literal late, which is what it tests"
+)]
+
+use mcp_runtime::testing::FlowTester;
+use mcp_runtime::{Cx, ToolResult, text, tool};
+
+#[path = "common/answers.rs"]
+mod answers;
+
+use answers::{Args, Yes, answered, args, run, yes};
+
+/// A literal chosen by a `match` on an answer, with an arm that returns.
+#[tool]
+async fn chosen_by_a_match(args: Args, cx: Cx) -> ToolResult {
+    let go: Yes = cx.elicit("Go?").await?;
+    let kind = match (go.ok, args.start) {
+        (true, n) if n > 3 => "many",
+        (true, _) => "some",
+        (false, _) => return Ok(text("stopped")),
+    };
+    let sure: Yes = cx.elicit(format!("Sure about {kind}?")).await?;
+    Ok(text(format!("{kind} {}", sure.ok)))
+}
+
+#[tokio::test]
+async fn a_literal_chosen_by_a_match_crosses_a_question() {
+    let done = answered(chosen_by_a_match, args(5, &[]), &[yes(true), yes(false)]).await;
+    assert_eq!(done, "many false");
+    let done = answered(chosen_by_a_match, args(1, &[]), &[yes(true), yes(true)]).await;
+    assert_eq!(done, "some true");
+    let done = answered(chosen_by_a_match, args(1, &[]), &[yes(false)]).await;
+    assert_eq!(done, "stopped");
+}
+
+/// A literal declared without a value, assigned on both sides of an `if` that asks on one.
+#[tool]
+async fn assigned_later(args: Args, cx: Cx) -> ToolResult {
+    let label;
+    if args.start > 2 {
+        let big: Yes = cx.elicit("Big?").await?;
+        label = if big.ok { "big" } else { "small" };
+    } else {
+        label = "tiny";
+    }
+    let sure: Yes = cx.elicit(format!("{label}?")).await?;
+    Ok(text(format!("{label} {}", sure.ok)))
+}
+
+#[tokio::test]
+async fn a_literal_assigned_later_crosses_questions() {
+    let done = answered(assigned_later, args(5, &[]), &[yes(false), yes(true)]).await;
+    assert_eq!(done, "small true");
+    let done = answered(assigned_later, args(0, &[]), &[yes(false)]).await;
+    assert_eq!(done, "tiny false");
+}
+
+/// A `mut` literal reassigned in a loop of questions, and read in each question's text.
+#[tool]
+async fn reassigned_in_a_loop(args: Args, cx: Cx) -> ToolResult {
+    let mut status = "pending";
+    for item in &args.items {
+        let approve: Yes = cx.elicit(format!("{item} ({status})?")).await?;
+        status = if approve.ok { "approved" } else { "rejected" };
+    }
+    Ok(text(status))
+}
+
+#[tokio::test]
+async fn a_reassigned_literal_is_the_last_one_assigned_each_round() {
+    let tester = FlowTester::tool(reassigned_in_a_loop).arguments(args(0, &["a", "b", "c"]));
+    let mut round = tester.start().await;
+    let mut asked = Vec::new();
+    for ok in [true, false, true] {
+        asked.push(round.to_string());
+        round = round
+            .answer(serde_json::json!({ "approve": yes(ok) }))
+            .await;
+    }
+    assert_eq!(round.text(), Some("approved"));
+    assert!(asked[0].contains("a (pending)?"), "{}", asked[0]);
+    assert!(asked[1].contains("b (approved)?"), "{}", asked[1]);
+    assert!(asked[2].contains("c (rejected)?"), "{}", asked[2]);
+    let done = run(
+        FlowTester::tool(reassigned_in_a_loop).arguments(args(0, &["a"])),
+        &[yes(false)],
+    )
+    .await;
+    assert_eq!(done.text(), Some("rejected"));
+}
