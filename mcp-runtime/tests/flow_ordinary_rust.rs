@@ -268,3 +268,63 @@ async fn a_body_that_only_returns_resumes_and_returns() {
     let done = finish(tester(), &[yes(false), yes(false), yes(false)]).await;
     assert_eq!(done, "never sure");
 }
+
+static LET_ELSE_RUNS: AtomicU32 = AtomicU32::new(0);
+
+/// A question inside a `let ... else` block, which returns; the `let` binds on the other way.
+#[tool]
+async fn asks_in_let_else(cx: Cx) -> ToolResult {
+    let given: Word = cx.elicit("A number?").await?;
+    let Ok(number) = given.word.parse::<u32>() else {
+        LET_ELSE_RUNS.fetch_add(1, Ordering::SeqCst);
+        let retry: Yes = cx
+            .elicit(format!("`{}` is no number; give up?", given.word))
+            .await?;
+        return Ok(text(if retry.ok { "gave up" } else { "kept going" }));
+    };
+    let sure: Yes = cx.elicit(format!("{number}?")).await?;
+    Ok(text(format!("{number} {}", sure.ok)))
+}
+
+#[tokio::test]
+async fn a_question_in_a_let_else_block_resumes_there() {
+    let tester = || FlowTester::tool(asks_in_let_else);
+    let done = finish(tester(), &[word("x"), yes(true)]).await;
+    assert_eq!(done, "gave up");
+    assert_eq!(
+        LET_ELSE_RUNS.load(Ordering::SeqCst),
+        1,
+        "the else block ran once"
+    );
+    let done = finish(tester(), &[word("7"), yes(false)]).await;
+    assert_eq!(done, "7 false");
+}
+
+/// A `let ... else` in a loop whose `else` asks, then `continue`s or `break`s.
+#[tool]
+async fn let_else_in_a_loop(cx: Cx) -> ToolResult {
+    let mut found = Vec::new();
+    for word in ["ab", "", "cd", ""] {
+        let Some(first) = word.chars().next() else {
+            let go_on: Yes = cx.elicit("An empty word; go on?").await?;
+            if go_on.ok {
+                continue;
+            }
+            break;
+        };
+        let keep: Yes = cx.elicit(format!("Keep {first}?")).await?;
+        if keep.ok {
+            found.push(first);
+        }
+    }
+    Ok(text(found.into_iter().collect::<String>()))
+}
+
+#[tokio::test]
+async fn a_let_else_block_that_asks_continues_or_breaks_its_loop() {
+    let tester = || FlowTester::tool(let_else_in_a_loop);
+    let done = finish(tester(), &[yes(true), yes(true), yes(true), yes(true)]).await;
+    assert_eq!(done, "ac");
+    let done = finish(tester(), &[yes(false), yes(false)]).await;
+    assert_eq!(done, "");
+}

@@ -261,7 +261,10 @@ impl<'a> Resumer<'a> {
         self.level = level + 2;
         let mut stmts = vec![self.stmt(&block.stmts[i], rest)];
         self.level = level;
-        stmts.extend(block.stmts[i + 1..].iter().cloned());
+        // A `let`'s `else` never goes on to the statements after it.
+        if rest.first() != Some(&Step::LetElse) {
+            stmts.extend(block.stmts[i + 1..].iter().cloned());
+        }
         let (free, assigned) = free::free_and_assigned_in_stmts(&stmts, self.questions);
         // Items declared before the question that are not declared once for the whole step
         // function (`macro_rules!`, and items whose names the rest of the body also uses; see
@@ -328,6 +331,8 @@ impl<'a> Resumer<'a> {
         }
     }
 
+    /// Statement `stmt` resumed inside it, at the end of `path`. Resumed inside a `let`'s
+    /// `else`, it is that block alone, as a statement: the `let` binds nothing on that way.
     fn stmt(&mut self, stmt: &Stmt, path: &[Step]) -> Stmt {
         let mut stmt = stmt.clone();
         let expr = match (&mut stmt, path.first()) {
@@ -335,6 +340,15 @@ impl<'a> Resumer<'a> {
                 Some(init) => &mut init.expr,
                 None => return stmt,
             },
+            (Stmt::Local(local), Some(Step::LetElse)) => {
+                let Some((_, els)) = local.init.as_mut().and_then(|init| init.diverge.take())
+                else {
+                    return stmt;
+                };
+                let mut els = *els;
+                self.expr_in_place(&mut els, &path[1..]);
+                return Stmt::Expr(els, Some(Default::default()));
+            }
             (Stmt::Expr(expr, _), Some(Step::ExprStmt)) => expr,
             _ => return stmt,
         };

@@ -66,6 +66,8 @@ pub(crate) enum Step {
     Stmt(usize),
     /// The initialiser of a `let` statement.
     LocalInit,
+    /// The `else` block of a `let ... else` statement.
+    LetElse,
     /// The expression of an expression statement.
     ExprStmt,
     /// A sub-expression evaluated before anything else in its parent.
@@ -199,8 +201,10 @@ impl<'a> Analyzer<'a> {
                 self.head(&mut init.expr);
                 self.naming = None;
                 self.path.pop();
-                if let Some((_, diverge)) = &init.diverge {
-                    self.forbid(diverge, Position::Nested);
+                if let Some((_, diverge)) = &mut init.diverge {
+                    self.path.push(Step::LetElse);
+                    self.head(diverge);
+                    self.path.pop();
                 }
             }
             Stmt::Expr(expr, _) => {

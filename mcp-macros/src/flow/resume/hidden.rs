@@ -252,6 +252,7 @@ fn expr_at<'b>(body: &'b mut Block, path: &[Step]) -> Option<&'b mut Expr> {
     };
     let mut expr = match (block.stmts.get_mut(i)?, path.get(last + 1)?) {
         (Stmt::Local(local), Step::LocalInit) => &mut *local.init.as_mut()?.expr,
+        (Stmt::Local(local), Step::LetElse) => &mut *local.init.as_mut()?.diverge.as_mut()?.1,
         (Stmt::Expr(expr, _), Step::ExprStmt) => expr,
         _ => return None,
     };

@@ -94,6 +94,9 @@ pub(super) fn block_at<'b>(block: &'b mut Block, path: &[Step]) -> Option<&'b mu
         (Stmt::Local(local), Some((Step::LocalInit, rest))) => {
             (&mut *local.init.as_mut()?.expr, rest)
         }
+        (Stmt::Local(local), Some((Step::LetElse, rest))) => {
+            (&mut *local.init.as_mut()?.diverge.as_mut()?.1, rest)
+        }
         (Stmt::Expr(expr, _), Some((Step::ExprStmt, rest))) => (expr, rest),
         _ => return None,
     };
