@@ -328,3 +328,30 @@ async fn a_let_else_block_that_asks_continues_or_breaks_its_loop() {
     let done = finish(tester(), &[yes(false), yes(false)]).await;
     assert_eq!(done, "");
 }
+
+/// Answers used at once through a field or a method: the `let` still names each question.
+#[tool]
+async fn answers_used_through_a_field(cx: Cx) -> ToolResult {
+    let name = cx.elicit::<Word>("A name?").await?.word;
+    let shout = cx.elicit::<Yes>(format!("Shout {name}?")).await?.ok;
+    let length = cx.elicit::<Word>("Another?").await?.word.len() as u64;
+    Ok(text(if shout {
+        format!("{} {length}", name.to_uppercase())
+    } else {
+        format!("{name} {length}")
+    }))
+}
+
+#[tokio::test]
+async fn the_binding_an_answer_flows_into_names_its_question() {
+    let mut round = FlowTester::tool(answers_used_through_a_field).start().await;
+    let mut keys = Vec::new();
+    for answer in [word("ada"), yes(true), word("four")] {
+        let asked = round.questions();
+        keys.push(asked.join(","));
+        let key = asked[0].to_owned();
+        round = round.answer(json!({ key: answer })).await;
+    }
+    assert_eq!(keys, ["name", "shout", "length"]);
+    assert_eq!(round.text(), Some("ADA 4"));
+}

@@ -224,7 +224,12 @@ impl<'a> Analyzer<'a> {
             return;
         }
         let naming = self.naming.take();
-        let keeps_naming = matches!(expr, Expr::Try(_) | Expr::Paren(_));
+        // The binding a question's answer flows into names it through `?`, parentheses, a
+        // field, a method called on it or a cast (`let ok = cx.elicit::<Sure>(..).await?.ok;`).
+        let keeps_naming = matches!(
+            expr,
+            Expr::Try(_) | Expr::Paren(_) | Expr::Field(_) | Expr::MethodCall(_) | Expr::Cast(_)
+        );
         if keeps_naming {
             self.naming = naming.clone();
         }
