@@ -401,15 +401,8 @@ impl<'a> Resumer<'a> {
                 let start = self.carried.len();
                 let resumed = self.block(&looped.body, rest);
                 let (first, values) = self.first_iteration(start);
-                let (label, body) = (&looped.label, &looped.body);
-                *expr = syn::parse_quote!({
-                    let mut #first = ::core::option::Option::Some((#(#values,)*));
-                    #label loop {
-                        if let ::core::option::Option::Some((#(#values,)*)) = #first.take() {
-                            #resumed
-                        } else #body
-                    }
-                });
+                let otherwise = block_expr(looped.body.clone());
+                *expr = first_then(&first, &values, looped.label.as_ref(), resumed, otherwise);
             }
             // Input:  `'l: while COND { BODY }`, resuming inside BODY
             // Output: as for `loop`, with `else if COND { BODY } else { break; }`
@@ -426,26 +419,25 @@ impl<'a> Resumer<'a> {
                 };
                 let resumed = match item {
                     Some(item) => {
-                        let stmts = &block.stmts;
-                        syn::parse_quote!({ #item #(#stmts)* })
+                        let mut block = block;
+                        block.stmts.insert(0, item);
+                        block
                     }
                     None => {
                         let at = (self.here(path), evaluated(&looped.cond));
-                        self.with_pattern(&cond_lets(&looped.cond), block, at)
+                        let resumed = self.with_pattern(&cond_lets(&looped.cond), block, at);
+                        in_block(resumed)
                     }
                 };
                 let (first, values) = self.first_iteration(start);
-                let (label, cond, body) = (&looped.label, &looped.cond, &looped.body);
-                *expr = syn::parse_quote!({
-                    let mut #first = ::core::option::Option::Some((#(#values,)*));
-                    #label loop {
-                        if let ::core::option::Option::Some((#(#values,)*)) = #first.take() {
-                            #resumed
-                        } else if #cond #body else {
-                            break;
-                        }
-                    }
+                let mut otherwise: syn::ExprIf = syn::parse_quote!(if true {
+                } else {
+                    break;
                 });
+                otherwise.cond = looped.cond.clone();
+                otherwise.then_branch = looped.body.clone();
+                let otherwise = Expr::If(otherwise);
+                *expr = first_then(&first, &values, looped.label.as_ref(), resumed, otherwise);
             }
             _ => {}
         }
@@ -507,11 +499,63 @@ impl<'a> Resumer<'a> {
         let mut stmts = self.restore(&restored, &needed, level).stmts;
         stmts.extend(matched);
         if stmts.is_empty() {
-            return syn::parse_quote!(#block);
+            return block_expr(block);
         }
         stmts.extend(block.stmts);
-        syn::parse_quote!({ #(#stmts)* })
+        block_expr(Block {
+            brace_token: block.brace_token,
+            stmts,
+        })
     }
+}
+
+// The resumed code is put together as syntax trees, not printed and parsed again: the
+// blocks spliced in are as long as the rest of the block a point stands in.
+
+/// `block` as an expression.
+fn block_expr(block: Block) -> Expr {
+    Expr::Block(syn::ExprBlock {
+        attrs: Vec::new(),
+        label: None,
+        block,
+    })
+}
+
+/// `expr` as a block: itself if it is one, else a block holding it.
+fn in_block(expr: Expr) -> Block {
+    match expr {
+        Expr::Block(block) if block.label.is_none() && block.attrs.is_empty() => block.block,
+        expr => Block {
+            brace_token: Default::default(),
+            stmts: vec![Stmt::Expr(expr, None)],
+        },
+    }
+}
+
+/// `{ let mut first = Some((v0, ..)); 'l: loop {
+///     if let Some((v0, ..)) = first.take() { RESUMED } else OTHERWISE } }`
+fn first_then(
+    first: &Ident,
+    values: &[Ident],
+    label: Option<&syn::Label>,
+    resumed: Block,
+    otherwise: Expr,
+) -> Expr {
+    let mut wrapper: syn::ExprBlock = syn::parse_quote!({
+        let mut #first = ::core::option::Option::Some((#(#values,)*));
+        #label loop {
+            if let ::core::option::Option::Some((#(#values,)*)) = #first.take() {} else {}
+        }
+    });
+    if let Some(Stmt::Expr(Expr::Loop(looped), _)) = wrapper.block.stmts.get_mut(1)
+        && let Some(Stmt::Expr(Expr::If(branch), _)) = looped.body.stmts.first_mut()
+    {
+        branch.then_branch = resumed;
+        if let Some((_, els)) = &mut branch.else_branch {
+            **els = otherwise;
+        }
+    }
+    Expr::Block(wrapper)
 }
 
 /// The scope of the block at `prefix` of a point's path (see [`Resumer::level`]).

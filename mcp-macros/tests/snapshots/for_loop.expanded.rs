@@ -121,38 +121,36 @@ fn review() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
                                         loop {
                                             if let ::core::option::Option::Some(()) = __mcp_first.take()
                                             {
+                                                #[allow(unused_variables)]
+                                                let ::core::option::Option::Some(name) = ::core::iter::Iterator::next(
+                                                    &mut ::mcp_runtime::__private::Rewind::rewind(
+                                                        &(names),
+                                                        __mcp_pos_0 - 1,
+                                                    ),
+                                                ) else {
+                                                    break;
+                                                };
                                                 {
-                                                    #[allow(unused_variables)]
-                                                    let ::core::option::Option::Some(name) = ::core::iter::Iterator::next(
-                                                        &mut ::mcp_runtime::__private::Rewind::rewind(
-                                                            &(names),
-                                                            __mcp_pos_0 - 1,
-                                                        ),
-                                                    ) else {
-                                                        break;
-                                                    };
-                                                    {
-                                                        let keep: Keep = match ::mcp_runtime::__private::settle_one(
-                                                            || cx.elicit(format!("Keep {name}?")),
-                                                            <_ as ::mcp_runtime::ElicitForm>::read_answer,
-                                                            &cx,
-                                                            "keep",
-                                                        ) {
-                                                            ::mcp_runtime::__private::Settled::Answered(
-                                                                __mcp_answer,
-                                                            ) => __mcp_answer,
-                                                            ::mcp_runtime::__private::Settled::Stop(__mcp_halt) => {
-                                                                break '__mcp_stop __mcp_r
-                                                                    .write(0u32)
-                                                                    .put(&__mcp_pos_0, &__mcp_s0, "__mcp_pos_0")
-                                                                    .put(&kept, &__mcp_s1, "kept")
-                                                                    .put(&names, &__mcp_s2, "names")
-                                                                    .stop(__mcp_halt);
-                                                            }
-                                                        }?;
-                                                        if keep.ok {
-                                                            kept.push(name);
+                                                    let keep: Keep = match ::mcp_runtime::__private::settle_one(
+                                                        || cx.elicit(format!("Keep {name}?")),
+                                                        <_ as ::mcp_runtime::ElicitForm>::read_answer,
+                                                        &cx,
+                                                        "keep",
+                                                    ) {
+                                                        ::mcp_runtime::__private::Settled::Answered(
+                                                            __mcp_answer,
+                                                        ) => __mcp_answer,
+                                                        ::mcp_runtime::__private::Settled::Stop(__mcp_halt) => {
+                                                            break '__mcp_stop __mcp_r
+                                                                .write(0u32)
+                                                                .put(&__mcp_pos_0, &__mcp_s0, "__mcp_pos_0")
+                                                                .put(&kept, &__mcp_s1, "kept")
+                                                                .put(&names, &__mcp_s2, "names")
+                                                                .stop(__mcp_halt);
                                                         }
+                                                    }?;
+                                                    if keep.ok {
+                                                        kept.push(name);
                                                     }
                                                 }
                                             } else if let ::core::option::Option::Some(name) = ::core::iter::Iterator::next(
