@@ -8,7 +8,7 @@
 )]
 
 use mcp_runtime::testing::FlowTester;
-use mcp_runtime::{Cx, ToolResult, text, tool};
+use mcp_runtime::{Cx, Refusal, ToolResult, elicit, text, tool};
 
 #[path = "common/answers.rs"]
 mod answers;
@@ -92,4 +92,73 @@ async fn a_reassigned_literal_is_the_last_one_assigned_each_round() {
     )
     .await;
     assert_eq!(done.text(), Some("rejected"));
+}
+
+#[elicit]
+async fn sure(cx: &Cx, what: String) -> Result<bool, Refusal> {
+    let sure: Yes = cx.elicit(format!("{what}?")).await?;
+    Ok(sure.ok)
+}
+
+/// A literal hidden in a block that asks, then read by a sub-flow call and by a closure made
+/// again after the last question.
+#[tool]
+async fn hidden_then_captured(args: Args, cx: Cx) -> ToolResult {
+    let mut mode = "fast";
+    if args.start > 1 {
+        mode = "slow";
+    }
+    {
+        let mode = mode.len();
+        let go: Yes = cx.elicit(format!("{mode} letters?")).await?;
+        if !go.ok {
+            return Ok(text("no"));
+        }
+    }
+    let agreed = sure(&cx, mode.to_owned()).await?;
+    let tag = if agreed { "y" } else { "n" };
+    let describe = |s: &str| format!("{s}-{tag}-{mode}");
+    let last: Yes = cx.elicit("Last?").await?;
+    Ok(text(describe(if last.ok { "a" } else { "b" })))
+}
+
+#[tokio::test]
+async fn a_literal_crosses_a_hiding_block_a_sub_flow_and_a_closure() {
+    let done = answered(
+        hidden_then_captured,
+        args(2, &[]),
+        &[yes(true), yes(false), yes(true)],
+    )
+    .await;
+    assert_eq!(done, "a-n-slow");
+}
+
+/// A literal declared without a value in a loop's body, assigned on both sides of an `if`
+/// that asks on one, then read by a question after it.
+#[tool]
+async fn late_literal_in_a_loop(args: Args, cx: Cx) -> ToolResult {
+    let mut out = Vec::new();
+    for item in &args.items {
+        let verdict;
+        if item.is_empty() {
+            verdict = "empty";
+        } else {
+            let keep: Yes = cx.elicit(format!("Keep {item}?")).await?;
+            verdict = if keep.ok { "kept" } else { "dropped" };
+        }
+        let again: Yes = cx.elicit(format!("{verdict}, sure?")).await?;
+        out.push(format!("{item}:{verdict}:{}", again.ok));
+    }
+    Ok(text(out.join(",")))
+}
+
+#[tokio::test]
+async fn a_late_literal_in_a_loop_reads_back_each_turn() {
+    let done = answered(
+        late_literal_in_a_loop,
+        args(0, &["a", "", "b"]),
+        &[yes(true), yes(true), yes(false), yes(false), yes(true)],
+    )
+    .await;
+    assert_eq!(done, "a:kept:true,:empty:false,b:dropped:true");
 }
