@@ -18,9 +18,9 @@
 //!   Sk ..
 //!   ```
 //!   `TAKE(slot_a)` reads a carried value back, the step stopping if it does not decode
-//!   ([`settle::take`]). The restored values come first: their types are inference variables there, which the
-//!   branch that computes them settles, and nothing is done with them before it does. A level
-//!   that brings nothing along is `if !reader.at(1) { .. }`.
+//!   (`settle::take`). The restored values come first: their types are inference variables
+//!   there, which the branch that computes them settles, and nothing is done with them before
+//!   it does. A level that brings nothing along is `if !reader.at(1) { .. }`.
 //!
 //! - Questions inside the construct of statement `k` (points 2 and 3): the locals the
 //!   statements after `k` need come out of statement `k` as run from the start, or out of a
@@ -68,8 +68,10 @@ use super::hoist::Hoisted;
 use super::reborrow;
 use super::resume::{Carried, Resumed};
 use super::scope::{self, Binding};
-use super::settle;
 use super::sites::{Site, Step};
+
+mod levels;
+use levels::{had_again, head_level, out_of_level, resumed_arms, takes, within_level};
 
 /// Where a question point resumes.
 pub(crate) enum Placement {
@@ -241,25 +243,6 @@ pub(crate) fn again_at<'b>(
     again
 }
 
-/// After a level: the `let`s of [`again_at`] run again, which the statements after it may
-/// leave unused; in the level's branch that runs from the start: a use of each of their
-/// locals, which that branch leaves unused where only the statements after the level use
-/// them.
-fn had_again(again: &[Local]) -> (TokenStream, TokenStream) {
-    let lets = again.iter().map(|local| {
-        quote! {
-            #[allow(unused_variables)]
-            #local
-        }
-    });
-    let idents: Vec<Ident> = again
-        .iter()
-        .flat_map(scope::let_bindings)
-        .map(|binding| binding.ident)
-        .collect();
-    (quote!(#(#lets)*), quote!(#(let _ = &#idents;)*))
-}
-
 /// What the nest writes for the points inside one statement: the arms that resume them,
 /// each with the numbers of its points and its body (its takes, then its resumed copy of
 /// the statement).
@@ -369,11 +352,6 @@ pub(crate) fn heads(
     })
 }
 
-/// `reader.take(&slot)` for each of `carried`, in order, the step stopping where one fails.
-fn takes(carried: &[Carried]) -> impl Iterator<Item = TokenStream> + '_ {
-    carried.iter().map(|c| settle::take(c.slot))
-}
-
 /// The body, resumable at every point `placements` put in the start's nest, for the step
 /// function's opened state `reader`; `within[k]` holds the arms of the points inside
 /// statement `k`.
@@ -460,139 +438,4 @@ struct Level<'a> {
     head: Option<usize>,
     live: Option<&'a [Binding]>,
     again: &'a [Local],
-}
-
-/// The level of a question at the head of a statement: the locals `carried` it needs,
-/// restored from point `id`'s state or computed by `inner` and `before`.
-fn head_level(
-    inner: TokenStream,
-    before: &[&Stmt],
-    carried: &[Carried],
-    id: usize,
-    reader: &Ident,
-    uses: &TokenStream,
-) -> TokenStream {
-    let point = u32::try_from(id).unwrap_or(u32::MAX);
-    if carried.is_empty() {
-        // Nothing to bring along: the statements before run unless resuming here.
-        if inner.is_empty() && before.is_empty() {
-            return inner;
-        }
-        return quote! {
-            if !#reader.at(#point) {
-                #inner
-                #(#before)*
-                #uses
-            }
-        };
-    }
-    let takes = takes(carried);
-    let (bindings, keep_mut, idents) = out_of_level(carried.iter().map(|c| (&c.ident, c.mutable)));
-    quote! {
-        #[allow(unused_mut)]
-        let (#(#bindings,)*) = if #reader.at(#point) {
-            (#(#takes,)*)
-        } else {
-            #inner
-            #(#before)*
-            #uses
-            #(#keep_mut)*
-            (#(#idents,)*)
-        };
-    }
-}
-
-/// The level of the questions inside statement `k`, the last of `upto`: the locals `live` the
-/// statements after it need, out of `inner` and `upto` run from the start or out of the resume
-/// arm of the point the state names; or, when `live` is `None`, the body's value.
-fn within_level(
-    inner: TokenStream,
-    upto: &[&Stmt],
-    live: Option<&[Binding]>,
-    points: &Within,
-    reader: &Ident,
-    uses: &TokenStream,
-) -> TokenStream {
-    let numbers = points.arms.iter().flat_map(|(numbers, _)| numbers);
-    let resumed = resumed_arms(points, reader);
-    let at_any = quote!(#reader.at_any(&[#(#numbers),*]));
-    let Some(live) = live.filter(|live| !live.is_empty()) else {
-        // The body's value, or nothing brought out.
-        return quote! {
-            if !#at_any {
-                #inner
-                #(#upto)*
-            } else {
-                #resumed
-            }
-        };
-    };
-    let (bindings, keep_mut, idents) =
-        out_of_level(live.iter().map(|binding| (&binding.ident, binding.mutable)));
-    quote! {
-        #[allow(unused_mut)]
-        let (#(#bindings,)*) = if !#at_any {
-            #inner
-            #(#upto)*
-            #uses
-            #(#keep_mut)*
-            (#(#idents,)*)
-        } else {
-            #resumed
-        };
-    }
-}
-
-/// The arms of the points inside one statement, for a state whose point is one of theirs:
-/// the one arm, or a `match` on the point.
-fn resumed_arms(points: &Within, reader: &Ident) -> TokenStream {
-    let last = points.arms.len().saturating_sub(1);
-    let arms = points.arms.iter().enumerate().map(|(i, (numbers, arm))| {
-        // The state's point is one of the level's numbers here, so the last arm takes
-        // whatever the others do not.
-        let pattern = if i == last {
-            quote!(_)
-        } else {
-            quote!(#(::core::option::Option::Some(#numbers))|*)
-        };
-        // A resumed copy of the statement: its lints are the start's (the statement as
-        // written) again, plus what splicing adds (a label whose `break` came before the
-        // question), so they are silenced here and only here.
-        quote! {
-            #[allow(clippy::all, clippy::pedantic, unreachable_code, unused_braces, unused_labels)]
-            #pattern => { #arm }
-        }
-    });
-    match points.arms.as_slice() {
-        [(_, arm)] => quote! {
-            #[allow(clippy::all, clippy::pedantic, unreachable_code, unused_braces, unused_labels)]
-            { #arm }
-        },
-        _ => quote! {
-            match #reader.point() {
-                #(#arms,)*
-            }
-        },
-    }
-}
-
-/// For the locals a level brings out: their bindings after it, the borrows that keep a `mut`
-/// declaration's `mut` in use (the local moves into the tuple unchanged, and is mutated, if
-/// at all, through its rebinding), and their names.
-fn out_of_level<'a>(
-    locals: impl Iterator<Item = (&'a Ident, bool)>,
-) -> (Vec<TokenStream>, Vec<TokenStream>, Vec<&'a Ident>) {
-    let mut bindings = Vec::new();
-    let mut keep_mut = Vec::new();
-    let mut idents = Vec::new();
-    for (ident, mutable) in locals {
-        if mutable {
-            bindings.push(quote!(mut #ident));
-            keep_mut.push(quote!(let _ = &mut #ident;));
-        } else {
-            bindings.push(quote!(#ident));
-        }
-        idents.push(ident);
-    }
-    (bindings, keep_mut, idents)
 }
