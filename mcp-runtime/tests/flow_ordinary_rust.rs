@@ -355,3 +355,36 @@ async fn the_binding_an_answer_flows_into_names_its_question() {
     assert_eq!(keys, ["name", "shout", "length"]);
     assert_eq!(round.text(), Some("ADA 4"));
 }
+
+/// A shadowed answer and two loops binding their answers under one name: each question is
+/// asked under a key of its own, the later ones numbered apart.
+#[tool]
+async fn answers_under_one_name(cx: Cx) -> ToolResult {
+    let answer: Yes = cx.elicit("First?").await?;
+    let first = answer.ok;
+    let answer: Yes = cx.elicit("Second?").await?;
+    let mut kept = 0;
+    for word in ["a", "b"] {
+        let ok: Yes = cx.elicit(format!("Keep {word}?")).await?;
+        kept += u32::from(ok.ok);
+    }
+    for word in ["c"] {
+        let ok: Yes = cx.elicit(format!("And {word}?")).await?;
+        kept += u32::from(ok.ok);
+    }
+    Ok(text(format!("{first} {} {kept}", answer.ok)))
+}
+
+#[tokio::test]
+async fn a_binding_name_used_again_asks_under_a_numbered_key() {
+    let mut round = FlowTester::tool(answers_under_one_name).start().await;
+    let mut keys = Vec::new();
+    for ok in [true, false, true, true, false] {
+        let asked = round.questions();
+        keys.push(asked.join(","));
+        let key = asked[0].to_owned();
+        round = round.answer(json!({ key: yes(ok) })).await;
+    }
+    assert_eq!(keys, ["answer", "answer_2", "ok", "ok", "ok_2"]);
+    assert_eq!(round.text(), Some("true false 2"));
+}

@@ -30,7 +30,7 @@ use std::collections::{HashMap, HashSet};
 
 use proc_macro2::TokenStream;
 use quote::quote;
-use syn::ItemFn;
+use syn::{ItemFn, LitStr};
 
 pub(crate) use model::Kind;
 
@@ -79,7 +79,7 @@ pub(crate) fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenS
     let mut sites = std::mem::take(&mut analyzer.sites);
     let loops = std::mem::take(&mut analyzer.loops);
     let taken = std::mem::take(&mut analyzer.taken);
-    check_keys(&sites, &mut errors);
+    check_keys(&mut sites, &mut errors);
     if let Some(error) = stage_errors(&mut errors) {
         return fallback(kind, &function, error);
     }
@@ -201,32 +201,50 @@ fn resume_all(
     (placements, resumed)
 }
 
-/// Keys must be unique among the questions one run can reach, so an answer can never be read
-/// for the wrong question: two questions may share a key only in branches that exclude each
-/// other (two arms of one `match`, the two sides of one `if`).
-fn check_keys(sites: &[sites::Site], errors: &mut Errors) {
+/// Keys are unique among the questions one run can reach, so an answer can never be read for
+/// the wrong question: two questions may share a key only in branches that exclude each other
+/// (two arms of one `match`, the two sides of one `if`). A key taken from a binding's name
+/// that an earlier question already has (`let answer = ..` shadowed by a later `let answer =
+/// ..`) is numbered apart (`answer_2`); a key written with `.key(..)` is refused.
+fn check_keys(sites: &mut [sites::Site], errors: &mut Errors) {
+    let mut taken: HashSet<String> = sites
+        .iter()
+        .flat_map(|site| site.keys.iter().map(LitStr::value))
+        .collect();
     let mut seen: HashMap<String, Vec<usize>> = HashMap::new();
-    for (id, site) in sites.iter().enumerate() {
-        for key in &site.keys {
+    for id in 0..sites.len() {
+        for k in 0..sites[id].keys.len() {
+            let key = &sites[id].keys[k];
             let value = key.value();
             if value.is_empty() {
                 continue;
             }
-            let earlier = seen.entry(value.clone()).or_default();
-            if earlier
-                .iter()
-                .any(|&other| !exclusive(&sites[other].path, &site.path))
-            {
+            let clashes = seen.get(&value).is_some_and(|earlier| {
+                earlier
+                    .iter()
+                    .any(|&other| !exclusive(&sites[other].path, &sites[id].path))
+            });
+            if !clashes {
+                seen.entry(value).or_default().push(id);
+                continue;
+            }
+            if !sites[id].derived[k] {
                 errors.push(syn::Error::new(
                     key.span(),
                     format!(
                         "another question of this handler is already asked under the key \
-                         `{value}`; rename this binding or give the question its own key with \
-                         `.key(\"...\")`"
+                         `{value}`; give this question a key of its own with `.key(\"...\")`"
                     ),
                 ));
+                continue;
             }
-            earlier.push(id);
+            let renamed = (2..)
+                .map(|n| format!("{value}_{n}"))
+                .find(|name| !taken.contains(name))
+                .expect("some number is free");
+            taken.insert(renamed.clone());
+            sites[id].keys[k] = LitStr::new(&renamed, key.span());
+            seen.entry(renamed).or_default().push(id);
         }
     }
 }

@@ -118,6 +118,9 @@ pub(crate) struct Site {
     pub(crate) calls: Vec<Call>,
     /// The input key of each question.
     pub(crate) keys: Vec<LitStr>,
+    /// Whether each key is the name of the binding the answer goes to, rather than written
+    /// with `.key(..)`.
+    pub(crate) derived: Vec<bool>,
     /// From the body block down to the marker.
     pub(crate) path: Vec<Step>,
 }
@@ -410,8 +413,10 @@ impl<'a> Analyzer<'a> {
         }
         let names = self.binding_names(calls.len());
         let mut keys = Vec::new();
+        let mut derived = Vec::new();
         let mut call_infos = Vec::new();
         for (i, (call, explicit)) in calls.into_iter().enumerate() {
+            derived.push(explicit.is_none());
             let key = match (explicit, &names) {
                 (Some(key), _) if key.value().is_empty() => {
                     self.errors.push(syn::Error::new(
@@ -443,6 +448,7 @@ impl<'a> Analyzer<'a> {
             question,
             calls: call_infos,
             keys,
+            derived,
             path: self.path.clone(),
         });
         *expr = marker(self.sites.len() - 1);
