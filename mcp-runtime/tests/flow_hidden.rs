@@ -234,3 +234,40 @@ async fn a_loop_of_questions_beside_a_hidden_local_resumes_as_one_group() {
     .await;
     assert_eq!(done, "Some(\"a\"): atrue x y z");
 }
+
+/// A local hidden by the binding of what an `if let` takes out of it, and one hidden by a
+/// `match` arm binding what the scrutinee pops from it: each construct's scrutinee runs once,
+/// before the borrow for the state is taken.
+#[tool]
+async fn hidden_by_what_is_taken_out(args: Args, cx: Cx) -> ToolResult {
+    let mut item = args.items.first().cloned();
+    if let Some(item) = item.take() {
+        let keep: Yes = cx.elicit(format!("Keep {item}?")).await?;
+        if keep.ok {
+            return Ok(text(format!("kept {item}")));
+        }
+    }
+    let mut items = args.items;
+    let popped = match items.pop() {
+        Some(items) => {
+            let sure: Yes = cx.elicit(format!("Drop {items}?")).await?;
+            sure.ok
+        }
+        None => false,
+    };
+    Ok(text(format!("{item:?} {items:?} {popped}")))
+}
+
+#[tokio::test]
+async fn a_local_hidden_by_what_a_construct_takes_out_of_it_comes_back_emptied() {
+    let items = || args(0, &["a", "b", "c"]);
+    let done = answered(hidden_by_what_is_taken_out, items(), &[yes(true)]).await;
+    assert_eq!(done, "kept a");
+    let done = answered(
+        hidden_by_what_is_taken_out,
+        items(),
+        &[yes(false), yes(true)],
+    )
+    .await;
+    assert_eq!(done, r#"None ["a", "b"] true"#);
+}

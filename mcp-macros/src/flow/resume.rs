@@ -234,6 +234,7 @@ impl<'a> Resumer<'a> {
                     ident: binding.ident,
                     at: at.clone(),
                     heads: TokenStream::new(),
+                    once: true,
                 }));
                 let again = reborrow::again(local, self.hoisted, top);
                 let mut bindings = scope::let_bindings(local);
@@ -368,7 +369,8 @@ impl<'a> Resumer<'a> {
             }
             (Step::IfThen, Expr::If(branch)) => {
                 let block = self.block(&branch.then_branch, rest);
-                let at = (self.here(path), evaluated(&branch.cond));
+                let once = matches!(&*branch.cond, Expr::Let(_));
+                let at = (self.here(path), (evaluated(&branch.cond), once));
                 *expr = self.with_pattern(&cond_lets(&branch.cond), block, at);
             }
             (Step::IfElse, Expr::If(branch)) => {
@@ -386,7 +388,7 @@ impl<'a> Resumer<'a> {
                     brace_token: Default::default(),
                     stmts: vec![Stmt::Expr(body, None)],
                 };
-                let at = (self.here(path), matched.expr.to_token_stream());
+                let at = (self.here(path), (matched.expr.to_token_stream(), true));
                 *expr = self.with_pattern(&[(&arm.pat, &matched.expr)], block, at);
             }
             (Step::BlockExpr, Expr::Block(block)) => {
@@ -424,7 +426,7 @@ impl<'a> Resumer<'a> {
                         block
                     }
                     None => {
-                        let at = (self.here(path), evaluated(&looped.cond));
+                        let at = (self.here(path), (evaluated(&looped.cond), false));
                         let resumed = self.with_pattern(&cond_lets(&looped.cond), block, at);
                         in_block(resumed)
                     }
@@ -459,7 +461,7 @@ impl<'a> Resumer<'a> {
         &mut self,
         patterns: &[(&Pat, &Expr)],
         block: Block,
-        (here, heads): (Vec<Step>, TokenStream),
+        (here, heads): (Vec<Step>, (TokenStream, bool)),
     ) -> Expr {
         let free = free::free_in_stmts(&block.stmts, self.questions);
         let level = self.level.saturating_sub(1);

@@ -26,12 +26,13 @@
 use std::collections::HashMap;
 
 use proc_macro2::{Span, TokenStream};
-use quote::{format_ident, quote};
+use quote::{ToTokens, format_ident, quote};
 use syn::{Block, Expr, Ident, Stmt};
 
 use super::Binding;
+use super::refusals::named_unshared;
 use super::syntax::{block_at, head_child};
-use crate::flow::sites::{Head, Site, Step};
+use crate::flow::sites::{Head, MARKER, Site, Step};
 
 /// Rewrites the hiders of `hidden` (each with a name it hides) in `body` to borrow what they
 /// hide first, and the paths of the points inside them to match. Returns the borrows, by
@@ -79,12 +80,14 @@ pub(crate) fn hide(body: &mut Block, sites: &mut [Site], hidden: &[(Location, Id
                 )
             }
             Location::Construct(path) => {
-                let Some(written) = borrow_before(body, path, &borrows) else {
+                let Some((written, first)) = borrow_before(body, path, &borrows) else {
                     continue;
                 };
-                // The construct is now the second statement of a block of its own, whose
-                // first takes the borrows.
-                let inside = vec![Step::BlockExpr, Step::Stmt(1), Step::ExprStmt];
+                // The construct is now the last statement of a block of its own, whose
+                // statement before it takes the borrows, after the construct's scrutinee where
+                // that goes first.
+                let at = usize::from(first);
+                let inside = vec![Step::BlockExpr, Step::Stmt(at + 1), Step::ExprStmt];
                 let mut construct = path.clone();
                 construct.extend(inside.iter().copied());
                 let hiding = Hiding {
@@ -97,7 +100,7 @@ pub(crate) fn hide(body: &mut Block, sites: &mut [Site], hidden: &[(Location, Id
                 (
                     path.clone(),
                     inside,
-                    Location::Let { block, stmt: 0 },
+                    Location::Let { block, stmt: at },
                     written,
                 )
             }
@@ -149,12 +152,15 @@ fn borrow_in_let(
 }
 
 /// The construct at `path` (an `if let`, `while let`, `match` or `for` whose patterns hide)
-/// becomes `{ let (b1, ..) = (&x1, ..); CONSTRUCT }`. Returns that `let`.
+/// becomes `{ let (b1, ..) = (&x1, ..); CONSTRUCT }`. An `if let` or `match` whose scrutinee
+/// uses a hidden local other than by a shared borrow (`item.take()`, which `refusals` let
+/// through) has it evaluated first: `{ let s = SCRUTINEE; let (b1, ..) = ..; CONSTRUCT on s }`.
+/// Returns that `let` of the borrows, and whether the scrutinee goes first.
 fn borrow_before(
     body: &mut Block,
     path: &[Step],
     borrows: &[(Ident, Ident)],
-) -> Option<syn::Local> {
+) -> Option<(syn::Local, bool)> {
     let construct = expr_at(body, path)?;
     let aliases = borrows.iter().map(|(_, alias)| alias);
     let hidden = borrows.iter().map(|(name, _)| name);
@@ -162,13 +168,39 @@ fn borrow_before(
         Stmt::Local(local) => local,
         _ => return None,
     };
-    let old = std::mem::replace(construct, syn::parse_quote!(()));
+    let mut old = std::mem::replace(construct, syn::parse_quote!(()));
+    let scrutinee = match &mut old {
+        Expr::If(branch) => match &mut *branch.cond {
+            Expr::Let(binding) => Some(&mut binding.expr),
+            _ => None,
+        },
+        Expr::Match(matched) => Some(&mut matched.expr),
+        _ => None,
+    }
+    .filter(|scrutinee| {
+        // A question in the scrutinee keeps its place (and its path).
+        let tokens = scrutinee.to_token_stream();
+        !tokens.to_string().contains(MARKER)
+            && borrows
+                .iter()
+                .any(|(name, _)| named_unshared(&tokens, &name.to_string()))
+    });
+    let first = match scrutinee {
+        Some(scrutinee) => {
+            let value = Ident::new("__mcp_scrutinee", Span::mixed_site());
+            let evaluated = std::mem::replace(&mut **scrutinee, syn::parse_quote!(#value));
+            Some(quote!(let #value = #evaluated;))
+        }
+        None => None,
+    };
+    let is_first = first.is_some();
     *construct = syn::parse_quote!({
+        #first
         #[allow(unused_variables)]
         #local
         #old
     });
-    Some(local)
+    Some((local, is_first))
 }
 
 /// Inserts `steps` into `path`, if it passes through `at`, right after it.
@@ -221,21 +253,26 @@ pub(super) struct Hider {
     pub(super) ident: Ident,
     pub(super) at: Option<Location>,
     pub(super) heads: TokenStream,
+    /// Whether the construct evaluates `heads` once, before its pattern binds (an `if let`
+    /// of one pattern, a `match`), rather than again while its locals live.
+    pub(super) once: bool,
 }
 
 impl Hider {
-    /// A binding of a pattern of the construct at `construct`, which evaluates `heads`.
+    /// A binding of a pattern of the construct at `construct`, which evaluates `heads`, once
+    /// before binding or (`once` false) again on every turn.
     pub(super) fn pattern(
         level: usize,
         binding: &Binding,
         construct: &[Step],
-        heads: TokenStream,
+        (heads, once): (TokenStream, bool),
     ) -> Self {
         Self {
             level,
             ident: binding.ident.clone(),
             at: Some(Location::Construct(construct.to_vec())),
             heads,
+            once,
         }
     }
 }

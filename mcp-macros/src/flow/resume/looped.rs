@@ -40,11 +40,14 @@ impl Resumer<'_> {
             return None;
         }
         let level = self.level.saturating_sub(1);
-        self.hiding.extend(
-            pattern.iter().map(|binding| {
-                Hider::pattern(level, binding, here, looped.source.to_token_stream())
-            }),
-        );
+        self.hiding.extend(pattern.iter().map(|binding| {
+            Hider::pattern(
+                level,
+                binding,
+                here,
+                (looped.source.to_token_stream(), false),
+            )
+        }));
         let position = &looped.position;
         let rewind = looped.rewind(&syn::parse_quote!(#position - 1));
         let pat = &binding.pat;

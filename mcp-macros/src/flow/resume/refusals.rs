@@ -21,7 +21,12 @@ impl Resumer<'_> {
             else {
                 continue;
             };
-            let named = named_unshared(&hider.heads, &carried.ident.to_string());
+            let name = carried.ident.to_string();
+            // A construct that takes the value out of the hidden local once, before it binds
+            // (`if let Some(item) = item.take()`), has it evaluated first, then borrows it
+            // (`hidden::hide`).
+            let named = named_unshared(&hider.heads, &name)
+                && !(hider.once && takes_out(&hider.heads, &name));
             if let Some(at) = hider.at.as_ref().filter(|_| !named) {
                 let Some(aliases) = self.aliases else {
                     self.hidden.push((at.clone(), carried.ident.clone()));
@@ -110,10 +115,54 @@ impl Resumer<'_> {
     }
 }
 
+/// Whether `tokens` are `name.method(args)`, with `method` one of [`TAKES_OUT`] and `args`
+/// not naming `name`: the local is borrowed for the call alone, and what the call gives back
+/// borrows nothing of it.
+fn takes_out(tokens: &TokenStream, name: &str) -> bool {
+    let trees: Vec<TokenTree> = tokens.clone().into_iter().collect();
+    match trees.as_slice() {
+        [
+            TokenTree::Ident(local),
+            TokenTree::Punct(dot),
+            TokenTree::Ident(method),
+            TokenTree::Group(args),
+        ] => {
+            local == name
+                && dot.as_char() == '.'
+                && TAKES_OUT.contains(&method.to_string().as_str())
+                && args.delimiter() == proc_macro2::Delimiter::Parenthesis
+                && !names(&args.stream(), name)
+        }
+        _ => false,
+    }
+}
+
+/// Methods of `std` that take an owned value out of their receiver, borrowing it only for
+/// the call.
+const TAKES_OUT: &[&str] = &[
+    "take",
+    "replace",
+    "pop",
+    "pop_front",
+    "pop_back",
+    "remove",
+    "swap_remove",
+    "split_off",
+];
+
+/// Whether `tokens` name `name` anywhere.
+fn names(tokens: &TokenStream, name: &str) -> bool {
+    tokens.clone().into_iter().any(|tree| match tree {
+        TokenTree::Ident(ident) => ident == name,
+        TokenTree::Group(group) => names(&group.stream(), name),
+        _ => false,
+    })
+}
+
 /// Whether `tokens` name `name` other than as `&name` or as the receiver of a method that
 /// borrows it shared (`name.as_deref()`, `name.iter()`, `name.len()`), where a borrow of it
 /// taken before them would stand in the way.
-fn named_unshared(tokens: &TokenStream, name: &str) -> bool {
+pub(super) fn named_unshared(tokens: &TokenStream, name: &str) -> bool {
     let trees: Vec<TokenTree> = tokens.clone().into_iter().collect();
     trees.iter().enumerate().any(|(i, tree)| match tree {
         TokenTree::Ident(ident) if ident == name => {

@@ -9,8 +9,9 @@ struct Yes {
 async fn tally(cx: Cx) -> ToolResult {
     let mut item = Some(String::from("total"));
     let mut count = 0;
-    if let Some(item) = item.take() {
+    if let Some(item) = item.as_mut() {
         let keep: Yes = cx.elicit(format!("Keep {item}?")).await?;
+        item.push('!');
         count += u32::from(keep.ok);
     }
     Ok(text(format!("{item:?}: {count}")))
