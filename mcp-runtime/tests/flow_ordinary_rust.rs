@@ -388,3 +388,35 @@ async fn a_binding_name_used_again_asks_under_a_numbered_key() {
     assert_eq!(keys, ["answer", "answer_2", "ok", "ok", "ok_2"]);
     assert_eq!(round.text(), Some("true false 2"));
 }
+
+/// Questions whose answers no binding names: awaited as a statement, in a `while` condition
+/// and in an `if` condition. Each is asked under its method's name, numbered apart.
+#[tool]
+async fn unnamed_questions(cx: Cx) -> ToolResult {
+    cx.elicit::<Yes>("Ready?").await?;
+    let mut count = 0;
+    while cx.elicit::<Yes>(format!("More than {count}?")).await?.ok {
+        count += 1;
+    }
+    if cx.elicit::<Yes>("Double?").await?.ok {
+        count *= 2;
+    }
+    Ok(text(count.to_string()))
+}
+
+#[tokio::test]
+async fn questions_no_binding_names_ask_under_their_method_s_name() {
+    let mut round = FlowTester::tool(unnamed_questions).start().await;
+    let mut keys = Vec::new();
+    for ok in [true, true, true, false, true] {
+        let asked = round.questions();
+        keys.push(asked.join(","));
+        let key = asked[0].to_owned();
+        round = round.answer(json!({ key: yes(ok) })).await;
+    }
+    assert_eq!(
+        keys,
+        ["elicit", "elicit_2", "elicit_2", "elicit_2", "elicit_3"]
+    );
+    assert_eq!(round.text(), Some("4"));
+}

@@ -118,8 +118,8 @@ pub(crate) struct Site {
     pub(crate) calls: Vec<Call>,
     /// The input key of each question.
     pub(crate) keys: Vec<LitStr>,
-    /// Whether each key is the name of the binding the answer goes to, rather than written
-    /// with `.key(..)`.
+    /// Whether each key is made by the macro (the name of the binding the answer goes to, or
+    /// else of the question's method), rather than written with `.key(..)`.
     pub(crate) derived: Vec<bool>,
     /// From the body block down to the marker.
     pub(crate) path: Vec<Step>,
@@ -432,13 +432,12 @@ impl<'a> Analyzer<'a> {
                     let name = ident.to_string();
                     LitStr::new(name.trim_start_matches("r#"), ident.span())
                 }
+                // No binding names the answer (`if cx.elicit::<Sure>(..).await?.ok`, a
+                // question awaited as a statement): it is asked under its method's name
+                // (or the sub-flow's), numbered apart from the others (`check_keys`).
                 (None, _) => {
-                    self.errors.push(syn::Error::new_spanned(
-                        &call.method,
-                        "this question has no name to ask it under; bind its answer to a \
-                         variable (`let name = ...`) or name it with `.key(\"name\")`",
-                    ));
-                    LitStr::new("", call.method.span())
+                    let name = call.method.to_string();
+                    LitStr::new(name.trim_start_matches("r#"), call.method.span())
                 }
             };
             keys.push(key);
