@@ -10,7 +10,7 @@ use serde_json::json;
 #[path = "common/answers.rs"]
 mod answers;
 
-use answers::{Word, Yes, finish, word, yes};
+use answers::{Word, Yes, finish, run_keyed, word, yes};
 
 /// Items declared in the body before a question, used after it.
 #[tool]
@@ -344,14 +344,8 @@ async fn answers_used_through_a_field(cx: Cx) -> ToolResult {
 
 #[tokio::test]
 async fn the_binding_an_answer_flows_into_names_its_question() {
-    let mut round = FlowTester::tool(answers_used_through_a_field).start().await;
-    let mut keys = Vec::new();
-    for answer in [word("ada"), yes(true), word("four")] {
-        let asked = round.questions();
-        keys.push(asked.join(","));
-        let key = asked[0].to_owned();
-        round = round.answer(json!({ key: answer })).await;
-    }
+    let answers = [word("ada"), yes(true), word("four")];
+    let (keys, round) = run_keyed(FlowTester::tool(answers_used_through_a_field), &answers).await;
     assert_eq!(keys, ["name", "shout", "length"]);
     assert_eq!(round.text(), Some("ADA 4"));
 }
@@ -377,14 +371,8 @@ async fn answers_under_one_name(cx: Cx) -> ToolResult {
 
 #[tokio::test]
 async fn a_binding_name_used_again_asks_under_a_numbered_key() {
-    let mut round = FlowTester::tool(answers_under_one_name).start().await;
-    let mut keys = Vec::new();
-    for ok in [true, false, true, true, false] {
-        let asked = round.questions();
-        keys.push(asked.join(","));
-        let key = asked[0].to_owned();
-        round = round.answer(json!({ key: yes(ok) })).await;
-    }
+    let answers = [yes(true), yes(false), yes(true), yes(true), yes(false)];
+    let (keys, round) = run_keyed(FlowTester::tool(answers_under_one_name), &answers).await;
     assert_eq!(keys, ["answer", "answer_2", "ok", "ok", "ok_2"]);
     assert_eq!(round.text(), Some("true false 2"));
 }
@@ -406,14 +394,8 @@ async fn unnamed_questions(cx: Cx) -> ToolResult {
 
 #[tokio::test]
 async fn questions_no_binding_names_ask_under_their_method_s_name() {
-    let mut round = FlowTester::tool(unnamed_questions).start().await;
-    let mut keys = Vec::new();
-    for ok in [true, true, true, false, true] {
-        let asked = round.questions();
-        keys.push(asked.join(","));
-        let key = asked[0].to_owned();
-        round = round.answer(json!({ key: yes(ok) })).await;
-    }
+    let answers = [yes(true), yes(true), yes(true), yes(false), yes(true)];
+    let (keys, round) = run_keyed(FlowTester::tool(unnamed_questions), &answers).await;
     assert_eq!(
         keys,
         ["elicit", "elicit_2", "elicit_2", "elicit_2", "elicit_3"]

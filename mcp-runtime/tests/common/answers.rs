@@ -49,17 +49,24 @@ pub fn word(word: &str) -> Value {
 /// Runs `tester`, answering each round's one question with the next of `answers`; returns
 /// the last round, which must ask nothing more.
 pub async fn run(tester: FlowTester, answers: &[Value]) -> Round {
+    run_keyed(tester, answers).await.1
+}
+
+/// [`run`], returning also the key each round asked under.
+pub async fn run_keyed(tester: FlowTester, answers: &[Value]) -> (Vec<String>, Round) {
     let mut round = tester.start().await;
+    let mut keys = Vec::new();
     for answer in answers {
         let asked = round.questions();
         let [key] = asked.as_slice() else {
             panic!("one question for {answer}: {round}");
         };
         let key = (*key).to_owned();
+        keys.push(key.clone());
         round = round.answer(json!({ key: answer })).await;
     }
     assert!(round.questions().is_empty(), "nothing more asked: {round}");
-    round
+    (keys, round)
 }
 
 /// The final text after `answers`.
