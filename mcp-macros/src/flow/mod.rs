@@ -203,9 +203,10 @@ fn resume_all(
 
 /// Keys are unique among the questions one run can reach, so an answer can never be read for
 /// the wrong question: two questions may share a key only in branches that exclude each other
-/// (two arms of one `match`, the two sides of one `if`). A key taken from a binding's name
-/// that an earlier question already has (`let answer = ..` shadowed by a later `let answer =
-/// ..`) is numbered apart (`answer_2`); a key written with `.key(..)` is refused.
+/// (two arms of one `match`, the two sides of one `if`). A key the macro made (a binding's
+/// name, or else the question's method's) that an earlier question already has (`let answer
+/// = ..` shadowed by a later `let answer = ..`) is numbered apart (`answer_2`); a key written
+/// with `.key(..)` is refused.
 fn check_keys(sites: &mut [sites::Site], errors: &mut Errors) {
     let mut taken: HashSet<String> = sites
         .iter()

@@ -19,6 +19,10 @@
 //! ```text
 //! { let (__mcp_hid1_0,) = (&name,); if let Some(name) = &name { __mcp_site!().1 .. } }
 //! ```
+//! unless it is an `if let` or a `match` that takes a value out of it, evaluated first:
+//! ```text
+//! { let s = item.take(); let (__mcp_hid1_0,) = (&item,); if let Some(item) = s { .. } }
+//! ```
 //! Where the flow resumes past the hider, the borrow is taken again at the top of its
 //! block, before the block's restored locals hide the name again (`Resumer::block`). The
 //! borrow lives from the `let` to the question, while nothing can name what it borrows.
