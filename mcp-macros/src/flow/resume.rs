@@ -121,8 +121,9 @@ pub(crate) struct Resumer<'a> {
     /// The point's path, whole.
     full: Vec<Step>,
     /// The outer locals the statements before the question assign on every way to it, in the
-    /// blocks down the path entered so far.
-    assigned_on_path: BTreeSet<String>,
+    /// blocks down the path below the first that declares a local without a value (`None`
+    /// above it, where nothing asks).
+    assigned_on_path: Option<BTreeSet<String>>,
     aliases: Option<&'a Aliases>,
     hidden: Vec<(Location, Ident)>,
     borrowed_again: Vec<Ident>,
@@ -159,7 +160,7 @@ impl<'a> Resumer<'a> {
             level: 0,
             hiding: Vec::new(),
             full: Vec::new(),
-            assigned_on_path: BTreeSet::new(),
+            assigned_on_path: None,
             aliases,
             hidden: Vec::new(),
             borrowed_again: Vec::new(),
@@ -256,8 +257,16 @@ impl<'a> Resumer<'a> {
                 declared.extend(bindings);
             }
         }
-        let before = free::assigned_by_stmts(&block.stmts[..i], self.questions);
-        self.assigned_on_path.extend(before);
+        // Each block further down tells the locals declared here without a value what it
+        // assigns before the question (see `restore`); found only where one is declared.
+        if let Some(assigned) = &mut self.assigned_on_path {
+            assigned.extend(free::assigned_by_stmts(&block.stmts[..i], self.questions));
+        } else if declared
+            .iter()
+            .any(|binding| matches!(binding.rederive, Some(Rederive::Unassigned)))
+        {
+            self.assigned_on_path = Some(BTreeSet::new());
+        }
         self.hiding.extend(hiders);
         self.level = level + 2;
         let mut stmts = vec![self.stmt(&block.stmts[i], rest)];

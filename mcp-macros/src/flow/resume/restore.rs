@@ -65,7 +65,12 @@ impl Resumer<'_> {
                     continue;
                 }
                 // Unless a block further down the path assigns it before the question.
-                Some(Rederive::Unassigned) if !self.assigned_on_path.contains(&name) => {
+                Some(Rederive::Unassigned)
+                    if !self
+                        .assigned_on_path
+                        .as_ref()
+                        .is_some_and(|assigned| assigned.contains(&name)) =>
+                {
                     let ident = &binding.ident;
                     let mutability = binding.mutable.then(|| quote!(mut));
                     let ty = binding.ty.as_ref().map(|ty| quote!(: #ty));
