@@ -8,7 +8,7 @@ use syn::{Ident, Stmt};
 
 use super::super::free;
 use super::super::scope::{self, Binding, Rederive};
-use super::syntax::field_name;
+use super::syntax::{declaration, field_name};
 use super::{Carried, Resumer};
 
 impl Resumer<'_> {
@@ -71,12 +71,10 @@ impl Resumer<'_> {
                         .as_ref()
                         .is_some_and(|assigned| assigned.contains(&name)) =>
                 {
-                    let ident = &binding.ident;
-                    let mutability = binding.mutable.then(|| quote!(mut));
-                    let ty = binding.ty.as_ref().map(|ty| quote!(: #ty));
+                    let declaration = declaration(binding);
                     out.push(syn::parse_quote! {
                         #[allow(unused_mut, unused_variables)]
-                        let #mutability #ident #ty;
+                        #declaration
                     });
                     continue;
                 }

@@ -132,15 +132,21 @@ pub(super) fn declare_assigned(
         if free.contains(&name) || !assigned.contains(&name) || !seen.insert(name) {
             continue;
         }
-        let ident = &binding.ident;
-        let mutability = binding.mutable.then(|| quote!(mut));
-        let ty = binding.ty.as_ref().map(|ty| quote!(: #ty));
+        let declaration = declaration(binding);
         out.push(syn::parse_quote! {
             #[allow(unused_mut)]
-            let #mutability #ident #ty;
+            #declaration
         });
     }
     out
+}
+
+/// `let [mut] name [: Type];`: `binding` declared again, without a value.
+pub(super) fn declaration(binding: &Binding) -> TokenStream {
+    let ident = &binding.ident;
+    let mutability = binding.mutable.then(|| quote!(mut));
+    let ty = binding.ty.as_ref().map(|ty| quote!(: #ty));
+    quote!(let #mutability #ident #ty;)
 }
 
 /// The field of `ident` in a state: named after the local, unique among those `taken`.
