@@ -146,7 +146,7 @@ fn has_glob(tree: &UseTree) -> bool {
 }
 
 /// How often `name` occurs as an identifier in `tokens`.
-fn occurrences(tokens: &TokenStream, name: &str) -> usize {
+pub(crate) fn occurrences(tokens: &TokenStream, name: &str) -> usize {
     tokens
         .clone()
         .into_iter()

@@ -2,6 +2,7 @@
 //! the question by a pattern binding of its name, a borrow, code.
 
 use super::{Binding, Resumer, scope};
+use crate::flow::items::occurrences;
 use crate::flow::scope::{Borrowed, Code};
 use proc_macro2::{TokenStream, TokenTree};
 
@@ -131,7 +132,7 @@ fn takes_out(tokens: &TokenStream, name: &str) -> bool {
                 && dot.as_char() == '.'
                 && TAKES_OUT.contains(&method.to_string().as_str())
                 && args.delimiter() == proc_macro2::Delimiter::Parenthesis
-                && !names(&args.stream(), name)
+                && occurrences(&args.stream(), name) == 0
         }
         _ => false,
     }
@@ -149,15 +150,6 @@ const TAKES_OUT: &[&str] = &[
     "swap_remove",
     "split_off",
 ];
-
-/// Whether `tokens` name `name` anywhere.
-fn names(tokens: &TokenStream, name: &str) -> bool {
-    tokens.clone().into_iter().any(|tree| match tree {
-        TokenTree::Ident(ident) => ident == name,
-        TokenTree::Group(group) => names(&group.stream(), name),
-        _ => false,
-    })
-}
 
 /// Whether `tokens` name `name` other than as `&name` or as the receiver of a method that
 /// borrows it shared (`name.as_deref()`, `name.iter()`, `name.len()`), where a borrow of it
