@@ -21,7 +21,7 @@ mod loops;
 pub(crate) use loops::Loop;
 
 /// The macro whose value's field marks a question point inside the rewritten body.
-pub(crate) const MARKER: &str = "__mcp_site";
+const MARKER: &str = "__mcp_site";
 
 /// The marker question point `id` leaves in the body until its code is written (`settle`):
 /// `__mcp_site!().N`, the point's number the index of an unnamed field, read back as a number

@@ -36,7 +36,7 @@ use syn::{Block, Expr, Ident, Stmt};
 use super::Binding;
 use super::refusals::named_unshared;
 use super::syntax::{block_at, head_child};
-use crate::flow::sites::{Head, MARKER, Site, Step};
+use crate::flow::sites::{Head, Site, Step};
 
 /// Rewrites the hiders of `hidden` (each with a name it hides) in `body` to borrow what they
 /// hide first, and the paths of the points inside them to match. Returns the borrows, by
@@ -84,7 +84,14 @@ pub(crate) fn hide(body: &mut Block, sites: &mut [Site], hidden: &[(Location, Id
                 )
             }
             Location::Construct(path) => {
-                let Some((written, first)) = borrow_before(body, path, &borrows) else {
+                // A question in what the construct evaluates first keeps its place (and its
+                // path): the construct then keeps its scrutinee.
+                let asks_first = sites.iter().any(|site| {
+                    site.path.starts_with(path)
+                        && matches!(site.path.get(path.len()), Some(Step::Head(_)))
+                });
+                let Some((written, first)) = borrow_before(body, path, &borrows, !asks_first)
+                else {
                     continue;
                 };
                 // The construct is now the last statement of a block of its own, whose
@@ -159,11 +166,13 @@ fn borrow_in_let(
 /// becomes `{ let (b1, ..) = (&x1, ..); CONSTRUCT }`. An `if let` or `match` whose scrutinee
 /// uses a hidden local other than by a shared borrow (`item.take()`, which `refusals` let
 /// through) has it evaluated first: `{ let s = SCRUTINEE; let (b1, ..) = ..; CONSTRUCT on s }`.
-/// Returns that `let` of the borrows, and whether the scrutinee goes first.
+/// Returns that `let` of the borrows, and whether the scrutinee goes first, which it may only
+/// where `may_go_first`.
 fn borrow_before(
     body: &mut Block,
     path: &[Step],
     borrows: &[(Ident, Ident)],
+    may_go_first: bool,
 ) -> Option<(syn::Local, bool)> {
     let construct = expr_at(body, path)?;
     let aliases = borrows.iter().map(|(_, alias)| alias);
@@ -182,9 +191,8 @@ fn borrow_before(
         _ => None,
     }
     .filter(|scrutinee| {
-        // A question in the scrutinee keeps its place (and its path).
         let tokens = scrutinee.to_token_stream();
-        !tokens.to_string().contains(MARKER)
+        may_go_first
             && borrows
                 .iter()
                 .any(|(name, _)| named_unshared(&tokens, &name.to_string()))
