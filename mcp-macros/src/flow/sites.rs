@@ -104,6 +104,8 @@ pub(crate) enum Head {
     Scrutinee,
     Return,
     AssignRight,
+    /// The right of a compound assignment (`+=`, ...) to a place.
+    CompoundRight,
     WhileCond,
     /// The first element of a tuple: the value of a hiding `let` once it also borrows what it
     /// hides (see `resume::hide`).
@@ -247,6 +249,11 @@ impl<'a> Analyzer<'a> {
                 self.enter(Head::Receiver, &mut e.receiver);
                 e.args.iter().for_each(|a| self.forbid(a, Position::Nested));
             }
+            // `total += ask(..).await?`: the place is read only after the question.
+            Expr::Binary(e) if compound(&e.op) && is_place(&e.left) => {
+                self.naming = place_name(&e.left).map(Naming::Ident);
+                self.enter(Head::CompoundRight, &mut e.right);
+            }
             Expr::Binary(e) => {
                 self.enter(Head::BinaryLeft, &mut e.left);
                 self.forbid(&e.right, Position::Nested);
@@ -258,8 +265,8 @@ impl<'a> Analyzer<'a> {
                 }
             }
             Expr::Assign(e) => {
-                if let Expr::Path(left) = &*e.left {
-                    self.naming = left.path.get_ident().cloned().map(Naming::Ident);
+                if is_place(&e.left) {
+                    self.naming = place_name(&e.left).map(Naming::Ident);
                     self.enter(Head::AssignRight, &mut e.right);
                 } else {
                     self.forbid(&e.right, Position::Nested);
@@ -511,5 +518,54 @@ fn sole_binding(pat: &Pat) -> Option<Ident> {
     match <[Ident; 1]>::try_from(bindings.0) {
         Ok([name]) => Some(name),
         Err(_) => None,
+    }
+}
+
+/// Whether `op` assigns (`+=`, `-=`, ...).
+fn compound(op: &syn::BinOp) -> bool {
+    use syn::BinOp::*;
+    matches!(
+        op,
+        AddAssign(_)
+            | SubAssign(_)
+            | MulAssign(_)
+            | DivAssign(_)
+            | RemAssign(_)
+            | BitXorAssign(_)
+            | BitAndAssign(_)
+            | BitOrAssign(_)
+            | ShlAssign(_)
+            | ShrAssign(_)
+    )
+}
+
+/// Whether assigning to `expr` evaluates nothing that could run code or ask: a local, its
+/// fields, its elements at literal or named indices, or what it points to.
+fn is_place(expr: &Expr) -> bool {
+    match expr {
+        Expr::Path(path) => path.qself.is_none() && path.path.get_ident().is_some(),
+        Expr::Field(field) => is_place(&field.base),
+        Expr::Index(index) => {
+            matches!(&*index.index, Expr::Lit(_) | Expr::Path(_)) && is_place(&index.expr)
+        }
+        Expr::Paren(inner) => is_place(&inner.expr),
+        Expr::Unary(unary) => matches!(unary.op, syn::UnOp::Deref(_)) && is_place(&unary.expr),
+        _ => false,
+    }
+}
+
+/// The name a question assigned to `place` is asked under: its last named field, or its
+/// local (`total`, `stats.count`, `counts[0]`).
+fn place_name(place: &Expr) -> Option<Ident> {
+    match place {
+        Expr::Path(path) => path.path.get_ident().cloned(),
+        Expr::Field(field) => match &field.member {
+            syn::Member::Named(name) => Some(name.clone()),
+            syn::Member::Unnamed(_) => place_name(&field.base),
+        },
+        Expr::Index(index) => place_name(&index.expr),
+        Expr::Paren(inner) => place_name(&inner.expr),
+        Expr::Unary(unary) => place_name(&unary.expr),
+        _ => None,
     }
 }

@@ -78,6 +78,7 @@ pub(super) fn head_child(expr: &mut Expr, head: Head) -> Option<&mut Expr> {
         (Head::Scrutinee, Expr::Match(e)) => &mut e.expr,
         (Head::Return, Expr::Return(e)) => e.expr.as_mut()?,
         (Head::AssignRight, Expr::Assign(e)) => &mut e.right,
+        (Head::CompoundRight, Expr::Binary(e)) => &mut e.right,
         (Head::WhileCond, Expr::While(e)) => &mut e.cond,
         (Head::TupleFirst, Expr::Tuple(e)) => e.elems.first_mut()?,
         _ => return None,

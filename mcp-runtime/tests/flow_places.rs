@@ -1,0 +1,78 @@
+//! Questions whose answers are assigned to a place rather than bound by a `let`: `total +=
+//! ask(..).await?`, `stats.asked = ..`, `counts[0] -= ..`. The place is read only after the
+//! question, so the flow resumes at the question with the place restored, and the assignment
+//! runs once, with the answer.
+
+use mcp_runtime::testing::FlowTester;
+use mcp_runtime::{Cx, Refusal, ToolResult, elicit, text, tool};
+use serde::{Deserialize, Serialize};
+
+#[path = "common/answers.rs"]
+mod answers;
+
+use answers::{Args, Yes, answered, args, run_keyed, word, yes};
+
+/// A sub-flow that asks for a word and gives its length.
+#[elicit]
+async fn length(cx: &Cx, what: String) -> Result<u32, Refusal> {
+    let answer: answers::Word = cx.elicit(what).await?;
+    Ok(u32::try_from(answer.word.len()).unwrap_or(u32::MAX))
+}
+
+/// A compound assignment of a sub-flow's result, in a `for` loop.
+#[tool]
+async fn summed(args: Args, cx: Cx) -> ToolResult {
+    let mut total = args.start;
+    for item in &args.items {
+        total += length(&cx, format!("A word for {item}?")).await?;
+    }
+    Ok(text(total.to_string()))
+}
+
+#[tokio::test]
+async fn a_compound_assignment_of_a_sub_flow_adds_each_answer_once() {
+    let tester = FlowTester::tool(summed).arguments(args(100, &["a", "b", "c"]));
+    let (keys, round) = run_keyed(tester, &[word("xy"), word("abcd"), word("z")]).await;
+    assert_eq!(round.text(), Some("107"));
+    assert_eq!(keys, ["total.answer", "total.answer", "total.answer"]);
+}
+
+/// Counters a flow keeps in a struct of its own.
+#[derive(Serialize, Deserialize, Default)]
+struct Tally {
+    asked: u32,
+    yes: u32,
+    last: bool,
+}
+
+/// Answers assigned to fields, to an element and through compound operators, with code
+/// between the questions that must run once.
+#[tool]
+async fn into_fields(args: Args, cx: Cx) -> ToolResult {
+    let mut tally = Tally::default();
+    let mut flags = [0u32; 2];
+    let mut runs = 0;
+    while tally.asked < args.start {
+        runs += 1;
+        tally.asked += 1;
+        tally.last = cx.elicit::<Yes>(format!("Question {}?", tally.asked)).await?.ok;
+        tally.yes += u32::from(tally.last);
+        flags[1] |= cx.elicit::<Yes>("Flag?").await?.ok as u32;
+        flags[0] = flags[0].max(tally.yes);
+    }
+    Ok(text(format!(
+        "{}/{} last {} flags {flags:?} runs {runs}",
+        tally.yes, tally.asked, tally.last
+    )))
+}
+
+#[tokio::test]
+async fn answers_assigned_to_fields_and_elements_resume_at_their_questions() {
+    let tester = FlowTester::tool(into_fields).arguments(args(2, &[]));
+    let answers = [yes(true), yes(false), yes(false), yes(true)];
+    let (keys, round) = run_keyed(tester, &answers).await;
+    assert_eq!(round.text(), Some("1/2 last false flags [1, 1] runs 2"));
+    assert_eq!(keys, ["last", "flags", "last", "flags"]);
+    let done = answered(into_fields, args(0, &[]), &[]).await;
+    assert_eq!(done, "0/0 last false flags [0, 0] runs 0");
+}
