@@ -1,7 +1,8 @@
-//! Questions whose answers are assigned to a place rather than bound by a `let`: `total +=
-//! ask(..).await?`, `stats.asked = ..`, `counts[0] -= ..`. The place is read only after the
-//! question, so the flow resumes at the question with the place restored, and the assignment
-//! runs once, with the answer.
+//! Questions whose answers go straight into a place or a value rather than a `let`: assigned
+//! (`total += ask(..).await?`, `stats.asked = ..`, `counts[0] |= ..`), passed first to a call
+//! or to a method of a place (`Some(..)`, `names.push(..)`), or first in a tuple or a struct
+//! literal. Nothing of the statement runs before the question, so the flow resumes at the
+//! question with the place restored, and the rest of the statement runs once, with the answer.
 
 use mcp_runtime::testing::FlowTester;
 use mcp_runtime::{Cx, Refusal, ToolResult, elicit, text, tool};
@@ -10,12 +11,12 @@ use serde::{Deserialize, Serialize};
 #[path = "common/answers.rs"]
 mod answers;
 
-use answers::{Args, Yes, answered, args, run_keyed, word, yes};
+use answers::{Args, Word, Yes, answered, args, run_keyed, word, yes};
 
 /// A sub-flow that asks for a word and gives its length.
 #[elicit]
 async fn length(cx: &Cx, what: String) -> Result<u32, Refusal> {
-    let answer: answers::Word = cx.elicit(what).await?;
+    let answer: Word = cx.elicit(what).await?;
     Ok(u32::try_from(answer.word.len()).unwrap_or(u32::MAX))
 }
 
@@ -55,7 +56,10 @@ async fn into_fields(args: Args, cx: Cx) -> ToolResult {
     while tally.asked < args.start {
         runs += 1;
         tally.asked += 1;
-        tally.last = cx.elicit::<Yes>(format!("Question {}?", tally.asked)).await?.ok;
+        tally.last = cx
+            .elicit::<Yes>(format!("Question {}?", tally.asked))
+            .await?
+            .ok;
         tally.yes += u32::from(tally.last);
         flags[1] |= cx.elicit::<Yes>("Flag?").await?.ok as u32;
         flags[0] = flags[0].max(tally.yes);
@@ -75,4 +79,63 @@ async fn answers_assigned_to_fields_and_elements_resume_at_their_questions() {
     assert_eq!(keys, ["last", "flags", "last", "flags"]);
     let done = answered(into_fields, args(0, &[]), &[]).await;
     assert_eq!(done, "0/0 last false flags [0, 0] runs 0");
+}
+
+/// What a flow keeps of each item.
+#[derive(Serialize, Deserialize)]
+struct Entry {
+    size: usize,
+    item: String,
+}
+
+/// Answers passed first to a method of a local, to a call, and first in a struct literal and
+/// a tuple.
+#[tool]
+async fn gathered(args: Args, cx: Cx) -> ToolResult {
+    let mut names = Vec::new();
+    let mut entries = Vec::new();
+    for item in &args.items {
+        names.push(cx.elicit::<Word>(format!("A name for {item}?")).await?.word);
+        entries.push(Entry {
+            size: cx.elicit::<Word>("A size?").await?.word.len(),
+            item: item.clone(),
+        });
+    }
+    let extra = if args.start > 0 {
+        Some(cx.elicit::<Yes>("Extra?").await?.ok)
+    } else {
+        None
+    };
+    let (last, count) = (cx.elicit::<Word>("Last?").await?.word, names.len());
+    let sizes: Vec<String> = entries
+        .iter()
+        .map(|entry| format!("{}:{}", entry.item, entry.size))
+        .collect();
+    Ok(text(format!(
+        "{names:?} {sizes:?} {extra:?} {last} {count}"
+    )))
+}
+
+#[tokio::test]
+async fn answers_passed_first_to_calls_and_literals_resume_at_their_questions() {
+    let tester = FlowTester::tool(gathered).arguments(args(1, &["a", "b"]));
+    let answers = [
+        word("x"),
+        word("long"),
+        word("y"),
+        word("ab"),
+        yes(true),
+        word("end"),
+    ];
+    let (keys, round) = run_keyed(tester, &answers).await;
+    assert_eq!(
+        round.text(),
+        Some(r#"["x", "y"] ["a:4", "b:2"] Some(true) end 2"#)
+    );
+    assert_eq!(
+        keys,
+        ["names", "size", "names", "size", "elicit", "elicit_2"]
+    );
+    let done = answered(gathered, args(0, &[]), &[word("z")]).await;
+    assert_eq!(done, "[] [] None z 0");
 }

@@ -107,9 +107,17 @@ pub(crate) enum Head {
     /// The right of a compound assignment (`+=`, ...) to a place.
     CompoundRight,
     WhileCond,
-    /// The first element of a tuple: the value of a hiding `let` once it also borrows what it
+    /// The first element of a tuple; also the value of a hiding `let` once it borrows what it
     /// hides (see `resume::hide`).
     TupleFirst,
+    /// The first argument of a call to a path.
+    CallFirst,
+    /// The first argument of a method called on a place.
+    ArgFirst,
+    /// The first element of an array.
+    ArrayFirst,
+    /// The first field of a struct literal.
+    FieldFirst,
 }
 
 /// One question point.
@@ -233,7 +241,12 @@ impl<'a> Analyzer<'a> {
         // field, a method called on it or a cast (`let ok = cx.elicit::<Sure>(..).await?.ok;`).
         let keeps_naming = matches!(
             expr,
-            Expr::Try(_) | Expr::Paren(_) | Expr::Field(_) | Expr::MethodCall(_) | Expr::Cast(_)
+            Expr::Try(_)
+                | Expr::Paren(_)
+                | Expr::Field(_)
+                | Expr::MethodCall(_)
+                | Expr::Cast(_)
+                | Expr::Call(_)
         );
         if keeps_naming {
             self.naming = naming.clone();
@@ -245,9 +258,41 @@ impl<'a> Analyzer<'a> {
             Expr::Cast(e) => self.enter(Head::Cast, &mut e.expr),
             Expr::Unary(e) => self.enter(Head::Unary, &mut e.expr),
             Expr::Reference(e) => self.enter(Head::Reference, &mut e.expr),
+            // `results.push(cx.elicit::<Name>(..).await?.name)`: a receiver that is a place
+            // runs nothing before its first argument.
+            Expr::MethodCall(e) if is_place(&e.receiver) && !e.args.is_empty() => {
+                if self.naming.is_none() {
+                    self.naming = place_name(&e.receiver).map(Naming::Ident);
+                }
+                self.first(Head::ArgFirst, e.args.iter_mut());
+            }
             Expr::MethodCall(e) => {
                 self.enter(Head::Receiver, &mut e.receiver);
                 e.args.iter().for_each(|a| self.forbid(a, Position::Nested));
+            }
+            // `Some(cx.elicit(..).await?)`: nothing runs before the first argument of a call
+            // to a path, the first element of a tuple or an array, or the first field of a
+            // struct literal.
+            Expr::Call(e) if matches!(&*e.func, Expr::Path(_)) => {
+                self.first(Head::CallFirst, e.args.iter_mut());
+            }
+            Expr::Tuple(e) => self.first(Head::TupleFirst, e.elems.iter_mut()),
+            Expr::Array(e) => self.first(Head::ArrayFirst, e.elems.iter_mut()),
+            Expr::Struct(e) => {
+                // Asked under the field's name.
+                self.naming = e.fields.first().and_then(|field| match &field.member {
+                    syn::Member::Named(name) => Some(Naming::Ident(name.clone())),
+                    syn::Member::Unnamed(_) => None,
+                });
+                let rest = e.rest.take();
+                self.first(
+                    Head::FieldFirst,
+                    e.fields.iter_mut().map(|field| &mut field.expr),
+                );
+                if let Some(rest) = &rest {
+                    self.forbid(rest, Position::Nested);
+                }
+                e.rest = rest;
             }
             // `total += ask(..).await?`: the place is read only after the question.
             Expr::Binary(e) if compound(&e.op) && is_place(&e.left) => {
@@ -317,6 +362,14 @@ impl<'a> Analyzer<'a> {
             other => self.forbid(other, Position::Nested),
         }
         self.naming = None;
+    }
+
+    /// The first of `exprs` entered as `head`, the others refused a question.
+    fn first<'e>(&mut self, head: Head, mut exprs: impl Iterator<Item = &'e mut Expr>) {
+        if let Some(first) = exprs.next() {
+            self.enter(head, first);
+        }
+        exprs.for_each(|expr| self.forbid(expr, Position::Nested));
     }
 
     fn enter(&mut self, head: Head, expr: &mut Expr) {

@@ -81,6 +81,10 @@ pub(super) fn head_child(expr: &mut Expr, head: Head) -> Option<&mut Expr> {
         (Head::CompoundRight, Expr::Binary(e)) => &mut e.right,
         (Head::WhileCond, Expr::While(e)) => &mut e.cond,
         (Head::TupleFirst, Expr::Tuple(e)) => e.elems.first_mut()?,
+        (Head::CallFirst, Expr::Call(e)) => e.args.first_mut()?,
+        (Head::ArgFirst, Expr::MethodCall(e)) => e.args.first_mut()?,
+        (Head::ArrayFirst, Expr::Array(e)) => e.elems.first_mut()?,
+        (Head::FieldFirst, Expr::Struct(e)) => &mut e.fields.first_mut()?.expr,
         _ => return None,
     })
 }

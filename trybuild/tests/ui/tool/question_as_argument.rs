@@ -5,14 +5,19 @@ struct Name {
     name: String,
 }
 
-fn shout(name: Name) -> String {
-    name.name.to_uppercase()
+fn greeting() -> String {
+    String::from("Hello")
+}
+
+fn greet_by_name(greeting: String, name: Name) -> String {
+    format!("{greeting}, {}", name.name)
 }
 
 #[tool]
 async fn greet(cx: Cx) -> ToolResult {
-    let loud = shout(cx.elicit::<Name>("Who are you?").await?);
-    Ok(text(loud))
+    // `greeting()` runs before the question: the call cannot resume at it.
+    let line = greet_by_name(greeting(), cx.elicit::<Name>("Who are you?").await?);
+    Ok(text(line))
 }
 
 fn main() {}
