@@ -1,7 +1,8 @@
 //! Borrows that a question separates from their use, had again where the flow resumes rather
 //! than carried: pattern bindings of `if let`, `while let` and `match` arms that borrow what
 //! they match, `let` locals that borrow a place (`args.name.trim()`, `&args.items[0]`,
-//! `items.first()`, `items.last_mut()`), and string literals whose name is bound more than once. Each flow runs
+//! `items.first()`, `items.last_mut()`), what the context's accessors give (`cx.state()`,
+//! `cx.subject()`), and string literals whose name is bound more than once. Each flow runs
 //! round by round through the server's own dispatch.
 
 #![allow(clippy::needless_pass_by_value)]
@@ -502,4 +503,39 @@ async fn closures_that_borrow_are_made_again_where_the_flow_resumes() {
         "<endxy> 104"
     );
     assert_eq!(finish(tester(), &[word("a"), word("z")]).await, "<zxy> 2");
+}
+
+/// Application state, registered with the server and never serialised.
+struct Greeting {
+    prefix: String,
+}
+
+/// What the context's accessors give, held across questions: an `Option<State<T>>`, and the
+/// caller's subject as an `Option<&str>` turned into a `&str`.
+#[tool]
+async fn from_the_context(cx: Cx) -> ToolResult {
+    let greeting = cx.state::<Greeting>();
+    let who = cx.subject().unwrap_or("anonymous");
+    let name: Word = cx.elicit("Your name?").await?;
+    let form = cx.supports_form_elicitation();
+    let sure: Yes = cx.elicit(format!("{who} as {}?", name.word)).await?;
+    let prefix = greeting
+        .as_ref()
+        .map_or("?", |greeting| greeting.prefix.as_str());
+    Ok(text(format!(
+        "{prefix} {} {who} {form} {}",
+        name.word, sure.ok
+    )))
+}
+
+#[tokio::test]
+async fn what_the_context_gives_is_had_again_where_the_flow_resumes() {
+    let tester = FlowTester::tool(from_the_context)
+        .state(Greeting {
+            prefix: String::from("Hello"),
+        })
+        .subject("ada")
+        .capabilities(json!({"elicitation": {"form": {}}}));
+    let round = run(tester, &[word("Ada"), yes(true)]).await;
+    assert_eq!(round.text(), Some("Hello Ada ada true true"));
 }

@@ -27,6 +27,9 @@ pub(crate) struct Hoisted {
     /// The locals bound once in the whole function, without `mut`, to a stable borrow (see
     /// `reborrow::stable`): matched again, they give the same borrows.
     borrowing: Vec<String>,
+    /// The context parameter's name, if it is bound once: what its accessors give (see
+    /// `reborrow::CONTEXT_ACCESSORS`) is had again, never carried.
+    context: Option<String>,
 }
 
 #[derive(Default)]
@@ -41,7 +44,7 @@ impl Hoisted {
     /// else (a parameter, another `let`, a pattern, a closure's parameter), or twice in one
     /// block, is left to travel as usual: declaring it again ahead of its place could hide
     /// another binding of the name.
-    pub(crate) fn of(function: &ItemFn) -> Self {
+    pub(crate) fn of(function: &ItemFn, context: &syn::Ident) -> Self {
         #[derive(Default)]
         struct Names {
             bound: HashMap<String, Bound>,
@@ -101,10 +104,13 @@ impl Hoisted {
                 constants.push(name.clone());
             }
         }
+        let context = context.to_string();
+        let context = (bound.get(&context).map(|b| b.count) == Some(1)).then_some(context);
         let mut hoisted = Self {
             constants,
             bindings: bound,
             borrowing: Vec::new(),
+            context,
         };
         let roots = reborrow::Roots {
             hoisted: &hoisted,
@@ -123,6 +129,11 @@ impl Hoisted {
     /// Whether `name` is a local bound once, without `mut`, to a stable borrow.
     pub(crate) fn borrowing(&self, name: &str) -> bool {
         self.borrowing.iter().any(|local| local == name)
+    }
+
+    /// Whether `name` names the context, bound once in the function.
+    pub(crate) fn is_context(&self, name: &str) -> bool {
+        self.context.as_deref() == Some(name)
     }
 
     /// Whether `name` is bound once in the whole function, as a parameter or a local: where

@@ -85,7 +85,7 @@ pub(crate) fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenS
     }
 
     let items = items::lift(&mut body);
-    let hoisted = hoist::Hoisted::of(&function);
+    let hoisted = hoist::Hoisted::of(&function, &handler.cx);
     let questions = expand::question_map(&sites);
     let mut reported = HashSet::new();
     let base = resume::Stages {

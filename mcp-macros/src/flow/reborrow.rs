@@ -47,6 +47,21 @@ const PASSING: &[&str] = &[
 /// How many of [`PASSING`] take their receiver by reference.
 const BY_REF: usize = 6;
 
+/// The context's methods that only read what the runtime gave this round, the same every
+/// round of a call: application state, the client's capabilities and the caller. What they
+/// give (`Option<State<T>>`, `&ClientCapabilities`, `Option<&str>`) cannot travel, but can
+/// be had again from the context where the flow resumes.
+const CONTEXT_ACCESSORS: &[&str] = &[
+    "state",
+    "capabilities",
+    "subject",
+    "claims",
+    "supports_form_elicitation",
+    "supports_url_elicitation",
+    "supports_sampling",
+    "supports_roots",
+];
+
 /// Iterator adapters of `std`, which hand on what their receiver's items borrow, given
 /// literal, path or closure arguments (`.map(str::trim)`, `.filter(|s| !s.is_empty())`).
 const ADAPTERS: &[&str] = &[
@@ -67,10 +82,17 @@ const ADAPTERS: &[&str] = &[
 /// change ([`unchanging`]) and [`ADAPTERS`] on a place, a tuple of those, or a `match` or
 /// `if let` on one whose every branch gives a literal or such a borrow (of what its pattern
 /// binds, too). A place is a local, its fields, and its elements at indices that cannot
-/// change (literals, ranges of them, [`unchanging`] values).
+/// change (literals, ranges of them, [`unchanging`] values). A chain may also start at one of
+/// the [`CONTEXT_ACCESSORS`] (`cx.state::<Db>()`, `cx.subject().unwrap_or("anonymous")`).
 pub(crate) fn stable(expr: &Expr, roots: Roots<'_>) -> bool {
     match expr {
         Expr::Reference(reference) => place(&reference.expr, roots),
+        Expr::MethodCall(call)
+            if CONTEXT_ACCESSORS.iter().any(|name| call.method == name)
+                && ident_of(&call.receiver).is_some_and(|cx| roots.hoisted.is_context(&cx)) =>
+        {
+            call.args.is_empty()
+        }
         Expr::MethodCall(call) => {
             let adapter = ADAPTERS.iter().any(|name| call.method == name);
             let passing = PASSING.iter().position(|name| call.method == name);
