@@ -1,7 +1,8 @@
 //! Questions whose answers go straight into a place or a value rather than a `let`: assigned
 //! (`total += ask(..).await?`, `stats.asked = ..`, `counts[0] |= ..`), passed first to a call
-//! or to a method of a place (`Some(..)`, `names.push(..)`), or first in a tuple or a struct
-//! literal. Nothing of the statement runs before the question, so the flow resumes at the
+//! or to a method of a place (`Some(..)`, `names.push(..)`), first in a tuple or a struct
+//! literal, or on the right of an operator whose left only reads (`base + ..`, `n > 3 &&
+//! ..`). Nothing of the statement runs before the question, so the flow resumes at the
 //! question with the place restored, and the rest of the statement runs once, with the answer.
 
 use mcp_runtime::testing::FlowTester;
@@ -138,4 +139,34 @@ async fn answers_passed_first_to_calls_and_literals_resume_at_their_questions() 
     );
     let done = answered(gathered, args(0, &[]), &[word("z")]).await;
     assert_eq!(done, "[] [] None z 0");
+}
+
+/// Questions on the right of operators: one that takes its left by value (a `String`'s `+`),
+/// arithmetic, a comparison, and `&&`, which asks only when its left holds.
+#[tool]
+async fn operators(args: Args, cx: Cx) -> ToolResult {
+    let prefix = args.items.concat();
+    let base = args.start;
+    let mut runs = 0;
+    runs += 1;
+    let named = prefix + &cx.elicit::<Word>("A word?").await?.word;
+    runs += 1;
+    let total = base * 2 + u32::try_from(cx.elicit::<Word>("Another?").await?.word.len())?;
+    let same = total == u32::try_from(cx.elicit::<Word>("Guess?").await?.word.len())?;
+    let more = total > 3 && cx.elicit::<Yes>("More?").await?.ok;
+    Ok(text(format!("{named} {total} {same} {more} runs {runs}")))
+}
+
+#[tokio::test]
+async fn questions_on_the_right_of_operators_resume_with_the_left_read_again() {
+    let tester = FlowTester::tool(operators).arguments(args(1, &["a", "b"]));
+    let answers = [word("cd"), word("xyz"), word("12345"), yes(true)];
+    let (keys, round) = run_keyed(tester, &answers).await;
+    assert_eq!(round.text(), Some("abcd 5 true true runs 2"));
+    assert_eq!(keys, ["named", "total", "same", "more"]);
+    // `&&` does not ask when its left is false.
+    let tester = FlowTester::tool(operators).arguments(args(0, &[]));
+    let (keys, round) = run_keyed(tester, &[word(""), word("ab"), word("")]).await;
+    assert_eq!(round.text(), Some(" 2 false false runs 2"));
+    assert_eq!(keys, ["named", "total", "same"]);
 }

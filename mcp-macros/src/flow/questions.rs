@@ -75,20 +75,30 @@ impl<'ast> Visit<'ast> for Forbidden<'_, '_> {
 
 /// Whether a question is awaited anywhere in `block`, outside nested items.
 pub(super) fn has_question(block: &Block, cx: &Ident) -> bool {
-    struct Finder<'a> {
-        cx: &'a Ident,
-        found: bool,
-    }
-    impl<'ast> Visit<'ast> for Finder<'_> {
-        fn visit_expr_await(&mut self, awaited: &'ast syn::ExprAwait) {
-            self.found |= is_question_base(&awaited.base, self.cx);
-            visit::visit_expr_await(self, awaited);
-        }
-        fn visit_item(&mut self, _: &'ast syn::Item) {}
-    }
     let mut finder = Finder { cx, found: false };
     finder.visit_block(block);
     finder.found
+}
+
+/// Whether `expr` awaits a question or a sub-flow call, outside any item.
+pub(super) fn asks(expr: &Expr, cx: &Ident) -> bool {
+    let mut finder = Finder { cx, found: false };
+    finder.visit_expr(expr);
+    finder.found
+}
+
+/// Looks for an awaited question or sub-flow call.
+struct Finder<'a> {
+    cx: &'a Ident,
+    found: bool,
+}
+
+impl<'ast> Visit<'ast> for Finder<'_> {
+    fn visit_expr_await(&mut self, awaited: &'ast syn::ExprAwait) {
+        self.found |= is_question_base(&awaited.base, self.cx);
+        visit::visit_expr_await(self, awaited);
+    }
+    fn visit_item(&mut self, _: &'ast syn::Item) {}
 }
 
 pub(super) fn strip_parens(expr: &Expr) -> &Expr {

@@ -6,17 +6,14 @@
 //! expression, its keys and the path from the body block down to the marker.
 
 use proc_macro2::Span;
-use syn::spanned::Spanned;
 use syn::visit::Visit;
 use syn::{Block, Expr, Ident, LitStr, Pat, Stmt};
 
 use super::Errors;
-use super::questions::{
-    Forbidden, Position, awaited_in_macro, has_question, is_context, is_question_call,
-    question_args, strip_parens,
-};
+use super::questions::{Forbidden, Position, asks, awaited_in_macro, has_question};
 
 mod loops;
+mod record;
 
 pub(crate) use loops::Loop;
 
@@ -99,6 +96,8 @@ pub(crate) enum Head {
     Unary,
     Reference,
     BinaryLeft,
+    /// The right operand of a binary operator whose left only reads places and literals.
+    BinaryRight,
     IfCond,
     LetExpr,
     Scrutinee,
@@ -237,8 +236,9 @@ impl<'a> Analyzer<'a> {
             return;
         }
         let naming = self.naming.take();
-        // The binding a question's answer flows into names it through `?`, parentheses, a
-        // field, a method called on it or a cast (`let ok = cx.elicit::<Sure>(..).await?.ok;`).
+        // The binding a question's answer flows into names it through what it starts or is
+        // the first or right operand of (`let ok = cx.elicit::<Sure>(..).await?.ok;`,
+        // `let total = base + ask(&cx).await?;`).
         let keeps_naming = matches!(
             expr,
             Expr::Try(_)
@@ -247,6 +247,9 @@ impl<'a> Analyzer<'a> {
                 | Expr::MethodCall(_)
                 | Expr::Cast(_)
                 | Expr::Call(_)
+                | Expr::Binary(_)
+                | Expr::Reference(_)
+                | Expr::Unary(_)
         );
         if keeps_naming {
             self.naming = naming.clone();
@@ -298,6 +301,33 @@ impl<'a> Analyzer<'a> {
             Expr::Binary(e) if compound(&e.op) && is_place(&e.left) => {
                 self.naming = place_name(&e.left).map(Naming::Ident);
                 self.enter(Head::CompoundRight, &mut e.right);
+            }
+            // `total > 3 && cx.elicit::<Sure>(..).await?.ok`: a left that only reads places
+            // and literals does nothing before the right, and reads the same again where the
+            // flow resumes. A comparison borrows it, and `&&` and `||` read a `bool`.
+            Expr::Binary(e) if by_reference(&e.op) && pure(&e.left) => {
+                self.enter(Head::BinaryRight, &mut e.right);
+            }
+            // `base + ask(&cx).await?`, `prefix + &cx.elicit::<Word>(..).await?.word`: the
+            // operator may take its left by value, which the question's state still reads.
+            // The question goes first, into a local of its own, and the operator after it:
+            // `{ let __mcp_right = QUESTION; base + __mcp_right }`. The left only reads
+            // places and literals, so nothing that could tell is reordered.
+            Expr::Binary(e) if !compound(&e.op) && pure(&e.left) && asks(&e.right, self.cx) => {
+                let right = &e.right;
+                let (left, op) = (&e.left, &e.op);
+                let value = Ident::new("__mcp_right", Span::mixed_site());
+                let mut block: syn::ExprBlock =
+                    syn::parse_quote!({ let #value = #right; #left #op #value });
+                if let Some(Stmt::Local(local)) = block.block.stmts.first_mut()
+                    && let Some(init) = &mut local.init
+                {
+                    self.path
+                        .extend([Step::BlockExpr, Step::Stmt(0), Step::LocalInit]);
+                    self.head(&mut init.expr);
+                    self.path.truncate(self.path.len() - 3);
+                }
+                *expr = Expr::Block(block);
             }
             Expr::Binary(e) => {
                 self.enter(Head::BinaryLeft, &mut e.left);
@@ -378,159 +408,6 @@ impl<'a> Analyzer<'a> {
         self.path.pop();
     }
 
-    /// The questions awaited by `expr`, if it is `QUESTION.await` or `(QUESTION, ...).await`
-    /// on the handler's own context.
-    fn question(&mut self, expr: &Expr) -> Option<Vec<(Call, Option<LitStr>)>> {
-        let Expr::Await(awaited) = expr else {
-            return None;
-        };
-        match strip_parens(&awaited.base) {
-            Expr::Tuple(tuple) if !tuple.elems.is_empty() => {
-                let calls: Vec<_> = tuple.elems.iter().map(|e| self.call(e)).collect();
-                if calls.iter().all(Option::is_none) {
-                    return None;
-                }
-                let mut out = Vec::new();
-                for (elem, call) in tuple.elems.iter().zip(calls) {
-                    match call {
-                        Some((call, _)) if call.sub => self.errors.push(syn::Error::new_spanned(
-                            elem,
-                            "a sub-flow cannot be awaited in a tuple with other questions; await it on its own: `let answer = sub_flow(&cx, ...).await;`",
-                        )),
-                        Some(call) => out.push(call),
-                        None => self.errors.push(syn::Error::new_spanned(
-                            elem,
-                            "every element of an awaited tuple of questions must be a question; \
-                             ask it with a method of the handler's context, such as \
-                             `cx.elicit(...)`",
-                        )),
-                    }
-                }
-                Some(out)
-            }
-            base => self.call(base).map(|call| vec![call]),
-        }
-    }
-
-    /// `cx.METHOD(...)` or `sub_flow(.., &cx, ..)`, optionally followed by `.key("...")`.
-    fn call(&self, expr: &Expr) -> Option<(Call, Option<LitStr>)> {
-        if let Expr::Call(call) = strip_parens(expr)
-            && call.args.iter().any(|arg| is_context(arg, self.cx))
-            && let Expr::Path(callee) = &*call.func
-            && let Some(last) = callee.path.segments.last()
-        {
-            let call = Call {
-                method: last.ident.clone(),
-                sub: true,
-            };
-            return Some((call, None));
-        }
-        let Expr::MethodCall(call) = strip_parens(expr) else {
-            return None;
-        };
-        if call.method == "key" && call.args.len() == 1 {
-            let (inner, _) = self.call(&call.receiver)?;
-            let key = match &call.args[0] {
-                Expr::Lit(syn::ExprLit {
-                    lit: syn::Lit::Str(key),
-                    ..
-                }) => key.clone(),
-                other => LitStr::new("", other.span()),
-            };
-            return Some((inner, Some(key)));
-        }
-        is_question_call(call, self.cx).then(|| {
-            (
-                Call {
-                    method: call.method.clone(),
-                    sub: false,
-                },
-                None,
-            )
-        })
-    }
-
-    fn record(&mut self, expr: &mut Expr, calls: Vec<(Call, Option<LitStr>)>) {
-        let Expr::Await(awaited) = &*expr else {
-            return;
-        };
-        let question = (*awaited.base).clone();
-        if let (Some(own), Some((call, _))) = (&self.own, calls.first())
-            && call.sub
-            && &call.method == own
-        {
-            self.errors.push(syn::Error::new_spanned(
-                &question,
-                format!(
-                    "the sub-flow `{own}` cannot call itself, since each call would nest its \
-                     state in the one before; loop inside it instead"
-                ),
-            ));
-        }
-        // Questions inside the question's own arguments have nowhere to resume.
-        for arg in question_args(&question) {
-            self.forbid(arg, Position::Nested);
-        }
-        let names = self.binding_names(calls.len());
-        let mut keys = Vec::new();
-        let mut derived = Vec::new();
-        let mut call_infos = Vec::new();
-        for (i, (call, explicit)) in calls.into_iter().enumerate() {
-            derived.push(explicit.is_none());
-            let key = match (explicit, &names) {
-                (Some(key), _) if key.value().is_empty() => {
-                    self.errors.push(syn::Error::new(
-                        key.span(),
-                        "the key of a question must be a non-empty string literal; \
-                         write `.key(\"name\")`",
-                    ));
-                    key
-                }
-                (Some(key), _) => key,
-                (None, Some(names)) if names[i].is_some() => {
-                    let ident = names[i].as_ref().expect("checked above");
-                    let name = ident.to_string();
-                    LitStr::new(name.trim_start_matches("r#"), ident.span())
-                }
-                // No binding names the answer (`if cx.elicit::<Sure>(..).await?.ok`, a
-                // question awaited as a statement): it is asked under its method's name
-                // (or the sub-flow's), numbered apart from the others (`check_keys`).
-                (None, _) => {
-                    let name = call.method.to_string();
-                    LitStr::new(name.trim_start_matches("r#"), call.method.span())
-                }
-            };
-            keys.push(key);
-            call_infos.push(call);
-        }
-        self.sites.push(Site {
-            question,
-            calls: call_infos,
-            keys,
-            derived,
-            path: self.path.clone(),
-        });
-        *expr = marker(self.sites.len() - 1);
-    }
-
-    /// The names the answers are bound to, one per question, where the binding says.
-    fn binding_names(&self, count: usize) -> Option<Vec<Option<Ident>>> {
-        match self.naming.as_ref()? {
-            Naming::Ident(ident) if count == 1 => Some(vec![Some(ident.clone())]),
-            Naming::Ident(_) => None,
-            Naming::Pat(pat) => {
-                let pat = strip_pat_type(pat);
-                match pat {
-                    Pat::Tuple(tuple) if tuple.elems.len() == count => {
-                        Some(tuple.elems.iter().map(sole_binding).collect())
-                    }
-                    single if count == 1 => Some(vec![sole_binding(single)]),
-                    _ => None,
-                }
-            }
-        }
-    }
-
     /// Reports every question inside `expr`, which is not a position the body can split at.
     fn forbid(&mut self, expr: &Expr, position: Position) {
         let mut finder = Forbidden {
@@ -545,32 +422,6 @@ impl<'a> Analyzer<'a> {
         if let Some(error) = awaited_in_macro(mac, self.cx) {
             self.errors.push(error);
         }
-    }
-}
-
-fn strip_pat_type(pat: &Pat) -> &Pat {
-    match pat {
-        Pat::Type(p) => strip_pat_type(&p.pat),
-        Pat::Paren(p) => strip_pat_type(&p.pat),
-        other => other,
-    }
-}
-
-/// The one name a pattern binds, if it binds exactly one: `name` in `name`, `Ok(name)`,
-/// `Name { name }` or `Some(mut name)`.
-fn sole_binding(pat: &Pat) -> Option<Ident> {
-    struct Bindings(Vec<Ident>);
-    impl<'ast> Visit<'ast> for Bindings {
-        fn visit_pat_ident(&mut self, pat: &'ast syn::PatIdent) {
-            self.0.push(pat.ident.clone());
-            syn::visit::visit_pat_ident(self, pat);
-        }
-    }
-    let mut bindings = Bindings(Vec::new());
-    bindings.visit_pat(pat);
-    match <[Ident; 1]>::try_from(bindings.0) {
-        Ok([name]) => Some(name),
-        Err(_) => None,
     }
 }
 
@@ -620,5 +471,32 @@ fn place_name(place: &Expr) -> Option<Ident> {
         Expr::Paren(inner) => place_name(&inner.expr),
         Expr::Unary(unary) => place_name(&unary.expr),
         _ => None,
+    }
+}
+
+/// Whether `op` reads its left operand by reference or as a `bool`: a comparison, `&&` or
+/// `||`.
+fn by_reference(op: &syn::BinOp) -> bool {
+    use syn::BinOp::*;
+    matches!(
+        op,
+        Eq(_) | Ne(_) | Lt(_) | Le(_) | Gt(_) | Ge(_) | And(_) | Or(_)
+    )
+}
+
+/// Whether evaluating `expr` only reads places and literals: it runs no code of the handler's
+/// and gives the same value again while those places do not change (`total > 3`, `-base`,
+/// `args.limit as usize`).
+fn pure(expr: &Expr) -> bool {
+    match expr {
+        Expr::Lit(_) | Expr::Path(_) => true,
+        Expr::Field(field) => pure(&field.base),
+        Expr::Index(index) => pure(&index.expr) && pure(&index.index),
+        Expr::Paren(inner) => pure(&inner.expr),
+        Expr::Unary(unary) => pure(&unary.expr),
+        Expr::Cast(cast) => pure(&cast.expr),
+        Expr::Reference(reference) => pure(&reference.expr),
+        Expr::Binary(binary) => !compound(&binary.op) && pure(&binary.left) && pure(&binary.right),
+        _ => false,
     }
 }

@@ -73,6 +73,7 @@ pub(super) fn head_child(expr: &mut Expr, head: Head) -> Option<&mut Expr> {
         (Head::Unary, Expr::Unary(e)) => &mut e.expr,
         (Head::Reference, Expr::Reference(e)) => &mut e.expr,
         (Head::BinaryLeft, Expr::Binary(e)) => &mut e.left,
+        (Head::BinaryRight, Expr::Binary(e)) => &mut e.right,
         (Head::IfCond, Expr::If(e)) => &mut e.cond,
         (Head::LetExpr, Expr::Let(e)) => &mut e.expr,
         (Head::Scrutinee, Expr::Match(e)) => &mut e.expr,
