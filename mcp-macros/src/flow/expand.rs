@@ -213,7 +213,7 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
                 #[allow(unused_mut, unused_variables)]
                 let mut #reader = #open;
                 #context
-                let #done = #run;
+                let #done: #output = #run;
                 #[allow(unreachable_code)]
                 return #done;
             };
@@ -287,7 +287,7 @@ fn step_inputs(handler: &Handler) -> (TokenStream, TokenStream) {
 ///                 Err(stopped) => break '__mcp_stop stopped,
 ///             };
 ///             let cx = __mcp_cx;
-///             let __mcp_done = match __mcp_r.point() {
+///             let __mcp_done: ToolResult = match __mcp_r.point() {
 ///                 None | Some(0) | Some(1) => {
 ///                     BODY, nested so that it resumes at either point (see `straight`), each
 ///                     question stopping with

@@ -28,7 +28,7 @@ pub fn deploy() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Cop
                 }
             };
             let cx: Cx = __mcp_cx;
-            let __mcp_done = match __mcp_r.point() {
+            let __mcp_done: ToolResult = match __mcp_r.point() {
                 ::core::option::Option::None
                 | ::core::option::Option::Some(0u32)
                 | ::core::option::Option::Some(1u32) => {

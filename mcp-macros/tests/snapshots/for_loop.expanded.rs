@@ -31,7 +31,7 @@ fn review() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
                 }
             };
             let cx: Cx = __mcp_cx;
-            let __mcp_done = match __mcp_r.point() {
+            let __mcp_done: ToolResult = match __mcp_r.point() {
                 ::core::option::Option::None | ::core::option::Option::Some(0u32) => {
                     #[allow(unused_mut)]
                     let (mut kept,) = if !__mcp_r.at_any(&[0u32]) {

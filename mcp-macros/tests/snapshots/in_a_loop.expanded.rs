@@ -29,7 +29,7 @@ fn tag() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
                 }
             };
             let cx: Cx = __mcp_cx;
-            let __mcp_done = match __mcp_r.point() {
+            let __mcp_done: ToolResult = match __mcp_r.point() {
                 ::core::option::Option::None
                 | ::core::option::Option::Some(0u32)
                 | ::core::option::Option::Some(1u32)

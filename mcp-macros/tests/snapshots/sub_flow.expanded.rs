@@ -26,7 +26,7 @@ fn confirm(
                 }
             };
             let cx: &Cx = &__mcp_cx;
-            let __mcp_done = match __mcp_r.point() {
+            let __mcp_done: Result<bool, Refusal> = match __mcp_r.point() {
                 ::core::option::Option::None
                 | ::core::option::Option::Some(0u32)
                 | ::core::option::Option::Some(1u32) => {
