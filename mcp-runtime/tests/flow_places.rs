@@ -170,3 +170,22 @@ async fn questions_on_the_right_of_operators_resume_with_the_left_read_again() {
     assert_eq!(round.text(), Some(" 2 false false runs 2"));
     assert_eq!(keys, ["named", "total", "same"]);
 }
+
+/// Questions passed to what takes a local by value (`Option::unwrap_or`) or borrows it
+/// exclusively (a `String`'s `+=`): the local is moved or borrowed only after the question.
+#[tool]
+async fn taken_after(args: Args, cx: Cx) -> ToolResult {
+    let fallback = args.items.first().cloned();
+    let chosen = fallback.unwrap_or(cx.elicit::<Word>("A word?").await?.word);
+    let mut line = chosen.clone();
+    line += &cx.elicit::<Word>("More?").await?.word;
+    Ok(text(format!("{chosen} {line}")))
+}
+
+#[tokio::test]
+async fn a_local_taken_by_value_after_a_question_is_carried_to_it() {
+    let done = answered(taken_after, args(0, &["a"]), &[word("x"), word("y")]).await;
+    assert_eq!(done, "a ay");
+    let done = answered(taken_after, args(0, &[]), &[word("x"), word("y")]).await;
+    assert_eq!(done, "x xy");
+}

@@ -34,7 +34,7 @@ pub(crate) use group::{Group, group};
 use hidden::Hider;
 pub(crate) use hidden::{Aliases, Location, hide};
 pub(crate) use syntax::field_name;
-use syntax::{at_head, cond_lets, declare_assigned, evaluated, head_child, let_pattern};
+use syntax::{at_head, cond_lets, declare_assigned, evaluated, let_pattern};
 
 /// A local that travels in the state of one question point.
 #[derive(Clone)]
@@ -372,7 +372,7 @@ impl<'a> Resumer<'a> {
         };
         match (step, &mut *expr) {
             (Step::Head(head), _) => {
-                if let Some(child) = head_child(expr, *head) {
+                if let Some(child) = head.child(expr) {
                     self.expr_in_place(child, rest);
                 }
             }

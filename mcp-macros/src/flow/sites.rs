@@ -119,6 +119,36 @@ pub(crate) enum Head {
     FieldFirst,
 }
 
+impl Head {
+    /// The sub-expression of `expr` this step enters.
+    pub(crate) fn child(self, expr: &mut Expr) -> Option<&mut Expr> {
+        Some(match (self, expr) {
+            (Self::Try, Expr::Try(e)) => &mut e.expr,
+            (Self::Field, Expr::Field(e)) => &mut e.base,
+            (Self::Receiver, Expr::MethodCall(e)) => &mut e.receiver,
+            (Self::Paren, Expr::Paren(e)) => &mut e.expr,
+            (Self::Cast, Expr::Cast(e)) => &mut e.expr,
+            (Self::Unary, Expr::Unary(e)) => &mut e.expr,
+            (Self::Reference, Expr::Reference(e)) => &mut e.expr,
+            (Self::BinaryLeft, Expr::Binary(e)) => &mut e.left,
+            (Self::BinaryRight, Expr::Binary(e)) => &mut e.right,
+            (Self::IfCond, Expr::If(e)) => &mut e.cond,
+            (Self::LetExpr, Expr::Let(e)) => &mut e.expr,
+            (Self::Scrutinee, Expr::Match(e)) => &mut e.expr,
+            (Self::Return, Expr::Return(e)) => e.expr.as_mut()?,
+            (Self::AssignRight, Expr::Assign(e)) => &mut e.right,
+            (Self::CompoundRight, Expr::Binary(e)) => &mut e.right,
+            (Self::WhileCond, Expr::While(e)) => &mut e.cond,
+            (Self::TupleFirst, Expr::Tuple(e)) => e.elems.first_mut()?,
+            (Self::CallFirst, Expr::Call(e)) => e.args.first_mut()?,
+            (Self::ArgFirst, Expr::MethodCall(e)) => e.args.first_mut()?,
+            (Self::ArrayFirst, Expr::Array(e)) => e.elems.first_mut()?,
+            (Self::FieldFirst, Expr::Struct(e)) => &mut e.fields.first_mut()?.expr,
+            _ => return None,
+        })
+    }
+}
+
 /// One question point.
 pub(crate) struct Site {
     /// The awaited expression: one question, or a tuple of them.
@@ -261,41 +291,43 @@ impl<'a> Analyzer<'a> {
             Expr::Cast(e) => self.enter(Head::Cast, &mut e.expr),
             Expr::Unary(e) => self.enter(Head::Unary, &mut e.expr),
             Expr::Reference(e) => self.enter(Head::Reference, &mut e.expr),
-            // `results.push(cx.elicit::<Name>(..).await?.name)`: a receiver that is a place
-            // runs nothing before its first argument.
-            Expr::MethodCall(e) if is_place(&e.receiver) && !e.args.is_empty() => {
+            // `names.push(cx.elicit::<Name>(..).await?.name)`, `Some(ask(&cx).await?)`: a
+            // method of a place, or a call of a path, runs nothing before its first argument.
+            Expr::MethodCall(e) if is_place(&e.receiver) && self.asks_first(&e.args) => {
                 if self.naming.is_none() {
                     self.naming = place_name(&e.receiver).map(Naming::Ident);
                 }
-                self.first(Head::ArgFirst, e.args.iter_mut());
+                e.args
+                    .iter()
+                    .skip(1)
+                    .for_each(|a| self.forbid(a, Position::Nested));
+                self.question_first(expr, Head::ArgFirst);
             }
             Expr::MethodCall(e) => {
                 self.enter(Head::Receiver, &mut e.receiver);
                 e.args.iter().for_each(|a| self.forbid(a, Position::Nested));
             }
-            // `Some(cx.elicit(..).await?)`: nothing runs before the first argument of a call
-            // to a path, the first element of a tuple or an array, or the first field of a
-            // struct literal.
-            Expr::Call(e) if matches!(&*e.func, Expr::Path(_)) => {
-                self.first(Head::CallFirst, e.args.iter_mut());
+            Expr::Call(e) if matches!(&*e.func, Expr::Path(_)) && self.asks_first(&e.args) => {
+                e.args
+                    .iter()
+                    .skip(1)
+                    .for_each(|a| self.forbid(a, Position::Nested));
+                self.question_first(expr, Head::CallFirst);
             }
+            // Nothing runs before the first element of a tuple or an array, or the first field
+            // of a struct literal, which is asked under the field's name.
             Expr::Tuple(e) => self.first(Head::TupleFirst, e.elems.iter_mut()),
             Expr::Array(e) => self.first(Head::ArrayFirst, e.elems.iter_mut()),
             Expr::Struct(e) => {
-                // Asked under the field's name.
                 self.naming = e.fields.first().and_then(|field| match &field.member {
                     syn::Member::Named(name) => Some(Naming::Ident(name.clone())),
                     syn::Member::Unnamed(_) => None,
                 });
-                let rest = e.rest.take();
-                self.first(
-                    Head::FieldFirst,
-                    e.fields.iter_mut().map(|field| &mut field.expr),
-                );
-                if let Some(rest) = &rest {
+                let fields = e.fields.iter_mut().map(|field| &mut field.expr);
+                self.first(Head::FieldFirst, fields);
+                if let Some(rest) = &e.rest {
                     self.forbid(rest, Position::Nested);
                 }
-                e.rest = rest;
             }
             // `total += ask(..).await?`: the place is read only after the question.
             Expr::Binary(e) if compound(&e.op) && is_place(&e.left) => {
@@ -308,26 +340,9 @@ impl<'a> Analyzer<'a> {
             Expr::Binary(e) if by_reference(&e.op) && pure(&e.left) => {
                 self.enter(Head::BinaryRight, &mut e.right);
             }
-            // `base + ask(&cx).await?`, `prefix + &cx.elicit::<Word>(..).await?.word`: the
-            // operator may take its left by value, which the question's state still reads.
-            // The question goes first, into a local of its own, and the operator after it:
-            // `{ let __mcp_right = QUESTION; base + __mcp_right }`. The left only reads
-            // places and literals, so nothing that could tell is reordered.
+            // `base + ask(&cx).await?`, `prefix + &cx.elicit::<Word>(..).await?.word`.
             Expr::Binary(e) if !compound(&e.op) && pure(&e.left) && asks(&e.right, self.cx) => {
-                let right = &e.right;
-                let (left, op) = (&e.left, &e.op);
-                let value = Ident::new("__mcp_right", Span::mixed_site());
-                let mut block: syn::ExprBlock =
-                    syn::parse_quote!({ let #value = #right; #left #op #value });
-                if let Some(Stmt::Local(local)) = block.block.stmts.first_mut()
-                    && let Some(init) = &mut local.init
-                {
-                    self.path
-                        .extend([Step::BlockExpr, Step::Stmt(0), Step::LocalInit]);
-                    self.head(&mut init.expr);
-                    self.path.truncate(self.path.len() - 3);
-                }
-                *expr = Expr::Block(block);
+                self.question_first(expr, Head::BinaryRight);
             }
             Expr::Binary(e) => {
                 self.enter(Head::BinaryLeft, &mut e.left);
@@ -392,6 +407,40 @@ impl<'a> Analyzer<'a> {
             other => self.forbid(other, Position::Nested),
         }
         self.naming = None;
+    }
+
+    /// Whether the first of `args` asks.
+    fn asks_first(&self, args: &syn::punctuated::Punctuated<Expr, syn::Token![,]>) -> bool {
+        args.first().is_some_and(|arg| asks(arg, self.cx))
+    }
+
+    /// `expr` with its operand at `head`, which asks, evaluated first into a local of its own.
+    /// What `expr` evaluates before that operand only reads places, or names a function, so
+    /// nothing that could tell is reordered; and where the question stops, nothing of `expr`
+    /// has run that could have moved a local its state reads (`opt.unwrap_or(..)` and a
+    /// `String`'s `+` take their left by value).
+    ///
+    /// Input:  `opt.unwrap_or(cx.elicit::<Word>(..).await?.word)`
+    /// Output: `{ let __mcp_first = __mcp_site!().N?.word; opt.unwrap_or(__mcp_first) }`
+    fn question_first(&mut self, expr: &mut Expr, head: Head) {
+        let value = Ident::new("__mcp_first", Span::mixed_site());
+        let Some(operand) = head.child(expr) else {
+            return;
+        };
+        let mut operand = std::mem::replace(operand, syn::parse_quote!(#value));
+        self.path
+            .extend([Step::BlockExpr, Step::Stmt(0), Step::LocalInit]);
+        self.head(&mut operand);
+        self.path.truncate(self.path.len() - 3);
+        let rest = std::mem::replace(expr, Expr::PLACEHOLDER);
+        let mut block: syn::ExprBlock = syn::parse_quote!({ let #value = (); });
+        if let Some(Stmt::Local(local)) = block.block.stmts.first_mut()
+            && let Some(init) = &mut local.init
+        {
+            *init.expr = operand;
+        }
+        block.block.stmts.push(Stmt::Expr(rest, None));
+        *expr = Expr::Block(block);
     }
 
     /// The first of `exprs` entered as `head`, the others refused a question.

@@ -35,7 +35,7 @@ use syn::{Block, Expr, Ident, Stmt};
 
 use super::Binding;
 use super::refusals::named_unshared;
-use super::syntax::{block_at, head_child};
+use super::syntax::block_at;
 use crate::flow::sites::{Head, Site, Step};
 
 /// Rewrites the hiders of `hidden` (each with a name it hides) in `body` to borrow what they
@@ -307,7 +307,7 @@ fn expr_at<'b>(body: &'b mut Block, path: &[Step]) -> Option<&'b mut Expr> {
     };
     for step in &path[last + 2..] {
         expr = match (step, expr) {
-            (Step::Head(head), expr) => head_child(expr, *head)?,
+            (Step::Head(head), expr) => head.child(expr)?,
             (Step::IfElse, Expr::If(branch)) => &mut branch.else_branch.as_mut()?.1,
             (Step::Arm(j), Expr::Match(matched)) => &mut matched.arms.get_mut(*j)?.body,
             _ => return None,

@@ -9,7 +9,7 @@ use syn::{Block, Expr, Ident, Pat, Stmt};
 
 use super::Binding;
 
-use crate::flow::sites::{Head, Step};
+use crate::flow::sites::Step;
 
 /// The `let` patterns of an `if` or `while` condition, each with what it matches, in order.
 pub(super) fn cond_lets(cond: &Expr) -> Vec<(&Pat, &Expr)> {
@@ -62,34 +62,6 @@ pub(super) fn at_head(rest: &[Step]) -> bool {
         if heads.iter().all(|step| matches!(step, Step::Head(_))))
 }
 
-/// The sub-expression a head step enters.
-pub(super) fn head_child(expr: &mut Expr, head: Head) -> Option<&mut Expr> {
-    Some(match (head, expr) {
-        (Head::Try, Expr::Try(e)) => &mut e.expr,
-        (Head::Field, Expr::Field(e)) => &mut e.base,
-        (Head::Receiver, Expr::MethodCall(e)) => &mut e.receiver,
-        (Head::Paren, Expr::Paren(e)) => &mut e.expr,
-        (Head::Cast, Expr::Cast(e)) => &mut e.expr,
-        (Head::Unary, Expr::Unary(e)) => &mut e.expr,
-        (Head::Reference, Expr::Reference(e)) => &mut e.expr,
-        (Head::BinaryLeft, Expr::Binary(e)) => &mut e.left,
-        (Head::BinaryRight, Expr::Binary(e)) => &mut e.right,
-        (Head::IfCond, Expr::If(e)) => &mut e.cond,
-        (Head::LetExpr, Expr::Let(e)) => &mut e.expr,
-        (Head::Scrutinee, Expr::Match(e)) => &mut e.expr,
-        (Head::Return, Expr::Return(e)) => e.expr.as_mut()?,
-        (Head::AssignRight, Expr::Assign(e)) => &mut e.right,
-        (Head::CompoundRight, Expr::Binary(e)) => &mut e.right,
-        (Head::WhileCond, Expr::While(e)) => &mut e.cond,
-        (Head::TupleFirst, Expr::Tuple(e)) => e.elems.first_mut()?,
-        (Head::CallFirst, Expr::Call(e)) => e.args.first_mut()?,
-        (Head::ArgFirst, Expr::MethodCall(e)) => e.args.first_mut()?,
-        (Head::ArrayFirst, Expr::Array(e)) => e.elems.first_mut()?,
-        (Head::FieldFirst, Expr::Struct(e)) => &mut e.fields.first_mut()?.expr,
-        _ => return None,
-    })
-}
-
 /// The block at the end of `path`, a prefix of a point's path ending where it enters a
 /// block's statements.
 pub(super) fn block_at<'b>(block: &'b mut Block, path: &[Step]) -> Option<&'b mut Block> {
@@ -112,7 +84,7 @@ pub(super) fn block_at<'b>(block: &'b mut Block, path: &[Step]) -> Option<&'b mu
 fn block_in<'b>(expr: &'b mut Expr, path: &[Step]) -> Option<&'b mut Block> {
     let (step, rest) = path.split_first()?;
     match (step, expr) {
-        (Step::Head(head), expr) => block_in(head_child(expr, *head)?, rest),
+        (Step::Head(head), expr) => block_in(head.child(expr)?, rest),
         (Step::IfThen, Expr::If(e)) => block_at(&mut e.then_branch, rest),
         (Step::IfElse, Expr::If(e)) => block_in(&mut e.else_branch.as_mut()?.1, rest),
         (Step::Arm(j), Expr::Match(e)) => block_in(&mut e.arms.get_mut(*j)?.body, rest),
