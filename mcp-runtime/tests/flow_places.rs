@@ -189,3 +189,41 @@ async fn a_local_taken_by_value_after_a_question_is_carried_to_it() {
     let done = answered(taken_after, args(0, &[]), &[word("x"), word("y")]).await;
     assert_eq!(done, "x xy");
 }
+
+/// Questions in the collection a `for` loop iterates: of a loop that asks nothing, and of one
+/// that asks in its body (which then iterates a local holding the collection).
+#[tool]
+async fn iterated(cx: Cx) -> ToolResult {
+    let mut upper = 0;
+    for c in cx.elicit::<Word>("A word?").await?.word.chars() {
+        if c.is_uppercase() {
+            upper += 1;
+        }
+    }
+    let mut kept = Vec::new();
+    for word in cx
+        .elicit::<Word>("Some words?")
+        .await?
+        .word
+        .split(',')
+        .map(str::to_owned)
+        .collect::<Vec<_>>()
+    {
+        if cx.elicit::<Yes>(format!("Keep {word}?")).await?.ok {
+            kept.push(word);
+        }
+    }
+    Ok(text(format!("{upper} {kept:?}")))
+}
+
+#[tokio::test]
+async fn a_question_in_what_a_for_loop_iterates_is_asked_once() {
+    let tester = FlowTester::tool(iterated);
+    let answers = [word("AbC"), word("x,y,z"), yes(true), yes(false), yes(true)];
+    let (keys, round) = run_keyed(tester, &answers).await;
+    assert_eq!(round.text(), Some(r#"2 ["x", "z"]"#));
+    assert_eq!(
+        keys,
+        ["elicit", "elicit_2", "elicit_3", "elicit_3", "elicit_3"]
+    );
+}

@@ -111,6 +111,8 @@ pub(crate) enum Head {
     TupleFirst,
     /// The first argument of a call to a path.
     CallFirst,
+    /// The collection a `for` loop iterates.
+    ForIter,
     /// The first argument of a method called on a place.
     ArgFirst,
     /// The first element of an array.
@@ -141,6 +143,7 @@ impl Head {
             (Self::WhileCond, Expr::While(e)) => &mut e.cond,
             (Self::TupleFirst, Expr::Tuple(e)) => e.elems.first_mut()?,
             (Self::CallFirst, Expr::Call(e)) => e.args.first_mut()?,
+            (Self::ForIter, Expr::ForLoop(e)) => &mut e.expr,
             (Self::ArgFirst, Expr::MethodCall(e)) => e.args.first_mut()?,
             (Self::ArrayFirst, Expr::Array(e)) => e.elems.first_mut()?,
             (Self::FieldFirst, Expr::Struct(e)) => &mut e.fields.first_mut()?.expr,
@@ -297,10 +300,6 @@ impl<'a> Analyzer<'a> {
                 if self.naming.is_none() {
                     self.naming = place_name(&e.receiver).map(Naming::Ident);
                 }
-                e.args
-                    .iter()
-                    .skip(1)
-                    .for_each(|a| self.forbid(a, Position::Nested));
                 self.question_first(expr, Head::ArgFirst);
             }
             Expr::MethodCall(e) => {
@@ -308,10 +307,6 @@ impl<'a> Analyzer<'a> {
                 e.args.iter().for_each(|a| self.forbid(a, Position::Nested));
             }
             Expr::Call(e) if matches!(&*e.func, Expr::Path(_)) && self.asks_first(&e.args) => {
-                e.args
-                    .iter()
-                    .skip(1)
-                    .for_each(|a| self.forbid(a, Position::Nested));
                 self.question_first(expr, Head::CallFirst);
             }
             // Nothing runs before the first element of a tuple or an array, or the first field
@@ -400,6 +395,15 @@ impl<'a> Analyzer<'a> {
                 self.block(&mut e.body);
                 self.path.pop();
             }
+            // `for c in cx.elicit::<Word>(..).await?.word.chars() { .. }`: the collection is
+            // evaluated first. A loop that asks too then iterates a local holding it.
+            Expr::ForLoop(e) if asks(&e.expr, self.cx) => {
+                if has_question(&e.body, self.cx) {
+                    self.question_first(expr, Head::ForIter);
+                } else {
+                    self.enter(Head::ForIter, &mut e.expr);
+                }
+            }
             Expr::ForLoop(e) if has_question(&e.body, self.cx) => {
                 self.forbid(&e.expr, Position::Nested);
                 self.resumable_for(expr);
@@ -414,32 +418,38 @@ impl<'a> Analyzer<'a> {
         args.first().is_some_and(|arg| asks(arg, self.cx))
     }
 
-    /// `expr` with its operand at `head`, which asks, evaluated first into a local of its own.
-    /// What `expr` evaluates before that operand only reads places, or names a function, so
-    /// nothing that could tell is reordered; and where the question stops, nothing of `expr`
-    /// has run that could have moved a local its state reads (`opt.unwrap_or(..)` and a
-    /// `String`'s `+` take their left by value).
+    /// `expr` with its operand at `head`, which asks, evaluated first into a local of its own,
+    /// then the rest of `expr` read as any other expression. What `expr` evaluates before that
+    /// operand only reads places, or names a function, so nothing that could tell is
+    /// reordered; and where the question stops, nothing of `expr` has run that could have
+    /// moved a local its state reads (`opt.unwrap_or(..)` and a `String`'s `+` take their
+    /// left by value), nor begun a `for` loop that asks over the collection it evaluates.
     ///
     /// Input:  `opt.unwrap_or(cx.elicit::<Word>(..).await?.word)`
-    /// Output: `{ let __mcp_first = __mcp_site!().N?.word; opt.unwrap_or(__mcp_first) }`
+    /// Output: `{ let __mcp_operand = __mcp_site!().N?.word; opt.unwrap_or(__mcp_operand) }`
     fn question_first(&mut self, expr: &mut Expr, head: Head) {
-        let value = Ident::new("__mcp_first", Span::mixed_site());
+        let value = Ident::new("__mcp_operand", Span::mixed_site());
         let Some(operand) = head.child(expr) else {
             return;
         };
-        let mut operand = std::mem::replace(operand, syn::parse_quote!(#value));
-        self.path
-            .extend([Step::BlockExpr, Step::Stmt(0), Step::LocalInit]);
-        self.head(&mut operand);
-        self.path.truncate(self.path.len() - 3);
+        let operand = std::mem::replace(operand, syn::parse_quote!(#value));
         let rest = std::mem::replace(expr, Expr::PLACEHOLDER);
         let mut block: syn::ExprBlock = syn::parse_quote!({ let #value = (); });
-        if let Some(Stmt::Local(local)) = block.block.stmts.first_mut()
+        block.block.stmts.push(Stmt::Expr(rest, None));
+        if let [Stmt::Local(local), Stmt::Expr(rest, None)] = block.block.stmts.as_mut_slice()
             && let Some(init) = &mut local.init
         {
             *init.expr = operand;
+            let at = self.path.len();
+            self.path
+                .extend([Step::BlockExpr, Step::Stmt(0), Step::LocalInit]);
+            self.head(&mut init.expr);
+            self.path.truncate(at);
+            self.path
+                .extend([Step::BlockExpr, Step::Stmt(1), Step::ExprStmt]);
+            self.head(rest);
+            self.path.truncate(at);
         }
-        block.block.stmts.push(Stmt::Expr(rest, None));
         *expr = Expr::Block(block);
     }
 
