@@ -26,6 +26,47 @@ pub(crate) fn free_and_assigned_in_stmts(
     (finder.free, finder.assigned)
 }
 
+/// What a run of a block's statements reads from outside it, and assigns before reading (see
+/// [`free_and_assigned_in_stmts`]): kept, so that a statement's can be put before the run
+/// after it without walking that run again ([`before`]).
+#[derive(Clone, Default)]
+pub(crate) struct Summary {
+    pub(crate) free: BTreeSet<String>,
+    pub(crate) assigned: BTreeSet<String>,
+}
+
+/// For each statement of a block, the summary of the statements from it to the block's end,
+/// and last an empty one: found from the end, each statement walked once.
+pub(crate) fn suffixes(stmts: &[Stmt], sites: &HashMap<usize, Expr>) -> Vec<Summary> {
+    let mut out = vec![Summary::default(); stmts.len() + 1];
+    for (j, stmt) in stmts.iter().enumerate().rev() {
+        out[j] = before(stmt, &out[j + 1], sites);
+    }
+    out
+}
+
+/// The summary of `stmt` followed, in its block, by the statements `rest` summarises: what
+/// those read or assign first, the whole does, unless `stmt` binds it (by a `let`, or by
+/// assigning it on every way through).
+pub(crate) fn before(stmt: &Stmt, rest: &Summary, sites: &HashMap<usize, Expr>) -> Summary {
+    let mut finder = FreeVars::new(sites);
+    finder.push();
+    finder.stmt(stmt);
+    let bound = finder.pop_names();
+    let after = |names: &BTreeSet<String>| {
+        names
+            .iter()
+            .filter(|name| !bound.contains(*name))
+            .cloned()
+            .collect::<Vec<_>>()
+    };
+    let (more_free, more_assigned) = (after(&rest.free), after(&rest.assigned));
+    let (mut free, mut assigned) = (finder.free, finder.assigned);
+    free.extend(more_free);
+    assigned.extend(more_assigned);
+    Summary { free, assigned }
+}
+
 /// The outer names every way through `stmts` to their end assigns (`name = ...`).
 pub(crate) fn assigned_by_stmts(stmts: &[Stmt], sites: &HashMap<usize, Expr>) -> BTreeSet<String> {
     let mut finder = FreeVars::new(sites);
@@ -118,6 +159,14 @@ impl<'a> FreeVars<'a> {
         assigned.difference(&declared).cloned().collect()
     }
 
+    /// Leaves the innermost scope: the names bound in it.
+    fn pop_names(&mut self) -> Vec<String> {
+        self.scopes
+            .pop()
+            .map(|scope| scope.names)
+            .unwrap_or_default()
+    }
+
     /// Leaves the innermost scope: the outer names every way through it assigns.
     fn pop(&mut self) -> BTreeSet<String> {
         self.scopes
@@ -164,26 +213,31 @@ impl<'a> FreeVars<'a> {
     fn stmts(&mut self, stmts: &[Stmt]) {
         self.push();
         for stmt in stmts {
-            match stmt {
-                Stmt::Local(local) => {
-                    if let Some(init) = &local.init {
-                        self.visit_expr(&init.expr);
-                        if let Some((_, diverge)) = &init.diverge {
-                            // Runs only where the pattern fails, and never goes on.
-                            self.push();
-                            self.visit_expr(diverge);
-                            self.pop();
-                        }
-                    }
-                    self.bind(&local.pat);
-                }
-                Stmt::Expr(expr, _) => self.visit_expr(expr),
-                Stmt::Macro(mac) => self.mac(&mac.mac),
-                Stmt::Item(_) => {}
-            }
+            self.stmt(stmt);
         }
         let assigned = self.pop();
         self.assigned_by(Some(assigned));
+    }
+
+    /// One statement of the block whose scope is innermost.
+    fn stmt(&mut self, stmt: &Stmt) {
+        match stmt {
+            Stmt::Local(local) => {
+                if let Some(init) = &local.init {
+                    self.visit_expr(&init.expr);
+                    if let Some((_, diverge)) = &init.diverge {
+                        // Runs only where the pattern fails, and never goes on.
+                        self.push();
+                        self.visit_expr(diverge);
+                        self.pop();
+                    }
+                }
+                self.bind(&local.pat);
+            }
+            Stmt::Expr(expr, _) => self.visit_expr(expr),
+            Stmt::Macro(mac) => self.mac(&mac.mac),
+            Stmt::Item(_) => {}
+        }
     }
 
     /// Macro bodies are opaque: every identifier in them, and every `{name}` in their string
@@ -495,3 +549,6 @@ pub(crate) fn panics(mac: &syn::Macro) -> bool {
         .iter()
         .any(|name| mac.path.is_ident(name))
 }
+
+#[cfg(test)]
+mod tests;

@@ -88,12 +88,15 @@ pub(crate) fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenS
     let hoisted = hoist::Hoisted::of(&function, &handler.cx);
     let questions = expand::question_map(&sites);
     let mut reported = HashSet::new();
+    // The body's summaries, found again for the body the hiding `let`s rewrite.
+    let (suffixes, rewritten) = (resume::Suffixes::default(), resume::Suffixes::default());
     let base = resume::Stages {
         sites: &[],
         loops: &loops,
         hoisted: &hoisted,
         questions: &questions,
         aliases: None,
+        suffixes: &suffixes,
     };
     let (mut placements, mut resumed) = resume_all(
         &body,
@@ -118,6 +121,7 @@ pub(crate) fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenS
         let stages = resume::Stages {
             sites: &sites,
             aliases: Some(&aliases),
+            suffixes: &rewritten,
             ..base
         };
         (placements, resumed) = resume_all(&body, stages, &mut errors, &mut reported);
@@ -129,6 +133,7 @@ pub(crate) fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenS
     let stages = resume::Stages {
         sites: &sites,
         aliases: Some(&aliases),
+        suffixes: &rewritten,
         ..base
     };
     let groups = resume::group(&body, stages, &placements, &mut resumed);
@@ -147,6 +152,14 @@ pub(crate) fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenS
     })
 }
 
+/// How `resume_all` resumes a point: in the body cut after its statement, in the whole body,
+/// or in the whole body for its locals alone.
+enum Resume {
+    Cut,
+    Whole,
+    Locals,
+}
+
 /// Where each point resumes, and its resumed body.
 fn resume_all(
     body: &syn::Block,
@@ -157,13 +170,22 @@ fn resume_all(
     let mut placements = straight::place(body, stages.sites, stages.hoisted, stages.questions);
     let mut resumed = Vec::with_capacity(stages.sites.len());
     for (id, placement) in placements.iter_mut().enumerate() {
-        let mut resume =
-            |body: &syn::Block| resume::Resumer::new(stages, errors, reported).resume(body, id);
+        let mut resume = |body: &syn::Block, how: Resume| {
+            let resumer = resume::Resumer::new(stages, errors, reported);
+            match how {
+                Resume::Cut => resumer.resume(body, id),
+                Resume::Whole => resumer.resume_whole(body, id),
+                Resume::Locals => resumer.resume_locals(body, id),
+            }
+        };
         let point = match placement {
             straight::Placement::Within { stmt, live, .. } => {
-                resume(&straight::cut(body, *stmt, live.as_deref()))
+                resume(&straight::cut(body, *stmt, live.as_deref()), Resume::Cut)
             }
-            _ => resume(body),
+            // The nest resumes it in place: only its locals are wanted, unless it turns out
+            // to need an arm of its own.
+            straight::Placement::At { .. } => resume(body, Resume::Locals),
+            straight::Placement::Own => resume(body, Resume::Whole),
         };
         // A resumed body that declares a local it only assigns, or that borrows again one
         // of the body's locals the nest does not have again after its level (see
@@ -187,14 +209,11 @@ fn resume_all(
             };
         let point = match placement {
             _ if through_nest => point,
-            straight::Placement::Within { .. } => {
+            straight::Placement::Within { .. } | straight::Placement::At { .. } => {
                 *placement = straight::Placement::Own;
-                resume(body)
+                resume(body, Resume::Whole)
             }
-            _ => {
-                *placement = straight::Placement::Own;
-                point
-            }
+            straight::Placement::Own => point,
         };
         resumed.push(point);
     }

@@ -12,11 +12,13 @@
 //! { let target = __mcp_v0; { let ok: Confirm = __mcp_site!().1?; stop_unless(ok)?; } finish(target) }
 //! ```
 
+use std::cell::RefCell;
 use std::collections::{BTreeSet, HashMap, HashSet};
+use std::rc::Rc;
 
 use proc_macro2::TokenStream;
 use quote::ToTokens;
-use syn::{Block, Expr, Ident, Pat, Stmt};
+use syn::{Block, Expr, Ident, Stmt};
 
 use super::free;
 use super::hoist::Hoisted;
@@ -29,12 +31,13 @@ mod looped;
 mod refusals;
 mod restore;
 mod syntax;
-use super::{Errors, reborrow, settle};
+use super::{Errors, reborrow};
 pub(crate) use group::{Group, group};
 use hidden::Hider;
 pub(crate) use hidden::{Aliases, Location, hide};
+use looped::first_then;
 pub(crate) use syntax::field_name;
-use syntax::{at_head, cond_lets, declare_assigned, evaluated, let_pattern};
+use syntax::{at_head, cond_lets, declare_assigned, evaluated};
 
 /// A local that travels in the state of one question point.
 #[derive(Clone)]
@@ -106,10 +109,46 @@ pub(crate) struct Stages<'a> {
     pub(crate) questions: &'a HashMap<usize, Expr>,
     /// The hiding `let`s rewritten to borrow what they hide (see `hidden`), once they are.
     pub(crate) aliases: Option<&'a Aliases>,
+    /// What the statements after each question read, per block of the body.
+    pub(crate) suffixes: &'a Suffixes,
+}
+
+/// For each block of one body, by its path, the summaries of the runs of its statements to
+/// its end (see `free::suffixes`): found the first time a point resumed in the block needs
+/// one, then shared by every point resumed there, so that each point's resume walks its own
+/// statement and not the rest of its block.
+#[derive(Default)]
+pub(crate) struct Suffixes(RefCell<HashMap<Vec<Step>, Rc<Vec<free::Summary>>>>);
+
+impl Suffixes {
+    /// The summaries of `block`, the body's block at `here`.
+    fn of(
+        &self,
+        here: &[Step],
+        block: &Block,
+        sites: &HashMap<usize, Expr>,
+    ) -> Rc<Vec<free::Summary>> {
+        if let Some(found) = self.0.borrow().get(here)
+            && found.len() == block.stmts.len() + 1
+        {
+            return Rc::clone(found);
+        }
+        let found = Rc::new(free::suffixes(&block.stmts, sites));
+        self.0.borrow_mut().insert(here.to_vec(), Rc::clone(&found));
+        found
+    }
 }
 
 pub(crate) struct Resumer<'a> {
     declares: bool,
+    /// Whether the first block this resumer enters is cut after a statement (see
+    /// `straight::cut`), which the body's summaries do not describe: it is resumed in the
+    /// whole body only where [`resume_whole`](Self::resume_whole) says so.
+    first_cut: bool,
+    /// Whether only the point's locals are wanted, not its resumed body: the body's
+    /// statements after the point's are then left out of it.
+    locals_only: bool,
+    suffixes: &'a Suffixes,
     /// Whether the next block entered is the body itself.
     top: bool,
     /// The scope being resumed into, counted down the path: a block's own locals at an even
@@ -153,9 +192,13 @@ impl<'a> Resumer<'a> {
             hoisted,
             questions,
             aliases,
+            suffixes,
         } = stages;
         Self {
             declares: false,
+            first_cut: true,
+            locals_only: false,
+            suffixes,
             top: true,
             level: 0,
             hiding: Vec::new(),
@@ -180,6 +223,20 @@ impl<'a> Resumer<'a> {
     /// The body resumed at `site`.
     pub(crate) fn resume(self, body: &Block, site: usize) -> Resumed {
         self.resume_in(body, &[], site)
+    }
+
+    /// The body as a whole (not cut after a statement) resumed at `site`.
+    pub(crate) fn resume_whole(mut self, body: &Block, site: usize) -> Resumed {
+        self.first_cut = false;
+        self.resume_in(body, &[], site)
+    }
+
+    /// What [`resume_whole`](Self::resume_whole) finds but the resumed body, of which the
+    /// body's statements after the point's are left out: for a point the start's nest
+    /// resumes at the head of a statement, whose arm does not copy the rest of the body.
+    pub(crate) fn resume_locals(mut self, body: &Block, site: usize) -> Resumed {
+        self.locals_only = true;
+        self.resume_whole(body, site)
     }
 
     /// `block`, the block at `prefix` of the point's path (the body when `prefix` is empty),
@@ -209,6 +266,7 @@ impl<'a> Resumer<'a> {
         };
         let i = *i;
         let top = std::mem::replace(&mut self.top, false);
+        let cut = std::mem::replace(&mut self.first_cut, false);
         let level = self.level;
         let at_head = !top && at_head(rest);
         let here = self.here(path);
@@ -272,10 +330,18 @@ impl<'a> Resumer<'a> {
         let mut stmts = vec![self.stmt(&block.stmts[i], rest)];
         self.level = level;
         // A `let`'s `else` never goes on to the statements after it.
-        if rest.first() != Some(&Step::LetElse) {
+        if rest.first() != Some(&Step::LetElse) && !(top && !cut && self.locals_only) {
             stmts.extend(block.stmts[i + 1..].iter().cloned());
         }
-        let (free, assigned) = free::free_and_assigned_in_stmts(&stmts, self.questions);
+        let (free, assigned) = match rest.first() {
+            Some(Step::LetElse) => free::free_and_assigned_in_stmts(&stmts, self.questions),
+            _ if cut => free::free_and_assigned_in_stmts(&stmts, self.questions),
+            _ => {
+                let after = self.suffixes.of(&here, block, self.questions);
+                let summary = free::before(&stmts[0], &after[i + 1], self.questions);
+                (summary.free, summary.assigned)
+            }
+        };
         // Items declared before the question that are not declared once for the whole step
         // function (`macro_rules!`, and items whose names the rest of the body also uses; see
         // `items`) are the block's wherever they stand: they go along, ahead of the restored
@@ -458,66 +524,6 @@ impl<'a> Resumer<'a> {
     fn here(&self, path: &[Step]) -> Vec<Step> {
         self.full[..self.full.len() - path.len()].to_vec()
     }
-
-    /// `block`, which its patterns (`if let` and `while let` conditions, a match arm's
-    /// pattern, each with what it matches) enclose, as an expression with the bindings it
-    /// uses had first: a pattern matched against a stable borrow (see `reborrow`) is matched
-    /// again, any other's bindings are restored from the state. `at` is the construct's path
-    /// and what it evaluates besides (see `hidden::Hider`).
-    ///
-    /// Output: `{ RESTORES; let PAT = SCRUTINEE else { break 'stop reader.no_longer_matches(); }; BLOCK }`
-    fn with_pattern(
-        &mut self,
-        patterns: &[(&Pat, &Expr)],
-        block: Block,
-        (here, heads): (Vec<Step>, (TokenStream, bool)),
-    ) -> Expr {
-        let free = free::free_in_stmts(&block.stmts, self.questions);
-        let level = self.level.saturating_sub(1);
-        let mut restored = Vec::new();
-        let mut matched: Vec<Stmt> = Vec::new();
-        for (pat, scrutinee) in patterns {
-            let mut bindings = Vec::new();
-            scope::pattern_bindings(pat, None, &mut bindings);
-            self.hiding.extend(
-                bindings
-                    .iter()
-                    .map(|binding| Hider::pattern(level, binding, &here, heads.clone())),
-            );
-            let used = bindings
-                .iter()
-                .any(|binding| free.contains(&binding.ident.to_string()));
-            let roots = reborrow::Roots {
-                hoisted: self.hoisted,
-                once: false,
-                bound: &[],
-            };
-            if used && reborrow::rematch(pat, scrutinee, roots) {
-                let pat = let_pattern(pat);
-                let (reader, label) = (settle::reader(), settle::stop_label());
-                matched.push(syn::parse_quote! {
-                    #[allow(irrefutable_let_patterns, unused_variables)]
-                    let #pat = #scrutinee else {
-                        break #label #reader.no_longer_matches();
-                    };
-                });
-            } else {
-                restored.extend(bindings);
-            }
-        }
-        let mut needed = free;
-        needed.extend(free::free_in_stmts(&matched, self.questions));
-        let mut stmts = self.restore(&restored, &needed, level).stmts;
-        stmts.extend(matched);
-        if stmts.is_empty() {
-            return block_expr(block);
-        }
-        stmts.extend(block.stmts);
-        block_expr(Block {
-            brace_token: block.brace_token,
-            stmts,
-        })
-    }
 }
 
 // The resumed code is put together as syntax trees, not printed and parsed again: the
@@ -541,32 +547,6 @@ fn in_block(expr: Expr) -> Block {
             stmts: vec![Stmt::Expr(expr, None)],
         },
     }
-}
-
-/// `{ let mut first = Some((v0, ..)); 'l: loop {
-///     if let Some((v0, ..)) = first.take() { RESUMED } else OTHERWISE } }`
-fn first_then(
-    first: &Ident,
-    values: &[Ident],
-    label: Option<&syn::Label>,
-    resumed: Block,
-    otherwise: Expr,
-) -> Expr {
-    let mut wrapper: syn::ExprBlock = syn::parse_quote!({
-        let mut #first = ::core::option::Option::Some((#(#values,)*));
-        #label loop {
-            if let ::core::option::Option::Some((#(#values,)*)) = #first.take() {} else {}
-        }
-    });
-    if let Some(Stmt::Expr(Expr::Loop(looped), _)) = wrapper.block.stmts.get_mut(1)
-        && let Some(Stmt::Expr(Expr::If(branch), _)) = looped.body.stmts.first_mut()
-    {
-        branch.then_branch = resumed;
-        if let Some((_, els)) = &mut branch.else_branch {
-            **els = otherwise;
-        }
-    }
-    Expr::Block(wrapper)
 }
 
 /// The scope of the block at `prefix` of a point's path (see [`Resumer::level`]).

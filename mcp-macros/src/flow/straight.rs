@@ -115,6 +115,7 @@ pub(crate) fn place(
         .filter_map(Site::body_stmt)
         .collect();
     let last = body.stmts.len().saturating_sub(1);
+    let summaries = free::suffixes(&body.stmts, questions);
     sites
         .iter()
         .map(|site| {
@@ -122,7 +123,9 @@ pub(crate) fn place(
                 return Placement::Own;
             }
             if let Some(k) = site.body_stmt() {
-                let again = again_at(body, k, hoisted, questions).into_iter().cloned();
+                let again = again_at(body, k, hoisted, questions, &summaries)
+                    .into_iter()
+                    .cloned();
                 return Placement::At {
                     stmt: k,
                     again: again.collect(),
@@ -131,7 +134,7 @@ pub(crate) fn place(
             match site.path.first() {
                 Some(Step::Stmt(k)) if !heads.contains(k) => {
                     // After the last statement nothing is live, and nothing had again.
-                    let (live, again) = live_after(body, *k, hoisted, questions);
+                    let (live, again) = live_after(body, *k, hoisted, questions, &summaries);
                     let live = (*k != last).then_some(live);
                     Placement::Within {
                         stmt: *k,
@@ -168,20 +171,24 @@ pub(crate) fn cut(body: &Block, k: usize, live: Option<&[Binding]>) -> Block {
 
 /// The locals declared in the body's statements up to `k` (the last of each name) that the
 /// statements after `k` use, but for those had again after the level; and the `let`s that
-/// have those again (see [`again_at`]).
+/// have those again (see [`again_at`]). `summaries` are those of the body's statements (see
+/// `free::suffixes`).
 pub(crate) fn live_after(
     body: &Block,
     k: usize,
     hoisted: &Hoisted,
     questions: &HashMap<usize, Expr>,
+    summaries: &[free::Summary],
 ) -> (Vec<Binding>, Vec<Local>) {
-    let again = again_at(body, k + 1, hoisted, questions);
-    let mut rest: Vec<Stmt> = again
+    let again = again_at(body, k + 1, hoisted, questions, summaries);
+    // The `let`s had again, then the statements after `k`.
+    let after = again
         .iter()
-        .map(|local| Stmt::Local((*local).clone()))
-        .collect();
-    rest.extend(body.stmts[k + 1..].iter().cloned());
-    let free = free::free_in_stmts(&rest, questions);
+        .rev()
+        .fold(summaries[k + 1].clone(), |after, local| {
+            free::before(&Stmt::Local((*local).clone()), &after, questions)
+        });
+    let free = after.free;
     let names: Vec<String> = again
         .iter()
         .flat_map(|local| scope::let_bindings(local))
@@ -209,14 +216,16 @@ pub(crate) fn live_after(
 /// (see `reborrow`) and that statements `k..` use, with those they borrow from that are had
 /// again too, in order: as the resumer has them again at a point at the head of statement
 /// `k`. They run again after a level that ends before statement `k`, rather than travel out
-/// of it in its tuple, which could not hold a borrow of the locals beside it.
+/// of it in its tuple, which could not hold a borrow of the locals beside it. `summaries` are
+/// those of the body's statements (see `free::suffixes`).
 pub(crate) fn again_at<'b>(
     body: &'b Block,
     k: usize,
     hoisted: &Hoisted,
     questions: &HashMap<usize, Expr>,
+    summaries: &[free::Summary],
 ) -> Vec<&'b Local> {
-    let mut free = free::free_in_stmts(&body.stmts[k.min(body.stmts.len())..], questions);
+    let mut free = summaries[k.min(body.stmts.len())].free.clone();
     let mut seen = BTreeSet::new();
     let mut again = Vec::new();
     for stmt in body.stmts[..k.min(body.stmts.len())].iter().rev() {
@@ -234,7 +243,7 @@ pub(crate) fn again_at<'b>(
             .iter()
             .any(|name| free.contains(name) && !seen.contains(name));
         if used && reborrow::again(local, hoisted, true) {
-            free.extend(free::free_in_stmts(std::slice::from_ref(stmt), questions));
+            free.extend(free::before(stmt, &free::Summary::default(), questions).free);
             again.push(local);
         }
         seen.extend(names.into_iter().filter(|name| free.contains(name)));

@@ -344,8 +344,13 @@ impl Planner<'_, '_> {
                 let point = &self.resumed[id];
                 // The block's borrows it has again are those the nest runs again after
                 // the level before it (see `straight::again_at`).
+                let summaries = self
+                    .stages
+                    .suffixes
+                    .of(&prefix, &block, self.stages.questions);
+                let (hoisted, questions) = (self.stages.hoisted, self.stages.questions);
                 let again: Vec<Local> =
-                    straight::again_at(&block, j, self.stages.hoisted, self.stages.questions)
+                    straight::again_at(&block, j, hoisted, questions, &summaries)
                         .into_iter()
                         .cloned()
                         .collect();
@@ -378,7 +383,7 @@ impl Planner<'_, '_> {
                 continue;
             }
             let last = j + 1 == block.stmts.len();
-            let Some((live, again)) = self.live(&block, j) else {
+            let Some((live, again)) = self.live(&prefix, &block, j) else {
                 continue;
             };
             let (live, again) = match last {
@@ -457,10 +462,11 @@ impl Planner<'_, '_> {
     /// The block's locals declared in its statements up to `j` that the statements after it
     /// use, but for its borrows had again after the level, and the `let`s that have those
     /// again (see `straight::live_after`); unless one of the locals is a loop's iterator,
-    /// which is rebuilt rather than carried.
-    fn live(&self, block: &Block, j: usize) -> Option<(Vec<Binding>, Vec<Local>)> {
-        let (live, again) =
-            straight::live_after(block, j, self.stages.hoisted, self.stages.questions);
+    /// which is rebuilt rather than carried. `block` is the body's at `prefix`.
+    fn live(&self, prefix: &[Step], block: &Block, j: usize) -> Option<(Vec<Binding>, Vec<Local>)> {
+        let (hoisted, questions) = (self.stages.hoisted, self.stages.questions);
+        let summaries = self.stages.suffixes.of(prefix, block, questions);
+        let (live, again) = straight::live_after(block, j, hoisted, questions, &summaries);
         let loops = self.stages.loops;
         let rebuilt = live
             .iter()

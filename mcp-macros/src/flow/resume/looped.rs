@@ -1,9 +1,10 @@
-//! What resuming inside a loop adds: the values restored inside it moved in once, and a
-//! `for` loop's current item bound again.
+//! What resuming inside a loop adds: the values restored inside it moved in once (the
+//! loop's first iteration runs the resumed body, put together as a syntax tree around it),
+//! and a `for` loop's current item bound again.
 
 use proc_macro2::Span;
 use quote::ToTokens;
-use syn::{Expr, Ident, Stmt};
+use syn::{Block, Expr, Ident, Stmt};
 
 use super::{Hider, Resumer};
 use crate::flow::scope;
@@ -58,4 +59,30 @@ impl Resumer<'_> {
             };
         })
     }
+}
+
+/// `{ let mut first = Some((v0, ..)); 'l: loop {
+///     if let Some((v0, ..)) = first.take() { RESUMED } else OTHERWISE } }`
+pub(super) fn first_then(
+    first: &Ident,
+    values: &[Ident],
+    label: Option<&syn::Label>,
+    resumed: Block,
+    otherwise: Expr,
+) -> Expr {
+    let mut wrapper: syn::ExprBlock = syn::parse_quote!({
+        let mut #first = ::core::option::Option::Some((#(#values,)*));
+        #label loop {
+            if let ::core::option::Option::Some((#(#values,)*)) = #first.take() {} else {}
+        }
+    });
+    if let Some(Stmt::Expr(Expr::Loop(looped), _)) = wrapper.block.stmts.get_mut(1)
+        && let Some(Stmt::Expr(Expr::If(branch), _)) = looped.body.stmts.first_mut()
+    {
+        branch.then_branch = resumed;
+        if let Some((_, els)) = &mut branch.else_branch {
+            **els = otherwise;
+        }
+    }
+    Expr::Block(wrapper)
 }

@@ -1,15 +1,17 @@
-//! The locals a resumed block needs from before its question: carried, or had again.
+//! The locals a resumed block needs from before its question, and those a pattern around it
+//! binds: carried, or had again.
 
 use std::collections::{BTreeSet, HashSet};
 
-use proc_macro2::Span;
+use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote};
-use syn::{Ident, Stmt};
+use syn::{Block, Expr, Ident, Pat, Stmt};
 
-use super::super::free;
 use super::super::scope::{self, Binding, Rederive};
-use super::syntax::{declaration, field_name};
-use super::{Carried, Resumer};
+use super::super::sites::Step;
+use super::super::{free, reborrow, settle};
+use super::syntax::{declaration, field_name, let_pattern};
+use super::{Carried, Hider, Resumer, block_expr};
 
 impl Resumer<'_> {
     /// `let` statements restoring the locals of `declared` that `free` names, the last
@@ -115,6 +117,66 @@ impl Resumer<'_> {
 
     pub(super) fn field_name(&self, ident: &Ident) -> Ident {
         field_name(ident, |name| self.carried.iter().any(|c| c.field == name))
+    }
+
+    /// `block`, which its patterns (`if let` and `while let` conditions, a match arm's
+    /// pattern, each with what it matches) enclose, as an expression with the bindings it
+    /// uses had first: a pattern matched against a stable borrow (see `reborrow`) is matched
+    /// again, any other's bindings are restored from the state. `at` is the construct's path
+    /// and what it evaluates besides (see `hidden::Hider`).
+    ///
+    /// Output: `{ RESTORES; let PAT = SCRUTINEE else { break 'stop reader.no_longer_matches(); }; BLOCK }`
+    pub(super) fn with_pattern(
+        &mut self,
+        patterns: &[(&Pat, &Expr)],
+        block: Block,
+        (here, heads): (Vec<Step>, (TokenStream, bool)),
+    ) -> Expr {
+        let free = free::free_in_stmts(&block.stmts, self.questions);
+        let level = self.level.saturating_sub(1);
+        let mut restored = Vec::new();
+        let mut matched: Vec<Stmt> = Vec::new();
+        for (pat, scrutinee) in patterns {
+            let mut bindings = Vec::new();
+            scope::pattern_bindings(pat, None, &mut bindings);
+            self.hiding.extend(
+                bindings
+                    .iter()
+                    .map(|binding| Hider::pattern(level, binding, &here, heads.clone())),
+            );
+            let used = bindings
+                .iter()
+                .any(|binding| free.contains(&binding.ident.to_string()));
+            let roots = reborrow::Roots {
+                hoisted: self.hoisted,
+                once: false,
+                bound: &[],
+            };
+            if used && reborrow::rematch(pat, scrutinee, roots) {
+                let pat = let_pattern(pat);
+                let (reader, label) = (settle::reader(), settle::stop_label());
+                matched.push(syn::parse_quote! {
+                    #[allow(irrefutable_let_patterns, unused_variables)]
+                    let #pat = #scrutinee else {
+                        break #label #reader.no_longer_matches();
+                    };
+                });
+            } else {
+                restored.extend(bindings);
+            }
+        }
+        let mut needed = free;
+        needed.extend(free::free_in_stmts(&matched, self.questions));
+        let mut stmts = self.restore(&restored, &needed, level).stmts;
+        stmts.extend(matched);
+        if stmts.is_empty() {
+            return block_expr(block);
+        }
+        stmts.extend(block.stmts);
+        block_expr(Block {
+            brace_token: block.brace_token,
+            stmts,
+        })
     }
 }
 
