@@ -20,6 +20,7 @@ use syn::{Expr, Local, Pat, Stmt, Token};
 use super::free;
 use super::hoist::{Hoisted, literal};
 use super::scope::{self, Binding};
+use super::sites::compound;
 
 /// Methods of `std` that hand on a part of what their receiver borrows, given arguments that
 /// cannot change (`items.first()`, `map.get("key")`, `items.get(args.index)`,
@@ -240,20 +241,7 @@ fn function(expr: &Expr, hoisted: &Hoisted) -> bool {
             self.0 = true;
         }
         fn visit_expr_binary(&mut self, binary: &'ast syn::ExprBinary) {
-            use syn::BinOp::*;
-            self.0 |= matches!(
-                binary.op,
-                AddAssign(_)
-                    | SubAssign(_)
-                    | MulAssign(_)
-                    | DivAssign(_)
-                    | RemAssign(_)
-                    | BitXorAssign(_)
-                    | BitAndAssign(_)
-                    | BitOrAssign(_)
-                    | ShlAssign(_)
-                    | ShrAssign(_)
-            );
+            self.0 |= compound(&binary.op);
             visit::visit_expr_binary(self, binary);
         }
     }

@@ -485,7 +485,7 @@ impl<'a> Analyzer<'a> {
 }
 
 /// Whether `op` assigns (`+=`, `-=`, ...).
-fn compound(op: &syn::BinOp) -> bool {
+pub(crate) fn compound(op: &syn::BinOp) -> bool {
     use syn::BinOp::*;
     matches!(
         op,
