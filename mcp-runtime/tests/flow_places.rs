@@ -227,3 +227,54 @@ async fn a_question_in_what_a_for_loop_iterates_is_asked_once() {
         ["elicit", "elicit_2", "elicit_3", "elicit_3", "elicit_3"]
     );
 }
+
+/// Questions after arguments or elements that only read: a local moved into the call after
+/// the question, a tuple whose first element is a local, and two questions in one call, asked
+/// in the order written.
+#[tool]
+async fn after_readers(args: Args, cx: Cx) -> ToolResult {
+    let mut lengths = std::collections::BTreeMap::new();
+    let mut seen = Vec::new();
+    for item in &args.items {
+        let name = item.to_uppercase();
+        lengths.insert(
+            name,
+            cx.elicit::<Word>(format!("{item}?")).await?.word.len(),
+        );
+        let label = item.clone();
+        seen.push((label, cx.elicit::<Yes>("Seen?").await?.ok));
+    }
+    let limit = args.start;
+    let most = std::cmp::max(limit, u32::try_from(lengths.len())?);
+    let joined = join(
+        cx.elicit::<Word>("First?").await?.word,
+        cx.elicit::<Word>("Second?").await?.word,
+    );
+    Ok(text(format!("{lengths:?} {seen:?} {most} {joined}")))
+}
+
+fn join(first: String, second: String) -> String {
+    format!("{first}+{second}")
+}
+
+#[tokio::test]
+async fn questions_after_operands_that_only_read_are_asked_in_order() {
+    let tester = FlowTester::tool(after_readers).arguments(args(1, &["a", "b"]));
+    let answers = [
+        word("xyz"),
+        yes(true),
+        word("w"),
+        yes(false),
+        word("one"),
+        word("two"),
+    ];
+    let (keys, round) = run_keyed(tester, &answers).await;
+    assert_eq!(
+        round.text(),
+        Some(r#"{"A": 3, "B": 1} [("a", true), ("b", false)] 2 one+two"#)
+    );
+    assert_eq!(
+        keys,
+        ["lengths", "seen", "lengths", "seen", "joined", "elicit"]
+    );
+}

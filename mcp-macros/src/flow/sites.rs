@@ -6,6 +6,7 @@
 //! expression, its keys and the path from the body block down to the marker.
 
 use proc_macro2::Span;
+use quote::format_ident;
 use syn::visit::Visit;
 use syn::{Block, Expr, Ident, LitStr, Pat, Stmt};
 
@@ -106,19 +107,19 @@ pub(crate) enum Head {
     /// The right of a compound assignment (`+=`, ...) to a place.
     CompoundRight,
     WhileCond,
-    /// The first element of a tuple; also the value of a hiding `let` once it borrows what it
-    /// hides (see `resume::hide`).
-    TupleFirst,
-    /// The first argument of a call to a path.
-    CallFirst,
+    /// An element of a tuple; the first is also the value of a hiding `let` once it borrows
+    /// what it hides (see `resume::hide`).
+    Element(usize),
+    /// An argument of a call to a path.
+    CallArg(usize),
     /// The collection a `for` loop iterates.
     ForIter,
-    /// The first argument of a method called on a place.
-    ArgFirst,
-    /// The first element of an array.
-    ArrayFirst,
-    /// The first field of a struct literal.
-    FieldFirst,
+    /// An argument of a method called on a place.
+    MethodArg(usize),
+    /// An element of an array.
+    ArrayElement(usize),
+    /// A field's value in a struct literal.
+    StructField(usize),
 }
 
 impl Head {
@@ -141,12 +142,12 @@ impl Head {
             (Self::AssignRight, Expr::Assign(e)) => &mut e.right,
             (Self::CompoundRight, Expr::Binary(e)) => &mut e.right,
             (Self::WhileCond, Expr::While(e)) => &mut e.cond,
-            (Self::TupleFirst, Expr::Tuple(e)) => e.elems.first_mut()?,
-            (Self::CallFirst, Expr::Call(e)) => e.args.first_mut()?,
+            (Self::Element(k), Expr::Tuple(e)) => e.elems.iter_mut().nth(k)?,
+            (Self::CallArg(k), Expr::Call(e)) => e.args.iter_mut().nth(k)?,
             (Self::ForIter, Expr::ForLoop(e)) => &mut e.expr,
-            (Self::ArgFirst, Expr::MethodCall(e)) => e.args.first_mut()?,
-            (Self::ArrayFirst, Expr::Array(e)) => e.elems.first_mut()?,
-            (Self::FieldFirst, Expr::Struct(e)) => &mut e.fields.first_mut()?.expr,
+            (Self::MethodArg(k), Expr::MethodCall(e)) => e.args.iter_mut().nth(k)?,
+            (Self::ArrayElement(k), Expr::Array(e)) => e.elems.iter_mut().nth(k)?,
+            (Self::StructField(k), Expr::Struct(e)) => &mut e.fields.iter_mut().nth(k)?.expr,
             _ => return None,
         })
     }
@@ -213,6 +214,8 @@ pub(crate) struct Analyzer<'a> {
     pub(crate) taken: Vec<Ident>,
     /// The sub-flow being compiled, to refuse a call of itself.
     own: Option<Ident>,
+    /// How many operands were taken first into locals of their own (see `question_first`).
+    operands: usize,
 }
 
 impl<'a> Analyzer<'a> {
@@ -226,6 +229,7 @@ impl<'a> Analyzer<'a> {
             naming: None,
             loops: Vec::new(),
             taken: Vec::new(),
+            operands: 0,
         }
     }
 
@@ -283,6 +287,8 @@ impl<'a> Analyzer<'a> {
                 | Expr::Binary(_)
                 | Expr::Reference(_)
                 | Expr::Unary(_)
+                | Expr::Tuple(_)
+                | Expr::Array(_)
         );
         if keeps_naming {
             self.naming = naming.clone();
@@ -294,35 +300,40 @@ impl<'a> Analyzer<'a> {
             Expr::Cast(e) => self.enter(Head::Cast, &mut e.expr),
             Expr::Unary(e) => self.enter(Head::Unary, &mut e.expr),
             Expr::Reference(e) => self.enter(Head::Reference, &mut e.expr),
-            // `names.push(cx.elicit::<Name>(..).await?.name)`, `Some(ask(&cx).await?)`: a
-            // method of a place, or a call of a path, runs nothing before its first argument.
-            Expr::MethodCall(e) if is_place(&e.receiver) && self.asks_first(&e.args) => {
+            // `names.push(cx.elicit::<Name>(..).await?.name)`, `Some(ask(&cx).await?)`,
+            // `counts.insert(name, ask(&cx).await?)`: a method of a place, or a call to a
+            // path, whose arguments before the question only read places and literals.
+            Expr::MethodCall(e) if is_place(&e.receiver) && self.asking(&e.args).is_some() => {
                 if self.naming.is_none() {
                     self.naming = place_name(&e.receiver).map(Naming::Ident);
                 }
-                self.question_first(expr, Head::ArgFirst);
+                let at = self.asking(&e.args);
+                self.operand(expr, at, Head::MethodArg);
             }
             Expr::MethodCall(e) => {
                 self.enter(Head::Receiver, &mut e.receiver);
                 e.args.iter().for_each(|a| self.forbid(a, Position::Nested));
             }
-            Expr::Call(e) if matches!(&*e.func, Expr::Path(_)) && self.asks_first(&e.args) => {
-                self.question_first(expr, Head::CallFirst);
+            Expr::Call(e) if matches!(&*e.func, Expr::Path(_)) => {
+                let at = self.asking(&e.args);
+                self.operand(expr, at, Head::CallArg);
             }
-            // Nothing runs before the first element of a tuple or an array, or the first field
-            // of a struct literal, which is asked under the field's name.
-            Expr::Tuple(e) => self.first(Head::TupleFirst, e.elems.iter_mut()),
-            Expr::Array(e) => self.first(Head::ArrayFirst, e.elems.iter_mut()),
-            Expr::Struct(e) => {
-                self.naming = e.fields.first().and_then(|field| match &field.member {
-                    syn::Member::Named(name) => Some(Naming::Ident(name.clone())),
-                    syn::Member::Unnamed(_) => None,
-                });
-                let fields = e.fields.iter_mut().map(|field| &mut field.expr);
-                self.first(Head::FieldFirst, fields);
-                if let Some(rest) = &e.rest {
-                    self.forbid(rest, Position::Nested);
+            // The same in a tuple, an array or a struct literal (asked under the field's
+            // name), whose parts run in the order written.
+            Expr::Tuple(e) => {
+                let at = self.asking(&e.elems);
+                self.operand(expr, at, Head::Element);
+            }
+            Expr::Array(e) => {
+                let at = self.asking(&e.elems);
+                self.operand(expr, at, Head::ArrayElement);
+            }
+            Expr::Struct(e) if e.rest.is_none() => {
+                let at = self.asking(e.fields.iter().map(|field| &field.expr));
+                if let Some(syn::Member::Named(name)) = at.map(|k| &e.fields[k].member) {
+                    self.naming = Some(Naming::Ident(name.clone()));
                 }
+                self.operand(expr, at, Head::StructField);
             }
             // `total += ask(..).await?`: the place is read only after the question.
             Expr::Binary(e) if compound(&e.op) && is_place(&e.left) => {
@@ -413,9 +424,28 @@ impl<'a> Analyzer<'a> {
         self.naming = None;
     }
 
-    /// Whether the first of `args` asks.
-    fn asks_first(&self, args: &syn::punctuated::Punctuated<Expr, syn::Token![,]>) -> bool {
-        args.first().is_some_and(|arg| asks(arg, self.cx))
+    /// The position of the first of `operands` that asks, if every one before it only reads
+    /// places and literals.
+    fn asking<'e>(&self, operands: impl IntoIterator<Item = &'e Expr>) -> Option<usize> {
+        for (k, operand) in operands.into_iter().enumerate() {
+            if asks(operand, self.cx) {
+                return Some(k);
+            }
+            if !pure(operand) {
+                return None;
+            }
+        }
+        None
+    }
+
+    /// `expr`, whose operand `at` (the step into it made by `head`) is the first that asks
+    /// (see [`asking`](Self::asking)): taken first into a local of its own, the rest of `expr`
+    /// read after it; without one, each question in `expr` is refused.
+    fn operand(&mut self, expr: &mut Expr, at: Option<usize>, head: fn(usize) -> Head) {
+        match at {
+            Some(k) => self.question_first(expr, head(k)),
+            None => self.forbid(expr, Position::Nested),
+        }
     }
 
     /// `expr` with its operand at `head`, which asks, evaluated first into a local of its own,
@@ -426,9 +456,10 @@ impl<'a> Analyzer<'a> {
     /// left by value), nor begun a `for` loop that asks over the collection it evaluates.
     ///
     /// Input:  `opt.unwrap_or(cx.elicit::<Word>(..).await?.word)`
-    /// Output: `{ let __mcp_operand = __mcp_site!().N?.word; opt.unwrap_or(__mcp_operand) }`
+    /// Output: `{ let __mcp_operand0 = __mcp_site!().N?.word; opt.unwrap_or(__mcp_operand0) }`
     fn question_first(&mut self, expr: &mut Expr, head: Head) {
-        let value = Ident::new("__mcp_operand", Span::mixed_site());
+        let value = format_ident!("__mcp_operand{}", self.operands, span = Span::mixed_site());
+        self.operands += 1;
         let Some(operand) = head.child(expr) else {
             return;
         };
@@ -451,14 +482,6 @@ impl<'a> Analyzer<'a> {
             self.path.truncate(at);
         }
         *expr = Expr::Block(block);
-    }
-
-    /// The first of `exprs` entered as `head`, the others refused a question.
-    fn first<'e>(&mut self, head: Head, mut exprs: impl Iterator<Item = &'e mut Expr>) {
-        if let Some(first) = exprs.next() {
-            self.enter(head, first);
-        }
-        exprs.for_each(|expr| self.forbid(expr, Position::Nested));
     }
 
     fn enter(&mut self, head: Head, expr: &mut Expr) {

@@ -78,7 +78,7 @@ pub(crate) fn hide(body: &mut Block, sites: &mut [Site], hidden: &[(Location, Id
                 init.extend([Step::Stmt(*stmt), Step::LocalInit]);
                 (
                     init,
-                    vec![Step::Head(Head::TupleFirst)],
+                    vec![Step::Head(Head::Element(0))],
                     at.clone(),
                     written,
                 )
