@@ -80,7 +80,7 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
         let n = u32::try_from(id).unwrap_or(u32::MAX);
         let placement = &plan.placements[id];
         if placement.stmt().is_some() {
-            same_as_start.push(quote!(::core::option::Option::Some(#n)));
+            same_as_start.push(n);
         }
         if matches!(placement, Placement::At { .. }) {
             continue;
@@ -176,12 +176,15 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
     });
     // The start comes first: the compiler types the slots from the locals the start writes
     // into them before it reads the arms that take them back.
+    // `None | Some(0 | 1)`, nested as clippy's `unnested_or_patterns` asks.
+    let start_points = (!same_as_start.is_empty())
+        .then(|| quote!(| ::core::option::Option::Some(#(#same_as_start)|*)));
     let run = if plan.sites.is_empty() {
         quote!(#forward)
     } else {
         quote! {
             match #reader.point() {
-                ::core::option::Option::None #(| #same_as_start)* => {
+                ::core::option::Option::None #start_points => {
                     #no_resume
                     #forward
                 }
@@ -288,7 +291,7 @@ fn step_inputs(handler: &Handler) -> (TokenStream, TokenStream) {
 ///             };
 ///             let cx = __mcp_cx;
 ///             let __mcp_done: ToolResult = match __mcp_r.point() {
-///                 None | Some(0) | Some(1) => {
+///                 None | Some(0 | 1) => {
 ///                     BODY, nested so that it resumes at either point (see `straight`), each
 ///                     question stopping with
 ///                     `break '__mcp_stop __mcp_r.write(N).put(&local, &__mcp_s0, "local").stop(..)`

@@ -30,8 +30,7 @@ pub fn deploy() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Cop
             let cx: Cx = __mcp_cx;
             let __mcp_done: ToolResult = match __mcp_r.point() {
                 ::core::option::Option::None
-                | ::core::option::Option::Some(0u32)
-                | ::core::option::Option::Some(1u32) => {
+                | ::core::option::Option::Some(0u32 | 1u32) => {
                     #[allow(unused_mut)]
                     let (replicas,) = if !__mcp_r.at_any(&[1u32]) {
                         let target: Target = match ::mcp_runtime::__private::settle_one(

@@ -31,9 +31,7 @@ fn tag() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
             let cx: Cx = __mcp_cx;
             let __mcp_done: ToolResult = match __mcp_r.point() {
                 ::core::option::Option::None
-                | ::core::option::Option::Some(0u32)
-                | ::core::option::Option::Some(1u32)
-                | ::core::option::Option::Some(2u32) => {
+                | ::core::option::Option::Some(0u32 | 1u32 | 2u32) => {
                     #[allow(unused_mut)]
                     let (mut log,) = if !__mcp_r.at_any(&[0u32, 1u32, 2u32]) {
                         let mut log = Vec::new();

@@ -28,8 +28,7 @@ fn confirm(
             let cx: &Cx = &__mcp_cx;
             let __mcp_done: Result<bool, Refusal> = match __mcp_r.point() {
                 ::core::option::Option::None
-                | ::core::option::Option::Some(0u32)
-                | ::core::option::Option::Some(1u32) => {
+                | ::core::option::Option::Some(0u32 | 1u32) => {
                     if !__mcp_r.at(1u32) {
                         let first: Confirm = match ::mcp_runtime::__private::settle_one(
                             || cx.elicit(format!("{what}?")),

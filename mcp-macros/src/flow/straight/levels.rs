@@ -125,7 +125,7 @@ pub(super) fn resumed_arms(points: &Within, reader: &Ident) -> TokenStream {
         let pattern = if i == last {
             quote!(_)
         } else {
-            quote!(#(::core::option::Option::Some(#numbers))|*)
+            quote!(::core::option::Option::Some(#(#numbers)|*))
         };
         // A resumed copy of the statement: its lints are the start's (the statement as
         // written) again, plus what splicing adds (a label whose `break` came before the
