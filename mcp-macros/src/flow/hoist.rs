@@ -27,9 +27,9 @@ pub(crate) struct Hoisted {
     /// The locals bound once in the whole function, without `mut`, to a stable borrow (see
     /// `reborrow::stable`): matched again, they give the same borrows.
     borrowing: Vec<String>,
-    /// The context parameter's name, if it is bound once: what its accessors give (see
+    /// The context parameter's name: what its accessors give (see
     /// `reborrow::CONTEXT_ACCESSORS`) is had again, never carried.
-    context: Option<String>,
+    context: String,
 }
 
 #[derive(Default)]
@@ -105,7 +105,6 @@ impl Hoisted {
             }
         }
         let context = context.to_string();
-        let context = (bound.get(&context).map(|b| b.count) == Some(1)).then_some(context);
         let mut hoisted = Self {
             constants,
             bindings: bound,
@@ -133,7 +132,7 @@ impl Hoisted {
 
     /// Whether `name` names the context, bound once in the function.
     pub(crate) fn is_context(&self, name: &str) -> bool {
-        self.context.as_deref() == Some(name)
+        self.context == name && self.bound_once(name)
     }
 
     /// Whether `name` is bound once in the whole function, as a parameter or a local: where

@@ -333,14 +333,14 @@ impl<'a> Resumer<'a> {
         if rest.first() != Some(&Step::LetElse) && !(top && !cut && self.locals_only) {
             stmts.extend(block.stmts[i + 1..].iter().cloned());
         }
-        let (free, assigned) = match rest.first() {
-            Some(Step::LetElse) => free::free_and_assigned_in_stmts(&stmts, self.questions),
-            _ if cut => free::free_and_assigned_in_stmts(&stmts, self.questions),
-            _ => {
-                let after = self.suffixes.of(&here, block, self.questions);
-                let summary = free::before(&stmts[0], &after[i + 1], self.questions);
-                (summary.free, summary.assigned)
-            }
+        // The rest of a block the body's summaries describe is summarised; a cut block's,
+        // or a `let`'s `else` (which has no rest), is walked.
+        let (free, assigned) = if cut || rest.first() == Some(&Step::LetElse) {
+            free::free_and_assigned_in_stmts(&stmts, self.questions)
+        } else {
+            let after = self.suffixes.of(&here, block, self.questions);
+            let summary = free::before(&stmts[0], &after[i + 1], self.questions);
+            (summary.free, summary.assigned)
         };
         // Items declared before the question that are not declared once for the whole step
         // function (`macro_rules!`, and items whose names the rest of the body also uses; see

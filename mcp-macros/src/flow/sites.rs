@@ -303,17 +303,18 @@ impl<'a> Analyzer<'a> {
             // `names.push(cx.elicit::<Name>(..).await?.name)`, `Some(ask(&cx).await?)`,
             // `counts.insert(name, ask(&cx).await?)`: a method of a place, or a call to a
             // path, whose arguments before the question only read places and literals.
-            Expr::MethodCall(e) if is_place(&e.receiver) && self.asking(&e.args).is_some() => {
-                if self.naming.is_none() {
-                    self.naming = place_name(&e.receiver).map(Naming::Ident);
+            Expr::MethodCall(e) => match is_place(&e.receiver).then(|| self.asking(&e.args)) {
+                Some(at @ Some(_)) => {
+                    if self.naming.is_none() {
+                        self.naming = place_name(&e.receiver).map(Naming::Ident);
+                    }
+                    self.operand(expr, at, Head::MethodArg);
                 }
-                let at = self.asking(&e.args);
-                self.operand(expr, at, Head::MethodArg);
-            }
-            Expr::MethodCall(e) => {
-                self.enter(Head::Receiver, &mut e.receiver);
-                e.args.iter().for_each(|a| self.forbid(a, Position::Nested));
-            }
+                _ => {
+                    self.enter(Head::Receiver, &mut e.receiver);
+                    e.args.iter().for_each(|a| self.forbid(a, Position::Nested));
+                }
+            },
             Expr::Call(e) if matches!(&*e.func, Expr::Path(_)) => {
                 let at = self.asking(&e.args);
                 self.operand(expr, at, Head::CallArg);

@@ -243,7 +243,7 @@ pub(crate) fn again_at<'b>(
             .iter()
             .any(|name| free.contains(name) && !seen.contains(name));
         if used && reborrow::again(local, hoisted, true) {
-            free.extend(free::before(stmt, &free::Summary::default(), questions).free);
+            free.extend(free::free_in_stmts(std::slice::from_ref(stmt), questions));
             again.push(local);
         }
         seen.extend(names.into_iter().filter(|name| free.contains(name)));
