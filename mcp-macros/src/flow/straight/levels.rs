@@ -10,7 +10,7 @@ use crate::flow::resume::Carried;
 use crate::flow::scope::{self, Binding};
 use crate::flow::settle;
 
-/// After a level: the `let`s of [`again_at`] run again, which the statements after it may
+/// After a level: the `let`s of [`again_at`](super::again_at) run again, which the statements after it may
 /// leave unused; in the level's branch that runs from the start: a use of each of their
 /// locals, which that branch leaves unused where only the statements after the level use
 /// them.
