@@ -101,6 +101,36 @@ async fn a_local_assigned_before_a_loop_s_break_is_read_after_the_loop() {
     assert_eq!(done, "ada after 3 true");
 }
 
+/// Assigned before the `break` of a loop that asks twice a round: the two questions are
+/// resumed together, and what the `break` assigns is had after the loop.
+#[tool]
+async fn assigned_before_a_break_of_two_questions(cx: Cx) -> ToolResult {
+    let picked;
+    let mut rounds = 0;
+    'ask: loop {
+        rounds += 1;
+        let name: Word = cx.elicit("A name?").await?;
+        let sure: Yes = cx.elicit(format!("{}?", name.word)).await?;
+        if sure.ok {
+            picked = name.word;
+            break 'ask;
+        }
+    }
+    let keep: Yes = cx.elicit(format!("Keep {picked}?")).await?;
+    Ok(text(format!("{picked} after {rounds} {}", keep.ok)))
+}
+
+#[tokio::test]
+async fn a_local_assigned_before_the_break_of_a_loop_of_two_questions_is_read_after_it() {
+    let done = answered(
+        assigned_before_a_break_of_two_questions,
+        serde_json::json!({}),
+        &[word("ada"), yes(false), word("grace"), yes(true), yes(true)],
+    )
+    .await;
+    assert_eq!(done, "grace after 2 true");
+}
+
 /// Assigned in each `match` arm that goes on; one arm asks, one returns.
 #[tool]
 async fn assigned_in_match_arms(args: Args, cx: Cx) -> ToolResult {

@@ -3,12 +3,15 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use proc_macro2::{TokenStream, TokenTree};
 use syn::visit::{self, Visit};
 use syn::{Block, Expr, Pat, Stmt};
 
 use super::scope::pattern_bindings;
 use super::sites::marker_site;
+
+mod macros;
+mod stand_in;
+pub(crate) use stand_in::{StandIn, free_and_assigned_with};
 
 /// Names used in `block`'s statements that no binding inside them introduces first.
 pub(crate) fn free_in_stmts(stmts: &[Stmt], sites: &HashMap<usize, Expr>) -> BTreeSet<String> {
@@ -21,18 +24,30 @@ pub(crate) fn free_and_assigned_in_stmts(
     stmts: &[Stmt],
     sites: &HashMap<usize, Expr>,
 ) -> (BTreeSet<String>, BTreeSet<String>) {
-    let mut finder = FreeVars::new(sites);
-    finder.stmts(stmts);
-    (finder.free, finder.assigned)
+    free_and_assigned_with(stmts, sites, &[])
 }
 
 /// What a run of a block's statements reads from outside it, and assigns before reading (see
 /// [`free_and_assigned_in_stmts`]): kept, so that a statement's can be put before the run
-/// after it without walking that run again ([`before`]).
+/// after it without walking that run again ([`before`]), and so that the run can stand in
+/// the walk where it is left out of the code walked (see [`StandIn`]).
 #[derive(Clone, Default)]
 pub(crate) struct Summary {
     pub(crate) free: BTreeSet<String>,
     pub(crate) assigned: BTreeSet<String>,
+    /// The outer names every way through the run to its end assigns.
+    every_way: BTreeSet<String>,
+    /// The `break`s out of the run to constructs around it.
+    breaks: Vec<Break>,
+}
+
+/// A `break` out of a run of statements: the construct it leaves, and the outer names
+/// assigned on every way to it from the run's start.
+#[derive(Clone)]
+struct Break {
+    /// Its label; `None` leaves the innermost loop.
+    label: Option<String>,
+    assigned: BTreeSet<String>,
 }
 
 /// For each statement of a block, the summary of the statements from it to the block's end,
@@ -40,7 +55,7 @@ pub(crate) struct Summary {
 pub(crate) fn suffixes(stmts: &[Stmt], sites: &HashMap<usize, Expr>) -> Vec<Summary> {
     let mut out = vec![Summary::default(); stmts.len() + 1];
     for (j, stmt) in stmts.iter().enumerate().rev() {
-        out[j] = before(stmt, &out[j + 1], sites);
+        out[j] = before(stmt, &out[j + 1], sites, &[]);
     }
     out
 }
@@ -48,15 +63,20 @@ pub(crate) fn suffixes(stmts: &[Stmt], sites: &HashMap<usize, Expr>) -> Vec<Summ
 /// The summary of `stmt` followed, in its block, by the statements `rest` summarises: what
 /// those read or assign first, the whole does, unless `stmt` binds it (by a `let`, or by
 /// assigning it on every way through).
-pub(crate) fn before(stmt: &Stmt, rest: &Summary, sites: &HashMap<usize, Expr>) -> Summary {
-    let mut finder = FreeVars::new(sites);
+pub(crate) fn before(
+    stmt: &Stmt,
+    rest: &Summary,
+    sites: &HashMap<usize, Expr>,
+    stand_ins: &[StandIn],
+) -> Summary {
+    let mut finder = FreeVars::new(sites, stand_ins);
     finder.push();
     finder.stmt(stmt);
-    let bound = finder.pop_names();
+    let scope = finder.scopes.pop().unwrap_or_default();
     let after = |names: &BTreeSet<String>| {
         names
             .iter()
-            .filter(|name| !bound.contains(*name))
+            .filter(|name| !scope.names.contains(*name))
             .cloned()
             .collect::<Vec<_>>()
     };
@@ -64,12 +84,31 @@ pub(crate) fn before(stmt: &Stmt, rest: &Summary, sites: &HashMap<usize, Expr>) 
     let (mut free, mut assigned) = (finder.free, finder.assigned);
     free.extend(more_free);
     assigned.extend(more_assigned);
-    Summary { free, assigned }
+    let mut every_way = scope.assigned.clone();
+    every_way.extend(after(&rest.every_way));
+    // A `break` in the rest also has what the statement assigns, but for the names the
+    // statement declares: those the rest assigns are the statement's, not outer ones.
+    let declared = scope.declared();
+    let mut breaks = finder.escaping;
+    breaks.extend(rest.breaks.iter().map(|exit| {
+        let mut assigned = scope.assigned.clone();
+        assigned.extend(exit.assigned.difference(&declared).cloned());
+        Break {
+            label: exit.label.clone(),
+            assigned,
+        }
+    }));
+    Summary {
+        free,
+        assigned,
+        every_way,
+        breaks,
+    }
 }
 
 /// The outer names every way through `stmts` to their end assigns (`name = ...`).
 pub(crate) fn assigned_by_stmts(stmts: &[Stmt], sites: &HashMap<usize, Expr>) -> BTreeSet<String> {
-    let mut finder = FreeVars::new(sites);
+    let mut finder = FreeVars::new(sites, &[]);
     finder.stmts(stmts);
     finder.pop()
 }
@@ -81,7 +120,13 @@ struct FreeVars<'a> {
     assigned: BTreeSet<String>,
     /// The constructs a `break` here may leave, innermost last.
     exits: Vec<Exit>,
+    /// The `break`s out of the code walked, to constructs around it.
+    escaping: Vec<Break>,
+    /// How many closures and `async` blocks the walk is in, out of which no `break` leaves.
+    opaque: usize,
     sites: &'a HashMap<usize, Expr>,
+    /// The runs of statements left out of the code walked, each in place of its marker.
+    stand_ins: &'a [StandIn],
 }
 
 /// A construct `break` leaves: a loop, or a labelled block.
@@ -103,14 +148,28 @@ struct Scope {
     assigned: BTreeSet<String>,
 }
 
+impl Scope {
+    /// The names a pattern binds in it (rather than an assignment from outside).
+    fn declared(&self) -> BTreeSet<String> {
+        self.names
+            .iter()
+            .filter(|name| !self.assigned.contains(*name))
+            .cloned()
+            .collect()
+    }
+}
+
 impl<'a> FreeVars<'a> {
-    fn new(sites: &'a HashMap<usize, Expr>) -> Self {
+    fn new(sites: &'a HashMap<usize, Expr>, stand_ins: &'a [StandIn]) -> Self {
         Self {
             scopes: vec![Scope::default()],
             free: BTreeSet::new(),
             assigned: BTreeSet::new(),
             exits: Vec::new(),
+            escaping: Vec::new(),
+            opaque: 0,
             sites,
+            stand_ins,
         }
     }
 
@@ -142,29 +201,24 @@ impl<'a> FreeVars<'a> {
         (exit, self.pop())
     }
 
-    /// The outer names assigned on every way here from the scope at `depth`.
+    /// The outer names assigned on every way here from the scope at `depth`: what each scope
+    /// assigns, but for the names a scope around it, from `depth` on, declares.
     fn assigned_since(&self, depth: usize) -> BTreeSet<String> {
         let mut assigned = BTreeSet::new();
         let mut declared = BTreeSet::new();
         for scope in &self.scopes[depth..] {
-            assigned.extend(scope.assigned.iter().cloned());
-            declared.extend(
-                scope
-                    .names
-                    .iter()
-                    .filter(|name| !scope.assigned.contains(*name))
-                    .cloned(),
-            );
+            assigned.extend(scope.assigned.difference(&declared).cloned());
+            declared.extend(scope.declared());
         }
-        assigned.difference(&declared).cloned().collect()
+        assigned
     }
 
-    /// Leaves the innermost scope: the names bound in it.
-    fn pop_names(&mut self) -> Vec<String> {
-        self.scopes
-            .pop()
-            .map(|scope| scope.names)
-            .unwrap_or_default()
+    /// The names the scopes from `depth` on declare.
+    fn declared_since(&self, depth: usize) -> BTreeSet<String> {
+        self.scopes[depth..]
+            .iter()
+            .flat_map(Scope::declared)
+            .collect()
     }
 
     /// Leaves the innermost scope: the outer names every way through it assigns.
@@ -235,77 +289,13 @@ impl<'a> FreeVars<'a> {
                 self.bind(&local.pat);
             }
             Stmt::Expr(expr, _) => self.visit_expr(expr),
-            Stmt::Macro(mac) => self.mac(&mac.mac),
+            Stmt::Macro(mac) => match stand_in::marked(&mac.mac) {
+                Some(n) => self.stand_in(n),
+                None => self.mac(&mac.mac),
+            },
             Stmt::Item(_) => {}
         }
     }
-
-    /// Macro bodies are opaque: every identifier in them, and every `{name}` in their string
-    /// literals, counts as a use. Over-counting only carries a local that was not needed.
-    fn mac(&mut self, mac: &syn::Macro) {
-        self.tokens(mac.tokens.clone());
-    }
-
-    /// An identifier counts as a use unless the tokens around it say it is a name of
-    /// something else: a field after `.`, or a key before a lone `=` (`status = %value` in a
-    /// `tracing` macro, `name = value` in `format!`).
-    fn tokens(&mut self, tokens: TokenStream) {
-        let trees: Vec<TokenTree> = tokens.into_iter().collect();
-        for (i, tree) in trees.iter().enumerate() {
-            match tree {
-                TokenTree::Ident(ident) => {
-                    let after_dot = i
-                        .checked_sub(1)
-                        .and_then(|j| trees.get(j))
-                        .is_some_and(|prev| is_punct(prev, '.'));
-                    let before_assign = trees.get(i + 1).is_some_and(|next| {
-                        matches!(next, TokenTree::Punct(p) if p.as_char() == '='
-                            && p.spacing() == proc_macro2::Spacing::Alone)
-                    });
-                    if !after_dot && !before_assign {
-                        self.use_name(ident.to_string());
-                    }
-                }
-                TokenTree::Group(group) => self.tokens(group.stream()),
-                TokenTree::Literal(lit) => {
-                    let lit = lit.clone();
-                    let text = lit.to_string();
-                    if text.starts_with('"') || text.starts_with('r') {
-                        for name in format_args_in(&text) {
-                            self.use_name(name);
-                        }
-                    }
-                }
-                TokenTree::Punct(_) => {}
-            }
-        }
-    }
-}
-
-fn is_punct(tree: &TokenTree, c: char) -> bool {
-    matches!(tree, TokenTree::Punct(p) if p.as_char() == c)
-}
-
-/// Identifiers named inline in a format string: `{name}`, `{name:?}`, `{name:>8}`.
-fn format_args_in(text: &str) -> Vec<String> {
-    let mut names = Vec::new();
-    let mut rest = text;
-    while let Some(open) = rest.find('{') {
-        rest = &rest[open + 1..];
-        if rest.starts_with('{') {
-            rest = &rest[1..];
-            continue;
-        }
-        let end = rest.find(['}', ':']).unwrap_or(rest.len());
-        let name = &rest[..end];
-        if !name.is_empty()
-            && name.chars().all(|c| c.is_alphanumeric() || c == '_')
-            && !name.starts_with(|c: char| c.is_ascii_digit())
-        {
-            names.push(name.to_owned());
-        }
-    }
-    names
 }
 
 impl<'ast> Visit<'ast> for FreeVars<'_> {
@@ -342,20 +332,24 @@ impl<'ast> Visit<'ast> for FreeVars<'_> {
 
     fn visit_expr_closure(&mut self, closure: &'ast syn::ExprClosure) {
         let exits = std::mem::take(&mut self.exits);
+        self.opaque += 1;
         self.push();
         for input in &closure.inputs {
             self.bind(input);
         }
         self.visit_expr(&closure.body);
         self.pop();
+        self.opaque -= 1;
         self.exits = exits;
     }
 
     fn visit_expr_async(&mut self, expr: &'ast syn::ExprAsync) {
         let exits = std::mem::take(&mut self.exits);
+        self.opaque += 1;
         self.push();
         self.visit_block(&expr.block);
         self.pop();
+        self.opaque -= 1;
         self.exits = exits;
     }
 
@@ -368,7 +362,7 @@ impl<'ast> Visit<'ast> for FreeVars<'_> {
         self.push_exit(expr.label.as_ref(), false);
         self.visit_block(&expr.block);
         let (breaks, end) = self.pop_exit();
-        let assigned = if block_diverges(&expr.block) {
+        let assigned = if self.block_ends(&expr.block) {
             breaks
         } else {
             Some(both(breaks, end))
@@ -380,19 +374,18 @@ impl<'ast> Visit<'ast> for FreeVars<'_> {
         if let Some(value) = &expr.expr {
             self.visit_expr(value);
         }
-        let target = match &expr.label {
-            Some(label) => {
-                let label = label.ident.to_string();
-                self.exits
-                    .iter()
-                    .rposition(|exit| exit.label.as_ref() == Some(&label))
+        let label = expr.label.as_ref().map(|label| label.ident.to_string());
+        match self.exit(label.as_ref()) {
+            Some(target) => {
+                let here = self.assigned_since(self.exits[target].depth);
+                let exit = &mut self.exits[target];
+                exit.assigned = Some(both(exit.assigned.take(), here));
             }
-            None => self.exits.iter().rposition(|exit| exit.is_loop),
-        };
-        if let Some(target) = target {
-            let here = self.assigned_since(self.exits[target].depth);
-            let exit = &mut self.exits[target];
-            exit.assigned = Some(both(exit.assigned.take(), here));
+            None if self.opaque == 0 => self.escaping.push(Break {
+                label,
+                assigned: self.assigned_since(0),
+            }),
+            None => {}
         }
     }
 
@@ -443,7 +436,7 @@ impl<'ast> Visit<'ast> for FreeVars<'_> {
             }
             self.visit_expr(&arm.body);
             let arm_assigned = self.pop();
-            if !diverges(&arm.body) {
+            if !self.ends(&arm.body) {
                 assigned = Some(both(assigned, arm_assigned));
             }
         }
@@ -455,13 +448,13 @@ impl<'ast> Visit<'ast> for FreeVars<'_> {
         self.cond(&expr.cond);
         self.visit_block(&expr.then_branch);
         let then = self.pop();
-        let mut assigned = (!block_diverges(&expr.then_branch)).then_some(then);
+        let mut assigned = (!self.block_ends(&expr.then_branch)).then_some(then);
         match &expr.else_branch {
             Some((_, els)) => {
                 self.push();
                 self.visit_expr(els);
                 let els_assigned = self.pop();
-                if !diverges(els) {
+                if !self.ends(els) {
                     assigned = Some(both(assigned, els_assigned));
                 }
             }
@@ -500,6 +493,18 @@ impl<'ast> Visit<'ast> for FreeVars<'_> {
 }
 
 impl FreeVars<'_> {
+    /// The index of the construct a `break` with `label` (or none) leaves, if it is inside
+    /// the code walked.
+    fn exit(&self, label: Option<&String>) -> Option<usize> {
+        match label {
+            Some(label) => self
+                .exits
+                .iter()
+                .rposition(|exit| exit.label.as_ref() == Some(label)),
+            None => self.exits.iter().rposition(|exit| exit.is_loop),
+        }
+    }
+
     /// A condition: `let` patterns in it bind into the scope the caller opened.
     fn cond(&mut self, cond: &Expr) {
         match cond {

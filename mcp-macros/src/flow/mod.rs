@@ -8,7 +8,10 @@
 //! again rather than carried: [`hoist`], and what is borrowed or matched again: [`reborrow`]),
 //! place each point in the start's nest or an arm of its own ([`straight`]), resume the
 //! points in a row in one inner block together (`resume::group`), then emit everything
-//! ([`mod@expand`]).
+//! ([`mod@expand`]). A point the nest resumes is first resumed for its locals alone, the code
+//! after it standing in the walk as its summary (see `free::StandIn`); one inside a statement
+//! gets a resumed body of its own only where no group resumes it, so that each point costs
+//! the macro its own statement, not the rest of the body.
 
 mod expand;
 mod free;
@@ -129,7 +132,7 @@ pub(crate) fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenS
             return fallback(kind, &function, error);
         }
     }
-    let slots = expand::slots(&mut resumed);
+    let mut slots = expand::slots(&mut resumed);
     let stages = resume::Stages {
         sites: &sites,
         aliases: Some(&aliases),
@@ -137,6 +140,24 @@ pub(crate) fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenS
         ..base
     };
     let groups = resume::group(&body, stages, &placements, &mut resumed);
+    let grouped: HashSet<usize> = groups
+        .iter()
+        .flat_map(|group| group.points.iter().copied())
+        .collect();
+    let mut alone = Alone {
+        body: &body,
+        stages,
+        errors: &mut errors,
+        reported: &mut reported,
+    };
+    for (id, placement) in placements.iter_mut().enumerate() {
+        if !grouped.contains(&id) {
+            alone.resume(id, placement, &mut resumed, &mut slots);
+        }
+    }
+    if let Some(error) = stage_errors(&mut errors) {
+        return fallback(kind, &function, error);
+    }
     handler.body = body.clone();
     expand::expand(expand::Plan {
         handler: &handler,
@@ -155,9 +176,57 @@ pub(crate) fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenS
 /// How `resume_all` resumes a point: in the body cut after its statement, in the whole body,
 /// or in the whole body for its locals alone.
 enum Resume {
-    Cut,
+    /// Cut after its statement, followed by these (see `straight::cut_tail`), for its
+    /// locals alone: the resumed body is wanted only where no group has the point.
+    Cut(Option<Vec<syn::Stmt>>),
     Whole,
     Locals,
+}
+
+/// What resumes the points inside a statement of the body that no group resumes (see
+/// `resume::group`), whose locals alone were found: each now gets its resumed body.
+struct Alone<'a> {
+    body: &'a syn::Block,
+    stages: resume::Stages<'a>,
+    errors: &'a mut Errors,
+    reported: &'a mut HashSet<String>,
+}
+
+impl Alone<'_> {
+    /// Point `id`'s resumed body, with its carried locals in the slots they have (`slots`
+    /// gains any new one); in an arm of its own if it can no longer go through the nest.
+    fn resume(
+        &mut self,
+        id: usize,
+        placement: &mut straight::Placement,
+        resumed: &mut [resume::Resumed],
+        slots: &mut Vec<syn::Ident>,
+    ) {
+        let straight::Placement::Within { live, .. } = placement else {
+            return;
+        };
+        let tail = straight::cut_tail(live.as_deref());
+        let mut point = resume::Resumer::new(self.stages, self.errors, self.reported)
+            .resume(self.body, tail, id);
+        if !through_nest(placement, &point) {
+            *placement = straight::Placement::Own;
+            point = resume::Resumer::new(self.stages, self.errors, self.reported)
+                .resume_whole(self.body, id);
+        }
+        for carried in &mut point.carried {
+            let key = carried.local();
+            let slot = resumed
+                .iter()
+                .flat_map(|point| &point.carried)
+                .find(|other| other.local() == key)
+                .map(|other| other.slot);
+            carried.slot = slot.unwrap_or_else(|| {
+                slots.push(carried.ident.clone());
+                slots.len() - 1
+            });
+        }
+        resumed[id] = point;
+    }
 }
 
 /// Where each point resumes, and its resumed body.
@@ -173,42 +242,22 @@ fn resume_all(
         let mut resume = |body: &syn::Block, how: Resume| {
             let resumer = resume::Resumer::new(stages, errors, reported);
             match how {
-                Resume::Cut => resumer.resume(body, id),
+                Resume::Cut(tail) => resumer.locals_only().resume(body, tail, id),
                 Resume::Whole => resumer.resume_whole(body, id),
-                Resume::Locals => resumer.resume_locals(body, id),
+                Resume::Locals => resumer.locals_only().resume_whole(body, id),
             }
         };
         let point = match placement {
-            straight::Placement::Within { stmt, live, .. } => {
-                resume(&straight::cut(body, *stmt, live.as_deref()), Resume::Cut)
+            straight::Placement::Within { live, .. } => {
+                resume(body, Resume::Cut(straight::cut_tail(live.as_deref())))
             }
             // The nest resumes it in place: only its locals are wanted, unless it turns out
             // to need an arm of its own.
             straight::Placement::At { .. } => resume(body, Resume::Locals),
             straight::Placement::Own => resume(body, Resume::Whole),
         };
-        // A resumed body that declares a local it only assigns, or that borrows again one
-        // of the body's locals the nest does not have again after its level (see
-        // `straight::again_at`), cannot hand its locals on through the nest: it resumes in
-        // an arm of its own.
-        let through_nest = !point.declares
-            && match placement {
-                straight::Placement::At { again, .. } => {
-                    let again: Vec<_> = again
-                        .iter()
-                        .flat_map(scope::let_bindings)
-                        .map(|binding| binding.ident)
-                        .collect();
-                    point.borrowed_again.iter().all(|name| again.contains(name))
-                }
-                straight::Placement::Within { live, .. } => live
-                    .iter()
-                    .flatten()
-                    .all(|binding| !point.borrowed_again.contains(&binding.ident)),
-                straight::Placement::Own => true,
-            };
         let point = match placement {
-            _ if through_nest => point,
+            _ if through_nest(placement, &point) => point,
             straight::Placement::Within { .. } | straight::Placement::At { .. } => {
                 *placement = straight::Placement::Own;
                 resume(body, Resume::Whole)
@@ -218,6 +267,29 @@ fn resume_all(
         resumed.push(point);
     }
     (placements, resumed)
+}
+
+/// Whether `point` can hand its locals on through the start's nest where `placement` puts it:
+/// not if its resumed body declares a local it only assigns, or borrows again one of the
+/// body's locals the nest does not have again after its level (see `straight::again_at`);
+/// it then resumes in an arm of its own.
+fn through_nest(placement: &straight::Placement, point: &resume::Resumed) -> bool {
+    !point.declares
+        && match placement {
+            straight::Placement::At { again, .. } => {
+                let again: Vec<_> = again
+                    .iter()
+                    .flat_map(scope::let_bindings)
+                    .map(|binding| binding.ident)
+                    .collect();
+                point.borrowed_again.iter().all(|name| again.contains(name))
+            }
+            straight::Placement::Within { live, .. } => live
+                .iter()
+                .flatten()
+                .all(|binding| !point.borrowed_again.contains(&binding.ident)),
+            straight::Placement::Own => true,
+        }
 }
 
 /// Keys are unique among the questions one run can reach, so an answer can never be read for

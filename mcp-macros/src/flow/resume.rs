@@ -35,7 +35,6 @@ use super::{Errors, reborrow};
 pub(crate) use group::{Group, group};
 use hidden::Hider;
 pub(crate) use hidden::{Aliases, Location, hide};
-use looped::first_then;
 pub(crate) use syntax::field_name;
 use syntax::{at_head, cond_lets, declare_assigned, evaluated};
 
@@ -141,13 +140,16 @@ impl Suffixes {
 
 pub(crate) struct Resumer<'a> {
     declares: bool,
-    /// Whether the first block this resumer enters is cut after a statement (see
-    /// `straight::cut`), which the body's summaries do not describe: it is resumed in the
-    /// whole body only where [`resume_whole`](Self::resume_whole) says so.
-    first_cut: bool,
+    /// Where the first block this resumer enters is cut after the point's statement, what
+    /// follows that statement in place of the block's own (see `straight::cut_tail`): the
+    /// body's summaries do not describe it, so it is walked.
+    cut: Option<Vec<Stmt>>,
     /// Whether only the point's locals are wanted, not its resumed body: the body's
-    /// statements after the point's are then left out of it.
+    /// statements after the point's are then left out of it, and the rest of each inner
+    /// block and each copy of a loop's body are markers that stand in the walk for them
+    /// (`stand_ins`), which the resumed body cannot be emitted with.
     locals_only: bool,
+    stand_ins: Vec<free::StandIn>,
     suffixes: &'a Suffixes,
     /// Whether the next block entered is the body itself.
     top: bool,
@@ -196,8 +198,9 @@ impl<'a> Resumer<'a> {
         } = stages;
         Self {
             declares: false,
-            first_cut: true,
+            cut: None,
             locals_only: false,
+            stand_ins: Vec::new(),
             suffixes,
             top: true,
             level: 0,
@@ -220,23 +223,26 @@ impl<'a> Resumer<'a> {
         }
     }
 
-    /// The body resumed at `site`.
-    pub(crate) fn resume(self, body: &Block, site: usize) -> Resumed {
+    /// The body cut after the point's statement, followed by `tail` (see
+    /// `straight::cut_tail`), resumed at `site`.
+    pub(crate) fn resume(mut self, body: &Block, tail: Option<Vec<Stmt>>, site: usize) -> Resumed {
+        self.cut = tail;
         self.resume_in(body, &[], site)
     }
 
     /// The body as a whole (not cut after a statement) resumed at `site`.
-    pub(crate) fn resume_whole(mut self, body: &Block, site: usize) -> Resumed {
-        self.first_cut = false;
+    pub(crate) fn resume_whole(self, body: &Block, site: usize) -> Resumed {
         self.resume_in(body, &[], site)
     }
 
-    /// What [`resume_whole`](Self::resume_whole) finds but the resumed body, of which the
-    /// body's statements after the point's are left out: for a point the start's nest
-    /// resumes at the head of a statement, whose arm does not copy the rest of the body.
-    pub(crate) fn resume_locals(mut self, body: &Block, site: usize) -> Resumed {
+    /// A resumer that finds the point's locals, not its resumed body (see `locals_only`):
+    /// for a point the start's nest resumes at the head of a statement, whose arm does not
+    /// copy the rest of the body, and for a point inside a statement until it is known
+    /// whether it is resumed in a group (see `group`), which copies the rest of its blocks
+    /// once for all its points.
+    pub(crate) fn locals_only(mut self) -> Self {
         self.locals_only = true;
-        self.resume_whole(body, site)
+        self
     }
 
     /// `block`, the block at `prefix` of the point's path (the body when `prefix` is empty),
@@ -266,7 +272,7 @@ impl<'a> Resumer<'a> {
         };
         let i = *i;
         let top = std::mem::replace(&mut self.top, false);
-        let cut = std::mem::replace(&mut self.first_cut, false);
+        let cut = self.cut.take();
         let level = self.level;
         let at_head = !top && at_head(rest);
         let here = self.here(path);
@@ -329,18 +335,28 @@ impl<'a> Resumer<'a> {
         self.level = level + 2;
         let mut stmts = vec![self.stmt(&block.stmts[i], rest)];
         self.level = level;
-        // A `let`'s `else` never goes on to the statements after it.
-        if rest.first() != Some(&Step::LetElse) && !(top && !cut && self.locals_only) {
-            stmts.extend(block.stmts[i + 1..].iter().cloned());
-        }
         // The rest of a block the body's summaries describe is summarised; a cut block's,
         // or a `let`'s `else` (which has no rest), is walked.
-        let (free, assigned) = if cut || rest.first() == Some(&Step::LetElse) {
-            free::free_and_assigned_in_stmts(&stmts, self.questions)
-        } else {
-            let after = self.suffixes.of(&here, block, self.questions);
-            let summary = free::before(&stmts[0], &after[i + 1], self.questions);
-            (summary.free, summary.assigned)
+        let walked = cut.is_some() || rest.first() == Some(&Step::LetElse);
+        let after = (!walked).then(|| self.suffixes.of(&here, block, self.questions));
+        // A `let`'s `else` never goes on to the statements after it.
+        if rest.first() != Some(&Step::LetElse) {
+            match (cut, &after) {
+                (Some(tail), _) => stmts.extend(tail),
+                (None, _) if top && self.locals_only => {}
+                (None, Some(after)) if self.locals_only && i + 1 < block.stmts.len() => {
+                    stmts.push(self.stand_in(block, &after[i + 1]));
+                }
+                (None, _) => stmts.extend(block.stmts[i + 1..].iter().cloned()),
+            }
+        }
+        let (free, assigned) = match &after {
+            None => free::free_and_assigned_with(&stmts, self.questions, &self.stand_ins),
+            Some(after) => {
+                let (questions, stand_ins) = (self.questions, &self.stand_ins);
+                let summary = free::before(&stmts[0], &after[i + 1], questions, stand_ins);
+                (summary.free, summary.assigned)
+            }
         };
         // Items declared before the question that are not declared once for the whole step
         // function (`macro_rules!`, and items whose names the rest of the body also uses; see
@@ -409,115 +425,92 @@ impl<'a> Resumer<'a> {
 
     /// Statement `stmt` resumed inside it, at the end of `path`. Resumed inside a `let`'s
     /// `else`, it is that block alone, as a statement: the `let` binds nothing on that way.
+    /// Only what stays of the statement is copied, not the constructs the point's path
+    /// replaces (a loop's body, an `if`'s other branch).
     fn stmt(&mut self, stmt: &Stmt, path: &[Step]) -> Stmt {
-        let mut stmt = stmt.clone();
-        let expr = match (&mut stmt, path.first()) {
-            (Stmt::Local(local), Some(Step::LocalInit)) => match &mut local.init {
-                Some(init) => &mut init.expr,
-                None => return stmt,
-            },
-            (Stmt::Local(local), Some(Step::LetElse)) => {
-                let Some((_, els)) = local.init.as_mut().and_then(|init| init.diverge.take())
-                else {
-                    return stmt;
+        match (stmt, path.split_first()) {
+            (Stmt::Local(local), Some((Step::LocalInit, rest))) => {
+                let Some(init) = &local.init else {
+                    return stmt.clone();
                 };
-                let mut els = *els;
-                self.expr_in_place(&mut els, &path[1..]);
-                return Stmt::Expr(els, Some(Default::default()));
+                Stmt::Local(syn::Local {
+                    attrs: local.attrs.clone(),
+                    modifiers: local.modifiers.clone(),
+                    let_token: local.let_token,
+                    pat: local.pat.clone(),
+                    init: Some(syn::LocalInit {
+                        eq_token: init.eq_token,
+                        expr: Box::new(self.resumed(&init.expr, rest)),
+                        diverge: init.diverge.clone(),
+                    }),
+                    semi_token: local.semi_token,
+                })
             }
-            (Stmt::Expr(expr, _), Some(Step::ExprStmt)) => expr,
-            _ => return stmt,
-        };
-        self.expr_in_place(expr, &path[1..]);
-        stmt
+            (Stmt::Local(local), Some((Step::LetElse, rest))) => {
+                match local.init.as_ref().and_then(|init| init.diverge.as_ref()) {
+                    Some((_, els)) => Stmt::Expr(self.resumed(els, rest), Some(Default::default())),
+                    None => stmt.clone(),
+                }
+            }
+            (Stmt::Expr(expr, semi), Some((Step::ExprStmt, rest))) => {
+                Stmt::Expr(self.resumed(expr, rest), *semi)
+            }
+            _ => stmt.clone(),
+        }
     }
 
-    fn expr_in_place(&mut self, expr: &mut Expr, path: &[Step]) {
+    /// `expr` resumed inside it, at the end of `path`.
+    fn resumed(&mut self, expr: &Expr, path: &[Step]) -> Expr {
         let Some((step, rest)) = path.split_first() else {
-            return;
+            return expr.clone();
         };
-        match (step, &mut *expr) {
+        match (step, expr) {
             (Step::Head(head), _) => {
-                if let Some(child) = head.child(expr) {
-                    self.expr_in_place(child, rest);
+                let mut expr = expr.clone();
+                if let Some(child) = head.child(&mut expr) {
+                    let written = std::mem::replace(child, Expr::Verbatim(TokenStream::new()));
+                    *child = self.resumed(&written, rest);
                 }
+                expr
             }
             (Step::IfThen, Expr::If(branch)) => {
                 let block = self.block(&branch.then_branch, rest);
                 let once = matches!(&*branch.cond, Expr::Let(_));
                 let at = (self.here(path), (evaluated(&branch.cond), once));
-                *expr = self.with_pattern(&cond_lets(&branch.cond), block, at);
+                self.with_pattern(&cond_lets(&branch.cond), block, at)
             }
-            (Step::IfElse, Expr::If(branch)) => {
-                if let Some((_, els)) = &branch.else_branch {
-                    let mut els = (**els).clone();
-                    self.expr_in_place(&mut els, rest);
-                    *expr = els;
-                }
-            }
+            (Step::IfElse, Expr::If(branch)) => match &branch.else_branch {
+                Some((_, els)) => self.resumed(els, rest),
+                None => expr.clone(),
+            },
             (Step::Arm(j), Expr::Match(matched)) => {
                 let arm = &matched.arms[*j];
-                let mut body = (*arm.body).clone();
-                self.expr_in_place(&mut body, rest);
+                let body = self.resumed(&arm.body, rest);
                 let block = Block {
                     brace_token: Default::default(),
                     stmts: vec![Stmt::Expr(body, None)],
                 };
                 let at = (self.here(path), (matched.expr.to_token_stream(), true));
-                *expr = self.with_pattern(&[(&arm.pat, &matched.expr)], block, at);
+                self.with_pattern(&[(&arm.pat, &matched.expr)], block, at)
             }
-            (Step::BlockExpr, Expr::Block(block)) => {
-                block.block = self.block(&block.block, rest);
-            }
-            // Input:  `'l: loop { BODY }`, resuming inside BODY
-            // Output: `{ let mut first = Some((v0, ..)); 'l: loop {
-            //            if let Some((v0, ..)) = first.take() { RESUMED } else { BODY } } }`
-            // The carried values restored inside the loop move in through the `Option`, so
-            // the compiler sees them moved once, not once per iteration.
-            (Step::LoopBody, Expr::Loop(looped)) => {
-                let start = self.carried.len();
-                let resumed = self.block(&looped.body, rest);
-                let (first, values) = self.first_iteration(start);
-                let otherwise = block_expr(looped.body.clone());
-                *expr = first_then(&first, &values, looped.label.as_ref(), resumed, otherwise);
-            }
-            // Input:  `'l: while COND { BODY }`, resuming inside BODY
-            // Output: as for `loop`, with `else if COND { BODY } else { break; }`
+            (Step::BlockExpr, Expr::Block(block)) => Expr::Block(syn::ExprBlock {
+                attrs: block.attrs.clone(),
+                label: block.label.clone(),
+                block: self.block(&block.block, rest),
+            }),
+            (Step::LoopBody, Expr::Loop(looped)) => self.resumed_loop(looped, rest),
             (Step::WhileBody | Step::ForBody(_), Expr::While(looped)) => {
-                let start = self.carried.len();
-                let block = self.block(&looped.body, rest);
-                let item = match step {
-                    Step::ForBody(n) => {
-                        let loops = self.loops;
-                        let here = self.here(path);
-                        self.current_item(&loops[*n], &looped.cond, &here)
-                    }
-                    _ => None,
-                };
-                let resumed = match item {
-                    Some(item) => {
-                        let mut block = block;
-                        block.stmts.insert(0, item);
-                        block
-                    }
-                    None => {
-                        let at = (self.here(path), (evaluated(&looped.cond), false));
-                        let resumed = self.with_pattern(&cond_lets(&looped.cond), block, at);
-                        in_block(resumed)
-                    }
-                };
-                let (first, values) = self.first_iteration(start);
-                let mut otherwise: syn::ExprIf = syn::parse_quote!(if true {
-                } else {
-                    break;
-                });
-                otherwise.cond = looped.cond.clone();
-                otherwise.then_branch = looped.body.clone();
-                let otherwise = Expr::If(otherwise);
-                *expr = first_then(&first, &values, looped.label.as_ref(), resumed, otherwise);
+                self.resumed_while(looped, path)
             }
-            _ => {}
+            _ => expr.clone(),
         }
+    }
+
+    /// The marker of the statements of `block` that `summary` summarises, to its end.
+    fn stand_in(&mut self, block: &Block, summary: &free::Summary) -> Stmt {
+        self.stand_ins
+            .push(free::StandIn::rest_of(block, summary.clone()));
+        free::StandIn::marker(self.stand_ins.len() - 1)
     }
 
     /// The path to the expression whose steps into it are `path`.

@@ -148,25 +148,17 @@ pub(crate) fn place(
         .collect()
 }
 
-/// The body cut after statement `k`, with `live` as its value: what a point inside statement
-/// `k` resumes.
-pub(crate) fn cut(body: &Block, k: usize, live: Option<&[Binding]>) -> Block {
-    let Some(live) = live else {
-        return body.clone();
-    };
+/// What follows statement `k` in the body cut after it, in place of the body's own statements
+/// after `k`, which a point inside statement `k` resumes with: the tuple of the locals `live`
+/// that those statements use, or nothing where they use none; `None` where `k` is the last
+/// statement (`live` is `None`), whose rest is the body's own, empty.
+pub(crate) fn cut_tail(live: Option<&[Binding]>) -> Option<Vec<Stmt>> {
+    let live = live?;
     if live.is_empty() {
-        return Block {
-            brace_token: body.brace_token,
-            stmts: body.stmts[..=k].to_vec(),
-        };
+        return Some(Vec::new());
     }
     let idents = live.iter().map(|binding| &binding.ident);
-    let mut stmts = body.stmts[..=k].to_vec();
-    stmts.push(Stmt::Expr(syn::parse_quote!((#(#idents,)*)), None));
-    Block {
-        brace_token: body.brace_token,
-        stmts,
-    }
+    Some(vec![Stmt::Expr(syn::parse_quote!((#(#idents,)*)), None)])
 }
 
 /// The locals declared in the body's statements up to `k` (the last of each name) that the
@@ -186,7 +178,7 @@ pub(crate) fn live_after(
         .iter()
         .rev()
         .fold(summaries[k + 1].clone(), |after, local| {
-            free::before(&Stmt::Local((*local).clone()), &after, questions)
+            free::before(&Stmt::Local((*local).clone()), &after, questions, &[])
         });
     let free = after.free;
     let names: Vec<String> = again

@@ -1,11 +1,11 @@
 //! The summaries found from a block's end agree with the finder run over each run of
-//! statements as a whole.
+//! statements as a whole, and a marker standing for a run walks as the run in its place.
 
 use std::collections::HashMap;
 
 use syn::Block;
 
-use super::{free_and_assigned_in_stmts, suffixes};
+use super::{StandIn, free_and_assigned_in_stmts, free_and_assigned_with, suffixes};
 
 /// Bodies whose statements bind, shadow, assign before reading, assign on some ways only,
 /// and read through macros, closures, loops and patterns.
@@ -15,6 +15,19 @@ const BODIES: &[&str] = &[
     "{ let Some(first) = items.first() else { return fallback; }; let shout = |s: &str| s.to_uppercase() + first; 'outer: loop { if done { picked = 1; break 'outer; } picked = 2; break; } shout(name); picked }",
     "{ let (a, b) = pair; while a < limit && { b > 0 } { count = count + 1; } let v = async { a }; tracing_like!(status = %b, other); let c = matches!(a, Some(_)); c }",
     "{ x = 1; let y = { let x = 5; x + w }; if let Some(v) = opt { seen = v; } z = y + x + seen; z }",
+    "{ x = 1; if c { y = 2; break; } let w = 3; z = w; if d { total = z; break 'outer; } count = 1; break; }",
+    "{ label = \"a\"; { let picked = 1; seen = picked; } 'b: { if c { x = 1; break 'b; } x = 2; } return x; }",
+];
+
+/// Code around a block (`BLOCK`): read after it, in a loop or a labelled block that its
+/// `break`s leave, in a branch beside another that assigns or returns.
+const AROUND: &[&str] = &[
+    "{ BLOCK }",
+    "{ 'outer: loop { if c { BLOCK } else { break; } } (x, y, z, w, total, label, picked, count, seen) }",
+    "{ let r = 'outer: { loop { BLOCK } }; (x, y, z, total, label, picked, count, seen, r) }",
+    "{ let v = if c { BLOCK } else { x = 0; z = 0; total = 0; label = \"\"; picked = 0; 0 }; (x, z, total, label, picked, seen, v) }",
+    "{ let v = match c { 0 => BLOCK, _ => return }; (x, z, total, label, seen, v) }",
+    "{ let f = || { 'outer: loop { BLOCK } }; (x, z, seen, f) }",
 ];
 
 #[test]
@@ -31,6 +44,29 @@ fn summaries_from_the_end_agree_with_the_whole_run() {
                 summary.assigned, assigned,
                 "assigned from statement {j} of {text}"
             );
+        }
+    }
+}
+
+#[test]
+fn a_marker_walks_as_the_run_it_stands_for() {
+    let sites = HashMap::new();
+    for text in BODIES {
+        let block: Block = syn::parse_str(text).expect("the body parses");
+        let summaries = suffixes(&block.stmts, &sites);
+        for around in AROUND {
+            let whole: Block = syn::parse_str(&around.replace("BLOCK", text)).expect("parses");
+            let expected = free_and_assigned_in_stmts(&whole.stmts, &sites);
+            for (j, summary) in summaries.iter().enumerate().take(block.stmts.len()) {
+                let stand_ins = [StandIn::rest_of(&block, summary.clone())];
+                let mut cut = block.clone();
+                cut.stmts.truncate(j);
+                cut.stmts.push(StandIn::marker(0));
+                let cut = quote::quote!(#cut).to_string();
+                let marked: Block = syn::parse_str(&around.replace("BLOCK", &cut)).expect("parses");
+                let walked = free_and_assigned_with(&marked.stmts, &sites, &stand_ins);
+                assert_eq!(walked, expected, "from statement {j} of {text} in {around}");
+            }
         }
     }
 }

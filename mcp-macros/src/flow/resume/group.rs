@@ -247,7 +247,7 @@ impl Planner<'_, '_> {
         at: usize,
         points: &[usize],
     ) -> Option<(Group, Vec<Order>)> {
-        let Placement::Within { stmt, live, .. } = &placements[points[0]] else {
+        let Placement::Within { live, .. } = &placements[points[0]] else {
             return None;
         };
         let plan = self.block(at, points)?;
@@ -256,8 +256,9 @@ impl Planner<'_, '_> {
         if grouped.len() < 2 {
             return None;
         }
-        let cut = straight::cut(&self.body, *stmt, live.as_deref());
-        let together = self.resume(&cut, &[], grouped[0], Some(plan.heads))?;
+        let body = self.body.clone();
+        let tail = straight::cut_tail(live.as_deref());
+        let together = self.resume((&body, tail), &[], grouped[0], Some(plan.heads))?;
         let live_borrowed = live
             .iter()
             .flatten()
@@ -291,7 +292,7 @@ impl Planner<'_, '_> {
     /// and nothing refused.
     fn resume(
         &mut self,
-        block: &Block,
+        (block, tail): Cut<'_>,
         prefix: &[Step],
         site: usize,
         heads: Option<Heads>,
@@ -300,6 +301,7 @@ impl Planner<'_, '_> {
         let mut reported = HashSet::new();
         let mut resumer = Resumer::new(self.stages, &mut errors, &mut reported);
         resumer.group = heads;
+        resumer.cut = tail;
         resumer.first_value = self.next_value;
         let mut resumed = resumer.resume_in(block, prefix, site);
         if errors.finish().is_err() || resumed.declares || !resumed.hidden.is_empty() {
@@ -390,7 +392,8 @@ impl Planner<'_, '_> {
                 false => (Some(live), again),
                 true => (None, Vec::new()),
             };
-            let cut = straight::cut(&block, j, live.as_deref());
+            let tail = straight::cut_tail(live.as_deref());
+            let cut = (&block, tail);
             let mut arms = Within::default();
             for part in split(sites, &deep, at + 1) {
                 let (points, plan) = match part {
@@ -400,13 +403,13 @@ impl Planner<'_, '_> {
                         _ => {
                             // Each alone, then.
                             for id in points {
-                                self.arm(&cut, &prefix, &[id], None, &mut arms, &mut orders);
+                                self.arm(cut.clone(), &prefix, &[id], None, &mut arms, &mut orders);
                             }
                             continue;
                         }
                     },
                 };
-                self.arm(&cut, &prefix, &points, plan, &mut arms, &mut orders);
+                self.arm(cut.clone(), &prefix, &points, plan, &mut arms, &mut orders);
             }
             if !arms.arms.is_empty() {
                 levels.push(BlockLevel::Within {
@@ -427,7 +430,7 @@ impl Planner<'_, '_> {
     /// resumes a copy of that statement, nested by `plan` where the points are several.
     fn arm(
         &mut self,
-        cut: &Block,
+        cut: Cut<'_>,
         prefix: &[Step],
         points: &[usize],
         plan: Option<Plan>,
@@ -485,6 +488,10 @@ fn declared_again_after(block: &Block, first: usize, stages: Stages<'_>) -> bool
         .skip(first)
         .any(|stmt| matches!(stmt, Stmt::Local(_)) && stages.hoisted.holds(stmt))
 }
+
+/// A block cut after one of its statements: the block, and what follows that statement in
+/// place of the block's own statements after it (see `straight::cut_tail`).
+type Cut<'b> = (&'b Block, Option<Vec<Stmt>>);
 
 /// A grouped point and its carried locals, in the order its group's arm takes them.
 type Order = (usize, Vec<Carried>);

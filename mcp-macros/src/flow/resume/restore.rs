@@ -132,7 +132,7 @@ impl Resumer<'_> {
         block: Block,
         (here, heads): (Vec<Step>, (TokenStream, bool)),
     ) -> Expr {
-        let free = free::free_in_stmts(&block.stmts, self.questions);
+        let (free, _) = free::free_and_assigned_with(&block.stmts, self.questions, &self.stand_ins);
         let level = self.level.saturating_sub(1);
         let mut restored = Vec::new();
         let mut matched: Vec<Stmt> = Vec::new();
