@@ -42,7 +42,11 @@ async fn every_shape(args: Args, cx: Cx) -> ToolResult {
     }
     let base = total;
     let last = base + usize::from(cx.elicit::<Yes>("Last?").await?.ok);
-    Ok(text(format!("{} {last}", words.join(","))))
+    Ok(text(format!(
+        "{} {} {last}",
+        cx.elicit::<Word>("Sign?").await?.word,
+        words.join(",")
+    )))
 }
 
 #[tokio::test]
@@ -56,10 +60,12 @@ async fn every_shape_runs_under_pedantic_lints() {
         yes(false),
         word("xyz"),
         yes(true),
+        word("ok"),
     ];
     let done = answered(every_shape, args(1, &["i"]), &answers).await;
-    assert_eq!(done, "a,b 6");
+    assert_eq!(done, "ok a,b 6");
     let tester = FlowTester::tool(every_shape).arguments(args(0, &[]));
-    let round = answers::run(tester, &[yes(false), word("c"), yes(false), yes(false)]).await;
-    assert_eq!(round.text(), Some("c 0"));
+    let answers = [yes(false), word("c"), yes(false), yes(false), word("ok")];
+    let round = answers::run(tester, &answers).await;
+    assert_eq!(round.text(), Some("ok c 0"));
 }

@@ -98,6 +98,9 @@ impl<'ast> Visit<'ast> for Finder<'_> {
         self.found |= is_question_base(&awaited.base, self.cx);
         visit::visit_expr_await(self, awaited);
     }
+    fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+        self.found |= awaited_in_tokens(mac.tokens.clone(), self.cx).is_some();
+    }
     fn visit_item(&mut self, _: &'ast syn::Item) {}
 }
 
@@ -150,19 +153,31 @@ pub(super) fn question_args(expr: &Expr) -> Vec<&Expr> {
 }
 
 /// The error for a macro call whose tokens await a question or a sub-flow, at those tokens:
-/// the flow macro cannot read a macro's arguments as code, so it cannot split the body there.
+/// but for the standard macros that evaluate each argument once, in order (see
+/// `sites::macros`), the flow macro cannot tell how a macro's arguments run, so it cannot
+/// split the body there.
 pub(super) fn awaited_in_macro(mac: &syn::Macro, cx: &Ident) -> Option<syn::Error> {
     let (awaited, tokens) = awaited_in_tokens(mac.tokens.clone(), cx)?;
-    let message = match awaited {
-        Awaited::Question => {
-            "a question cannot be asked inside a macro call; bind its answer first \
-             (`let answer = cx.elicit(...).await?;`) and use `answer` in the macro"
-        }
-        Awaited::SubFlow => {
-            "a sub-flow cannot be awaited inside a macro call; bind its result first \
-             (`let answer = sub_flow(&cx, ...).await?;`) and use `answer` in the macro"
-        }
+    let name = mac
+        .path
+        .segments
+        .last()
+        .map_or_else(String::new, |segment| segment.ident.to_string());
+    let (what, bind) = match awaited {
+        Awaited::Question => (
+            "a question cannot be asked",
+            "bind its answer first (`let answer = cx.elicit(...).await?;`)",
+        ),
+        Awaited::SubFlow => (
+            "a sub-flow cannot be awaited",
+            "bind its result first (`let answer = sub_flow(&cx, ...).await?;`)",
+        ),
     };
+    let message = format!(
+        "{what} inside `{name}!`: of macros, only those that evaluate each argument once, in \
+         the order written (`format!`, `println!`, `write!`, `vec!` and the like), can hold \
+         one; {bind} and use `answer` in the macro"
+    );
     Some(syn::Error::new_spanned(tokens, message))
 }
 

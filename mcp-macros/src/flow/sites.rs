@@ -14,6 +14,7 @@ use super::Errors;
 use super::questions::{Forbidden, Position, asks, awaited_in_macro, has_question};
 
 mod loops;
+mod macros;
 mod record;
 
 pub(crate) use loops::Loop;
@@ -261,7 +262,18 @@ impl<'a> Analyzer<'a> {
                 self.head(expr);
                 self.path.pop();
             }
-            Stmt::Macro(mac) => self.forbid_macro(&mac.mac),
+            // `println!("{}", cx.elicit::<Name>(..).await?.name);`: as an expression.
+            Stmt::Macro(mac) => {
+                let Some(mut expr) = macros::as_expr(mac, self.cx) else {
+                    self.forbid_macro(&mac.mac);
+                    return;
+                };
+                let semi = mac.semi_token;
+                self.path.push(Step::ExprStmt);
+                self.head(&mut expr);
+                self.path.pop();
+                *stmt = Stmt::Expr(expr, semi);
+            }
             Stmt::Item(_) => {}
         }
     }
@@ -289,6 +301,7 @@ impl<'a> Analyzer<'a> {
                 | Expr::Unary(_)
                 | Expr::Tuple(_)
                 | Expr::Array(_)
+                | Expr::Macro(_)
         );
         if keeps_naming {
             self.naming = naming.clone();
@@ -420,6 +433,7 @@ impl<'a> Analyzer<'a> {
                 self.forbid(&e.expr, Position::Nested);
                 self.resumable_for(expr);
             }
+            Expr::Macro(_) => self.macro_call(expr),
             other => self.forbid(other, Position::Nested),
         }
         self.naming = None;
@@ -459,12 +473,25 @@ impl<'a> Analyzer<'a> {
     /// Input:  `opt.unwrap_or(cx.elicit::<Word>(..).await?.word)`
     /// Output: `{ let __mcp_operand0 = __mcp_site!().N?.word; opt.unwrap_or(__mcp_operand0) }`
     fn question_first(&mut self, expr: &mut Expr, head: Head) {
-        let value = format_ident!("__mcp_operand{}", self.operands, span = Span::mixed_site());
-        self.operands += 1;
+        let value = self.operand_local();
         let Some(operand) = head.child(expr) else {
             return;
         };
         let operand = std::mem::replace(operand, syn::parse_quote!(#value));
+        self.first_into_local(expr, &value, operand);
+    }
+
+    /// A local of its own for an operand taken first (see
+    /// [`question_first`](Self::question_first)).
+    fn operand_local(&mut self) -> Ident {
+        let value = format_ident!("__mcp_operand{}", self.operands, span = Span::mixed_site());
+        self.operands += 1;
+        value
+    }
+
+    /// `expr`, which reads the local `value` in place of `operand`, after a `let` of `value`
+    /// to `operand`; both read as any other expression.
+    fn first_into_local(&mut self, expr: &mut Expr, value: &Ident, operand: Expr) {
         let rest = std::mem::replace(expr, Expr::PLACEHOLDER);
         let mut block: syn::ExprBlock = syn::parse_quote!({ let #value = (); });
         block.block.stmts.push(Stmt::Expr(rest, None));

@@ -13,7 +13,8 @@ async fn confirm(cx: &Cx) -> Result<bool, Refusal> {
 
 #[tool]
 async fn ship(cx: Cx) -> ToolResult {
-    Ok(text(format!("{}", confirm(&cx).await?)))
+    assert!(confirm(&cx).await?, "not confirmed");
+    Ok(text("shipped"))
 }
 
 fn main() {}

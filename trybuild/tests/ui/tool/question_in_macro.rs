@@ -7,7 +7,7 @@ struct Name {
 
 #[tool]
 async fn greet(cx: Cx) -> ToolResult {
-    println!("{}", cx.elicit::<Name>("Who are you?").await?.name);
+    debug_assert!(!cx.elicit::<Name>("Who are you?").await?.name.is_empty());
     Ok(text("Hello"))
 }
 
