@@ -43,9 +43,9 @@ async fn every_shape(args: Args, cx: Cx) -> ToolResult {
     let base = total;
     let last = base + usize::from(cx.elicit::<Yes>("Last?").await?.ok);
     Ok(text(format!(
-        "{} {} {last}",
-        cx.elicit::<Word>("Sign?").await?.word,
-        words.join(",")
+        "{} {last} {}",
+        words.join(","),
+        cx.elicit::<Word>("Sign?").await?.word
     )))
 }
 
@@ -63,9 +63,9 @@ async fn every_shape_runs_under_pedantic_lints() {
         word("ok"),
     ];
     let done = answered(every_shape, args(1, &["i"]), &answers).await;
-    assert_eq!(done, "ok a,b 6");
+    assert_eq!(done, "a,b 6 ok");
     let tester = FlowTester::tool(every_shape).arguments(args(0, &[]));
     let answers = [yes(false), word("c"), yes(false), yes(false), word("ok")];
     let round = answers::run(tester, &answers).await;
-    assert_eq!(round.text(), Some("ok c 0"));
+    assert_eq!(round.text(), Some("c 0 ok"));
 }

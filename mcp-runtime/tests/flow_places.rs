@@ -4,6 +4,10 @@
 //! literal, or on the right of an operator whose left only reads (`base + ..`, `n > 3 &&
 //! ..`). Nothing of the statement runs before the question, so the flow resumes at the
 //! question with the place restored, and the rest of the statement runs once, with the answer.
+//! An operand before the question that runs code (`greet(greeting(), ..)`) runs once, before
+//! it, and its value travels across it.
+
+use std::sync::atomic::{AtomicU32, Ordering};
 
 use mcp_runtime::testing::FlowTester;
 use mcp_runtime::{Cx, Refusal, ToolResult, elicit, text, tool};
@@ -276,5 +280,68 @@ async fn questions_after_operands_that_only_read_are_asked_in_order() {
     assert_eq!(
         keys,
         ["lengths", "seen", "lengths", "seen", "joined", "elicit"]
+    );
+}
+
+static STAMPS: AtomicU32 = AtomicU32::new(0);
+
+/// What a flow notes of a choice.
+#[derive(Debug, Serialize, Deserialize)]
+struct Note {
+    label: String,
+    sure: bool,
+    count: u32,
+}
+
+/// A number that says how often it was asked for.
+fn stamp() -> u32 {
+    STAMPS.fetch_add(1, Ordering::SeqCst) + 1
+}
+
+/// Operands that run code before a question: an argument, an element in a loop, a field, the
+/// left of `+` and of `||`.
+#[tool]
+async fn code_first(args: Args, cx: Cx) -> ToolResult {
+    let line = join(stamp().to_string(), cx.elicit::<Word>("First?").await?.word);
+    let mut picks = Vec::new();
+    for item in &args.items {
+        picks = vec![
+            item.clone(),
+            cx.elicit::<Word>(format!("Why {item}?")).await?.word,
+        ];
+    }
+    let entry = Note {
+        label: format!("#{}", stamp()),
+        sure: cx.elicit::<Yes>("Sure?").await?.ok,
+        count: args.start,
+    };
+    let joined = args.items.join(",") + &cx.elicit::<Word>("More?").await?.word;
+    let asked = args.items.is_empty() || cx.elicit::<Yes>("Really?").await?.ok;
+    Ok(text(format!("{line} {picks:?} {entry:?} {joined} {asked}")))
+}
+
+#[tokio::test]
+async fn operands_that_run_code_before_a_question_run_once_and_travel() {
+    STAMPS.store(0, Ordering::SeqCst);
+    let tester = FlowTester::tool(code_first).arguments(args(4, &["a", "b"]));
+    let answers = [
+        word("x"),
+        word("p"),
+        word("q"),
+        yes(true),
+        word("z"),
+        yes(false),
+    ];
+    let (keys, round) = run_keyed(tester, &answers).await;
+    assert_eq!(
+        round.text(),
+        Some("1+x [\"b\", \"q\"] Note { label: \"#2\", sure: true, count: 4 } a,bz false")
+    );
+    assert_eq!(STAMPS.load(Ordering::SeqCst), 2, "each operand ran once");
+    assert_eq!(keys, ["line", "picks", "picks", "sure", "joined", "asked"]);
+    let done = answered(code_first, args(0, &[]), &[word("x"), yes(false), word("")]).await;
+    assert_eq!(
+        done,
+        "3+x [] Note { label: \"#4\", sure: false, count: 0 }  true"
     );
 }

@@ -173,11 +173,11 @@ pub(crate) fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenS
     })
 }
 
-/// How `resume_all` resumes a point: in the body cut after its statement, in the whole body,
-/// or in the whole body for its locals alone.
+/// How `resume_all` resumes a point: for its locals alone, in the body cut after its
+/// statement; whole, in the whole body; or for its locals alone, in the whole body.
 enum Resume {
-    /// Cut after its statement, followed by these (see `straight::cut_tail`), for its
-    /// locals alone: the resumed body is wanted only where no group has the point.
+    /// Cut after its statement, followed by these (see `straight::cut_tail`): its resumed
+    /// body is wanted only where no group has the point (see [`Alone`]).
     Cut(Option<Vec<syn::Stmt>>),
     Whole,
     Locals,
@@ -229,7 +229,8 @@ impl Alone<'_> {
     }
 }
 
-/// Where each point resumes, and its resumed body.
+/// Where each point resumes, and its locals: with its resumed body for a point in an arm of
+/// its own, without for one the start's nest resumes.
 fn resume_all(
     body: &syn::Block,
     stages: resume::Stages<'_>,

@@ -6,7 +6,7 @@ use syn::visit_mut::{self, VisitMut};
 use syn::{Expr, Ident};
 
 use super::resume::Resumed;
-use super::sites::{Site, marker_site};
+use super::sites::{Site, is_operand, marker_site};
 
 /// Replaces each `__mcp_site!().N` marker with the code that settles question point `N`.
 ///
@@ -124,7 +124,11 @@ impl SiteCode<'_> {
         let puts = self.resumed[id].carried.iter().map(|c| {
             let local = &c.ident;
             let slot = slot(c.slot);
-            let name = local.to_string().trim_start_matches("r#").to_owned();
+            let name = if is_operand(local) {
+                "a value held across a question within its expression".to_owned()
+            } else {
+                local.to_string().trim_start_matches("r#").to_owned()
+            };
             // A local hidden here is written from the borrow its hider took (`resume::hide`).
             match &c.alias {
                 Some(alias) => quote!(.put(#alias, &#slot, #name)),

@@ -6,7 +6,6 @@
 //! expression, its keys and the path from the body block down to the marker.
 
 use proc_macro2::Span;
-use quote::format_ident;
 use syn::visit::Visit;
 use syn::{Block, Expr, Ident, LitStr, Pat, Stmt};
 
@@ -15,9 +14,12 @@ use super::questions::{Forbidden, Position, asks, awaited_in_macro, has_question
 
 mod loops;
 mod macros;
+mod operands;
 mod record;
 
 pub(crate) use loops::Loop;
+pub(crate) use operands::is_operand;
+use operands::{by_reference, is_place, place_name, pure};
 
 /// The macro whose value's field marks a question point inside the rewritten body.
 const MARKER: &str = "__mcp_site";
@@ -314,8 +316,8 @@ impl<'a> Analyzer<'a> {
             Expr::Unary(e) => self.enter(Head::Unary, &mut e.expr),
             Expr::Reference(e) => self.enter(Head::Reference, &mut e.expr),
             // `names.push(cx.elicit::<Name>(..).await?.name)`, `Some(ask(&cx).await?)`,
-            // `counts.insert(name, ask(&cx).await?)`: a method of a place, or a call to a
-            // path, whose arguments before the question only read places and literals.
+            // `counts.insert(name, ask(&cx).await?)`: an argument of a method of a place, or
+            // of a call to a path (see `operands`).
             Expr::MethodCall(e) => match is_place(&e.receiver).then(|| self.asking(&e.args)) {
                 Some(at @ Some(_)) => {
                     if self.naming.is_none() {
@@ -344,7 +346,8 @@ impl<'a> Analyzer<'a> {
             }
             Expr::Struct(e) if e.rest.is_none() => {
                 let at = self.asking(e.fields.iter().map(|field| &field.expr));
-                if let Some(syn::Member::Named(name)) = at.map(|k| &e.fields[k].member) {
+                if let Some(syn::Member::Named(name)) = at.map(|asking| &e.fields[asking.at].member)
+                {
                     self.naming = Some(Naming::Ident(name.clone()));
                 }
                 self.operand(expr, at, Head::StructField);
@@ -362,7 +365,11 @@ impl<'a> Analyzer<'a> {
             }
             // `base + ask(&cx).await?`, `prefix + &cx.elicit::<Word>(..).await?.word`.
             Expr::Binary(e) if !compound(&e.op) && pure(&e.left) && asks(&e.right, self.cx) => {
-                self.question_first(expr, Head::BinaryRight);
+                self.operand_first(expr, Head::BinaryRight);
+            }
+            // `words.join(",") + &ask(&cx).await?`: the left runs first, into a local.
+            Expr::Binary(e) if !compound(&e.op) && asks(&e.right, self.cx) => {
+                self.operand_first(expr, Head::BinaryLeft);
             }
             Expr::Binary(e) => {
                 self.enter(Head::BinaryLeft, &mut e.left);
@@ -424,7 +431,7 @@ impl<'a> Analyzer<'a> {
             // evaluated first. A loop that asks too then iterates a local holding it.
             Expr::ForLoop(e) if asks(&e.expr, self.cx) => {
                 if has_question(&e.body, self.cx) {
-                    self.question_first(expr, Head::ForIter);
+                    self.operand_first(expr, Head::ForIter);
                 } else {
                     self.enter(Head::ForIter, &mut e.expr);
                 }
@@ -437,79 +444,6 @@ impl<'a> Analyzer<'a> {
             other => self.forbid(other, Position::Nested),
         }
         self.naming = None;
-    }
-
-    /// The position of the first of `operands` that asks, if every one before it only reads
-    /// places and literals.
-    fn asking<'e>(&self, operands: impl IntoIterator<Item = &'e Expr>) -> Option<usize> {
-        for (k, operand) in operands.into_iter().enumerate() {
-            if asks(operand, self.cx) {
-                return Some(k);
-            }
-            if !pure(operand) {
-                return None;
-            }
-        }
-        None
-    }
-
-    /// `expr`, whose operand `at` (the step into it made by `head`) is the first that asks
-    /// (see [`asking`](Self::asking)): taken first into a local of its own, the rest of `expr`
-    /// read after it; without one, each question in `expr` is refused.
-    fn operand(&mut self, expr: &mut Expr, at: Option<usize>, head: fn(usize) -> Head) {
-        match at {
-            Some(k) => self.question_first(expr, head(k)),
-            None => self.forbid(expr, Position::Nested),
-        }
-    }
-
-    /// `expr` with its operand at `head`, which asks, evaluated first into a local of its own,
-    /// then the rest of `expr` read as any other expression. What `expr` evaluates before that
-    /// operand only reads places, or names a function, so nothing that could tell is
-    /// reordered; and where the question stops, nothing of `expr` has run that could have
-    /// moved a local its state reads (`opt.unwrap_or(..)` and a `String`'s `+` take their
-    /// left by value), nor begun a `for` loop that asks over the collection it evaluates.
-    ///
-    /// Input:  `opt.unwrap_or(cx.elicit::<Word>(..).await?.word)`
-    /// Output: `{ let __mcp_operand0 = __mcp_site!().N?.word; opt.unwrap_or(__mcp_operand0) }`
-    fn question_first(&mut self, expr: &mut Expr, head: Head) {
-        let value = self.operand_local();
-        let Some(operand) = head.child(expr) else {
-            return;
-        };
-        let operand = std::mem::replace(operand, syn::parse_quote!(#value));
-        self.first_into_local(expr, &value, operand);
-    }
-
-    /// A local of its own for an operand taken first (see
-    /// [`question_first`](Self::question_first)).
-    fn operand_local(&mut self) -> Ident {
-        let value = format_ident!("__mcp_operand{}", self.operands, span = Span::mixed_site());
-        self.operands += 1;
-        value
-    }
-
-    /// `expr`, which reads the local `value` in place of `operand`, after a `let` of `value`
-    /// to `operand`; both read as any other expression.
-    fn first_into_local(&mut self, expr: &mut Expr, value: &Ident, operand: Expr) {
-        let rest = std::mem::replace(expr, Expr::PLACEHOLDER);
-        let mut block: syn::ExprBlock = syn::parse_quote!({ let #value = (); });
-        block.block.stmts.push(Stmt::Expr(rest, None));
-        if let [Stmt::Local(local), Stmt::Expr(rest, None)] = block.block.stmts.as_mut_slice()
-            && let Some(init) = &mut local.init
-        {
-            *init.expr = operand;
-            let at = self.path.len();
-            self.path
-                .extend([Step::BlockExpr, Step::Stmt(0), Step::LocalInit]);
-            self.head(&mut init.expr);
-            self.path.truncate(at);
-            self.path
-                .extend([Step::BlockExpr, Step::Stmt(1), Step::ExprStmt]);
-            self.head(rest);
-            self.path.truncate(at);
-        }
-        *expr = Expr::Block(block);
     }
 
     fn enter(&mut self, head: Head, expr: &mut Expr) {
@@ -551,62 +485,4 @@ pub(crate) fn compound(op: &syn::BinOp) -> bool {
             | ShlAssign(_)
             | ShrAssign(_)
     )
-}
-
-/// Whether assigning to `expr` evaluates nothing that could run code or ask: a local, its
-/// fields, its elements at literal or named indices, or what it points to.
-fn is_place(expr: &Expr) -> bool {
-    match expr {
-        Expr::Path(path) => path.qself.is_none() && path.path.get_ident().is_some(),
-        Expr::Field(field) => is_place(&field.base),
-        Expr::Index(index) => {
-            matches!(&*index.index, Expr::Lit(_) | Expr::Path(_)) && is_place(&index.expr)
-        }
-        Expr::Paren(inner) => is_place(&inner.expr),
-        Expr::Unary(unary) => matches!(unary.op, syn::UnOp::Deref(_)) && is_place(&unary.expr),
-        _ => false,
-    }
-}
-
-/// The name a question assigned to `place` is asked under: its last named field, or its
-/// local (`total`, `stats.count`, `counts[0]`).
-fn place_name(place: &Expr) -> Option<Ident> {
-    match place {
-        Expr::Path(path) => path.path.get_ident().cloned(),
-        Expr::Field(field) => match &field.member {
-            syn::Member::Named(name) => Some(name.clone()),
-            syn::Member::Unnamed(_) => place_name(&field.base),
-        },
-        Expr::Index(index) => place_name(&index.expr),
-        Expr::Paren(inner) => place_name(&inner.expr),
-        Expr::Unary(unary) => place_name(&unary.expr),
-        _ => None,
-    }
-}
-
-/// Whether `op` reads its left operand by reference or as a `bool`: a comparison, `&&` or
-/// `||`.
-fn by_reference(op: &syn::BinOp) -> bool {
-    use syn::BinOp::*;
-    matches!(
-        op,
-        Eq(_) | Ne(_) | Lt(_) | Le(_) | Gt(_) | Ge(_) | And(_) | Or(_)
-    )
-}
-
-/// Whether evaluating `expr` only reads places and literals: it runs no code of the handler's
-/// and gives the same value again while those places do not change (`total > 3`, `-base`,
-/// `args.limit as usize`).
-fn pure(expr: &Expr) -> bool {
-    match expr {
-        Expr::Lit(_) | Expr::Path(_) => true,
-        Expr::Field(field) => pure(&field.base),
-        Expr::Index(index) => pure(&index.expr) && pure(&index.index),
-        Expr::Paren(inner) => pure(&inner.expr),
-        Expr::Unary(unary) => pure(&unary.expr),
-        Expr::Cast(cast) => pure(&cast.expr),
-        Expr::Reference(reference) => pure(&reference.expr),
-        Expr::Binary(binary) => !compound(&binary.op) && pure(&binary.left) && pure(&binary.right),
-        _ => false,
-    }
 }

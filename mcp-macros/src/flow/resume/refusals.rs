@@ -4,6 +4,7 @@
 use super::{Binding, Resumer, scope};
 use crate::flow::items::occurrences;
 use crate::flow::scope::{Borrowed, Code};
+use crate::flow::sites::is_operand;
 use proc_macro2::{TokenStream, TokenTree};
 
 impl Resumer<'_> {
@@ -77,7 +78,23 @@ impl Resumer<'_> {
             .as_ref()
             .filter(|ty| scope::holds_borrow(ty))
             .map(scope::owned_for);
-        let problem = if let Some(Some(owned)) = owned {
+        let borrows = binding.by_ref || binding.init_borrow.is_some() || owned.is_some();
+        let problem = if is_operand(ident) {
+            // A value an operand gave, taken first into a local (see `sites::operands`).
+            let what = if borrows {
+                "is a borrow, and a borrow cannot cross a question; make it an owned value \
+                 (for example with `.to_owned()` or `.clone()`)"
+            } else if binding.init_is_code.is_some() {
+                "is code, and no request state can hold code; write it after the question"
+            } else {
+                return true;
+            };
+            format!(
+                "this value is held across a question later in its expression, so it travels \
+                 in the request state; it {what}, or bind the question's answer before the \
+                 expression (`let answer = cx.elicit(...).await?;`)"
+            )
+        } else if let Some(Some(owned)) = owned {
             format!(
                 "`{ident}` holds a borrow and is used after a question, and a borrow cannot \
                  cross a question; carry an owned value instead: `let {ident}: {owned} = ...;`"
@@ -89,7 +106,7 @@ impl Resumer<'_> {
                  resumes at its place), or collect what you need into a `Vec` before the \
                  question"
             )
-        } else if binding.by_ref || binding.init_borrow.is_some() || owned.is_some() {
+        } else if borrows {
             format!(
                 "`{ident}` is a borrow used after a question, and a borrow cannot cross a \
                  question; make `{ident}` an owned value (for example with `.to_owned()` or \

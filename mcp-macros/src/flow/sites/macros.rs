@@ -1,7 +1,8 @@
 //! Questions among the arguments of a standard macro that evaluates each of them once, in
 //! the order written (`format!`, `println!`, `write!`, `vec!`, ...), as the arguments of a
-//! call are: the question is taken first into a local of its own, as an argument of a call
-//! is (see `question_first`), and the macro reads the local.
+//! call are: the question, and any argument before it that runs code, is taken first into a
+//! local of its own, as an argument of a call is (see `operands`), and the macro reads the
+//! local.
 //!
 //! Input:  `format!("{} of {}", count, cx.elicit::<Word>(..).await?.word)`
 //! Output: `{ let __mcp_operand0 = __mcp_site!().N?.word; format!("{} of {}", count, __mcp_operand0) }`
@@ -12,8 +13,10 @@
 
 use quote::ToTokens;
 use syn::punctuated::Punctuated;
+use syn::spanned::Spanned;
 use syn::{Expr, Ident, Token};
 
+use super::operands::Asking;
 use super::{Analyzer, Position};
 use crate::flow::questions::asks;
 
@@ -86,9 +89,9 @@ pub(super) fn as_expr(mac: &syn::StmtMacro, cx: &Ident) -> Option<Expr> {
 }
 
 impl Analyzer<'_> {
-    /// `expr`, a macro call: the first argument that asks taken first into a local, if the
-    /// macro is one of [`EACH_ONCE`] and every argument before it only reads places and
-    /// literals; otherwise each question in it is refused.
+    /// `expr`, a macro call: the first argument that asks, or that runs code before one that
+    /// asks, taken first into a local, if the macro is one of [`EACH_ONCE`]; otherwise each
+    /// question in it is refused.
     pub(super) fn macro_call(&mut self, expr: &mut Expr) {
         let Expr::Macro(call) = expr else {
             return;
@@ -97,12 +100,12 @@ impl Analyzer<'_> {
             self.forbid_macro(&call.mac);
             return;
         };
-        let Some(at) = self.asking(args.iter().map(value)) else {
+        let Some(at) = self.asking(args.iter().map(value)).map(Asking::first) else {
             args.iter()
                 .for_each(|arg| self.forbid(arg, Position::Nested));
             return;
         };
-        let local = self.operand_local();
+        let local = self.operand_local(value(&args[at]).span());
         let operand = std::mem::replace(value_mut(&mut args[at]), syn::parse_quote!(#local));
         call.mac.tokens = args.to_token_stream();
         self.first_into_local(expr, &local, operand);
