@@ -4,8 +4,9 @@
 //! literal, or on the right of an operator whose left only reads (`base + ..`, `n > 3 &&
 //! ..`). Nothing of the statement runs before the question, so the flow resumes at the
 //! question with the place restored, and the rest of the statement runs once, with the answer.
-//! An operand before the question that runs code (`greet(greeting(), ..)`) runs once, before
-//! it, and its value travels across it.
+//! An operand before the question that runs code (`greet(greeting(), ..)`, or the receiver
+//! of a method the question is an argument of) runs once, before it, and its value travels
+//! across it.
 
 use std::sync::atomic::{AtomicU32, Ordering};
 
@@ -343,5 +344,34 @@ async fn operands_that_run_code_before_a_question_run_once_and_travel() {
     assert_eq!(
         done,
         "3+x [] Note { label: \"#4\", sure: false, count: 0 }  true"
+    );
+}
+
+static GREETINGS: AtomicU32 = AtomicU32::new(0);
+
+/// The receiver of a method a question is an argument of: a value a call makes, and a borrow
+/// of an argument, which is taken again where the flow resumes.
+#[tool]
+async fn receivers(args: Args, cx: Cx) -> ToolResult {
+    let count = GREETINGS.fetch_add(1, Ordering::SeqCst) + 1;
+    let shout =
+        format!("HELLO #{count}").replace("HELLO", &cx.elicit::<Word>("Greeting?").await?.word);
+    let first = args.items[0]
+        .trim()
+        .replace('x', &cx.elicit::<Word>("Instead of x?").await?.word);
+    Ok(text(format!("{shout} {first}")))
+}
+
+#[tokio::test]
+async fn the_receiver_of_a_method_runs_before_its_question_once() {
+    GREETINGS.store(0, Ordering::SeqCst);
+    let tester = FlowTester::tool(receivers).arguments(args(0, &[" axa "]));
+    let (keys, round) = run_keyed(tester, &[word("hi"), word("y")]).await;
+    assert_eq!(round.text(), Some("hi #1 aya"));
+    assert_eq!(keys, ["shout", "first"]);
+    assert_eq!(
+        GREETINGS.load(Ordering::SeqCst),
+        1,
+        "the code before the questions ran once"
     );
 }

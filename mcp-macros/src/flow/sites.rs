@@ -325,6 +325,11 @@ impl<'a> Analyzer<'a> {
                     }
                     self.operand(expr, at, Head::MethodArg);
                 }
+                // `greeting().replace("NAME", &ask(&cx).await?)`: the receiver runs first,
+                // into a local of its own, whose method the question is then an argument of.
+                None if !asks(&e.receiver, self.cx) && self.asking(&e.args).is_some() => {
+                    self.operand_first(expr, Head::Receiver);
+                }
                 _ => {
                     self.enter(Head::Receiver, &mut e.receiver);
                     e.args.iter().for_each(|a| self.forbid(a, Position::Nested));

@@ -1,9 +1,9 @@
 //! Questions as operands: a question that is an argument of a call, an element of a tuple or
 //! an array, a field of a struct literal or the right of an operator is taken first into a
 //! local of its own, and the rest of the expression reads the local. An operand before it
-//! that runs code (`greet(greeting(), ask(&cx).await?)`) is taken into a local first, as
-//! plain Rust evaluates it first: that local travels across the question, like any local
-//! used after one.
+//! that runs code (`greet(greeting(), ask(&cx).await?)`, or the receiver of a method the
+//! question is an argument of) is taken into a local first, as plain Rust evaluates it
+//! first: that local travels across the question, like any local used after one.
 //!
 //! Input:  `greet(greeting(), cx.elicit::<Word>(..).await?.word)`
 //! Output: `{ let __mcp_operand0 = greeting(); { let __mcp_operand1 = __mcp_site!().N?.word; greet(__mcp_operand0, __mcp_operand1) } }`
