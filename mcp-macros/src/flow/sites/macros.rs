@@ -20,10 +20,11 @@ use super::operands::Asking;
 use super::{Analyzer, Position};
 use crate::flow::questions::asks;
 
-/// The standard macros that evaluate each argument once, in the order written.
+/// The standard macros that evaluate each argument once, in the order written, and give a
+/// value that borrows none of them (not `format_args!`, whose value the local an argument is
+/// taken into would not outlive).
 const EACH_ONCE: &[&str] = &[
     "format",
-    "format_args",
     "print",
     "println",
     "eprint",
