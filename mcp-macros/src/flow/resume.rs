@@ -23,7 +23,7 @@ use syn::{Block, Expr, Ident, Stmt};
 use super::free;
 use super::hoist::Hoisted;
 use super::scope::{self, Binding, Rederive};
-use super::sites::{Loop, Site, Step};
+use super::sites::{Head, Loop, Site, Step};
 
 mod group;
 mod hidden;
@@ -150,6 +150,9 @@ pub(crate) struct Resumer<'a> {
     /// (`stand_ins`), which the resumed body cannot be emitted with.
     locals_only: bool,
     stand_ins: Vec<free::StandIn>,
+    /// Whether the code being resumed is a `while` loop's condition, which runs again each
+    /// time round the loop: a value it holds across a question cannot be restored there once.
+    in_loop_condition: bool,
     suffixes: &'a Suffixes,
     /// Whether the next block entered is the body itself.
     top: bool,
@@ -201,6 +204,7 @@ impl<'a> Resumer<'a> {
             cut: None,
             locals_only: false,
             stand_ins: Vec::new(),
+            in_loop_condition: false,
             suffixes,
             top: true,
             level: 0,
@@ -469,7 +473,10 @@ impl<'a> Resumer<'a> {
                 let mut expr = expr.clone();
                 if let Some(child) = head.child(&mut expr) {
                     let written = std::mem::replace(child, Expr::Verbatim(TokenStream::new()));
+                    let outer = self.in_loop_condition;
+                    self.in_loop_condition |= *head == Head::WhileCond;
                     *child = self.resumed(&written, rest);
+                    self.in_loop_condition = outer;
                 }
                 expr
             }

@@ -79,7 +79,12 @@ impl Resumer<'_> {
             .filter(|ty| scope::holds_borrow(ty))
             .map(scope::owned_for);
         let borrows = binding.by_ref || binding.init_borrow.is_some() || owned.is_some();
-        let problem = if is_operand(ident) {
+        let problem = if self.in_loop_condition {
+            "this value is held across a question in a `while` loop's condition, which runs \
+             again each time round the loop; ask in the loop's body instead: `loop { let \
+             answer = cx.elicit(...).await?; if !(...) { break; } ... }`"
+                .to_owned()
+        } else if is_operand(ident) {
             // A value an operand gave, taken first into a local (see `sites::operands`).
             let what = if borrows {
                 "is a borrow, and a borrow cannot cross a question; make it an owned value \
