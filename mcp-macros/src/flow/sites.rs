@@ -217,7 +217,7 @@ pub(crate) struct Analyzer<'a> {
     pub(crate) taken: Vec<Ident>,
     /// The sub-flow being compiled, to refuse a call of itself.
     own: Option<Ident>,
-    /// How many operands were taken first into locals of their own (see `question_first`).
+    /// How many operands were taken first into locals of their own (see `operands`).
     operands: usize,
 }
 
