@@ -533,18 +533,28 @@ fn both(so_far: Option<BTreeSet<String>>, more: BTreeSet<String>) -> BTreeSet<St
 /// Whether `expr` never goes on to the code after it, as far as its last statement shows:
 /// `return`, `break`, `continue` or a panicking macro.
 pub(crate) fn diverges(expr: &Expr) -> bool {
+    ends(expr, &panics)
+}
+
+fn block_diverges(block: &Block) -> bool {
+    block_ends(block, &panics)
+}
+
+/// [`diverges`], where `stmt_macro` says whether a macro statement never goes on.
+fn ends(expr: &Expr, stmt_macro: &dyn Fn(&syn::Macro) -> bool) -> bool {
     match expr {
         Expr::Return(_) | Expr::Break(_) | Expr::Continue(_) => true,
         Expr::Macro(mac) => panics(&mac.mac),
-        Expr::Block(block) if block.label.is_none() => block_diverges(&block.block),
+        Expr::Block(block) if block.label.is_none() => block_ends(&block.block, stmt_macro),
         _ => false,
     }
 }
 
-fn block_diverges(block: &Block) -> bool {
+/// Whether `block` never goes on past its end, as [`ends`] says of its last statement.
+fn block_ends(block: &Block, stmt_macro: &dyn Fn(&syn::Macro) -> bool) -> bool {
     match block.stmts.last() {
-        Some(Stmt::Expr(expr, _)) => diverges(expr),
-        Some(Stmt::Macro(mac)) => panics(&mac.mac),
+        Some(Stmt::Expr(expr, _)) => ends(expr, stmt_macro),
+        Some(Stmt::Macro(mac)) => stmt_macro(&mac.mac),
         _ => false,
     }
 }

@@ -14,7 +14,7 @@ use std::collections::{BTreeSet, HashMap};
 use proc_macro2::{Literal, Span, TokenStream, TokenTree};
 use syn::{Block, Expr, Ident, Stmt};
 
-use super::{Break, FreeVars, Summary, block_diverges, both, diverges, panics};
+use super::{Break, FreeVars, Summary, block_diverges, block_ends, both, ends, panics};
 
 /// The macro a marker calls: it names nothing and is never expanded, nor emitted.
 const MARKER: &str = "__mcp_stand_in";
@@ -120,21 +120,20 @@ impl FreeVars<'_> {
     /// Whether `block` never goes on past its end, as far as its last statement, or the
     /// last of the run a marker there stands for, shows.
     pub(super) fn block_ends(&self, block: &Block) -> bool {
-        match block.stmts.last() {
-            Some(Stmt::Expr(expr, _)) => self.ends(expr),
-            Some(Stmt::Macro(mac)) => match marked(&mac.mac) {
-                Some(n) => self.stand_ins.get(n).is_some_and(|run| run.diverges),
-                None => panics(&mac.mac),
-            },
-            _ => false,
-        }
+        block_ends(block, &|mac| self.macro_ends(mac))
     }
 
-    /// [`diverges`], seeing through markers.
+    /// [`diverges`](super::diverges), seeing through markers.
     pub(super) fn ends(&self, expr: &Expr) -> bool {
-        match expr {
-            Expr::Block(block) if block.label.is_none() => self.block_ends(&block.block),
-            _ => diverges(expr),
+        ends(expr, &|mac| self.macro_ends(mac))
+    }
+
+    /// Whether the macro statement `mac` never goes on: a marker whose run's last statement
+    /// does not, or a panicking macro.
+    fn macro_ends(&self, mac: &syn::Macro) -> bool {
+        match marked(mac) {
+            Some(n) => self.stand_ins.get(n).is_some_and(|run| run.diverges),
+            None => panics(mac),
         }
     }
 }
