@@ -177,7 +177,8 @@ pub(crate) fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenS
 /// statement; whole, in the whole body; or for its locals alone, in the whole body.
 enum Resume {
     /// Cut after its statement, followed by these (see `straight::cut_tail`): its resumed
-    /// body is wanted only where no group has the point (see [`Alone`]).
+    /// body is wanted only where no group has the point (see [`Alone`]), its locals alone
+    /// before grouping.
     Cut(Option<Vec<syn::Stmt>>),
     Whole,
     Locals,
@@ -202,17 +203,11 @@ impl Alone<'_> {
         resumed: &mut [resume::Resumed],
         slots: &mut Vec<syn::Ident>,
     ) {
-        let straight::Placement::Within { live, .. } = placement else {
+        if !matches!(placement, straight::Placement::Within { .. }) {
             return;
-        };
-        let tail = straight::cut_tail(live.as_deref());
-        let mut point = resume::Resumer::new(self.stages, self.errors, self.reported)
-            .resume(self.body, tail, id);
-        if !through_nest(placement, &point) {
-            *placement = straight::Placement::Own;
-            point = resume::Resumer::new(self.stages, self.errors, self.reported)
-                .resume_whole(self.body, id);
         }
+        let (stages, errors, reported) = (self.stages, &mut *self.errors, &mut *self.reported);
+        let mut point = resume_point(self.body, stages, (errors, reported), id, placement, false);
         for carried in &mut point.carried {
             let key = carried.local();
             let slot = resumed
@@ -240,34 +235,47 @@ fn resume_all(
     let mut placements = straight::place(body, stages.sites, stages.hoisted, stages.questions);
     let mut resumed = Vec::with_capacity(stages.sites.len());
     for (id, placement) in placements.iter_mut().enumerate() {
-        let mut resume = |body: &syn::Block, how: Resume| {
-            let resumer = resume::Resumer::new(stages, errors, reported);
-            match how {
-                Resume::Cut(tail) => resumer.locals_only().resume(body, tail, id),
-                Resume::Whole => resumer.resume_whole(body, id),
-                Resume::Locals => resumer.locals_only().resume_whole(body, id),
-            }
-        };
-        let point = match placement {
-            straight::Placement::Within { live, .. } => {
-                resume(body, Resume::Cut(straight::cut_tail(live.as_deref())))
-            }
-            // The nest resumes it in place: only its locals are wanted, unless it turns out
-            // to need an arm of its own.
-            straight::Placement::At { .. } => resume(body, Resume::Locals),
-            straight::Placement::Own => resume(body, Resume::Whole),
-        };
-        let point = match placement {
-            _ if through_nest(placement, &point) => point,
-            straight::Placement::Within { .. } | straight::Placement::At { .. } => {
-                *placement = straight::Placement::Own;
-                resume(body, Resume::Whole)
-            }
-            straight::Placement::Own => point,
-        };
-        resumed.push(point);
+        let errors = (&mut *errors, &mut *reported);
+        resumed.push(resume_point(body, stages, errors, id, placement, true));
     }
     (placements, resumed)
+}
+
+/// Point `id` resumed where `placement` puts it, or in an arm of its own, which `placement`
+/// then says, if it cannot go through the nest there. A point the nest resumes at the head of
+/// a statement is resumed for its locals alone, and so is one inside a statement while
+/// `grouping` says that a group may yet resume it (see [`Alone`]).
+fn resume_point(
+    body: &syn::Block,
+    stages: resume::Stages<'_>,
+    (errors, reported): (&mut Errors, &mut HashSet<String>),
+    id: usize,
+    placement: &mut straight::Placement,
+    grouping: bool,
+) -> resume::Resumed {
+    let mut resume = |how: Resume| {
+        let resumer = resume::Resumer::new(stages, errors, reported);
+        match how {
+            Resume::Cut(tail) if grouping => resumer.locals_only().resume(body, tail, id),
+            Resume::Cut(tail) => resumer.resume(body, tail, id),
+            Resume::Whole => resumer.resume_whole(body, id),
+            Resume::Locals => resumer.locals_only().resume_whole(body, id),
+        }
+    };
+    let point = match placement {
+        straight::Placement::Within { live, .. } => {
+            resume(Resume::Cut(straight::cut_tail(live.as_deref())))
+        }
+        // The nest resumes it in place: only its locals are wanted, unless it turns out to
+        // need an arm of its own.
+        straight::Placement::At { .. } => resume(Resume::Locals),
+        straight::Placement::Own => resume(Resume::Whole),
+    };
+    if through_nest(placement, &point) {
+        return point;
+    }
+    *placement = straight::Placement::Own;
+    resume(Resume::Whole)
 }
 
 /// Whether `point` can hand its locals on through the start's nest where `placement` puts it:
