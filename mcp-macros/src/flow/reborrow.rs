@@ -36,6 +36,13 @@ const PASSING: &[&str] = &[
     "first_mut",
     "last_mut",
     "get_mut",
+    "strip_prefix",
+    "strip_suffix",
+    "split_once",
+    "rsplit_once",
+    "trim_matches",
+    "trim_start_matches",
+    "trim_end_matches",
     "next",
     "nth",
     "unwrap",
@@ -46,7 +53,7 @@ const PASSING: &[&str] = &[
 ];
 
 /// How many of [`PASSING`] take their receiver by reference.
-const BY_REF: usize = 6;
+const BY_REF: usize = 13;
 
 /// The context's methods that only read what the runtime gave this round, the same every
 /// round of a call: application state, the client's capabilities and the caller. What they
