@@ -13,6 +13,7 @@ use super::model::{Handler, Kind};
 use super::resume::{Group, Resumed};
 use super::scope::local_key;
 use super::settle::{self, SiteCode};
+use super::shadow;
 use super::sites::Site;
 use super::straight::{self, Placement};
 
@@ -368,9 +369,18 @@ fn expand_sub_flow(handler: &Handler, step: &Ident, body: TokenStream) -> TokenS
     let output = &handler.output;
     let cx = &handler.cx;
     let cx_ty = &handler.cx_ty;
-    let names: Vec<&Ident> = handler.params.iter().map(|(name, _)| name).collect();
-    let types = handler.params.iter().map(|(_, ty)| ty);
-    let params = handler.params.iter().map(|(name, ty)| quote!(#name: #ty));
+    // The arguments as the user named them; the step function's may be renamed
+    // (`shadow::rename`).
+    let names: Vec<Ident> = handler
+        .params
+        .iter()
+        .map(|(name, _)| shadow::shown_ident(name))
+        .collect();
+    let types: Vec<_> = handler.params.iter().map(|(_, ty)| ty).collect();
+    let params = names
+        .iter()
+        .zip(&types)
+        .map(|(name, ty)| quote!(#name: #ty));
     quote! {
         #(#attrs)*
         #vis fn #ident(#cx: #cx_ty, #(#params),*)

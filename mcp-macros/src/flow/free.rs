@@ -11,6 +11,7 @@ use super::sites::marker_site;
 
 mod macros;
 mod stand_in;
+pub(crate) use macros::inline_args;
 pub(crate) use stand_in::{StandIn, free_and_assigned_with};
 
 /// Names used in `block`'s statements that no binding inside them introduces first.

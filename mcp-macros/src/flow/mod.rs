@@ -25,6 +25,7 @@ mod reborrow;
 mod resume;
 mod scope;
 mod settle;
+mod shadow;
 mod sites;
 mod straight;
 mod valid;
@@ -75,6 +76,16 @@ pub(crate) fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenS
         return fallback(kind, &function, error);
     }
 
+    // A local hidden by a binding that reads it is renamed: each name then names one binding.
+    let mut params: Vec<_> = handler
+        .params
+        .iter()
+        .map(|(name, _)| name.clone())
+        .collect();
+    shadow::rename(&mut handler.body, &mut params);
+    for ((name, _), renamed) in handler.params.iter_mut().zip(&params) {
+        name.clone_from(renamed);
+    }
     let mut body = handler.body.clone();
     let own = (kind == Kind::Elicit).then(|| handler.ident.clone());
     let mut analyzer = sites::Analyzer::new(&handler.cx, own, &mut errors);
@@ -88,7 +99,10 @@ pub(crate) fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenS
     }
 
     let items = items::lift(&mut body);
-    let hoisted = hoist::Hoisted::of(&function, &handler.cx);
+    let hoisted = hoist::Hoisted::of(
+        &shadow::renamed(&function, &handler.body, &params),
+        &handler.cx,
+    );
     let questions = expand::question_map(&sites);
     let mut reported = HashSet::new();
     // The body's summaries, found again for the body the hiding `let`s rewrite.

@@ -127,7 +127,7 @@ impl SiteCode<'_> {
             let name = if is_operand(local) {
                 "a value held across a question within its expression".to_owned()
             } else {
-                local.to_string().trim_start_matches("r#").to_owned()
+                super::shadow::shown(local)
             };
             // A local hidden here is written from the borrow its hider took (`resume::hide`).
             match &c.alias {

@@ -54,21 +54,32 @@ fn is_punct(tree: &TokenTree, c: char) -> bool {
 
 /// Identifiers named inline in a format string: `{name}`, `{name:?}`, `{name:>8}`.
 fn format_args_in(text: &str) -> Vec<String> {
+    inline_args(text)
+        .into_iter()
+        .map(|range| text[range].to_owned())
+        .collect()
+}
+
+/// Where a format string names an argument inline (`{name}`, `{name:?}`, `{name:>8}`): the
+/// byte range of each name in `text`.
+pub(crate) fn inline_args(text: &str) -> Vec<std::ops::Range<usize>> {
     let mut names = Vec::new();
-    let mut rest = text;
-    while let Some(open) = rest.find('{') {
-        rest = &rest[open + 1..];
-        if rest.starts_with('{') {
-            rest = &rest[1..];
+    let mut at = 0;
+    while let Some(open) = text[at..].find('{') {
+        at += open + 1;
+        if text[at..].starts_with('{') {
+            at += 1;
             continue;
         }
-        let end = rest.find(['}', ':']).unwrap_or(rest.len());
-        let name = &rest[..end];
+        let end = text[at..]
+            .find(['}', ':'])
+            .map_or(text.len(), |end| at + end);
+        let name = &text[at..end];
         if !name.is_empty()
             && name.chars().all(|c| c.is_alphanumeric() || c == '_')
             && !name.starts_with(|c: char| c.is_ascii_digit())
         {
-            names.push(name.to_owned());
+            names.push(at..end);
         }
     }
     names

@@ -4,6 +4,7 @@
 use super::{Binding, Resumer, scope};
 use crate::flow::items::occurrences;
 use crate::flow::scope::{Borrowed, Code};
+use crate::flow::shadow;
 use crate::flow::sites::is_operand;
 use proc_macro2::{TokenStream, TokenTree};
 
@@ -46,7 +47,7 @@ impl Resumer<'_> {
                     continue;
                 }
             }
-            let inner = &hider.ident;
+            let inner = &shadow::shown_ident(&hider.ident);
             if self
                 .reported
                 .insert(format!("hides {inner}@{:?}", inner.span()))
@@ -72,7 +73,7 @@ impl Resumer<'_> {
     /// Its type is the compiler's to check (at its slot); what the macro refuses here is what
     /// it sees in the source: a borrow, or code.
     pub(super) fn check(&mut self, binding: &Binding) -> bool {
-        let ident = &binding.ident;
+        let ident = &shadow::shown_ident(&binding.ident);
         let owned = binding
             .ty
             .as_ref()

@@ -129,9 +129,7 @@ pub(super) fn declaration(binding: &Binding) -> TokenStream {
 
 /// The field of `ident` in a state: named after the local, unique among those `taken`.
 pub(crate) fn field_name(ident: &Ident, taken: impl Fn(&str) -> bool) -> Ident {
-    let base = ident.to_string();
-    let base = base
-        .trim_start_matches("r#")
+    let base = crate::flow::shadow::shown(ident)
         .trim_start_matches("__mcp_")
         .to_owned();
     let name = std::iter::once(base.clone())

@@ -120,8 +120,7 @@ impl Analyzer<'_> {
                 (Some(key), _) => key,
                 (None, Some(names)) if names[i].is_some() => {
                     let ident = names[i].as_ref().expect("checked above");
-                    let name = ident.to_string();
-                    LitStr::new(name.trim_start_matches("r#"), ident.span())
+                    LitStr::new(&crate::flow::shadow::shown(ident), ident.span())
                 }
                 // No binding names the answer (`if cx.elicit::<Sure>(..).await?.ok`, a
                 // question awaited as a statement): it is asked under its method's name

@@ -5,6 +5,11 @@ struct Yes {
     ok: bool,
 }
 
+/// A logging macro whose tokens the flow cannot read as code.
+macro_rules! note {
+    ($($tokens:tt)*) => {};
+}
+
 #[tool]
 async fn tally(cx: Cx) -> ToolResult {
     let mut item = Some(String::from("total"));
@@ -14,6 +19,7 @@ async fn tally(cx: Cx) -> ToolResult {
         item.push('!');
         count += u32::from(keep.ok);
     }
+    note!(item = ?item);
     Ok(text(format!("{item:?}: {count}")))
 }
 

@@ -1,0 +1,535 @@
+//! A binding that hides the local of its name while reading it (`let name = name.trim();`,
+//! `for line in &lines { let line = line.trim(); .. }`, `let question = question.trim();` on
+//! a sub-flow's argument): the hidden local is renamed, so that each name the body uses
+//! names one binding. The hider is then a borrow of a place bound once, which the flow takes
+//! again where it resumes, and what it borrows travels under the new name.
+//!
+//! Input:
+//! ```text
+//! let name = args.name.clone();
+//! let name = name.trim();
+//! let ok: Yes = cx.elicit(..).await?;
+//! use(name, ok)
+//! ```
+//! Output:
+//! ```text
+//! let __mcp_outer0_name = args.name.clone();
+//! let name = __mcp_outer0_name.trim();
+//! let ok: Yes = cx.elicit(..).await?;
+//! use(name, ok)
+//! ```
+//! Each use keeps its span. The standard macros whose arguments are expressions (`format!`,
+//! `println!`, `assert_eq!`, `vec!`, ..) are read as such, and a `{name}` their format string
+//! captures is renamed with the rest. A hidden local that another macro's tokens may name
+//! keeps its name (those tokens are not known to be code), as do a handler's own parameters;
+//! what the user reads names it as written ([`shown`]).
+
+use std::collections::{HashMap, HashSet};
+
+use proc_macro2::{Ident, TokenStream, TokenTree};
+use quote::ToTokens;
+use syn::punctuated::Punctuated;
+use syn::visit_mut::{self, VisitMut};
+use syn::{Block, Expr, FnArg, ItemFn, LitStr, Pat, Stmt, Token};
+
+use super::free::inline_args;
+
+/// The prefix of a renamed local; [`shown`] takes it off.
+const OUTER: &str = "__mcp_outer";
+
+/// Renames in `body` each local that a binding of its name hides while reading it. `params`
+/// are a sub-flow's arguments, renamed in place where one is hidden so (the step function
+/// binds them under the new name). Nothing is renamed in a body that awaits nothing.
+pub(crate) fn rename(body: &mut Block, params: &mut [Ident]) {
+    if !awaits(body) {
+        return;
+    }
+    let mut walk = Walk::default();
+    for param in params.iter() {
+        walk.declare(param.to_string(), true);
+    }
+    walk.visit_block_mut(body);
+    let mut renames = HashMap::new();
+    for (outer, inner) in std::mem::take(&mut walk.hiders) {
+        let binding = &walk.bindings[outer];
+        if binding.renamable && !walk.tainted.contains(&outer) && outer != inner {
+            let name = binding.name.trim_start_matches("r#");
+            let new = format!("{OUTER}{}_{name}", renames.len());
+            renames.entry(outer).or_insert(new);
+        }
+    }
+    if renames.is_empty() {
+        return;
+    }
+    let mut walk = Walk {
+        renames,
+        ..Walk::default()
+    };
+    for param in params.iter() {
+        walk.declare(param.to_string(), true);
+    }
+    walk.visit_block_mut(body);
+    for (id, param) in params.iter_mut().enumerate() {
+        if let Some(new) = walk.renames.get(&id) {
+            *param = Ident::new(new, param.span());
+        }
+    }
+}
+
+/// The name the user wrote for `ident`, which this module may have renamed.
+pub(crate) fn shown(ident: &Ident) -> String {
+    let name = ident.to_string();
+    let name = name.trim_start_matches("r#");
+    name.strip_prefix(OUTER)
+        .and_then(|rest| rest.split_once('_'))
+        .filter(|(n, _)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+        .map_or(name, |(_, original)| original)
+        .to_owned()
+}
+
+/// `ident` as the user wrote it, with its span, for messages that name it.
+pub(crate) fn shown_ident(ident: &Ident) -> Ident {
+    let name = shown(ident);
+    if *ident == name {
+        ident.clone()
+    } else {
+        syn::parse_str::<Ident>(&name)
+            .map(|mut shown| {
+                shown.set_span(ident.span());
+                shown
+            })
+            .unwrap_or_else(|_| Ident::new_raw(&name, ident.span()))
+    }
+}
+
+/// Whether `body` awaits anything: a body that does not asks no question.
+fn awaits(body: &mut Block) -> bool {
+    struct Finder(bool);
+    impl VisitMut for Finder {
+        fn visit_expr_await_mut(&mut self, _: &mut syn::ExprAwait) {
+            self.0 = true;
+        }
+        fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+    }
+    let mut finder = Finder(false);
+    finder.visit_block_mut(body);
+    finder.0
+}
+
+struct Binding {
+    name: String,
+    /// A `let`, a pattern or a sub-flow's argument, not a name the macro does not rename.
+    renamable: bool,
+}
+
+/// Resolves each name the body uses to its binding, in the order `syn` visits them, which
+/// is the same in both passes: the first finds the hidden locals, the second renames them.
+#[derive(Default)]
+struct Walk {
+    bindings: Vec<Binding>,
+    /// The bindings in scope, innermost last: a name's use resolves to the last of its name.
+    scope: Vec<usize>,
+    /// Each use resolved, in order: what a hider's value reads is the tail it added.
+    uses: Vec<usize>,
+    /// The bindings a macro's tokens may name.
+    tainted: HashSet<usize>,
+    /// (hidden, hider): a binding that hides one of its name its value reads.
+    hiders: Vec<(usize, usize)>,
+    /// The second pass: the new name of each binding renamed.
+    renames: HashMap<usize, String>,
+    /// How many uses the second pass has renamed so far.
+    renamed: usize,
+}
+
+impl Walk {
+    fn declare(&mut self, name: String, renamable: bool) -> usize {
+        let id = self.bindings.len();
+        self.bindings.push(Binding { name, renamable });
+        self.scope.push(id);
+        id
+    }
+
+    fn resolve(&self, name: &str) -> Option<usize> {
+        self.scope
+            .iter()
+            .rev()
+            .copied()
+            .find(|&id| self.bindings[id].name == name)
+    }
+
+    /// Visits `value`, the expression a pattern binds from; returns the uses it made.
+    fn value(&mut self, value: &mut Expr) -> Vec<usize> {
+        let from = self.uses.len();
+        self.visit_expr_mut(value);
+        self.uses.split_off(from)
+    }
+
+    /// Binds the names `pat` binds, from a value that made `read` (its uses), renaming them
+    /// in the second pass.
+    fn bind(&mut self, pat: &mut Pat, read: &[usize]) {
+        let mut names = Vec::new();
+        names_of(pat, &mut names);
+        for name in names {
+            let hidden = read
+                .iter()
+                .copied()
+                .find(|&used| self.bindings[used].name == name);
+            let id = self.declare(name.clone(), true);
+            if let Some(hidden) = hidden {
+                self.hiders.push((hidden, id));
+            }
+            if let Some(new) = self.renames.get(&id) {
+                rename_in(pat, &name, new);
+            }
+        }
+    }
+
+    /// Binds a condition's `let`s (`if let`, `while let`, a chain of them with `&&`) for
+    /// what follows them, visiting its other operands.
+    fn condition(&mut self, cond: &mut Expr) {
+        match cond {
+            Expr::Let(let_) => {
+                let read = self.value(&mut let_.expr);
+                self.bind(&mut let_.pat, &read);
+            }
+            Expr::Binary(binary) if matches!(binary.op, syn::BinOp::And(_)) => {
+                self.condition(&mut binary.left);
+                self.condition(&mut binary.right);
+            }
+            other => self.visit_expr_mut(other),
+        }
+    }
+
+    /// Binds an arm's pattern, then visits its guard.
+    fn arm_pattern(&mut self, pat: &mut Pat, read: &[usize]) {
+        match pat {
+            Pat::Guard(guarded) => {
+                self.bind(&mut guarded.pat, read);
+                self.visit_expr_mut(&mut guarded.guard);
+            }
+            pat => self.bind(pat, read),
+        }
+    }
+
+    /// Marks what a macro's tokens may name: each identifier, and each name a string
+    /// literal captures (`"{name}"`).
+    fn taint(&mut self, tokens: TokenStream) {
+        for tree in tokens {
+            match tree {
+                TokenTree::Ident(ident) => self.taint_name(&ident.to_string()),
+                TokenTree::Group(group) => self.taint(group.stream()),
+                TokenTree::Literal(literal) => {
+                    let text = literal.to_string();
+                    for (_, after) in text.match_indices('{').map(|(i, _)| text.split_at(i + 1)) {
+                        let name: String = after
+                            .chars()
+                            .take_while(|c| c.is_alphanumeric() || *c == '_')
+                            .collect();
+                        self.taint_name(&name);
+                    }
+                }
+                TokenTree::Punct(_) => {}
+            }
+        }
+    }
+
+    /// Resolves the names a format string names inline (`"{name}"`), other than the macro's
+    /// `named` arguments, renaming them in the second pass.
+    fn format_string(&mut self, format: &mut LitStr, named: &[String]) {
+        let text = format.value();
+        let mut out = String::new();
+        let mut from = 0;
+        for range in inline_args(&text) {
+            let name = &text[range.clone()];
+            if named.iter().any(|arg| arg == name) {
+                continue;
+            }
+            let Some(id) = self.resolve(name) else {
+                continue;
+            };
+            self.uses.push(id);
+            if let Some(new) = self.renames.get(&id) {
+                out.push_str(&text[from..range.start]);
+                out.push_str(new);
+                from = range.end;
+                self.renamed += 1;
+            }
+        }
+        if from > 0 {
+            out.push_str(&text[from..]);
+            *format = LitStr::new(&out, format.span());
+        }
+    }
+
+    fn taint_name(&mut self, name: &str) {
+        if let Some(id) = self.resolve(name) {
+            self.tainted.insert(id);
+        }
+    }
+}
+
+impl VisitMut for Walk {
+    fn visit_block_mut(&mut self, block: &mut Block) {
+        let depth = self.scope.len();
+        for stmt in &mut block.stmts {
+            self.visit_stmt_mut(stmt);
+        }
+        self.scope.truncate(depth);
+    }
+
+    fn visit_stmt_mut(&mut self, stmt: &mut Stmt) {
+        match stmt {
+            Stmt::Local(local) => {
+                let mut read = Vec::new();
+                if let Some(init) = &mut local.init {
+                    read = self.value(&mut init.expr);
+                    if let Some((_, diverge)) = &mut init.diverge {
+                        self.visit_expr_mut(diverge);
+                    }
+                }
+                self.bind(&mut local.pat, &read);
+            }
+            // Items name no local.
+            Stmt::Item(_) => {}
+            other => visit_mut::visit_stmt_mut(self, other),
+        }
+    }
+
+    fn visit_expr_closure_mut(&mut self, closure: &mut syn::ExprClosure) {
+        let depth = self.scope.len();
+        for input in &mut closure.inputs {
+            self.bind(input, &[]);
+        }
+        self.visit_expr_mut(&mut closure.body);
+        self.scope.truncate(depth);
+    }
+
+    fn visit_expr_for_loop_mut(&mut self, each: &mut syn::ExprForLoop) {
+        let read = self.value(&mut each.expr);
+        let depth = self.scope.len();
+        self.bind(&mut each.pat, &read);
+        self.visit_block_mut(&mut each.body);
+        self.scope.truncate(depth);
+    }
+
+    fn visit_expr_while_mut(&mut self, looped: &mut syn::ExprWhile) {
+        let depth = self.scope.len();
+        self.condition(&mut looped.cond);
+        self.visit_block_mut(&mut looped.body);
+        self.scope.truncate(depth);
+    }
+
+    fn visit_expr_if_mut(&mut self, branch: &mut syn::ExprIf) {
+        let depth = self.scope.len();
+        self.condition(&mut branch.cond);
+        self.visit_block_mut(&mut branch.then_branch);
+        self.scope.truncate(depth);
+        if let Some((_, otherwise)) = &mut branch.else_branch {
+            self.visit_expr_mut(otherwise);
+        }
+    }
+
+    fn visit_expr_match_mut(&mut self, matched: &mut syn::ExprMatch) {
+        let read = self.value(&mut matched.expr);
+        for arm in &mut matched.arms {
+            let depth = self.scope.len();
+            self.arm_pattern(&mut arm.pat, &read);
+            self.visit_expr_mut(&mut arm.body);
+            self.scope.truncate(depth);
+        }
+    }
+
+    fn visit_expr_path_mut(&mut self, path: &mut syn::ExprPath) {
+        let Some(ident) = path.path.get_ident() else {
+            return;
+        };
+        if path.qself.is_some() {
+            return;
+        }
+        let Some(id) = self.resolve(&ident.to_string()) else {
+            return;
+        };
+        self.uses.push(id);
+        if let Some(new) = self.renames.get(&id) {
+            let span = ident.span();
+            path.path.segments[0].ident = Ident::new(new, span);
+            self.renamed += 1;
+        }
+    }
+
+    fn visit_field_value_mut(&mut self, field: &mut syn::FieldValue) {
+        visit_mut::visit_field_value_mut(self, field);
+        // `Struct { name }` of a renamed local is `Struct { name: __mcp_outer0_name }`.
+        if field.colon_token.is_none()
+            && let (syn::Member::Named(member), Expr::Path(path)) = (&field.member, &field.expr)
+            && !path.path.is_ident(member)
+        {
+            field.colon_token = Some(Default::default());
+        }
+    }
+
+    fn visit_macro_mut(&mut self, mac: &mut syn::Macro) {
+        let expressions = mac
+            .path
+            .segments
+            .last()
+            .is_some_and(|last| EXPRESSIONS.iter().any(|name| last.ident == name));
+        let Some(mut args) = expressions
+            .then(|| mac.parse_body_with(Args::parse_terminated).ok())
+            .flatten()
+        else {
+            self.taint(mac.tokens.clone());
+            return;
+        };
+        let renamed = self.renamed;
+        let named: Vec<String> = args.iter().filter_map(named).collect();
+        for arg in &mut args {
+            match arg {
+                Expr::Assign(assign) if named_arg(&assign.left).is_some() => {
+                    self.visit_expr_mut(&mut assign.right);
+                }
+                Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Str(format),
+                    ..
+                }) => self.format_string(format, &named),
+                other => self.visit_expr_mut(other),
+            }
+        }
+        if self.renamed > renamed {
+            mac.tokens = args.to_token_stream();
+        }
+    }
+
+    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
+}
+
+/// The standard macros whose arguments are expressions, some with a format string, whose
+/// names inline (`"{name}"`) and other arguments are renamed as code is. Any other macro's
+/// tokens may name a local other than as a use (`tracing`'s `status = %status`).
+const EXPRESSIONS: &[&str] = &[
+    "format",
+    "format_args",
+    "print",
+    "println",
+    "eprint",
+    "eprintln",
+    "write",
+    "writeln",
+    "panic",
+    "todo",
+    "unimplemented",
+    "unreachable",
+    "assert",
+    "assert_eq",
+    "assert_ne",
+    "debug_assert",
+    "debug_assert_eq",
+    "debug_assert_ne",
+    "vec",
+    "dbg",
+];
+
+type Args = Punctuated<Expr, Token![,]>;
+
+/// The name of a named argument (`name = value` in `format!`).
+fn named(arg: &Expr) -> Option<String> {
+    match arg {
+        Expr::Assign(assign) => named_arg(&assign.left),
+        _ => None,
+    }
+}
+
+fn named_arg(left: &Expr) -> Option<String> {
+    match left {
+        Expr::Path(path) => path.path.get_ident().map(ToString::to_string),
+        _ => None,
+    }
+}
+
+/// The names `pat` binds, each once.
+fn names_of(pat: &Pat, out: &mut Vec<String>) {
+    match pat {
+        Pat::Ident(p) => {
+            let name = p.ident.to_string();
+            if !out.contains(&name) {
+                out.push(name);
+            }
+            if let Some((_, sub)) = &p.subpat {
+                names_of(sub, out);
+            }
+        }
+        Pat::Or(p) => p.cases.iter().for_each(|case| names_of(case, out)),
+        Pat::Paren(p) => names_of(&p.pat, out),
+        Pat::Reference(p) => names_of(&p.pat, out),
+        Pat::Slice(p) => p.elems.iter().for_each(|elem| names_of(elem, out)),
+        Pat::Struct(p) => p.fields.iter().for_each(|field| names_of(&field.pat, out)),
+        Pat::Tuple(p) => p.elems.iter().for_each(|elem| names_of(elem, out)),
+        Pat::TupleStruct(p) => p.elems.iter().for_each(|elem| names_of(elem, out)),
+        Pat::Type(p) => names_of(&p.pat, out),
+        Pat::Guard(p) => names_of(&p.pat, out),
+        _ => {}
+    }
+}
+
+/// Renames each binding of `name` in `pat` to `new`, spelling out a field it bound in
+/// shorthand (`Point { x }` binding `x` is `Point { x: new }`).
+fn rename_in(pat: &mut Pat, name: &str, new: &str) {
+    match pat {
+        Pat::Ident(p) => {
+            if p.ident == name {
+                p.ident = Ident::new(new, p.ident.span());
+            }
+            if let Some((_, sub)) = &mut p.subpat {
+                rename_in(sub, name, new);
+            }
+        }
+        Pat::Or(p) => p
+            .cases
+            .iter_mut()
+            .for_each(|case| rename_in(case, name, new)),
+        Pat::Paren(p) => rename_in(&mut p.pat, name, new),
+        Pat::Reference(p) => rename_in(&mut p.pat, name, new),
+        Pat::Slice(p) => p
+            .elems
+            .iter_mut()
+            .for_each(|elem| rename_in(elem, name, new)),
+        Pat::Struct(p) => {
+            for field in &mut p.fields {
+                rename_in(&mut field.pat, name, new);
+                if matches!(&*field.pat, Pat::Ident(p) if p.ident == new) {
+                    field.colon_token.get_or_insert_default();
+                }
+            }
+        }
+        Pat::Tuple(p) => p
+            .elems
+            .iter_mut()
+            .for_each(|elem| rename_in(elem, name, new)),
+        Pat::TupleStruct(p) => p
+            .elems
+            .iter_mut()
+            .for_each(|elem| rename_in(elem, name, new)),
+        Pat::Type(p) => rename_in(&mut p.pat, name, new),
+        Pat::Guard(p) => rename_in(&mut p.pat, name, new),
+        _ => {}
+    }
+}
+
+/// `function` as the flow compiles it: `body`, the body renamed, and each argument under
+/// its name in `params`, the arguments renamed.
+pub(crate) fn renamed(function: &ItemFn, body: &Block, params: &[Ident]) -> ItemFn {
+    let mut renamed = function.clone();
+    renamed.block = Box::new(body.clone());
+    for input in &mut renamed.sig.inputs {
+        if let FnArg::Typed(typed) = input
+            && let Pat::Ident(p) = &mut *typed.pat
+            && let Some(new) = params.iter().find(|new| shown_ident(new) == p.ident)
+        {
+            p.ident = new.clone();
+        }
+    }
+    renamed
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,138 @@
+//! Renaming rewrites exactly the hidden local and its uses, in code and in the format strings
+//! of the standard macros, and leaves alone what it cannot read or need not touch.
+
+use proc_macro2::Ident;
+use quote::{ToTokens, format_ident};
+use syn::Block;
+
+use super::{rename, shown, shown_ident};
+
+/// `body` after renaming, as tokens printed, with the parameters that came out.
+fn renamed(body: &str, params: &[&str]) -> (String, Vec<String>) {
+    let mut block: Block = syn::parse_str(body).expect("the body parses");
+    let mut params: Vec<Ident> = params.iter().map(|p| format_ident!("{p}")).collect();
+    rename(&mut block, &mut params);
+    let params = params.iter().map(ToString::to_string).collect();
+    (block.to_token_stream().to_string(), params)
+}
+
+/// `text` printed as tokens, for comparing with [`renamed`].
+fn tokens(text: &str) -> String {
+    let block: Block = syn::parse_str(text).expect("the expected body parses");
+    block.to_token_stream().to_string()
+}
+
+#[test]
+fn a_binding_that_reads_the_local_it_hides_renames_that_local() {
+    let (out, _) = renamed(
+        "{ let name = args.name.clone(); let name = name.trim(); let ok = ask().await; (name, ok) }",
+        &[],
+    );
+    let want = "{ let __mcp_outer0_name = args.name.clone(); \
+                let name = __mcp_outer0_name.trim(); let ok = ask().await; (name, ok) }";
+    assert_eq!(out, tokens(want));
+}
+
+#[test]
+fn inline_captures_of_standard_macros_follow_the_rename() {
+    let (out, _) = renamed(
+        "{ let line = read(); { let line = line.trim(); ask(line).await; } \
+         println!(\"{line} {line:?} {}\", line.len()); format!(\"{x}\", x = line) }",
+        &[],
+    );
+    let want = "{ let __mcp_outer0_line = read(); { let line = __mcp_outer0_line.trim(); ask(line).await; } \
+                println!(\"{__mcp_outer0_line} {__mcp_outer0_line:?} {}\", __mcp_outer0_line.len()); \
+                format!(\"{x}\", x = __mcp_outer0_line) }";
+    assert_eq!(out, tokens(want));
+}
+
+#[test]
+fn shorthand_fields_keep_the_name_they_stand_for() {
+    let (out, _) = renamed(
+        "{ let x = 1; let x = x + 1; ask().await; let p = Point { x, y: 2 }; \
+         let Point { x: inner, .. } = p; inner }",
+        &[],
+    );
+    // `x` here is the hider: the literal's shorthand field names it and is left as written.
+    assert_eq!(
+        out,
+        tokens(
+            "{ let __mcp_outer0_x = 1; let x = __mcp_outer0_x + 1; ask().await; \
+         let p = Point { x, y: 2 }; let Point { x: inner, .. } = p; inner }"
+        )
+    );
+    let (out, _) = renamed(
+        "{ let x = 1; { let x = x + 1; ask(x).await; } Point { x } }",
+        &[],
+    );
+    assert_eq!(
+        out,
+        tokens(
+            "{ let __mcp_outer0_x = 1; { let x = __mcp_outer0_x + 1; ask(x).await; } \
+         Point { x: __mcp_outer0_x } }"
+        )
+    );
+}
+
+#[test]
+fn a_hidden_local_that_an_unknown_macro_may_name_keeps_its_name() {
+    let body = "{ let status = code(); { let status = status.trim(); ask(status).await; } \
+                info!(status = %status, \"done\"); status }";
+    let (out, _) = renamed(body, &[]);
+    assert_eq!(out, tokens(body));
+}
+
+#[test]
+fn loop_variables_and_match_arms_hide_what_they_read() {
+    let (out, _) = renamed(
+        "{ let item = first(); for item in &item.parts { let item = item.trim(); ask(item).await; } \
+         match item.next { Some(item) if item > 0 => item, _ => 0 } }",
+        &[],
+    );
+    // The `for` reads the outer `item` (renamed); the `let` inside reads the loop variable
+    // (renamed in the loop); the arm's `item` reads a field of the outer one.
+    assert_eq!(
+        out,
+        tokens(
+            "{ let __mcp_outer0_item = first(); for __mcp_outer1_item in &__mcp_outer0_item.parts { \
+         let item = __mcp_outer1_item.trim(); ask(item).await; } \
+         match __mcp_outer0_item.next { Some(item) if item > 0 => item, _ => 0 } }"
+        )
+    );
+}
+
+#[test]
+fn a_sub_flow_argument_that_is_hidden_is_renamed_with_its_uses() {
+    let (out, params) = renamed(
+        "{ let question = question.trim(); ask(question).await }",
+        &["question", "other"],
+    );
+    assert_eq!(params, ["__mcp_outer0_question", "other"]);
+    assert_eq!(
+        out,
+        tokens("{ let question = __mcp_outer0_question.trim(); ask(question).await }")
+    );
+}
+
+#[test]
+fn a_body_without_await_or_without_a_reading_hider_is_left_as_written() {
+    for body in [
+        "{ let name = x(); let name = name.trim(); name }",
+        "{ let name = x(); let name = other(); ask().await; name }",
+        "{ let f = |name: &str| name.len(); let name = y(); ask().await; f(name) }",
+    ] {
+        assert_eq!(renamed(body, &[]).0, tokens(body));
+    }
+}
+
+#[test]
+fn shown_names_take_the_prefix_off() {
+    assert_eq!(shown(&format_ident!("__mcp_outer3_line")), "line");
+    assert_eq!(
+        shown(&format_ident!("__mcp_outer_line")),
+        "__mcp_outer_line"
+    );
+    assert_eq!(shown(&format_ident!("line")), "line");
+    let ident = shown_ident(&format_ident!("__mcp_outer12_type_of"));
+    assert_eq!(ident, "type_of");
+}

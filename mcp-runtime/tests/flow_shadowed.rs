@@ -1,0 +1,165 @@
+//! A binding that hides the local of its name while reading it (`let name = name.trim();`,
+//! `for line in &lines { let line = line.trim(); .. }`, a sub-flow's `let question =
+//! question.trim();`), with questions after it: the hidden local travels, and the borrow of
+//! it is taken again where the flow resumes. These check the values, the keys the questions
+//! are asked under, and that code between two questions runs once. Each flow runs round by
+//! round through the server's own dispatch.
+
+#![allow(clippy::needless_pass_by_value)]
+
+use mcp_runtime::testing::FlowTester;
+use mcp_runtime::{Cx, Refusal, ToolResult, elicit, text, tool};
+use serde::{Deserialize, Serialize};
+
+#[path = "common/answers.rs"]
+mod answers;
+
+use answers::{Args, Word, Yes, answered, args, run_keyed, word, yes};
+
+#[tool]
+async fn greet_trimmed(cx: Cx) -> ToolResult {
+    let name = cx.elicit::<Word>("Name?").await?.word;
+    let name = name.trim();
+    let sure: Yes = cx.elicit(format!("Greet {name}?")).await?;
+    let name = name.strip_suffix('!').unwrap_or(name);
+    let loud: Yes = cx.elicit("Loud?").await?;
+    let greeting = format!("Hello, {name}");
+    Ok(text(match (sure.ok, loud.ok) {
+        (true, true) => greeting.to_uppercase(),
+        (true, false) => greeting,
+        (false, _) => "Bye".to_owned(),
+    }))
+}
+
+#[tokio::test]
+async fn a_let_that_trims_the_local_it_hides_crosses_questions() {
+    let tester = FlowTester::tool(greet_trimmed);
+    let answers = [word("  Ada! "), yes(true), yes(false)];
+    let (keys, round) = run_keyed(tester, &answers).await;
+    // The first answer is asked under the name the user gave it, not a renamed one.
+    assert_eq!(keys, ["name", "sure", "loud"]);
+    assert_eq!(round.text(), Some("Hello, Ada"));
+    let tester = FlowTester::tool(greet_trimmed);
+    let (_, round) = run_keyed(tester, &[word(" Bo "), yes(true), yes(true)]).await;
+    assert_eq!(round.text(), Some("HELLO, BO"));
+}
+
+#[tool]
+async fn tally_lines(args: Args, cx: Cx) -> ToolResult {
+    let mut kept = Vec::new();
+    for line in &args.items {
+        let line = line.trim();
+        let keep: Yes = cx.elicit(format!("Keep {line}?")).await?;
+        if keep.ok {
+            kept.push(line.to_owned());
+        }
+    }
+    let mut seen = Vec::new();
+    if let Some(first) = args.items.first() {
+        let first = first.trim_start_matches(' ');
+        let again: Yes = cx.elicit(format!("Again {first}?")).await?;
+        seen.push(format!("{first}:{}", again.ok));
+    }
+    Ok(text(format!("{} / {}", kept.join(","), seen.join(","))))
+}
+
+#[tokio::test]
+async fn loop_and_pattern_bindings_hidden_by_their_trimmed_selves_cross_questions() {
+    let done = answered(
+        tally_lines,
+        args(0, &[" a ", "b", " c"]),
+        &[yes(true), yes(false), yes(true), yes(true)],
+    )
+    .await;
+    assert_eq!(done, "a,c / a :true");
+}
+
+#[derive(Serialize, Deserialize)]
+struct Echo {
+    n: u32,
+}
+
+#[tool]
+async fn shorthand(args: Args, cx: Cx) -> ToolResult {
+    let n = args.start;
+    let echo = Echo { n };
+    let n = n * 2;
+    let Echo { n: first } = echo;
+    let nick = args.items.first().cloned();
+    let label = match nick.as_deref() {
+        Some(nick) => {
+            let sure: Yes = cx.elicit(format!("Call them {nick}?")).await?;
+            if sure.ok {
+                nick.to_owned()
+            } else {
+                "anon".to_owned()
+            }
+        }
+        None => "nobody".to_owned(),
+    };
+    let Echo { n } = Echo { n: n + first };
+    let n = n + 1;
+    let last: Word = cx.elicit("Last?").await?;
+    Ok(text(format!("{label} {n} {}", last.word)))
+}
+
+#[tokio::test]
+async fn shorthand_fields_and_match_arms_hiding_their_scrutinee_cross_questions() {
+    let done = answered(shorthand, args(3, &["zed"]), &[yes(true), word("w")]).await;
+    assert_eq!(done, "zed 10 w");
+    let done = answered(shorthand, args(1, &[]), &[word("w")]).await;
+    assert_eq!(done, "nobody 4 w");
+}
+
+/// Asks `question`, trimmed, and says what was answered.
+#[elicit]
+async fn ask_trimmed(cx: &Cx, question: String) -> Result<String, Refusal> {
+    let question = question.trim();
+    let answer: Yes = cx.elicit(question.to_owned()).await?;
+    let again: Yes = cx.elicit(format!("Sure about {question}?")).await?;
+    Ok(format!("{question}={}", answer.ok && again.ok))
+}
+
+#[tool]
+async fn ask_twice(cx: Cx) -> ToolResult {
+    let first = ask_trimmed(&cx, "  tea ".to_owned()).await?;
+    let second = ask_trimmed(&cx, " milk".to_owned()).await?;
+    Ok(text(format!("{first} {second}")))
+}
+
+#[tokio::test]
+async fn a_sub_flow_argument_hidden_by_its_trimmed_self_crosses_questions() {
+    let tester = FlowTester::tool(ask_twice);
+    let answers = [yes(true), yes(true), yes(true), yes(false)];
+    let (keys, round) = run_keyed(tester, &answers).await;
+    assert_eq!(
+        keys,
+        [
+            "first.answer",
+            "first.again",
+            "second.answer",
+            "second.again"
+        ]
+    );
+    assert_eq!(round.text(), Some("tea=true milk=false"));
+}
+
+#[tool]
+async fn push_through(cx: Cx) -> ToolResult {
+    let mut item = Some(String::from("total"));
+    let mut count = 0;
+    if let Some(item) = item.as_mut() {
+        let keep: Yes = cx.elicit(format!("Keep {item}?")).await?;
+        item.push('!');
+        count += u32::from(keep.ok);
+    }
+    let last: Word = cx.elicit("Last?").await?;
+    // The hidden `item`, named only by format strings after the block.
+    Ok(text(format!("{item:?}: {count} {}", last.word)))
+}
+
+#[tokio::test]
+async fn a_mutable_borrow_of_the_local_it_hides_writes_through_across_questions() {
+    let done = answered(push_through, serde_json::json!({}), &[yes(true), word("w")]).await;
+    assert_eq!(done, "Some(\"total!\"): 1 w");
+}
