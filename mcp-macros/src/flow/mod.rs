@@ -1,7 +1,8 @@
 //! `#[tool]`, `#[prompt]` and `#[resource]`: an `async fn` compiled into a state machine
 //! whose suspended states are a serialisable continuation, typed by the compiler.
 //!
-//! Pipeline: parse the attribute and the function ([`model`]), find and check the question
+//! Pipeline: parse the attribute and the function ([`model`]), its parameters bound `mut`
+//! made locals ([`mutable`]) and hidden locals renamed ([`shadow`]), find and check the question
 //! points and mark them ([`sites`], recognising questions with [`questions`]), take the body's
 //! items out to declare them once ([`items`]), build the body
 //! resumed at each point and the locals each carries ([`resume`], [`scope`]; what is declared
@@ -19,6 +20,7 @@ mod hoist;
 mod items;
 mod literals;
 mod model;
+mod mutable;
 mod presentation;
 mod questions;
 mod reborrow;
@@ -70,7 +72,9 @@ pub(crate) fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenS
             "a resource needs its URI or URI template: `#[resource(uri = \"scheme://path\")]`",
         ));
     }
-    let mut handler = model::parse_handler(kind, options, function.clone(), &mut errors);
+    // The function as the flow compiles it; `function` stays as written for the fallback.
+    let compiled = mutable::into_locals(function.clone());
+    let mut handler = model::parse_handler(kind, options, compiled.clone(), &mut errors);
     valid::check_body(kind, &handler.body, &handler.cx, &mut errors);
     if let Some(error) = stage_errors(&mut errors) {
         return fallback(kind, &function, error);
@@ -100,7 +104,7 @@ pub(crate) fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenS
 
     let items = items::lift(&mut body);
     let hoisted = hoist::Hoisted::of(
-        &shadow::renamed(&function, &handler.body, &params),
+        &shadow::renamed(&compiled, &handler.body, &params),
         &handler.cx,
     );
     let questions = expand::question_map(&sites);

@@ -353,7 +353,7 @@ pub(crate) fn parse_handler(
     }
 }
 
-fn is_cx_type(ty: &Type) -> bool {
+pub(crate) fn is_cx_type(ty: &Type) -> bool {
     match ty {
         Type::Path(path) => path.path.segments.last().is_some_and(|s| s.ident == "Cx"),
         Type::Reference(reference) => reference.mutability.is_none() && is_cx_type(&reference.elem),
@@ -362,7 +362,7 @@ fn is_cx_type(ty: &Type) -> bool {
 }
 
 /// `State<T>` (or a path ending in it): a parameter the application state fills.
-fn is_state_type(ty: &Type) -> bool {
+pub(crate) fn is_state_type(ty: &Type) -> bool {
     match ty {
         Type::Path(path) => {
             path.qself.is_none()

@@ -80,10 +80,17 @@ pub(crate) fn rename(body: &mut Block, params: &mut [Ident]) {
 pub(crate) fn shown(ident: &Ident) -> String {
     let name = ident.to_string();
     let name = name.trim_start_matches("r#");
-    name.strip_prefix(OUTER)
+    let outer = name
+        .strip_prefix(OUTER)
         .and_then(|rest| rest.split_once('_'))
-        .filter(|(n, _)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
-        .map_or(name, |(_, original)| original)
+        .filter(|(n, _)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+    let param = name
+        .strip_prefix(super::mutable::ARG)
+        .and_then(|rest| rest.strip_prefix('_'));
+    outer
+        .map(|(_, original)| original)
+        .or(param)
+        .unwrap_or(name)
         .to_owned()
 }
 

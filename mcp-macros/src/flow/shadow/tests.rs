@@ -133,6 +133,8 @@ fn shown_names_take_the_prefix_off() {
         "__mcp_outer_line"
     );
     assert_eq!(shown(&format_ident!("line")), "line");
+    assert_eq!(shown(&format_ident!("__mcp_arg_question")), "question");
+    assert_eq!(shown(&format_ident!("__mcp_arg0")), "__mcp_arg0");
     let ident = shown_ident(&format_ident!("__mcp_outer12_type_of"));
     assert_eq!(ident, "type_of");
 }
