@@ -244,7 +244,8 @@ mod sealed {
                `#[resource]` or `#[elicit]` function, on its own context",
     label = "this question is awaited where the handler's macro cannot turn it into a \
              suspension point",
-    note = "bind the answer with `let answer = cx.elicit(...).await?;` in the handler body"
+    note = "bind the answer with `let answer = cx.elicit(...).await?;` in the handler body, or \
+            mark the `async fn` that asks it `#[elicit]` and await that from the handler"
 )]
 pub trait QuestionAwaitedOutsideFlow: sealed::Sealed {}
 
