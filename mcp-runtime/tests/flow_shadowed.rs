@@ -1,6 +1,6 @@
 //! A binding that hides the local of its name while reading it (`let name = name.trim();`,
 //! `for line in &lines { let line = line.trim(); .. }`, a sub-flow's `let question =
-//! question.trim();`), with questions after it: the hidden local travels, and the borrow of
+//! question.trim();`, `let args = &args.items;`), with questions after it: the hidden local travels, and the borrow of
 //! it is taken again where the flow resumes. These check the values, the keys the questions
 //! are asked under, and that code between two questions runs once. Each flow runs round by
 //! round through the server's own dispatch.
@@ -162,4 +162,30 @@ async fn push_through(cx: Cx) -> ToolResult {
 async fn a_mutable_borrow_of_the_local_it_hides_writes_through_across_questions() {
     let done = answered(push_through, serde_json::json!({}), &[yes(true), word("w")]).await;
     assert_eq!(done, "Some(\"total!\"): 1 w");
+}
+
+#[tool]
+async fn first_argument(args: Args, cx: Cx) -> ToolResult {
+    let start = args.start;
+    let label = {
+        let args = &args.items;
+        let sure: Yes = cx.elicit(format!("{} items?", args.len())).await?;
+        format!("{}:{}", args.join("+"), sure.ok)
+    };
+    let args = args.items.first().map(String::as_str).unwrap_or("none");
+    let last: Word = cx.elicit(format!("After {args}?")).await?;
+    Ok(text(format!("{label} {args} {start} {}", last.word)))
+}
+
+#[tokio::test]
+async fn the_arguments_hidden_by_a_borrow_of_their_own_field_cross_questions() {
+    let done = answered(
+        first_argument,
+        args(3, &["a", "b"]),
+        &[yes(true), word("w")],
+    )
+    .await;
+    assert_eq!(done, "a+b:true a 3 w");
+    let done = answered(first_argument, args(0, &[]), &[yes(false), word("v")]).await;
+    assert_eq!(done, ":false none 0 v");
 }

@@ -81,15 +81,12 @@ pub(crate) fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenS
     }
 
     // A local hidden by a binding that reads it is renamed: each name then names one binding.
-    let mut params: Vec<_> = handler
-        .params
-        .iter()
-        .map(|(name, _)| name.clone())
-        .collect();
-    shadow::rename(&mut handler.body, &mut params);
-    for ((name, _), renamed) in handler.params.iter_mut().zip(&params) {
-        name.clone_from(renamed);
+    let mut names: Vec<&mut syn::Ident> = handler.params.iter_mut().map(|(name, _)| name).collect();
+    if let Some((syn::Pat::Ident(args), _)) = &mut handler.args {
+        names.push(&mut args.ident);
     }
+    shadow::rename(&mut handler.body, &mut names);
+    let params: Vec<syn::Ident> = names.into_iter().map(|name| name.clone()).collect();
     let mut body = handler.body.clone();
     let own = (kind == Kind::Elicit).then(|| handler.ident.clone());
     let mut analyzer = sites::Analyzer::new(&handler.cx, own, &mut errors);

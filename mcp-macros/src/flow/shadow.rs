@@ -1,7 +1,7 @@
 //! A binding that hides the local of its name while reading it (`let name = name.trim();`,
-//! `for line in &lines { let line = line.trim(); .. }`, `let question = question.trim();` on
-//! a sub-flow's argument): the hidden local is renamed, so that each name the body uses
-//! names one binding. The hider is then a borrow of a place bound once, which the flow takes
+//! `for line in &lines { let line = line.trim(); .. }`, `let args = &args.items;` on the
+//! arguments, `let question = question.trim();` on a sub-flow's): the hidden local is
+//! renamed, so that each name the body uses names one binding. The hider is then a borrow of a place bound once, which the flow takes
 //! again where it resumes, and what it borrows travels under the new name.
 //!
 //! Input:
@@ -21,8 +21,8 @@
 //! Each use keeps its span. The standard macros whose arguments are expressions (`format!`,
 //! `println!`, `assert_eq!`, `vec!`, ..) are read as such, and a `{name}` their format string
 //! captures is renamed with the rest. A hidden local that another macro's tokens may name
-//! keeps its name (those tokens are not known to be code), as do a handler's own parameters;
-//! what the user reads names it as written ([`shown`]).
+//! keeps its name (those tokens are not known to be code), as do the names a parameter's
+//! pattern binds (`State(db)`); what the user reads names it as written ([`shown`]).
 
 use std::collections::{HashMap, HashSet};
 
@@ -38,9 +38,10 @@ use super::free::inline_args;
 const OUTER: &str = "__mcp_outer";
 
 /// Renames in `body` each local that a binding of its name hides while reading it. `params`
-/// are a sub-flow's arguments, renamed in place where one is hidden so (the step function
-/// binds them under the new name). Nothing is renamed in a body that awaits nothing.
-pub(crate) fn rename(body: &mut Block, params: &mut [Ident]) {
+/// are the handler's parameters bound to a name (a sub-flow's arguments, a tool's arguments
+/// struct), renamed in place where one is hidden so (the step function binds them under the
+/// new name). Nothing is renamed in a body that awaits nothing.
+pub(crate) fn rename(body: &mut Block, params: &mut [&mut Ident]) {
     if !awaits(body) {
         return;
     }
@@ -71,7 +72,7 @@ pub(crate) fn rename(body: &mut Block, params: &mut [Ident]) {
     walk.visit_block_mut(body);
     for (id, param) in params.iter_mut().enumerate() {
         if let Some(new) = walk.renames.get(&id) {
-            *param = Ident::new(new, param.span());
+            **param = Ident::new(new, param.span());
         }
     }
 }

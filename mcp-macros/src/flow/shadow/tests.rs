@@ -11,7 +11,8 @@ use super::{rename, shown, shown_ident};
 fn renamed(body: &str, params: &[&str]) -> (String, Vec<String>) {
     let mut block: Block = syn::parse_str(body).expect("the body parses");
     let mut params: Vec<Ident> = params.iter().map(|p| format_ident!("{p}")).collect();
-    rename(&mut block, &mut params);
+    let mut names: Vec<&mut Ident> = params.iter_mut().collect();
+    rename(&mut block, &mut names);
     let params = params.iter().map(ToString::to_string).collect();
     (block.to_token_stream().to_string(), params)
 }
