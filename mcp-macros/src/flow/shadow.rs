@@ -377,29 +377,35 @@ impl VisitMut for Walk {
     }
 
     fn visit_macro_mut(&mut self, mac: &mut syn::Macro) {
-        let expressions = mac
-            .path
-            .segments
-            .last()
-            .is_some_and(|last| EXPRESSIONS.iter().any(|name| last.ident == name));
-        let Some(mut args) = expressions
-            .then(|| mac.parse_body_with(Args::parse_terminated).ok())
-            .flatten()
-        else {
+        let known = mac.path.segments.last().and_then(|last| {
+            EXPRESSIONS
+                .iter()
+                .find(|(name, _)| last.ident == name)
+                .map(|(_, format)| *format)
+        });
+        let Some((format, mut args)) = known.and_then(|format| {
+            let args = mac.parse_body_with(Args::parse_terminated).ok()?;
+            Some((format, args))
+        }) else {
             self.taint(mac.tokens.clone());
             return;
         };
         let renamed = self.renamed;
-        let named: Vec<String> = args.iter().filter_map(named).collect();
-        for arg in &mut args {
+        // Named arguments follow the format string (`format!("{x}", x = name)`).
+        let after_format = |i: usize| format.is_some_and(|at| i > at);
+        let named: Vec<String> = (args.iter().enumerate())
+            .filter(|(i, _)| after_format(*i))
+            .filter_map(|(_, arg)| named(arg))
+            .collect();
+        for (i, arg) in args.iter_mut().enumerate() {
             match arg {
-                Expr::Assign(assign) if named_arg(&assign.left).is_some() => {
+                Expr::Assign(assign) if after_format(i) && named_arg(&assign.left).is_some() => {
                     self.visit_expr_mut(&mut assign.right);
                 }
                 Expr::Lit(syn::ExprLit {
-                    lit: syn::Lit::Str(format),
+                    lit: syn::Lit::Str(text),
                     ..
-                }) => self.format_string(format, &named),
+                }) if format == Some(i) => self.format_string(text, &named),
                 other => self.visit_expr_mut(other),
             }
         }
@@ -411,30 +417,31 @@ impl VisitMut for Walk {
     fn visit_item_mut(&mut self, _: &mut syn::Item) {}
 }
 
-/// The standard macros whose arguments are expressions, some with a format string, whose
-/// names inline (`"{name}"`) and other arguments are renamed as code is. Any other macro's
-/// tokens may name a local other than as a use (`tracing`'s `status = %status`).
-const EXPRESSIONS: &[&str] = &[
-    "format",
-    "format_args",
-    "print",
-    "println",
-    "eprint",
-    "eprintln",
-    "write",
-    "writeln",
-    "panic",
-    "todo",
-    "unimplemented",
-    "unreachable",
-    "assert",
-    "assert_eq",
-    "assert_ne",
-    "debug_assert",
-    "debug_assert_eq",
-    "debug_assert_ne",
-    "vec",
-    "dbg",
+/// The standard macros whose arguments are expressions, each with the position of its format
+/// string if it takes one: the names that string captures (`"{name}"`) and the other
+/// arguments are renamed as code is. Any other macro's tokens may name a local other than as
+/// a use (`tracing`'s `status = %status`).
+const EXPRESSIONS: &[(&str, Option<usize>)] = &[
+    ("format", Some(0)),
+    ("format_args", Some(0)),
+    ("print", Some(0)),
+    ("println", Some(0)),
+    ("eprint", Some(0)),
+    ("eprintln", Some(0)),
+    ("panic", Some(0)),
+    ("todo", Some(0)),
+    ("unimplemented", Some(0)),
+    ("unreachable", Some(0)),
+    ("write", Some(1)),
+    ("writeln", Some(1)),
+    ("assert", Some(1)),
+    ("debug_assert", Some(1)),
+    ("assert_eq", Some(2)),
+    ("assert_ne", Some(2)),
+    ("debug_assert_eq", Some(2)),
+    ("debug_assert_ne", Some(2)),
+    ("vec", None),
+    ("dbg", None),
 ];
 
 type Args = Punctuated<Expr, Token![,]>;

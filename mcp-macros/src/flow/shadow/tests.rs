@@ -139,3 +139,20 @@ fn shown_names_take_the_prefix_off() {
     let ident = shown_ident(&format_ident!("__mcp_outer12_type_of"));
     assert_eq!(ident, "type_of");
 }
+
+#[test]
+fn only_the_format_string_of_a_macro_captures_names() {
+    // A string that is a value, not a format string, is left as written: `vec!`'s elements,
+    // a `format!` argument, `assert_eq!`'s operands; the message after them is a format.
+    let (out, _) = renamed(
+        "{ let x = a(); { let x = x.trim(); ask(x).await; } \
+         let v = vec![\"{x}\", x]; let s = format!(\"{}{x}\", \"{x}\"); \
+         assert_eq!(\"{x}\", x, \"{x} {y}\", y = x); (v, s) }",
+        &[],
+    );
+    let want = "{ let __mcp_outer0_x = a(); { let x = __mcp_outer0_x.trim(); ask(x).await; } \
+                let v = vec![\"{x}\", __mcp_outer0_x]; \
+                let s = format!(\"{}{__mcp_outer0_x}\", \"{x}\"); \
+                assert_eq!(\"{x}\", __mcp_outer0_x, \"{__mcp_outer0_x} {y}\", y = __mcp_outer0_x); (v, s) }";
+    assert_eq!(out, tokens(want));
+}
