@@ -189,3 +189,35 @@ async fn the_arguments_hidden_by_a_borrow_of_their_own_field_cross_questions() {
     let done = answered(first_argument, args(0, &[]), &[yes(false), word("v")]).await;
     assert_eq!(done, ":false none 0 v");
 }
+
+/// Logs `name=value` as a `tracing` field would: the first `$name` is a key, not a use.
+macro_rules! note {
+    ($log:ident, $name:ident) => {
+        $log.push(format!("{}={}", stringify!($name), $name))
+    };
+}
+
+#[tool]
+async fn noted(args: Args, cx: Cx) -> ToolResult {
+    let mut log = Vec::new();
+    let status = args.items.first().cloned().unwrap_or_default();
+    note!(log, status);
+    let status = status.trim();
+    let sure: Yes = cx.elicit(format!("Use {status}?")).await?;
+    let last: Word = cx.elicit("Last?").await?;
+    Ok(text(format!(
+        "{status} {} {} {}",
+        sure.ok,
+        last.word,
+        log.join(";")
+    )))
+}
+
+#[tokio::test]
+async fn a_local_a_macro_names_keeps_its_name_and_its_hider_is_renamed() {
+    let tester = FlowTester::tool(noted).arguments(args(0, &[" up "]));
+    let (keys, round) = run_keyed(tester, &[yes(true), word("w")]).await;
+    assert_eq!(keys, ["sure", "last"]);
+    // The macro still logs the key the user wrote.
+    assert_eq!(round.text(), Some("up true w status= up "));
+}

@@ -1,8 +1,8 @@
 //! A binding that hides the local of its name while reading it (`let name = name.trim();`,
 //! `for line in &lines { let line = line.trim(); .. }`, `let args = &args.items;` on the
-//! arguments, `let question = question.trim();` on a sub-flow's): the hidden local is
-//! renamed, so that each name the body uses names one binding. The hider is then a borrow of a place bound once, which the flow takes
-//! again where it resumes, and what it borrows travels under the new name.
+//! arguments, `let question = question.trim();` on a sub-flow's): one of the two is renamed,
+//! so that each name the body uses names one binding. The hider is then a borrow of a place
+//! bound once, which the flow takes again where it resumes, and what it borrows travels.
 //!
 //! Input:
 //! ```text
@@ -13,16 +13,18 @@
 //! ```
 //! Output:
 //! ```text
-//! let __mcp_outer0_name = args.name.clone();
-//! let name = __mcp_outer0_name.trim();
+//! let __mcp_local0_name = args.name.clone();
+//! let name = __mcp_local0_name.trim();
 //! let ok: Yes = cx.elicit(..).await?;
 //! use(name, ok)
 //! ```
-//! Each use keeps its span. The standard macros whose arguments are expressions (`format!`,
-//! `println!`, `assert_eq!`, `vec!`, ..) are read as such, and a `{name}` their format string
-//! captures is renamed with the rest. A hidden local that another macro's tokens may name
-//! keeps its name (those tokens are not known to be code), as do the names a parameter's
-//! pattern binds (`State(db)`); what the user reads names it as written ([`shown`]).
+//! The hidden local is renamed, or its hider where another macro's tokens may name the hidden
+//! one (those tokens are not known to be code: `tracing`'s `status = %status`); where they
+//! may name both, or the hidden one is bound by a parameter's pattern (`State(db)`), neither
+//! is. The standard macros whose arguments are expressions (`format!`, `println!`,
+//! `assert_eq!`, `vec!`, ..) are read as such, and a `{name}` their format string captures
+//! is renamed with the rest. Each use keeps its span, and what the user reads names the
+//! local as written ([`shown`]).
 
 use std::collections::{HashMap, HashSet};
 
@@ -35,7 +37,7 @@ use syn::{Block, Expr, FnArg, ItemFn, LitStr, Pat, Stmt, Token};
 use super::free::inline_args;
 
 /// The prefix of a renamed local; [`shown`] takes it off.
-const OUTER: &str = "__mcp_outer";
+const RENAMED: &str = "__mcp_local";
 
 /// Renames in `body` each local that a binding of its name hides while reading it. `params`
 /// are the handler's parameters bound to a name (a sub-flow's arguments, a tool's arguments
@@ -47,16 +49,21 @@ pub(crate) fn rename(body: &mut Block, params: &mut [&mut Ident]) {
     }
     let mut walk = Walk::default();
     for param in params.iter() {
-        walk.declare(param.to_string(), true);
+        walk.declare(param.to_string());
     }
     walk.visit_block_mut(body);
+    // Of a hidden local and its hider, the first that no other macro's tokens name.
     let mut renames = HashMap::new();
     for (outer, inner) in std::mem::take(&mut walk.hiders) {
-        let binding = &walk.bindings[outer];
-        if binding.renamable && !walk.tainted.contains(&outer) && outer != inner {
-            let name = binding.name.trim_start_matches("r#");
-            let new = format!("{OUTER}{}_{name}", renames.len());
-            renames.entry(outer).or_insert(new);
+        if outer == inner || renames.contains_key(&outer) || renames.contains_key(&inner) {
+            continue;
+        }
+        if let Some(id) = [outer, inner]
+            .into_iter()
+            .find(|id| !walk.tainted.contains(id))
+        {
+            let name = walk.bindings[id].name.trim_start_matches("r#");
+            renames.insert(id, format!("{RENAMED}{}_{name}", renames.len()));
         }
     }
     if renames.is_empty() {
@@ -67,7 +74,7 @@ pub(crate) fn rename(body: &mut Block, params: &mut [&mut Ident]) {
         ..Walk::default()
     };
     for param in params.iter() {
-        walk.declare(param.to_string(), true);
+        walk.declare(param.to_string());
     }
     walk.visit_block_mut(body);
     for (id, param) in params.iter_mut().enumerate() {
@@ -82,7 +89,7 @@ pub(crate) fn shown(ident: &Ident) -> String {
     let name = ident.to_string();
     let name = name.trim_start_matches("r#");
     let outer = name
-        .strip_prefix(OUTER)
+        .strip_prefix(RENAMED)
         .and_then(|rest| rest.split_once('_'))
         .filter(|(n, _)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
     let param = name
@@ -126,8 +133,6 @@ fn awaits(body: &mut Block) -> bool {
 
 struct Binding {
     name: String,
-    /// A `let`, a pattern or a sub-flow's argument, not a name the macro does not rename.
-    renamable: bool,
 }
 
 /// Resolves each name the body uses to its binding, in the order `syn` visits them, which
@@ -150,9 +155,9 @@ struct Walk {
 }
 
 impl Walk {
-    fn declare(&mut self, name: String, renamable: bool) -> usize {
+    fn declare(&mut self, name: String) -> usize {
         let id = self.bindings.len();
-        self.bindings.push(Binding { name, renamable });
+        self.bindings.push(Binding { name });
         self.scope.push(id);
         id
     }
@@ -182,7 +187,7 @@ impl Walk {
                 .iter()
                 .copied()
                 .find(|&used| self.bindings[used].name == name);
-            let id = self.declare(name.clone(), true);
+            let id = self.declare(name.clone());
             if let Some(hidden) = hidden {
                 self.hiders.push((hidden, id));
             }
@@ -367,7 +372,7 @@ impl VisitMut for Walk {
 
     fn visit_field_value_mut(&mut self, field: &mut syn::FieldValue) {
         visit_mut::visit_field_value_mut(self, field);
-        // `Struct { name }` of a renamed local is `Struct { name: __mcp_outer0_name }`.
+        // `Struct { name }` of a renamed local is `Struct { name: __mcp_local0_name }`.
         if field.colon_token.is_none()
             && let (syn::Member::Named(member), Expr::Path(path)) = (&field.member, &field.expr)
             && !path.path.is_ident(member)

@@ -15,6 +15,7 @@ async fn tally(cx: Cx) -> ToolResult {
     let mut item = Some(String::from("total"));
     let mut count = 0;
     if let Some(item) = item.as_mut() {
+        note!(item = ?item);
         let keep: Yes = cx.elicit(format!("Keep {item}?")).await?;
         item.push('!');
         count += u32::from(keep.ok);
