@@ -1,20 +1,23 @@
 //! A binding that hides the local of its name while reading it (`let name = name.trim();`,
 //! `for line in &lines { let line = line.trim(); .. }`, a sub-flow's `let question =
-//! question.trim();`, `let args = &args.items;`), with questions after it: the hidden local travels, and the borrow of
-//! it is taken again where the flow resumes. These check the values, the keys the questions
-//! are asked under, and that code between two questions runs once. Each flow runs round by
-//! round through the server's own dispatch.
+//! question.trim();`, `let args = &args.items;`, `let spare = &spare.0;` on a `State(spare)`),
+//! with questions after it: the hidden local travels, and the borrow of it is taken again
+//! where the flow resumes. These check the values, the keys the questions are asked under,
+//! what a macro that names a hidden local prints, and that code between two questions runs
+//! once. Each flow runs round by round through the server's own dispatch.
 
 #![allow(clippy::needless_pass_by_value)]
 
+use std::sync::Arc;
+
 use mcp_runtime::testing::FlowTester;
-use mcp_runtime::{Cx, Refusal, ToolResult, elicit, text, tool};
+use mcp_runtime::{Cx, Refusal, State, ToolResult, elicit, text, tool};
 use serde::{Deserialize, Serialize};
 
 #[path = "common/answers.rs"]
 mod answers;
 
-use answers::{Args, Word, Yes, answered, args, run_keyed, word, yes};
+use answers::{Args, Word, Yes, answered, args, finish, run_keyed, word, yes};
 
 #[tool]
 async fn greet_trimmed(cx: Cx) -> ToolResult {
@@ -220,4 +223,36 @@ async fn a_local_a_macro_names_keeps_its_name_and_its_hider_is_renamed() {
     assert_eq!(keys, ["sure", "last"]);
     // The macro still logs the key the user wrote.
     assert_eq!(round.text(), Some("up true w status= up "));
+}
+
+#[derive(Default)]
+struct Shelf(std::sync::Mutex<Vec<String>>);
+
+#[tool]
+async fn from_patterns(
+    Args { items, start }: Args,
+    cx: Cx,
+    shelf: State<Arc<Shelf>>,
+    State(spare): State<Arc<Shelf>>,
+) -> ToolResult {
+    let shelf = shelf.0.0.lock().map_err(|_| "poisoned")?.len();
+    let items = items.first().map(String::as_str).unwrap_or("none");
+    let spare = &spare.0;
+    let sure: Yes = cx.elicit(format!("Shelve {items}?")).await?;
+    if sure.ok {
+        spare.lock().map_err(|_| "poisoned")?.push(items.to_owned());
+    }
+    Ok(text(format!("{items} {start} {shelf}")))
+}
+
+#[tokio::test]
+async fn names_bound_by_a_parameters_pattern_keep_them_and_their_hiders_are_renamed() {
+    let shelf = Arc::new(Shelf::default());
+    let tester = FlowTester::tool(from_patterns)
+        .arguments(args(3, &["jar"]))
+        .state(Arc::clone(&shelf));
+    let done = finish(tester, &[yes(true)]).await;
+    assert_eq!(done, "jar 3 0");
+    let shelved = shelf.0.lock().expect("not poisoned").clone();
+    assert_eq!(shelved, ["jar"]);
 }

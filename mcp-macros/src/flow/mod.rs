@@ -81,11 +81,12 @@ pub(crate) fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenS
     }
 
     // A local hidden by a binding that reads it is renamed: each name then names one binding.
+    let patterns = handler.fixed_params();
     let mut names: Vec<&mut syn::Ident> = handler.params.iter_mut().map(|(name, _)| name).collect();
     if let Some((syn::Pat::Ident(args), _)) = &mut handler.args {
         names.push(&mut args.ident);
     }
-    shadow::rename(&mut handler.body, &mut names);
+    shadow::rename(&mut handler.body, &mut names, &patterns);
     let params: Vec<syn::Ident> = names.into_iter().map(|name| name.clone()).collect();
     let mut body = handler.body.clone();
     let own = (kind == Kind::Elicit).then(|| handler.ident.clone());

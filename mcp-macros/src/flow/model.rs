@@ -210,6 +210,20 @@ pub(crate) struct Handler {
     pub(crate) body: Block,
 }
 
+impl Handler {
+    /// The parameters whose names the flow cannot rename: an arguments struct bound by a
+    /// pattern (`Args { items, .. }`), and the `State<T>` parameters.
+    pub(crate) fn fixed_params(&self) -> Vec<Pat> {
+        let args = self
+            .args
+            .iter()
+            .map(|(pat, _)| pat)
+            .filter(|pat| !matches!(pat, Pat::Ident(_)));
+        let states = self.state_params.iter().map(|(pat, _)| pat);
+        args.chain(states).cloned().collect()
+    }
+}
+
 pub(crate) fn parse_handler(
     kind: Kind,
     options: Options,

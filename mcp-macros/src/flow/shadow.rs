@@ -19,9 +19,8 @@
 //! use(name, ok)
 //! ```
 //! The hidden local is renamed, or its hider where another macro's tokens may name the hidden
-//! one (those tokens are not known to be code: `tracing`'s `status = %status`); where they
-//! may name both, or the hidden one is bound by a parameter's pattern (`State(db)`), neither
-//! is. The standard macros whose arguments are expressions (`format!`, `println!`,
+//! one (those tokens are not known to be code: `tracing`'s `status = %status`) or a
+//! parameter's pattern binds it (`State(db)`); where such macros may name both, neither is. The standard macros whose arguments are expressions (`format!`, `println!`,
 //! `assert_eq!`, `vec!`, ..) are read as such, and a `{name}` their format string captures
 //! is renamed with the rest. Each use keeps its span, and what the user reads names the
 //! local as written ([`shown`]).
@@ -42,15 +41,14 @@ const RENAMED: &str = "__mcp_local";
 /// Renames in `body` each local that a binding of its name hides while reading it. `params`
 /// are the handler's parameters bound to a name (a sub-flow's arguments, a tool's arguments
 /// struct), renamed in place where one is hidden so (the step function binds them under the
-/// new name). Nothing is renamed in a body that awaits nothing.
-pub(crate) fn rename(body: &mut Block, params: &mut [&mut Ident]) {
+/// new name); `patterns` are its parameters bound by a pattern (`State(db)`), whose names
+/// stay. Nothing is renamed in a body that awaits nothing.
+pub(crate) fn rename(body: &mut Block, params: &mut [&mut Ident], patterns: &[Pat]) {
     if !awaits(body) {
         return;
     }
     let mut walk = Walk::default();
-    for param in params.iter() {
-        walk.declare(param.to_string());
-    }
+    walk.declare_params(params, patterns);
     walk.visit_block_mut(body);
     // Of a hidden local and its hider, the first that no other macro's tokens name.
     let mut renames = HashMap::new();
@@ -73,9 +71,7 @@ pub(crate) fn rename(body: &mut Block, params: &mut [&mut Ident]) {
         renames,
         ..Walk::default()
     };
-    for param in params.iter() {
-        walk.declare(param.to_string());
-    }
+    walk.declare_params(params, patterns);
     walk.visit_block_mut(body);
     for (id, param) in params.iter_mut().enumerate() {
         if let Some(new) = walk.renames.get(&id) {
@@ -155,6 +151,20 @@ struct Walk {
 }
 
 impl Walk {
+    /// Declares the parameters, those bound by a pattern as if a macro named them: they keep
+    /// their names.
+    fn declare_params(&mut self, params: &[&mut Ident], patterns: &[Pat]) {
+        for param in params {
+            self.declare(param.to_string());
+        }
+        let mut names = Vec::new();
+        patterns.iter().for_each(|pat| names_of(pat, &mut names));
+        for name in names {
+            let id = self.declare(name);
+            self.tainted.insert(id);
+        }
+    }
+
     fn declare(&mut self, name: String) -> usize {
         let id = self.bindings.len();
         self.bindings.push(Binding { name });

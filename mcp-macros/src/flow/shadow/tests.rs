@@ -12,7 +12,7 @@ fn renamed(body: &str, params: &[&str]) -> (String, Vec<String>) {
     let mut block: Block = syn::parse_str(body).expect("the body parses");
     let mut params: Vec<Ident> = params.iter().map(|p| format_ident!("{p}")).collect();
     let mut names: Vec<&mut Ident> = params.iter_mut().collect();
-    rename(&mut block, &mut names);
+    rename(&mut block, &mut names, &[]);
     let params = params.iter().map(ToString::to_string).collect();
     (block.to_token_stream().to_string(), params)
 }
@@ -164,4 +164,21 @@ fn only_the_format_string_of_a_macro_captures_names() {
                 let s = format!(\"{}{__mcp_local0_x}\", \"{x}\"); \
                 assert_eq!(\"{x}\", __mcp_local0_x, \"{__mcp_local0_x} {y}\", y = __mcp_local0_x); (v, s) }";
     assert_eq!(out, tokens(want));
+}
+
+#[test]
+fn a_name_a_parameters_pattern_binds_stays_and_its_hider_is_renamed() {
+    let mut block: Block = syn::parse_str(
+        "{ let spare = &spare.0; ask().await; let db = db.clone(); ask().await; (spare, db) }",
+    )
+    .expect("the body parses");
+    let patterns: Vec<syn::Pat> = ["State(spare)", "db"]
+        .iter()
+        .map(|text| syn::parse::Parser::parse_str(syn::Pat::parse_single, text))
+        .collect::<syn::Result<_>>()
+        .expect("the patterns parse");
+    rename(&mut block, &mut [], &patterns);
+    let want = "{ let __mcp_local0_spare = &spare.0; ask().await; \
+                let __mcp_local1_db = db.clone(); ask().await; (__mcp_local0_spare, __mcp_local1_db) }";
+    assert_eq!(block.to_token_stream().to_string(), tokens(want));
 }
