@@ -109,3 +109,20 @@ async fn a_sub_flow_in_format_is_awaited_first() {
     let done = answered(shouted, args(2, &[]), &[word("ada")]).await;
     assert_eq!(done, "2 ADA!");
 }
+
+/// A width and a precision that a format spec names (`{:>width$}`), from locals set before a
+/// question: they travel like any local a format string names.
+#[tool]
+async fn padded(args: Args, cx: Cx) -> ToolResult {
+    let width = args.start as usize;
+    let places = args.items.len();
+    let sure: Yes = cx.elicit("Pad?").await?;
+    let ratio = if sure.ok { 2.0 / 3.0 } else { 0.5 };
+    Ok(text(format!("[{:>width$}] [{ratio:.places$}]", sure.ok)))
+}
+
+#[tokio::test]
+async fn widths_and_precisions_a_format_spec_names_travel() {
+    let done = answered(padded, args(6, &["a", "b", "c"]), &[yes(true)]).await;
+    assert_eq!(done, "[  true] [0.667]");
+}

@@ -60,9 +60,15 @@ fn format_args_in(text: &str) -> Vec<String> {
         .collect()
 }
 
-/// Where a format string names an argument inline (`{name}`, `{name:?}`, `{name:>8}`): the
-/// byte range of each name in `text`.
+/// Where a format string names an argument inline (`{name}`, `{name:?}`, `{name:>8}`, and a
+/// width or precision taken from one: `{:>width$}`, `{:.prec$}`): the byte range of each
+/// name in `text`.
 pub(crate) fn inline_args(text: &str) -> Vec<std::ops::Range<usize>> {
+    let is_name = |name: &str| {
+        !name.is_empty()
+            && name.chars().all(|c| c.is_alphanumeric() || c == '_')
+            && !name.starts_with(|c: char| c.is_ascii_digit())
+    };
     let mut names = Vec::new();
     let mut at = 0;
     while let Some(open) = text[at..].find('{') {
@@ -71,16 +77,25 @@ pub(crate) fn inline_args(text: &str) -> Vec<std::ops::Range<usize>> {
             at += 1;
             continue;
         }
-        let end = text[at..]
-            .find(['}', ':'])
-            .map_or(text.len(), |end| at + end);
-        let name = &text[at..end];
-        if !name.is_empty()
-            && name.chars().all(|c| c.is_alphanumeric() || c == '_')
-            && !name.starts_with(|c: char| c.is_ascii_digit())
-        {
+        let close = text[at..].find('}').map_or(text.len(), |end| at + end);
+        let end = text[at..close].find(':').map_or(close, |end| at + end);
+        if is_name(&text[at..end]) {
             names.push(at..end);
         }
+        // In the spec, a name ending in `$` is a width or precision argument.
+        let mut spec = end;
+        while let Some(dollar) = text[spec..close].find('$') {
+            let stop = spec + dollar;
+            let start = text[..stop]
+                .rfind(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .map_or(0, |i| i + 1)
+                .max(end + 1);
+            if start < stop && is_name(&text[start..stop]) {
+                names.push(start..stop);
+            }
+            spec = stop + 1;
+        }
+        at = close;
     }
     names
 }

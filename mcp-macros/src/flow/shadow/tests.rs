@@ -182,3 +182,15 @@ fn a_name_a_parameters_pattern_binds_stays_and_its_hider_is_renamed() {
                 let __mcp_local1_db = db.clone(); ask().await; (__mcp_local0_spare, __mcp_local1_db) }";
     assert_eq!(block.to_token_stream().to_string(), tokens(want));
 }
+
+#[test]
+fn widths_and_precisions_named_in_a_format_spec_follow_the_rename() {
+    let (out, _) = renamed(
+        "{ let w = n(); { let w = w + 1; ask(w).await; } \
+         format!(\"{x:>w$} {:.w$} {{w$}} {w}\", y) }",
+        &[],
+    );
+    let want = "{ let __mcp_local0_w = n(); { let w = __mcp_local0_w + 1; ask(w).await; } \
+                format!(\"{x:>__mcp_local0_w$} {:.__mcp_local0_w$} {{w$}} {__mcp_local0_w}\", y) }";
+    assert_eq!(out, tokens(want));
+}
