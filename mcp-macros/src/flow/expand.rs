@@ -155,8 +155,8 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
         .zip(&resumed)
         .map(|(site, point)| point.carried.len() + usize::from(site.is_sub()));
     // Each slot is declared at the name of the local it carries: a type that cannot be
-    // carried is reported there, once, in `Carry`'s words.
-    // A loop's queue of items is checked in the words of loops.
+    // carried is reported there, once, in `Carry`'s words (a loop's queue of items and a
+    // parameter bound `mut` in words of their own).
     let slot_decls = slots.iter().enumerate().map(|(n, local)| {
         let slot = settle::slot(n);
         if let Some(literals) = literals[n] {
@@ -166,6 +166,8 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
         }
         let carry = if plan.taken.contains(local) {
             quote!(CarryItems)
+        } else if handler.moved.contains(&local_key(local)) {
+            quote!(CarryArgument)
         } else {
             quote!(Carry)
         };

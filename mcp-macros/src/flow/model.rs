@@ -208,6 +208,9 @@ pub(crate) struct Handler {
     pub(crate) cx_ty: Option<Type>,
     pub(crate) output: Type,
     pub(crate) body: Block,
+    /// The locals bound by parameters bound `mut`, moved into the body (`mutable`), as
+    /// `scope::local_key`s.
+    pub(crate) moved: Vec<String>,
 }
 
 impl Handler {
@@ -364,6 +367,7 @@ pub(crate) fn parse_handler(
         cx_ty,
         output,
         body: *item.block,
+        moved: Vec::new(),
     }
 }
 

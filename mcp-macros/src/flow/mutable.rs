@@ -28,13 +28,16 @@ use syn::visit::{self, Visit};
 use syn::{FnArg, Ident, ItemFn, Pat, PatIdent, Stmt};
 
 use super::model::{is_cx_type, is_state_type};
+use super::scope::local_key;
 
 /// The prefix of a parameter moved into the body; `shadow::shown` takes it off.
 pub(crate) const ARG: &str = "__mcp_arg";
 
-/// `function` with each parameter that binds a name `mut` moved into its body.
-pub(crate) fn into_locals(mut function: ItemFn) -> ItemFn {
+/// `function` with each parameter that binds a name `mut` moved into its body, and the
+/// locals its patterns bind (as `scope::local_key`s).
+pub(crate) fn into_locals(mut function: ItemFn) -> (ItemFn, Vec<String>) {
     let mut lets: Vec<Stmt> = Vec::new();
+    let mut moved = Vec::new();
     for (n, input) in function.sig.inputs.iter_mut().enumerate() {
         let FnArg::Typed(typed) = input else { continue };
         if is_cx_type(&typed.ty) || is_state_type(&typed.ty) || !binds_mut(&typed.pat) {
@@ -55,25 +58,31 @@ pub(crate) fn into_locals(mut function: ItemFn) -> ItemFn {
                 subpat: None,
             }),
         );
+        moved.extend(bound(&pat).iter().map(|p| local_key(&p.ident)));
         lets.push(syn::parse_quote!(let #pat = #param;));
     }
     if !lets.is_empty() {
         lets.append(&mut function.block.stmts);
         function.block.stmts = lets;
     }
-    function
+    (function, moved)
 }
 
 /// Whether `pat` binds a name `mut`.
 fn binds_mut(pat: &Pat) -> bool {
-    struct Finder(bool);
-    impl Visit<'_> for Finder {
-        fn visit_pat_ident(&mut self, pat: &PatIdent) {
-            self.0 |= pat.mutability.is_some();
+    bound(pat).iter().any(|ident| ident.mutability.is_some())
+}
+
+/// The names `pat` binds.
+fn bound(pat: &Pat) -> Vec<&PatIdent> {
+    struct Finder<'a>(Vec<&'a PatIdent>);
+    impl<'a> Visit<'a> for Finder<'a> {
+        fn visit_pat_ident(&mut self, pat: &'a PatIdent) {
+            self.0.push(pat);
             visit::visit_pat_ident(self, pat);
         }
     }
-    let mut finder = Finder(false);
+    let mut finder = Finder(Vec::new());
     finder.visit_pat(pat);
     finder.0
 }
@@ -87,7 +96,7 @@ mod tests {
 
     fn moved(function: &str) -> String {
         let function: ItemFn = syn::parse_str(function).expect("the function parses");
-        into_locals(function).to_token_stream().to_string()
+        into_locals(function).0.to_token_stream().to_string()
     }
 
     fn tokens(function: &str) -> String {

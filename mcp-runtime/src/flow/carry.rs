@@ -31,6 +31,31 @@ impl<T: Serialize + DeserializeOwned> Carry for T {
     }
 }
 
+/// A parameter bound `mut` that a flow carries across a question: [`Carry`], in words about
+/// the parameter.
+///
+/// Arguments are given again each round, but one bound `mut` may have changed before the
+/// question, so it travels in the request state like a local.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be carried across a question",
+    label = "this parameter is bound `mut` and used after a question, so it travels in the \
+             request state",
+    note = "derive `serde::Serialize` and `serde::Deserialize` on it, or bind it without `mut` \
+            and take what changes into a local that can travel (`let mut items = args.items;`)"
+)]
+pub trait CarryArgument: Sized {
+    /// The slot of a carried parameter.
+    #[doc(hidden)]
+    fn slot() -> Slot<Self>;
+}
+
+#[diagnostic::do_not_recommend]
+impl<T: Serialize + DeserializeOwned> CarryArgument for T {
+    fn slot() -> Slot<T> {
+        Slot::of()
+    }
+}
+
 /// The items a `for` loop that asks questions has yet to take, when its collection is a
 /// call, a macro or a chain that owns its items: [`Carry`], for the queue of those items.
 ///
