@@ -73,7 +73,7 @@ pub(crate) fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenS
         ));
     }
     // The function as the flow compiles it; `function` stays as written for the fallback.
-    let (compiled, moved) = mutable::into_locals(function.clone());
+    let (compiled, moved) = mutable::into_locals(kind, function.clone());
     let mut handler = model::parse_handler(kind, options, compiled.clone(), &mut errors);
     handler.moved = moved;
     valid::check_body(kind, &handler.body, &handler.cx, &mut errors);

@@ -27,20 +27,22 @@ use syn::spanned::Spanned;
 use syn::visit::{self, Visit};
 use syn::{FnArg, Ident, ItemFn, Pat, PatIdent, Stmt};
 
-use super::model::{is_cx_type, is_state_type};
+use super::model::{Kind, is_cx_type, is_state_type};
 use super::scope::local_key;
 
 /// The prefix of a parameter moved into the body; `shadow::shown` takes it off.
 pub(crate) const ARG: &str = "__mcp_arg";
 
 /// `function` with each parameter that binds a name `mut` moved into its body, and the
-/// locals its patterns bind (as `scope::local_key`s).
-pub(crate) fn into_locals(mut function: ItemFn) -> (ItemFn, Vec<String>) {
+/// locals its patterns bind (as `scope::local_key`s). A sub-flow's argument bound by another
+/// pattern is left for `model` to refuse.
+pub(crate) fn into_locals(kind: Kind, mut function: ItemFn) -> (ItemFn, Vec<String>) {
     let mut lets: Vec<Stmt> = Vec::new();
     let mut moved = Vec::new();
     for (n, input) in function.sig.inputs.iter_mut().enumerate() {
         let FnArg::Typed(typed) = input else { continue };
-        if is_cx_type(&typed.ty) || is_state_type(&typed.ty) || !binds_mut(&typed.pat) {
+        let refused = kind == Kind::Elicit && !matches!(&*typed.pat, Pat::Ident(_));
+        if is_cx_type(&typed.ty) || is_state_type(&typed.ty) || refused || !binds_mut(&typed.pat) {
             continue;
         }
         let name = match &*typed.pat {
@@ -93,10 +95,14 @@ mod tests {
     use syn::ItemFn;
 
     use super::into_locals;
+    use crate::flow::Kind;
 
     fn moved(function: &str) -> String {
         let function: ItemFn = syn::parse_str(function).expect("the function parses");
-        into_locals(function).0.to_token_stream().to_string()
+        into_locals(Kind::Tool, function)
+            .0
+            .to_token_stream()
+            .to_string()
     }
 
     fn tokens(function: &str) -> String {
@@ -112,6 +118,15 @@ mod tests {
         let want = "async fn f(__mcp_arg0: Args, cx: &Cx, __mcp_arg_q: String, n: u32) { \
                     let Args { mut items, start } = __mcp_arg0; let mut q = __mcp_arg_q; go(); }";
         assert_eq!(out, tokens(want));
+    }
+
+    #[test]
+    fn a_sub_flows_argument_bound_by_a_pattern_is_left_for_the_model_to_refuse() {
+        let function = "async fn f(cx: &Cx, (mut a, b): (u32, u32)) { go(); }";
+        let parsed: ItemFn = syn::parse_str(function).expect("the function parses");
+        let (out, moved) = into_locals(Kind::Elicit, parsed);
+        assert_eq!(out.to_token_stream().to_string(), tokens(function));
+        assert!(moved.is_empty());
     }
 
     #[test]
