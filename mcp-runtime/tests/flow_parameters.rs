@@ -82,3 +82,35 @@ async fn a_sub_flows_mutable_argument_keeps_its_changes() {
     let done = answered(marked, json!({}), &answers).await;
     assert_eq!(done, "tea?ab milk?cd");
 }
+
+/// Asks about `q`, marked, then trimmed and hidden by what it becomes.
+#[elicit]
+async fn ask_hidden(cx: &Cx, mut q: String, n: u32) -> Result<String, Refusal> {
+    q.push('?');
+    let q = q.trim();
+    let first: Word = cx.elicit(format!("{q}{n}")).await?;
+    let q = format!("{q}{}", first.word);
+    let again: Word = cx.elicit(q.clone()).await?;
+    Ok(format!("{q}{}", again.word))
+}
+
+#[derive(Serialize, Deserialize, schemars::JsonSchema)]
+struct Start {
+    start: u32,
+}
+
+#[tool]
+async fn bumped(mut args: Start, cx: Cx) -> ToolResult {
+    let asked = ask_hidden(&cx, " t ".to_owned(), args.start).await?;
+    args.start += 1;
+    let args = args.start;
+    let sure: Yes = cx.elicit(format!("Bumped to {args}?")).await?;
+    Ok(text(format!("{asked} {args} {}", sure.ok)))
+}
+
+#[tokio::test]
+async fn mutable_parameters_hidden_by_what_they_become_keep_their_changes() {
+    let answers = [word("a"), word("b"), yes(true)];
+    let done = answered(bumped, json!({"start": 3}), &answers).await;
+    assert_eq!(done, "t ?ab 4 true");
+}

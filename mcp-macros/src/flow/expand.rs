@@ -166,7 +166,7 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
         }
         let carry = if plan.taken.contains(local) {
             quote!(CarryItems)
-        } else if handler.moved.contains(&local_key(local)) {
+        } else if handler.moved.contains(&local_key(&shadow::shown_ident(local))) {
             quote!(CarryArgument)
         } else {
             quote!(Carry)
