@@ -75,8 +75,8 @@ fn binds_mut(pat: &Pat) -> bool {
     bound(pat).iter().any(|ident| ident.mutability.is_some())
 }
 
-/// The names `pat` binds.
-fn bound(pat: &Pat) -> Vec<&PatIdent> {
+/// The names `pat` binds, as bound.
+pub(crate) fn bound(pat: &Pat) -> Vec<&PatIdent> {
     struct Finder<'a>(Vec<&'a PatIdent>);
     impl<'a> Visit<'a> for Finder<'a> {
         fn visit_pat_ident(&mut self, pat: &'a PatIdent) {

@@ -34,6 +34,7 @@ use syn::visit_mut::{self, VisitMut};
 use syn::{Block, Expr, FnArg, ItemFn, LitStr, Pat, Stmt, Token};
 
 use super::free::inline_args;
+use super::mutable::bound;
 
 /// The prefix of a renamed local; [`shown`] takes it off.
 const RENAMED: &str = "__mcp_local";
@@ -478,71 +479,35 @@ fn named_arg(left: &Expr) -> Option<String> {
 
 /// The names `pat` binds, each once.
 fn names_of(pat: &Pat, out: &mut Vec<String>) {
-    match pat {
-        Pat::Ident(p) => {
-            let name = p.ident.to_string();
-            if !out.contains(&name) {
-                out.push(name);
-            }
-            if let Some((_, sub)) = &p.subpat {
-                names_of(sub, out);
-            }
+    for ident in bound(pat) {
+        let name = ident.ident.to_string();
+        if !out.contains(&name) {
+            out.push(name);
         }
-        Pat::Or(p) => p.cases.iter().for_each(|case| names_of(case, out)),
-        Pat::Paren(p) => names_of(&p.pat, out),
-        Pat::Reference(p) => names_of(&p.pat, out),
-        Pat::Slice(p) => p.elems.iter().for_each(|elem| names_of(elem, out)),
-        Pat::Struct(p) => p.fields.iter().for_each(|field| names_of(&field.pat, out)),
-        Pat::Tuple(p) => p.elems.iter().for_each(|elem| names_of(elem, out)),
-        Pat::TupleStruct(p) => p.elems.iter().for_each(|elem| names_of(elem, out)),
-        Pat::Type(p) => names_of(&p.pat, out),
-        Pat::Guard(p) => names_of(&p.pat, out),
-        _ => {}
     }
 }
 
 /// Renames each binding of `name` in `pat` to `new`, spelling out a field it bound in
 /// shorthand (`Point { x }` binding `x` is `Point { x: new }`).
 fn rename_in(pat: &mut Pat, name: &str, new: &str) {
-    match pat {
-        Pat::Ident(p) => {
-            if p.ident == name {
-                p.ident = Ident::new(new, p.ident.span());
+    struct Renamer<'a>(&'a str, &'a str);
+    impl VisitMut for Renamer<'_> {
+        fn visit_pat_ident_mut(&mut self, pat: &mut syn::PatIdent) {
+            if pat.ident == self.0 {
+                pat.ident = Ident::new(self.1, pat.ident.span());
             }
-            if let Some((_, sub)) = &mut p.subpat {
-                rename_in(sub, name, new);
+            visit_mut::visit_pat_ident_mut(self, pat);
+        }
+        fn visit_field_pat_mut(&mut self, field: &mut syn::FieldPat) {
+            visit_mut::visit_field_pat_mut(self, field);
+            if matches!(&*field.pat, Pat::Ident(p) if p.ident == self.1) {
+                field.colon_token.get_or_insert_default();
             }
         }
-        Pat::Or(p) => p
-            .cases
-            .iter_mut()
-            .for_each(|case| rename_in(case, name, new)),
-        Pat::Paren(p) => rename_in(&mut p.pat, name, new),
-        Pat::Reference(p) => rename_in(&mut p.pat, name, new),
-        Pat::Slice(p) => p
-            .elems
-            .iter_mut()
-            .for_each(|elem| rename_in(elem, name, new)),
-        Pat::Struct(p) => {
-            for field in &mut p.fields {
-                rename_in(&mut field.pat, name, new);
-                if matches!(&*field.pat, Pat::Ident(p) if p.ident == new) {
-                    field.colon_token.get_or_insert_default();
-                }
-            }
-        }
-        Pat::Tuple(p) => p
-            .elems
-            .iter_mut()
-            .for_each(|elem| rename_in(elem, name, new)),
-        Pat::TupleStruct(p) => p
-            .elems
-            .iter_mut()
-            .for_each(|elem| rename_in(elem, name, new)),
-        Pat::Type(p) => rename_in(&mut p.pat, name, new),
-        Pat::Guard(p) => rename_in(&mut p.pat, name, new),
-        _ => {}
+        // A nested pattern's expressions (a range's bounds) bind nothing.
+        fn visit_expr_mut(&mut self, _: &mut Expr) {}
     }
+    Renamer(name, new).visit_pat_mut(pat);
 }
 
 /// `function` as the flow compiles it: `body`, the body renamed, and each argument under
