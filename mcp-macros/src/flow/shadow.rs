@@ -51,7 +51,8 @@ pub(crate) fn rename(body: &mut Block, params: &mut [&mut Ident], patterns: &[Pa
     let mut walk = Walk::default();
     walk.declare_params(params, patterns);
     walk.visit_block_mut(body);
-    // Of a hidden local and its hider, the first that no other macro's tokens name.
+    // Of a hidden local and its hider, the first whose name can change: one that no other
+    // macro's tokens name and no parameter's pattern binds (both `tainted`).
     let mut renames = HashMap::new();
     for (outer, inner) in std::mem::take(&mut walk.hiders) {
         if outer == inner || renames.contains_key(&outer) || renames.contains_key(&inner) {
@@ -141,7 +142,8 @@ struct Walk {
     scope: Vec<usize>,
     /// Each use resolved, in order: what a hider's value reads is the tail it added.
     uses: Vec<usize>,
-    /// The bindings a macro's tokens may name.
+    /// The bindings whose names stay: those a macro's tokens may name, and a parameter's pattern
+    /// binds.
     tainted: HashSet<usize>,
     /// (hidden, hider): a binding that hides one of its name its value reads.
     hiders: Vec<(usize, usize)>,
