@@ -87,8 +87,9 @@ pub(crate) fn inline_args(text: &str) -> Vec<std::ops::Range<usize>> {
         while let Some(dollar) = text[spec..close].find('$') {
             let stop = spec + dollar;
             let start = text[..stop]
-                .rfind(|c: char| !(c.is_alphanumeric() || c == '_'))
-                .map_or(0, |i| i + 1)
+                .char_indices()
+                .rfind(|(_, c)| !(c.is_alphanumeric() || *c == '_'))
+                .map_or(0, |(i, c)| i + c.len_utf8())
                 .max(end + 1);
             if start < stop && is_name(&text[start..stop]) {
                 names.push(start..stop);

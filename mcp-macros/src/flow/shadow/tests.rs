@@ -194,3 +194,27 @@ fn widths_and_precisions_named_in_a_format_spec_follow_the_rename() {
                 format!(\"{x:>__mcp_local0_w$} {:.__mcp_local0_w$} {{w$}} {__mcp_local0_w}\", y) }";
     assert_eq!(out, tokens(want));
 }
+
+#[test]
+fn a_format_spec_with_wide_characters_is_read_without_panicking() {
+    // Not valid specs for `format!`, whose own error the user should see: reading them must
+    // not panic the macro.
+    for text in [
+        "{:…w$}",
+        "{x:é$}",
+        "{:—<w$} {ü}",
+        "{:.€$}",
+        "{",
+        "{:",
+        "{:$}",
+    ] {
+        let _ = crate::flow::free::inline_args(text);
+    }
+    assert_eq!(
+        crate::flow::free::inline_args("{:—<w$}")
+            .into_iter()
+            .map(|range| &"{:—<w$}"[range])
+            .collect::<Vec<_>>(),
+        ["w"]
+    );
+}
