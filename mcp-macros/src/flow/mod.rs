@@ -21,6 +21,8 @@ mod items;
 mod literals;
 mod model;
 mod mutable;
+#[cfg(test)]
+mod odd_inputs;
 mod presentation;
 mod questions;
 mod reborrow;
