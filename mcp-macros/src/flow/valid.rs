@@ -15,8 +15,22 @@ pub(crate) fn check_body(kind: Kind, body: &Block, cx: &Ident, errors: &mut Erro
         cx,
         selves: Vec::new(),
         unawaited: Vec::new(),
+        rebound: Vec::new(),
+        awaits: false,
     };
     rules.visit_block(body);
+    if rules.awaits {
+        for span in rules.rebound {
+            errors.push(syn::Error::new(
+                span,
+                format!(
+                    "this `{cx}` hides the handler's context, which its questions are asked on \
+                     and which the flow gives again each round; use `{cx}` itself (pass it to a \
+                     sub-flow as `&{cx}`) and give this local another name"
+                ),
+            ));
+        }
+    }
     for span in rules.selves {
         errors.push(syn::Error::new(
             span,
@@ -42,6 +56,10 @@ struct Rules<'a> {
     selves: Vec<Span>,
     /// Questions used as values without `.await`: under `?`, or as a `let` initialiser.
     unawaited: Vec<Span>,
+    /// `let`s that bind the context's own name (`let cx = &cx;`).
+    rebound: Vec<Span>,
+    /// Whether the body awaits anything: a body that does not asks nothing, and may rebind.
+    awaits: bool,
 }
 
 impl Rules<'_> {
@@ -79,6 +97,20 @@ impl<'ast> Visit<'ast> for Rules<'_> {
         if let Some(init) = &local.init {
             self.check_awaited(&init.expr);
         }
+        let mut pat = &local.pat;
+        while let syn::Pat::Type(typed) = pat {
+            pat = &typed.pat;
+        }
+        if let syn::Pat::Ident(bound) = pat
+            && bound.ident == *self.cx
+        {
+            self.rebound.push(bound.ident.span());
+        }
         visit::visit_local(self, local);
+    }
+
+    fn visit_expr_await(&mut self, awaited: &'ast syn::ExprAwait) {
+        self.awaits = true;
+        visit::visit_expr_await(self, awaited);
     }
 }
