@@ -228,3 +228,18 @@ fn awaited_in_tokens(
         _ => None,
     })
 }
+
+/// Whether `body` awaits anything outside the items it declares: a body that does not asks
+/// no question.
+pub(crate) fn awaits(body: &syn::Block) -> bool {
+    struct Finder(bool);
+    impl syn::visit::Visit<'_> for Finder {
+        fn visit_expr_await(&mut self, _: &syn::ExprAwait) {
+            self.0 = true;
+        }
+        fn visit_item(&mut self, _: &syn::Item) {}
+    }
+    let mut finder = Finder(false);
+    syn::visit::Visit::visit_block(&mut finder, body);
+    finder.0
+}

@@ -20,9 +20,10 @@
 //! ```
 //! The hidden local is renamed, or its hider where another macro's tokens may name the hidden
 //! one (those tokens are not known to be code: `tracing`'s `status = %status`) or a
-//! parameter's pattern binds it (`State(db)`); where such macros may name both, neither is. The standard macros whose arguments are expressions (`format!`, `println!`,
-//! `assert_eq!`, `vec!`, ..) are read as such, and a `{name}` their format string captures
-//! is renamed with the rest. Each use keeps its span, and what the user reads names the
+//! parameter's pattern binds it (`State(db)`); where such macros may name both, neither is.
+//! The standard macros whose arguments are expressions (`format!`, `println!`, `assert_eq!`,
+//! `vec!`, ..) are read as such, and a `{name}` their format string captures is renamed with
+//! the rest. Each use keeps its span, and what the user reads names the
 //! local as written ([`shown`]).
 
 use std::collections::{HashMap, HashSet};
@@ -35,6 +36,7 @@ use syn::{Block, Expr, FnArg, ItemFn, LitStr, Pat, Stmt, Token};
 
 use super::free::inline_args;
 use super::mutable::bound;
+use super::questions::awaits;
 
 /// The prefix of a renamed local; [`shown`] takes it off.
 const RENAMED: &str = "__mcp_local";
@@ -62,7 +64,7 @@ pub(crate) fn rename(body: &mut Block, params: &mut [&mut Ident], patterns: &[Pa
             .into_iter()
             .find(|id| !walk.tainted.contains(id))
         {
-            let name = walk.bindings[id].name.trim_start_matches("r#");
+            let name = walk.bindings[id].trim_start_matches("r#");
             renames.insert(id, format!("{RENAMED}{}_{name}", renames.len()));
         }
     }
@@ -86,14 +88,14 @@ pub(crate) fn rename(body: &mut Block, params: &mut [&mut Ident], patterns: &[Pa
 pub(crate) fn shown(ident: &Ident) -> String {
     let name = ident.to_string();
     let name = name.trim_start_matches("r#");
-    let outer = name
+    let local = name
         .strip_prefix(RENAMED)
         .and_then(|rest| rest.split_once('_'))
         .filter(|(n, _)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
     let param = name
         .strip_prefix(super::mutable::ARG)
         .and_then(|rest| rest.strip_prefix('_'));
-    outer
+    local
         .map(|(_, original)| original)
         .or(param)
         .unwrap_or(name)
@@ -115,29 +117,12 @@ pub(crate) fn shown_ident(ident: &Ident) -> Ident {
     }
 }
 
-/// Whether `body` awaits anything: a body that does not asks no question.
-fn awaits(body: &mut Block) -> bool {
-    struct Finder(bool);
-    impl VisitMut for Finder {
-        fn visit_expr_await_mut(&mut self, _: &mut syn::ExprAwait) {
-            self.0 = true;
-        }
-        fn visit_item_mut(&mut self, _: &mut syn::Item) {}
-    }
-    let mut finder = Finder(false);
-    finder.visit_block_mut(body);
-    finder.0
-}
-
-struct Binding {
-    name: String,
-}
-
 /// Resolves each name the body uses to its binding, in the order `syn` visits them, which
 /// is the same in both passes: the first finds the hidden locals, the second renames them.
 #[derive(Default)]
 struct Walk {
-    bindings: Vec<Binding>,
+    /// The name of each binding, by its id.
+    bindings: Vec<String>,
     /// The bindings in scope, innermost last: a name's use resolves to the last of its name.
     scope: Vec<usize>,
     /// Each use resolved, in order: what a hider's value reads is the tail it added.
@@ -170,7 +155,7 @@ impl Walk {
 
     fn declare(&mut self, name: String) -> usize {
         let id = self.bindings.len();
-        self.bindings.push(Binding { name });
+        self.bindings.push(name);
         self.scope.push(id);
         id
     }
@@ -180,7 +165,7 @@ impl Walk {
             .iter()
             .rev()
             .copied()
-            .find(|&id| self.bindings[id].name == name)
+            .find(|&id| self.bindings[id] == name)
     }
 
     /// Visits `value`, the expression a pattern binds from; returns the uses it made.
@@ -199,7 +184,7 @@ impl Walk {
             let hidden = read
                 .iter()
                 .copied()
-                .find(|&used| self.bindings[used].name == name);
+                .find(|&used| self.bindings[used] == name);
             let id = self.declare(name.clone());
             if let Some(hidden) = hidden {
                 self.hiders.push((hidden, id));
@@ -237,8 +222,8 @@ impl Walk {
         }
     }
 
-    /// Marks what a macro's tokens may name: each identifier, and each name a string
-    /// literal captures (`"{name}"`).
+    /// Marks what a macro's tokens may name: each identifier, and each word of its string
+    /// literals (`"{name}"`, `"{:>width$}"`, or whatever the macro makes of them).
     fn taint(&mut self, tokens: TokenStream) {
         for tree in tokens {
             match tree {
@@ -246,12 +231,8 @@ impl Walk {
                 TokenTree::Group(group) => self.taint(group.stream()),
                 TokenTree::Literal(literal) => {
                     let text = literal.to_string();
-                    for (_, after) in text.match_indices('{').map(|(i, _)| text.split_at(i + 1)) {
-                        let name: String = after
-                            .chars()
-                            .take_while(|c| c.is_alphanumeric() || *c == '_')
-                            .collect();
-                        self.taint_name(&name);
+                    for word in text.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
+                        self.taint_name(word);
                     }
                 }
                 TokenTree::Punct(_) => {}

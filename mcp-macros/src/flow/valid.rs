@@ -7,7 +7,7 @@ use syn::{Block, Expr, Ident};
 
 use super::Errors;
 use super::model::Kind;
-use super::questions::{is_question_base, is_question_call};
+use super::questions::{awaits, is_question_base, is_question_call};
 
 /// Checks `body`, whose context is `cx`.
 pub(crate) fn check_body(kind: Kind, body: &Block, cx: &Ident, errors: &mut Errors) {
@@ -16,10 +16,9 @@ pub(crate) fn check_body(kind: Kind, body: &Block, cx: &Ident, errors: &mut Erro
         selves: Vec::new(),
         unawaited: Vec::new(),
         rebound: Vec::new(),
-        awaits: false,
     };
     rules.visit_block(body);
-    if rules.awaits {
+    if awaits(body) {
         for span in rules.rebound {
             errors.push(syn::Error::new(
                 span,
@@ -56,10 +55,9 @@ struct Rules<'a> {
     selves: Vec<Span>,
     /// Questions used as values without `.await`: under `?`, or as a `let` initialiser.
     unawaited: Vec<Span>,
-    /// `let`s that bind the context's own name (`let cx = &cx;`).
+    /// `let`s that bind the context's own name (`let cx = &cx;`), refused in a body that
+    /// awaits anything.
     rebound: Vec<Span>,
-    /// Whether the body awaits anything: a body that does not asks nothing, and may rebind.
-    awaits: bool,
 }
 
 impl Rules<'_> {
@@ -107,10 +105,5 @@ impl<'ast> Visit<'ast> for Rules<'_> {
             self.rebound.push(bound.ident.span());
         }
         visit::visit_local(self, local);
-    }
-
-    fn visit_expr_await(&mut self, awaited: &'ast syn::ExprAwait) {
-        self.awaits = true;
-        visit::visit_expr_await(self, awaited);
     }
 }

@@ -218,3 +218,15 @@ fn a_format_spec_with_wide_characters_is_read_without_panicking() {
         ["w"]
     );
 }
+
+#[test]
+fn a_name_an_unknown_macros_string_may_hold_keeps_it() {
+    // `log!` may read `w` from its `w$`: the hider is renamed instead.
+    let (out, _) = renamed(
+        "{ let w = n(); { let w = w + 1; ask(w).await; } log!(\"{:>w$}\", 1); w }",
+        &[],
+    );
+    let want = "{ let w = n(); { let __mcp_local0_w = w + 1; ask(__mcp_local0_w).await; } \
+                log!(\"{:>w$}\", 1); w }";
+    assert_eq!(out, tokens(want));
+}
