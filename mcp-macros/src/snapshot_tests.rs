@@ -116,6 +116,21 @@ fn in_a_loop_expansion_matches_snapshot() {
 }
 
 #[test]
+fn question_free_expansion_matches_snapshot() {
+    let item = quote! {
+        /// Greets the caller: asks nothing, so its step is its body.
+        async fn greet(args: Greeting, cx: &Cx) -> ToolResult {
+            cx.log(format!("greeting {}", args.name));
+            Ok(text(format!("Hello, {}!", args.name)))
+        }
+    };
+    check(
+        "question_free",
+        &pretty(flow::expand(Kind::Tool, TokenStream::new(), item)),
+    );
+}
+
+#[test]
 fn sub_flow_expansion_matches_snapshot() {
     let item = quote! {
         /// Asks to confirm `what`, asking again once on a no.

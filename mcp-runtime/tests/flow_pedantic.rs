@@ -69,3 +69,15 @@ async fn every_shape_runs_under_pedantic_lints() {
     let round = answers::run(tester, &answers).await;
     assert_eq!(round.text(), Some("c 0 ok"));
 }
+
+/// Asks nothing and awaits nothing: its step is its body alone.
+#[tool]
+async fn asks_nothing(args: Args) -> ToolResult {
+    Ok(text(format!("{} items", args.items.len())))
+}
+
+#[tokio::test]
+async fn a_handler_that_asks_nothing_runs_under_pedantic_lints() {
+    let done = answered(asks_nothing, args(0, &["a", "b"]), &[]).await;
+    assert_eq!(done, "2 items");
+}

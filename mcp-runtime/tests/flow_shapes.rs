@@ -56,6 +56,18 @@ async fn build_two_restarting(cx: Cx) -> ToolResult {
     Ok(text(format!("{greeting} {}", sure.ok)))
 }
 
+/// A build that asks nothing any more.
+#[tool(name = "versioned")]
+async fn build_asking_nothing() -> ToolResult {
+    Ok(text("nothing to ask"))
+}
+
+/// The same, opting into restarting.
+#[tool(name = "versioned", on_new_shape = "restart")]
+async fn build_asking_nothing_restarting() -> ToolResult {
+    Ok(text("nothing to ask"))
+}
+
 fn accept(content: Value) -> Value {
     json!({"action": "accept", "content": content})
 }
@@ -86,7 +98,17 @@ async fn states_survive_a_build_of_the_same_shape_and_nothing_else() {
 
     // The same change with `on_new_shape = "restart"`: back to the first question, with the
     // answers meant for the old build left unused.
-    let restarting = FlowTester::tool(build_two_restarting).signer(signer);
-    let restarted = restarting.send(Some(&state), Some(answer)).await;
+    let restarting = FlowTester::tool(build_two_restarting).signer(signer.clone());
+    let restarted = restarting.send(Some(&state), Some(answer.clone())).await;
     assert_eq!(restarted.questions(), ["who"], "{restarted}");
+
+    // A build that asks nothing has no state to open: the driver refuses it there, or runs the
+    // body from its start.
+    let plain = FlowTester::tool(build_asking_nothing).signer(signer.clone());
+    let refused = plain.send(Some(&state), Some(answer.clone())).await;
+    let error = refused.error().unwrap_or_else(|| panic!("{refused}"));
+    assert_eq!(error.message, INVALID_STATE_MESSAGE);
+    let plain = FlowTester::tool(build_asking_nothing_restarting).signer(signer);
+    let restarted = plain.send(Some(&state), Some(answer)).await;
+    assert_eq!(restarted.text(), Some("nothing to ask"), "{restarted}");
 }

@@ -164,6 +164,7 @@ pub fn deploy() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Cop
             ::mcp_runtime::__private::drive_tool(
                 ::mcp_runtime::__private::Flow {
                     step: __mcp_step,
+                    asks: true,
                     max_rounds: ::core::option::Option::None,
                     restart: false,
                 },

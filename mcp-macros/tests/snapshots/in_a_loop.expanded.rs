@@ -357,6 +357,7 @@ fn tag() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
             ::mcp_runtime::__private::drive_tool(
                 ::mcp_runtime::__private::Flow {
                     step: __mcp_step,
+                    asks: true,
                     max_rounds: ::core::option::Option::None,
                     restart: false,
                 },

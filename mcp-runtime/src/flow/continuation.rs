@@ -114,6 +114,18 @@ impl Resume {
     }
 }
 
+impl Resume {
+    /// Opens the state, before its step runs, for a flow that asks nothing: its step does not
+    /// open one. Such a flow never mints a state, so any state it is sent is of another shape
+    /// (see [`Resume::open`]): refused, recorded on `cx`, or restarting the flow. Returns what
+    /// the step starts from, or `None` where it must not run.
+    pub(crate) fn open_for_plain(self, cx: &Cx) -> Option<Self> {
+        let restart = self.restart;
+        let reader = self.open(cx, "", &[], &[]).ok()?;
+        Some(Self::handler(reader.round.unwrap_or(0), None, restart))
+    }
+}
+
 /// A step that has stopped: what it stopped for is recorded on its context, and awaiting this
 /// never completes. The driver sees the record and drops the step's future.
 ///

@@ -25,8 +25,11 @@ static REFUSED_STATE: RateLimit = RateLimit::new(10, Duration::from_secs(5));
 pub struct Flow<A, F> {
     /// Runs from the state it is given (or from the start) to the next question point or the
     /// end. The step opens the state itself, checking its shape: only it knows the types it
-    /// carries.
+    /// carries. A flow that asks nothing has no state to open: its step is the body alone, and
+    /// the driver checks the state for it ([`Resume::open_for_plain`]).
     pub step: fn(A, Cx, Resume) -> F,
+    /// Whether the flow has any question point.
+    pub asks: bool,
     /// The handler's own bound on rounds, if it sets one.
     pub max_rounds: Option<u32>,
     /// Whether a state minted by a build whose flow had another shape restarts the flow
@@ -51,6 +54,8 @@ pub(crate) struct Bounds {
     pub(crate) max_rounds: Option<u32>,
     /// Whether a state of another shape restarts the flow.
     pub(crate) restart: bool,
+    /// Whether the flow has any question point.
+    pub(crate) asks: bool,
 }
 
 impl Bounds {
@@ -58,6 +63,7 @@ impl Bounds {
         Self {
             max_rounds: flow.max_rounds,
             restart: flow.restart,
+            asks: flow.asks,
         }
     }
 }
@@ -136,7 +142,13 @@ pub(crate) async fn run<R>(request: Request, bounds: Bounds, step: Step<R>) -> H
         app,
     );
     let resume = Resume::handler(round, state, bounds.restart);
-    if let Some(output) = cx.run_until_halt(step(cx.clone(), resume)).await {
+    let resume = match bounds.asks {
+        true => Some(resume),
+        false => resume.open_for_plain(&cx),
+    };
+    if let Some(resume) = resume
+        && let Some(output) = cx.run_until_halt(step(cx.clone(), resume)).await
+    {
         return output.map(Reply::Complete);
     }
     match cx.take_halt() {
