@@ -1,6 +1,7 @@
 //! Carried values that JSON cannot hold come back as they were, and a value that cannot be
 //! written fails the stop with an internal error naming its local.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Debug;
 
@@ -183,6 +184,23 @@ async fn serde_shapes(cx: Cx) -> ToolResult {
     }))
 }
 
+/// A sub-flow whose parameter has a `'static` lifetime only: it owns what it holds.
+#[elicit]
+async fn labelled(cx: &Cx, label: Cow<'static, str>) -> Result<String, Refusal> {
+    let _go: Confirm = cx.elicit("Label?").await?;
+    Ok(format!("[{label}]"))
+}
+
+/// `Cow<'static, str>` in either variant, written out as a type: no borrow, so it travels.
+#[tool]
+async fn static_cows(cx: Cx) -> ToolResult {
+    let fixed: Cow<'static, str> = Cow::Borrowed("fixed");
+    let made: Cow<'static, str> = Cow::Owned(format!("made {}", 1));
+    let _go: Confirm = cx.elicit("Go?").await?;
+    let label = labelled(&cx, made.clone()).await?;
+    Ok(text(format!("{fixed} {made} {label}")))
+}
+
 fn yes() -> Value {
     json!({"action": "accept", "content": {"ok": true}})
 }
@@ -210,6 +228,15 @@ async fn untagged_internally_tagged_flattened_and_json_values_come_back() {
         .await;
     let last = rounds.last().expect("the script ran");
     assert_eq!(last.text(), Some("same"), "{last}");
+}
+
+#[tokio::test]
+async fn a_static_cow_written_as_a_type_travels_as_an_owned_value() {
+    let rounds = FlowTester::tool(static_cows)
+        .script([json!({"_go": yes()}), json!({"label._go": yes()})])
+        .await;
+    let last = rounds.last().expect("the script ran");
+    assert_eq!(last.text(), Some("fixed made 1 [made 1]"), "{last}");
 }
 
 #[tokio::test]

@@ -199,15 +199,16 @@ fn borrowed(expr: &Expr) -> Option<Borrowed> {
 }
 
 /// Whether `ty` holds a borrow anywhere: a reference or a lifetime (`&str`, `Vec<&str>`,
-/// `Cow<'a, str>`).
+/// `Cow<'a, str>`, `&'static str`, which deserialises only from a borrowed input), but not a
+/// `'static` lifetime alone (`Cow<'static, str>`, which deserialises owned).
 pub(crate) fn holds_borrow(ty: &Type) -> bool {
     struct Finder(bool);
     impl<'ast> Visit<'ast> for Finder {
         fn visit_type_reference(&mut self, _: &'ast syn::TypeReference) {
             self.0 = true;
         }
-        fn visit_lifetime(&mut self, _: &'ast syn::Lifetime) {
-            self.0 = true;
+        fn visit_lifetime(&mut self, lifetime: &'ast syn::Lifetime) {
+            self.0 |= lifetime.ident != "static";
         }
     }
     let mut finder = Finder(false);
@@ -263,4 +264,26 @@ pub(crate) fn let_bindings(local: &Local) -> Vec<Binding> {
         binding.init_is_code = code;
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::holds_borrow;
+
+    #[test]
+    fn a_static_lifetime_alone_is_no_borrow_but_a_static_reference_is() {
+        let borrow = |ty: &str| holds_borrow(&syn::parse_str(ty).expect("a type"));
+        for ty in [
+            "&str",
+            "&'static str",
+            "Vec<&str>",
+            "Cow<'_, str>",
+            "Cow<'a, str>",
+        ] {
+            assert!(borrow(ty), "{ty}");
+        }
+        for ty in ["String", "Cow<'static, str>", "Vec<Cow<'static, [u8]>>"] {
+            assert!(!borrow(ty), "{ty}");
+        }
+    }
 }
