@@ -195,3 +195,48 @@ async fn a_flow_that_never_stops_meets_the_round_bound() {
     let error = rounds[3].error().unwrap_or_else(|| panic!("{}", rounds[3]));
     assert!(error.message.contains("more than 3"), "{}", error.message);
 }
+
+/// Questions whose answers are what a `break` carries out of a loop and of a labelled block.
+#[tool]
+async fn break_values(args: Names, cx: Cx) -> ToolResult {
+    let mut looked = 0;
+    let found = loop {
+        let Some(name) = args.names.get(looked).cloned() else {
+            break String::from("none");
+        };
+        looked += 1;
+        if name.starts_with('x') {
+            break cx.elicit::<Item>(format!("About {name}?")).await?.name;
+        }
+    };
+    let sure = 'sure: {
+        let left = args.names.len() - looked;
+        if left > 0 {
+            break 'sure cx
+                .elicit::<Confirm>(format!("Sure, with {left} left?"))
+                .await?
+                .ok;
+        }
+        false
+    };
+    Ok(text(format!("{found} after {looked}, sure: {sure}")))
+}
+
+#[tokio::test]
+async fn a_question_gives_the_value_a_break_carries_out() {
+    // No binding takes either answer: each is asked under its method's name.
+    let item = json!({"elicit": accept(json!({"name": "kept", "more": false}))});
+    let sure = json!({"elicit_2": accept(json!({"ok": true}))});
+    let rounds = FlowTester::tool(break_values)
+        .arguments(json!({"names": ["a", "xb", "xc"]}))
+        .script([item, sure])
+        .await;
+    assert_eq!(rounds[0].questions(), ["elicit"], "{}", rounds[0]);
+    assert_eq!(rounds[1].questions(), ["elicit_2"], "{}", rounds[1]);
+    assert_eq!(rounds[2].text(), Some("kept after 2, sure: true"));
+    let rounds = FlowTester::tool(break_values)
+        .arguments(json!({"names": ["a"]}))
+        .script([])
+        .await;
+    assert_eq!(rounds[0].text(), Some("none after 1, sure: false"));
+}

@@ -106,6 +106,8 @@ pub(crate) enum Head {
     LetExpr,
     Scrutinee,
     Return,
+    /// The value of a `break`.
+    Break,
     AssignRight,
     /// The right of a compound assignment (`+=`, ...) to a place.
     CompoundRight,
@@ -142,6 +144,7 @@ impl Head {
             (Self::LetExpr, Expr::Let(e)) => &mut e.expr,
             (Self::Scrutinee, Expr::Match(e)) => &mut e.expr,
             (Self::Return, Expr::Return(e)) => e.expr.as_mut()?,
+            (Self::Break, Expr::Break(e)) => e.expr.as_mut()?,
             (Self::AssignRight, Expr::Assign(e)) => &mut e.right,
             (Self::CompoundRight, Expr::Binary(e)) => &mut e.right,
             (Self::WhileCond, Expr::While(e)) => &mut e.cond,
@@ -384,6 +387,13 @@ impl<'a> Analyzer<'a> {
             Expr::Return(e) => {
                 if let Some(value) = &mut e.expr {
                     self.enter(Head::Return, value);
+                }
+            }
+            // `break cx.elicit::<Word>(..).await?.word;`, to a loop's or a labelled block's
+            // value: evaluated before the `break` leaves, as a `return`'s is.
+            Expr::Break(e) => {
+                if let Some(value) = &mut e.expr {
+                    self.enter(Head::Break, value);
                 }
             }
             Expr::Assign(e) => {
