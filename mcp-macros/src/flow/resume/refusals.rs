@@ -1,7 +1,7 @@
 //! What the resumed body cannot carry, refused where the user wrote it: a local hidden at
 //! the question by a pattern binding of its name, a borrow, code.
 
-use super::{Binding, Resumer, scope};
+use super::{Binding, Resumer, free, scope};
 use crate::flow::items::occurrences;
 use crate::flow::scope::{Borrowed, Code};
 use crate::flow::shadow;
@@ -113,10 +113,17 @@ impl Resumer<'_> {
                  question"
             )
         } else if borrows {
+            // Where the flow resumes, a question whose answer does not come back is asked
+            // again, so what it reads travels too.
+            let used = if self.question_reads(&binding.ident) {
+                "read by a question, which is asked again where its answer does not come back"
+            } else {
+                "used after a question"
+            };
             format!(
-                "`{ident}` is a borrow used after a question, and a borrow cannot cross a \
-                 question; make `{ident}` an owned value (for example with `.to_owned()` or \
-                 `.clone()`) before the question"
+                "`{ident}` is a borrow {used}, and a borrow cannot cross a question; make \
+                 `{ident}` an owned value (for example with `.to_owned()` or `.clone()`) before \
+                 the question"
             )
         } else if binding.init_is_code == Some(Code::Async) {
             format!(
@@ -136,6 +143,16 @@ impl Resumer<'_> {
             self.errors.push(syn::Error::new(ident.span(), problem));
         }
         false
+    }
+
+    /// Whether the question of the point being resumed reads `local`.
+    fn question_reads(&self, local: &syn::Ident) -> bool {
+        let Some(site) = self.sites.iter().position(|site| site.path == self.full) else {
+            return false;
+        };
+        let question = &self.sites[site].question;
+        free::free_in_stmts(&[syn::parse_quote!(let _ = #question;)], self.questions)
+            .contains(&local.to_string())
     }
 }
 
