@@ -208,10 +208,6 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
         Ident::new("__mcp_stopped", Span::mixed_site()),
         Ident::new("__mcp_done", Span::mixed_site()),
     );
-    // Every place the step stops breaks out of the block with its `Stopped`, so the step's
-    // future has one suspension point for all of them. The body's value is returned from a
-    // statement of its own, where a body that never completes (`todo!()`) makes only that
-    // statement unreachable, not the user's code.
     let asks = !plan.sites.is_empty();
     if !asks && handler.kind != Kind::Elicit {
         // A handler that asks nothing has no state to open (the driver checks the one it is
@@ -229,6 +225,10 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
         };
         return expand_handler(handler, &step, step_fn, asks);
     }
+    // Every place the step stops breaks out of the block with its `Stopped`, so the step's
+    // future has one suspension point for all of them. The body's value is returned from a
+    // statement of its own, where a body that never completes (`todo!()`) makes only that
+    // statement unreachable, not the user's code.
     let step_fn = quote_spanned! {body_span=>
         async fn #step(
             #inputs

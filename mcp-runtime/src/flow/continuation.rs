@@ -112,9 +112,7 @@ impl Resume {
         }
         Ok(reader)
     }
-}
 
-impl Resume {
     /// Opens the state, before its step runs, for a flow that asks nothing: its step does not
     /// open one. Such a flow never mints a state, so any state it is sent is of another shape
     /// (see [`Resume::open`]): refused, recorded on `cx`, or restarting the flow. Returns what
