@@ -32,6 +32,7 @@ mod settle;
 mod shadow;
 mod sites;
 mod straight;
+mod unbuilt;
 mod valid;
 
 use std::collections::{HashMap, HashSet};
@@ -382,19 +383,24 @@ fn exclusive(a: &[sites::Step], b: &[sites::Step]) -> bool {
 }
 
 /// On error: the errors, and in place of the handler a stand-in every registration and call
-/// site accepts, so the macro's own errors are the only ones reported.
+/// site accepts, holding the body as written for the compiler to read (see [`unbuilt`]), so
+/// that what is reported is the macro's errors and the body's own.
 fn fallback(kind: Kind, function: &ItemFn, error: syn::Error) -> TokenStream {
     let error = error.to_compile_error();
     let ItemFn {
         attrs, vis, sig, ..
     } = function;
     let ident = &sig.ident;
+    let copy = unbuilt::checked_copy(function);
     let unbuilt = quote!(::mcp_runtime::__private::Unbuilt);
     if kind != Kind::Elicit {
         return quote! {
             #error
             #(#attrs)*
-            #vis fn #ident() -> #unbuilt { #unbuilt::new() }
+            #vis fn #ident() -> #unbuilt {
+                #copy
+                #unbuilt::new()
+            }
         };
     }
     let inputs = &sig.inputs;
@@ -407,6 +413,7 @@ fn fallback(kind: Kind, function: &ItemFn, error: syn::Error) -> TokenStream {
         #(#attrs)*
         #[allow(unused_variables)]
         #vis fn #ident(#inputs) -> ::mcp_runtime::SubFlow<#unbuilt<#output>> {
+            #copy
             ::mcp_runtime::SubFlow::new(#unbuilt::new())
         }
     }

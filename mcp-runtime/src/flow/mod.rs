@@ -44,7 +44,7 @@ pub mod __private {
     pub use super::driver::Flow;
     pub use super::output::{NoArgs, drive_prompt, drive_resource, drive_tool};
     pub use super::subflow::{SubSettled, SubState, run_sub};
-    pub use super::unbuilt::Unbuilt;
+    pub use super::unbuilt::{Unbuilt, unbuilt_answers, unbuilt_result};
     pub use crate::server::app_state::{FromAppState, StateType};
 
     /// The requirement of a handler's `State<T>` parameter of type `S`.

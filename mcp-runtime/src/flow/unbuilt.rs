@@ -1,11 +1,13 @@
 //! What a handler macro emits in place of a handler it could not compile: something every
-//! registration and call site accepts, so the macro's own error is the only one reported.
+//! registration and call site accepts, so that no error follows from the handler's absence;
+//! and the stand-in answers with which the macro's copy of the body, emitted beside, is read
+//! as written (only the body's own errors follow from that copy).
 
 use std::marker::PhantomData;
 
 use super::continuation::Resume;
-use super::cx::{Cx, internal_error};
-use super::subflow::SubFlowStep;
+use super::cx::{Batch, Cx, internal_error};
+use super::subflow::{IntoSubFlow, SubFlowStep};
 use crate::protocol::{
     CallToolResult, GetPromptResult, Prompt, ReadResourceResult, Resource, Tool,
 };
@@ -71,4 +73,20 @@ impl<O: Send + 'static> SubFlowStep for Unbuilt<O> {
     fn step(self, _: Cx, _: Resume) -> impl std::future::Future<Output = O> + Send + 'static {
         std::future::pending()
     }
+}
+
+/// The answers to `questions`, in the copy of a body its macro could not compile: that copy is
+/// type-checked beside the macro's error (so the names it uses are used and its own errors are
+/// reported) but never called, so nothing is ever asked.
+#[doc(hidden)]
+pub fn unbuilt_answers<B: Batch>(questions: B) -> B::Answers {
+    let _ = questions;
+    unreachable!("the copy of a body that did not compile is never called")
+}
+
+/// What the sub-flow `call` returns, in the same copy.
+#[doc(hidden)]
+pub fn unbuilt_result<S: IntoSubFlow>(call: S) -> <S::Step as SubFlowStep>::Output {
+    let _ = call;
+    unreachable!("the copy of a body that did not compile is never called")
 }
