@@ -38,6 +38,34 @@ async fn a_literal_chosen_by_a_match_crosses_a_question() {
     assert_eq!(done, "stopped");
 }
 
+/// A literal chosen by a `match` on a local that could not travel itself (an answer with its
+/// refusal: neither the form nor `Refusal` is serialisable): the literal travels in its place.
+#[tool]
+async fn chosen_by_an_answer_that_cannot_travel(cx: Cx) -> ToolResult {
+    let answer = cx.elicit::<Yes>("Go?").await;
+    let verdict = match answer {
+        Ok(Yes { ok: true }) => "yes",
+        Ok(_) => "no",
+        Err(_) => "refused",
+    };
+    let sure: Yes = cx.elicit(format!("Sure about {verdict}?")).await?;
+    Ok(text(format!("{verdict} {}", sure.ok)))
+}
+
+#[tokio::test]
+async fn a_literal_chosen_by_a_local_that_cannot_travel_crosses_a_question() {
+    let flow = chosen_by_an_answer_that_cannot_travel;
+    assert_eq!(
+        answered(flow, args(0, &[]), &[yes(true), yes(false)]).await,
+        "yes false"
+    );
+    let declined = serde_json::json!({"action": "decline"});
+    assert_eq!(
+        answered(flow, args(0, &[]), &[declined, yes(true)]).await,
+        "refused true"
+    );
+}
+
 /// A literal declared without a value, assigned on both sides of an `if` that asks on one.
 #[tool]
 async fn assigned_later(args: Args, cx: Cx) -> ToolResult {

@@ -9,13 +9,13 @@
 //! Input:  `let env = "prod"; let ok: Yes = __mcp_site!().0?; deploy(env, ok)`
 //! Output, resumed at point 0: `{ let env = "prod"; let ok: Yes = __mcp_site!().0?; deploy(env, ok) }`
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use syn::punctuated::Punctuated;
 use syn::visit::{self, Visit};
 use syn::{Expr, ItemFn, Local, Pat, Stmt, Token};
 
-use super::reborrow;
+use super::{literals, reborrow};
 
 /// What a handler's blocks may declare again where the flow resumes.
 pub(crate) struct Hoisted {
@@ -30,6 +30,8 @@ pub(crate) struct Hoisted {
     /// The context parameter's name: what its accessors give (see
     /// `reborrow::CONTEXT_ACCESSORS`) is had again, never carried.
     context: String,
+    /// The names the function's parameters bind.
+    parameters: HashSet<String>,
 }
 
 #[derive(Default)]
@@ -110,6 +112,7 @@ impl Hoisted {
             bindings: bound,
             borrowing: Vec::new(),
             context,
+            parameters: parameters(function),
         };
         let roots = reborrow::Roots {
             hoisted: &hoisted,
@@ -118,11 +121,24 @@ impl Hoisted {
         };
         let borrowing = single
             .into_iter()
-            .filter(|(name, init)| hoisted.bound_once(name) && reborrow::stable(init, roots))
+            .filter(|(name, init)| {
+                hoisted.bound_once(name)
+                    && reborrow::stable(init, roots)
+                    && !hoisted.literal_choice(init)
+            })
             .map(|(name, _)| name)
             .collect();
         hoisted.borrowing = borrowing;
         hoisted
+    }
+
+    /// Whether `init` chooses between string literals by reading a local
+    /// (`match opened { Ok(()) => "opened", Err(_) => "not opened" }`): what it gives travels
+    /// as the index of its literal (see `literals`), rather than being chosen again from what
+    /// it read, which would travel in its place. A choice made by the parameters alone, had
+    /// again each round, is made again.
+    pub(crate) fn literal_choice(&self, init: &Expr) -> bool {
+        literals::only_literals(init) && !reads_only(init, &self.parameters)
     }
 
     /// Whether `name` is a local bound once, without `mut`, to a stable borrow.
@@ -204,4 +220,40 @@ pub(crate) fn literal(expr: &Expr) -> bool {
             .is_ok_and(|elems| elems.iter().all(literal)),
         _ => false,
     }
+}
+
+/// The names the parameters of `function` bind.
+fn parameters(function: &ItemFn) -> HashSet<String> {
+    struct Names(HashSet<String>);
+    impl<'ast> Visit<'ast> for Names {
+        fn visit_pat_ident(&mut self, pat: &'ast syn::PatIdent) {
+            self.0.insert(pat.ident.to_string());
+            visit::visit_pat_ident(self, pat);
+        }
+        fn visit_type(&mut self, _: &'ast syn::Type) {}
+    }
+    let mut names = Names(HashSet::new());
+    for input in &function.sig.inputs {
+        names.visit_fn_arg(input);
+    }
+    names.0
+}
+
+/// Whether every name `expr` reads is one of `names`.
+fn reads_only(expr: &Expr, names: &HashSet<String>) -> bool {
+    struct Reads<'a> {
+        names: &'a HashSet<String>,
+        only: bool,
+    }
+    impl<'ast> Visit<'ast> for Reads<'_> {
+        fn visit_expr_path(&mut self, path: &'ast syn::ExprPath) {
+            if let Some(ident) = path.path.get_ident() {
+                self.only &= self.names.contains(&ident.to_string());
+            }
+        }
+        fn visit_item(&mut self, _: &'ast syn::Item) {}
+    }
+    let mut reads = Reads { names, only: true };
+    reads.visit_expr(expr);
+    reads.only
 }

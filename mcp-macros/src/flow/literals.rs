@@ -80,6 +80,13 @@ impl<'ast> Visit<'ast> for Finder<'ast> {
     fn visit_item(&mut self, _: &'ast syn::Item) {}
 }
 
+/// Whether every value `expr` gives is a string literal, where it gives one at all, and it
+/// gives one somewhere.
+pub(crate) fn only_literals(expr: &Expr) -> bool {
+    let mut literals = Vec::new();
+    tails(expr, &mut literals) && !literals.is_empty()
+}
+
 /// Whether every value `expr` gives is a string literal (pushed on `out`), where it gives
 /// one at all.
 fn tails<'ast>(expr: &'ast Expr, out: &mut Vec<&'ast LitStr>) -> bool {

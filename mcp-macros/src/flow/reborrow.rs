@@ -343,7 +343,7 @@ pub(crate) fn again(local: &Local, hoisted: &Hoisted, top: bool) -> bool {
         && !binds_mut(&local.pat);
     constant
         || init.diverge.is_none() && made_again(&init.expr)
-        || rematch(&local.pat, &init.expr, roots)
+        || rematch(&local.pat, &init.expr, roots) && !hoisted.literal_choice(&init.expr)
 }
 
 /// Whether `expr` is a closure that borrows what it captures (not `move`, not `async`): it
