@@ -38,6 +38,58 @@ async fn a_literal_chosen_by_a_match_crosses_a_question() {
     assert_eq!(done, "stopped");
 }
 
+/// A literal chosen between another literal local and a literal, after a question.
+#[tool]
+async fn chosen_from_another_literal(args: Args, cx: Cx) -> ToolResult {
+    let size = match args.start {
+        0 => "none",
+        1..=9 => "some",
+        _ => "many",
+    };
+    let keep: Yes = cx.elicit(format!("Keep {size}?")).await?;
+    let shown = if keep.ok { size } else { "dropped" };
+    let sure: Yes = cx.elicit(format!("Show {shown}?")).await?;
+    Ok(text(format!("{size} {shown} {}", sure.ok)))
+}
+
+#[tokio::test]
+async fn a_literal_taken_from_another_literal_local_crosses_a_question() {
+    let flow = chosen_from_another_literal;
+    assert_eq!(
+        answered(flow, args(5, &[]), &[yes(true), yes(true)]).await,
+        "some some true"
+    );
+    assert_eq!(
+        answered(flow, args(50, &[]), &[yes(false), yes(false)]).await,
+        "many dropped false"
+    );
+}
+
+/// A sub-flow given a `&'static str`: its arguments are given again each round, never carried.
+#[elicit]
+async fn confirm_with(cx: &Cx, prompt: &'static str) -> Result<bool, Refusal> {
+    let first: Yes = cx.elicit(prompt).await?;
+    let again: Yes = cx.elicit(format!("{prompt} (again)")).await?;
+    Ok(first.ok && again.ok)
+}
+
+#[tool]
+async fn confirms_with_a_literal(cx: Cx) -> ToolResult {
+    let sure = confirm_with(&cx, "Sure?").await?;
+    Ok(text(format!("{sure}")))
+}
+
+#[tokio::test]
+async fn a_sub_flow_takes_a_static_str() {
+    let done = answered(
+        confirms_with_a_literal,
+        args(0, &[]),
+        &[yes(true), yes(true)],
+    )
+    .await;
+    assert_eq!(done, "true");
+}
+
 /// A literal chosen by a `match` on a local that could not travel itself (an answer with its
 /// refusal: neither the form nor `Refusal` is serialisable): the literal travels in its place.
 #[tool]

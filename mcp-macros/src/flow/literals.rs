@@ -7,46 +7,72 @@
 use std::collections::HashMap;
 
 use syn::visit::{self, Visit};
-use syn::{Block, Expr, Ident, Lit, LitStr, Pat, Stmt};
+use syn::{Block, Expr, Ident, Lit, Pat, Stmt};
 
 use super::free::{diverges, panics};
 use super::scope::local_key;
 
 /// The literals of each local of `body` that only ever holds string literals, by
 /// [`local_key`]: its `let` has a single name, and its initialiser, if any, and every value
-/// assigned to a local of its name anywhere in the body give a string literal or go nowhere.
+/// assigned to a local of its name anywhere in the body give a string literal, the value of
+/// such a local declared before (`if sure { kind } else { "other" }`, where `kind` is bound
+/// once in the body), or go nowhere.
 pub(crate) fn literal_locals(body: &Block) -> HashMap<String, Vec<String>> {
     let mut finder = Finder::default();
     finder.visit_block(body);
+    // The literals of each such local bound once, by name, with the place of its `let`: a
+    // value read from it after that place is one of them. Found again until nothing changes,
+    // as one local's literals may come from another's.
+    let mut known: HashMap<String, (usize, Vec<String>)> = HashMap::new();
     let mut out = HashMap::new();
-    for (ident, init) in &finder.lets {
-        let name = ident.to_string();
-        let assigned = finder.assigned.get(&name).map_or(&[][..], Vec::as_slice);
-        let mut literals = Vec::new();
-        let all = init
-            .iter()
-            .chain(assigned)
-            .all(|value| tails(value, &mut literals));
-        if all && !literals.is_empty() {
+    loop {
+        let mut changed = false;
+        for (at, (ident, init)) in finder.lets.iter().enumerate() {
+            let name = ident.to_string();
+            let assigned = finder.assigned.get(&name).map_or(&[][..], Vec::as_slice);
+            let mut literals = Vec::new();
+            let all = init
+                .iter()
+                .map(|init| (at, *init))
+                .chain(assigned.iter().copied())
+                .all(|(place, value)| {
+                    let read = |from: &Ident| {
+                        known
+                            .get(&from.to_string())
+                            .filter(|(declared, _)| *declared < place)
+                            .map(|(_, literals)| literals.clone())
+                    };
+                    tails(value, &mut literals, &read)
+                });
+            if !all || literals.is_empty() {
+                continue;
+            }
             let mut texts: Vec<String> = Vec::new();
-            for literal in literals {
-                let text = literal.value();
+            for text in literals {
                 if !texts.contains(&text) {
                     texts.push(text);
                 }
             }
+            if finder.bound.get(&name) == Some(&1) {
+                let before = known.insert(name, (at, texts.clone()));
+                changed |= before.is_none_or(|(_, literals)| literals != texts);
+            }
             out.insert(local_key(ident), texts);
         }
+        if !changed {
+            return out;
+        }
     }
-    out
 }
 
 #[derive(Default)]
 struct Finder<'ast> {
-    /// Each `let` of a single name, with its initialiser.
+    /// Each `let` of a single name, with its initialiser, in the order written.
     lets: Vec<(&'ast Ident, Option<&'ast Expr>)>,
-    /// The values assigned to each name.
-    assigned: HashMap<String, Vec<&'ast Expr>>,
+    /// The values assigned to each name, with the number of `let`s written before each.
+    assigned: HashMap<String, Vec<(usize, &'ast Expr)>>,
+    /// How often each name is bound in the body, by any pattern.
+    bound: HashMap<String, usize>,
 }
 
 impl<'ast> Visit<'ast> for Finder<'ast> {
@@ -55,6 +81,10 @@ impl<'ast> Visit<'ast> for Finder<'ast> {
             Pat::Type(typed) => &*typed.pat,
             pat => pat,
         };
+        // The initialiser runs before the binding exists.
+        if let Some(init) = &local.init {
+            self.visit_local_init(init);
+        }
         if let Pat::Ident(binding) = pat
             && binding.by_ref.is_none()
             && binding.subpat.is_none()
@@ -62,7 +92,12 @@ impl<'ast> Visit<'ast> for Finder<'ast> {
             let init = local.init.as_ref().map(|init| &*init.expr);
             self.lets.push((&binding.ident, init));
         }
-        visit::visit_local(self, local);
+        self.visit_pat(&local.pat);
+    }
+
+    fn visit_pat_ident(&mut self, pat: &'ast syn::PatIdent) {
+        *self.bound.entry(pat.ident.to_string()).or_default() += 1;
+        visit::visit_pat_ident(self, pat);
     }
 
     fn visit_expr_assign(&mut self, assign: &'ast syn::ExprAssign) {
@@ -72,7 +107,7 @@ impl<'ast> Visit<'ast> for Finder<'ast> {
             self.assigned
                 .entry(ident.to_string())
                 .or_default()
-                .push(&assign.right);
+                .push((self.lets.len(), &assign.right));
         }
         visit::visit_expr_assign(self, assign);
     }
@@ -84,35 +119,45 @@ impl<'ast> Visit<'ast> for Finder<'ast> {
 /// gives one somewhere.
 pub(crate) fn only_literals(expr: &Expr) -> bool {
     let mut literals = Vec::new();
-    tails(expr, &mut literals) && !literals.is_empty()
+    tails(expr, &mut literals, &|_| None) && !literals.is_empty()
 }
 
-/// Whether every value `expr` gives is a string literal (pushed on `out`), where it gives
-/// one at all.
-fn tails<'ast>(expr: &'ast Expr, out: &mut Vec<&'ast LitStr>) -> bool {
+/// What a local holds, where it holds only literals.
+type Read<'a> = dyn Fn(&Ident) -> Option<Vec<String>> + 'a;
+
+/// Whether every value `expr` gives is a string literal, or a local `read` knows the literals
+/// of (pushed on `out`), where it gives one at all.
+fn tails(expr: &Expr, out: &mut Vec<String>, read: &Read<'_>) -> bool {
     match expr {
         Expr::Lit(lit) => match &lit.lit {
             Lit::Str(text) => {
-                out.push(text);
+                out.push(text.value());
                 true
             }
             _ => false,
         },
-        Expr::Paren(inner) => tails(&inner.expr, out),
-        Expr::Group(inner) => tails(&inner.expr, out),
-        Expr::If(branch) => match &branch.else_branch {
-            Some((_, els)) => block_tails(&branch.then_branch, out) && tails(els, out),
+        Expr::Path(path) => match path.path.get_ident().and_then(read) {
+            Some(literals) => {
+                out.extend(literals);
+                true
+            }
             None => false,
         },
-        Expr::Match(matched) => matched.arms.iter().all(|arm| tails(&arm.body, out)),
-        Expr::Block(block) if block.label.is_none() => block_tails(&block.block, out),
+        Expr::Paren(inner) => tails(&inner.expr, out, read),
+        Expr::Group(inner) => tails(&inner.expr, out, read),
+        Expr::If(branch) => match &branch.else_branch {
+            Some((_, els)) => block_tails(&branch.then_branch, out, read) && tails(els, out, read),
+            None => false,
+        },
+        Expr::Match(matched) => matched.arms.iter().all(|arm| tails(&arm.body, out, read)),
+        Expr::Block(block) if block.label.is_none() => block_tails(&block.block, out, read),
         other => diverges(other),
     }
 }
 
-fn block_tails<'ast>(block: &'ast Block, out: &mut Vec<&'ast LitStr>) -> bool {
+fn block_tails(block: &Block, out: &mut Vec<String>, read: &Read<'_>) -> bool {
     match block.stmts.last() {
-        Some(Stmt::Expr(expr, None)) => tails(expr, out),
+        Some(Stmt::Expr(expr, None)) => tails(expr, out, read),
         Some(Stmt::Expr(expr, Some(_))) => diverges(expr),
         Some(Stmt::Macro(mac)) => panics(&mac.mac),
         _ => false,
@@ -154,6 +199,33 @@ mod tests {
                 ("status".to_owned(), strings(&["pending", "done"])),
             ]
         );
+    }
+
+    #[test]
+    fn the_value_of_another_literal_local_declared_before_is_its_literals() {
+        let body = r#"{
+            let kind = if big { "large" } else { "small" };
+            let shown = if sure { kind } else { "other" };
+            let mut last = "none";
+            last = shown;
+            let early = if c { later } else { "x" };
+            let later = "y";
+            let twice = "a";
+            let twice = "b";
+            let from_twice = if c { twice } else { "z" };
+        }"#;
+        let found = found(body);
+        let literals = |name: &str| {
+            found
+                .iter()
+                .find(|(found, _)| found == name)
+                .map(|(_, literals)| literals.join(" "))
+        };
+        assert_eq!(literals("shown").as_deref(), Some("large small other"));
+        assert_eq!(literals("last").as_deref(), Some("none large small other"));
+        // Read before its `let`, or bound twice: another binding may be the one read.
+        assert_eq!(literals("early"), None);
+        assert_eq!(literals("from_twice"), None);
     }
 
     #[test]

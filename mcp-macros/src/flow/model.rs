@@ -294,7 +294,7 @@ pub(crate) fn parse_handler(
                     state_params.push(((*typed.pat).clone(), (*typed.ty).clone()));
                 } else if kind == Kind::Elicit {
                     match &*typed.pat {
-                        Pat::Ident(p) if super::scope::holds_borrow(&typed.ty) => {
+                        Pat::Ident(p) if super::scope::holds_passing_borrow(&typed.ty) => {
                             let name = &p.ident;
                             let owned = super::scope::owned_for(&typed.ty)
                                 .map(|ty| format!("`{name}: {ty}`"))

@@ -216,6 +216,28 @@ pub(crate) fn holds_borrow(ty: &Type) -> bool {
     finder.0
 }
 
+/// Whether `ty` holds a borrow that does not last as long as the program: a reference or a
+/// lifetime other than `'static` (`&str`, `Cow<'a, str>`; not `&'static str`). A sub-flow's
+/// argument may be `'static`: it is given again each round, never carried.
+pub(crate) fn holds_passing_borrow(ty: &Type) -> bool {
+    struct Finder(bool);
+    impl<'ast> Visit<'ast> for Finder {
+        fn visit_type_reference(&mut self, reference: &'ast syn::TypeReference) {
+            self.0 |= reference
+                .lifetime
+                .as_ref()
+                .is_none_or(|lifetime| lifetime.ident != "static");
+            syn::visit::visit_type_reference(self, reference);
+        }
+        fn visit_lifetime(&mut self, lifetime: &'ast syn::Lifetime) {
+            self.0 |= lifetime.ident != "static";
+        }
+    }
+    let mut finder = Finder(false);
+    finder.visit_type(ty);
+    finder.0
+}
+
 /// The owned type to write for the borrowed type `ty`, where there is an obvious one: every
 /// `&str` made a `String`, every `&[T]` a `Vec<T>` and every other `&T` a `T`
 /// (`Vec<&str>` → `Vec<String>`); `None` where a named lifetime remains.
@@ -268,7 +290,29 @@ pub(crate) fn let_bindings(local: &Local) -> Vec<Binding> {
 
 #[cfg(test)]
 mod tests {
-    use super::holds_borrow;
+    use super::{holds_borrow, holds_passing_borrow};
+
+    #[test]
+    fn a_sub_flows_argument_may_borrow_for_static() {
+        let passing = |ty: &str| holds_passing_borrow(&syn::parse_str(ty).expect("a type"));
+        for ty in [
+            "&str",
+            "&'a str",
+            "Vec<&str>",
+            "&'static Cow<'a, str>",
+            "Cow<'_, str>",
+        ] {
+            assert!(passing(ty), "{ty}");
+        }
+        for ty in [
+            "String",
+            "&'static str",
+            "&'static [&'static str]",
+            "Cow<'static, str>",
+        ] {
+            assert!(!passing(ty), "{ty}");
+        }
+    }
 
     #[test]
     fn a_static_lifetime_alone_is_no_borrow_but_a_static_reference_is() {
