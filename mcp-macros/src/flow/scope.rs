@@ -202,40 +202,42 @@ fn borrowed(expr: &Expr) -> Option<Borrowed> {
 /// `Cow<'a, str>`, `&'static str`, which deserialises only from a borrowed input), but not a
 /// `'static` lifetime alone (`Cow<'static, str>`, which deserialises owned).
 pub(crate) fn holds_borrow(ty: &Type) -> bool {
-    struct Finder(bool);
-    impl<'ast> Visit<'ast> for Finder {
-        fn visit_type_reference(&mut self, _: &'ast syn::TypeReference) {
-            self.0 = true;
-        }
-        fn visit_lifetime(&mut self, lifetime: &'ast syn::Lifetime) {
-            self.0 |= lifetime.ident != "static";
-        }
-    }
-    let mut finder = Finder(false);
-    finder.visit_type(ty);
-    finder.0
+    finds_borrow(ty, false)
 }
 
 /// Whether `ty` holds a borrow that does not last as long as the program: a reference or a
 /// lifetime other than `'static` (`&str`, `Cow<'a, str>`; not `&'static str`). A sub-flow's
 /// argument may be `'static`: it is given again each round, never carried.
 pub(crate) fn holds_passing_borrow(ty: &Type) -> bool {
-    struct Finder(bool);
+    finds_borrow(ty, true)
+}
+
+/// Whether `ty` holds a lifetime other than `'static`, or a reference (but for a `'static`
+/// one where `static_references` pass).
+fn finds_borrow(ty: &Type, static_references: bool) -> bool {
+    struct Finder {
+        static_references: bool,
+        found: bool,
+    }
     impl<'ast> Visit<'ast> for Finder {
         fn visit_type_reference(&mut self, reference: &'ast syn::TypeReference) {
-            self.0 |= reference
+            let lasting = reference
                 .lifetime
                 .as_ref()
-                .is_none_or(|lifetime| lifetime.ident != "static");
+                .is_some_and(|lifetime| lifetime.ident == "static");
+            self.found |= !(self.static_references && lasting);
             syn::visit::visit_type_reference(self, reference);
         }
         fn visit_lifetime(&mut self, lifetime: &'ast syn::Lifetime) {
-            self.0 |= lifetime.ident != "static";
+            self.found |= lifetime.ident != "static";
         }
     }
-    let mut finder = Finder(false);
+    let mut finder = Finder {
+        static_references,
+        found: false,
+    };
     finder.visit_type(ty);
-    finder.0
+    finder.found
 }
 
 /// The owned type to write for the borrowed type `ty`, where there is an obvious one: every
