@@ -52,7 +52,7 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
     let p = quote!(::mcp_runtime::__private);
     let resumed = plan.resumed;
     let slots = plan.slots;
-    let literals = literal_locals(&plan.forward);
+    let literals = literal_locals(&plan.forward, plan.hoisted);
     let literals: Vec<Option<&Vec<String>>> = slots
         .iter()
         .map(|local| literals.get(&local_key(local)))

@@ -15,7 +15,7 @@ use syn::punctuated::Punctuated;
 use syn::visit::{self, Visit};
 use syn::{Expr, ItemFn, Local, Pat, Stmt, Token};
 
-use super::{literals, reborrow};
+use super::{free, literals, mutable, reborrow};
 
 /// What a handler's blocks may declare again where the flow resumes.
 pub(crate) struct Hoisted {
@@ -138,7 +138,10 @@ impl Hoisted {
     /// it read, which would travel in its place. A choice made by the parameters alone, had
     /// again each round, is made again.
     pub(crate) fn literal_choice(&self, init: &Expr) -> bool {
-        literals::only_literals(init) && !reads_only(init, &self.parameters)
+        literals::only_literals(init)
+            && !free::free_in_stmts(&[syn::parse_quote!(let _ = #init;)], &HashMap::new())
+                .iter()
+                .all(|name| self.parameters.contains(name))
     }
 
     /// Whether `name` is a local bound once, without `mut`, to a stable borrow.
@@ -224,36 +227,12 @@ pub(crate) fn literal(expr: &Expr) -> bool {
 
 /// The names the parameters of `function` bind.
 fn parameters(function: &ItemFn) -> HashSet<String> {
-    struct Names(HashSet<String>);
-    impl<'ast> Visit<'ast> for Names {
-        fn visit_pat_ident(&mut self, pat: &'ast syn::PatIdent) {
-            self.0.insert(pat.ident.to_string());
-            visit::visit_pat_ident(self, pat);
-        }
-        fn visit_type(&mut self, _: &'ast syn::Type) {}
-    }
-    let mut names = Names(HashSet::new());
-    for input in &function.sig.inputs {
-        names.visit_fn_arg(input);
-    }
-    names.0
-}
-
-/// Whether every name `expr` reads is one of `names`.
-fn reads_only(expr: &Expr, names: &HashSet<String>) -> bool {
-    struct Reads<'a> {
-        names: &'a HashSet<String>,
-        only: bool,
-    }
-    impl<'ast> Visit<'ast> for Reads<'_> {
-        fn visit_expr_path(&mut self, path: &'ast syn::ExprPath) {
-            if let Some(ident) = path.path.get_ident() {
-                self.only &= self.names.contains(&ident.to_string());
-            }
-        }
-        fn visit_item(&mut self, _: &'ast syn::Item) {}
-    }
-    let mut reads = Reads { names, only: true };
-    reads.visit_expr(expr);
-    reads.only
+    let patterns = function.sig.inputs.iter().filter_map(|input| match input {
+        syn::FnArg::Typed(typed) => Some(&*typed.pat),
+        syn::FnArg::Receiver(_) => None,
+    });
+    patterns
+        .flat_map(mutable::bound)
+        .map(|bound| bound.ident.to_string())
+        .collect()
 }

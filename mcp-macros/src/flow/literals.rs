@@ -10,14 +10,15 @@ use syn::visit::{self, Visit};
 use syn::{Block, Expr, Ident, Lit, Pat, Stmt};
 
 use super::free::{diverges, panics};
+use super::hoist::Hoisted;
 use super::scope::local_key;
 
 /// The literals of each local of `body` that only ever holds string literals, by
 /// [`local_key`]: its `let` has a single name, and its initialiser, if any, and every value
 /// assigned to a local of its name anywhere in the body give a string literal, the value of
 /// such a local declared before (`if sure { kind } else { "other" }`, where `kind` is bound
-/// once in the body), or go nowhere.
-pub(crate) fn literal_locals(body: &Block) -> HashMap<String, Vec<String>> {
+/// once in the function), or go nowhere.
+pub(crate) fn literal_locals(body: &Block, hoisted: &Hoisted) -> HashMap<String, Vec<String>> {
     let mut finder = Finder::default();
     finder.visit_block(body);
     // The literals of each such local bound once, by name, with the place of its `let`: a
@@ -53,7 +54,7 @@ pub(crate) fn literal_locals(body: &Block) -> HashMap<String, Vec<String>> {
                     texts.push(text);
                 }
             }
-            if finder.bound.get(&name) == Some(&1) {
+            if hoisted.bound_once(&name) {
                 let before = known.insert(name, (at, texts.clone()));
                 changed |= before.is_none_or(|(_, literals)| literals != texts);
             }
@@ -71,8 +72,6 @@ struct Finder<'ast> {
     lets: Vec<(&'ast Ident, Option<&'ast Expr>)>,
     /// The values assigned to each name, with the number of `let`s written before each.
     assigned: HashMap<String, Vec<(usize, &'ast Expr)>>,
-    /// How often each name is bound in the body, by any pattern.
-    bound: HashMap<String, usize>,
 }
 
 impl<'ast> Visit<'ast> for Finder<'ast> {
@@ -92,12 +91,6 @@ impl<'ast> Visit<'ast> for Finder<'ast> {
             let init = local.init.as_ref().map(|init| &*init.expr);
             self.lets.push((&binding.ident, init));
         }
-        self.visit_pat(&local.pat);
-    }
-
-    fn visit_pat_ident(&mut self, pat: &'ast syn::PatIdent) {
-        *self.bound.entry(pat.ident.to_string()).or_default() += 1;
-        visit::visit_pat_ident(self, pat);
     }
 
     fn visit_expr_assign(&mut self, assign: &'ast syn::ExprAssign) {
@@ -167,11 +160,14 @@ fn block_tails(block: &Block, out: &mut Vec<String>, read: &Read<'_>) -> bool {
 #[cfg(test)]
 mod tests {
     use super::literal_locals;
+    use crate::flow::hoist::Hoisted;
 
     /// The names of the locals of `body` found to hold only literals, with their literals.
     fn found(body: &str) -> Vec<(String, Vec<String>)> {
-        let block: syn::Block = syn::parse_str(body).expect("a block");
-        let mut found: Vec<(String, Vec<String>)> = literal_locals(&block)
+        let function: syn::ItemFn =
+            syn::parse_str(&format!("async fn f() {body}")).expect("a body");
+        let hoisted = Hoisted::of(&function, &syn::parse_quote!(cx));
+        let mut found: Vec<(String, Vec<String>)> = literal_locals(&function.block, &hoisted)
             .into_iter()
             .map(|(key, literals)| (key.split('@').next().unwrap_or("").to_owned(), literals))
             .collect();

@@ -24,6 +24,7 @@ use syn::punctuated::Punctuated;
 use syn::visit_mut::{self, VisitMut};
 use syn::{Expr, FnArg, Ident, ItemFn, Token, Type};
 
+use super::model::is_cx_type;
 use super::questions::{awaited_in_macro, is_question_base, is_question_call, strip_parens};
 
 /// The copy of `function` to emit beside its macro's error, if it can be read as written.
@@ -57,12 +58,12 @@ pub(super) fn checked_copy(function: &ItemFn) -> Option<TokenStream> {
 
 /// The context parameter's name: the first whose type names `Cx`, however borrowed.
 fn context(sig: &syn::Signature) -> Option<Ident> {
+    // Looser than the model's rule: a context it refused (`&mut Cx`) still asks in the copy.
     fn names_cx(ty: &Type) -> bool {
         match ty {
-            Type::Path(path) => path.path.segments.last().is_some_and(|s| s.ident == "Cx"),
             Type::Reference(reference) => names_cx(&reference.elem),
             Type::Paren(paren) => names_cx(&paren.elem),
-            _ => false,
+            other => is_cx_type(other),
         }
     }
     sig.inputs.iter().find_map(|input| match input {
