@@ -1,12 +1,11 @@
 //! Serialisation of carried locals, with an error that speaks of flows.
 
-use serde::Serialize;
-use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
 
 use super::continuation::Slot;
 
 /// A value a flow can carry across a question: any type that is `Serialize` and
-/// `DeserializeOwned`.
+/// `DeserializeOwned` (deserialisable for every lifetime, [`ABorrowCannotCrossAQuestion`]).
 ///
 /// A local used after a question travels in the request state, so its value must be written
 /// and read back. Implemented for every such type; it exists so that a local of another type
@@ -25,11 +24,23 @@ pub trait Carry: Sized {
 }
 
 #[diagnostic::do_not_recommend]
-impl<T: Serialize + DeserializeOwned> Carry for T {
+impl<T: Serialize + for<'de> ABorrowCannotCrossAQuestion<'de>> Carry for T {
     fn slot() -> Slot<T> {
         Slot::of()
     }
 }
+
+/// `Deserialize<'de>` under a name that reads as the rule it enforces on a carried value.
+///
+/// A carried local is read back from the request state, which nothing can borrow from, so its
+/// type must be deserialisable for every lifetime. A borrow the macro cannot see as one (a
+/// function's result, `first_word(&args.name)`, or a `&'static str` from a method) is
+/// deserialisable only for the lifetime it borrows. The compiler reports that as a region
+/// error, which no trait's message can word, but it names the trait whose bound failed:
+/// "implementation of `ABorrowCannotCrossAQuestion` is not general enough", at the local.
+pub trait ABorrowCannotCrossAQuestion<'de>: Deserialize<'de> {}
+
+impl<'de, T: Deserialize<'de>> ABorrowCannotCrossAQuestion<'de> for T {}
 
 /// A parameter bound `mut` that a flow carries across a question: [`Carry`], in words about
 /// the parameter.
@@ -50,7 +61,7 @@ pub trait CarryArgument: Sized {
 }
 
 #[diagnostic::do_not_recommend]
-impl<T: Serialize + DeserializeOwned> CarryArgument for T {
+impl<T: Serialize + for<'de> ABorrowCannotCrossAQuestion<'de>> CarryArgument for T {
     fn slot() -> Slot<T> {
         Slot::of()
     }
@@ -74,7 +85,7 @@ pub trait CarryItems: Sized {
 }
 
 #[diagnostic::do_not_recommend]
-impl<T: Serialize + DeserializeOwned> CarryItems for T {
+impl<T: Serialize + for<'de> ABorrowCannotCrossAQuestion<'de>> CarryItems for T {
     fn slot() -> Slot<T> {
         Slot::of()
     }
