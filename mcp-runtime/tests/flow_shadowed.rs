@@ -1,10 +1,11 @@
 //! A binding that hides the local of its name while reading it (`let name = name.trim();`,
 //! `for line in &lines { let line = line.trim(); .. }`, a sub-flow's `let question =
 //! question.trim();`, `let args = &args.items;`, `let spare = &spare.0;` on a `State(spare)`),
-//! with questions after it: the hidden local travels, and the borrow of it is taken again
-//! where the flow resumes. These check the values, the keys the questions are asked under,
-//! what a macro that names a hidden local prints, and that code between two questions runs
-//! once. Each flow runs round by round through the server's own dispatch.
+//! or one under `#[cfg]` that may be compiled out, with questions after it: the hidden local
+//! travels, and the borrow of it is taken again where the flow resumes. These check the
+//! values, the keys the questions are asked under, what a macro that names a hidden local
+//! prints, and that code between two questions runs once. Each flow runs round by round
+//! through the server's own dispatch.
 
 #![allow(clippy::needless_pass_by_value)]
 
@@ -255,4 +256,35 @@ async fn names_bound_by_a_parameters_pattern_keep_them_and_their_hiders_are_rena
     assert_eq!(done, "jar 3 0");
     let shelved = shelf.0.lock().expect("not poisoned").clone();
     assert_eq!(shelved, ["jar"]);
+}
+
+#[tool]
+async fn mocked_when(args: Args, cx: Cx) -> ToolResult {
+    let target = args.items.join(",");
+    let sure: Yes = cx.elicit(format!("Send to {target}?")).await?;
+    #[cfg(any())]
+    let target = String::from("compiled out");
+    #[cfg(all())]
+    let source = format!("{} items", args.items.len());
+    #[cfg(any())]
+    let source = 0;
+    Ok(text(format!("{target} {source} {}", sure.ok)))
+}
+
+#[tool]
+async fn mocked_always(args: Args, cx: Cx) -> ToolResult {
+    let target = args.items.join(",");
+    let sure: Yes = cx.elicit(format!("Send to {target}?")).await?;
+    #[cfg(all())]
+    let target = String::from("local");
+    Ok(text(format!("{target} {}", sure.ok)))
+}
+
+#[tokio::test]
+async fn a_let_under_cfg_leaves_the_local_it_would_hide_to_the_code_after_it() {
+    let arguments = args(0, &["a", "b"]);
+    let kept = answered(mocked_when, arguments.clone(), &[yes(true)]).await;
+    assert_eq!(kept, "a,b 2 items true");
+    let hidden = answered(mocked_always, arguments, &[yes(false)]).await;
+    assert_eq!(hidden, "local false");
 }

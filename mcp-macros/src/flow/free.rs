@@ -287,7 +287,11 @@ impl<'a> FreeVars<'a> {
                         self.pop();
                     }
                 }
-                self.bind(&local.pat);
+                // A `let` under `#[cfg(..)]` may be compiled out, leaving the names it
+                // would hide to the code after it.
+                if !local.attrs.iter().any(|attr| attr.path().is_ident("cfg")) {
+                    self.bind(&local.pat);
+                }
             }
             Stmt::Expr(expr, _) => self.visit_expr(expr),
             Stmt::Macro(mac) => match stand_in::marked(&mac.mac) {

@@ -1,5 +1,6 @@
 //! The summaries found from a block's end agree with the finder run over each run of
-//! statements as a whole, and a marker standing for a run walks as the run in its place.
+//! statements as a whole, a marker standing for a run walks as the run in its place, and a
+//! `let` under `#[cfg]` hides nothing.
 
 use std::collections::HashMap;
 
@@ -17,6 +18,7 @@ const BODIES: &[&str] = &[
     "{ x = 1; let y = { let x = 5; x + w }; if let Some(v) = opt { seen = v; } z = y + x + seen; z }",
     "{ x = 1; if c { y = 2; break; } let w = 3; z = w; if d { total = z; break 'outer; } count = 1; break; }",
     "{ label = \"a\"; { let picked = 1; seen = picked; } 'b: { if c { x = 1; break 'b; } x = 2; } return x; }",
+    "{ let y = 1; #[cfg(feature = \"mock\")] let x = y; #[cfg(not(feature = \"mock\"))] let x = 2; x + y }",
 ];
 
 /// Code around a block (`BLOCK`): read after it, in a loop or a labelled block that its
@@ -69,4 +71,14 @@ fn a_marker_walks_as_the_run_it_stands_for() {
             }
         }
     }
+}
+
+#[test]
+fn a_let_under_cfg_may_be_compiled_out_and_hides_nothing() {
+    let block: Block =
+        syn::parse_str("{ #[cfg(feature = \"mock\")] let url = local(); #[allow(unused)] let port = 1; fetch(url, port) }")
+            .expect("the body parses");
+    let free = free_and_assigned_in_stmts(&block.stmts, &HashMap::new()).0;
+    let free: Vec<&str> = free.iter().map(String::as_str).collect();
+    assert_eq!(free, ["fetch", "local", "url"]);
 }
