@@ -38,4 +38,20 @@ async fn greet(args: Args, cx: Cx) -> ToolResult {
     Ok(text(format!("{word} {shade} {}", go.ok)))
 }
 
+fn words(name: &str) -> Vec<&str> {
+    name.split(' ').collect()
+}
+
+#[tool]
+async fn keep_words(args: Args, cx: Cx) -> ToolResult {
+    let mut kept = Vec::new();
+    for word in words(&args.name) {
+        let keep: Yes = cx.elicit(format!("Keep {word}?")).await?;
+        if keep.ok {
+            kept.push(word.to_owned());
+        }
+    }
+    Ok(text(kept.join(" ")))
+}
+
 fn main() {}
