@@ -14,6 +14,7 @@ const QUESTION_METHODS: &[&str] = &["elicit", "elicit_url", "sample", "list_root
 #[derive(Clone, Copy)]
 pub(super) enum Position {
     Nested,
+    Guard,
     Closure,
     AsyncBlock,
 }
@@ -24,6 +25,11 @@ impl Position {
             Self::Nested => {
                 "this question is nested inside a larger expression that cannot be split at \
                  it; bind its answer first: `let answer = cx.elicit(...).await?;`"
+            }
+            Self::Guard => {
+                "a question cannot be asked in a `match` guard, which the flow cannot resume \
+                 into; ask it in the arm (`pattern => { let answer = cx.elicit(...).await?; \
+                 .. }`) or before the `match`"
             }
             Self::Closure => {
                 "a question cannot be asked inside a closure; ask it in the handler body and \

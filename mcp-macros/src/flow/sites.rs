@@ -419,7 +419,7 @@ impl<'a> Analyzer<'a> {
                 self.enter(Head::Scrutinee, &mut e.expr);
                 for (j, arm) in e.arms.iter_mut().enumerate() {
                     if let Pat::Guard(guarded) = &arm.pat {
-                        self.forbid(&guarded.guard, Position::Nested);
+                        self.forbid(&guarded.guard, Position::Guard);
                     }
                     self.path.push(Step::Arm(j));
                     self.head(&mut arm.body);
