@@ -262,11 +262,11 @@ async fn names_bound_by_a_parameters_pattern_keep_them_and_their_hiders_are_rena
 async fn mocked_when(args: Args, cx: Cx) -> ToolResult {
     let target = args.items.join(",");
     let sure: Yes = cx.elicit(format!("Send to {target}?")).await?;
-    #[cfg(any())]
+    #[cfg(not(test))]
     let target = String::from("compiled out");
-    #[cfg(all())]
+    #[cfg(test)]
     let source = format!("{} items", args.items.len());
-    #[cfg(any())]
+    #[cfg(not(test))]
     let source = 0;
     Ok(text(format!("{target} {source} {}", sure.ok)))
 }
@@ -275,7 +275,7 @@ async fn mocked_when(args: Args, cx: Cx) -> ToolResult {
 async fn mocked_always(args: Args, cx: Cx) -> ToolResult {
     let target = args.items.join(",");
     let sure: Yes = cx.elicit(format!("Send to {target}?")).await?;
-    #[cfg(all())]
+    #[cfg(test)]
     let target = String::from("local");
     Ok(text(format!("{target} {}", sure.ok)))
 }
