@@ -397,12 +397,11 @@ impl<'a> Analyzer<'a> {
                 }
             }
             Expr::Assign(e) => {
+                // The right is evaluated before the left, whatever the left is.
                 if is_place(&e.left) {
                     self.naming = place_name(&e.left).map(Naming::Ident);
-                    self.enter(Head::AssignRight, &mut e.right);
-                } else {
-                    self.forbid(&e.right, Position::Nested);
                 }
+                self.enter(Head::AssignRight, &mut e.right);
             }
             Expr::If(e) => {
                 self.enter(Head::IfCond, &mut e.cond);
