@@ -1,5 +1,5 @@
 //! Everyday Rust around questions, written without a type on any local: destructuring
-//! assignments whose right asks, answers used through `Result`'s methods or matched in an
+//! assignments and compound assignments to what a call finds whose right asks, answers used through `Result`'s methods or matched in an
 //! `if let` or a `match` scrutinee, loops over a string's characters, an array, a reversed
 //! range, a borrowed map and a clone, sub-flows destructured and called in a loop, items
 //! declared in the body, and a flow of forty rounds. Each runs round by round through the
@@ -67,6 +67,25 @@ async fn destructuring_assignments_take_answers_and_their_left_runs_once() {
     let out = answered(assigned, json!({}), &answers).await;
     assert_eq!(out, r#"last false [true, false] ["", "slotted", ""]"#);
     assert_eq!(SLOTS.load(Ordering::SeqCst), 2, "the left ran once");
+}
+
+#[tool]
+async fn tallied(cx: Cx) -> ToolResult {
+    let mut lengths = BTreeMap::new();
+    let mut notes: BTreeMap<u8, String> = BTreeMap::new();
+    for key in ["a", "b", "a"] {
+        *lengths.entry(key.to_owned()).or_insert(0) +=
+            cx.elicit::<Word>(format!("{key}?")).await?.word.len();
+        *notes.entry(1).or_default() += &cx.elicit::<Word>("Note?").await?.word;
+    }
+    Ok(text(format!("{lengths:?} {notes:?}")))
+}
+
+#[tokio::test]
+async fn compound_assignments_to_what_a_call_finds_take_answers() {
+    let answers = ["xy", "n", "z", "m", "abc", "o"].map(word);
+    let out = answered(tallied, json!({}), &answers).await;
+    assert_eq!(out, r#"{"a": 5, "b": 1} {1: "nmo"}"#);
 }
 
 #[tool]

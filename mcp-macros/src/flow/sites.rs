@@ -360,9 +360,13 @@ impl<'a> Analyzer<'a> {
                 }
                 self.operand(expr, at, Head::StructField);
             }
-            // `total += ask(..).await?`: the place is read only after the question.
-            Expr::Binary(e) if compound(&e.op) && is_place(&e.left) => {
-                self.naming = place_name(&e.left).map(Naming::Ident);
+            // `total += ask(..).await?`: the place is read only after the question. So is
+            // one a call finds (`*counts.entry(name).or_insert(0) += ..`): on primitive
+            // operands Rust evaluates the right first too.
+            Expr::Binary(e) if compound(&e.op) => {
+                if is_place(&e.left) {
+                    self.naming = place_name(&e.left).map(Naming::Ident);
+                }
                 self.enter(Head::CompoundRight, &mut e.right);
             }
             // `total > 3 && cx.elicit::<Sure>(..).await?.ok`: a left that only reads places
