@@ -1,9 +1,9 @@
-//! Everyday Rust around questions, written without a type on any local: destructuring
-//! assignments and compound assignments to what a call finds whose right asks, answers used through `Result`'s methods or matched in an
-//! `if let` or a `match` scrutinee, loops over a string's characters, an array, a reversed
-//! range, a borrowed map and a clone, sub-flows destructured and called in a loop, items
-//! declared in the body, and a flow of forty rounds. Each runs round by round through the
-//! server's own dispatch.
+//! Everyday Rust around questions, written without a type on any local: destructuring and
+//! compound assignments whose right asks, answers used through `Result`'s methods or matched
+//! in an `if let` or a `match` scrutinee, `let` chains with a question after a `let`, loops
+//! over a string's characters, an array, a reversed range, a borrowed map and a clone,
+//! sub-flows destructured and called in a loop, items declared in the body, and a flow of
+//! forty rounds. Each runs round by round through the server's own dispatch.
 
 #![allow(clippy::needless_pass_by_value)]
 
@@ -259,4 +259,32 @@ async fn a_flow_of_forty_rounds() {
     answers.push(yes(false));
     let out = answered(counted, json!({}), &answers).await;
     assert_eq!(out, "40 Some(80)");
+}
+
+#[tool]
+async fn chained(args: Args, cx: Cx) -> ToolResult {
+    let mut kept = vec![];
+    if let Some(first) = args.items.first()
+        && cx.elicit::<Yes>(format!("Keep {first}?")).await?.ok
+    {
+        kept.push(first.clone());
+    }
+    for item in &args.items {
+        if let Some(letter) = item.chars().next()
+            && letter != 'x'
+            && let Ok(said) = cx.elicit::<Word>(format!("After {letter}?")).await
+            && !said.word.is_empty()
+        {
+            let sure = cx.elicit::<Yes>(format!("{letter}{}?", said.word)).await?;
+            kept.push(format!("{letter}{}{}", said.word, sure.ok));
+        }
+    }
+    Ok(text(kept.join(",")))
+}
+
+#[tokio::test]
+async fn let_chains_with_a_question_after_a_let() {
+    let answers = [yes(true), word("1"), yes(false), declined()];
+    let out = answered(chained, args(0, &["ab", "xy", "cd"]), &answers).await;
+    assert_eq!(out, "ab,a1false");
 }

@@ -2,7 +2,8 @@
 //! whose suspended states are a serialisable continuation, typed by the compiler.
 //!
 //! Pipeline: parse the attribute and the function ([`model`]), its parameters bound `mut`
-//! made locals ([`mutable`]) and hidden locals renamed ([`shadow`]), find and check the question
+//! made locals ([`mutable`]), `if` conditions that chain a `let` before a question split
+//! there ([`chains`]) and hidden locals renamed ([`shadow`]), find and check the question
 //! points and mark them ([`sites`], recognising questions with [`questions`]), take the body's
 //! items out to declare them once ([`items`]), build the body
 //! resumed at each point and the locals each carries ([`resume`], [`scope`]; what is declared
@@ -14,6 +15,7 @@
 //! gets a resumed body of its own only where no group resumes it, so that each point costs
 //! the macro its own statement, not the rest of the body.
 
+mod chains;
 mod expand;
 mod free;
 mod hoist;
@@ -79,6 +81,7 @@ pub(crate) fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenS
     let (compiled, moved) = mutable::into_locals(kind, function.clone());
     let mut handler = model::parse_handler(kind, options, compiled.clone(), &mut errors);
     handler.moved = moved;
+    chains::split(&mut handler.body, &handler.cx, &mut errors);
     valid::check_body(kind, &handler.body, &handler.cx, &mut errors);
     if let Some(error) = stage_errors(&mut errors) {
         return fallback(kind, &function, error);
