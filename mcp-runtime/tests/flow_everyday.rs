@@ -11,16 +11,12 @@ use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use mcp_runtime::{Cx, Refusal, ToolResult, elicit, text, tool};
-use serde_json::{Value, json};
+use serde_json::json;
 
 #[path = "common/answers.rs"]
 mod answers;
 
-use answers::{Args, Word, Yes, answered, args, word, yes};
-
-fn declined() -> Value {
-    json!({"action": "decline"})
-}
+use answers::{Args, Word, Yes, answered, args, declined, word, yes};
 
 #[elicit]
 async fn word_and_sure(cx: &Cx) -> Result<(String, bool), Refusal> {

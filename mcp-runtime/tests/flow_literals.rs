@@ -13,7 +13,7 @@ use mcp_runtime::{Cx, Refusal, ToolResult, elicit, text, tool};
 #[path = "common/answers.rs"]
 mod answers;
 
-use answers::{Args, Yes, answered, args, run, yes};
+use answers::{Args, Yes, answered, args, declined, run, yes};
 
 /// A literal chosen by a `match` on an answer, with an arm that returns.
 #[tool]
@@ -111,9 +111,8 @@ async fn a_literal_chosen_by_a_local_that_cannot_travel_crosses_a_question() {
         answered(flow, args(0, &[]), &[yes(true), yes(false)]).await,
         "yes false"
     );
-    let declined = serde_json::json!({"action": "decline"});
     assert_eq!(
-        answered(flow, args(0, &[]), &[declined, yes(true)]).await,
+        answered(flow, args(0, &[]), &[declined(), yes(true)]).await,
         "refused true"
     );
 }

@@ -14,7 +14,7 @@ use serde_json::json;
 #[path = "common/answers.rs"]
 mod answers;
 
-use answers::{Args, Mode, Word, Yes, finish, run, word, yes};
+use answers::{Args, Mode, Word, Yes, declined, finish, run, word, yes};
 
 #[derive(Serialize, Deserialize, Debug)]
 struct Pair(u32, String);
@@ -417,8 +417,7 @@ async fn three_questions_asked_together_then_one_more() {
 
 #[tokio::test]
 async fn a_refusal_is_matched_and_the_flow_goes_on() {
-    let declined = json!({"action": "decline"});
-    let done = finish(FlowTester::tool(refusal_matched), &[declined, yes(true)]).await;
+    let done = finish(FlowTester::tool(refusal_matched), &[declined(), yes(true)]).await;
     assert_eq!(done, "declined true");
 }
 

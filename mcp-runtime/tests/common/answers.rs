@@ -1,6 +1,6 @@
-//! What the flow tests of ordinary Rust share: two small forms, their accepted answers, a
-//! handler's arguments, a carried enum, and a driver that answers each round's one question
-//! in turn.
+//! What the flow tests of ordinary Rust share: two small forms, their accepted answers and a
+//! declined one, a handler's arguments, a carried enum, and a driver that answers each round's
+//! one question in turn.
 
 #![allow(dead_code, reason = "each flow test binary uses part of these")]
 #![allow(
@@ -44,6 +44,11 @@ pub fn yes(ok: bool) -> Value {
 
 pub fn word(word: &str) -> Value {
     json!({"action": "accept", "content": {"word": word}})
+}
+
+/// The user declining a question.
+pub fn declined() -> Value {
+    json!({"action": "decline"})
 }
 
 /// Runs `tester`, answering each round's one question with the next of `answers`; returns
