@@ -288,7 +288,8 @@ impl<'a> FreeVars<'a> {
                     }
                 }
                 // A `let` under `#[cfg(..)]` may be compiled out, leaving the names it
-                // would hide to the code after it.
+                // would hide to the code after it. (Only past `cfgs`' conditions: below them,
+                // each copy of the body has its `let`s kept without the attribute, or left out.)
                 if !local.attrs.iter().any(|attr| attr.path().is_ident("cfg")) {
                     self.bind(&local.pat);
                 }

@@ -1,11 +1,12 @@
 //! `#[tool]`, `#[prompt]` and `#[resource]`: an `async fn` compiled into a state machine
 //! whose suspended states are a serialisable continuation, typed by the compiler.
 //!
-//! Pipeline: parse the attribute and the function ([`model`]), its parameters bound `mut`
-//! made locals ([`mutable`]), `if` conditions that chain a `let` before a question split
-//! there ([`chains`]) and hidden locals renamed ([`shadow`]), find and check the question
-//! points and mark them ([`sites`], recognising questions with [`questions`]), take the body's
-//! items out to declare them once ([`items`]), build the body
+//! Pipeline: one copy of the function for each way the `#[cfg]`s of its statements fall
+//! ([`cfgs`]); for each, parse the attribute and the function ([`model`]), its parameters
+//! bound `mut` made locals ([`mutable`]), `if` and `while` conditions that chain a `let`
+//! before a question split there ([`chains`]) and hidden locals renamed ([`shadow`]), find
+//! and check the question points and mark them ([`sites`], recognising questions with
+//! [`questions`]), take the body's items out to declare them once ([`items`]), build the body
 //! resumed at each point and the locals each carries ([`resume`], [`scope`]; what is declared
 //! again rather than carried: [`hoist`], and what is borrowed or matched again: [`reborrow`]),
 //! place each point in the start's nest or an arm of its own ([`straight`]), resume the
@@ -15,6 +16,7 @@
 //! gets a resumed body of its own only where no group resumes it, so that each point costs
 //! the macro its own statement, not the rest of the body.
 
+mod cfgs;
 mod chains;
 mod expand;
 mod free;
@@ -53,6 +55,7 @@ fn stage_errors(errors: &mut Errors) -> Option<syn::Error> {
     std::mem::take(errors).finish().err()
 }
 
+/// The handler `item` declares, or the errors that stop it beside a stand-in (see [`fallback`]).
 pub(crate) fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenStream {
     let function: ItemFn = match syn::parse2(item.clone()) {
         Ok(function) => function,
@@ -69,6 +72,40 @@ pub(crate) fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenS
             return quote!(#error #item);
         }
     };
+    let Some(variants) = cfgs::variants(&function) else {
+        let compiled = compile(kind, attr, function.clone());
+        return compiled.unwrap_or_else(|error| fallback(kind, &function, error));
+    };
+    // One copy per way the `#[cfg]`s of the body's statements fall (see [`cfgs`]); the errors
+    // of all, each once.
+    let mut built = Vec::new();
+    let mut errors = Errors::default();
+    let mut seen = HashSet::new();
+    for cfgs::Variant {
+        predicate,
+        function,
+    } in variants
+    {
+        match compile(kind, attr.clone(), function) {
+            Ok(tokens) => built.push(quote!(#[cfg(#predicate)] #tokens)),
+            Err(error) => {
+                // Each copy reads the same tokens: an error they share has one span.
+                for error in error {
+                    if seen.insert((error.to_string(), format!("{:?}", error.span()))) {
+                        errors.push(error);
+                    }
+                }
+            }
+        }
+    }
+    match stage_errors(&mut errors) {
+        Some(error) => fallback(kind, &function, error),
+        None => quote!(#(#built)*),
+    }
+}
+
+/// The handler compiled from `function`, or the errors that stop it.
+fn compile(kind: Kind, attr: TokenStream, function: ItemFn) -> syn::Result<TokenStream> {
     let mut errors = Errors::default();
     let options = model::parse_options(kind, attr, &mut errors);
     if kind == Kind::Resource && options.uri.is_none() {
@@ -77,14 +114,13 @@ pub(crate) fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenS
             "a resource needs its URI or URI template: `#[resource(uri = \"scheme://path\")]`",
         ));
     }
-    // The function as the flow compiles it; `function` stays as written for the fallback.
-    let (compiled, moved) = mutable::into_locals(kind, function.clone());
+    let (compiled, moved) = mutable::into_locals(kind, function);
     let mut handler = model::parse_handler(kind, options, compiled.clone(), &mut errors);
     handler.moved = moved;
     chains::split(&mut handler.body, &handler.cx, &mut errors);
     valid::check_body(kind, &handler.body, &handler.cx, &mut errors);
     if let Some(error) = stage_errors(&mut errors) {
-        return fallback(kind, &function, error);
+        return Err(error);
     }
 
     // A local hidden by a binding that reads it is renamed: each name then names one binding.
@@ -104,7 +140,7 @@ pub(crate) fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenS
     let taken = std::mem::take(&mut analyzer.taken);
     check_keys(&mut sites, &mut errors);
     if let Some(error) = stage_errors(&mut errors) {
-        return fallback(kind, &function, error);
+        return Err(error);
     }
 
     let items = items::lift(&mut body);
@@ -134,7 +170,7 @@ pub(crate) fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenS
         &mut reported,
     );
     if let Some(error) = stage_errors(&mut errors) {
-        return fallback(kind, &function, error);
+        return Err(error);
     }
     // A carried local hidden at its question by a `let` of its name: the `let` borrows it
     // first, and every point is resumed again from the body rewritten so.
@@ -152,7 +188,7 @@ pub(crate) fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenS
         };
         (placements, resumed) = resume_all(&body, stages, &mut errors, &mut reported);
         if let Some(error) = stage_errors(&mut errors) {
-            return fallback(kind, &function, error);
+            return Err(error);
         }
     }
     let mut slots = expand::slots(&mut resumed);
@@ -179,10 +215,10 @@ pub(crate) fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenS
         }
     }
     if let Some(error) = stage_errors(&mut errors) {
-        return fallback(kind, &function, error);
+        return Err(error);
     }
     handler.body = body.clone();
-    expand::expand(expand::Plan {
+    Ok(expand::expand(expand::Plan {
         handler: &handler,
         forward: body,
         sites: &sites,
@@ -193,7 +229,7 @@ pub(crate) fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenS
         groups,
         slots,
         items,
-    })
+    }))
 }
 
 /// How `resume_all` resumes a point: for its locals alone, in the body cut after its
