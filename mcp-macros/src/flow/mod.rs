@@ -422,7 +422,7 @@ fn exclusive(a: &[sites::Step], b: &[sites::Step]) -> bool {
 }
 
 /// On error: the errors, and in place of the handler a stand-in every registration and call
-/// site accepts, holding the body as written for the compiler to read (see [`unbuilt`]), so
+/// site accepts, beside the body as written for the compiler to read (see [`unbuilt`]), so
 /// that what is reported is the macro's errors and the body's own.
 fn fallback(kind: Kind, function: &ItemFn, error: syn::Error) -> TokenStream {
     let error = error.to_compile_error();
@@ -437,9 +437,9 @@ fn fallback(kind: Kind, function: &ItemFn, error: syn::Error) -> TokenStream {
             #error
             #(#attrs)*
             #vis fn #ident() -> #unbuilt {
-                #copy
                 #unbuilt::new()
             }
+            #copy
         };
     }
     let inputs = &sig.inputs;
@@ -452,8 +452,8 @@ fn fallback(kind: Kind, function: &ItemFn, error: syn::Error) -> TokenStream {
         #(#attrs)*
         #[allow(unused_variables)]
         #vis fn #ident(#inputs) -> ::mcp_runtime::SubFlow<#unbuilt<#output>> {
-            #copy
             ::mcp_runtime::SubFlow::new(#unbuilt::new())
         }
+        #copy
     }
 }

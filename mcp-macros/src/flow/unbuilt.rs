@@ -1,25 +1,27 @@
 //! Beside a macro error: the function as written, its questions answered by stand-ins, so that
 //! the compiler still reads the body. The names it uses then count as used (no "unused
 //! import" beside the macro's error) and its own mistakes are reported in the same build. The
-//! copy is never called.
+//! copy is never called. It sits beside the handler's stand-in, where the user declared the
+//! handler, so in an `impl` block it may name `Self` and take `self`.
 //!
 //! Input:  `async fn ship(args: Args, cx: Cx) -> ToolResult { let ok: Yes = cx.elicit("Ship?").await?; .. }`
 //! Output:
 //! ```text
 //! #[allow(dead_code)]
-//! async fn __mcp_unbuilt(args: Args, cx: Cx) -> ToolResult {
+//! async fn __mcp_unbuilt_ship(args: Args, cx: Cx) -> ToolResult {
 //!     let ok: Yes = unbuilt_answers(cx.elicit("Ship?"))?; ..
 //! }
 //! ```
 //! and a sub-flow call `check(&cx).await` becomes `unbuilt_result(check(&cx))`, a tuple of
-//! them a tuple of their stand-ins. Where the copy would fail where the body as written would
-//! not (a question not awaited, or in a macro whose arguments are not expressions, `Self` in a
-//! nested function, a `self` receiver), there is no copy.
+//! them a tuple of their stand-ins. A question not awaited before its `?` (`cx.elicit(..)?`,
+//! which the macro reports) is answered the same way. Where the copy would fail where the body
+//! as written would not (a question built and awaited later, or in a macro whose arguments are
+//! not expressions), there is no copy.
 
 use std::collections::HashSet;
 
-use proc_macro2::{Span, TokenStream, TokenTree};
-use quote::{ToTokens, quote};
+use proc_macro2::{Span, TokenStream};
+use quote::{ToTokens, format_ident, quote};
 use syn::punctuated::Punctuated;
 use syn::visit_mut::{self, VisitMut};
 use syn::{Expr, FnArg, Ident, ItemFn, Token, Type};
@@ -30,9 +32,6 @@ use super::questions::{awaited_in_macro, is_question_base, is_question_call, str
 /// The copy of `function` to emit beside its macro's error, if it can be read as written.
 pub(super) fn checked_copy(function: &ItemFn) -> Option<TokenStream> {
     let sig = &function.sig;
-    if sig.receiver().is_some() || names_self(function) {
-        return None;
-    }
     let cx = context(sig).unwrap_or_else(|| Ident::new("__mcp_no_context", Span::mixed_site()));
     let mut body = (*function.block).clone();
     let mut locals = Locals(HashSet::new());
@@ -47,7 +46,7 @@ pub(super) fn checked_copy(function: &ItemFn) -> Option<TokenStream> {
         return None;
     }
     let mut sig = sig.clone();
-    sig.ident = Ident::new("__mcp_unbuilt", Span::mixed_site());
+    sig.ident = format_ident!("__mcp_unbuilt_{}", sig.ident, span = Span::mixed_site());
     // A handler written without `async` is reported as such; its body awaits all the same.
     sig.asyncness = Some(Token![async](sig.fn_token.span));
     Some(quote! {
@@ -75,18 +74,6 @@ fn context(sig: &syn::Signature) -> Option<Ident> {
     })
 }
 
-/// Whether `Self` appears anywhere in the function: a nested copy cannot name it.
-fn names_self(function: &ItemFn) -> bool {
-    fn within(tokens: TokenStream) -> bool {
-        tokens.into_iter().any(|tree| match tree {
-            TokenTree::Ident(ident) => ident == "Self",
-            TokenTree::Group(group) => within(group.stream()),
-            _ => false,
-        })
-    }
-    within(function.to_token_stream())
-}
-
 /// Replaces each awaited question and sub-flow call with its stand-in; clears `ok` where the
 /// copy would not compile as the body would.
 struct Answers<'a> {
@@ -105,6 +92,16 @@ impl VisitMut for Answers<'_> {
             {
                 match self.answered(&awaited.base) {
                     Some(answers) => *expr = answers,
+                    None => self.ok = false,
+                }
+            }
+            // `cx.elicit(..)?`: a question not awaited where its answer is wanted.
+            Expr::Try(tried)
+                if matches!(strip_keys(&tried.expr),
+                    Expr::MethodCall(call) if is_question_call(call, self.cx)) =>
+            {
+                match self.answered(&tried.expr) {
+                    Some(answers) => *tried.expr = answers,
                     None => self.ok = false,
                 }
             }
@@ -240,7 +237,7 @@ mod tests {
             assert!(copied.contains(&expected), "{expected}\nin\n{copied}");
         }
         assert!(!copied.contains("await"), "{copied}");
-        assert!(copied.contains("async fn __mcp_unbuilt (args : Args , cx : & Cx)"));
+        assert!(copied.contains("async fn __mcp_unbuilt_ship (args : Args , cx : & Cx)"));
     }
 
     #[test]
@@ -257,22 +254,39 @@ mod tests {
     }
 
     #[test]
+    fn a_question_not_awaited_before_its_question_mark_is_answered() {
+        let copied = copy(quote! {
+            async fn greet(cx: Cx) -> ToolResult {
+                let who: Name = cx.elicit("Who?")?;
+                Ok(text(check(&cx)?))
+            }
+        })
+        .expect("a copy");
+        let answers = quote!(::mcp_runtime::__private::unbuilt_answers).to_string();
+        let expected = format!("{answers} (cx . elicit (\"Who?\")) ?");
+        assert!(copied.contains(&expected), "{expected}\nin\n{copied}");
+        assert!(copied.contains("text (check (& cx) ?)"), "{copied}");
+    }
+
+    #[test]
+    fn a_copy_beside_the_stand_in_keeps_self_and_the_receiver() {
+        let copied = copy(quote! {
+            async fn greet(&self, cx: Cx) -> ToolResult {
+                Ok(Self::g(self, cx.elicit("Q?").await?))
+            }
+        })
+        .expect("a copy");
+        assert!(copied.contains("async fn __mcp_unbuilt_greet (& self , cx : Cx)"));
+        assert!(copied.contains("Self :: g (self ,"), "{copied}");
+    }
+
+    #[test]
     fn no_copy_where_it_would_fail_where_the_body_does_not() {
         for function in [
             quote!(
                 async fn f(cx: Cx) -> R {
                     let q = cx.elicit("Q?");
                     Ok(q.await?)
-                }
-            ),
-            quote!(
-                async fn f(cx: Cx) -> R {
-                    Ok(Self::g(cx.elicit("Q?").await?))
-                }
-            ),
-            quote!(
-                async fn f(&self, cx: Cx) -> R {
-                    Ok(cx.elicit("Q?").await?)
                 }
             ),
             quote!(
