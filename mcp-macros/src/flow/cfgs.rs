@@ -28,6 +28,7 @@
 
 use proc_macro2::TokenStream;
 use quote::quote;
+use syn::visit::{self, Visit};
 use syn::visit_mut::{self, VisitMut};
 use syn::{Attribute, Block, ItemFn, Meta, Stmt};
 
@@ -60,7 +61,7 @@ pub(super) fn variants(function: &ItemFn) -> Option<Vec<Variant>> {
         cx,
         conditions: Vec::new(),
     };
-    found.visit_block_mut(&mut function.block.as_ref().clone());
+    found.visit_block(&function.block);
     let conditions = found.conditions;
     if conditions.is_empty() || conditions.len() > MAX_CONDITIONS {
         return None;
@@ -135,8 +136,8 @@ struct Conditions<'a> {
     conditions: Vec<Meta>,
 }
 
-impl VisitMut for Conditions<'_> {
-    fn visit_block_mut(&mut self, block: &mut Block) {
+impl Visit<'_> for Conditions<'_> {
+    fn visit_block(&mut self, block: &Block) {
         for stmt in &block.stmts {
             for (meta, _) in attributes_read(stmt, self.cx).iter().filter_map(condition) {
                 if !self.conditions.contains(&meta) {
@@ -144,13 +145,13 @@ impl VisitMut for Conditions<'_> {
                 }
             }
         }
-        visit_mut::visit_block_mut(self, block);
+        visit::visit_block(self, block);
     }
 
     // What the flow leaves as written: the compiler reads their attributes.
-    fn visit_item_mut(&mut self, _: &mut syn::Item) {}
-    fn visit_expr_closure_mut(&mut self, _: &mut syn::ExprClosure) {}
-    fn visit_expr_async_mut(&mut self, _: &mut syn::ExprAsync) {}
+    fn visit_item(&mut self, _: &syn::Item) {}
+    fn visit_expr_closure(&mut self, _: &syn::ExprClosure) {}
+    fn visit_expr_async(&mut self, _: &syn::ExprAsync) {}
 }
 
 /// Keeps the statements whose conditions hold, and drops the others.
