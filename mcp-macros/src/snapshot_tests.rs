@@ -1,6 +1,7 @@
 //! Expansion snapshots of representative inputs, reviewed like code: a two-question tool
 //! (`deploy`), a `for` loop that asks, questions in a loop's body resumed together (one at
-//! the head of a statement, two inside an `if`), an `#[elicit]` sub-flow, a form and a choice.
+//! the head of a statement, two inside an `if`), an `#[elicit]` sub-flow, a tool whose body
+//! names `Self` (stepped beside its function), a form and a choice.
 //!
 //! Each expansion is pretty-printed and compared with its committed file
 //! `tests/snapshots/NAME.expanded.rs`. After a deliberate change to the macros' output,
@@ -126,6 +127,21 @@ fn question_free_expansion_matches_snapshot() {
     };
     check(
         "question_free",
+        &pretty(flow::expand(Kind::Tool, TokenStream::new(), item)),
+    );
+}
+
+#[test]
+fn naming_self_expansion_matches_snapshot() {
+    let item = quote! {
+        /// Asks before naming `Self`'s helper.
+        async fn greet(args: Args, cx: Cx) -> ToolResult {
+            let sure: Confirm = cx.elicit("Greet?").await?;
+            Ok(text(Self::greeting(&args.name, sure.ok)))
+        }
+    };
+    check(
+        "naming_self",
         &pretty(flow::expand(Kind::Tool, TokenStream::new(), item)),
     );
 }

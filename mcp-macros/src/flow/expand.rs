@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use proc_macro2::{Span, TokenStream};
-use quote::{quote, quote_spanned};
+use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::visit_mut::VisitMut;
 use syn::{Block, Expr, Ident};
 
@@ -150,7 +150,13 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
             shape.push_str(&format!(";{n}:{literals:?}"));
         }
     }
-    let step = Ident::new("__mcp_step", Span::mixed_site());
+    // A body that names `Self` is stepped beside the handler's function (see
+    // `handler::expand_handler`), where its name must be its own.
+    let beside = first_self(&handler.body);
+    let step = match beside {
+        Some(_) => format_ident!("__mcp_step_{}", handler.ident, span = Span::mixed_site()),
+        None => Ident::new("__mcp_step", Span::mixed_site()),
+    };
     let items = &plan.items;
     let body_span = handler.body_span();
     let state_param = Ident::new("__mcp_state", Span::mixed_site());
@@ -211,19 +217,38 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
     let asks = !plan.sites.is_empty();
     if !asks && handler.kind != Kind::Elicit {
         // A handler that asks nothing has no state to open (the driver checks the one it is
-        // sent) and never stops: its step is its body.
-        let step_fn = quote_spanned! {body_span=>
-            async fn #step(
-                #inputs
-                __mcp_cx: ::mcp_runtime::Cx,
-                _: ::mcp_runtime::__private::Resume,
-            ) -> #output {
-                #(#items)*
-                #context
-                #forward
+        // sent) and never stops: its step is its body. Beside, where the handler reaches it by
+        // a path the compiler resolves late (`Self::..`), its future is an `async` block, so
+        // that a body without `.await` is not an `async fn` without one (`plain_step` names
+        // its output).
+        let step_fn = if beside.is_some() {
+            quote_spanned! {body_span=>
+                fn #step(
+                    #inputs
+                    __mcp_cx: ::mcp_runtime::Cx,
+                    _: ::mcp_runtime::__private::Resume,
+                ) -> impl ::core::future::Future<Output = #output> + ::core::marker::Send + 'static {
+                    ::mcp_runtime::__private::plain_step::<#output, _>(async move {
+                        #(#items)*
+                        #context
+                        #forward
+                    })
+                }
+            }
+        } else {
+            quote_spanned! {body_span=>
+                async fn #step(
+                    #inputs
+                    __mcp_cx: ::mcp_runtime::Cx,
+                    _: ::mcp_runtime::__private::Resume,
+                ) -> #output {
+                    #(#items)*
+                    #context
+                    #forward
+                }
             }
         };
-        return expand_handler(handler, &step, step_fn, asks);
+        return expand_handler(handler, &step, step_fn, asks, beside);
     }
     // Every place the step stops breaks out of the block with its `Stopped`, so the step's
     // future has one suspension point for all of them. The body's value is returned from a
@@ -249,8 +274,8 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
         }
     };
     match handler.kind {
-        Kind::Elicit => expand_sub_flow(handler, &step, step_fn),
-        _ => expand_handler(handler, &step, step_fn, asks),
+        Kind::Elicit => expand_sub_flow(handler, &step, step_fn, beside),
+        _ => expand_handler(handler, &step, step_fn, asks, beside),
     }
 }
 
@@ -315,6 +340,18 @@ fn shape(sites: &[Site], resumed: &[Resumed]) -> String {
         }
     }
     text
+}
+
+/// The first `Self` that `body` names, in a macro's tokens too.
+fn first_self(body: &Block) -> Option<Span> {
+    fn within(tokens: TokenStream) -> Option<Span> {
+        tokens.into_iter().find_map(|tree| match tree {
+            proc_macro2::TokenTree::Ident(ident) if ident == "Self" => Some(ident.span()),
+            proc_macro2::TokenTree::Group(group) => within(group.stream()),
+            _ => None,
+        })
+    }
+    within(body.to_token_stream())
 }
 
 /// Site number → question expression, for the free-variable walk.

@@ -83,11 +83,13 @@ pub(crate) fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenS
     let mut seen = HashSet::new();
     for cfgs::Variant {
         predicate,
-        function,
+        mut function,
     } in variants
     {
+        // On the function: the items made of it take its `#[cfg]`s.
+        function.attrs.push(syn::parse_quote!(#[cfg(#predicate)]));
         match compile(kind, attr.clone(), function) {
-            Ok(tokens) => built.push(quote!(#[cfg(#predicate)] #tokens)),
+            Ok(tokens) => built.push(tokens),
             Err(error) => {
                 // Each copy reads the same tokens: an error they share has one span.
                 for error in error {
@@ -118,7 +120,7 @@ fn compile(kind: Kind, attr: TokenStream, function: ItemFn) -> syn::Result<Token
     let mut handler = model::parse_handler(kind, options, compiled.clone(), &mut errors);
     handler.moved = moved;
     chains::split(&mut handler.body, &handler.cx, &mut errors);
-    valid::check_body(kind, &handler.body, &handler.cx, &mut errors);
+    valid::check_body(&handler.body, &handler.cx, &mut errors);
     if let Some(error) = stage_errors(&mut errors) {
         return Err(error);
     }

@@ -6,14 +6,12 @@ use syn::visit::{self, Visit};
 use syn::{Block, Expr, Ident};
 
 use super::Errors;
-use super::model::Kind;
 use super::questions::{awaits, is_question_base, is_question_call};
 
 /// Checks `body`, whose context is `cx`.
-pub(crate) fn check_body(kind: Kind, body: &Block, cx: &Ident, errors: &mut Errors) {
+pub(crate) fn check_body(body: &Block, cx: &Ident, errors: &mut Errors) {
     let mut rules = Rules {
         cx,
-        selves: Vec::new(),
         unawaited: Vec::new(),
         rebound: Vec::new(),
     };
@@ -30,16 +28,6 @@ pub(crate) fn check_body(kind: Kind, body: &Block, cx: &Ident, errors: &mut Erro
             ));
         }
     }
-    for span in rules.selves {
-        errors.push(syn::Error::new(
-            span,
-            format!(
-                "a `#[{}]` body cannot name `Self`: the macro moves the body into a function \
-                 of its own, outside the `impl` block; name the type instead (`Service::helper`)",
-                kind.attr()
-            ),
-        ));
-    }
     for span in rules.unawaited {
         errors.push(syn::Error::new(
             span,
@@ -51,8 +39,6 @@ pub(crate) fn check_body(kind: Kind, body: &Block, cx: &Ident, errors: &mut Erro
 
 struct Rules<'a> {
     cx: &'a Ident,
-    /// Every `Self` outside the items the body declares (whose own `Self` is theirs).
-    selves: Vec<Span>,
     /// Questions used as values without `.await`: under `?`, or as a `let` initialiser.
     unawaited: Vec<Span>,
     /// `let`s that bind the context's own name (`let cx = &cx;`), refused in a body that
@@ -78,13 +64,6 @@ impl Rules<'_> {
 
 impl<'ast> Visit<'ast> for Rules<'_> {
     fn visit_item(&mut self, _: &'ast syn::Item) {}
-
-    fn visit_path_segment(&mut self, segment: &'ast syn::PathSegment) {
-        if segment.ident == "Self" {
-            self.selves.push(segment.ident.span());
-        }
-        visit::visit_path_segment(self, segment);
-    }
 
     fn visit_expr_try(&mut self, tried: &'ast syn::ExprTry) {
         self.check_awaited(&tried.expr);

@@ -51,4 +51,11 @@ pub mod __private {
     pub fn state_requirement<S: FromAppState>() -> StateType {
         S::requirement()
     }
+
+    /// The step of a handler that asks nothing, where the macro builds it from an `async`
+    /// block: `O` names the block's output, so that the block's `?` knows what it converts
+    /// to.
+    pub fn plain_step<O, F: Future<Output = O>>(step: F) -> F {
+        step
+    }
 }

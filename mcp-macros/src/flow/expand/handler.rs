@@ -1,7 +1,7 @@
 //! The items around the step function: the function the user declared, returning its handler
 //! (or, for `#[elicit]`, its sub-flow), and the handler's trait impl.
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::Ident;
 
@@ -50,17 +50,40 @@ use super::super::shadow;
 /// A handler that asks nothing has no state to open and never stops: its step is
 /// `async fn __mcp_step(args: DeployArgs, __mcp_cx: Cx, _: Resume) -> ToolResult { let cx =
 /// __mcp_cx; BODY }`, and its `Flow` says `asks: false` (the driver checks the state for it).
+///
+/// A body that names `Self` is stepped by a function beside this one (`beside`), in the
+/// `impl` block where `Self` is the type, which the handler holds as a function pointer. The
+/// nested items cannot name `Self`, so they name no type of the user's: the handler is generic
+/// over the step's future and arguments, and the compiler infers them.
+/// ```text
+/// pub fn deploy() -> impl ToolHandler + Copy {
+///     struct __mcp_tool_deploy<F, A>(fn(A, Cx, Resume) -> F);
+///     impl<F, A> Clone for __mcp_tool_deploy<F, A> { .. }   // and Copy
+///     impl<F, A> ToolHandler for __mcp_tool_deploy<F, A>
+///     where F: Future + Send + 'static, F::Output: IntoToolResult, A: DeserializeOwned + JsonSchema + ..
+///     {
+///         .. arguments_schema::<A>() .. Flow { step: self.0, .. } .. <F::Output as IntoToolResult> ..
+///     }
+///     __mcp_tool_deploy(Self::__mcp_step_deploy)
+/// }
+/// async fn __mcp_step_deploy(args: DeployArgs, __mcp_cx: Cx, __mcp_state: Resume) -> ToolResult { .. }
+/// ```
 pub(super) fn expand_handler(
     handler: &Handler,
     step: &Ident,
     body: TokenStream,
     asks: bool,
+    beside: Option<Span>,
 ) -> TokenStream {
     let ident = &handler.ident;
     let handler_ty = handler_type(handler);
     let vis = &handler.vis;
     let attrs = &handler.attrs;
-    let handler_impl = handler_impl(handler, step, asks);
+    let stepper = match beside {
+        Some(_) => Stepper::beside(handler),
+        None => Stepper::nested(handler, step),
+    };
+    let handler_impl = handler_impl(handler, &stepper, asks);
     let kind = handler.kind.attr();
     let made = format!(
         " Returns the handler `#[{kind}]` made of this function; register it with \
@@ -72,20 +95,112 @@ pub(super) fn expand_handler(
         Kind::Resource => quote!(ResourceHandler),
         Kind::Tool | Kind::Elicit => quote!(ToolHandler),
     };
-    quote! {
-        #(#attrs)*
-        #separator
-        #[doc = #made]
-        #vis fn #ident() -> impl ::mcp_runtime::server::#handler_trait + ::core::marker::Copy {
+    let made_fn = |inside: TokenStream, value: TokenStream| {
+        quote! {
+            #(#attrs)*
+            #separator
+            #[doc = #made]
+            #vis fn #ident() -> impl ::mcp_runtime::server::#handler_trait + ::core::marker::Copy {
+                #inside
+
+                #handler_impl
+
+                #value
+            }
+        }
+    };
+    let Some(beside) = beside else {
+        let inside = quote! {
             #[allow(non_camel_case_types)]
             #[derive(::core::clone::Clone, ::core::marker::Copy)]
             struct #handler_ty;
 
             #body
+        };
+        return made_fn(inside, quote!(#handler_ty));
+    };
+    // At the body's own `Self`: outside an `impl` block, the compiler's error is there, once.
+    let self_ty = quote_spanned!(beside=> Self);
+    let inside = quote! {
+        #[allow(non_camel_case_types)]
+        struct #handler_ty<F, A>(fn(A, ::mcp_runtime::Cx, ::mcp_runtime::__private::Resume) -> F);
+        impl<F, A> ::core::clone::Clone for #handler_ty<F, A> {
+            fn clone(&self) -> Self {
+                *self
+            }
+        }
+        impl<F, A> ::core::marker::Copy for #handler_ty<F, A> {}
+    };
+    let made = made_fn(inside, quote!(#handler_ty(#self_ty::#step)));
+    let cfgs = cfgs(handler);
+    quote! {
+        #made
+        #(#cfgs)*
+        #[doc(hidden)]
+        #body
+    }
+}
 
-            #handler_impl
+/// The `#[cfg]`s on the user's function, which a step beside it takes too.
+fn cfgs(handler: &Handler) -> impl Iterator<Item = &syn::Attribute> {
+    handler
+        .attrs
+        .iter()
+        .filter(|attr| attr.path().is_ident("cfg"))
+}
 
-            #handler_ty
+/// How a handler's impl reaches its step function: by name where it is nested in the
+/// function the user declared, or through the pointer the handler holds where it is beside.
+struct Stepper {
+    /// The impl's generics and their bounds, and the handler type it is for.
+    generics: TokenStream,
+    bounds: TokenStream,
+    self_ty: TokenStream,
+    step: TokenStream,
+    /// The step's output and arguments, as the impl names them.
+    output: TokenStream,
+    args_ty: TokenStream,
+}
+
+impl Stepper {
+    fn nested(handler: &Handler, step: &Ident) -> Self {
+        let ty = handler_type(handler);
+        let output = &handler.output;
+        let args_ty = match &handler.args {
+            Some((_, ty)) => quote!(#ty),
+            None => quote!(::mcp_runtime::__private::NoArgs),
+        };
+        Self {
+            generics: TokenStream::new(),
+            bounds: TokenStream::new(),
+            self_ty: quote!(#ty),
+            step: quote!(#step),
+            output: quote!(#output),
+            args_ty,
+        }
+    }
+
+    fn beside(handler: &Handler) -> Self {
+        let ty = handler_type(handler);
+        let p = quote!(::mcp_runtime::__private);
+        let result = match handler.kind {
+            Kind::Prompt => quote!(IntoPromptResult),
+            Kind::Resource => quote!(IntoResourceResult),
+            Kind::Tool | Kind::Elicit => quote!(IntoToolResult),
+        };
+        Self {
+            generics: quote!(<F, A>),
+            bounds: quote! {
+                where
+                    F: ::core::future::Future + ::core::marker::Send + 'static,
+                    F::Output: ::mcp_runtime::flow::#result,
+                    A: #p::serde::de::DeserializeOwned + #p::schemars::JsonSchema
+                        + ::core::marker::Send + 'static,
+            },
+            self_ty: quote!(#ty<F, A>),
+            step: quote!(self.0),
+            output: quote!(<F as ::core::future::Future>::Output),
+            args_ty: quote!(A),
         }
     }
 }
@@ -102,7 +217,12 @@ pub(super) fn expand_handler(
 ///     SubFlow::new(__mcp_elicit_confirm { total })
 /// }
 /// ```
-pub(super) fn expand_sub_flow(handler: &Handler, step: &Ident, body: TokenStream) -> TokenStream {
+pub(super) fn expand_sub_flow(
+    handler: &Handler,
+    step: &Ident,
+    body: TokenStream,
+    beside: Option<Span>,
+) -> TokenStream {
     let ident = &handler.ident;
     let hidden = handler_type(handler);
     let vis = &handler.vis;
@@ -122,7 +242,41 @@ pub(super) fn expand_sub_flow(handler: &Handler, step: &Ident, body: TokenStream
         .iter()
         .zip(&types)
         .map(|(name, ty)| quote!(#name: #ty));
-    quote! {
+    // Beside (a body that names `Self`; see `expand_handler`), the sub-flow holds its step as
+    // a pointer, and is generic over the step's future and arguments, which may name `Self`.
+    let (inside, impl_head, call, value) = if let Some(beside) = beside {
+        let self_ty = quote_spanned!(beside=> Self);
+        let params: Vec<Ident> = (0..names.len())
+            .map(|n| format_ident!("__mcp_T{}", n))
+            .collect();
+        let step_ty = quote! {
+            fn(#(#params,)* ::mcp_runtime::Cx, ::mcp_runtime::__private::Resume) -> F
+        };
+        (
+            quote!(struct #hidden<F, #(#params),*> { #(#names: #params,)* __mcp_step: #step_ty }),
+            quote! {
+                impl<F, #(#params),*> ::mcp_runtime::flow::SubFlowStep for #hidden<F, #(#params),*>
+                where
+                    F: ::core::future::Future + ::core::marker::Send + 'static,
+                    F::Output: ::core::marker::Send + 'static,
+                    #(#params: ::core::marker::Send + 'static,)*
+            },
+            quote!((self.__mcp_step)),
+            quote!(#hidden { #(#names,)* __mcp_step: #self_ty::#step }),
+        )
+    } else {
+        (
+            quote!(struct #hidden { #(#names: #types),* } #body),
+            quote!(impl ::mcp_runtime::flow::SubFlowStep for #hidden),
+            quote!(#step),
+            quote!(#hidden { #(#names),* }),
+        )
+    };
+    let output_of = match beside {
+        Some(_) => quote!(<F as ::core::future::Future>::Output),
+        None => quote!(#output),
+    };
+    let made = quote! {
         #(#attrs)*
         #vis fn #ident(#cx: #cx_ty, #(#params),*)
             -> ::mcp_runtime::SubFlow<impl ::mcp_runtime::flow::SubFlowStep<Output = #output> + use<>>
@@ -131,24 +285,27 @@ pub(super) fn expand_sub_flow(handler: &Handler, step: &Ident, body: TokenStream
             let _ = #cx;
 
             #[allow(non_camel_case_types)]
-            struct #hidden { #(#names: #types),* }
-
-            #body
+            #inside
 
             #[automatically_derived]
-            impl ::mcp_runtime::flow::SubFlowStep for #hidden {
-                type Output = #output;
+            #impl_head {
+                type Output = #output_of;
                 fn step(
                     self,
                     cx: ::mcp_runtime::Cx,
                     state: ::mcp_runtime::__private::Resume,
                 ) -> impl ::core::future::Future<Output = Self::Output> + ::core::marker::Send + 'static {
-                    #step(#(self.#names,)* cx, state)
+                    #call(#(self.#names,)* cx, state)
                 }
             }
 
-            ::mcp_runtime::SubFlow::new(#hidden { #(#names),* })
+            ::mcp_runtime::SubFlow::new(#value)
         }
+    };
+    let cfgs = cfgs(handler);
+    match beside {
+        Some(_) => quote!(#made #(#cfgs)* #[doc(hidden)] #body),
+        None => made,
     }
 }
 
@@ -162,8 +319,15 @@ fn handler_type(handler: &Handler) -> Ident {
     )
 }
 
-fn handler_impl(handler: &Handler, step: &Ident, asks: bool) -> TokenStream {
-    let ident = handler_type(handler);
+fn handler_impl(handler: &Handler, stepper: &Stepper, asks: bool) -> TokenStream {
+    let Stepper {
+        generics,
+        bounds,
+        self_ty,
+        step,
+        output,
+        args_ty,
+    } = stepper;
     let max_rounds = match &handler.options.max_rounds {
         Some(n) => quote!(::core::option::Option::Some(#n)),
         None => quote!(::core::option::Option::None),
@@ -172,15 +336,10 @@ fn handler_impl(handler: &Handler, step: &Ident, asks: bool) -> TokenStream {
     let name = handler.wire_name();
     let title = option_str(handler.options.title.as_ref());
     let description = option_str(handler.description().as_ref());
-    let args_ty = match &handler.args {
-        Some((_, ty)) => quote!(#ty),
-        None => quote!(::mcp_runtime::__private::NoArgs),
-    };
     let p = quote!(::mcp_runtime::__private);
     let s = quote!(::mcp_runtime::server);
-    let output = &handler.output;
     // Spanned at the return type: a type that is no handler result is reported there, once.
-    let output_span = syn::spanned::Spanned::span(output);
+    let output_span = syn::spanned::Spanned::span(&handler.output);
     // The conversions are named at the return type, through the public traits: a type that
     // is no handler result is reported there, once, in the trait's own words.
     let f = quote!(::mcp_runtime::flow);
@@ -234,7 +393,7 @@ fn handler_impl(handler: &Handler, step: &Ident, asks: bool) -> TokenStream {
             );
             quote! {
                 #[automatically_derived]
-                impl #s::ToolHandler for #ident {
+                impl #generics #s::ToolHandler for #self_ty #bounds {
                     fn definition(&self) -> ::mcp_runtime::protocol::Tool { #definition }
                     fn call(&self, request: #s::Request)
                         -> #s::BoxFuture<'static, #s::HandlerResult<::mcp_runtime::protocol::CallToolResult>>
@@ -260,7 +419,7 @@ fn handler_impl(handler: &Handler, step: &Ident, asks: bool) -> TokenStream {
             });
             quote! {
                 #[automatically_derived]
-                impl #s::PromptHandler for #ident {
+                impl #generics #s::PromptHandler for #self_ty #bounds {
                     fn definition(&self) -> ::mcp_runtime::protocol::Prompt { #definition }
                     fn get(&self, request: #s::Request)
                         -> #s::BoxFuture<'static, #s::HandlerResult<::mcp_runtime::protocol::GetPromptResult>>
@@ -288,7 +447,7 @@ fn handler_impl(handler: &Handler, step: &Ident, asks: bool) -> TokenStream {
             );
             quote! {
                 #[automatically_derived]
-                impl #s::ResourceHandler for #ident {
+                impl #generics #s::ResourceHandler for #self_ty #bounds {
                     fn definition(&self) -> #s::ResourceDefinition { #definition }
                     fn matches(&self, uri: &str) -> bool { #p::uri_matches(#uri, uri) }
                     fn read(&self, request: #s::Request)

@@ -1,0 +1,98 @@
+/// Asks before naming `Self`'s helper.
+///
+/// Returns the handler `#[tool]` made of this function; register it with `.tool(greet)`.
+fn greet() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
+    #[allow(non_camel_case_types)]
+    struct __mcp_tool_greet<F, A>(
+        fn(A, ::mcp_runtime::Cx, ::mcp_runtime::__private::Resume) -> F,
+    );
+    impl<F, A> ::core::clone::Clone for __mcp_tool_greet<F, A> {
+        fn clone(&self) -> Self {
+            *self
+        }
+    }
+    impl<F, A> ::core::marker::Copy for __mcp_tool_greet<F, A> {}
+    #[automatically_derived]
+    impl<F, A> ::mcp_runtime::server::ToolHandler for __mcp_tool_greet<F, A>
+    where
+        F: ::core::future::Future + ::core::marker::Send + 'static,
+        F::Output: ::mcp_runtime::flow::IntoToolResult,
+        A: ::mcp_runtime::__private::serde::de::DeserializeOwned
+            + ::mcp_runtime::__private::schemars::JsonSchema + ::core::marker::Send
+            + 'static,
+    {
+        fn definition(&self) -> ::mcp_runtime::protocol::Tool {
+            static DEFINITION: ::mcp_runtime::__private::Cached<
+                ::mcp_runtime::protocol::Tool,
+            > = ::mcp_runtime::__private::Cached::new();
+            DEFINITION
+                .get(|| ::mcp_runtime::__private::tool_definition(
+                    ::mcp_runtime::__private::arguments_schema::<A>(),
+                    "greet",
+                    ::core::option::Option::None,
+                    ::core::option::Option::Some("Asks before naming `Self`'s helper."),
+                    ::mcp_runtime::__private::Presentation {
+                        annotations: ::core::option::Option::None,
+                        icons: ::core::option::Option::None,
+                        meta: ::core::option::Option::None,
+                    },
+                    <<F as ::core::future::Future>::Output as ::mcp_runtime::flow::IntoToolResult>::output_schema,
+                ))
+        }
+        fn call(
+            &self,
+            request: ::mcp_runtime::server::Request,
+        ) -> ::mcp_runtime::server::BoxFuture<
+            'static,
+            ::mcp_runtime::server::HandlerResult<::mcp_runtime::protocol::CallToolResult>,
+        > {
+            ::mcp_runtime::__private::drive_tool(
+                ::mcp_runtime::__private::Flow {
+                    step: self.0,
+                    asks: true,
+                    max_rounds: ::core::option::Option::None,
+                    restart: false,
+                },
+                request,
+                <<F as ::core::future::Future>::Output as ::mcp_runtime::flow::IntoToolResult>::into_tool_result,
+            )
+        }
+    }
+    __mcp_tool_greet(Self::__mcp_step_greet)
+}
+#[doc(hidden)]
+async fn __mcp_step_greet(
+    args: Args,
+    __mcp_cx: ::mcp_runtime::Cx,
+    __mcp_state: ::mcp_runtime::__private::Resume,
+) -> ToolResult {
+    let __mcp_stopped: ::mcp_runtime::__private::Stopped = '__mcp_stop: {
+        #[allow(unused_mut, unused_variables)]
+        let mut __mcp_r = match __mcp_state.open(&__mcp_cx, "|sure,", &[], &[0usize]) {
+            ::core::result::Result::Ok(__mcp_value) => __mcp_value,
+            ::core::result::Result::Err(__mcp_stopped) => break '__mcp_stop __mcp_stopped,
+        };
+        let cx: Cx = __mcp_cx;
+        let __mcp_done: ToolResult = match __mcp_r.point() {
+            ::core::option::Option::None | ::core::option::Option::Some(0u32) => {
+                let sure: Confirm = match ::mcp_runtime::__private::settle_one(
+                    || cx.elicit("Greet?"),
+                    <_ as ::mcp_runtime::ElicitForm>::read_answer,
+                    &cx,
+                    "sure",
+                ) {
+                    ::mcp_runtime::__private::Settled::Answered(__mcp_answer) => {
+                        __mcp_answer
+                    }
+                    ::mcp_runtime::__private::Settled::Stop(__mcp_halt) => {
+                        break '__mcp_stop __mcp_r.write(0u32).stop(__mcp_halt);
+                    }
+                }?;
+                Ok(text(Self::greeting(&args.name, sure.ok)))
+            }
+            ::core::option::Option::Some(_) => break '__mcp_stop __mcp_r.unknown_point(),
+        };
+        #[allow(unreachable_code)] return __mcp_done;
+    };
+    match __mcp_stopped.await {}
+}
