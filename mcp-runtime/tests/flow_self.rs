@@ -1,0 +1,120 @@
+//! Handlers and sub-flows declared in an `impl` block whose bodies name `Self`: its associated
+//! functions and constants, a `Self` value, and a sub-flow called as `Self::name`, with
+//! questions before and after, and without any. Each runs round by round through the
+//! server's own dispatch (a prompt and a resource through theirs).
+
+#![warn(clippy::pedantic)]
+
+use mcp_runtime::protocol::{GetPromptResult, PromptMessage, Role};
+use mcp_runtime::testing::FlowTester;
+use mcp_runtime::{Cx, PromptResult, Refusal, ToolResult, elicit, prompt, text, tool};
+use serde_json::json;
+
+#[path = "common/answers.rs"]
+mod answers;
+
+use answers::{Args, Word, Yes, answered, args, word, yes};
+
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+struct Meters(u32);
+
+impl Meters {
+    const UNIT: &'static str = "m";
+
+    fn label(self) -> String {
+        format!("{}{}", self.0, Self::UNIT)
+    }
+
+    /// Asks whether to double, by `Self`.
+    #[elicit]
+    async fn doubled(cx: &Cx, of: Self) -> Result<Self, Refusal> {
+        let sure = cx.elicit::<Yes>(format!("Double {}?", of.label())).await?;
+        Ok(if sure.ok { Self(of.0 * 2) } else { of })
+    }
+
+    /// Measures the items, asking about each, through `Self`'s helpers.
+    #[tool]
+    async fn measure(args: Args, cx: Cx) -> ToolResult {
+        let mut total = Self(args.start);
+        for item in &args.items {
+            let length = Self(u32::try_from(item.len()).unwrap_or(u32::MAX));
+            total = Self(total.0 + Self::doubled(&cx, length).await?.0);
+        }
+        let unit: Word = cx.elicit(format!("Unit, not {}?", Self::UNIT)).await?;
+        Ok(text(format!("{} ({})", total.label(), unit.word)))
+    }
+
+    /// Names `Self` and asks nothing; its `?` converts an error of its own.
+    #[tool]
+    async fn unit(args: Args, cx: Cx) -> ToolResult {
+        let _ = cx;
+        let scale: u32 = args.items.first().map_or("1", String::as_str).parse()?;
+        Ok(text(Self(args.start * scale).label()))
+    }
+
+    /// Names `Self` beside a `let` under `#[cfg]`: each copy of the handler takes its step
+    /// with it.
+    #[tool]
+    async fn scaled(args: Args, cx: Cx) -> ToolResult {
+        let scale = args.start;
+        #[cfg(test)]
+        let scale = scale * 10;
+        let sure: Yes = cx.elicit("Scale?").await?;
+        #[cfg(not(test))]
+        let scale = 0;
+        Ok(text(Self(if sure.ok { scale } else { 1 }).label()))
+    }
+
+    /// A prompt that names `Self` after a question.
+    #[prompt]
+    async fn describe(cx: Cx) -> PromptResult {
+        let said: Word = cx.elicit("How long?").await?;
+        let length = Self(u32::try_from(said.word.len()).unwrap_or(0));
+        Ok(GetPromptResult {
+            messages: vec![PromptMessage::text(Role::User, length.label())],
+            ..GetPromptResult::default()
+        })
+    }
+}
+
+#[tokio::test]
+async fn a_tool_in_an_impl_block_names_self_across_questions_and_sub_flows() {
+    let answers = [yes(true), yes(false), word("metric")];
+    let out = answered(Meters::measure, args(1, &["ab", "xyz"]), &answers).await;
+    assert_eq!(out, "8m (metric)", "1 + 2*2 + 3");
+}
+
+#[tokio::test]
+async fn a_tool_that_asks_nothing_names_self() {
+    let out = answered(Meters::unit, args(2, &["3"]), &[]).await;
+    assert_eq!(out, "6m");
+    let failed = FlowTester::tool(Meters::unit)
+        .arguments(args(2, &["three"]))
+        .start()
+        .await;
+    assert!(
+        failed
+            .text()
+            .is_some_and(|text| text.contains("invalid digit")),
+        "{failed}"
+    );
+}
+
+#[tokio::test]
+async fn a_tool_in_an_impl_block_names_self_beside_a_let_under_cfg() {
+    let out = answered(Meters::scaled, args(2, &[]), &[yes(true)]).await;
+    assert_eq!(out, "20m");
+}
+
+#[tokio::test]
+async fn a_prompt_in_an_impl_block_names_self_after_a_question() {
+    let rounds = FlowTester::prompt(Meters::describe)
+        .script([json!({"said": {"action": "accept", "content": {"word": "four"}}})])
+        .await;
+    assert_eq!(rounds[0].questions(), ["said"]);
+    let messages = rounds[1].result().and_then(|result| result.get("messages"));
+    assert_eq!(
+        messages,
+        Some(&json!([{"role": "user", "content": {"type": "text", "text": "4m"}}]))
+    );
+}
