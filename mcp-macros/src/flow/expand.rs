@@ -253,13 +253,15 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
     // Every place the step stops breaks out of the block with its `Stopped`, so the step's
     // future has one suspension point for all of them. The body's value is returned from a
     // statement of its own, where a body that never completes (`todo!()`) makes only that
-    // statement unreachable, not the user's code.
+    // statement unreachable, not the user's code. A generic sub-flow's step has its type
+    // parameters.
+    let (generics, _, where_clause) = handler.generics.split_for_impl();
     let step_fn = quote_spanned! {body_span=>
-        async fn #step(
+        async fn #step #generics(
             #inputs
             __mcp_cx: ::mcp_runtime::Cx,
             #state_param: ::mcp_runtime::__private::Resume,
-        ) -> #output {
+        ) -> #output #where_clause {
             #(#items)*
             #(#slot_decls)*
             let #stopped: ::mcp_runtime::__private::Stopped = #label: {

@@ -449,11 +449,13 @@ fn fallback(kind: Kind, function: &ItemFn, error: syn::Error) -> TokenStream {
         syn::ReturnType::Type(_, ty) => quote!(#ty),
         syn::ReturnType::Default => quote!(()),
     };
+    let generics = model::sub_flow_generics(&sig.generics);
+    let (generics, _, where_clause) = generics.split_for_impl();
     quote! {
         #error
         #(#attrs)*
         #[allow(unused_variables)]
-        #vis fn #ident(#inputs) -> ::mcp_runtime::SubFlow<#unbuilt<#output>> {
+        #vis fn #ident #generics(#inputs) -> ::mcp_runtime::SubFlow<#unbuilt<#output>> #where_clause {
             ::mcp_runtime::SubFlow::new(#unbuilt::new())
         }
         #copy

@@ -2,9 +2,11 @@
 
 use proc_macro2::{Span, TokenStream};
 use syn::parse::Parser;
+use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
 use syn::{
-    Attribute, Block, FnArg, Ident, ItemFn, LitInt, LitStr, Pat, ReturnType, Type, Visibility,
+    Attribute, Block, FnArg, Generics, Ident, ItemFn, LitInt, LitStr, Pat, ReturnType, Token, Type,
+    Visibility,
 };
 
 use super::Errors;
@@ -207,6 +209,9 @@ pub(crate) struct Handler {
     /// The context's type as written (`Cx`, `mcp_runtime::Cx`), if the handler takes one.
     pub(crate) cx_ty: Option<Type>,
     pub(crate) output: Type,
+    /// A sub-flow's type parameters, each bound `Send + 'static` besides its own bounds (see
+    /// [`sub_flow_generics`]); none for a handler.
+    pub(crate) generics: Generics,
     pub(crate) body: Block,
     /// The locals bound by parameters bound `mut`, moved into the body (`mutable`), as
     /// `scope::local_key`s.
@@ -249,7 +254,21 @@ pub(crate) fn parse_handler(
             ),
         ));
     }
-    if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
+    if kind == Kind::Elicit {
+        for param in &sig.generics.params {
+            let what = match param {
+                syn::GenericParam::Type(_) => continue,
+                syn::GenericParam::Lifetime(_) => {
+                    "a sub-flow's arguments travel in the request state, so it cannot borrow \
+                     for a lifetime; take owned arguments (`String`, not `&'a str`)"
+                }
+                syn::GenericParam::Const(_) => {
+                    "a sub-flow may be generic over types only; pass this value as an argument"
+                }
+            };
+            errors.push(syn::Error::new_spanned(param, what));
+        }
+    } else if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
         errors.push(syn::Error::new_spanned(
             &sig.generics,
             "a handler cannot be generic; name concrete types for its arguments",
@@ -366,6 +385,7 @@ pub(crate) fn parse_handler(
         cx: cx.unwrap_or_else(|| Ident::new("__mcp_cx", Span::mixed_site())),
         cx_ty,
         output,
+        generics: sub_flow_generics(&sig.generics),
         body: *item.block,
         moved: Vec::new(),
     }
@@ -391,6 +411,44 @@ pub(crate) fn is_state_type(ty: &Type) -> bool {
         }
         _ => false,
     }
+}
+
+/// `generics` with each type parameter bound `Send + 'static` too: a sub-flow's step holds
+/// and returns values of them, and is `Send + 'static`. The bounds join the parameter's own,
+/// in its `where` predicate if it has one, else where it is declared.
+pub(crate) fn sub_flow_generics(generics: &Generics) -> Generics {
+    let mut generics = generics.clone();
+    let sent: Punctuated<syn::TypeParamBound, Token![+]> =
+        syn::parse_quote!(::core::marker::Send + 'static);
+    let Generics {
+        params,
+        where_clause,
+        ..
+    } = &mut generics;
+    for param in params.iter_mut() {
+        let syn::GenericParam::Type(param) = param else {
+            continue;
+        };
+        let mut predicates = where_clause
+            .iter_mut()
+            .flat_map(|clause| &mut clause.predicates);
+        let predicate = predicates.find_map(|predicate| match predicate {
+            syn::WherePredicate::Type(bound)
+                if matches!(&bound.bounded_ty, Type::Path(ty) if ty.path.is_ident(&param.ident)) =>
+            {
+                Some(bound)
+            }
+            _ => None,
+        });
+        match predicate {
+            Some(predicate) => predicate.bounds.extend(sent.iter().cloned()),
+            None => {
+                param.colon_token.get_or_insert_default();
+                param.bounds.extend(sent.iter().cloned());
+            }
+        }
+    }
+    generics
 }
 
 /// The doc comment joined into one description, and the other attributes.

@@ -242,6 +242,19 @@ pub(super) fn expand_sub_flow(
         .iter()
         .zip(&types)
         .map(|(name, ty)| quote!(#name: #ty));
+    // A generic sub-flow's type parameters: its type and step take them, and a marker holds
+    // them where no argument does.
+    let (generics, ty_generics, where_clause) = handler.generics.split_for_impl();
+    let turbofish = ty_generics.as_turbofish();
+    let captured = handler.generics.type_params().map(|param| &param.ident);
+    let captured: Vec<_> = captured.collect();
+    let marker = (!captured.is_empty()).then(|| {
+        (
+            quote!(__mcp_marker: ::core::marker::PhantomData<fn() -> (#(#captured,)*)>,),
+            quote!(__mcp_marker: ::core::marker::PhantomData,),
+        )
+    });
+    let (marker_field, marker_value) = marker.unzip();
     // Beside (a body that names `Self`; see `expand_handler`), the sub-flow holds its step as
     // a pointer, and is generic over the step's future and arguments, which may name `Self`.
     let (inside, impl_head, call, value) = if let Some(beside) = beside {
@@ -262,14 +275,17 @@ pub(super) fn expand_sub_flow(
                     #(#params: ::core::marker::Send + 'static,)*
             },
             quote!((self.__mcp_step)),
-            quote!(#hidden { #(#names,)* __mcp_step: #self_ty::#step }),
+            quote!(#hidden { #(#names,)* __mcp_step: #self_ty::#step #turbofish }),
         )
     } else {
         (
-            quote!(struct #hidden { #(#names: #types),* } #body),
-            quote!(impl ::mcp_runtime::flow::SubFlowStep for #hidden),
-            quote!(#step),
-            quote!(#hidden { #(#names),* }),
+            quote! {
+                struct #hidden #generics #where_clause { #(#names: #types,)* #marker_field }
+                #body
+            },
+            quote!(impl #generics ::mcp_runtime::flow::SubFlowStep for #hidden #ty_generics #where_clause),
+            quote!(#step #turbofish),
+            quote!(#hidden { #(#names,)* #marker_value }),
         )
     };
     let output_of = match beside {
@@ -278,8 +294,9 @@ pub(super) fn expand_sub_flow(
     };
     let made = quote! {
         #(#attrs)*
-        #vis fn #ident(#cx: #cx_ty, #(#params),*)
-            -> ::mcp_runtime::SubFlow<impl ::mcp_runtime::flow::SubFlowStep<Output = #output> + use<>>
+        #vis fn #ident #generics(#cx: #cx_ty, #(#params),*)
+            -> ::mcp_runtime::SubFlow<impl ::mcp_runtime::flow::SubFlowStep<Output = #output> + use<#(#captured),*>>
+            #where_clause
         {
             // The context is the caller's: the sub-flow runs on the one its caller awaits it with.
             let _ = #cx;
