@@ -194,6 +194,7 @@ impl VisitMut for Select<'_> {
 mod tests {
     use quote::ToTokens;
 
+    use super::super::parsed::tokens;
     use super::*;
 
     /// Each variant's predicate and body, as text.
@@ -206,11 +207,6 @@ mod tests {
             (variant.predicate.to_string(), body)
         });
         Some(shown.collect())
-    }
-
-    fn tokens(body: &str) -> String {
-        let block: Block = syn::parse_str(body).expect("the expected body parses");
-        block.to_token_stream().to_string()
     }
 
     #[test]

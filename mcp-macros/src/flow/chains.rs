@@ -357,6 +357,7 @@ fn chain(conjuncts: Vec<Expr>) -> Expr {
 mod tests {
     use quote::{format_ident, quote};
 
+    use super::super::parsed::tokens;
     use super::*;
 
     fn split_str(body: &str) -> Result<String, String> {
@@ -367,11 +368,6 @@ mod tests {
             Ok(()) => Ok(quote!(#block).to_string()),
             Err(error) => Err(error.to_string()),
         }
-    }
-
-    fn tokens(body: &str) -> String {
-        let block: Block = syn::parse_str(body).expect("the expected body parses");
-        quote!(#block).to_string()
     }
 
     #[test]

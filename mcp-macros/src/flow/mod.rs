@@ -27,6 +27,8 @@ mod model;
 mod mutable;
 #[cfg(test)]
 mod odd_inputs;
+#[cfg(test)]
+mod parsed;
 mod presentation;
 mod questions;
 mod reborrow;

@@ -5,6 +5,7 @@ use proc_macro2::Ident;
 use quote::{ToTokens, format_ident};
 use syn::Block;
 
+use super::super::parsed::tokens;
 use super::{rename, shown, shown_ident};
 
 /// `body` after renaming, as tokens printed, with the parameters that came out.
@@ -15,12 +16,6 @@ fn renamed(body: &str, params: &[&str]) -> (String, Vec<String>) {
     rename(&mut block, &mut names, &[]);
     let params = params.iter().map(ToString::to_string).collect();
     (block.to_token_stream().to_string(), params)
-}
-
-/// `text` printed as tokens, for comparing with [`renamed`].
-fn tokens(text: &str) -> String {
-    let block: Block = syn::parse_str(text).expect("the expected body parses");
-    block.to_token_stream().to_string()
 }
 
 #[test]
