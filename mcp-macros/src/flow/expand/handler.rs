@@ -217,6 +217,17 @@ impl Stepper {
 ///     SubFlow::new(__mcp_elicit_confirm { total })
 /// }
 /// ```
+/// A generic sub-flow (`async fn ask<F: ElicitForm>(cx: &Cx) -> Result<F, Refusal>`) keeps
+/// its type parameters, each bound `Send + 'static` too, on the function (`use<F>`), its type
+/// (with a `PhantomData<fn() -> (F,)>` marker), the impl and the step (`__mcp_step::<F>`).
+/// One whose body names `Self` holds its step as a pointer, as a handler does, in a type
+/// generic over the step's future and arguments, and its step is beside it:
+/// ```text
+/// struct __mcp_elicit_confirm<F, __mcp_T0> {
+///     total: __mcp_T0,
+///     __mcp_step: fn(__mcp_T0, Cx, Resume) -> F,
+/// }
+/// ```
 pub(super) fn expand_sub_flow(
     handler: &Handler,
     step: &Ident,
