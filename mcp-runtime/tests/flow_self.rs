@@ -1,19 +1,20 @@
 //! Handlers and sub-flows declared in an `impl` block whose bodies name `Self`: its associated
 //! functions and constants, a `Self` value, and a sub-flow called as `Self::name`, with
-//! questions before and after, and without any. Each runs round by round through the
-//! server's own dispatch (a prompt and a resource through theirs).
+//! questions before and after, and without any; and a handler taking `State<Self>`. Each runs
+//! round by round through the server's own dispatch (a prompt through its own).
 
 #![warn(clippy::pedantic)]
 
 use mcp_runtime::protocol::{GetPromptResult, PromptMessage, Role};
+use mcp_runtime::server::Server;
 use mcp_runtime::testing::FlowTester;
-use mcp_runtime::{Cx, PromptResult, Refusal, ToolResult, elicit, prompt, text, tool};
+use mcp_runtime::{Cx, PromptResult, Refusal, State, ToolResult, elicit, prompt, text, tool};
 use serde_json::json;
 
 #[path = "common/answers.rs"]
 mod answers;
 
-use answers::{Args, Word, Yes, answered, args, word, yes};
+use answers::{Args, Word, Yes, answered, args, finish, word, yes};
 
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 struct Meters(u32);
@@ -65,6 +66,13 @@ impl Meters {
         Ok(text(Self(if sure.ok { scale } else { 1 }).label()))
     }
 
+    /// Takes the registered `Meters` as `State<Self>`, its body naming no `Self`.
+    #[tool]
+    async fn registered(cx: Cx, State(meters): State<Self>) -> ToolResult {
+        let sure: Yes = cx.elicit("Show?").await?;
+        Ok(text(format!("{} {}", meters.label(), sure.ok)))
+    }
+
     /// A prompt that names `Self` after a question.
     #[prompt]
     async fn describe(cx: Cx) -> PromptResult {
@@ -104,6 +112,20 @@ async fn a_tool_that_asks_nothing_names_self() {
 async fn a_tool_in_an_impl_block_names_self_beside_a_let_under_cfg() {
     let out = answered(Meters::scaled, args(2, &[]), &[yes(true)]).await;
     assert_eq!(out, "20m");
+}
+
+#[tokio::test]
+async fn a_tool_in_an_impl_block_takes_its_type_as_state_by_self() {
+    let tester = FlowTester::tool(Meters::registered).state(Meters(7));
+    assert_eq!(finish(tester, &[yes(true)]).await, "7m true");
+    let server = Server::builder().tool(Meters::registered).try_build();
+    let refused = server.err().map(|error| error.to_string());
+    assert!(
+        refused
+            .as_deref()
+            .is_some_and(|error| error.contains("Meters")),
+        "{refused:?}"
+    );
 }
 
 #[tokio::test]

@@ -150,9 +150,9 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
             shape.push_str(&format!(";{n}:{literals:?}"));
         }
     }
-    // A body that names `Self` is stepped beside the handler's function (see
+    // A body or signature that names `Self` is stepped beside the handler's function (see
     // `handler::expand_handler`), where its name must be its own.
-    let beside = first_self(&handler.body);
+    let beside = first_self(handler);
     let step = match beside {
         Some(_) => format_ident!("__mcp_step_{}", handler.ident, span = Span::mixed_site()),
         None => Ident::new("__mcp_step", Span::mixed_site()),
@@ -344,8 +344,9 @@ fn shape(sites: &[Site], resumed: &[Resumed]) -> String {
     text
 }
 
-/// The first `Self` that `body` names, in a macro's tokens too.
-fn first_self(body: &Block) -> Option<Span> {
+/// The first `Self` that the handler's body names (in a macro's tokens too), or else the types
+/// of its arguments, parameters and result.
+fn first_self(handler: &Handler) -> Option<Span> {
     fn within(tokens: TokenStream) -> Option<Span> {
         tokens.into_iter().find_map(|tree| match tree {
             proc_macro2::TokenTree::Ident(ident) if ident == "Self" => Some(ident.span()),
@@ -353,7 +354,11 @@ fn first_self(body: &Block) -> Option<Span> {
             _ => None,
         })
     }
-    within(body.to_token_stream())
+    let args = handler.args.iter().map(|(_, ty)| ty);
+    let params = handler.params.iter().map(|(_, ty)| ty);
+    let states = handler.state_params.iter().map(|(_, ty)| ty);
+    let types = args.chain(params).chain(states).chain([&handler.output]);
+    within(handler.body.to_token_stream()).or_else(|| within(quote!(#(#types)*)))
 }
 
 /// Site number → question expression, for the free-variable walk.

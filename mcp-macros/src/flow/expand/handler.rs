@@ -51,10 +51,12 @@ use super::super::shadow;
 /// `async fn __mcp_step(args: DeployArgs, __mcp_cx: Cx, _: Resume) -> ToolResult { let cx =
 /// __mcp_cx; BODY }`, and its `Flow` says `asks: false` (the driver checks the state for it).
 ///
-/// A body that names `Self` is stepped by a function beside this one (`beside`), in the
-/// `impl` block where `Self` is the type, which the handler holds as a function pointer. The
-/// nested items cannot name `Self`, so they name no type of the user's: the handler is generic
-/// over the step's future and arguments, and the compiler infers them.
+/// A body or signature that names `Self` is stepped by a function beside this one (`beside`),
+/// in the `impl` block where `Self` is the type, which the handler holds as a function
+/// pointer. The nested items cannot name `Self`, so they name no type of the user's: the
+/// handler is generic over the step's future and arguments, and the compiler infers them; its
+/// `State<T>` requirements, if it has any, are a second function it holds
+/// (`|| vec![state_requirement::<State<Self>>()]`).
 /// ```text
 /// pub fn deploy() -> impl ToolHandler + Copy {
 ///     struct __mcp_tool_deploy<F, A>(fn(A, Cx, Resume) -> F);
@@ -121,9 +123,25 @@ pub(super) fn expand_handler(
     };
     // At the body's own `Self`: outside an `impl` block, the compiler's error is there, once.
     let self_ty = quote_spanned!(beside=> Self);
+    // The `State<T>` requirements, which may name `Self`, are listed by a function the
+    // handler holds too.
+    let p = quote!(::mcp_runtime::__private);
+    let states = handler.state_params.iter().map(|(_, ty)| ty);
+    let (states_ty, states) = match handler.state_params.is_empty() {
+        true => (None, None),
+        false => (
+            Some(quote!(fn() -> ::std::vec::Vec<#p::StateType>,)),
+            Some(quote!(
+                || ::std::vec![#(#p::state_requirement::<#states>()),*],
+            )),
+        ),
+    };
     let inside = quote! {
         #[allow(non_camel_case_types)]
-        struct #handler_ty<F, A>(fn(A, ::mcp_runtime::Cx, ::mcp_runtime::__private::Resume) -> F);
+        struct #handler_ty<F, A>(
+            fn(A, ::mcp_runtime::Cx, #p::Resume) -> F,
+            #states_ty
+        );
         impl<F, A> ::core::clone::Clone for #handler_ty<F, A> {
             fn clone(&self) -> Self {
                 *self
@@ -131,7 +149,7 @@ pub(super) fn expand_handler(
         }
         impl<F, A> ::core::marker::Copy for #handler_ty<F, A> {}
     };
-    let made = made_fn(inside, quote!(#handler_ty(#self_ty::#step)));
+    let made = made_fn(inside, quote!(#handler_ty(#self_ty::#step, #states)));
     let cfgs = cfgs(handler);
     quote! {
         #made
@@ -157,9 +175,11 @@ struct Stepper {
     bounds: TokenStream,
     self_ty: TokenStream,
     step: TokenStream,
-    /// The step's output and arguments, as the impl names them.
+    /// The step's output and arguments, and its `State<T>` requirements, as the impl names
+    /// them.
     output: TokenStream,
     args_ty: TokenStream,
+    states: TokenStream,
 }
 
 impl Stepper {
@@ -170,6 +190,8 @@ impl Stepper {
             Some((_, ty)) => quote!(#ty),
             None => quote!(::mcp_runtime::__private::NoArgs),
         };
+        let p = quote!(::mcp_runtime::__private);
+        let states = handler.state_params.iter().map(|(_, ty)| ty);
         Self {
             generics: TokenStream::new(),
             bounds: TokenStream::new(),
@@ -177,6 +199,7 @@ impl Stepper {
             step: quote!(#step),
             output: quote!(#output),
             args_ty,
+            states: quote!(::std::vec![#(#p::state_requirement::<#states>()),*]),
         }
     }
 
@@ -201,6 +224,7 @@ impl Stepper {
             step: quote!(self.0),
             output: quote!(<F as ::core::future::Future>::Output),
             args_ty: quote!(A),
+            states: quote!((self.1)()),
         }
     }
 }
@@ -355,6 +379,7 @@ fn handler_impl(handler: &Handler, stepper: &Stepper, asks: bool) -> TokenStream
         step,
         output,
         args_ty,
+        states,
     } = stepper;
     let max_rounds = match &handler.options.max_rounds {
         Some(n) => quote!(::core::option::Option::Some(#n)),
@@ -393,10 +418,9 @@ fn handler_impl(handler: &Handler, stepper: &Stepper, asks: bool) -> TokenStream
     };
     let presentation = handler.options.presentation.to_tokens(handler.kind);
     let required = (!handler.state_params.is_empty()).then(|| {
-        let types = handler.state_params.iter().map(|(_, ty)| ty);
         quote! {
             fn required_state(&self) -> ::std::vec::Vec<#p::StateType> {
-                ::std::vec![#(#p::state_requirement::<#types>()),*]
+                #states
             }
         }
     });
