@@ -318,12 +318,13 @@ fn step_inputs(handler: &Handler) -> (TokenStream, TokenStream) {
         .state_params
         .iter()
         .map(|(pat, ty)| quote!(let #pat: #ty = ::mcp_runtime::__private::app_state(&__mcp_cx);));
+    let this = handler.reads_self.map(super::receiver::binding);
     let context = match &handler.cx_ty {
         Some(ty @ syn::Type::Reference(_)) => quote!(let #cx: #ty = &__mcp_cx;),
         Some(ty) => quote!(let #cx: #ty = __mcp_cx;),
         None => quote!(let _ = __mcp_cx;),
     };
-    (inputs, quote!(#(#states)* #context))
+    (inputs, quote!(#(#states)* #this #context))
 }
 
 /// The macro's part of the flow's shape: its question points, their keys, and the names and

@@ -2,19 +2,20 @@
 //! whose suspended states are a serialisable continuation, typed by the compiler.
 //!
 //! Pipeline: one copy of the function for each way the `#[cfg]`s of its statements fall
-//! ([`cfgs`]); for each, parse the attribute and the function ([`model`]), its parameters
-//! bound `mut` made locals ([`mutable`]), `if` and `while` conditions that chain a `let`
-//! before a question split there ([`chains`]) and hidden locals renamed ([`shadow`]), find
-//! and check the question points and mark them ([`sites`], recognising questions with
-//! [`questions`]), take the body's items out to declare them once ([`items`]), build the body
-//! resumed at each point and the locals each carries ([`resume`], [`scope`]; what is declared
-//! again rather than carried: [`hoist`], and what is borrowed or matched again: [`reborrow`]),
-//! place each point in the start's nest or an arm of its own ([`straight`]), resume the
-//! points in a row in one inner block together (`resume::group`), then emit everything
-//! ([`mod@expand`]). A point the nest resumes is first resumed for its locals alone, the code
-//! after it standing in the walk as its summary (see `free::StandIn`); one inside a statement
-//! gets a resumed body of its own only where no group resumes it, so that each point costs
-//! the macro its own statement, not the rest of the body.
+//! ([`cfgs`]); for each, parse the attribute and the function ([`model`]; a `&self` is read
+//! from a `State<Self>`: [`receiver`]), its parameters bound `mut` made locals ([`mutable`]),
+//! `if` and `while` conditions that chain a `let` before a question split there ([`chains`])
+//! and hidden locals renamed ([`shadow`]), find and check the question points and mark them
+//! ([`sites`], recognising questions with [`questions`]), take the body's items out to
+//! declare them once ([`items`]), build the body resumed at each point and the locals each
+//! carries ([`resume`], [`scope`]; what is declared again rather than carried: [`hoist`], and
+//! what is borrowed or matched again: [`reborrow`]), place each point in the start's nest or
+//! an arm of its own ([`straight`]), resume the points in a row in one inner block together
+//! (`resume::group`), then emit everything ([`mod@expand`]). A point the nest resumes is
+//! first resumed for its locals alone, the code after it standing in the walk as its summary
+//! (see `free::StandIn`); one inside a statement gets a resumed body of its own only where no
+//! group resumes it, so that each point costs the macro its own statement, not the rest of
+//! the body.
 
 mod cfgs;
 mod chains;
@@ -32,6 +33,7 @@ mod parsed;
 mod presentation;
 mod questions;
 mod reborrow;
+mod receiver;
 mod resume;
 mod scope;
 mod settle;

@@ -212,6 +212,9 @@ pub(crate) struct Handler {
     /// A sub-flow's type parameters, each bound `Send + 'static` besides its own bounds (see
     /// [`sub_flow_generics`]); none for a handler.
     pub(crate) generics: Generics,
+    /// Where a handler takes `&self`, which its body reads from a `State<Self>` (see
+    /// `receiver`).
+    pub(crate) reads_self: Option<Span>,
     pub(crate) body: Block,
     /// The locals bound by parameters bound `mut`, moved into the body (`mutable`), as
     /// `scope::local_key`s.
@@ -285,13 +288,23 @@ pub(crate) fn parse_handler(
     let mut state_params = Vec::new();
     let mut cx = None;
     let mut cx_ty = None;
+    let mut receiver_at = None;
     for input in &sig.inputs {
         match input {
+            // `&self`: the value registered for the handler's type (see `receiver`).
+            FnArg::Receiver(receiver) if kind != Kind::Elicit => {
+                match super::receiver::state_param(receiver) {
+                    Ok(param) => {
+                        state_params.push(param);
+                        receiver_at = Some(receiver.self_token.span);
+                    }
+                    Err(error) => errors.push(error),
+                }
+            }
             FnArg::Receiver(receiver) => errors.push(syn::Error::new_spanned(
                 receiver,
-                "a handler takes no `self`: write it as an associated function without a \
-                 receiver (registered as `.tool(Type::name)`), and take what `self` would hold \
-                 as a `State<T>` parameter",
+                "a sub-flow takes no `self`: its caller passes what it needs as arguments \
+                 (`Self::name(&cx, self.value.clone())`)",
             )),
             FnArg::Typed(typed) => {
                 if is_cx_type(&typed.ty) {
@@ -372,6 +385,12 @@ pub(crate) fn parse_handler(
         }
     };
     let (docs, attrs) = split_docs(item.attrs);
+    let mut body = *item.block;
+    // Bound only where the body reads it: an unread `&self` is no unused binding.
+    let reads_self = match receiver_at {
+        Some(at) if super::receiver::read_as_state(&mut body) => Some(at),
+        _ => None,
+    };
     Handler {
         kind,
         options,
@@ -386,7 +405,8 @@ pub(crate) fn parse_handler(
         cx_ty,
         output,
         generics: sub_flow_generics(&sig.generics),
-        body: *item.block,
+        reads_self,
+        body,
         moved: Vec::new(),
     }
 }
