@@ -1,7 +1,8 @@
 //! Handlers and sub-flows declared in an `impl` block whose bodies name `Self`: its associated
 //! functions and constants, a `Self` value, and a sub-flow called as `Self::name`, with
-//! questions before and after, and without any; and a handler taking `State<Self>`. Each runs
-//! round by round through the server's own dispatch (a prompt through its own).
+//! questions before and after, and without any; and handlers taking `State<Self>` and
+//! `&self`. Each runs round by round through the server's own dispatch (a prompt through its
+//! own).
 
 #![warn(clippy::pedantic)]
 
@@ -73,6 +74,36 @@ impl Meters {
         Ok(text(format!("{} {}", meters.label(), sure.ok)))
     }
 
+    /// Takes the registered `Meters` as `&self`, before and after questions and in a loop.
+    #[tool]
+    async fn added(&self, args: Args, cx: Cx) -> ToolResult {
+        let mut total = self.0;
+        for item in &args.items {
+            if cx
+                .elicit::<Yes>(format!("Add {item} to {}?", self.label()))
+                .await?
+                .ok
+            {
+                total += u32::try_from(item.len()).unwrap_or(0);
+            }
+        }
+        let unit = cx.elicit::<Word>("Unit?").await?;
+        let copied: Self = *self;
+        let sum = Self::sum(copied, Self(total));
+        Ok(text(format!("{} {} {}", sum.label(), unit.word, copied.0)))
+    }
+
+    fn sum(self, other: Self) -> Self {
+        Self(self.0 + other.0)
+    }
+
+    /// Takes `&self` and reads nothing of it.
+    #[tool]
+    async fn ignored(&self, cx: Cx) -> ToolResult {
+        let said = cx.elicit::<Word>("Word?").await?;
+        Ok(text(said.word))
+    }
+
     /// A prompt that names `Self` after a question.
     #[prompt]
     async fn describe(cx: Cx) -> PromptResult {
@@ -126,6 +157,23 @@ async fn a_tool_in_an_impl_block_takes_its_type_as_state_by_self() {
             .is_some_and(|error| error.contains("Meters")),
         "{refused:?}"
     );
+}
+
+#[tokio::test]
+async fn a_tool_taking_self_reads_the_registered_value_each_round() {
+    let tester = FlowTester::tool(Meters::added)
+        .arguments(args(0, &["ab", "xyz"]))
+        .state(Meters(5));
+    let done = finish(tester, &[yes(true), yes(false), word("metric")]).await;
+    assert_eq!(done, "12m metric 5", "5 + (5 + 2)");
+    let server = Server::builder().tool(Meters::added).try_build();
+    assert!(server.is_err(), "no `Meters` given to the server");
+}
+
+#[tokio::test]
+async fn a_tool_taking_self_and_reading_none_of_it() {
+    let tester = FlowTester::tool(Meters::ignored).state(Meters(1));
+    assert_eq!(finish(tester, &[word("w")]).await, "w");
 }
 
 #[tokio::test]
