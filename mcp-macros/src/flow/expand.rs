@@ -348,18 +348,20 @@ fn shape(sites: &[Site], resumed: &[Resumed]) -> String {
 /// The first `Self` that the handler's body names (in a macro's tokens too), or else the types
 /// of its arguments, parameters and result.
 fn first_self(handler: &Handler) -> Option<Span> {
-    fn within(tokens: TokenStream) -> Option<Span> {
-        tokens.into_iter().find_map(|tree| match tree {
-            proc_macro2::TokenTree::Ident(ident) if ident == "Self" => Some(ident.span()),
-            proc_macro2::TokenTree::Group(group) => within(group.stream()),
-            _ => None,
-        })
-    }
     let args = handler.args.iter().map(|(_, ty)| ty);
     let params = handler.params.iter().map(|(_, ty)| ty);
     let states = handler.state_params.iter().map(|(_, ty)| ty);
     let types = args.chain(params).chain(states).chain([&handler.output]);
-    within(handler.body.to_token_stream()).or_else(|| within(quote!(#(#types)*)))
+    names_self(handler.body.to_token_stream()).or_else(|| names_self(quote!(#(#types)*)))
+}
+
+/// The first `Self` in `tokens`.
+pub(super) fn names_self(tokens: TokenStream) -> Option<Span> {
+    tokens.into_iter().find_map(|tree| match tree {
+        proc_macro2::TokenTree::Ident(ident) if ident == "Self" => Some(ident.span()),
+        proc_macro2::TokenTree::Group(group) => names_self(group.stream()),
+        _ => None,
+    })
 }
 
 /// Site number → question expression, for the free-variable walk.

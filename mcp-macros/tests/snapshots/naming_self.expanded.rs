@@ -13,13 +13,9 @@ fn greet() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
     }
     impl<F, A> ::core::marker::Copy for __mcp_tool_greet<F, A> {}
     #[automatically_derived]
-    impl<F, A> ::mcp_runtime::server::ToolHandler for __mcp_tool_greet<F, A>
+    impl<F> ::mcp_runtime::server::ToolHandler for __mcp_tool_greet<F, Args>
     where
-        F: ::core::future::Future + ::core::marker::Send + 'static,
-        F::Output: ::mcp_runtime::flow::IntoToolResult,
-        A: ::mcp_runtime::__private::serde::de::DeserializeOwned
-            + ::mcp_runtime::__private::schemars::JsonSchema + ::core::marker::Send
-            + 'static,
+        F: ::core::future::Future<Output = ToolResult> + ::core::marker::Send + 'static,
     {
         fn definition(&self) -> ::mcp_runtime::protocol::Tool {
             static DEFINITION: ::mcp_runtime::__private::Cached<
@@ -27,7 +23,7 @@ fn greet() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
             > = ::mcp_runtime::__private::Cached::new();
             DEFINITION
                 .get(|| ::mcp_runtime::__private::tool_definition(
-                    ::mcp_runtime::__private::arguments_schema::<A>(),
+                    ::mcp_runtime::__private::arguments_schema::<Args>(),
                     "greet",
                     ::core::option::Option::None,
                     ::core::option::Option::Some("Asks before naming `Self`'s helper."),
@@ -36,7 +32,7 @@ fn greet() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
                         icons: ::core::option::Option::None,
                         meta: ::core::option::Option::None,
                     },
-                    <<F as ::core::future::Future>::Output as ::mcp_runtime::flow::IntoToolResult>::output_schema,
+                    <ToolResult as ::mcp_runtime::flow::IntoToolResult>::output_schema,
                 ))
         }
         fn call(
@@ -54,7 +50,7 @@ fn greet() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
                     restart: false,
                 },
                 request,
-                <<F as ::core::future::Future>::Output as ::mcp_runtime::flow::IntoToolResult>::into_tool_result,
+                <ToolResult as ::mcp_runtime::flow::IntoToolResult>::into_tool_result,
             )
         }
     }

@@ -7,6 +7,7 @@ use syn::Ident;
 
 use super::super::model::{Handler, Kind};
 use super::super::shadow;
+use super::names_self;
 
 /// Input:  `#[tool] pub async fn deploy(args: DeployArgs, cx: Cx) -> ToolResult { ... }`
 /// Output: the function, returning its handler; every item behind it lives in its body, so it
@@ -53,18 +54,19 @@ use super::super::shadow;
 ///
 /// A body or signature that names `Self` is stepped by a function beside this one (`beside`),
 /// in the `impl` block where `Self` is the type, which the handler holds as a function
-/// pointer. The nested items cannot name `Self`, so they name no type of the user's: the
-/// handler is generic over the step's future and arguments, and the compiler infers them; its
-/// `State<T>` requirements, if it has any, are a second function it holds
-/// (`|| vec![state_requirement::<State<Self>>()]`).
+/// pointer. The nested items cannot name `Self`: the handler is generic over the step's
+/// future and arguments, and the compiler infers them. Its impl names the result and
+/// arguments types as written where they do not name `Self` (else `F::Output`, with an
+/// `IntoToolResult` bound, and `A`); its `State<T>` requirements, if it has any, are a second
+/// function it holds (`|| vec![state_requirement::<State<Self>>()]`).
 /// ```text
 /// pub fn deploy() -> impl ToolHandler + Copy {
 ///     struct __mcp_tool_deploy<F, A>(fn(A, Cx, Resume) -> F);
 ///     impl<F, A> Clone for __mcp_tool_deploy<F, A> { .. }   // and Copy
-///     impl<F, A> ToolHandler for __mcp_tool_deploy<F, A>
-///     where F: Future + Send + 'static, F::Output: IntoToolResult, A: DeserializeOwned + JsonSchema + ..
+///     impl<F> ToolHandler for __mcp_tool_deploy<F, DeployArgs>
+///     where F: Future<Output = ToolResult> + Send + 'static
 ///     {
-///         .. arguments_schema::<A>() .. Flow { step: self.0, .. } .. <F::Output as IntoToolResult> ..
+///         .. Flow { step: self.0, .. } ..
 ///     }
 ///     __mcp_tool_deploy(Self::__mcp_step_deploy)
 /// }
@@ -185,11 +187,7 @@ struct Stepper {
 impl Stepper {
     fn nested(handler: &Handler, step: &Ident) -> Self {
         let ty = handler_type(handler);
-        let output = &handler.output;
-        let args_ty = match &handler.args {
-            Some((_, ty)) => quote!(#ty),
-            None => quote!(::mcp_runtime::__private::NoArgs),
-        };
+        let (output, args_ty) = written_types(handler);
         let p = quote!(::mcp_runtime::__private);
         let states = handler.state_params.iter().map(|(_, ty)| ty);
         Self {
@@ -197,36 +195,70 @@ impl Stepper {
             bounds: TokenStream::new(),
             self_ty: quote!(#ty),
             step: quote!(#step),
-            output: quote!(#output),
+            output,
             args_ty,
             states: quote!(::std::vec![#(#p::state_requirement::<#states>()),*]),
         }
     }
 
+    /// The impl names the result and arguments types as written, where they do not name
+    /// `Self` (a wrong result is then reported at it, as where the step is nested); else
+    /// through the step's future and a parameter.
     fn beside(handler: &Handler) -> Self {
         let ty = handler_type(handler);
         let p = quote!(::mcp_runtime::__private);
-        let result = match handler.kind {
-            Kind::Prompt => quote!(IntoPromptResult),
-            Kind::Resource => quote!(IntoResourceResult),
-            Kind::Tool | Kind::Elicit => quote!(IntoToolResult),
+        let (written_output, written_args) = written_types(handler);
+        let future = quote!(::core::future::Future);
+        let (mut generics, mut bounds) = (vec![quote!(F)], Vec::new());
+        let output = match names_self(written_output.clone()) {
+            None => {
+                bounds.push(quote! {
+                    F: #future<Output = #written_output> + ::core::marker::Send + 'static
+                });
+                written_output
+            }
+            Some(_) => {
+                let result = match handler.kind {
+                    Kind::Prompt => quote!(IntoPromptResult),
+                    Kind::Resource => quote!(IntoResourceResult),
+                    Kind::Tool | Kind::Elicit => quote!(IntoToolResult),
+                };
+                bounds.push(quote!(F: #future + ::core::marker::Send + 'static));
+                bounds.push(quote!(F::Output: ::mcp_runtime::flow::#result));
+                quote!(<F as #future>::Output)
+            }
+        };
+        let args_ty = match names_self(written_args.clone()) {
+            None => written_args,
+            Some(_) => {
+                generics.push(quote!(A));
+                bounds.push(quote! {
+                    A: #p::serde::de::DeserializeOwned + #p::schemars::JsonSchema
+                        + ::core::marker::Send + 'static
+                });
+                quote!(A)
+            }
         };
         Self {
-            generics: quote!(<F, A>),
-            bounds: quote! {
-                where
-                    F: ::core::future::Future + ::core::marker::Send + 'static,
-                    F::Output: ::mcp_runtime::flow::#result,
-                    A: #p::serde::de::DeserializeOwned + #p::schemars::JsonSchema
-                        + ::core::marker::Send + 'static,
-            },
-            self_ty: quote!(#ty<F, A>),
+            generics: quote!(<#(#generics),*>),
+            bounds: quote!(where #(#bounds,)*),
+            self_ty: quote!(#ty<F, #args_ty>),
             step: quote!(self.0),
-            output: quote!(<F as ::core::future::Future>::Output),
-            args_ty: quote!(A),
+            output,
+            args_ty,
             states: quote!((self.1)()),
         }
     }
+}
+
+/// A handler's result and arguments types as written (`NoArgs` where it takes none).
+fn written_types(handler: &Handler) -> (TokenStream, TokenStream) {
+    let output = &handler.output;
+    let args = match &handler.args {
+        Some((_, ty)) => quote!(#ty),
+        None => quote!(::mcp_runtime::__private::NoArgs),
+    };
+    (quote!(#output), args)
 }
 
 /// Input:  `#[elicit] async fn confirm(cx: &Cx, total: u32) -> R { ... }`
