@@ -262,8 +262,9 @@ pub(crate) fn parse_handler(
             let what = match param {
                 syn::GenericParam::Type(_) => continue,
                 syn::GenericParam::Lifetime(_) => {
-                    "a sub-flow's arguments travel in the request state, so it cannot borrow \
-                     for a lifetime; take owned arguments (`String`, not `&'a str`)"
+                    "a sub-flow runs on across questions, and a borrow cannot cross a \
+                     question, so it cannot be generic over a lifetime; take owned arguments \
+                     (`String`, not `&'a str`)"
                 }
                 syn::GenericParam::Const(_) => {
                     "a sub-flow may be generic over types only; pass this value as an argument"
