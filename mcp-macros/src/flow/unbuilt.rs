@@ -56,7 +56,7 @@ pub(super) fn checked_copy(function: &ItemFn) -> Option<TokenStream> {
 }
 
 /// The context parameter's name: the first whose type names `Cx`, however borrowed.
-fn context(sig: &syn::Signature) -> Option<Ident> {
+pub(super) fn context(sig: &syn::Signature) -> Option<Ident> {
     // Looser than the model's rule: a context it refused (`&mut Cx`) still asks in the copy.
     fn names_cx(ty: &Type) -> bool {
         match ty {

@@ -128,15 +128,15 @@ pub(super) fn expand_handler(
     // The `State<T>` requirements, which may name `Self`, are listed by a function the
     // handler holds too.
     let p = quote!(::mcp_runtime::__private);
-    let states = handler.state_params.iter().map(|(_, ty)| ty);
     let (states_ty, states) = match handler.state_params.is_empty() {
         true => (None, None),
-        false => (
-            Some(quote!(fn() -> ::std::vec::Vec<#p::StateType>,)),
-            Some(quote!(
-                || ::std::vec![#(#p::state_requirement::<#states>()),*],
-            )),
-        ),
+        false => {
+            let states = state_requirements(handler);
+            (
+                Some(quote!(fn() -> ::std::vec::Vec<#p::StateType>,)),
+                Some(quote!(|| #states,)),
+            )
+        }
     };
     let inside = quote! {
         #[allow(non_camel_case_types)]
@@ -188,8 +188,6 @@ impl Stepper {
     fn nested(handler: &Handler, step: &Ident) -> Self {
         let ty = handler_type(handler);
         let (output, args_ty) = written_types(handler);
-        let p = quote!(::mcp_runtime::__private);
-        let states = handler.state_params.iter().map(|(_, ty)| ty);
         Self {
             generics: TokenStream::new(),
             bounds: TokenStream::new(),
@@ -197,7 +195,7 @@ impl Stepper {
             step: quote!(#step),
             output,
             args_ty,
-            states: quote!(::std::vec![#(#p::state_requirement::<#states>()),*]),
+            states: state_requirements(handler),
         }
     }
 
@@ -249,6 +247,13 @@ impl Stepper {
             states: quote!((self.1)()),
         }
     }
+}
+
+/// The requirements of a handler's `State<T>` parameters, as a `Vec<StateType>`.
+fn state_requirements(handler: &Handler) -> TokenStream {
+    let p = quote!(::mcp_runtime::__private);
+    let states = handler.state_params.iter().map(|(_, ty)| ty);
+    quote!(::std::vec![#(#p::state_requirement::<#states>()),*])
 }
 
 /// A handler's result and arguments types as written (`NoArgs` where it takes none).
