@@ -63,8 +63,8 @@ pub struct ServerBuilder {
     max_json_depth: usize,
     allowed_hosts: Vec<String>,
     allowed_origins: Vec<String>,
-    sessions: SessionSettings,
-    http: HttpLimits,
+    pub(super) sessions: SessionSettings,
+    pub(super) http: HttpLimits,
     replay: Option<Arc<dyn ReplayStore>>,
     single_use: bool,
     audience: Option<String>,
@@ -229,78 +229,6 @@ impl ServerBuilder {
     pub fn allow_origin(mut self, origin: impl Into<String>) -> Self {
         self.allowed_origins
             .push(origin.into().to_ascii_lowercase());
-        self
-    }
-
-    /// How long a legacy session may stay idle (no call running, no stream open) before it
-    /// expires and its id answers `404` (default [`DEFAULT_SESSION_IDLE_TIMEOUT`](super::DEFAULT_SESSION_IDLE_TIMEOUT), 30 minutes).
-    pub fn session_idle_timeout(mut self, timeout: std::time::Duration) -> Self {
-        self.sessions.idle_timeout = timeout;
-        self
-    }
-
-    /// The most legacy sessions kept at once (default [`DEFAULT_MAX_SESSIONS`](super::DEFAULT_MAX_SESSIONS)). At the
-    /// maximum, an `initialize` closes expired sessions, then the least recently active idle
-    /// one; when every session is busy it is refused with HTTP `503`.
-    pub fn max_sessions(mut self, max: usize) -> Self {
-        self.sessions.max_sessions = max.max(1);
-        self
-    }
-
-    /// How long a flow on a legacy session waits for the client to answer a round of
-    /// questions before the call fails (default [`DEFAULT_INPUT_TIMEOUT`](super::DEFAULT_INPUT_TIMEOUT), 10 minutes).
-    pub fn input_timeout(mut self, timeout: std::time::Duration) -> Self {
-        self.sessions.input_timeout = timeout;
-        self
-    }
-
-    /// How long an HTTP connection may take to send a request head (default
-    /// [`DEFAULT_HEADER_READ_TIMEOUT`](crate::transport::DEFAULT_HEADER_READ_TIMEOUT), 10
-    /// seconds), counted from the head's first byte, or from the connection's acceptance for
-    /// its first request; then the connection is closed. Applies to
-    /// [`Server::serve_listener`] and [`Server::serve_http`].
-    pub fn header_read_timeout(mut self, timeout: std::time::Duration) -> Self {
-        self.http.header_read_timeout = timeout;
-        self
-    }
-
-    /// How long an HTTP request body may take to arrive whole, counted from the end of its
-    /// head (default [`DEFAULT_BODY_READ_TIMEOUT`](crate::transport::DEFAULT_BODY_READ_TIMEOUT),
-    /// 30 seconds); a slower one is answered `408` and its connection closed. Responses,
-    /// event streams included, are not bounded.
-    pub fn body_read_timeout(mut self, timeout: std::time::Duration) -> Self {
-        self.http.body_read_timeout = timeout;
-        self
-    }
-
-    /// How long a keep-alive HTTP connection may stay idle between a response and the next
-    /// request before it is closed (default
-    /// [`DEFAULT_KEEP_ALIVE_TIMEOUT`](crate::transport::DEFAULT_KEEP_ALIVE_TIMEOUT), 60
-    /// seconds). A connection streaming a response is not idle, however long its stream
-    /// stays silent. Applies to [`Server::serve_listener`] and [`Server::serve_http`].
-    pub fn keep_alive_timeout(mut self, timeout: std::time::Duration) -> Self {
-        self.http.keep_alive_timeout = timeout;
-        self
-    }
-
-    /// The most HTTP connections served at once (default
-    /// [`DEFAULT_MAX_CONNECTIONS`](crate::transport::DEFAULT_MAX_CONNECTIONS), 1024). At the
-    /// cap the server stops accepting until a connection closes: further connections wait in
-    /// the listener's backlog. Applies to [`Server::serve_listener`] and
-    /// [`Server::serve_http`].
-    pub fn max_connections(mut self, max: usize) -> Self {
-        self.http.max_connections = max.max(1);
-        self
-    }
-
-    /// The most HTTP requests handled at once, across connections (default
-    /// [`DEFAULT_MAX_CONCURRENT_REQUESTS`](crate::transport::DEFAULT_MAX_CONCURRENT_REQUESTS),
-    /// 256). Beyond it a request is answered `503` with `Retry-After` and a JSON-RPC error,
-    /// not queued. A request counts from the end of its body until its answer (or event
-    /// stream) ends, so a legacy call waiting for the client's answer counts all along; the
-    /// client's answers themselves, and notifications, are let through at the cap.
-    pub fn max_concurrent_requests(mut self, max: usize) -> Self {
-        self.http.max_concurrent_requests = max.max(1);
         self
     }
 

@@ -14,7 +14,7 @@ use super::handler::{
 use super::legacy;
 use super::outbound::{Logger, Outbound};
 use super::panic::guarded;
-use super::session::Session;
+use super::session::CallGuard;
 use super::single_use::{self, StoredReply, Verdict};
 use super::{Outcome, Server, trace};
 use crate::flow::refuse_state;
@@ -77,7 +77,7 @@ pub(super) enum Era {
     /// The whole flow on a legacy session: questions go to the client as server-to-client
     /// requests on `outbound`, rounds follow in process until the final result.
     Legacy {
-        session: Arc<Session>,
+        running: CallGuard,
         outbound: Outbound,
     },
 }
@@ -91,8 +91,8 @@ impl Era {
     ) -> BoxFuture<'static, Outcome> {
         match self {
             Self::Modern(round) => Box::pin(call.stateless(round, id, cache)),
-            Self::Legacy { session, outbound } => {
-                Box::pin(legacy::run_call(id, call, session, outbound))
+            Self::Legacy { running, outbound } => {
+                Box::pin(legacy::run_call(id, call, running, outbound))
             }
         }
     }

@@ -105,6 +105,12 @@ impl RpcError {
         Self::new(ErrorCode::INTERNAL_ERROR, message, 503)
     }
 
+    /// One client holds as much as it may (calls, streams or sessions of its own): HTTP 429
+    /// with `Retry-After`; other clients are unaffected.
+    pub(crate) fn too_many(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::INVALID_REQUEST, message, 429)
+    }
+
     pub(crate) fn internal(message: impl Into<String>) -> Self {
         Self::new(ErrorCode::INTERNAL_ERROR, message, 200)
     }

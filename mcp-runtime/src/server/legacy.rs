@@ -13,8 +13,9 @@ use super::dispatch::{Method, error_outcome, raw_result_outcome, result_outcome}
 use super::error::RpcError;
 use super::handler::Progress;
 use super::lifecycle::progress_token;
-use super::outbound::{self, Logger, Outbound};
-use super::session::{Carrier, OpenError, Session, StreamGuard};
+use super::outbound::{self, Logger, MessageReceiver, Outbound};
+use super::owner::Owner;
+use super::session::{CallGuard, Carrier, OpenError, Opening, Refused, Session, StreamGuard};
 use super::{Handling, Outcome, RequestFacts, Server};
 use crate::logfield::untrusted;
 use crate::protocol::meta::META_PROTOCOL_VERSION;
@@ -30,12 +31,6 @@ pub(crate) struct Connection {
     output: Outbound,
     session: Mutex<Option<(Arc<Session>, StreamGuard)>>,
     calls: Arc<Cancellable>,
-}
-
-impl std::fmt::Debug for StreamGuard {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("StreamGuard")
-    }
 }
 
 impl Connection {
@@ -182,12 +177,23 @@ impl Server {
             Some(_) => Carrier::Stdio,
             None => Carrier::Http,
         };
+        let opening = Opening {
+            version,
+            capabilities: params.capabilities,
+            subject: facts.subject.clone(),
+            owner: Owner::of(facts.subject.as_deref(), facts.peer),
+            carrier,
+        };
         let session = self
             .inner
             .sessions
-            .open(version, params.capabilities, facts.subject.clone(), carrier)
+            .open(opening)
             .map_err(|error| match error {
                 OpenError::Full => RpcError::overloaded("too many sessions are busy; retry later"),
+                OpenError::OwnerFull(max) => RpcError::too_many(format!(
+                    "this client has {max} sessions open, its most, and each is busy; end one \
+                     (`DELETE`) or retry later"
+                )),
                 OpenError::Random(error) => {
                     RpcError::internal(format!("no session id could be drawn: {error}"))
                 }
@@ -198,7 +204,10 @@ impl Server {
             "legacy session opened"
         );
         if let Some(connection) = &facts.connection {
-            let stream = session.open_stream(connection.output.clone());
+            // A stdio session's stream is not capped: its connection bounds it.
+            let stream = session
+                .open_stream(connection.output.clone())
+                .map_err(RpcError::from)?;
             *connection
                 .session
                 .lock()
@@ -240,7 +249,8 @@ impl Server {
             }
             method::RESOURCES_SUBSCRIBE if resources => {
                 let params: SubscribeRequestParams = parse_params(params, name)?;
-                session.subscribe(params.uri);
+                self.check_subscribable(&params.uri)?;
+                session.subscribe(params.uri)?;
                 return empty();
             }
             method::RESOURCES_UNSUBSCRIBE if resources => {
@@ -283,7 +293,9 @@ impl Server {
                     progress,
                     logger,
                 };
-                let era = Era::Legacy { session, outbound };
+                // Refused now, before anything runs, when the caps are reached.
+                let running = session.start_call(id)?;
+                let era = Era::Legacy { running, outbound };
                 let outcome = self.call(id.clone(), method, params, context, era)?;
                 Ok(Handling {
                     messages: Some(receiver),
@@ -411,15 +423,21 @@ impl Server {
             .map_err(|error| error_outcome(&Value::Null, &error))
     }
 
-    /// The HTTP session `id`, for a standalone stream (a client's `GET`), or the refusal to
-    /// answer.
-    pub(crate) fn find_session(
+    /// Opens the standalone stream of the HTTP session `id` (a client's `GET`): its
+    /// registration and its messages, or the refusal to answer. A newer stream replaces the
+    /// session's older one, which ends.
+    pub(crate) fn open_standalone_stream(
         &self,
         id: &str,
         subject: Option<&str>,
         version_header: Option<&str>,
-    ) -> Result<Arc<Session>, Outcome> {
+    ) -> Result<(StreamGuard, MessageReceiver), Outcome> {
         self.http_session(id, subject, version_header)
+            .and_then(|session| {
+                let (sender, receiver) = outbound::channel();
+                let guard = session.open_stream(sender)?;
+                Ok((guard, receiver))
+            })
             .map_err(|error| error_outcome(&Value::Null, &error))
     }
 }
@@ -430,6 +448,54 @@ fn notification(name: &str, params: Option<Value>) -> Value {
         message["params"] = params;
     }
     message
+}
+
+/// The longest resource URI a session may subscribe to, in bytes: 4 KiB.
+pub(crate) const MAX_SUBSCRIBED_URI: usize = 4 * 1024;
+
+impl Server {
+    /// A session may subscribe only to a URI the server serves: a listed resource, or one a
+    /// resource template matches; of at most [`MAX_SUBSCRIBED_URI`] bytes.
+    fn check_subscribable(&self, uri: &str) -> Result<(), RpcError> {
+        if uri.len() > MAX_SUBSCRIBED_URI {
+            return Err(RpcError::invalid_params(format!(
+                "a subscribed URI takes at most {MAX_SUBSCRIBED_URI} bytes"
+            )));
+        }
+        if self
+            .inner
+            .resources
+            .iter()
+            .any(|resource| resource.matches(uri))
+        {
+            Ok(())
+        } else {
+            Err(RpcError::unknown_resource(uri))
+        }
+    }
+}
+
+impl From<Refused> for RpcError {
+    fn from(refused: Refused) -> Self {
+        match refused {
+            Refused::SessionCalls(max) => Self::too_many(format!(
+                "this session runs {max} calls, its most at once; wait for one to end"
+            )),
+            Refused::OwnerCalls(max) => Self::too_many(format!(
+                "this client's sessions run {max} calls, their most at once; wait for one to end"
+            )),
+            Refused::OwnerStreams(max) => Self::too_many(format!(
+                "this client's sessions hold {max} standalone streams, their most at once; \
+                 close one first"
+            )),
+            Refused::Streams(max) => Self::overloaded(format!(
+                "the server holds {max} standalone streams, its most at once; retry later"
+            )),
+            Refused::Subscriptions(max) => Self::invalid_params(format!(
+                "a session subscribes to at most {max} resources; unsubscribe from one first"
+            )),
+        }
+    }
 }
 
 fn parse_params<T: serde::de::DeserializeOwned>(
@@ -445,13 +511,12 @@ fn parse_params<T: serde::de::DeserializeOwned>(
 pub(super) async fn run_call<H: Serves>(
     id: Value,
     call: Call<H>,
-    session: Arc<Session>,
+    mut running: CallGuard,
     outbound: Outbound,
 ) -> Outcome {
-    let mut running = session.start_call(&id);
     let cancelled = running.cancelled();
     let timeout = call.input_timeout();
-    let mut answerer = session.answerer(outbound, timeout);
+    let mut answerer = running.session().answerer(outbound, timeout);
     let max_rounds = call.max_rounds();
     let rounds = complete(
         |state, answers| call.round(state, answers),

@@ -83,6 +83,7 @@
 //! `id`, `target`) is recorded escaped and cut, as a string, which formatters quote.
 
 pub mod app_state;
+mod bounds;
 mod build_check;
 mod builder;
 mod call;
@@ -95,6 +96,7 @@ mod legacy;
 mod lifecycle;
 mod oauth;
 mod outbound;
+mod owner;
 mod panic;
 mod register;
 mod session;
@@ -113,14 +115,18 @@ pub use handler::{
 };
 pub use outbound::{Logger, MessageReceiver};
 pub use register::{ByFunction, ByValue, IntoPromptHandler, IntoResourceHandler, IntoToolHandler};
-pub use session::{DEFAULT_INPUT_TIMEOUT, DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_IDLE_TIMEOUT};
+pub use session::{
+    DEFAULT_INPUT_TIMEOUT, DEFAULT_MAX_CALLS_PER_OWNER, DEFAULT_MAX_CALLS_PER_SESSION,
+    DEFAULT_MAX_SESSIONS, DEFAULT_MAX_SESSIONS_PER_OWNER, DEFAULT_MAX_STREAMS,
+    DEFAULT_MAX_STREAMS_PER_OWNER, DEFAULT_MAX_SUBSCRIPTIONS, DEFAULT_SESSION_IDLE_TIMEOUT,
+};
 
 pub(crate) use builder::Inner;
 pub(crate) use complete::complete;
 pub(crate) use legacy::Connection;
 pub(crate) use lifecycle::NestingScan;
 pub(crate) use outbound::channel as message_channel;
-pub(crate) use session::{Session, StreamGuard};
+pub(crate) use session::StreamGuard;
 pub(crate) use trace::record_round;
 
 /// The protocol revisions this server speaks, newest first: 2026-07-28 statelessly, the
@@ -163,6 +169,7 @@ pub struct RequestFacts {
     protocol_version_header: Option<String>,
     subject: Option<String>,
     session_id: Option<String>,
+    peer: Option<std::net::IpAddr>,
     connection: Option<Arc<Connection>>,
     headers: Option<Arc<axum::http::HeaderMap>>,
     claims: Option<Arc<crate::auth::Claims>>,
@@ -191,6 +198,15 @@ impl RequestFacts {
     #[must_use]
     pub fn with_headers(mut self, headers: axum::http::HeaderMap) -> Self {
         self.headers = Some(Arc::new(headers));
+        self
+    }
+
+    /// The address the message came from. Over HTTP, legacy sessions (and their calls and
+    /// streams) of a caller without a subject are counted against this address's caps; a
+    /// transport that gives none counts all such callers as one.
+    #[must_use]
+    pub fn with_peer(mut self, peer: std::net::IpAddr) -> Self {
+        self.peer = Some(peer);
         self
     }
 

@@ -1,6 +1,6 @@
 //! What bounds a connection [`Server::serve_listener`](crate::server::Server::serve_listener)
-//! serves: the header and keep-alive timeouts, watched per connection; and the back-off
-//! after failed accepts.
+//! serves: the header, keep-alive and write timeouts, watched per connection; being closed
+//! to make room while idle (`roster.rs`); and the back-off after failed accepts.
 //!
 //! hyper's own `header_read_timeout` is not used: it restarts as soon as a connection goes
 //! idle, so it would also be the keep-alive timeout, and an idle connection could not be
@@ -8,6 +8,7 @@
 
 use std::io;
 use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll};
 use std::time::Duration;
@@ -26,8 +27,20 @@ enum Phase {
     /// Between two requests, until the deadline.
     Idle(Instant),
     /// Handling requests: reading their bodies (under the body timeout), running them,
-    /// writing their answers or event streams. No connection timeout runs.
+    /// writing their answers or event streams. Only the write timeout runs: a write the
+    /// client does not take (it stopped reading) may wait that long.
     Busy(usize),
+}
+
+/// Why a connection's watchdog closes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Expiry {
+    /// A request head is overdue, or the connection stayed idle too long.
+    Late,
+    /// A write has waited for the client to read for the write timeout.
+    Stalled,
+    /// The listener closed it, idle, to make room for a new connection.
+    Evicted,
 }
 
 /// A connection's phase, shared by its socket (bytes arrive), its service (a request
@@ -40,8 +53,12 @@ enum Phase {
 pub(super) struct Activity {
     state: Mutex<State>,
     changed: Notify,
+    /// Whether a write waits for the client: set and cleared with `State::stalled_since`, read
+    /// without the lock on every write.
+    stalled: AtomicBool,
     header_timeout: Duration,
     idle_timeout: Duration,
+    write_timeout: Duration,
 }
 
 #[derive(Debug)]
@@ -49,26 +66,93 @@ struct State {
     phase: Phase,
     /// When the watchdog looks again, if it is waiting.
     wakes_at: Option<Instant>,
+    /// Since when a write has waited for the client to read.
+    stalled_since: Option<Instant>,
+    /// The listener asked for the connection to close.
+    evicted: bool,
+}
+
+/// Timeouts of one connection.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Timeouts {
+    pub(super) header: Duration,
+    pub(super) idle: Duration,
+    pub(super) write: Duration,
 }
 
 /// `timeout` from now; far in the future when that is past what an `Instant` holds.
 fn after(timeout: Duration) -> Instant {
-    let now = Instant::now();
-    now.checked_add(timeout)
-        .unwrap_or_else(|| now + Duration::from_secs(100 * 365 * 24 * 3600))
+    later(Instant::now(), timeout)
+}
+
+/// `timeout` after `at`; far in the future when that is past what an `Instant` holds.
+fn later(at: Instant, timeout: Duration) -> Instant {
+    at.checked_add(timeout)
+        .unwrap_or_else(|| at + Duration::from_secs(100 * 365 * 24 * 3600))
 }
 
 impl Activity {
-    /// A connection just accepted: its first request head is due within `header_timeout`.
-    pub(super) fn new(header_timeout: Duration, idle_timeout: Duration) -> Self {
+    /// A connection just accepted: its first request head is due within the header timeout.
+    pub(super) fn new(timeouts: Timeouts) -> Self {
         Self {
             state: Mutex::new(State {
-                phase: Phase::Head(after(header_timeout)),
+                phase: Phase::Head(after(timeouts.header)),
                 wakes_at: None,
+                stalled_since: None,
+                evicted: false,
             }),
             changed: Notify::new(),
-            header_timeout,
-            idle_timeout,
+            stalled: AtomicBool::new(false),
+            header_timeout: timeouts.header,
+            idle_timeout: timeouts.idle,
+            write_timeout: timeouts.write,
+        }
+    }
+
+    /// Since when the connection has waited for a request head (its first, or the next one
+    /// on a kept-alive connection); `None` while it is busy.
+    pub(super) fn idle_since(&self) -> Option<Instant> {
+        match self.state().phase {
+            Phase::Head(deadline) => Some(deadline.checked_sub(self.header_timeout)?),
+            Phase::Idle(deadline) => Some(deadline.checked_sub(self.idle_timeout)?),
+            Phase::Busy(_) => None,
+        }
+    }
+
+    /// Closes the connection if it is still waiting for a request head; whether it was.
+    pub(super) fn evict(&self) -> bool {
+        let mut state = self.state();
+        if matches!(state.phase, Phase::Busy(_)) || state.evicted {
+            return false;
+        }
+        state.evicted = true;
+        drop(state);
+        self.changed.notify_waiters();
+        true
+    }
+
+    /// A write could not go out: the client is not reading. Starts the write timeout.
+    fn blocked(&self) {
+        if self.stalled.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        let now = Instant::now();
+        let mut state = self.state();
+        state.stalled_since = Some(now);
+        let sooner = state
+            .wakes_at
+            .is_some_and(|wakes_at| later(now, self.write_timeout) < wakes_at);
+        drop(state);
+        if sooner {
+            self.changed.notify_waiters();
+        }
+    }
+
+    /// A write went out: the client reads again.
+    fn wrote(&self) {
+        if self.stalled.load(Ordering::Acquire) {
+            self.stalled.store(false, Ordering::Release);
+            self.state().stalled_since = None;
         }
     }
 
@@ -122,9 +206,9 @@ impl Activity {
         });
     }
 
-    /// Resolves once a request head is overdue or the connection has been idle too long;
-    /// never while it is busy.
-    pub(super) async fn expired(&self) {
+    /// Resolves once a request head is overdue, the connection has been idle too long, a
+    /// write has waited for the client for the write timeout, or the listener evicted it.
+    pub(super) async fn expired(&self) -> Expiry {
         loop {
             let changed = self.changed.notified();
             let mut changed = std::pin::pin!(changed);
@@ -132,13 +216,27 @@ impl Activity {
             changed.as_mut().enable();
             let wake = {
                 let mut state = self.state();
+                if state.evicted {
+                    return Expiry::Evicted;
+                }
+                let now = Instant::now();
                 let wake = match state.phase {
-                    // Nothing to enforce; once idle again, the connection's deadline is one
-                    // keep-alive timeout after its answer ended, no sooner than this.
-                    Phase::Busy(_) => after(self.idle_timeout),
+                    // Only a stalled write is enforced; once idle again, the connection's
+                    // deadline is one keep-alive timeout after its answer ended, no sooner
+                    // than this.
+                    Phase::Busy(_) => match state.stalled_since {
+                        Some(since) => {
+                            let deadline = later(since, self.write_timeout);
+                            if now >= deadline {
+                                return Expiry::Stalled;
+                            }
+                            deadline.min(after(self.idle_timeout))
+                        }
+                        None => after(self.idle_timeout),
+                    },
                     Phase::Head(deadline) | Phase::Idle(deadline) => {
-                        if Instant::now() >= deadline {
-                            return;
+                        if now >= deadline {
+                            return Expiry::Late;
                         }
                         deadline
                     }
@@ -192,13 +290,27 @@ impl<S: AsyncRead + Unpin> AsyncRead for Watched<S> {
     }
 }
 
+impl<S> Watched<S> {
+    /// Reports whether a write went out or waits for the client.
+    fn watch_write(&self, polled: &Poll<io::Result<usize>>) {
+        match polled {
+            Poll::Pending => self.activity.blocked(),
+            Poll::Ready(Ok(written)) if *written > 0 => self.activity.wrote(),
+            Poll::Ready(_) => {}
+        }
+    }
+}
+
 impl<S: AsyncWrite + Unpin> AsyncWrite for Watched<S> {
     fn poll_write(
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,
         buf: &[u8],
     ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.get_mut().stream).poll_write(cx, buf)
+        let this = self.get_mut();
+        let polled = Pin::new(&mut this.stream).poll_write(cx, buf);
+        this.watch_write(&polled);
+        polled
     }
 
     fn poll_write_vectored(
@@ -206,7 +318,10 @@ impl<S: AsyncWrite + Unpin> AsyncWrite for Watched<S> {
         cx: &mut Context<'_>,
         bufs: &[io::IoSlice<'_>],
     ) -> Poll<io::Result<usize>> {
-        Pin::new(&mut self.get_mut().stream).poll_write_vectored(cx, bufs)
+        let this = self.get_mut();
+        let polled = Pin::new(&mut this.stream).poll_write_vectored(cx, bufs);
+        this.watch_write(&polled);
+        polled
     }
 
     fn is_write_vectored(&self) -> bool {

@@ -22,9 +22,10 @@ pub(super) const SESSION_ID: &str = "mcp-session-id";
 
 /// A legacy session's standalone stream (`GET`): messages that belong to no request, until
 /// the client goes away or the session ends.
-pub(super) fn standalone_stream(session: &std::sync::Arc<crate::server::Session>) -> Response {
-    let (sender, receiver) = crate::server::message_channel();
-    let guard = session.open_stream(sender);
+pub(super) fn standalone_stream(
+    guard: crate::server::StreamGuard,
+    receiver: MessageReceiver,
+) -> Response {
     let stream = EventStream {
         ready: VecDeque::new(),
         messages: Some(receiver),
@@ -96,9 +97,10 @@ pub(super) fn json_response(outcome: Outcome) -> Response {
             .headers_mut()
             .insert(header::WWW_AUTHENTICATE, value);
     }
-    // Dispatch answers `503` only for what passes with time (see `RpcError::overloaded`), so
-    // every one says when to try again, as the concurrency cap's does.
-    if status == StatusCode::SERVICE_UNAVAILABLE {
+    // Dispatch answers `503` only for what passes with time (see `RpcError::overloaded`), and
+    // `429` for a client at its own caps, so every one says when to try again, as the
+    // concurrency cap's does.
+    if status == StatusCode::SERVICE_UNAVAILABLE || status == StatusCode::TOO_MANY_REQUESTS {
         response.headers_mut().insert(
             header::RETRY_AFTER,
             HeaderValue::from(super::guard::RETRY_AFTER_SECONDS),

@@ -18,7 +18,7 @@ use std::sync::Arc;
 
 use axum::Router;
 use axum::body::Bytes;
-use axum::extract::State;
+use axum::extract::{ConnectInfo, State};
 use axum::http::{HeaderValue, Method, StatusCode, header, request::Parts};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
@@ -31,8 +31,9 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
 use tokio::task::JoinSet;
 use tracing::Instrument as _;
 
-use super::connection::{AcceptBackoff, Activity, Tracked, Watched};
+use super::connection::{AcceptBackoff, Activity, Expiry, Timeouts, Tracked, Watched};
 use super::event_stream::{SESSION_ID, json_response, respond_streaming, standalone_stream};
+use super::roster::{Entered, Roster};
 use super::{bearer, guard};
 use crate::server::{NestingScan, RequestFacts, Server};
 
@@ -103,12 +104,20 @@ impl Server {
         let mut shutdown = pin!(shutdown);
         let mut connections = JoinSet::new();
         let slots = Arc::new(Semaphore::new(self.inner.http.limits.max_connections));
+        let roster = Arc::new(Roster::default());
         let mut backoff = AcceptBackoff::default();
         loop {
-            // At the cap, accept nothing until a connection closes.
-            let slot = tokio::select! {
-                slot = Arc::clone(&slots).acquire_owned() => slot.expect("the semaphore stays open"),
-                () = &mut shutdown => break,
+            // At the cap, make room by closing the connection that has waited longest for a
+            // request head, if one does; then accept nothing until a connection closes.
+            let slot = match Arc::clone(&slots).try_acquire_owned() {
+                Ok(slot) => slot,
+                Err(_) => {
+                    roster.close_idlest();
+                    tokio::select! {
+                        slot = Arc::clone(&slots).acquire_owned() => slot.expect("the semaphore stays open"),
+                        () = &mut shutdown => break,
+                    }
+                }
             };
             let accepted = tokio::select! {
                 accepted = listener.accept() => accepted,
@@ -118,14 +127,36 @@ impl Server {
                 Ok((stream, peer)) => {
                     backoff.succeeded();
                     let span = tracing::info_span!("connection", transport = "http", %peer);
-                    let serving = serve_connection(self.clone(), stream, stopped.clone(), slot);
+                    let serving = serve_connection(
+                        self.clone(),
+                        Accepted {
+                            stream,
+                            peer,
+                            slot,
+                            roster: Arc::clone(&roster),
+                        },
+                        stopped.clone(),
+                    );
                     connections.spawn(serving.instrument(span));
                 }
                 // The peer gave up before the connection was accepted: nothing to do.
                 Err(error) if is_connection_error(&error) => {}
-                // Out of file descriptors, say: wait rather than spin, and log at a bounded rate.
+                // Out of file descriptors, say: close the connection that has waited longest
+                // for a request head, if one does, and wait for it to go; else wait rather
+                // than spin. Logged at a bounded rate.
                 Err(error) => {
                     drop(slot);
+                    let left = roster.left();
+                    let mut left = pin!(left);
+                    left.as_mut().enable();
+                    if roster.close_idlest() {
+                        tokio::select! {
+                            () = left => {}
+                            () = tokio::time::sleep(LONGEST_EVICTION) => {}
+                            () = &mut shutdown => break,
+                        }
+                        continue;
+                    }
                     let failed = backoff.failed(tokio::time::Instant::now());
                     if let Some(unlogged) = failed.log {
                         tracing::error!(
@@ -151,6 +182,18 @@ impl Server {
     }
 }
 
+/// The longest wait for an evicted connection to close before accepting again.
+const LONGEST_EVICTION: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// A connection as the listener hands it over: its socket and peer, its `slot` among the
+/// connections served at once, and the roster it enters.
+struct Accepted {
+    stream: TcpStream,
+    peer: SocketAddr,
+    slot: OwnedSemaphorePermit,
+    roster: Arc<Roster>,
+}
+
 fn is_connection_error(error: &std::io::Error) -> bool {
     use std::io::ErrorKind;
     matches!(
@@ -159,27 +202,33 @@ fn is_connection_error(error: &std::io::Error) -> bool {
     )
 }
 
-/// Serves one connection until the peer closes it, a request head is overdue or it stays
-/// idle too long, or until `stop` changes; then in-flight requests finish and the connection
-/// closes. Holds one of the listener's connection `_slot`s all along.
-async fn serve_connection(
-    server: Server,
-    stream: TcpStream,
-    mut stop: watch::Receiver<()>,
-    _slot: OwnedSemaphorePermit,
-) {
+/// Serves one connection until the peer closes it, a request head is overdue, it stays idle
+/// too long, a write waits too long for the client to read, or the listener evicts it to
+/// make room; or until `stop` changes, then in-flight requests finish and the connection
+/// closes. Holds one of the listener's connection slots and its place in the roster all
+/// along.
+async fn serve_connection(server: Server, accepted: Accepted, mut stop: watch::Receiver<()>) {
+    let Accepted {
+        stream,
+        peer,
+        slot: _slot,
+        roster,
+    } = accepted;
     // Answers are written whole; Nagle's algorithm would only delay progress events.
     let _ = stream.set_nodelay(true);
     let limits = server.inner.http.limits;
-    let activity = Arc::new(Activity::new(
-        limits.header_read_timeout,
-        limits.keep_alive_timeout,
-    ));
+    let activity = Arc::new(Activity::new(Timeouts {
+        header: limits.header_read_timeout,
+        idle: limits.keep_alive_timeout,
+        write: limits.write_timeout,
+    }));
+    let _entered: Entered = roster.enter(Arc::clone(&activity));
     let io = TokioIo::new(Watched::new(stream, Arc::clone(&activity)));
     let busy_with = Arc::clone(&activity);
-    let service = service_fn(move |request: hyper::Request<hyper::body::Incoming>| {
+    let service = service_fn(move |mut request: hyper::Request<hyper::body::Incoming>| {
         let server = server.clone();
         let busy = busy_with.begin();
+        request.extensions_mut().insert(ConnectInfo(peer));
         async move {
             let response = route(&server, request).await;
             Ok::<_, Infallible>(response.map(|body| Tracked::new(body, busy)))
@@ -201,8 +250,12 @@ async fn serve_connection(
                 stopping = true;
                 connection.as_mut().graceful_shutdown();
             }
-            () = activity.expired() => {
-                tracing::debug!("closed a connection whose request head is overdue or that stayed idle");
+            expiry = activity.expired() => {
+                match expiry {
+                    Expiry::Late => tracing::debug!("closed a connection whose request head is overdue or that stayed idle"),
+                    Expiry::Stalled => tracing::debug!("closed a connection whose client stopped reading"),
+                    Expiry::Evicted => tracing::debug!("closed an idle connection to make room for a new one"),
+                }
                 return;
             }
         }
@@ -262,8 +315,8 @@ where
                     Err(refused) => json_response(refused),
                 };
             }
-            match server.find_session(&id, subject, version) {
-                Ok(session) => standalone_stream(&session),
+            match server.open_standalone_stream(&id, subject, version) {
+                Ok((guard, messages)) => standalone_stream(guard, messages),
                 Err(refused) => json_response(refused),
             }
         }
@@ -338,15 +391,23 @@ where
     let accepts_sse = guard::accepts_event_stream(&parts.headers);
     // The headers go on to the binding policy; nothing below reads them.
     let subject = bearer::subject(server, &mut parts, claims.as_ref());
-    let facts = RequestFacts::http(protocol_version(&parts), subject)
+    let mut facts = RequestFacts::http(protocol_version(&parts), subject)
         .with_session_id(session_id(&parts))
         .with_claims(claims)
         .with_headers(std::mem::take(&mut parts.headers));
+    if let Some(ConnectInfo(peer)) = parts.extensions.get::<ConnectInfo<SocketAddr>>() {
+        facts = facts.with_peer(peer.ip());
+    }
     let handling = server.handle(&bytes, facts);
     drop(bytes);
     match handling.messages {
         Some(messages) if accepts_sse => respond_streaming(handling.outcome, messages, slot).await,
-        _ => json_response(handling.outcome.await),
+        messages => {
+            // Nobody will read the messages: dropped now, a legacy call's question fails at
+            // once rather than wait for an answer that cannot come.
+            drop(messages);
+            json_response(handling.outcome.await)
+        }
     }
 }
 

@@ -20,6 +20,11 @@ pub const DEFAULT_BODY_READ_TIMEOUT: Duration = Duration::from_secs(30);
 /// than the idle time of most clients' connection pools, so that they usually close first.
 pub const DEFAULT_KEEP_ALIVE_TIMEOUT: Duration = Duration::from_secs(60);
 
+/// How long a write may wait for the client to read (a response, or an event of a stream)
+/// before the connection is closed: 30 seconds. A client that stops reading its stream
+/// otherwise holds its connection, and the call behind the stream, for as long as it likes.
+pub const DEFAULT_WRITE_TIMEOUT: Duration = Duration::from_secs(30);
+
 /// The most connections served at once by [`Server::serve_listener`](crate::server::Server::serve_listener): 1024.
 ///
 /// Every connection holds a file descriptor; the process's limit (`ulimit -n`) should be
@@ -36,6 +41,7 @@ pub(crate) struct HttpLimits {
     pub(crate) header_read_timeout: Duration,
     pub(crate) body_read_timeout: Duration,
     pub(crate) keep_alive_timeout: Duration,
+    pub(crate) write_timeout: Duration,
     pub(crate) max_connections: usize,
     pub(crate) max_concurrent_requests: usize,
 }
@@ -46,6 +52,7 @@ impl Default for HttpLimits {
             header_read_timeout: DEFAULT_HEADER_READ_TIMEOUT,
             body_read_timeout: DEFAULT_BODY_READ_TIMEOUT,
             keep_alive_timeout: DEFAULT_KEEP_ALIVE_TIMEOUT,
+            write_timeout: DEFAULT_WRITE_TIMEOUT,
             max_connections: DEFAULT_MAX_CONNECTIONS,
             max_concurrent_requests: DEFAULT_MAX_CONCURRENT_REQUESTS,
         }

@@ -43,11 +43,12 @@ mod event_stream;
 mod guard;
 mod http;
 mod limits;
+mod roster;
 mod stdio;
 
 pub use http::DEFAULT_PATH;
 pub use limits::{
     DEFAULT_BODY_READ_TIMEOUT, DEFAULT_HEADER_READ_TIMEOUT, DEFAULT_KEEP_ALIVE_TIMEOUT,
-    DEFAULT_MAX_CONCURRENT_REQUESTS, DEFAULT_MAX_CONNECTIONS,
+    DEFAULT_MAX_CONCURRENT_REQUESTS, DEFAULT_MAX_CONNECTIONS, DEFAULT_WRITE_TIMEOUT,
 };
 pub(crate) use limits::{HttpLimits, HttpState};

@@ -1,0 +1,118 @@
+//! Answers a flow's questions by sending them to the session's client as server-to-client
+//! requests on the call's stream and waiting for its responses.
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use serde_json::Value;
+use tokio::sync::oneshot;
+
+use super::{Session, lock};
+use crate::protocol::{ErrorCode, ErrorObject, InputRequests, InputResponses};
+use crate::server::complete::Answerer;
+use crate::server::handler::BoxFuture;
+use crate::server::outbound::Outbound;
+
+/// Asks one call's questions of its session's client.
+pub(crate) struct ClientAnswerer {
+    session: Arc<Session>,
+    outbound: Outbound,
+    timeout: Duration,
+}
+
+impl ClientAnswerer {
+    pub(super) fn new(session: Arc<Session>, outbound: Outbound, timeout: Duration) -> Self {
+        Self {
+            session,
+            outbound,
+            timeout,
+        }
+    }
+}
+
+/// The server-to-client requests of one round still waiting; dropped, it forgets them.
+struct Waiting<'a> {
+    session: &'a Session,
+    ids: Vec<u64>,
+}
+
+impl Drop for Waiting<'_> {
+    fn drop(&mut self) {
+        let mut state = lock(&self.session.state);
+        for id in &self.ids {
+            state.pending.remove(id);
+        }
+    }
+}
+
+impl Answerer for ClientAnswerer {
+    fn answer(
+        &mut self,
+        requests: InputRequests,
+    ) -> BoxFuture<'_, Result<InputResponses, ErrorObject>> {
+        Box::pin(async move {
+            // Nobody reads the call's messages: over HTTP, a request whose `Accept` lacks
+            // event streams is answered with JSON alone. Its questions could never arrive.
+            if self.outbound.is_closed() {
+                return Err(ErrorObject::new(
+                    ErrorCode::INVALID_REQUEST,
+                    "this call asks the client questions, which travel on the request's event \
+                     stream; send `Accept: application/json, text/event-stream`",
+                ));
+            }
+            let session = &*self.session;
+            let mut waiting = Waiting {
+                session,
+                ids: Vec::with_capacity(requests.len()),
+            };
+            let mut replies = Vec::with_capacity(requests.len());
+            for (key, request) in requests {
+                let id = session.next_request_id.fetch_add(1, Ordering::Relaxed);
+                let (sender, receiver) = oneshot::channel();
+                lock(&session.state).pending.insert(id, sender);
+                waiting.ids.push(id);
+                let mut message = serde_json::to_value(&request).map_err(|error| {
+                    internal(format!("an input request did not serialise: {error}"))
+                })?;
+                message["jsonrpc"] = Value::from("2.0");
+                message["id"] = Value::from(id);
+                if self.outbound.send(message).is_err() {
+                    return Err(internal("the call's stream closed"));
+                }
+                replies.push((key, request.method(), receiver));
+            }
+            let timeout = self.timeout;
+            let collect = async {
+                let mut answers = InputResponses::new();
+                for (key, method, receiver) in replies {
+                    match receiver.await {
+                        Ok(Ok(answer)) => {
+                            answers.insert(key, answer);
+                        }
+                        Ok(Err(error)) => {
+                            return Err(internal(format!(
+                                "the client answered `{method}` with an error: {}",
+                                error.message
+                            )));
+                        }
+                        Err(_) => return Err(internal("the session ended")),
+                    }
+                }
+                Ok(answers)
+            };
+            let answers = tokio::time::timeout(timeout, collect).await.map_err(|_| {
+                internal(format!(
+                    "the client did not answer within {} s",
+                    timeout.as_secs()
+                ))
+            })?;
+            drop(waiting);
+            answers
+        })
+    }
+}
+
+fn internal(message: impl Into<String>) -> ErrorObject {
+    ErrorObject::new(ErrorCode::INTERNAL_ERROR, message)
+}
