@@ -220,19 +220,73 @@ async fn an_idle_keep_alive_connection_is_closed_after_the_keep_alive_timeout() 
     assert!(sent.elapsed() >= SHORT, "closed before the timeout");
 }
 
+/// A tool call on its own connection that waits at the gate: a busy connection.
+async fn busy_connection(
+    addr: std::net::SocketAddr,
+    id: u64,
+) -> tokio::task::JoinHandle<client::Answer> {
+    tokio::spawn(client::call(
+        addr,
+        json!(id),
+        "tools/call",
+        json!({ "name": "gate", "arguments": {} }),
+    ))
+}
+
 #[tokio::test]
-async fn beyond_max_connections_a_connection_waits_until_one_closes() {
-    let running = client::start(server(|b| b.max_connections(2))).await;
+async fn at_max_connections_the_idlest_connection_makes_room_and_a_busy_one_never_does() {
+    let entered = Arc::new(Notify::new());
+    let release = Arc::new(Semaphore::new(0));
+    let gate = Gate {
+        entered: Arc::clone(&entered),
+        release: Arc::clone(&release),
+    };
+    let running = client::start(server(|b| b.tool(gate).max_connections(2))).await;
     let addr = running.addr;
-    let mut open = Vec::new();
-    for _ in 0..2 {
-        let mut stream = TcpStream::connect(addr).await.unwrap();
-        stream
-            .write_all(keep_alive_request(addr, &discover()).as_bytes())
+    let held = busy_connection(addr, 1).await;
+    tokio::time::timeout(GIVE_UP, entered.notified())
+        .await
+        .expect("the gate is entered");
+    let mut idle = TcpStream::connect(addr).await.unwrap();
+    idle.write_all(keep_alive_request(addr, &discover()).as_bytes())
+        .await
+        .unwrap();
+    assert_eq!(read_answer(&mut idle).await, 200);
+    // A third connection at the cap: the idle one is closed for it, at once.
+    let mut third = TcpStream::connect(addr).await.unwrap();
+    third
+        .write_all(keep_alive_request(addr, &discover()).as_bytes())
+        .await
+        .unwrap();
+    let served = tokio::time::timeout(GIVE_UP, read_answer(&mut third)).await;
+    assert_eq!(served.expect("served without waiting for a timeout"), 200);
+    let rest = tokio::time::timeout(GIVE_UP, until_closed(&mut idle))
+        .await
+        .expect("the idle connection is closed")
+        .expect("closed cleanly, between requests");
+    assert!(rest.is_empty(), "{}", String::from_utf8_lossy(&rest));
+    // The busy connection was never chosen: its call finishes.
+    release.add_permits(1);
+    let held = tokio::time::timeout(GIVE_UP, held).await.unwrap().unwrap();
+    assert_eq!(held.json()["result"]["content"][0]["text"], "released");
+}
+
+#[tokio::test]
+async fn beyond_max_connections_of_busy_ones_a_connection_waits_until_one_closes() {
+    let entered = Arc::new(Notify::new());
+    let release = Arc::new(Semaphore::new(0));
+    let gate = Gate {
+        entered: Arc::clone(&entered),
+        release: Arc::clone(&release),
+    };
+    let running = client::start(server(|b| b.tool(gate).max_connections(2))).await;
+    let addr = running.addr;
+    let mut held = Vec::new();
+    for id in 1..=2 {
+        held.push(busy_connection(addr, id).await);
+        tokio::time::timeout(GIVE_UP, entered.notified())
             .await
-            .unwrap();
-        assert_eq!(read_answer(&mut stream).await, 200);
-        open.push(stream);
+            .expect("the gate is entered");
     }
     let mut third = TcpStream::connect(addr).await.unwrap();
     third
@@ -242,8 +296,13 @@ async fn beyond_max_connections_a_connection_waits_until_one_closes() {
     let mut byte = [0u8; 1];
     let early = tokio::time::timeout(Duration::from_millis(500), third.peek(&mut byte)).await;
     assert!(early.is_err(), "a third connection was served at once");
-    drop(open.remove(0));
+    release.add_permits(1);
     assert_eq!(read_answer(&mut third).await, 200);
+    release.add_permits(1);
+    for call in held {
+        let answer = tokio::time::timeout(GIVE_UP, call).await.unwrap().unwrap();
+        assert_eq!(answer.json()["result"]["content"][0]["text"], "released");
+    }
 }
 
 #[tokio::test]
