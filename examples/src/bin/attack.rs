@@ -18,6 +18,14 @@
 //!   whether a request on one more connection is answered.
 //! - `hold`: legacy calls whose question is never answered, each holding a request in
 //!   flight; how many the server took and how many it refused with `503`.
+//! - `session-bloat`: `initialize` calls declaring megabytes of capabilities; the server's
+//!   memory.
+//! - `subscribe-flood`: `resources/subscribe` calls with megabyte URIs on one session; the
+//!   server's memory.
+//! - `stream-hold`: a thousand standalone `GET` streams on one session, every connection kept
+//!   open; whether an honest request is answered meanwhile.
+//! - `eviction`: an honest session, then thousands of `initialize` calls from another address
+//!   (`--from`, another loopback address); whether the honest session survives.
 //! - `mix`: slow headers, slow chunked bodies, silent connections, deeply nested 4 MiB JSON
 //!   bodies and junk bytes at once for `--duration` seconds (`scripts/soak.sh` runs it next
 //!   to honest flows).
@@ -26,7 +34,7 @@
 
 use std::future::Future;
 use std::io::Write as _;
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -36,6 +44,9 @@ use clap::{Parser, Subcommand, ValueEnum};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::task::JoinSet;
+
+#[path = "attack/sessions.rs"]
+mod sessions;
 
 #[derive(Parser)]
 #[command(about = "Hostile clients against a `deploy` server, with the server's costs")]
@@ -93,6 +104,44 @@ enum Mode {
         #[arg(long, default_value_t = 3.0)]
         hold: f64,
     },
+    /// `initialize` calls declaring megabytes of capabilities each.
+    SessionBloat {
+        #[arg(long, default_value_t = 2000)]
+        sessions: usize,
+        /// Megabytes of capabilities each call declares.
+        #[arg(long, default_value_t = 3.6)]
+        megabytes: f64,
+        #[arg(long, default_value_t = 8)]
+        concurrency: usize,
+    },
+    /// `resources/subscribe` calls with long URIs on one session.
+    SubscribeFlood {
+        #[arg(long, default_value_t = 10_000)]
+        subscribes: usize,
+        /// KiB of each URI.
+        #[arg(long, default_value_t = 1024)]
+        kib: usize,
+        #[arg(long, default_value_t = 8)]
+        concurrency: usize,
+    },
+    /// Standalone `GET` streams on one session, each on a connection kept open.
+    StreamHold {
+        #[arg(long, default_value_t = 1100)]
+        streams: usize,
+        /// How long to keep them after the honest request, in seconds.
+        #[arg(long, default_value_t = 1.0)]
+        hold: f64,
+    },
+    /// An honest session, then `initialize` calls from another address.
+    Eviction {
+        #[arg(long, default_value_t = 10_000)]
+        sessions: usize,
+        /// The address the calls come from (another loopback address on one machine).
+        #[arg(long, default_value = "127.0.0.2")]
+        from: IpAddr,
+        #[arg(long, default_value_t = 16)]
+        concurrency: usize,
+    },
     /// Every hostile client at once.
     Mix {
         /// Seconds to attack for.
@@ -139,6 +188,24 @@ fn main() {
                 connections_attack(target, connections, secs(hold)).await
             }
             Mode::Hold { calls, hold } => hold_attack(target, calls, secs(hold)).await,
+            Mode::SessionBloat {
+                sessions,
+                megabytes,
+                concurrency,
+            } => sessions::session_bloat(target, sessions, megabytes, concurrency).await,
+            Mode::SubscribeFlood {
+                subscribes,
+                kib,
+                concurrency,
+            } => sessions::subscribe_flood(target, subscribes, kib, concurrency).await,
+            Mode::StreamHold { streams, hold } => {
+                sessions::stream_hold(target, streams, secs(hold)).await
+            }
+            Mode::Eviction {
+                sessions,
+                from,
+                concurrency,
+            } => sessions::eviction(target, sessions, from, concurrency).await,
             Mode::Mix { duration } => mix_attack(target, secs(duration)).await,
         }
     });
@@ -641,7 +708,8 @@ const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","param
 enum Held {
     /// The server asked its question and waits for the answer.
     Waiting(TcpStream),
-    /// Refused with `503`; whether it said when to retry.
+    /// Refused with `429` (the client's own caps) or `503` (the server's); whether it said
+    /// when to retry.
     Refused {
         retry_after: bool,
     },
@@ -677,7 +745,7 @@ async fn hold_attack(target: Target, calls: usize, hold: Duration) -> Result<(),
         }
     }
     println!("waiting for their answer: {}", waiting.len());
-    println!("refused with 503:         {refused} ({told} with Retry-After)");
+    println!("refused (429 or 503):     {refused} ({told} with Retry-After)");
     if !other.is_empty() {
         println!(
             "otherwise:                {} (first: {})",
@@ -759,7 +827,7 @@ async fn held_call(addr: SocketAddr, session: &str, id: usize) -> Held {
         Err(error) => return Held::Other(error),
     };
     match head.status {
-        503 => Held::Refused {
+        429 | 503 => Held::Refused {
             retry_after: head.header("retry-after").is_some(),
         },
         200 if head
