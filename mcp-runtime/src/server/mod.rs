@@ -42,11 +42,17 @@
 //! forbid requests the client did not declare and have no dedicated code.
 //!
 //! Sessions are bounded: one expires once idle (no call running, no stream open) for the idle
-//! timeout (30 minutes by default, [`ServerBuilder::session_idle_timeout`]); at the maximum
-//! ([`ServerBuilder::max_sessions`], 10,000 by default) an `initialize` first closes expired
-//! sessions, then the least recently active idle one; when every session is busy the
-//! `initialize` is refused with HTTP `503`. Legacy sessions live in the process that opened
-//! them: several instances behind a load balancer need it to route by `Mcp-Session-Id`.
+//! timeout (30 minutes by default, [`ServerBuilder::session_idle_timeout`]), and a sweeper
+//! closes it. Each belongs to an owner (its subject, else the peer's address), and over HTTP
+//! an owner's sessions, calls and standalone streams are capped
+//! ([`ServerBuilder::max_sessions_per_owner`], [`ServerBuilder::max_calls`],
+//! [`ServerBuilder::max_streams`]): at its cap of sessions the owner's own least recently
+//! active idle session closes, and a call or stream beyond its caps is refused with HTTP `429`.
+//! At the server's maximum ([`ServerBuilder::max_sessions`], 10,000 by default) an `initialize`
+//! closes the opener's own idlest session, else the expired ones, and is otherwise refused with
+//! HTTP `503`: no client closes another's live session. Legacy sessions live in the process
+//! that opened them: several instances behind a load balancer need it to route by
+//! `Mcp-Session-Id`.
 //!
 //! # Cancellation
 //!

@@ -7,8 +7,8 @@
 //!
 //! Both bound what a request may cost: its body (size and read time, collected into one
 //! buffer), and the requests handled at once. [`Server::serve_listener`] also bounds its
-//! connections: how many, how long a request head may take, how long one may stay idle
-//! (`connection.rs`).
+//! connections: how many (making room by closing the idlest, `roster.rs`), how long a request
+//! head may take, how long one may stay idle, how long a write may wait (`connection.rs`).
 
 use std::convert::Infallible;
 use std::future::Future;
@@ -79,17 +79,22 @@ impl Server {
     ///
     /// Connections speak HTTP/1.1 with keep-alive; other paths get `404`, other methods `405`.
     /// At most [`max_connections`](crate::server::ServerBuilder::max_connections) are served
-    /// at once: at the cap the server stops accepting, and further connections wait in the
-    /// listener's backlog until one closes (their timeouts start once accepted). A
-    /// connection is closed when a request head takes longer than the
+    /// at once: at the cap the connection that has waited longest for a request head (a
+    /// silent one, one trickling its head, or one idle between requests) is closed to make
+    /// room; when every connection is busy the server stops accepting, and further
+    /// connections wait in the listener's backlog until one closes (their timeouts start once
+    /// accepted). A connection is closed when a request head takes longer than the
     /// [`header_read_timeout`](crate::server::ServerBuilder::header_read_timeout) (the first
-    /// one counted from acceptance, so a silent connection goes too), or when it stays idle
+    /// one counted from acceptance, so a silent connection goes too), when it stays idle
     /// between requests longer than the
-    /// [`keep_alive_timeout`](crate::server::ServerBuilder::keep_alive_timeout); a
-    /// connection busy with a request or streaming its answer is never cut. When accepting
-    /// fails (out of file descriptors, say), the server waits, longer while failures go on
-    /// (10 ms doubling up to 1 s), and logs one line per 10 seconds at most, with the count
-    /// of failures it did not log.
+    /// [`keep_alive_timeout`](crate::server::ServerBuilder::keep_alive_timeout), or when a
+    /// write waits for the client to read longer than the
+    /// [`write_timeout`](crate::server::ServerBuilder::write_timeout); a connection busy with
+    /// a request or streaming an answer its client reads is never cut. When accepting fails
+    /// (out of file descriptors, say), the server closes the connection that has waited
+    /// longest for a request head, if one has; else it waits, longer while failures go on (10
+    /// ms doubling up to 1 s), and logs one line per 10 seconds at most, with the count of
+    /// failures it did not log.
     ///
     /// A client that closes its connection while a call runs, or while its event stream is
     /// open, cancels the call: its future is dropped, so the handler stops at its current

@@ -22,8 +22,11 @@
 //!   `503` with `Retry-After` for what passes with time (a replay store that failed, a
 //!   single-use round whose first use still runs).
 //!   [`Server::serve_listener`](crate::server::Server::serve_listener) also caps open
-//!   connections (1024) and closes those whose request head is late (10 s) or that stay idle
-//!   (60 s); event streams are never cut. Every bound is a
+//!   connections (1024; at the cap the one waiting longest for a request head closes to make
+//!   room) and closes those whose request head is late (10 s), that stay idle (60 s), or whose
+//!   client stops reading what is written (30 s); a live event stream is never cut otherwise.
+//!   A legacy call whose `Accept` lacks `text/event-stream` fails at its first question, at
+//!   once. Every bound is a
 //!   [`ServerBuilder`](crate::server::ServerBuilder) setting; the defaults are below.
 //! - **stdio** ([`Server::serve_stdio`](crate::server::Server::serve_stdio)): one JSON-RPC
 //!   message per line on stdin, one answer per line on stdout, a request's messages before

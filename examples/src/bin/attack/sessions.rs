@@ -172,7 +172,11 @@ pub(super) async fn subscribe_flood(
 // stream-hold
 
 /// `streams` standalone `GET` streams on one session, each on a connection kept open.
-pub(super) async fn stream_hold(target: Target, streams: usize, hold: Duration) -> Result<(), String> {
+pub(super) async fn stream_hold(
+    target: Target,
+    streams: usize,
+    hold: Duration,
+) -> Result<(), String> {
     println!("== {streams} standalone GET streams on one session, every connection kept open");
     let addr = target.addr;
     let session = open_session(addr).await?;
