@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # The soak benchmark: honest two-round `confirm_deploy` flows on loopback, first alone, then
 # while hostile clients attack the same server (slow heads, slow chunked bodies, silent
-# connections, 4 MiB bodies nested 120 deep, junk bytes: `attack mix`).
+# connections, 4 MiB bodies nested 120 deep, junk bytes: `attack mix`; and at once floods of
+# `initialize` from another loopback address, `initialize` with megabytes of capabilities,
+# subscribes with long URIs and standalone streams held open: `attack sessions-mix`, beside an
+# honest legacy session that must survive).
 #
 # Builds `deploy`, `load` and `attack` in release. Each run gets a fresh server on a free
 # loopback port pinned to CPU 0; the load generator runs pinned to CPU 1, and the attacker too,
@@ -36,6 +39,7 @@ source "$ROOT/scripts/bench-server.sh"
 WORK="$(mktemp -d -t mcp-soak.XXXXXX)"
 SERVER_PID=""
 ATTACK_PID=""
+SESSIONS_PID=""
 PORT=""
 stop_server() {
   if [[ -n "$SERVER_PID" ]] && kill -0 "$SERVER_PID" 2>/dev/null; then
@@ -45,10 +49,12 @@ stop_server() {
   SERVER_PID=""
 }
 cleanup() {
-  if [[ -n "$ATTACK_PID" ]] && kill -0 "$ATTACK_PID" 2>/dev/null; then
-    kill "$ATTACK_PID" 2>/dev/null || true
-    wait "$ATTACK_PID" 2>/dev/null || true
-  fi
+  for pid in "$ATTACK_PID" "$SESSIONS_PID"; do
+    if [[ -n "$pid" ]] && kill -0 "$pid" 2>/dev/null; then
+      kill "$pid" 2>/dev/null || true
+      wait "$pid" 2>/dev/null || true
+    fi
+  done
   stop_server
   rm -rf "$WORK"
 }
@@ -97,16 +103,23 @@ start_server attacked
 nice -n 19 "${CLIENT_PIN[@]}" "$TARGET/release/attack" --addr "127.0.0.1:$PORT" --server-pid "$SERVER_PID" \
   mix --duration "$((DURATION + WARMUP + 2))" >"$WORK/attack.txt" 2>&1 &
 ATTACK_PID=$!
+nice -n 19 "${CLIENT_PIN[@]}" "$TARGET/release/attack" --addr "127.0.0.1:$PORT" \
+  sessions-mix --duration "$((DURATION + WARMUP + 2))" >"$WORK/sessions.txt" 2>&1 &
+SESSIONS_PID=$!
 # Let the hostile clients connect before the honest ones.
 sleep 1
 honest_load | tee "$WORK/attacked.txt"
 wait "$ATTACK_PID" || true
 ATTACK_PID=""
+wait "$SESSIONS_PID" || true
+SESSIONS_PID=""
 ATTACKED_PEAK="$(peak_kib)"
 LOG_LINES="$(wc -l <"$WORK/server-attacked.log")"
 stop_server
 echo
 cat "$WORK/attack.txt"
+echo
+cat "$WORK/sessions.txt"
 
 QUIET_P99="$(p99_of "$WORK/quiet.txt")"
 ATTACKED_P99="$(p99_of "$WORK/attacked.txt")"
@@ -124,12 +137,14 @@ ERRORS_OK=$([[ "$ERRORS" == 0 ]] && echo 1 || echo 0)
 RATIO="$(awk -v a="$ATTACKED_P99" -v q="$QUIET_P99" 'BEGIN { printf "%.2f", a / q }')"
 RATIO_OK="$(awk -v r="$RATIO" 'BEGIN { print (r <= 3.0) ? 1 : 0 }')"
 PEAK_OK="$(awk -v k="$ATTACKED_PEAK" 'BEGIN { print (k <= 128 * 1024) ? 1 : 0 }')"
+SESSION_OK=$(grep -q '^honest session: *still open' "$WORK/sessions.txt" && echo 1 || echo 0)
 
 echo
 echo "== soak summary (${DURATION}s per run)"
 echo "honest errors:       $ERRORS under attack ($QUIET_ERRORS quiet) — budget 0: $(verdict "$ERRORS_OK")"
 echo "round p99:           quiet $QUIET_P99 µs, attacked $ATTACKED_P99 µs: ${RATIO}x — budget 3x: $(verdict "$RATIO_OK")"
 echo "server peak memory:  attacked $(awk -v k="$ATTACKED_PEAK" 'BEGIN { printf "%.1f", k / 1024 }') MiB (quiet $(awk -v k="$QUIET_PEAK" 'BEGIN { printf "%.1f", k / 1024 }') MiB) — budget 128 MiB: $(verdict "$PEAK_OK")"
+echo "honest session:      $([[ "$SESSION_OK" == 1 ]] && echo "kept" || echo "lost") through the session attacks — budget kept: $(verdict "$SESSION_OK")"
 echo "server log lines:    $LOG_LINES during the attacked run"
 # A benchmark prints figures and verdicts; it fails only when a run printed no figures, never
 # on a timing, which depends on the machine and what else it runs.

@@ -26,6 +26,8 @@
 //!   open; whether an honest request is answered meanwhile.
 //! - `eviction`: an honest session, then thousands of `initialize` calls from another address
 //!   (`--from`, another loopback address); whether the honest session survives.
+//! - `sessions-mix`: the four above at once for `--duration` seconds, beside an honest
+//!   session that must stay open (`scripts/soak.sh` runs it next to honest flows).
 //! - `mix`: slow headers, slow chunked bodies, silent connections, deeply nested 4 MiB JSON
 //!   bodies and junk bytes at once for `--duration` seconds (`scripts/soak.sh` runs it next
 //!   to honest flows).
@@ -142,6 +144,15 @@ enum Mode {
         #[arg(long, default_value_t = 16)]
         concurrency: usize,
     },
+    /// Every session attack at once, beside an honest session.
+    SessionsMix {
+        /// Seconds to attack for.
+        #[arg(long, default_value_t = 60.0)]
+        duration: f64,
+        /// The address the initialize floods come from.
+        #[arg(long, default_value = "127.0.0.2")]
+        from: IpAddr,
+    },
     /// Every hostile client at once.
     Mix {
         /// Seconds to attack for.
@@ -206,6 +217,9 @@ fn main() {
                 from,
                 concurrency,
             } => sessions::eviction(target, sessions, from, concurrency).await,
+            Mode::SessionsMix { duration, from } => {
+                sessions::sessions_mix(target, secs(duration), from).await
+            }
             Mode::Mix { duration } => mix_attack(target, secs(duration)).await,
         }
     });

@@ -252,3 +252,137 @@ pub(super) async fn eviction(
     monitor.report().await;
     Ok(())
 }
+
+// ---------------------------------------------------------------------------------------------
+// sessions-mix
+
+/// Repeats `make`'s requests from `from`, `concurrency` at a time, until `deadline`.
+async fn until_deadline(
+    addr: SocketAddr,
+    from: Option<IpAddr>,
+    concurrency: usize,
+    deadline: tokio::time::Instant,
+    make: impl Fn(usize) -> Vec<u8> + Send + Sync + 'static,
+) -> Statuses {
+    let make = std::sync::Arc::new(make);
+    let mut workers = JoinSet::new();
+    for worker in 0..concurrency {
+        let make = std::sync::Arc::clone(&make);
+        workers.spawn(async move {
+            let mut statuses = Statuses::default();
+            let mut index = worker;
+            while tokio::time::Instant::now() < deadline {
+                let bytes = make(index);
+                let sent = tokio::time::timeout_at(deadline, exchange(addr, from, &bytes)).await;
+                match sent {
+                    Ok(Ok((status, _))) => statuses.add(status),
+                    Ok(Err(_)) => statuses.add(0),
+                    Err(_) => break,
+                }
+                index += concurrency;
+            }
+            statuses
+        });
+    }
+    let mut statuses = Statuses::default();
+    while let Some(done) = workers.join_next().await {
+        statuses.merge(done.unwrap_or_default());
+    }
+    statuses
+}
+
+/// Standalone streams on one session, each on a connection kept open, until `deadline`:
+/// how many were opened.
+async fn streams_until(
+    addr: SocketAddr,
+    session: String,
+    deadline: tokio::time::Instant,
+) -> Statuses {
+    let get = legacy_request(addr, Some(&session), "")
+        .replacen("POST /mcp", "GET /mcp", 1)
+        .replace("Content-Length: 0\r\n", "");
+    let mut statuses = Statuses::default();
+    let mut open = std::collections::VecDeque::new();
+    while tokio::time::Instant::now() < deadline {
+        let opened = async {
+            let mut stream = connect_from(addr, None).await?;
+            stream
+                .write_all(get.as_bytes())
+                .await
+                .map_err(|error| error.to_string())?;
+            let mut buffer = Vec::new();
+            let head = read_head(&mut stream, &mut buffer).await?;
+            Ok::<_, String>((head.status, stream))
+        };
+        match tokio::time::timeout_at(deadline, opened).await {
+            Ok(Ok((status, stream))) => {
+                statuses.add(status);
+                open.push_back(stream);
+                // At most 200 held by this client at once.
+                if open.len() > 200 {
+                    open.pop_front();
+                }
+            }
+            Ok(Err(_)) => statuses.add(0),
+            Err(_) => break,
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    statuses
+}
+
+/// Every session attack at once, for `duration`, beside an honest legacy session that must
+/// stay open (what `scripts/soak.sh` runs next to honest flows).
+pub(super) async fn sessions_mix(
+    target: Target,
+    duration: Duration,
+    from: IpAddr,
+) -> Result<(), String> {
+    println!(
+        "== for {:.0} s: initialize floods from {from}, initialize with 1 MB capabilities, \
+         subscribes with 64 KiB URIs, standalone streams on one session",
+        duration.as_secs_f64()
+    );
+    let addr = target.addr;
+    let honest_session = open_session(addr).await?;
+    let flooded = open_session(addr).await?;
+    let streamed = open_session(addr).await?;
+    let monitor = Monitor::start(target);
+    let deadline = tokio::time::Instant::now() + duration;
+    let plain = legacy_request(addr, None, INITIALIZE).into_bytes();
+    let blob = "x".repeat(1_000_000);
+    let bloated = legacy_request(
+        addr,
+        None,
+        &INITIALIZE.replace(
+            r#""capabilities":{"elicitation":{"form":{}}}"#,
+            &format!(r#""capabilities":{{"experimental":{{"blob":{{"data":"{blob}"}}}}}}"#),
+        ),
+    )
+    .into_bytes();
+    let path = "9".repeat(64 * 1024);
+    let evicting = until_deadline(addr, Some(from), 4, deadline, move |_| plain.clone());
+    let bloating = until_deadline(addr, Some(from), 2, deadline, move |_| bloated.clone());
+    let subscribing = until_deadline(addr, None, 2, deadline, move |index| {
+        let body = format!(
+            r#"{{"jsonrpc":"2.0","id":{index},"method":"resources/subscribe","params":{{"uri":"tracker://issues/{index}{path}"}}}}"#
+        );
+        legacy_request(addr, Some(&flooded), &body).into_bytes()
+    });
+    let streaming = streams_until(addr, streamed, deadline);
+    let (evicted, bloated, subscribed, streams) =
+        tokio::join!(evicting, bloating, subscribing, streaming);
+    println!("initialize floods:   {evicted}");
+    println!("bloated initialize:  {bloated}");
+    println!("subscribes:          {subscribed}");
+    println!("GET streams:         {streams}");
+    let ping = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+    let bytes = legacy_request(addr, Some(&honest_session), ping);
+    match exchange(addr, None, bytes.as_bytes()).await {
+        Ok((200, _)) => println!("honest session:      still open"),
+        Ok((status, _)) => println!("honest session:      lost (ping answered {status})"),
+        Err(error) => println!("honest session:      {error}"),
+    }
+    monitor.report().await;
+    Ok(())
+}
