@@ -119,7 +119,8 @@ pub(super) async fn session_bloat(
         "== {sessions} initialize calls, each declaring {megabytes} MB of capabilities, \
          {concurrency} at a time"
     );
-    let blob = "x".repeat((megabytes * 1_000_000.0) as usize);
+    // Half under an experimental capability, half under a key no revision defines.
+    let blob = "x".repeat((megabytes * 500_000.0) as usize);
     let body = INITIALIZE.replace(
         r#""capabilities":{"elicitation":{"form":{}}}"#,
         &format!(r#""capabilities":{{"elicitation":{{"form":{{}}}},"experimental":{{"blob":{{"data":"{blob}"}}}},"bloat":"{blob}"}}"#),
