@@ -50,7 +50,7 @@ fn with_progress(mut meta: Value) -> Value {
 async fn post(addr: SocketAddr, headers: &[(&str, &str)], body: &Value) -> TcpStream {
     let body = body.to_string();
     let mut head = String::from("POST /mcp HTTP/1.1\r\n");
-    for (key, value) in client::standard_headers(addr) {
+    for (key, value) in client::headers_for(addr, body.as_bytes()) {
         if !headers
             .iter()
             .any(|(name, _)| name.eq_ignore_ascii_case(&key))

@@ -426,7 +426,7 @@ async fn a_client_that_stops_reading_loses_its_connection_and_its_call() {
     })
     .to_string();
     let mut request = String::from("POST /mcp HTTP/1.1\r\n");
-    for (name, value) in client::standard_headers(addr) {
+    for (name, value) in client::headers_for(addr, body.as_bytes()) {
         request.push_str(&format!("{name}: {value}\r\n"));
     }
     request.push_str(&format!(

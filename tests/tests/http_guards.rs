@@ -19,7 +19,7 @@ use mcp_runtime::server::Server;
 fn chunked_head(addr: std::net::SocketAddr) -> String {
     format!(
         "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
-         Accept: application/json\r\nMCP-Protocol-Version: {}\r\n\
+         Accept: application/json\r\nMCP-Protocol-Version: {}\r\nMcp-Method: server/discover\r\n\
          Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n",
         client::VERSION
     )

@@ -428,6 +428,8 @@ async fn a_subject_hook_sees_the_claims_and_wins_when_it_answers() {
             ("Content-Type", "application/json".to_owned()),
             ("Accept", "application/json".to_owned()),
             ("MCP-Protocol-Version", "2026-07-28".to_owned()),
+            ("Mcp-Method", "tools/call".to_owned()),
+            ("Mcp-Name", "whoami".to_owned()),
             ("Authorization", format!("Bearer {token}")),
         ];
         if let Some(tenant) = tenant {

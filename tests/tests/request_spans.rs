@@ -297,7 +297,7 @@ async fn a_call_whose_http_client_went_away_is_recorded_as_cancelled() {
     let addr = running.addr;
     let body = call(4, "endless", None, None).to_string();
     let mut head = String::from("POST /mcp HTTP/1.1\r\n");
-    for (key, value) in client::standard_headers(addr) {
+    for (key, value) in client::headers_for(addr, body.as_bytes()) {
         head.push_str(&format!("{key}: {value}\r\n"));
     }
     head.push_str(&format!("Content-Length: {}\r\n\r\n{body}", body.len()));

@@ -193,7 +193,7 @@ fn state(answer: &Value) -> String {
 async fn post_and_hold(addr: SocketAddr, body: &Value) -> TcpStream {
     let body = body.to_string();
     let mut head = String::from("POST /mcp HTTP/1.1\r\n");
-    for (key, value) in client::standard_headers(addr) {
+    for (key, value) in client::headers_for(addr, body.as_bytes()) {
         head.push_str(&format!("{key}: {value}\r\n"));
     }
     head.push_str(&format!("Content-Length: {}\r\n\r\n{body}", body.len()));

@@ -705,7 +705,7 @@ async fn discover(addr: SocketAddr) -> Result<u16, String> {
         .await
         .map_err(|error| format!("cannot connect: {error}"))?;
     stream
-        .write_all(request(addr, "", DISCOVER).as_bytes())
+        .write_all(request(addr, "Mcp-Method: server/discover\r\n", DISCOVER).as_bytes())
         .await
         .map_err(|error| format!("cannot send: {error}"))?;
     let mut buffer = Vec::new();

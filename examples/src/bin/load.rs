@@ -466,7 +466,15 @@ impl Connection {
     /// POSTs one JSON-RPC message to `/mcp` and returns the answer's body.
     async fn post(&mut self, body: String) -> Result<Bytes, String> {
         let response = self
-            .exchange(body, &[("mcp-protocol-version", PROTOCOL_VERSION)])
+            .exchange(
+                body,
+                &[
+                    ("mcp-protocol-version", PROTOCOL_VERSION),
+                    // Every round of the load is a `confirm_deploy` call.
+                    ("mcp-method", "tools/call"),
+                    ("mcp-name", "confirm_deploy"),
+                ],
+            )
             .await?;
         let status = response.status();
         let body = response

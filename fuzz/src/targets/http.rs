@@ -179,6 +179,7 @@ fn honest(addr: SocketAddr) {
     let body = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
     let version = [
         ("MCP-Protocol-Version", "2026-07-28"),
+        ("Mcp-Method", "tools/list"),
         ("Connection", "close"),
     ];
     let request = post(&addr.to_string(), body, &version);

@@ -7,6 +7,7 @@ use std::fmt;
 use serde_json::Value;
 
 use super::app_state::{AppState, StateType};
+use super::param_headers::ParamHeader;
 use crate::protocol::Tool;
 
 /// Why a server could not be built.
@@ -38,6 +39,14 @@ pub enum BuildError {
         /// The tool.
         tool: String,
     },
+    /// A tool's `inputSchema` marks an argument with `x-mcp-header` in a way clients refuse
+    /// (they would drop the tool from their lists).
+    HeaderMark {
+        /// The tool.
+        tool: String,
+        /// What is wrong.
+        problem: String,
+    },
     /// [`tool_scopes`](super::ServerBuilder::tool_scopes) names a tool never registered, gives
     /// a scope that is not a scope token, or has no
     /// [`oauth`](super::ServerBuilder::oauth) to enforce it.
@@ -67,6 +76,7 @@ impl fmt::Display for BuildError {
                 "tool `{tool}` returns structured content whose JSON Schema is not an object; \
                  wrap the value in a struct so that `structuredContent` is a JSON object"
             ),
+            Self::HeaderMark { tool, problem } => write!(f, "tool `{tool}`: {problem}"),
             Self::ToolScopes { tool, problem } => {
                 write!(f, "`tool_scopes` of `{tool}`: {problem}")
             }
@@ -99,6 +109,14 @@ pub(crate) fn valid_tool_name(name: &str) -> bool {
         && name
             .bytes()
             .all(|byte| byte.is_ascii_alphanumeric() || matches!(byte, b'_' | b'-' | b'.'))
+}
+
+/// The `x-mcp-header` marks of a tool's arguments, refused as clients would refuse them.
+pub(super) fn header_marks(tool: &Tool) -> Result<Vec<ParamHeader>, BuildError> {
+    ParamHeader::all_of(&tool.input_schema).map_err(|problem| BuildError::HeaderMark {
+        tool: tool.name.clone(),
+        problem,
+    })
 }
 
 /// A tool's name and output schema.

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use super::Server;
 use super::app_state::AppState;
-use super::build_check::{BuildError, check_state, check_tool, index_by_name};
+use super::build_check::{BuildError, check_state, check_tool, header_marks, index_by_name};
 use super::handler::{FlowLimits, PromptHandler, ResourceDefinition, ResourceHandler, ToolHandler};
 use super::register::{IntoPromptHandler, IntoResourceHandler, IntoToolHandler};
 use super::session::{SessionSettings, Sessions};
@@ -308,9 +308,11 @@ impl ServerBuilder {
         });
         let tools: Vec<Tool> = self.tools.iter().map(|tool| tool.definition()).collect();
         let tool_index = index_by_name(tools.iter().map(|tool| tool.name.as_str()), "tool")?;
+        let mut tool_marks = Vec::with_capacity(tools.len());
         for (tool, handler) in tools.iter().zip(&self.tools) {
             check_tool(tool)?;
             check_state(&self.state, &tool.name, &handler.required_state())?;
+            tool_marks.push(header_marks(tool)?);
         }
         let auth = super::oauth::resource_server(
             self.oauth.take(),
@@ -371,6 +373,7 @@ impl ServerBuilder {
             sessions: Sessions::new(self.sessions),
             tools: self.tools,
             tool_index,
+            tool_marks,
             prompts: self.prompts,
             prompt_index,
             resources: self.resources,
@@ -399,6 +402,8 @@ impl ServerBuilder {
 pub(crate) struct Inner {
     pub(crate) tools: Vec<Arc<dyn ToolHandler>>,
     pub(crate) tool_index: HashMap<String, usize>,
+    /// Each tool's `x-mcp-header` marks, by the tool's position.
+    pub(crate) tool_marks: Vec<Vec<super::param_headers::ParamHeader>>,
     pub(crate) prompts: Vec<Arc<dyn PromptHandler>>,
     pub(crate) prompt_index: HashMap<String, usize>,
     pub(crate) resources: Vec<Arc<dyn ResourceHandler>>,

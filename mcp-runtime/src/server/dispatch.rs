@@ -11,7 +11,7 @@ use super::handler::{BoxFuture, Progress};
 use super::legacy;
 use super::lifecycle::{self, Envelope};
 use super::outbound::{self, LevelCell, Logger};
-use super::{Handling, Outcome, RequestFacts, Server, cancel, trace};
+use super::{Handling, Outcome, RequestFacts, Server, cancel, headers, param_headers, trace};
 use crate::logfield::untrusted;
 use crate::protocol::meta::META_CLIENT_CAPABILITIES;
 use crate::protocol::{
@@ -121,6 +121,14 @@ impl Server {
             }
             return Outcome::accepted();
         }
+        // A 2026-07-28 notification over HTTP carries `Mcp-Method` as a request does.
+        let modern =
+            facts.protocol_version_header.as_deref() == Some(crate::protocol::PROTOCOL_VERSION);
+        if let Some(headers) = facts.headers.as_deref().filter(|_| facts.http && modern)
+            && let Err(error) = headers::check_standard(method, params, headers)
+        {
+            return error_outcome(&Value::Null, &error);
+        }
         self.legacy_notification(method, params, facts)
     }
 
@@ -165,6 +173,9 @@ impl Server {
             .method(name)
             .ok_or_else(|| RpcError::method_not_found(name))?;
         let meta = lifecycle::check_meta(&params, &facts)?;
+        if let Some(headers) = facts.headers.as_deref().filter(|_| facts.http) {
+            headers::check_standard(name, &params, headers)?;
+        }
         let inner = &self.inner;
         let cached = |raw: &str| Ok(Handling::ready(raw_result_outcome(id, raw)));
         match method {
@@ -266,7 +277,15 @@ impl Server {
         };
         Ok(match method {
             Method::ToolsCall => {
-                let handler = Arc::clone(&inner.tools[lookup(&inner.tool_index, "tool")?]);
+                let position = lookup(&inner.tool_index, "tool")?;
+                if let (Era::Modern(_), Some(headers)) = (&era, context.headers.as_deref()) {
+                    param_headers::check_all(
+                        &inner.tool_marks[position],
+                        arguments.as_ref(),
+                        headers,
+                    )?;
+                }
+                let handler = Arc::clone(&inner.tools[position]);
                 // Over HTTP with OAuth every request carries verified claims; stdio has none.
                 if let (Some(auth), Some(claims)) = (&inner.auth, &context.claims)
                     && let Some(challenge) = auth.tool_denied(&target, claims)

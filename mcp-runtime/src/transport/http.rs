@@ -79,11 +79,11 @@ impl Server {
     ///
     /// Connections speak HTTP/1.1 with keep-alive; other paths get `404`, other methods `405`.
     /// At most [`max_connections`](crate::server::ServerBuilder::max_connections) are served
-    /// at once: at the cap the connection that has waited longest for a request head (a
-    /// silent one, one trickling its head, or one idle between requests) is closed to make
-    /// room; when every connection is busy the server stops accepting, and further
-    /// connections wait in the listener's backlog until one closes (their timeouts start once
-    /// accepted). A connection is closed when a request head takes longer than the
+    /// at once: a connection accepted at the cap makes room by closing the connection that
+    /// has waited longest for a request head (a silent one, one trickling its head, or one
+    /// idle between requests); while every connection is busy it waits, unserved, until one
+    /// closes or goes idle, and further connections wait in the listener's backlog (their
+    /// timeouts start once served). A connection is closed when a request head takes longer than the
     /// [`header_read_timeout`](crate::server::ServerBuilder::header_read_timeout) (the first
     /// one counted from acceptance, so a silent connection goes too), when it stays idle
     /// between requests longer than the
@@ -112,18 +112,6 @@ impl Server {
         let roster = Arc::new(Roster::default());
         let mut backoff = AcceptBackoff::default();
         loop {
-            // At the cap, make room by closing the connection that has waited longest for a
-            // request head, if one does; then accept nothing until a connection closes.
-            let slot = match Arc::clone(&slots).try_acquire_owned() {
-                Ok(slot) => slot,
-                Err(_) => {
-                    roster.close_idlest();
-                    tokio::select! {
-                        slot = Arc::clone(&slots).acquire_owned() => slot.expect("the semaphore stays open"),
-                        () = &mut shutdown => break,
-                    }
-                }
-            };
             let accepted = tokio::select! {
                 accepted = listener.accept() => accepted,
                 () = &mut shutdown => break,
@@ -131,6 +119,10 @@ impl Server {
             match accepted {
                 Ok((stream, peer)) => {
                     backoff.succeeded();
+                    let slot = tokio::select! {
+                        slot = room(&slots, &roster) => slot,
+                        () = &mut shutdown => break,
+                    };
                     let span = tracing::info_span!("connection", transport = "http", %peer);
                     let serving = serve_connection(
                         self.clone(),
@@ -150,7 +142,6 @@ impl Server {
                 // for a request head, if one does, and wait for it to go; else wait rather
                 // than spin. Logged at a bounded rate.
                 Err(error) => {
-                    drop(slot);
                     let left = roster.left();
                     let mut left = pin!(left);
                     left.as_mut().enable();
@@ -189,6 +180,26 @@ impl Server {
 
 /// The longest wait for an evicted connection to close before accepting again.
 const LONGEST_EVICTION: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// How often a connection waiting for room looks again for one to close while every
+/// connection is busy.
+const LOOK_AGAIN: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// A slot for a connection just accepted: at once when one is free; at the cap, after closing
+/// the connection that has waited longest for a request head. While every connection is busy
+/// it looks again every [`LOOK_AGAIN`], until one closes or waits for a request head.
+async fn room(slots: &Arc<Semaphore>, roster: &Roster) -> OwnedSemaphorePermit {
+    loop {
+        if let Ok(slot) = Arc::clone(slots).try_acquire_owned() {
+            return slot;
+        }
+        roster.close_idlest();
+        tokio::select! {
+            slot = Arc::clone(slots).acquire_owned() => return slot.expect("the semaphore stays open"),
+            () = tokio::time::sleep(LOOK_AGAIN) => {}
+        }
+    }
+}
 
 /// A connection as the listener hands it over: its socket and peer, its `slot` among the
 /// connections served at once, and the roster it enters.
@@ -493,13 +504,13 @@ mod tests {
 
     use super::*;
 
-    /// Sends one HTTP/1.1 request and returns the raw answer.
+    /// Sends one HTTP/1.1 request with `server/discover`'s headers and returns the raw answer.
     async fn exchange(addr: SocketAddr, method: &str, path: &str, body: &str) -> String {
         let mut stream = TcpStream::connect(addr).await.unwrap();
         let request = format!(
             "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
              Accept: application/json\r\nMCP-Protocol-Version: 2026-07-28\r\n\
-             Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+             Mcp-Method: server/discover\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
             body.len()
         );
         stream.write_all(request.as_bytes()).await.unwrap();

@@ -87,7 +87,55 @@ pub(crate) fn standard_headers(addr: SocketAddr) -> Vec<(String, String)> {
     .collect()
 }
 
-/// Sends one request with `headers` (replacing same-named standard ones) and reads the answer.
+/// The standard headers of a conforming client sending `body`, with those mirrored from it.
+pub(crate) fn headers_for(addr: SocketAddr, body: &[u8]) -> Vec<(String, String)> {
+    let mut headers = standard_headers(addr);
+    headers.extend(mirrored_headers(body));
+    headers
+}
+
+/// The headers a 2026-07-28 client mirrors from a message's body: `Mcp-Method`, and
+/// `Mcp-Name` on `tools/call`, `prompts/get` and `resources/read` (Base64 in the sentinel
+/// when not plain ASCII). None for a body that is not a JSON-RPC message.
+pub(crate) fn mirrored_headers(body: &[u8]) -> Vec<(String, String)> {
+    let Ok(message) = serde_json::from_slice::<Value>(body) else {
+        return Vec::new();
+    };
+    let Some(method) = message.get("method").and_then(Value::as_str) else {
+        return Vec::new();
+    };
+    let mut headers = vec![("Mcp-Method".to_owned(), method.to_owned())];
+    let member = match method {
+        "tools/call" | "prompts/get" => "name",
+        "resources/read" => "uri",
+        _ => return headers,
+    };
+    if let Some(name) = message["params"][member].as_str() {
+        headers.push(("Mcp-Name".to_owned(), header_value(name)));
+    }
+    headers
+}
+
+/// `value` as a header carries it: as it is when plain visible ASCII, else in the Base64
+/// sentinel.
+pub(crate) fn header_value(value: &str) -> String {
+    use base64::Engine as _;
+    let plain = !value.is_empty()
+        && value.bytes().all(|byte| (0x20..0x7f).contains(&byte))
+        && value.trim() == value
+        && !(value.starts_with("=?base64?") && value.ends_with("?="));
+    if plain {
+        value.to_owned()
+    } else {
+        format!(
+            "=?base64?{}?=",
+            base64::engine::general_purpose::STANDARD.encode(value)
+        )
+    }
+}
+
+/// Sends one request with `headers` (replacing same-named standard ones, and the headers
+/// mirrored from the body; an empty value removes one) and reads the answer.
 pub(crate) async fn send(
     addr: SocketAddr,
     method: &str,
@@ -95,6 +143,7 @@ pub(crate) async fn send(
     body: &[u8],
 ) -> Answer {
     let mut all = standard_headers(addr);
+    all.extend(mirrored_headers(body));
     for (key, value) in headers {
         all.retain(|(existing, _)| !existing.eq_ignore_ascii_case(key));
         if !value.is_empty() {
@@ -213,10 +262,19 @@ pub(crate) fn discover() -> String {
 pub(crate) fn keep_alive_request(addr: SocketAddr, body: &str) -> String {
     format!(
         "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
-         Accept: application/json\r\nMCP-Protocol-Version: {}\r\nContent-Length: {}\r\n\r\n{body}",
+         Accept: application/json\r\nMCP-Protocol-Version: {}\r\n{}Content-Length: {}\r\n\r\n{body}",
         VERSION,
+        mirrored_lines(body.as_bytes()),
         body.len()
     )
+}
+
+/// The mirrored headers of `body` as header lines.
+pub(crate) fn mirrored_lines(body: &[u8]) -> String {
+    mirrored_headers(body)
+        .into_iter()
+        .map(|(name, value)| format!("{name}: {value}\r\n"))
+        .collect()
 }
 
 /// Reads one answer with a `Content-Length` body from a keep-alive connection; its status.
@@ -299,8 +357,9 @@ pub(crate) fn post_with(target: &str, headers: &[String]) -> Vec<u8> {
     }
     request.push_str(&format!(
         "Content-Type: application/json\r\nAccept: application/json\r\n\
-         MCP-Protocol-Version: {}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+         MCP-Protocol-Version: {}\r\n{}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
         VERSION,
+        mirrored_lines(body.as_bytes()),
         body.len()
     ));
     request.into_bytes()

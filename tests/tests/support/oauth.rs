@@ -396,7 +396,16 @@ pub(crate) async fn post(
         ("Content-Type", "application/json".to_owned()),
         ("Accept", "application/json, text/event-stream".to_owned()),
         ("MCP-Protocol-Version", "2026-07-28".to_owned()),
+        ("Mcp-Method", method.to_owned()),
     ];
+    // The target, as 2026-07-28 clients mirror it (these tests name plain ASCII ones).
+    if let Some(name) = body["params"]["name"]
+        .as_str()
+        .or_else(|| body["params"]["uri"].as_str())
+        .filter(|_| matches!(method, "tools/call" | "prompts/get" | "resources/read"))
+    {
+        headers.push(("Mcp-Name", name.to_owned()));
+    }
     if let Some(token) = token {
         headers.push(("Authorization", format!("Bearer {token}")));
     }

@@ -1,0 +1,186 @@
+//! The standard request headers of revision 2026-07-28 over HTTP (SEP-2243): `Mcp-Method` on
+//! every message, `Mcp-Name` on `tools/call`, `resources/read` and `prompts/get`, and the
+//! `Mcp-Param-{Name}` headers a tool's `x-mcp-header` annotations ask for (`param_headers.rs`).
+//!
+//! Intermediaries route on these headers while the server runs what the body says, so a header
+//! that is missing, malformed or disagrees with the body is refused with HTTP 400 and
+//! `-32020` (`HeaderMismatch`) before anything runs. Header names are matched without regard
+//! to case, values exactly. `Mcp-Name` and `Mcp-Param-*` values may carry the Base64 sentinel
+//! (`=?base64?...?=`), decoded before they are compared. Legacy sessions and stdio have no such
+//! headers.
+
+use std::borrow::Cow;
+
+use axum::http::HeaderMap;
+use base64::Engine as _;
+use serde_json::{Map, Value};
+
+use super::error::RpcError;
+use crate::logfield::untrusted;
+
+/// The header mirroring the JSON-RPC `method`.
+pub(crate) const MCP_METHOD: &str = "mcp-method";
+/// The header mirroring `params.name` or `params.uri`.
+pub(crate) const MCP_NAME: &str = "mcp-name";
+
+const SENTINEL_PREFIX: &str = "=?base64?";
+const SENTINEL_SUFFIX: &str = "?=";
+
+/// Checks `Mcp-Method` against `method` and, where the method names a target, `Mcp-Name`
+/// against `params.name` or `params.uri`.
+pub(crate) fn check_standard(
+    method: &str,
+    params: &Map<String, Value>,
+    headers: &HeaderMap,
+) -> Result<(), RpcError> {
+    match single(headers, MCP_METHOD)? {
+        None => return Err(mismatch("missing `Mcp-Method` header")),
+        Some(value) if value == method => {}
+        Some(value) => {
+            return Err(mismatch(format!(
+                "the `Mcp-Method` header `{}` does not match the body's method `{}`",
+                untrusted(value),
+                untrusted(method)
+            )));
+        }
+    }
+    let member = match method {
+        "tools/call" | "prompts/get" => "name",
+        "resources/read" => "uri",
+        _ => return Ok(()),
+    };
+    let Some(value) = single(headers, MCP_NAME)? else {
+        return Err(mismatch(format!(
+            "missing `Mcp-Name` header, required on `{method}`"
+        )));
+    };
+    let name = decode(value).ok_or_else(|| mismatch("malformed `Mcp-Name` header"))?;
+    match params.get(member) {
+        Some(Value::String(body)) if *body == name => Ok(()),
+        Some(Value::String(body)) => Err(mismatch(format!(
+            "the `Mcp-Name` header `{}` does not match the body's `{member}` `{}`",
+            untrusted(&name),
+            untrusted(body)
+        ))),
+        _ => Err(mismatch(format!(
+            "the `Mcp-Name` header names a target, but the body has no string `{member}`"
+        ))),
+    }
+}
+
+/// The only value of header `name` as text: `None` when absent; refused when repeated or not
+/// visible ASCII (with spaces and tabs), as header values must be.
+pub(crate) fn single<'a>(headers: &'a HeaderMap, name: &str) -> Result<Option<&'a str>, RpcError> {
+    let mut values = headers.get_all(name).iter();
+    let Some(first) = values.next() else {
+        return Ok(None);
+    };
+    if values.next().is_some() {
+        return Err(mismatch(format!("more than one `{name}` header")));
+    }
+    first
+        .to_str()
+        .map(Some)
+        .map_err(|_| mismatch(format!("the `{name}` header holds invalid characters")))
+}
+
+/// A header value with the Base64 sentinel decoded: `=?base64?{standard Base64 of UTF-8}?=`,
+/// or the value as it is. `None` when the sentinel holds no valid Base64 of UTF-8 text.
+pub(crate) fn decode(value: &str) -> Option<Cow<'_, str>> {
+    let Some(encoded) = value
+        .strip_prefix(SENTINEL_PREFIX)
+        .and_then(|rest| rest.strip_suffix(SENTINEL_SUFFIX))
+    else {
+        return Some(Cow::Borrowed(value));
+    };
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(encoded)
+        .ok()?;
+    String::from_utf8(bytes).ok().map(Cow::Owned)
+}
+
+pub(crate) fn mismatch(message: impl Into<String>) -> RpcError {
+    RpcError::header_mismatch(message)
+}
+
+#[cfg(test)]
+mod tests {
+    use axum::http::HeaderValue;
+    use serde_json::json;
+
+    use super::*;
+
+    fn headers(pairs: &[(&'static str, &str)]) -> HeaderMap {
+        let mut map = HeaderMap::new();
+        for (name, value) in pairs {
+            map.append(*name, HeaderValue::from_str(value).unwrap());
+        }
+        map
+    }
+
+    fn params(value: Value) -> Map<String, Value> {
+        value.as_object().unwrap().clone()
+    }
+
+    fn code(result: Result<(), RpcError>) -> Option<(i64, u16)> {
+        result.err().map(|error| (error.code(), error.status))
+    }
+
+    #[test]
+    fn the_sentinel_is_decoded_and_other_values_kept() {
+        assert_eq!(decode("us-west1").unwrap(), "us-west1");
+        assert_eq!(
+            decode("=?base64?SGVsbG8sIOS4lueVjA==?=").unwrap(),
+            "Hello, 世界"
+        );
+        assert_eq!(decode("=?base64?IHBhZGRlZCA=?=").unwrap(), " padded ");
+        assert_eq!(
+            decode("=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?=").unwrap(),
+            "=?base64?literal?="
+        );
+        assert!(decode("=?base64?not base64!?=").is_none());
+        assert!(decode("=?base64?/w==?=").is_none(), "not UTF-8");
+        // Markers are case-sensitive: anything else is a plain value.
+        assert_eq!(decode("=?BASE64?SGk=?=").unwrap(), "=?BASE64?SGk=?=");
+    }
+
+    #[test]
+    fn method_and_name_must_be_present_and_match() {
+        let call = params(json!({"name": "get_weather"}));
+        let ok = headers(&[("mcp-method", "tools/call"), ("mcp-name", "get_weather")]);
+        assert!(check_standard("tools/call", &call, &ok).is_ok());
+        let mixed_case = headers(&[("Mcp-Method", "tools/call"), ("MCP-NAME", "get_weather")]);
+        assert!(check_standard("tools/call", &call, &mixed_case).is_ok());
+        for bad in [
+            headers(&[("mcp-name", "get_weather")]),
+            headers(&[("mcp-method", "tools/list"), ("mcp-name", "get_weather")]),
+            headers(&[("mcp-method", "Tools/Call"), ("mcp-name", "get_weather")]),
+            headers(&[("mcp-method", "tools/call")]),
+            headers(&[("mcp-method", "tools/call"), ("mcp-name", "other")]),
+            headers(&[
+                ("mcp-method", "tools/call"),
+                ("mcp-method", "tools/call"),
+                ("mcp-name", "get_weather"),
+            ]),
+            headers(&[("mcp-method", "tools/call"), ("mcp-name", "=?base64?!!?=")]),
+        ] {
+            assert_eq!(
+                code(check_standard("tools/call", &call, &bad)),
+                Some((-32020, 400)),
+                "{bad:?}"
+            );
+        }
+        let read = params(json!({"uri": "file:///projects/a b.json"}));
+        let encoded = headers(&[
+            ("mcp-method", "resources/read"),
+            (
+                "mcp-name",
+                "=?base64?ZmlsZTovLy9wcm9qZWN0cy9hIGIuanNvbg==?=",
+            ),
+        ]);
+        assert!(check_standard("resources/read", &read, &encoded).is_ok());
+        // Methods without a target need only `Mcp-Method`.
+        let list = headers(&[("mcp-method", "tools/list")]);
+        assert!(check_standard("tools/list", &Map::new(), &list).is_ok());
+    }
+}
