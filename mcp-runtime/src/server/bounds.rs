@@ -128,8 +128,8 @@ impl ServerBuilder {
     /// [`DEFAULT_MAX_CONNECTIONS`](crate::transport::DEFAULT_MAX_CONNECTIONS), 1024). At the
     /// cap, or when accepting fails for want of file descriptors, the connection that has
     /// waited longest for a request head (silent, trickling one, or idle between requests) is
-    /// closed to make room; when every connection is busy, new ones wait in the listener's
-    /// backlog until one closes. Applies to
+    /// closed to make room; while every connection is busy, the next one waits unserved until
+    /// one closes or goes idle, and the others in the listener's backlog. Applies to
     /// [`Server::serve_listener`](super::Server::serve_listener) and
     /// [`Server::serve_http`](super::Server::serve_http).
     pub fn max_connections(mut self, max: usize) -> Self {

@@ -14,6 +14,13 @@
 //! Every other method, including those this revision removed (`ping`, `logging/setLevel`,
 //! `resources/subscribe`, ...), answers `-32601`. Lists follow registration order.
 //!
+//! Over HTTP (a [`RequestFacts::http`] with its headers), such a message must carry the
+//! revision's standard headers, checked against the body before anything runs: `Mcp-Method`
+//! always, `Mcp-Name` on `tools/call`, `prompts/get` and `resources/read`, and an
+//! `Mcp-Param-{Name}` for each argument with a value that the tool's `inputSchema` marks with
+//! `x-mcp-header`. A header missing, repeated, malformed (Base64 sentinel included) or
+//! disagreeing with the body is answered HTTP 400 with `-32020`.
+//!
 //! # Revisions 2025-11-25, 2025-06-18 and 2025-03-26: sessions
 //!
 //! `initialize` opens a legacy session. The version is negotiated as those revisions say: the
