@@ -3,7 +3,9 @@
 #
 # Installs the pinned suite and Node 22 from the npm registry into .cache/conformance (git-ignored),
 # builds and starts the server on a free loopback port, and runs against it, in this order:
-#   - the 14 `input-required-result-*` scenarios and `server-stateless` one by one (2026-07-28);
+#   - the 14 `input-required-result-*` scenarios, `server-stateless` and the two standard-header
+#     scenarios (`http-header-validation`, `http-custom-header-server-validation`) one by one
+#     (2026-07-28);
 #   - `--requirements 2026-07-28` (the stateless revision);
 #   - `--requirements 2025-11-25` (the legacy revision: initialize handshake and sessions);
 #   - the unscored `server-session-lifecycle` scenario at 2025-11-25.
@@ -86,6 +88,9 @@ SCENARIOS=(
   input-required-result-ignore-extra-params
   input-required-result-validate-input
   server-stateless
+  # The standard request headers (SEP-2243), pending in the suite: unscored, but held to.
+  http-header-validation
+  http-custom-header-server-validation
 )
 # Unscored at 2025-11-25 (added after that revision's anchor release), run on their own.
 SCENARIOS_2025=(

@@ -309,6 +309,21 @@ async fn test_input_required_result_capabilities(cx: Cx) -> ToolResult {
     Ok(text(format!("The model picked: {}", sampled(&reply))))
 }
 
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct RegionArgs {
+    /// Where the query runs: clients mirror it as `Mcp-Param-Region`.
+    #[schemars(extend("x-mcp-header" = "Region"))]
+    region: String,
+    /// The query.
+    query: String,
+}
+
+/// Runs a query in a region that gateways route on (`x-mcp-header`).
+#[tool]
+async fn test_custom_header(args: RegionArgs) -> ToolResult {
+    Ok(text(format!("Ran `{}` in {}", args.query, args.region)))
+}
+
 #[derive(ElicitForm)]
 struct Context {
     /// What the prompt should be about.
@@ -503,6 +518,7 @@ fn server() -> ServerBuilder {
         .tool(test_input_required_result_multi_round)
         .tool(test_input_required_result_tampered_state)
         .tool(test_input_required_result_capabilities)
+        .tool(test_custom_header)
         .prompt(test_simple_prompt)
         .prompt(test_prompt_with_arguments)
         .prompt(test_prompt_with_embedded_resource)
