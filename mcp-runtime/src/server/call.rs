@@ -216,7 +216,10 @@ impl<H: Serves> Call<H> {
                         let answers = round.input_responses.as_ref();
                         let state_id = *opened.id().as_bytes();
                         let expires_at = opened.expires_at();
-                        match single_use::begin(store, state_id, expires_at, answers).await {
+                        let subject = self.context.subject.as_deref();
+                        let verdict =
+                            single_use::begin(store, subject, state_id, expires_at, answers);
+                        match verdict.await {
                             Verdict::Run(record) => first_use = Some(record),
                             Verdict::Replay(reply) => {
                                 let outcome = replayed(&id, reply).0;
