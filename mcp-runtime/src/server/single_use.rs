@@ -17,22 +17,50 @@
 //!   quotas](crate::state::ReplayStore#owners-and-quotas)) is refused the same way, for its
 //!   own new rounds only: records are charged to the subject the state is bound to, and
 //!   callers without one share one anonymous owner;
-//! - a first use cut off before it has a reply (its client closed the connection or cancelled
-//!   the request, so the round's future is dropped) releases its record: a retry with the same
-//!   answers runs the round again, and code of the round before the `.await` where it was cut
-//!   off runs a second time (see [`ReplayStore`'s a round cut
-//!   off](crate::state::ReplayStore#a-round-cut-off) for why). One cut off once its reply is
-//!   known stores that reply all the same.
+//! - a first use runs in a task of the server's (`call.rs`), not in the request's future: when
+//!   its client goes away (closes the connection, cancels the request) the round runs to its
+//!   end all the same and stores its reply, and the retry gets that reply; nothing runs twice.
+//!   At most as many such rounds run at once as requests may (`max_concurrent_requests`); past
+//!   that a round is refused with the retryable error before its handler runs (its record
+//!   released). A round dropped before its reply (its task aborted as the runtime shuts
+//!   down) releases its record, as [`ReplayStore`'s a round cut
+//!   off](crate::state::ReplayStore#a-round-cut-off) describes.
 
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde_json::Value;
 use sha2::{Digest as _, Sha256};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use crate::logfield::{RateLimit, warn_limited};
 use crate::protocol::InputResponses;
 use crate::state::{Begin, Owner, ReplayStore, StoreError};
+
+/// The replay store, and the single-use rounds allowed to run at once.
+#[derive(Clone)]
+pub(crate) struct Replay {
+    pub(crate) store: Arc<dyn ReplayStore>,
+    /// One permit per single-use round running, whether its client still waits or went
+    /// away: as many as requests may run at once.
+    rounds: Arc<Semaphore>,
+}
+
+impl Replay {
+    /// The server's replay state, when it has a store: `max_rounds` single-use rounds may run
+    /// at once (the server's cap on requests at once).
+    pub(crate) fn new(store: Option<Arc<dyn ReplayStore>>, max_rounds: usize) -> Option<Self> {
+        store.map(|store| Self {
+            store,
+            rounds: Arc::new(Semaphore::new(max_rounds.max(1))),
+        })
+    }
+
+    /// A permit for one more single-use round, if fewer than the cap run.
+    pub(crate) fn round_permit(&self) -> Option<OwnedSemaphorePermit> {
+        Arc::clone(&self.rounds).try_acquire_owned().ok()
+    }
+}
 
 /// Rounds refused over their caller's quota: at most 10 lines every 5 seconds.
 static OVER_QUOTA: RateLimit = RateLimit::new(10, Duration::from_secs(5));

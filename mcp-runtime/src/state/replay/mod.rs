@@ -51,8 +51,11 @@ pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 ///
 /// # A round cut off
 ///
-/// A round whose client goes away (its HTTP connection closes, or it cancels the request) is
-/// dropped at the `.await` it had reached, before it has a reply to store. The server then
+/// The server runs a round whose use has begun in a task of its own, so a client that goes
+/// away (its HTTP connection closes, or it cancels the request) does not cut it off: the
+/// round runs to its end and stores its reply, and the retry gets it. A round can still be
+/// dropped at the `.await` it had reached, before it has a reply to store, when its task is
+/// aborted (the runtime shutting down). The server then
 /// [`release`](ReplayStore::release)s its use: the record keeps the answers, so the state is
 /// still refused with any others, but the next use with the same answers runs the round
 /// again. The client never got a reply, and a lost reply is exactly what a retry is for;
