@@ -8,7 +8,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use mcp_runtime::state::{Begin, ManualClock, MemoryReplayStore, ReplayStore, StoreError};
+use mcp_runtime::state::{
+    Begin, DEFAULT_OWNER_QUOTA, ManualClock, MemoryReplayStore, Owner, ReplayStore, StoreError,
+};
 
 const TTL: Duration = Duration::from_secs(600);
 
@@ -244,6 +246,39 @@ async fn a_released_use_keeps_its_expiry(store: Arc<dyn ReplayStore>) {
     );
 }
 
+async fn each_subject_holds_its_quota_and_no_other_owner_notices(store: Arc<dyn ReplayStore>) {
+    let store = &*store;
+    // Random subjects, so that runs against a shared Redis never meet.
+    let (greedy, other) = (format!("greedy-{:x?}", id()), format!("other-{:x?}", id()));
+    let (greedy, other) = (Owner::Subject(&greedy), Owner::Subject(&other));
+    let ours = answers(20);
+    let short = Duration::from_millis(300);
+    let mut held = Vec::new();
+    for n in 0..DEFAULT_OWNER_QUOTA {
+        let state = id();
+        let ttl = if n == 0 { short } else { TTL };
+        let begun = store.begin_owned(greedy, &state, &ours, ttl).await;
+        assert_eq!(begun.ok(), Some(Begin::Fresh), "record {n}");
+        held.push(state);
+    }
+    let over = store.begin_owned(greedy, &id(), &ours, TTL).await;
+    assert!(
+        matches!(over, Err(StoreError::OverQuota { quota }) if quota == DEFAULT_OWNER_QUOTA),
+        "{over:?}"
+    );
+    // Records already held are answered whatever the quota.
+    let retried = store.begin_owned(greedy, &held[1], &ours, TTL).await;
+    assert_eq!(retried.ok(), Some(Begin::Pending));
+    // Other owners go on.
+    let begun = store.begin_owned(other, &id(), &ours, TTL).await;
+    assert_eq!(begun.ok(), Some(Begin::Fresh));
+    assert_eq!(begin(store, &id(), &ours).await, Begin::Fresh);
+    // A record that expires gives its place back.
+    tokio::time::sleep(short + Duration::from_millis(200)).await;
+    let begun = store.begin_owned(greedy, &id(), &ours, TTL).await;
+    assert_eq!(begun.ok(), Some(Begin::Fresh));
+}
+
 /// Runs each behaviour above on a fresh in-process store and on Redis.
 macro_rules! on_both_stores {
     ($($behaviour:ident),* $(,)?) => {
@@ -280,6 +315,7 @@ on_both_stores!(
     concurrent_uses_run_once,
     a_released_use_begins_again_with_its_answers_only,
     a_released_use_keeps_its_expiry,
+    each_subject_holds_its_quota_and_no_other_owner_notices,
 );
 
 // ---- In process only: the bound, and expiry on an injected clock.

@@ -1,7 +1,8 @@
 //! Retries of single-use rounds over HTTP: a retry while the first use runs is told when to
-//! come back; a round cut off by a closed connection (or cancelled over stdio) can be
-//! retried; a full in-process store refuses with a retryable `503`; and a retried round gets
-//! exactly the first reply, whether it asked a further question (the same next state), failed
+//! come back; a round whose client goes away (its connection closed, or cancelled over stdio)
+//! runs to its end all the same, and the retry gets its reply without running it again; a
+//! full in-process store refuses with a retryable `503`; and a retried round gets exactly the
+//! first reply, whether it asked a further question (the same next state), failed
 //! (the same error) or was cut off while storing its reply. In process and, for the cut-off
 //! round, in a real `redis-server`.
 
@@ -26,6 +27,7 @@ use redis_support::TestRedis;
 use serde_json::{Value, json};
 use tokio::io::AsyncWriteExt;
 use tokio::net::TcpStream;
+use tokio::sync::Semaphore;
 
 /// How long a test waits for a handler to start, or for a retry to be let through.
 const WAIT: Duration = Duration::from_secs(5);
@@ -67,14 +69,38 @@ struct Ticket {
     ticket: String,
 }
 
-/// Asks, then runs: its first run after the answer waits until its client goes away; later
-/// runs answer which run they are.
+/// Gates the first run of `hold` per ticket: closed until the test opens it.
+static GATES: Mutex<Option<HashMap<String, Arc<Semaphore>>>> = Mutex::new(None);
+
+fn gate(ticket: &str) -> Arc<Semaphore> {
+    let mut gates = GATES.lock().unwrap();
+    let gates = gates.get_or_insert_with(HashMap::new);
+    Arc::clone(
+        gates
+            .entry(ticket.to_owned())
+            .or_insert_with(|| Arc::new(Semaphore::new(0))),
+    )
+}
+
+/// Waits until the test opens `ticket`'s gate (forever, for a test that never does).
+async fn wait_for_gate(ticket: &str) {
+    let gate = gate(ticket);
+    let _passed = gate.acquire().await;
+}
+
+/// Opens `ticket`'s gate for good.
+fn open_gate(ticket: &str) {
+    gate(ticket).add_permits(Semaphore::MAX_PERMITS >> 4);
+}
+
+/// Asks, then runs: its first run after the answer waits at the ticket's gate; later runs
+/// answer which run they are.
 #[tool(single_use)]
 async fn hold(args: Ticket, cx: Cx) -> ToolResult {
     let sure: Sure = cx.elicit("Hold?").await?;
     let run = bump(&format!("hold:{}", args.ticket)) + 1;
     if run == 1 {
-        std::future::pending::<()>().await;
+        wait_for_gate(&args.ticket).await;
     }
     Ok(text(format!("held ({}) on run {run}", sure.ok)))
 }
@@ -117,15 +143,25 @@ fn builder() -> ServerBuilder {
         .tool(quick)
 }
 
-/// An in-process store whose first `finish` never completes: the round storing its reply is
-/// still waiting for it when its client goes away.
-#[derive(Default)]
-struct StuckFinish {
+/// An in-process store whose first `finish` waits until the test opens its gate: the round
+/// storing its reply is still waiting for it when its client goes away.
+struct SlowFinish {
     inner: MemoryReplayStore,
     finishes: AtomicUsize,
+    gate: Semaphore,
 }
 
-impl ReplayStore for StuckFinish {
+impl Default for SlowFinish {
+    fn default() -> Self {
+        Self {
+            inner: MemoryReplayStore::new(),
+            finishes: AtomicUsize::new(0),
+            gate: Semaphore::new(0),
+        }
+    }
+}
+
+impl ReplayStore for SlowFinish {
     fn begin(
         &self,
         id: &[u8; 16],
@@ -142,10 +178,14 @@ impl ReplayStore for StuckFinish {
         reply: &[u8],
         ttl: Duration,
     ) -> BoxFuture<'_, Result<(), StoreError>> {
-        if self.finishes.fetch_add(1, Ordering::SeqCst) == 0 {
-            return Box::pin(std::future::pending());
-        }
-        self.inner.finish(id, answers, reply, ttl)
+        let first = self.finishes.fetch_add(1, Ordering::SeqCst) == 0;
+        let (id, answers, reply) = (*id, *answers, reply.to_vec());
+        Box::pin(async move {
+            if first {
+                let _passed = self.gate.acquire().await;
+            }
+            self.inner.finish(&id, &answers, &reply, ttl).await
+        })
     }
 
     fn release(&self, id: &[u8; 16], answers: &[u8; 32]) -> BoxFuture<'_, Result<(), StoreError>> {
@@ -246,45 +286,61 @@ async fn a_retry_while_the_first_use_runs_is_told_to_retry_after_a_second() {
     assert_eq!(count("hold:r1"), 1, "the retry ran nothing");
 }
 
-/// The first use of a `hold` state is cut off by its client closing the connection; a retry
-/// with the same answers then runs the round again, once, and other answers are still refused.
-async fn a_cut_off_round_runs_again_on_retry(server: Server, ticket: &str) {
+/// How long retries are sent while a cut-off round still runs: long enough, many times over,
+/// for the server to see the connection close (which used to release the round).
+const WHILE_RUNNING: Duration = Duration::from_millis(300);
+
+/// Sends `name`'s round for `ticket` for [`WHILE_RUNNING`], and checks that each retry is told
+/// to come back later: the round is still running, its client gone or not.
+async fn retries_are_told_to_wait(addr: SocketAddr, name: &str, ticket: &str, token: &str) {
+    let until = tokio::time::Instant::now() + WHILE_RUNNING;
+    while tokio::time::Instant::now() < until {
+        let retry = call(addr, name, ticket, Some(token), Some(sure(true))).await;
+        assert!(is_retry_later(&retry), "{:?}", retry.json());
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+/// The first use of a `hold` state is cut off by its client closing the connection; the
+/// round runs to its end all the same, in a task of the server's, and a retry with the same
+/// answers gets its reply without running anything again; other answers are still refused.
+async fn a_cut_off_round_runs_once_and_the_retry_gets_its_reply(server: Server, ticket: &str) {
     let running = client::start(server).await;
     let addr = running.addr;
     let (token, held) = hold_first_use(addr, ticket).await;
     drop(held);
-    // The claim is released in the background once the round is dropped; until then a retry
-    // is told to come back, as a client following `Retry-After` would.
+    retries_are_told_to_wait(addr, "hold", ticket, &token).await;
+    open_gate(ticket);
     let retried = retry_until_let_through(addr, "hold", ticket, &token).await;
     assert_eq!(retried.status, 200, "{retried:?}");
     let retried = retried.json();
     assert_eq!(
-        retried["result"]["content"][0]["text"], "held (true) on run 2",
+        retried["result"]["content"][0]["text"], "held (true) on run 1",
         "{retried}"
     );
-    // That second run is the use now: its reply is answered again, nothing runs.
+    // Its reply is answered again, nothing runs.
     let again = call(addr, "hold", ticket, Some(&token), Some(sure(true))).await;
     assert_eq!(again.json(), retried);
     let other = call(addr, "hold", ticket, Some(&token), Some(sure(false))).await;
     assert!(client::is_state_refusal(&other.json()), "{other:?}");
-    assert_eq!(count(&format!("hold:{ticket}")), 2);
+    assert_eq!(count(&format!("hold:{ticket}")), 1);
 }
 
 #[tokio::test]
-async fn a_round_cut_off_by_a_closed_connection_runs_again_on_retry() {
+async fn a_round_cut_off_by_a_closed_connection_runs_once_and_the_retry_gets_its_reply() {
     let server = builder().replay_store(MemoryReplayStore::new()).build();
-    a_cut_off_round_runs_again_on_retry(server, "r2").await;
+    a_cut_off_round_runs_once_and_the_retry_gets_its_reply(server, "r2").await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_round_cut_off_by_a_closed_connection_runs_again_on_retry_with_redis() {
+async fn a_round_cut_off_by_a_closed_connection_runs_once_with_redis() {
     let redis = TestRedis::shared_or_own();
     let store = RedisReplayStore::connect(redis.url())
         .await
         .expect("Redis answers")
         .with_prefix(redis.prefix());
     let server = builder().replay_store(store).build();
-    a_cut_off_round_runs_again_on_retry(server, "r3").await;
+    a_cut_off_round_runs_once_and_the_retry_gets_its_reply(server, "r3").await;
 }
 
 /// Sends `name`'s round for `ticket` until it is no longer told to retry later; fails the test
@@ -311,7 +367,7 @@ async fn retry_until_let_through(
 
 #[tokio::test]
 async fn a_round_cut_off_while_storing_its_reply_still_stores_it() {
-    let store = Arc::new(StuckFinish::default());
+    let store = Arc::new(SlowFinish::default());
     let running = client::start(builder().replay_store(Arc::clone(&store)).build()).await;
     let addr = running.addr;
     let first = call(addr, "quick", "r8", None, None).await.json();
@@ -326,6 +382,8 @@ async fn a_round_cut_off_while_storing_its_reply_still_stores_it() {
         .await
         .expect("the round ran and is storing its reply");
     drop(held);
+    retries_are_told_to_wait(addr, "quick", "r8", &token).await;
+    store.gate.add_permits(1);
     // The handler ran to its end: the retry gets that run's reply, and nothing runs again.
     let retried = retry_until_let_through(addr, "quick", "r8", &token).await;
     assert_eq!(retried.status, 200, "{retried:?}");
@@ -334,11 +392,11 @@ async fn a_round_cut_off_while_storing_its_reply_still_stores_it() {
         "quick (true) on run 1"
     );
     assert_eq!(count("quick:r8"), 1);
-    assert_eq!(store.finishes.load(Ordering::SeqCst), 2);
+    assert_eq!(store.finishes.load(Ordering::SeqCst), 1);
 }
 
 #[tokio::test]
-async fn a_round_cancelled_over_stdio_runs_again_on_retry() {
+async fn a_round_cancelled_over_stdio_runs_once_and_the_retry_gets_its_reply() {
     use tokio::io::{AsyncBufReadExt, BufReader};
 
     let server = builder().replay_store(MemoryReplayStore::new()).build();
@@ -372,9 +430,18 @@ async fn a_round_cancelled_over_stdio_runs_again_on_retry() {
     let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
         "params": {"requestId": 2}});
     exchange(cancel, false).await;
-    // Released in the background: until then the retry is told to try again later.
+    // Still running: the retry is told to try again later.
+    let until = tokio::time::Instant::now() + WHILE_RUNNING;
+    let mut id = 3;
+    while tokio::time::Instant::now() < until {
+        let retried = exchange(with_id(round.clone(), id), true).await;
+        assert_eq!(retried["error"]["code"], -32603, "{retried}");
+        id += 1;
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    open_gate("r9");
     let mut retried = Value::Null;
-    for id in 3..200 {
+    for id in id..id + 200 {
         retried = exchange(with_id(round.clone(), id), true).await;
         if retried["error"]["code"] != -32603 {
             break;
@@ -382,9 +449,10 @@ async fn a_round_cancelled_over_stdio_runs_again_on_retry() {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     assert_eq!(
-        retried["result"]["content"][0]["text"], "held (true) on run 2",
+        retried["result"]["content"][0]["text"], "held (true) on run 1",
         "{retried}"
     );
+    assert_eq!(count("hold:r9"), 1);
 }
 
 #[tokio::test]

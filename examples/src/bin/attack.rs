@@ -31,6 +31,17 @@
 //! - `mix`: slow headers, slow chunked bodies, silent connections, deeply nested 4 MiB JSON
 //!   bodies and junk bytes at once for `--duration` seconds (`scripts/soak.sh` runs it next
 //!   to honest flows).
+//! - `replay-fill`: one subject mints and uses single-use states as fast as it can while
+//!   another runs single-use flows; the honest rounds that succeed and their latency, with the
+//!   replay store's per-subject quota and without it. Serves its own server (below).
+//! - `token-spray`: bearer tokens with garbage signatures under the server's `kid` while a
+//!   client whose token is cached lists the tools; its latency quiet and under spray, with
+//!   the bound on signature checks at once and without it. Serves its own server.
+//!
+//! `replay-fill` and `token-spray` need callers told apart by tokens the server trusts, so
+//! they ignore `--addr` and `--server-pid`: each starts a `deploy` server (every state
+//! single-use, OAuth trusting the end-to-end tests' P-256 key) on a loopback port, on a
+//! runtime of its own, in this process.
 //!
 //! Traffic goes to `--addr` only; run it against a loopback server.
 
@@ -43,6 +54,10 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use clap::{Parser, Subcommand, ValueEnum};
+
+/// The `replay-fill` and `token-spray` modes.
+#[path = "attack/states.rs"]
+mod states;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio::task::JoinSet;
@@ -159,6 +174,27 @@ enum Mode {
         #[arg(long, default_value_t = 60.0)]
         duration: f64,
     },
+    /// One subject fills the replay store while another runs single-use flows.
+    ReplayFill {
+        /// The attacker's connections at once.
+        #[arg(long, default_value_t = 16)]
+        workers: usize,
+        /// Seconds to attack for.
+        #[arg(long, default_value_t = 10.0)]
+        duration: f64,
+        /// The in-process store's capacity (small, so that one run fills it).
+        #[arg(long, default_value_t = 4_000)]
+        capacity: usize,
+    },
+    /// Garbage signatures sprayed while a cached-token client calls.
+    TokenSpray {
+        /// Spraying connections at once.
+        #[arg(long, default_value_t = 64)]
+        connections: usize,
+        /// Seconds to spray for.
+        #[arg(long, default_value_t = 5.0)]
+        duration: f64,
+    },
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -221,6 +257,15 @@ fn main() {
                 sessions::sessions_mix(target, secs(duration), from).await
             }
             Mode::Mix { duration } => mix_attack(target, secs(duration)).await,
+            Mode::ReplayFill {
+                workers,
+                duration,
+                capacity,
+            } => states::replay_fill_attack(workers, secs(duration), capacity).await,
+            Mode::TokenSpray {
+                connections,
+                duration,
+            } => states::token_spray_attack(connections, secs(duration)).await,
         }
     });
     if let Err(error) = result {

@@ -28,8 +28,13 @@ impl Claims {
         }
     }
 
-    /// The subject: the token's `sub` claim, or the claim the server names instead
-    /// ([`OAuthBuilder::subject_claim`](crate::auth::OAuthBuilder::subject_claim)).
+    /// The subject states and sessions bind to: the token's `sub` claim, or the claim the
+    /// server names instead
+    /// ([`OAuthBuilder::subject_claim`](crate::auth::OAuthBuilder::subject_claim)). On a
+    /// server that trusts more than one issuer it is qualified by the issuer,
+    /// `{issuer}#{sub}` (`https://as-a.example#alice`), so that two issuers' users of the
+    /// same name are two subjects; the bare claim stays readable with
+    /// [`get`](Self::get)`("sub")`.
     pub fn subject(&self) -> &str {
         &self.subject
     }

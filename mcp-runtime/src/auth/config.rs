@@ -6,8 +6,9 @@ use std::time::Duration;
 
 use super::Claims;
 use super::cache::TokenCache;
-use super::fetch::{FetchJwks, HttpFetcher, Scheme, Target};
-use super::jwks::{KeySet, Keys, Refresh};
+use super::fetch::FetchJwks;
+use super::issuers::{KeySource, Sources};
+use super::jwks::Refresh;
 use super::metadata::is_scope_token;
 use super::validate::{Reason, Verifier};
 
@@ -26,6 +27,13 @@ pub const DEFAULT_JWKS_TIMEOUT: Duration = Duration::from_secs(5);
 /// The default number of verified tokens remembered: 1024 (tokens of at most 4 KiB each, so
 /// a full cache holds some megabytes at worst).
 pub const DEFAULT_TOKEN_CACHE: usize = 1024;
+
+/// The default number of new tokens whose signatures are checked at once: half the CPUs the
+/// process may use (as [`std::thread::available_parallelism`] counts them), at least one. See
+/// [`OAuthBuilder::max_concurrent_verifications`].
+pub fn default_max_concurrent_verifications() -> usize {
+    std::thread::available_parallelism().map_or(1, |cpus| (cpus.get() / 2).max(1))
+}
 
 /// A checked OAuth resource-server configuration, for
 /// [`ServerBuilder::oauth`](crate::server::ServerBuilder::oauth). Built by [`OAuth::builder`];
@@ -90,6 +98,7 @@ impl OAuth {
             audiences: Vec::new(),
             jwks_url: None,
             jwks: Vec::new(),
+            tied: Vec::new(),
             fetcher: None,
             required_scopes: Vec::new(),
             scopes_supported: Vec::new(),
@@ -102,6 +111,7 @@ impl OAuth {
             },
             resource_name: None,
             cache_capacity: DEFAULT_TOKEN_CACHE,
+            max_verifications: None,
             implied: HashMap::new(),
         }
     }
@@ -150,7 +160,8 @@ impl TokenError {
     }
 
     /// `Some` when the token was not refused but could not be checked: no JWK set has been
-    /// fetched yet (its server is unreachable, or its certificate untrusted). A transport
+    /// fetched yet (its server is unreachable, or its certificate untrusted), or as many new
+    /// tokens as [`OAuthBuilder::max_concurrent_verifications`] allows are being checked. A transport
     /// answers that as a temporary failure (`503` with `Retry-After`, as the HTTP transport
     /// does) rather than `401`, which would send the client for a new token it does not need.
     pub fn retry_after(&self) -> Option<Duration> {
@@ -174,6 +185,7 @@ pub struct OAuthBuilder {
     audiences: Vec<String>,
     jwks_url: Option<String>,
     jwks: Vec<String>,
+    tied: Vec<(String, KeySource)>,
     fetcher: Option<Arc<dyn FetchJwks>>,
     required_scopes: Vec<String>,
     scopes_supported: Vec<String>,
@@ -182,6 +194,7 @@ pub struct OAuthBuilder {
     refresh: Refresh,
     resource_name: Option<String>,
     cache_capacity: usize,
+    max_verifications: Option<usize>,
     implied: HashMap<String, Vec<String>>,
 }
 
@@ -209,7 +222,8 @@ impl OAuthBuilder {
     }
 
     /// Fetches the verification keys from the JWK set at `url` (see the module's Keys
-    /// section). Without [`jwks_fetcher`](Self::jwks_fetcher), an `http://` URL is fetched
+    /// section), for the one issuer; a configuration of several issuers ties each key set to
+    /// its issuer with [`issuer_jwks_url`](Self::issuer_jwks_url) instead. Without [`jwks_fetcher`](Self::jwks_fetcher), an `http://` URL is fetched
     /// over plain TCP, and an `https://` URL by an `auth::HttpsFetcher` trusting Mozilla's
     /// roots, which needs the `oauth-https` feature (on by default).
     pub fn jwks_url(mut self, url: impl Into<String>) -> Self {
@@ -217,10 +231,37 @@ impl OAuthBuilder {
         self
     }
 
-    /// Verifies with the keys of a JWK set document (`{"keys": [...]}`), held for good.
-    /// Static keys are looked up before fetched ones. May be called more than once.
+    /// Verifies with the keys of a JWK set document (`{"keys": [...]}`), held for good, for
+    /// the one issuer (several issuers: [`issuer_jwks`](Self::issuer_jwks)). Static keys are
+    /// looked up before fetched ones. May be called more than once.
     pub fn jwks(mut self, document: impl Into<String>) -> Self {
         self.jwks.push(document.into());
+        self
+    }
+
+    /// Trusts tokens whose `iss` is `issuer`, verified with the keys of the JWK set at `url`
+    /// and with no other issuer's keys (see the module's Issuers section). With more than one
+    /// issuer, each issuer's keys are given this way or with [`issuer_jwks`](Self::issuer_jwks);
+    /// `issuer` need not be given to [`issuer`](Self::issuer) as well.
+    pub fn issuer_jwks_url(mut self, issuer: impl Into<String>, url: impl Into<String>) -> Self {
+        let issuer = issuer.into();
+        if !self.issuers.contains(&issuer) {
+            self.issuers.push(issuer.clone());
+        }
+        self.tied.push((issuer, KeySource::Url(url.into())));
+        self
+    }
+
+    /// Trusts tokens whose `iss` is `issuer`, verified with the keys of a JWK set document
+    /// (held for good, looked up before fetched ones) and with no other issuer's keys. May be
+    /// called more than once per issuer.
+    pub fn issuer_jwks(mut self, issuer: impl Into<String>, document: impl Into<String>) -> Self {
+        let issuer = issuer.into();
+        if !self.issuers.contains(&issuer) {
+            self.issuers.push(issuer.clone());
+        }
+        self.tied
+            .push((issuer, KeySource::Document(document.into())));
         self
     }
 
@@ -311,6 +352,19 @@ impl OAuthBuilder {
         self
     }
 
+    /// How many new tokens (not in the [verified-token cache](Self::verified_token_cache))
+    /// may have their signatures checked at once (default
+    /// [`default_max_concurrent_verifications`]: half the CPUs, at least one). A token
+    /// arriving while that many are checked is not refused but answered `503` with
+    /// `Retry-After: 1` (the HTTP transport; [`OAuth::verify`] gives a [`TokenError`] whose
+    /// `retry_after` is one second), so a flood of made-up tokens costs at most that many
+    /// threads, and clients whose tokens are cached are answered from memory as before. At
+    /// least one.
+    pub fn max_concurrent_verifications(mut self, max: usize) -> Self {
+        self.max_verifications = Some(max.max(1));
+        self
+    }
+
     /// A human-readable name for the resource, in the metadata's `resource_name`.
     pub fn resource_name(mut self, name: impl Into<String>) -> Self {
         self.resource_name = Some(name.into());
@@ -318,8 +372,9 @@ impl OAuthBuilder {
     }
 
     /// Checks the configuration: the resource is an absolute `http` or `https` URI without
-    /// a fragment; there is at least one issuer; there are keys (a JWK set URL the fetcher
-    /// can reach, or static sets that each hold a usable key); scopes are scope tokens
+    /// a fragment; there is at least one issuer; each issuer has keys (a JWK set URL the
+    /// fetcher can reach, or static sets that each hold a usable key), tied to it when there
+    /// are several issuers; scopes are scope tokens
     /// (RFC 6749 §3.3); the subject claim is named.
     pub fn build(self) -> Result<OAuth, OAuthError> {
         // With both of `jsonwebtoken`'s backends enabled somewhere in the build, neither is
@@ -351,52 +406,25 @@ impl OAuthBuilder {
                 )));
             }
         }
-        let mut fixed = Vec::new();
-        for (index, document) in self.jwks.iter().enumerate() {
-            let set = KeySet::parse(document.as_bytes())
-                .map_err(|error| OAuthError::new(format!("static JWK set {index}: {error}")))?;
-            if set.len() == 0 {
-                return Err(OAuthError::new(format!(
-                    "static JWK set {index} holds no usable signature key"
-                )));
-            }
-            fixed.push(set);
-        }
-        let remote = match (self.jwks_url, self.fetcher) {
-            (None, _) if fixed.is_empty() => {
-                return Err(OAuthError::new("no keys: call `jwks_url` or `jwks`"));
-            }
-            (None, _) => None,
-            (Some(url), Some(fetcher)) => Some((url, fetcher)),
-            (Some(url), None) => {
-                let bad = |error: &str| OAuthError::new(format!("JWK set URL `{url}`: {error}"));
-                let fetcher: Arc<dyn FetchJwks> = match Target::parse(&url) {
-                    Err(error) => return Err(bad(&error)),
-                    Ok(target) => match target.scheme {
-                        Scheme::Http => Arc::new(HttpFetcher),
-                        #[cfg(feature = "oauth-https")]
-                        Scheme::Https => Arc::new(super::HttpsFetcher::new()),
-                        #[cfg(not(feature = "oauth-https"))]
-                        Scheme::Https => {
-                            return Err(bad(
-                                "fetching `https://` needs the `oauth-https` feature of \
-                                 `mcp-runtime`; enable it, or give a fetcher with `jwks_fetcher`",
-                            ));
-                        }
-                    },
-                };
-                Some((url, fetcher))
-            }
+        let sources = Sources {
+            untied: self
+                .jwks
+                .into_iter()
+                .map(KeySource::Document)
+                .chain(self.jwks_url.map(KeySource::Url))
+                .collect(),
+            tied: self.tied,
         };
+        let issuers = sources.build(&self.issuers, self.fetcher.as_ref(), self.refresh)?;
         let mut audiences = vec![self.resource.clone()];
         audiences.extend(self.audiences);
-        let keys = Keys::new(fixed, remote, self.refresh);
         let verifier = Verifier::new(
-            keys,
-            &self.issuers,
+            issuers,
             &audiences,
             self.clock_skew,
             self.subject_claim,
+            self.max_verifications
+                .unwrap_or_else(default_max_concurrent_verifications),
         );
         Ok(OAuth {
             config: Arc::new(Config {

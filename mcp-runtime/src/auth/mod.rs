@@ -32,8 +32,9 @@
 //! PS384, PS512), ES256 (or ES384) or EdDSA (Ed25519). Its header's `kid` picks the key;
 //! each key verifies the one algorithm its JWK names (or its type's default: RS256 for RSA,
 //! the curve's for EC), so a token whose header names another algorithm than its key's is
-//! refused, and `none` or shared-secret algorithms never verify. Then the claims: `iss`
-//! must be a configured issuer, `aud` the resource's URI (or a configured audience), `exp`
+//! refused, and `none` or shared-secret algorithms never verify. The keys looked in are those
+//! of the issuer the token's `iss` names (see Issuers below). Then the claims: `iss` must be
+//! that issuer, `aud` the resource's URI (or a configured audience), `exp`
 //! in the future and `nbf` (when present) in the past, both with a settable clock skew (60
 //! seconds by default); the subject claim (`sub`, or another one named) must be a
 //! non-empty string.
@@ -72,6 +73,23 @@
 //! back; a legacy session opened by one subject answers `404` to another. The verified
 //! [`Claims`] reach handlers through [`Cx::claims`](crate::Cx::claims).
 //!
+//! # Issuers
+//!
+//! Each key set belongs to one issuer: on a server that trusts one issuer, the keys of
+//! [`OAuthBuilder::jwks_url`] and [`OAuthBuilder::jwks`] are its keys; with several issuers,
+//! each one's keys are given with [`OAuthBuilder::issuer_jwks_url`] or
+//! [`OAuthBuilder::issuer_jwks`], and [`OAuthBuilder::build`] refuses keys tied to none. A
+//! token is verified with the keys of the issuer its `iss` names and no other, so one
+//! issuer's keys (or a user of one issuer who obtains a key of its) never vouch for a token
+//! claiming to come from another.
+//!
+//! With more than one issuer, subjects are qualified by their issuer: the subject states and
+//! sessions bind to (and [`Claims::subject`]) is `{iss}#{sub}`, such as
+//! `https://as-a.example#alice`, so issuer B's `alice` is not issuer A's. (Issuers with a
+//! `#` are refused there: issuer identifiers have no fragment.) A server that trusts one
+//! issuer keeps the bare `sub`, so its states and sessions stay valid across an upgrade;
+//! adding a second issuer changes every subject, and states minted before are refused.
+//!
 //! A [`subject hook`](crate::server::ServerBuilder::subject), when set too, runs after the
 //! token is verified, on request parts whose extensions hold the verified claims
 //! (`parts.extensions.get::<Arc<Claims>>()`): what it returns wins, and when it returns
@@ -96,6 +114,12 @@
 //! expires or for 5 minutes at most, and answered from memory meanwhile; scopes are still
 //! checked on every request. Refused tokens are never remembered.
 //!
+//! Checking a new token's signature is what a client can make the server pay for without a
+//! valid token (garbage signatures under a `kid` the server holds). At most
+//! [`max_concurrent_verifications`](OAuthBuilder::max_concurrent_verifications) checks run at
+//! once (half the CPUs by default); a new token arriving past that is answered `503` with
+//! `Retry-After: 1`, neither refused nor remembered. Cached tokens never wait for a check.
+//!
 //! The built-in fetchers speak HTTP/1.1, one connection per fetch, no redirects followed:
 //! `http://` URLs over plain TCP (an authorization server on the same host or network), and
 //! `https://` URLs over TLS with the `oauth-https` feature (on by default), trusting
@@ -112,6 +136,31 @@
 //! stdio is not covered: by the specification, a server on stdio takes its credentials from
 //! its environment.
 //!
+//! # Transports of the application's own
+//!
+//! A request that reaches [`Server::handle`](crate::server::Server::handle) without claims (over
+//! stdio, or from a transport that hands none over) is refused every tool that
+//! [`ServerBuilder::tool_scopes`] gives scopes, with the `403` error of a missing scope
+//! (`-32600`, saying no verified token came with the request): its scopes cannot be checked,
+//! and running it unchecked would grant them to anyone. Tools without scopes of their own
+//! still run. A transport that authenticates its callers verifies the bearer token with
+//! [`OAuth::verify`] (checking [`required_scopes`](OAuthBuilder::required_scopes) itself),
+//! then hands the claims and their subject over:
+//!
+//! ```no_run
+//! # async fn serve(server: mcp_runtime::server::Server, oauth: mcp_runtime::auth::OAuth,
+//! #     token: &str, body: &[u8]) -> Result<(), mcp_runtime::auth::TokenError> {
+//! use mcp_runtime::server::RequestFacts;
+//!
+//! let claims = oauth.verify(token).await?;
+//! let facts = RequestFacts::http(None, Some(claims.subject().to_owned()))
+//!     .with_claims(Some(claims));
+//! let outcome = server.handle(body, facts).finish().await;
+//! # drop(outcome);
+//! # Ok(())
+//! # }
+//! ```
+//!
 //! [`ServerBuilder::tool_scopes`]: crate::server::ServerBuilder::tool_scopes
 
 mod cache;
@@ -120,6 +169,7 @@ mod config;
 mod fetch;
 #[cfg(feature = "oauth-https")]
 mod https;
+mod issuers;
 mod jwks;
 mod metadata;
 mod validate;
@@ -134,6 +184,7 @@ pub use claims::Claims;
 pub use config::{
     DEFAULT_CLOCK_SKEW, DEFAULT_JWKS_MAX_AGE, DEFAULT_JWKS_MIN_REFRESH_INTERVAL,
     DEFAULT_JWKS_TIMEOUT, DEFAULT_TOKEN_CACHE, OAuth, OAuthBuilder, OAuthError, TokenError,
+    default_max_concurrent_verifications,
 };
 pub use fetch::{FetchJwks, JwksFetch};
 #[cfg(feature = "oauth-https")]
@@ -272,6 +323,13 @@ impl ResourceServer {
         }
     }
 
+    /// The challenge refusing a `tools/call` of `tool` to a request without claims, when the
+    /// tool needs a scope of its own.
+    pub(crate) fn tool_challenge(&self, tool: &str) -> Option<String> {
+        let (scopes, all) = self.tool_scopes.get(tool)?;
+        (!scopes.is_empty()).then(|| self.metadata.insufficient_scope(all))
+    }
+
     /// The challenge refusing a `tools/call` of `tool` to `claims`, when the tool needs a
     /// scope they lack.
     pub(crate) fn tool_denied(&self, tool: &str, claims: &Claims) -> Option<String> {
@@ -339,9 +397,9 @@ mod tests {
             .with_ansi(false)
             .finish();
         let _guard = tracing::subscriber::set_default(subscriber);
-        // Header `{"alg":"ES256","kid":"unknown"}`, then a payload and a signature that would
-        // stand out in a log.
-        let token = "eyJhbGciOiJFUzI1NiIsImtpZCI6InVua25vd24ifQ.c2VjcmV0LXBheWxvYWQ.c2lnbmF0dXJl";
+        // Header `{"alg":"ES256","kid":"unknown"}`, then a payload naming the issuer and a
+        // signature that would stand out in a log.
+        let token = "eyJhbGciOiJFUzI1NiIsImtpZCI6InVua25vd24ifQ.eyJpc3MiOiJodHRwczovL2FzLmV4YW1wbGUuY29tIiwic2VjcmV0IjoicGF5bG9hZCJ9.c2lnbmF0dXJl";
         let mut headers = HeaderMap::new();
         let value = format!("Bearer {token}");
         headers.insert(header::AUTHORIZATION, value.parse().unwrap());

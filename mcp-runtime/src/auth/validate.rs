@@ -11,7 +11,8 @@ use jsonwebtoken::{Algorithm, Validation};
 use serde_json::{Map, Value};
 
 use super::Claims;
-use super::jwks::{KeyMiss, Keys};
+use super::issuers::{Issuer, QUALIFIER};
+use super::jwks::KeyMiss;
 use crate::logfield::untrusted;
 
 /// The longest token read, in bytes: 16 KiB. Longer ones are refused unread.
@@ -57,6 +58,9 @@ pub(crate) enum Reason {
     /// The header declares critical extensions this server does not know.
     Critical,
     UnknownKey,
+    /// As many new tokens as allowed are being verified at once: not checked, and not
+    /// refused either.
+    Busy,
     /// No JWK set could be fetched yet, so no key to check with: the server's trouble, not
     /// the token's. A fetch is due again after the duration.
     KeysUnavailable(Duration),
@@ -85,6 +89,9 @@ impl fmt::Display for Reason {
             ),
             Self::Critical => f.write_str("declares critical header extensions"),
             Self::UnknownKey => f.write_str("signed by a key the server does not know"),
+            Self::Busy => {
+                f.write_str("not checked: as many new tokens as allowed are being verified")
+            }
             Self::KeysUnavailable(_) => {
                 f.write_str("not checked: the JWK set has not been fetched yet")
             }
@@ -110,7 +117,9 @@ impl Reason {
             Self::Expired => "the access token expired",
             Self::NotYetValid => "the access token is not valid yet",
             Self::WrongAudience => "the access token was issued for another resource",
-            Self::KeysUnavailable(_) => "the server cannot check access tokens at the moment",
+            Self::KeysUnavailable(_) | Self::Busy => {
+                "the server cannot check access tokens at the moment"
+            }
             _ => "the access token is invalid",
         }
     }
@@ -119,6 +128,7 @@ impl Reason {
     pub(crate) fn retry_after(&self) -> Option<Duration> {
         match self {
             Self::KeysUnavailable(after) => Some(*after),
+            Self::Busy => Some(Duration::from_secs(1)),
             _ => None,
         }
     }
@@ -134,42 +144,54 @@ struct Header {
 
 /// What a token must satisfy.
 pub(crate) struct Verifier {
-    keys: Keys,
+    /// Each trusted issuer with its own keys, and one validation per accepted algorithm that
+    /// accepts that issuer alone, built once.
+    issuers: Vec<(Issuer, HashMap<Algorithm, Validation>)>,
     subject_claim: String,
-    /// One validation per accepted algorithm, built once.
-    validations: HashMap<Algorithm, Validation>,
+    /// One permit per signature check that may run at once; past them, tokens wait for no
+    /// permit and are answered "busy".
+    permits: tokio::sync::Semaphore,
 }
 
 impl Verifier {
     pub(crate) fn new(
-        keys: Keys,
-        issuers: &[String],
+        issuers: Vec<Issuer>,
         audiences: &[String],
         clock_skew: Duration,
         subject_claim: String,
+        max_concurrent: usize,
     ) -> Self {
-        let validations = ACCEPTED
-            .iter()
-            .map(|&algorithm| {
-                let mut validation = Validation::new(algorithm);
-                validation.leeway = clock_skew.as_secs();
-                validation.validate_exp = true;
-                validation.validate_nbf = true;
-                validation.validate_aud = true;
-                validation.set_issuer(issuers);
-                validation.set_audience(audiences);
-                validation.set_required_spec_claims(&["exp", "iss", "aud"]);
-                (algorithm, validation)
+        let issuers = issuers
+            .into_iter()
+            .map(|issuer| {
+                let validations = ACCEPTED
+                    .iter()
+                    .map(|&algorithm| {
+                        let mut validation = Validation::new(algorithm);
+                        validation.leeway = clock_skew.as_secs();
+                        validation.validate_exp = true;
+                        validation.validate_nbf = true;
+                        validation.validate_aud = true;
+                        validation.set_issuer(&[&issuer.name]);
+                        validation.set_audience(audiences);
+                        validation.set_required_spec_claims(&["exp", "iss", "aud"]);
+                        (algorithm, validation)
+                    })
+                    .collect();
+                (issuer, validations)
             })
             .collect();
         Self {
-            keys,
+            issuers,
             subject_claim,
-            validations,
+            permits: tokio::sync::Semaphore::new(max_concurrent),
         }
     }
 
-    /// The claims of `token` once verified, or why it is refused.
+    /// The claims of `token` once verified, or why it is refused. The token's `iss` (read
+    /// before the signature is checked) picks the issuer whose keys may verify it, and the
+    /// validation then accepts that issuer alone: a key of one issuer never verifies a token
+    /// naming another.
     pub(crate) async fn verify(&self, token: &str) -> Result<Claims, Reason> {
         if token.len() > MAX_TOKEN_BYTES {
             return Err(Reason::TooLong);
@@ -180,7 +202,13 @@ impl Verifier {
         if header.crit.is_some() {
             return Err(Reason::Critical);
         }
-        let key = self
+        let named = unverified_issuer(token)?;
+        let (issuer, validations) = self
+            .issuers
+            .iter()
+            .find(|(issuer, _)| issuer.name == named)
+            .ok_or(Reason::WrongIssuer)?;
+        let key = issuer
             .keys
             .find(header.kid.as_deref(), algorithm)
             .await
@@ -189,15 +217,45 @@ impl Verifier {
                 KeyMiss::OtherAlgorithm => Reason::KeyOfOtherAlgorithm,
                 KeyMiss::Unavailable(after) => Reason::KeysUnavailable(after),
             })?;
-        let validation = &self.validations[&key.algorithm];
+        let validation = &validations[&key.algorithm];
+        // The signature check is the cost: a bounded number run at once, whatever the rest
+        // of the server does, so garbage signatures cannot take every thread.
+        let Ok(_permit) = self.permits.try_acquire() else {
+            return Err(Reason::Busy);
+        };
         let decoded = jsonwebtoken::decode::<Map<String, Value>>(token, &key.key, validation)
             .map_err(|error| reason(error.into_kind()))?;
         let claims = decoded.claims;
         let subject = match claims.get(&self.subject_claim) {
-            Some(Value::String(subject)) if !subject.is_empty() => subject.clone(),
+            Some(Value::String(subject)) if !subject.is_empty() => subject,
             _ => return Err(Reason::NoSubject(self.subject_claim.clone())),
         };
+        let subject = if self.issuers.len() > 1 {
+            format!("{}{QUALIFIER}{subject}", issuer.name)
+        } else {
+            subject.clone()
+        };
         Ok(Claims::new(subject, claims))
+    }
+}
+
+/// The `iss` a token's payload names, read before its signature is checked: only to pick the
+/// keys that may verify it.
+fn unverified_issuer(token: &str) -> Result<String, Reason> {
+    #[derive(serde::Deserialize)]
+    struct Issued {
+        iss: Option<Value>,
+    }
+    let payload = token.split('.').nth(1).unwrap_or_default();
+    let payload = URL_SAFE_NO_PAD
+        .decode(payload)
+        .map_err(|_| Reason::Malformed("not a compact JWS"))?;
+    let issued: Issued = serde_json::from_slice(&payload)
+        .map_err(|_| Reason::Malformed("payload is not a JSON object"))?;
+    match issued.iss {
+        None => Err(Reason::MissingClaim("iss".to_owned())),
+        Some(Value::String(iss)) => Ok(iss),
+        Some(_) => Err(Reason::BadClaim("iss".to_owned())),
     }
 }
 

@@ -244,9 +244,8 @@ impl ServerBuilder {
     /// `#[tool(single_use)]` (default: off, since each echoed state then costs a store round
     /// trip). A state used again with other answers is refused; with the same answers (a
     /// retry after a lost response) it gets the first use's reply, and no handler code runs
-    /// again. A round cut off before it had a reply (its client went away) may be retried with
-    /// the same answers, and then runs again: see
-    /// [`ReplayStore`'s a round cut off](crate::state::ReplayStore#a-round-cut-off).
+    /// again, even when the first use's client went away mid-round ([a round cut
+    /// off](crate::state::ReplayStore#a-round-cut-off)).
     pub fn single_use(mut self, on: bool) -> Self {
         self.single_use = on;
         self
@@ -302,6 +301,7 @@ impl ServerBuilder {
             None if marked || self.single_use => Some(Arc::new(MemoryReplayStore::new()) as _),
             None => None,
         };
+        let replay = super::single_use::Replay::new(replay, self.http.max_concurrent_requests);
         let signer = self.signer.unwrap_or_else(|| {
             tracing::warn!("no request-state signer configured; using a random key");
             Signer::random().expect("a random key is long enough")
@@ -426,7 +426,7 @@ pub(crate) struct Inner {
     pub(crate) allowed_origins: Vec<String>,
     pub(crate) http: HttpState,
     /// Where single use is recorded; `None` when no handler needs it.
-    pub(crate) replay: Option<Arc<dyn ReplayStore>>,
+    pub(crate) replay: Option<super::single_use::Replay>,
     /// Every handler's states are single-use.
     pub(crate) single_use_all: bool,
     /// The server's identity in its states' binding.

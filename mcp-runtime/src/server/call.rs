@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use serde::Serialize;
 use serde_json::{Map, Value};
+use tracing::Instrument as _;
 
 use super::dispatch::{error_outcome, raw_result_outcome};
 use super::error::RpcError;
@@ -15,7 +16,7 @@ use super::legacy;
 use super::outbound::{Logger, Outbound};
 use super::panic::guarded;
 use super::session::CallGuard;
-use super::single_use::{self, StoredReply, Verdict};
+use super::single_use::{self, Replay, StoredReply, Use, Verdict};
 use super::{Outcome, Server, trace};
 use crate::flow::refuse_state;
 use crate::logfield::untrusted;
@@ -23,7 +24,7 @@ use crate::protocol::{
     CacheHints, CallToolResult, ClientCapabilities, CompleteResult, ErrorCode, ErrorObject,
     GetPromptResult, InputRequiredResult, InputResponses, ReadResourceResult,
 };
-use crate::state::{Binding, BindingContext, ReplayStore, Signer};
+use crate::state::{Binding, BindingContext, Signer};
 
 /// This round's answers and state, taken out of a stateless call's params.
 pub(super) struct RoundInput {
@@ -212,11 +213,14 @@ impl<H: Serves> Call<H> {
             Some(token) => match signer.open_with_binding(&binding, &token) {
                 Err(reason) => return refuse(&self, &reason),
                 Ok(opened) => {
-                    if let Some(store) = self.replay_store() {
+                    if let Some(Replay { store, .. }) = self.replay() {
                         let answers = round.input_responses.as_ref();
                         let state_id = *opened.id().as_bytes();
                         let expires_at = opened.expires_at();
-                        match single_use::begin(store, state_id, expires_at, answers).await {
+                        let subject = self.context.subject.as_deref();
+                        let verdict =
+                            single_use::begin(store, subject, state_id, expires_at, answers);
+                        match verdict.await {
                             Verdict::Run(record) => first_use = Some(record),
                             Verdict::Replay(reply) => {
                                 let outcome = replayed(&id, reply).0;
@@ -235,9 +239,62 @@ impl<H: Serves> Call<H> {
                 }
             },
         };
+        let Some(record) = first_use else {
+            return self
+                .run_round(
+                    &signer,
+                    &binding,
+                    state,
+                    round.input_responses,
+                    &id,
+                    cache,
+                    None,
+                )
+                .await;
+        };
+        // A single-use round that has begun runs to its end in a task of the server's, even
+        // when its client goes away meanwhile, so that its reply is stored and a retry gets
+        // it instead of running the round's side effects again. As many run at once as
+        // requests may, whether their clients still wait or not.
+        let Some(permit) = self.replay().and_then(|replay| replay.round_permit()) else {
+            drop(record); // released: a retry may run it
+            let busy = RpcError::overloaded("too many single-use rounds are running; retry later");
+            return error_outcome(&id, &busy);
+        };
+        let answer_id = id.clone();
+        let running = tokio::spawn(
+            async move {
+                let _running = permit;
+                let (input, id) = (round.input_responses, id);
+                self.run_round(&signer, &binding, state, input, &id, cache, Some(record))
+                    .await
+            }
+            .instrument(tracing::Span::current()),
+        );
+        running
+            .await
+            .unwrap_or_else(|_| error_outcome(&answer_id, &RpcError::internal("internal error")))
+    }
+
+    /// The rest of a stateless round once its state is open (and its single use begun): the
+    /// handler, the next state signed, the reply stored for retries.
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "the pieces of one round, handed over from `stateless` once"
+    )]
+    async fn run_round(
+        self,
+        signer: &Signer,
+        binding: &Binding,
+        state: Option<Vec<u8>>,
+        input_responses: Option<InputResponses>,
+        id: &Value,
+        cache: Option<CacheHints>,
+        first_use: Option<Use>,
+    ) -> Outcome {
         // The one round takes the arguments as parsed: no copy.
         let mut input_required = false;
-        let reply = match self.last_round(state, round.input_responses).await {
+        let reply = match self.last_round(state, input_responses).await {
             Ok(Reply::Complete(mut result)) => {
                 if let Some(cache) = cache {
                     result.apply_cache_hints(cache);
@@ -246,7 +303,7 @@ impl<H: Serves> Call<H> {
             }
             Ok(Reply::InputRequired(asked)) => {
                 let (requests, state) = asked.into_parts();
-                let token = state.map(|payload| signer.sign_with_binding(&binding, &payload));
+                let token = state.map(|payload| signer.sign_with_binding(binding, &payload));
                 trace::record_state_bytes(token.as_ref().map_or(0, String::len));
                 input_required = true;
                 match InputRequiredResult::new(requests, token) {
@@ -265,7 +322,7 @@ impl<H: Serves> Call<H> {
                 StoredReply::Error(serde_json::to_vec(&error).expect("an error object serialises"))
             }
         };
-        let (mut outcome, stored) = replayed(&id, stored);
+        let (mut outcome, stored) = replayed(id, stored);
         if input_required && outcome.error_code.is_none() {
             outcome.kind = "input_required";
         }
@@ -276,7 +333,7 @@ impl<H: Serves> Call<H> {
     }
 
     /// The replay store this call's states are recorded in, when they are single-use.
-    fn replay_store(&self) -> Option<Arc<dyn ReplayStore>> {
+    fn replay(&self) -> Option<Replay> {
         let inner = &self.server.inner;
         let single_use = inner.single_use_all || self.handler.single_use();
         inner.replay.clone().filter(|_| single_use)

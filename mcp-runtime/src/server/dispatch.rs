@@ -286,11 +286,21 @@ impl Server {
                     )?;
                 }
                 let handler = Arc::clone(&inner.tools[position]);
-                // Over HTTP with OAuth every request carries verified claims; stdio has none.
-                if let (Some(auth), Some(claims)) = (&inner.auth, &context.claims)
-                    && let Some(challenge) = auth.tool_denied(&target, claims)
-                {
-                    return Err(RpcError::insufficient_scope(challenge));
+                // Over HTTP with OAuth every request carries verified claims. A path without
+                // them (stdio, a transport that hands none over) cannot show a scoped tool's
+                // scopes, so it is refused the tool rather than let through unchecked.
+                if let Some(auth) = &inner.auth {
+                    let denied = match &context.claims {
+                        Some(claims) => auth.tool_denied(&target, claims).map(|c| (c, true)),
+                        None => auth.tool_challenge(&target).map(|c| (c, false)),
+                    };
+                    match denied {
+                        Some((challenge, true)) => {
+                            return Err(RpcError::insufficient_scope(challenge));
+                        }
+                        Some((challenge, false)) => return Err(RpcError::no_claims(challenge)),
+                        None => {}
+                    }
                 }
                 let call = Call::new(handler, method_name, target, arguments, context, self);
                 era.start(id, call, None)

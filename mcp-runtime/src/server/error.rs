@@ -100,6 +100,19 @@ impl RpcError {
         error
     }
 
+    /// A scoped tool called without verified claims (a transport that hands none over, or
+    /// stdio) on a server with OAuth: its scopes cannot be checked, so it is refused.
+    pub(crate) fn no_claims(challenge: String) -> Self {
+        let mut error = Self::new(
+            ErrorCode::INVALID_REQUEST,
+            "insufficient scope: this tool needs scopes and the request carries no verified \
+             access token (a transport hands one over with `RequestFacts::with_claims`)",
+            403,
+        );
+        error.challenge = Some(challenge.into_boxed_str());
+        error
+    }
+
     /// No capacity now: HTTP 503 with `Retry-After`, to be retried later.
     pub(crate) fn overloaded(message: impl Into<String>) -> Self {
         Self::new(ErrorCode::INTERNAL_ERROR, message, 503)

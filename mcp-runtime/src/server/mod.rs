@@ -68,7 +68,9 @@
 //! HTTP the client goes away by closing the connection (while the call runs, or while its
 //! event stream is open); over stdio by sending `notifications/cancelled` with the call's
 //! `requestId`, on either era; on a legacy HTTP session by either. A cancellation that names
-//! no running call is ignored.
+//! no running call is ignored. A stateless round of a single-use handler that has begun its
+//! use is not stopped: it runs to its end in a task of the server's, so that its reply is
+//! stored and the retry gets it (see [`ServerBuilder::single_use`]).
 //!
 //! # Tracing
 //!

@@ -13,21 +13,57 @@
 //! - the same state with other answers is refused like any invalid state;
 //! - a store that fails (Redis unreachable, the in-process store full) refuses the round with
 //!   the same retryable error, and nothing runs: it fails closed;
-//! - a first use cut off before it has a reply (its client closed the connection or cancelled
-//!   the request, so the round's future is dropped) releases its record: a retry with the same
-//!   answers runs the round again, and code of the round before the `.await` where it was cut
-//!   off runs a second time (see [`ReplayStore`'s a round cut
-//!   off](crate::state::ReplayStore#a-round-cut-off) for why). One cut off once its reply is
-//!   known stores that reply all the same.
+//! - a caller that holds its quota of live records (see [`ReplayStore`'s owners and
+//!   quotas](crate::state::ReplayStore#owners-and-quotas)) is refused the same way, for its
+//!   own new rounds only: records are charged to the subject the state is bound to, and
+//!   callers without one share one anonymous owner;
+//! - a first use runs in a task of the server's (`call.rs`), not in the request's future: when
+//!   its client goes away (closes the connection, cancels the request) the round runs to its
+//!   end all the same and stores its reply, and the retry gets that reply; nothing runs twice.
+//!   At most as many such rounds run at once as requests may (`max_concurrent_requests`); past
+//!   that a round is refused with the retryable error before its handler runs (its record
+//!   released). A round dropped before its reply (its task aborted as the runtime shuts
+//!   down) releases its record, as [`ReplayStore`'s a round cut
+//!   off](crate::state::ReplayStore#a-round-cut-off) describes.
 
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde_json::Value;
 use sha2::{Digest as _, Sha256};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
+use crate::logfield::{RateLimit, warn_limited};
 use crate::protocol::InputResponses;
-use crate::state::{Begin, ReplayStore};
+use crate::state::{Begin, Owner, ReplayStore, StoreError};
+
+/// The replay store, and the single-use rounds allowed to run at once.
+#[derive(Clone)]
+pub(crate) struct Replay {
+    pub(crate) store: Arc<dyn ReplayStore>,
+    /// One permit per single-use round running, whether its client still waits or went
+    /// away: as many as requests may run at once.
+    rounds: Arc<Semaphore>,
+}
+
+impl Replay {
+    /// The server's replay state, when it has a store: `max_rounds` single-use rounds may run
+    /// at once (the server's cap on requests at once).
+    pub(crate) fn new(store: Option<Arc<dyn ReplayStore>>, max_rounds: usize) -> Option<Self> {
+        store.map(|store| Self {
+            store,
+            rounds: Arc::new(Semaphore::new(max_rounds.max(1))),
+        })
+    }
+
+    /// A permit for one more single-use round, if fewer than the cap run.
+    pub(crate) fn round_permit(&self) -> Option<OwnedSemaphorePermit> {
+        Arc::clone(&self.rounds).try_acquire_owned().ok()
+    }
+}
+
+/// Rounds refused over their caller's quota: at most 10 lines every 5 seconds.
+static OVER_QUOTA: RateLimit = RateLimit::new(10, Duration::from_secs(5));
 
 /// Extra time a record outlives its state, for clocks of instances that disagree a little.
 const CLOCK_SKEW: Duration = Duration::from_secs(5);
@@ -88,9 +124,10 @@ impl StoredReply {
 }
 
 /// Records the use of state `id` (valid until `expires_at`, in Unix seconds) with this
-/// round's `answers`.
+/// round's `answers`, charged to `subject` (or the anonymous owner).
 pub(crate) async fn begin(
     store: Arc<dyn ReplayStore>,
+    subject: Option<&str>,
     id: [u8; 16],
     expires_at: u64,
     answers: Option<&InputResponses>,
@@ -100,7 +137,8 @@ pub(crate) async fn begin(
         .unwrap_or_default();
     let ttl = Duration::from_secs(expires_at).saturating_sub(now) + CLOCK_SKEW;
     let answers = answers_digest(answers);
-    match store.begin(&id, &answers, ttl).await {
+    let owner = subject.map_or(Owner::Anonymous, Owner::Subject);
+    match store.begin_owned(owner, &id, &answers, ttl).await {
         Ok(Begin::Fresh) => Verdict::Run(Use {
             store,
             id,
@@ -118,6 +156,12 @@ pub(crate) async fn begin(
         },
         Ok(Begin::Pending) => Verdict::RetryLater("this round is still running; retry later"),
         Ok(Begin::Conflict) => Verdict::Conflict,
+        Err(error @ StoreError::OverQuota { .. }) => {
+            warn_limited!(OVER_QUOTA, %error, "a caller's single-use round is refused over its quota");
+            Verdict::RetryLater(
+                "too many single-use states of this caller are in flight; retry later",
+            )
+        }
         Err(error) => {
             tracing::error!(%error, "the replay store failed; the round is refused");
             Verdict::RetryLater("the replay store failed; retry later")

@@ -246,7 +246,8 @@ impl std::error::Error for StateError {}
 mod replay;
 
 pub use replay::{
-    Begin, BoxFuture, DEFAULT_REPLAY_CAPACITY, MemoryReplayStore, ReplayStore, StoreError,
+    Begin, BoxFuture, DEFAULT_ANONYMOUS_QUOTA, DEFAULT_OWNER_QUOTA, DEFAULT_REPLAY_CAPACITY,
+    MemoryReplayStore, Owner, ReplayStore, StoreError,
 };
 #[cfg(feature = "redis")]
 pub use replay::{DEFAULT_REDIS_PREFIX, DEFAULT_REDIS_TIMEOUT, RedisReplayStore};

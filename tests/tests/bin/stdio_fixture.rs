@@ -1,5 +1,6 @@
 //! A server over stdio for the stdio end-to-end tests: the hand-written test handlers, or with
-//! `--deploy` the `deploy` example's tools.
+//! `--deploy` the `deploy` example's tools (`--deploy-oauth`: with an OAuth configuration and
+//! `deploy` needing the `deploy:write` scope, which stdio has no token to grant).
 
 #[path = "../support/deploy.rs"]
 mod deploy;
@@ -10,6 +11,7 @@ mod handlers;
 async fn main() -> std::io::Result<()> {
     let server = match std::env::args().nth(1).as_deref() {
         Some("--deploy") => deploy::server(7),
+        Some("--deploy-oauth") => deploy::oauth_server(7),
         _ => handlers::fixture_server(),
     };
     server.serve_stdio().await

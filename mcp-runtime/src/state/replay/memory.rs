@@ -7,11 +7,23 @@ use std::fmt;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, SystemTime};
 
-use super::{Begin, BoxFuture, ReplayStore, StoreError};
+use super::{Begin, BoxFuture, Owner, ReplayStore, StoreError};
 use crate::state::{Clock, SystemClock};
 
 /// How many records a [`MemoryReplayStore`] keeps unless told otherwise.
 pub const DEFAULT_REPLAY_CAPACITY: usize = 100_000;
+
+/// How many live records one subject may hold in a replay store unless told otherwise: 1,024,
+/// four times the server's default cap on requests at once (256). A subject may keep every
+/// request slot busy with single-use rounds and still have room for the states those rounds
+/// mint, while about a hundred subjects are needed to fill the in-process store's default
+/// capacity.
+pub const DEFAULT_OWNER_QUOTA: usize = 1_024;
+
+/// How many live records the callers without a subject hold together, unless told otherwise:
+/// 50,000, half the in-process store's default capacity, so anonymous traffic never takes the
+/// room of authenticated subjects.
+pub const DEFAULT_ANONYMOUS_QUOTA: usize = 50_000;
 
 /// A [`ReplayStore`] in this process's memory.
 ///
@@ -23,6 +35,11 @@ pub const DEFAULT_REPLAY_CAPACITY: usize = 100_000;
 /// it already holds are still answered. Size the capacity for the states minted during one
 /// time-to-live (a busy server minting 100 states a second with a ten-minute time-to-live holds
 /// up to 60,000).
+///
+/// Within the capacity, each owner holds at most its quota ([`DEFAULT_OWNER_QUOTA`] per
+/// subject, [`DEFAULT_ANONYMOUS_QUOTA`] for the callers without one together; see
+/// [`with_owner_quota`](Self::with_owner_quota)): one subject cannot fill the store, and past
+/// its quota only its own new states are refused ([`StoreError::OverQuota`]).
 ///
 /// One mutex guards a hash map and a queue of expiries; it is held for a lookup and an insert,
 /// never across an `.await`. Records are not shared with other processes: behind a load
@@ -47,6 +64,8 @@ pub const DEFAULT_REPLAY_CAPACITY: usize = 100_000;
 pub struct MemoryReplayStore {
     records: Mutex<Records>,
     capacity: usize,
+    owner_quota: usize,
+    anonymous_quota: usize,
     clock: Arc<dyn Clock>,
 }
 
@@ -56,9 +75,12 @@ struct Records {
     /// When each record expires, soonest first. A record whose expiry a `finish` brought
     /// forward has two entries here; the later one finds it gone or renewed and is skipped.
     expiries: BinaryHeap<Reverse<(SystemTime, [u8; 16])>>,
+    /// How many records each owner holds, by [`Owner::key`]; owners holding none are absent.
+    owners: HashMap<[u8; 16], usize>,
 }
 
 struct Record {
+    owner: [u8; 16],
     answers: [u8; 32],
     expires: SystemTime,
     /// The first use's reply, once it finished.
@@ -73,6 +95,8 @@ impl MemoryReplayStore {
         Self {
             records: Mutex::default(),
             capacity: DEFAULT_REPLAY_CAPACITY,
+            owner_quota: DEFAULT_OWNER_QUOTA,
+            anonymous_quota: DEFAULT_ANONYMOUS_QUOTA,
             clock: Arc::new(SystemClock),
         }
     }
@@ -81,6 +105,22 @@ impl MemoryReplayStore {
     #[must_use]
     pub fn with_capacity(mut self, capacity: usize) -> Self {
         self.capacity = capacity.max(1);
+        self
+    }
+
+    /// Lets each subject hold up to `quota` records that have not expired (at least one;
+    /// default [`DEFAULT_OWNER_QUOTA`]).
+    #[must_use]
+    pub fn with_owner_quota(mut self, quota: usize) -> Self {
+        self.owner_quota = quota.max(1);
+        self
+    }
+
+    /// Lets the callers without a subject hold up to `quota` records together (at least one;
+    /// default [`DEFAULT_ANONYMOUS_QUOTA`]).
+    #[must_use]
+    pub fn with_anonymous_quota(mut self, quota: usize) -> Self {
+        self.anonymous_quota = quota.max(1);
         self
     }
 
@@ -114,16 +154,27 @@ impl MemoryReplayStore {
 
     fn begin_now(
         &self,
+        owner: Owner<'_>,
         id: &[u8; 16],
         answers: &[u8; 32],
         ttl: Duration,
     ) -> Result<Begin, StoreError> {
         let now = self.clock.now();
         let expires = expiry(now, ttl)?;
+        let quota = match owner {
+            Owner::Subject(_) => self.owner_quota,
+            Owner::Anonymous => self.anonymous_quota,
+        };
+        let owner = owner.key();
         let mut records = self.lock();
         records.drop_expired(now);
-        let Records { by_id, expiries } = &mut *records;
+        let Records {
+            by_id,
+            expiries,
+            owners,
+        } = &mut *records;
         let full = by_id.len() >= self.capacity;
+        let held = owners.get(&owner).copied().unwrap_or(0);
         match by_id.entry(*id) {
             Slot::Occupied(mut slot) => {
                 let record = slot.get_mut();
@@ -138,11 +189,14 @@ impl MemoryReplayStore {
                     Begin::Pending
                 })
             }
+            Slot::Vacant(_) if held >= quota => Err(StoreError::OverQuota { quota }),
             Slot::Vacant(_) if full => Err(StoreError::Full {
                 capacity: self.capacity,
             }),
             Slot::Vacant(slot) => {
+                *owners.entry(owner).or_insert(0) += 1;
                 slot.insert(Record {
+                    owner,
                     answers: *answers,
                     expires,
                     reply: None,
@@ -165,7 +219,9 @@ impl MemoryReplayStore {
         let until = expiry(now, ttl)?;
         let mut records = self.lock();
         records.drop_expired(now);
-        let Records { by_id, expiries } = &mut *records;
+        let Records {
+            by_id, expiries, ..
+        } = &mut *records;
         if let Some(record) = by_id.get_mut(id)
             && record.answers == *answers
             && record.reply.is_none()
@@ -204,8 +260,13 @@ impl Records {
                 .by_id
                 .get(&id)
                 .is_some_and(|record| record.expires <= now)
+                && let Some(record) = self.by_id.remove(&id)
+                && let Slot::Occupied(mut held) = self.owners.entry(record.owner)
             {
-                self.by_id.remove(&id);
+                *held.get_mut() -= 1;
+                if *held.get() == 0 {
+                    held.remove();
+                }
             }
         }
     }
@@ -226,7 +287,22 @@ impl ReplayStore for MemoryReplayStore {
         answers: &[u8; 32],
         ttl: Duration,
     ) -> BoxFuture<'_, Result<Begin, StoreError>> {
-        Box::pin(std::future::ready(self.begin_now(id, answers, ttl)))
+        Box::pin(std::future::ready(self.begin_now(
+            Owner::Anonymous,
+            id,
+            answers,
+            ttl,
+        )))
+    }
+
+    fn begin_owned(
+        &self,
+        owner: Owner<'_>,
+        id: &[u8; 16],
+        answers: &[u8; 32],
+        ttl: Duration,
+    ) -> BoxFuture<'_, Result<Begin, StoreError>> {
+        Box::pin(std::future::ready(self.begin_now(owner, id, answers, ttl)))
     }
 
     fn finish(
@@ -256,6 +332,7 @@ impl fmt::Debug for MemoryReplayStore {
         f.debug_struct("MemoryReplayStore")
             .field("records", &self.len())
             .field("capacity", &self.capacity)
+            .field("owner_quota", &self.owner_quota)
             .finish_non_exhaustive()
     }
 }
@@ -272,7 +349,9 @@ mod tests {
         let ttl = Duration::from_secs(10);
         for n in 0..5u8 {
             assert_eq!(
-                store.begin_now(&[n; 16], &[0; 32], ttl).ok(),
+                store
+                    .begin_now(Owner::Anonymous, &[n; 16], &[0; 32], ttl)
+                    .ok(),
                 Some(Begin::Fresh)
             );
         }
@@ -283,7 +362,9 @@ mod tests {
         assert_eq!(store.lock().expiries.len(), 6);
         clock.advance(Duration::from_secs(5));
         assert_eq!(
-            store.begin_now(&[9; 16], &[0; 32], ttl).ok(),
+            store
+                .begin_now(Owner::Anonymous, &[9; 16], &[0; 32], ttl)
+                .ok(),
             Some(Begin::Fresh)
         );
         assert_eq!(store.len(), 5);

@@ -12,7 +12,9 @@ use std::pin::Pin;
 use std::sync::Arc;
 use std::time::Duration;
 
-pub use memory::{DEFAULT_REPLAY_CAPACITY, MemoryReplayStore};
+pub use memory::{
+    DEFAULT_ANONYMOUS_QUOTA, DEFAULT_OWNER_QUOTA, DEFAULT_REPLAY_CAPACITY, MemoryReplayStore,
+};
 #[cfg(feature = "redis")]
 pub use redis_store::{DEFAULT_REDIS_PREFIX, DEFAULT_REDIS_TIMEOUT, RedisReplayStore};
 
@@ -49,8 +51,11 @@ pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 ///
 /// # A round cut off
 ///
-/// A round whose client goes away (its HTTP connection closes, or it cancels the request) is
-/// dropped at the `.await` it had reached, before it has a reply to store. The server then
+/// The server runs a round whose use has begun in a task of its own, so a client that goes
+/// away (its HTTP connection closes, or it cancels the request) does not cut it off: the
+/// round runs to its end and stores its reply, and the retry gets it. A round can still be
+/// dropped at the `.await` it had reached, before it has a reply to store, when its task is
+/// aborted (the runtime shutting down). The server then
 /// [`release`](ReplayStore::release)s its use: the record keeps the answers, so the state is
 /// still refused with any others, but the next use with the same answers runs the round
 /// again. The client never got a reply, and a lost reply is exactly what a retry is for;
@@ -60,6 +65,19 @@ pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 /// retry. A side effect there that must happen once even then needs an idempotency key of its
 /// own, as with any request a client may cancel. A round dropped once its reply is known
 /// still stores it: the retry gets that reply and nothing runs again.
+///
+/// # Owners and quotas
+///
+/// Each use is charged to an [`Owner`]: the subject the state is bound to, or for states of
+/// anonymous callers one shared anonymous owner. A store keeps at most a quota of live
+/// records per owner ([`DEFAULT_OWNER_QUOTA`] per subject, [`DEFAULT_ANONYMOUS_QUOTA`] for the
+/// anonymous owner, by default), so one subject minting states as fast as it can fills its
+/// own quota, not the store: past it, its new states are refused with
+/// [`StoreError::OverQuota`] (the server answers `503` with `Retry-After`, for that subject's
+/// new single-use rounds only) until its records expire, while every other owner's rounds go
+/// on. Uses of records already held (retries, conflicts) are answered whatever the quota.
+/// [`begin`](ReplayStore::begin) charges the anonymous owner; the server calls
+/// [`begin_owned`](ReplayStore::begin_owned).
 ///
 /// # Failing closed
 ///
@@ -90,6 +108,23 @@ pub trait ReplayStore: Send + Sync + 'static {
         answers: &[u8; 32],
         ttl: Duration,
     ) -> BoxFuture<'_, Result<Begin, StoreError>>;
+
+    /// [`begin`](ReplayStore::begin), charging a new record to `owner`, within its quota (see
+    /// [owners and quotas](ReplayStore#owners-and-quotas)): past the quota, a new record is
+    /// refused with [`StoreError::OverQuota`].
+    ///
+    /// The default ignores the owner and calls `begin`, so a store of the application's own
+    /// keeps working without quotas.
+    fn begin_owned(
+        &self,
+        owner: Owner<'_>,
+        id: &[u8; 16],
+        answers: &[u8; 32],
+        ttl: Duration,
+    ) -> BoxFuture<'_, Result<Begin, StoreError>> {
+        let _ = owner;
+        self.begin(id, answers, ttl)
+    }
 
     /// Stores `reply` as the outcome of the first use of state `id` with `answers`, for the rest
     /// of the state's lifetime, so that retries get it as [`Begin::Done`].
@@ -131,6 +166,16 @@ impl<S: ReplayStore + ?Sized> ReplayStore for Arc<S> {
         (**self).begin(id, answers, ttl)
     }
 
+    fn begin_owned(
+        &self,
+        owner: Owner<'_>,
+        id: &[u8; 16],
+        answers: &[u8; 32],
+        ttl: Duration,
+    ) -> BoxFuture<'_, Result<Begin, StoreError>> {
+        (**self).begin_owned(owner, id, answers, ttl)
+    }
+
     fn finish(
         &self,
         id: &[u8; 16],
@@ -143,6 +188,35 @@ impl<S: ReplayStore + ?Sized> ReplayStore for Arc<S> {
 
     fn release(&self, id: &[u8; 16], answers: &[u8; 32]) -> BoxFuture<'_, Result<(), StoreError>> {
         (**self).release(id, answers)
+    }
+}
+
+/// Who a new record is charged to ([`ReplayStore::begin_owned`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Owner<'a> {
+    /// The subject the state is bound to.
+    Subject(&'a str),
+    /// A caller without a subject: every such caller shares this one owner.
+    Anonymous,
+}
+
+impl Owner<'_> {
+    /// A fixed-size key for the owner: a digest of its subject, so that a long subject costs
+    /// no more memory (or Redis key space) than a short one.
+    pub(crate) fn key(self) -> [u8; 16] {
+        use sha2::{Digest as _, Sha256};
+        let mut hasher = Sha256::new();
+        match self {
+            Self::Subject(subject) => {
+                hasher.update([1]);
+                hasher.update(subject.as_bytes());
+            }
+            Self::Anonymous => hasher.update([0]),
+        }
+        let digest = hasher.finalize();
+        let mut key = [0; 16];
+        key.copy_from_slice(&digest[..16]);
+        key
     }
 }
 
@@ -173,6 +247,12 @@ pub enum StoreError {
         /// The store's maximum number of records.
         capacity: usize,
     },
+    /// The owner of a new record already holds `quota` records that have not expired (see
+    /// [owners and quotas](ReplayStore#owners-and-quotas)); other owners are not affected.
+    OverQuota {
+        /// The owner's maximum number of records.
+        quota: usize,
+    },
     /// The `ttl` was zero (the state has no time left) or too large to represent.
     Ttl(Duration),
     /// The backend could not be reached, did not answer in time, or answered with an error.
@@ -187,6 +267,10 @@ impl fmt::Display for StoreError {
             Self::Full { capacity } => {
                 write!(f, "replay store full: {capacity} records have not expired")
             }
+            Self::OverQuota { quota } => write!(
+                f,
+                "replay store quota reached: this caller holds {quota} records that have not expired"
+            ),
             Self::Ttl(ttl) => write!(f, "replay store cannot keep a record for {ttl:?}"),
             Self::Backend(error) => write!(f, "replay store backend failed: {error}"),
             Self::Corrupt => f.write_str("replay store holds a record it did not write"),

@@ -7,7 +7,9 @@ use std::time::Duration;
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use redis::{Client, RedisError, Script};
 
-use super::{Begin, BoxFuture, ReplayStore, StoreError};
+use super::{
+    Begin, BoxFuture, DEFAULT_ANONYMOUS_QUOTA, DEFAULT_OWNER_QUOTA, Owner, ReplayStore, StoreError,
+};
 
 /// The prefix of every key a [`RedisReplayStore`] writes, unless told otherwise.
 pub const DEFAULT_REDIS_PREFIX: &str = "mcp:state:";
@@ -15,22 +17,39 @@ pub const DEFAULT_REDIS_PREFIX: &str = "mcp:state:";
 /// How long a [`RedisReplayStore`] waits for Redis, per call, unless told otherwise.
 pub const DEFAULT_REDIS_TIMEOUT: Duration = Duration::from_secs(2);
 
-/// Records the first use: `SET NX` with the state's time-to-live; or claims again a use of the
-/// same answers that was released, keeping its expiry (`SETRANGE` keeps a key's time-to-live);
-/// or answers the record already there.
+/// Records the first use, within its owner's quota; or claims again a use of the same answers
+/// that was released, keeping its expiry (`SETRANGE` keeps a key's time-to-live); or answers
+/// the record already there.
 ///
-/// `KEYS[1]`: the state's key; `ARGV[1]`: `p:<answers>`; `ARGV[2]`: time-to-live in
-/// milliseconds. Answers nil when it recorded the use, the record's value otherwise.
+/// The owner's records are a sorted set of state keys scored by their expiry (Redis's clock,
+/// in milliseconds): expired members are dropped, and a new record is refused with `q` when
+/// the owner holds the quota. The set expires with its longest-lived member.
+///
+/// `KEYS[1]`: the state's key; `KEYS[2]`: the owner's set; `ARGV[1]`: `p:<answers>`;
+/// `ARGV[2]`: time-to-live in milliseconds; `ARGV[3]`: the owner's quota. Answers nil when it
+/// recorded the use, `q` over the quota, the record's value otherwise.
 const BEGIN_SCRIPT: &str = r"
-if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
-  return false
-end
 local found = redis.call('GET', KEYS[1])
-if found == 'r' .. string.sub(ARGV[1], 2) then
-  redis.call('SETRANGE', KEYS[1], 0, 'p')
-  return false
+if found then
+  if found == 'r' .. string.sub(ARGV[1], 2) then
+    redis.call('SETRANGE', KEYS[1], 0, 'p')
+    return false
+  end
+  return found
 end
-return found
+local time = redis.call('TIME')
+local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local ttl = tonumber(ARGV[2])
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
+if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[3]) then
+  return 'q'
+end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ttl)
+redis.call('ZADD', KEYS[2], now + ttl, KEYS[1])
+if redis.call('PTTL', KEYS[2]) < ttl then
+  redis.call('PEXPIRE', KEYS[2], ttl)
+end
+return false
 ";
 
 /// Marks a pending use released, keeping its answers and its expiry.
@@ -77,12 +96,23 @@ return 1
 ///   begun again with the same answers;
 /// - `d:<answers digest as 64 hex digits>:<reply bytes>` once it finished.
 ///
+/// And one sorted set per owner, `<prefix>owner:<digest of the subject as 32 hex digits>`,
+/// whose members are the keys of the owner's records scored by their expiry, and which
+/// expires with the last of them: the quota (see [owners and
+/// quotas](ReplayStore#owners-and-quotas); [`DEFAULT_OWNER_QUOTA`] per subject,
+/// [`DEFAULT_ANONYMOUS_QUOTA`] for callers without one, see
+/// [`with_owner_quota`](Self::with_owner_quota)) is counted there, atomically with the
+/// record, in the same script, so every instance sharing the Redis shares each owner's quota.
+/// Both keys of a `begin` are named in the script's `KEYS`; on a Redis Cluster they would have
+/// to share a slot, which this layout does not arrange: use one Redis (with replicas).
+///
 /// # Round trips
 ///
 /// [`begin`](ReplayStore::begin), [`finish`](ReplayStore::finish) and
 /// [`release`](ReplayStore::release) are one round trip each: a Lua script run with `EVALSHA`
-/// (`SET key p:<answers> NX PX ttl`, else `GET key`, and `SETRANGE key 0 p` on a released use
-/// of the same answers; `GET`, `PTTL`, `SET key d:<answers>:<reply> PX ttl` when the record is
+/// (`GET key`, and `SETRANGE key 0 p` on a released use of the same answers; for a new record
+/// `ZREMRANGEBYSCORE` and `ZCARD` on the owner's set, then `SET key p:<answers> PX ttl` and
+/// `ZADD`; `GET`, `PTTL`, `SET key d:<answers>:<reply> PX ttl` when the record is
 /// the pending one; `GET`, `SETRANGE key 0 r`). Redis runs a script atomically, so two
 /// instances beginning the same state at once get one [`Begin::Fresh`]. The scripts are loaded
 /// when connecting; when Redis forgets them (a restart, a failover, `SCRIPT FLUSH`) the next
@@ -128,6 +158,8 @@ pub struct RedisReplayStore {
     connection: ConnectionManager,
     prefix: String,
     timeout: Duration,
+    owner_quota: usize,
+    anonymous_quota: usize,
     begin_script: Script,
     finish_script: Script,
     release_script: Script,
@@ -157,6 +189,8 @@ impl RedisReplayStore {
             .await?,
             prefix: DEFAULT_REDIS_PREFIX.to_owned(),
             timeout: DEFAULT_REDIS_TIMEOUT,
+            owner_quota: DEFAULT_OWNER_QUOTA,
+            anonymous_quota: DEFAULT_ANONYMOUS_QUOTA,
             begin_script: Script::new(BEGIN_SCRIPT),
             finish_script: Script::new(FINISH_SCRIPT),
             release_script: Script::new(RELEASE_SCRIPT),
@@ -187,9 +221,33 @@ impl RedisReplayStore {
         self
     }
 
+    /// Lets each subject hold up to `quota` records that have not expired, across every
+    /// instance (at least one; default [`DEFAULT_OWNER_QUOTA`]).
+    #[must_use]
+    pub fn with_owner_quota(mut self, quota: usize) -> Self {
+        self.owner_quota = quota.max(1);
+        self
+    }
+
+    /// Lets the callers without a subject hold up to `quota` records together (at least one;
+    /// default [`DEFAULT_ANONYMOUS_QUOTA`]).
+    #[must_use]
+    pub fn with_anonymous_quota(mut self, quota: usize) -> Self {
+        self.anonymous_quota = quota.max(1);
+        self
+    }
+
     /// The prefix of every key this store writes.
     pub fn prefix(&self) -> &str {
         &self.prefix
+    }
+
+    fn owner_key(&self, owner: Owner<'_>) -> String {
+        let mut key = String::with_capacity(self.prefix.len() + 38);
+        key.push_str(&self.prefix);
+        key.push_str("owner:");
+        push_hex(&mut key, &owner.key());
+        key
     }
 
     fn key(&self, id: &[u8; 16]) -> String {
@@ -207,7 +265,22 @@ impl ReplayStore for RedisReplayStore {
         answers: &[u8; 32],
         ttl: Duration,
     ) -> BoxFuture<'_, Result<Begin, StoreError>> {
+        self.begin_owned(Owner::Anonymous, id, answers, ttl)
+    }
+
+    fn begin_owned(
+        &self,
+        owner: Owner<'_>,
+        id: &[u8; 16],
+        answers: &[u8; 32],
+        ttl: Duration,
+    ) -> BoxFuture<'_, Result<Begin, StoreError>> {
         let key = self.key(id);
+        let owner_key = self.owner_key(owner);
+        let quota = match owner {
+            Owner::Subject(_) => self.owner_quota,
+            Owner::Anonymous => self.anonymous_quota,
+        };
         let answers = *answers;
         Box::pin(async move {
             let millis = ttl_millis(ttl)?;
@@ -217,13 +290,16 @@ impl ReplayStore for RedisReplayStore {
                 self.timeout,
                 self.begin_script
                     .key(key)
+                    .key(owner_key)
                     .arg(pending)
                     .arg(millis)
+                    .arg(quota)
                     .invoke_async(&mut connection),
             )
             .await?;
             match found {
                 None => Ok(Begin::Fresh),
+                Some(found) if found == b"q" => Err(StoreError::OverQuota { quota }),
                 Some(found) => parse(&found, &answers),
             }
         })
