@@ -14,9 +14,8 @@ use std::time::{Duration, Instant};
 
 use mcp_runtime::state::RedisReplayStore;
 
-const MISSING: &str = "`redis-server` is not on PATH and REDIS_URL is unset: run \
-                       `scripts/redis.sh install` (or `scripts/redis.sh start` and export \
-                       the REDIS_URL it prints)";
+const MISSING: &str = "`redis-server` is not on PATH and REDIS_URL is unset: run the tests \
+                       with `scripts/test.sh`, which installs it first";
 
 /// A Redis for one test: the one at `REDIS_URL`, or a `redis-server` of its own (stopped
 /// when this drops). Each test writes under a prefix of its own.
