@@ -2,8 +2,8 @@
 //! does (a bound in memory; shared records and outages in Redis).
 //!
 //! The Redis tests use the server at `REDIS_URL` when it is set, and otherwise start their own
-//! `redis-server` from PATH on a free loopback port (and stop it). Without either they fail:
-//! run `scripts/redis.sh install` first.
+//! `redis-server` from PATH on a free loopback port (and stop it). Without either they fail,
+//! naming the command that installs it and runs them: `scripts/test.sh`.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -11,6 +11,27 @@ use std::time::Duration;
 use mcp_runtime::state::{Begin, ManualClock, MemoryReplayStore, ReplayStore, StoreError};
 
 const TTL: Duration = Duration::from_secs(600);
+
+/// How a behaviour lets time pass: the in-process store reads an injected clock, moved by hand;
+/// Redis expires keys on its own clock, so its runs sleep, with margins of ten times or more
+/// around every expiry a test relies on.
+enum Time {
+    Manual(Arc<ManualClock>),
+    Real,
+}
+
+impl Time {
+    /// The shortest record a behaviour makes: every check before it expires takes a few round
+    /// trips to the store, well under a tenth of it.
+    const SHORT: Duration = Duration::from_secs(2);
+
+    async fn pass(&self, by: Duration) {
+        match self {
+            Self::Manual(clock) => clock.advance(by),
+            Self::Real => tokio::time::sleep(by).await,
+        }
+    }
+}
 
 /// A random state id, so that runs against a shared Redis never meet.
 fn id() -> [u8; 16] {
@@ -36,7 +57,7 @@ async fn begin(store: &dyn ReplayStore, id: &[u8; 16], answers: &[u8; 32]) -> Be
 
 // ---- The same behaviour from both stores.
 
-async fn first_use_then_pending_conflict_and_done(store: Arc<dyn ReplayStore>) {
+async fn first_use_then_pending_conflict_and_done(store: Arc<dyn ReplayStore>, _: &Time) {
     let store = &*store;
     let (state, ours, theirs) = (id(), answers(1), answers(2));
     assert_eq!(begin(store, &state, &ours).await, Begin::Fresh);
@@ -71,7 +92,7 @@ async fn first_use_then_pending_conflict_and_done(store: Arc<dyn ReplayStore>) {
     );
 }
 
-async fn an_empty_reply_is_a_reply(store: Arc<dyn ReplayStore>) {
+async fn an_empty_reply_is_a_reply(store: Arc<dyn ReplayStore>, _: &Time) {
     let store = &*store;
     let (state, ours) = (id(), answers(3));
     assert_eq!(begin(store, &state, &ours).await, Begin::Fresh);
@@ -82,7 +103,7 @@ async fn an_empty_reply_is_a_reply(store: Arc<dyn ReplayStore>) {
     assert_eq!(begin(store, &state, &ours).await, Begin::Done(Vec::new()));
 }
 
-async fn states_are_independent(store: Arc<dyn ReplayStore>) {
+async fn states_are_independent(store: Arc<dyn ReplayStore>, _: &Time) {
     let store = &*store;
     let (first, second, ours) = (id(), id(), answers(4));
     assert_eq!(begin(store, &first, &ours).await, Begin::Fresh);
@@ -98,7 +119,7 @@ async fn states_are_independent(store: Arc<dyn ReplayStore>) {
     assert_eq!(begin(store, &second, &ours).await, Begin::Pending);
 }
 
-async fn finishing_what_was_not_begun_stores_nothing(store: Arc<dyn ReplayStore>) {
+async fn finishing_what_was_not_begun_stores_nothing(store: Arc<dyn ReplayStore>, _: &Time) {
     let store = &*store;
     let (state, ours, theirs) = (id(), answers(5), answers(6));
     store
@@ -114,9 +135,9 @@ async fn finishing_what_was_not_begun_stores_nothing(store: Arc<dyn ReplayStore>
     assert_eq!(begin(store, &state, &ours).await, Begin::Pending);
 }
 
-async fn records_expire_with_their_states(store: Arc<dyn ReplayStore>) {
+async fn records_expire_with_their_states(store: Arc<dyn ReplayStore>, time: &Time) {
     let store = &*store;
-    let short = Duration::from_millis(300);
+    let short = Time::SHORT;
     let (pending, done, late, ours) = (id(), id(), id(), answers(7));
     assert_eq!(
         store.begin(&pending, &ours, short).await.ok(),
@@ -140,7 +161,7 @@ async fn records_expire_with_their_states(store: Arc<dyn ReplayStore>) {
         Some(Begin::Done(REPLY.to_vec()))
     );
 
-    tokio::time::sleep(short + Duration::from_millis(200)).await;
+    time.pass(short + Duration::from_secs(1)).await;
     // The finish of a use whose state expired meanwhile stores nothing.
     store
         .finish(&late, &ours, REPLY, TTL)
@@ -155,7 +176,7 @@ async fn records_expire_with_their_states(store: Arc<dyn ReplayStore>) {
     }
 }
 
-async fn a_finish_can_only_shorten_the_record(store: Arc<dyn ReplayStore>) {
+async fn a_finish_can_only_shorten_the_record(store: Arc<dyn ReplayStore>, time: &Time) {
     let store = &*store;
     let (state, ours) = (id(), answers(9));
     assert_eq!(
@@ -163,14 +184,18 @@ async fn a_finish_can_only_shorten_the_record(store: Arc<dyn ReplayStore>) {
         Some(Begin::Fresh)
     );
     store
-        .finish(&state, &ours, REPLY, Duration::from_millis(200))
+        .finish(&state, &ours, REPLY, Time::SHORT)
         .await
         .expect("finishes");
-    tokio::time::sleep(Duration::from_millis(400)).await;
+    assert_eq!(
+        begin(store, &state, &ours).await,
+        Begin::Done(REPLY.to_vec())
+    );
+    time.pass(Time::SHORT + Duration::from_secs(1)).await;
     assert_eq!(begin(store, &state, &ours).await, Begin::Fresh);
 }
 
-async fn a_state_with_no_time_left_is_refused(store: Arc<dyn ReplayStore>) {
+async fn a_state_with_no_time_left_is_refused(store: Arc<dyn ReplayStore>, _: &Time) {
     let store = &*store;
     let (state, ours) = (id(), answers(10));
     let refused = store.begin(&state, &ours, Duration::ZERO).await;
@@ -178,7 +203,7 @@ async fn a_state_with_no_time_left_is_refused(store: Arc<dyn ReplayStore>) {
     assert_eq!(begin(store, &state, &ours).await, Begin::Fresh);
 }
 
-async fn concurrent_uses_run_once(store: Arc<dyn ReplayStore>) {
+async fn concurrent_uses_run_once(store: Arc<dyn ReplayStore>, _: &Time) {
     let (state, ours) = (id(), answers(11));
     let tries: Vec<_> = (0..32)
         .map(|_| {
@@ -197,7 +222,7 @@ async fn concurrent_uses_run_once(store: Arc<dyn ReplayStore>) {
     assert_eq!(fresh, 1, "exactly one try runs the round");
 }
 
-async fn a_released_use_begins_again_with_its_answers_only(store: Arc<dyn ReplayStore>) {
+async fn a_released_use_begins_again_with_its_answers_only(store: Arc<dyn ReplayStore>, _: &Time) {
     let store = &*store;
     let (state, ours, theirs) = (id(), answers(12), answers(13));
     assert_eq!(begin(store, &state, &ours).await, Begin::Fresh);
@@ -223,9 +248,9 @@ async fn a_released_use_begins_again_with_its_answers_only(store: Arc<dyn Replay
     );
 }
 
-async fn a_released_use_keeps_its_expiry(store: Arc<dyn ReplayStore>) {
+async fn a_released_use_keeps_its_expiry(store: Arc<dyn ReplayStore>, time: &Time) {
     let store = &*store;
-    let short = Duration::from_millis(300);
+    let short = Time::SHORT;
     let (state, ours) = (id(), answers(14));
     assert_eq!(
         store.begin(&state, &ours, short).await.ok(),
@@ -236,7 +261,7 @@ async fn a_released_use_keeps_its_expiry(store: Arc<dyn ReplayStore>) {
         store.begin(&state, &ours, TTL).await.ok(),
         Some(Begin::Fresh)
     );
-    tokio::time::sleep(short + Duration::from_millis(200)).await;
+    time.pass(short + Duration::from_secs(1)).await;
     assert_eq!(
         begin(store, &state, &answers(15)).await,
         Begin::Fresh,
@@ -244,14 +269,17 @@ async fn a_released_use_keeps_its_expiry(store: Arc<dyn ReplayStore>) {
     );
 }
 
-/// Runs each behaviour above on a fresh in-process store and on Redis.
+/// Runs each behaviour above on a fresh in-process store (on a clock moved by hand) and on
+/// Redis (on its own clock).
 macro_rules! on_both_stores {
     ($($behaviour:ident),* $(,)?) => {
         mod in_memory {
             $(
                 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
                 async fn $behaviour() {
-                    super::$behaviour(std::sync::Arc::new(super::MemoryReplayStore::new())).await;
+                    let clock = std::sync::Arc::new(super::ManualClock::from_unix_secs(1_800_000_000));
+                    let store = super::MemoryReplayStore::new().with_clock(clock.clone());
+                    super::$behaviour(std::sync::Arc::new(store), &super::Time::Manual(clock)).await;
                 }
             )*
         }
@@ -262,7 +290,8 @@ macro_rules! on_both_stores {
                 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
                 async fn $behaviour() {
                     let redis = crate::redis_support::TestRedis::shared_or_own();
-                    super::$behaviour(std::sync::Arc::new(redis.store().await)).await;
+                    super::$behaviour(std::sync::Arc::new(redis.store().await), &super::Time::Real)
+                        .await;
                 }
             )*
         }
