@@ -525,7 +525,10 @@ mod redis_only {
             );
         }
 
-        // Back on the same port (empty: it kept nothing), the same store works again.
+        // Back on the same port, the same store works again. This server persists nothing,
+        // so it comes back empty and a state used before the outage is fresh once more
+        // (until it expires): the replay window the README warns of, which a Redis with
+        // persistence closes (next test).
         redis.restart();
         let deadline = Instant::now() + Duration::from_secs(15);
         let recovered = loop {
@@ -539,5 +542,51 @@ mod redis_only {
         };
         assert_eq!(recovered, Begin::Fresh);
         assert_eq!(begin(&store, &state, &ours).await, Begin::Pending);
+    }
+
+    /// What the README recommends for single use across Redis restarts: an append-only file
+    /// written before each answer. Records come back with their answers, their replies and
+    /// the expiry their state gave them.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_redis_that_persists_keeps_uses_across_a_restart() {
+        let mut redis = TestRedis::own_persistent();
+        let store = redis.store().await;
+        let (pending, done, ours, theirs) = (id(), id(), answers(4), answers(5));
+        assert_eq!(begin(&store, &pending, &ours).await, Begin::Fresh);
+        assert_eq!(begin(&store, &done, &ours).await, Begin::Fresh);
+        store
+            .finish(&done, &ours, REPLY, TTL)
+            .await
+            .expect("finishes");
+
+        redis.restart();
+        let deadline = Instant::now() + Duration::from_secs(15);
+        let after_restart = loop {
+            match store.begin(&pending, &ours, TTL).await {
+                Ok(found) => break found,
+                Err(_) if Instant::now() < deadline => {
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                }
+                Err(error) => panic!("no recovery: {error}"),
+            }
+        };
+        assert_eq!(after_restart, Begin::Pending, "the use before the restart is kept");
+        assert_eq!(
+            begin(&store, &done, &ours).await,
+            Begin::Done(REPLY.to_vec())
+        );
+        assert_eq!(begin(&store, &done, &theirs).await, Begin::Conflict);
+        let mut raw = redis::Client::open(redis.url())
+            .expect("a valid URL")
+            .get_multiplexed_async_connection()
+            .await
+            .expect("connects");
+        let key = format!("{}{}", store.prefix(), hex(&done));
+        let left: i64 = raw.pttl(&key).await.expect("reads");
+        assert!((1..=600_000).contains(&left), "{left} ms left");
+    }
+
+    fn hex(bytes: &[u8]) -> String {
+        bytes.iter().map(|byte| format!("{byte:02x}")).collect()
     }
 }
