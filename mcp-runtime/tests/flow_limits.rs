@@ -86,10 +86,17 @@ async fn the_servers_flow_limits_bound_every_flow() {
 async fn a_flow_tester_takes_the_same_limits() {
     let tester = FlowTester::tool(forever).limits(FlowLimits::default().with_max_rounds(4));
     let rounds = tester.script((0..10).map(|_| again())).await;
-    let asked = rounds.iter().filter(|round| round.state().is_some()).count();
+    let asked = rounds
+        .iter()
+        .filter(|round| round.state().is_some())
+        .count();
     let last = rounds.last().expect("a round");
     let error = last.error().expect("the bound stops the flow");
     assert_eq!(asked, 4, "{last}");
     assert_eq!(error.code.0, -32603);
-    assert!(error.message.contains("more than 4 times"), "{}", error.message);
+    assert!(
+        error.message.contains("more than 4 times"),
+        "{}",
+        error.message
+    );
 }

@@ -570,7 +570,11 @@ mod redis_only {
                 Err(error) => panic!("no recovery: {error}"),
             }
         };
-        assert_eq!(after_restart, Begin::Pending, "the use before the restart is kept");
+        assert_eq!(
+            after_restart,
+            Begin::Pending,
+            "the use before the restart is kept"
+        );
         assert_eq!(
             begin(&store, &done, &ours).await,
             Begin::Done(REPLY.to_vec())

@@ -211,7 +211,10 @@ async fn an_idle_keep_alive_connection_is_closed_after_the_keep_alive_timeout() 
         assert_eq!(read_answer(&mut stream).await, 200);
         tokio::time::sleep(PAUSE).await;
     }
-    assert!(used.elapsed() > KEEP_ALIVE, "the connection was used for less than the timeout");
+    assert!(
+        used.elapsed() > KEEP_ALIVE,
+        "the connection was used for less than the timeout"
+    );
     let sent = Instant::now();
     stream
         .write_all(keep_alive_request(addr, &discover()).as_bytes())

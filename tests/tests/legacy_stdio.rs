@@ -101,7 +101,9 @@ async fn concurrent_calls_on_one_connection_get_their_own_answers() {
     let mut session = open().await;
     let calls = [(10, "api", 3), (11, "web", 5), (12, "db", 7)];
     for (id, service, _) in calls {
-        session.write(call(id, service).to_string().as_bytes()).await;
+        session
+            .write(call(id, service).to_string().as_bytes())
+            .await;
     }
     let mut questions = HashMap::new();
     while questions.len() < calls.len() {
@@ -117,7 +119,10 @@ async fn concurrent_calls_on_one_connection_get_their_own_answers() {
         let question = &questions[&format!("Where should {service} go?")];
         session.write(&answer(question, staging(replicas))).await;
         let done = read(&mut session).await;
-        assert_eq!(done["id"], id, "the answer to {service}'s question ended another call");
+        assert_eq!(
+            done["id"], id,
+            "the answer to {service}'s question ended another call"
+        );
         assert_eq!(
             done["result"]["content"][0]["text"],
             format!("Deployed {replicas} replicas of {service} to Staging.")

@@ -725,7 +725,10 @@ async fn a_key_set_not_fetched_yet_is_a_temporary_failure_not_a_refused_token() 
     let addr = serve(builder(oauth).build()).await;
     let answer = whoami_with(addr, &token).await;
     let seconds = assert_unavailable(&answer, "no answer");
-    assert_eq!(seconds, 1, "what is left of 3 s after 2 s, rounded up: {answer:?}");
+    assert_eq!(
+        seconds, 1,
+        "what is left of 3 s after 2 s, rounded up: {answer:?}"
+    );
     // A retry after `Retry-After`, once the key set server answers, passes with the same
     // token.
     let _jwks = JwksServer::start_on(listener, vec![rsa.jwk()]).await;

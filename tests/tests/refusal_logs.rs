@@ -53,7 +53,10 @@ where
         let mut message = Message(String::new());
         event.record(&mut message);
         let spans = cx.event_scope(event).map_or_else(Vec::new, |scope| {
-            scope.from_root().map(|span| span.name().to_owned()).collect()
+            scope
+                .from_root()
+                .map(|span| span.name().to_owned())
+                .collect()
         });
         let mut scopes = self.0.lock().unwrap_or_else(PoisonError::into_inner);
         scopes.push((message.0, spans));
@@ -166,7 +169,12 @@ async fn a_refused_state_is_a_warn_event_in_its_request_span_saying_why() {
     let mut cases = vec![
         ("malformed", "api", "!!".to_owned(), StateError::Malformed),
         ("forged", "api", forged, StateError::BadSignature),
-        ("other arguments", "web", state.clone(), StateError::BindingMismatch),
+        (
+            "other arguments",
+            "web",
+            state.clone(),
+            StateError::BindingMismatch,
+        ),
     ];
     cases.push(("expired", "api", state, StateError::Expired));
     for (case, service, token, reason) in cases {
@@ -181,7 +189,11 @@ async fn a_refused_state_is_a_warn_event_in_its_request_span_saying_why() {
         assert_eq!(events.len(), before + 1, "{case}: one event per refusal");
         let event = &events[before];
         assert_eq!(event["level"], "WARN", "{case}: {event}");
-        assert_eq!(event["fields"]["reason"], reason.to_string(), "{case}: {event}");
+        assert_eq!(
+            event["fields"]["reason"],
+            reason.to_string(),
+            "{case}: {event}"
+        );
         assert_eq!(event["fields"]["method"], "tools/call", "{case}: {event}");
         assert_eq!(event["fields"]["target"], "deploy", "{case}: {event}");
         // Inside the request's span, itself inside the connection's; the JSON lines show
@@ -232,6 +244,9 @@ async fn refused_tokens_are_logged_with_their_reason_and_rate_limited() {
         assert_eq!(event["level"], "WARN", "{event}");
         let reason = event["fields"]["reason"].as_str().unwrap_or_default();
         assert!(reason.starts_with("malformed"), "{event}");
-        assert!(!event.to_string().contains("not-a-jwt"), "the token reached the log: {event}");
+        assert!(
+            !event.to_string().contains("not-a-jwt"),
+            "the token reached the log: {event}"
+        );
     }
 }

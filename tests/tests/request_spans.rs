@@ -159,11 +159,12 @@ async fn serve(server: Server, steps: Vec<Step>) -> (Vec<Value>, Vec<Value>, Str
     };
     // Bounded: a server that fails to end a call (a broken `notifications/cancelled`, say)
     // keeps serving while that call runs, which for `endless` is an hour.
-    let (served, answers) = tokio::time::timeout(SERVED_WITHIN, async {
-        tokio::join!(serving, client)
-    })
-    .await
-    .unwrap_or_else(|_| panic!("the server still runs {SERVED_WITHIN:?} after its input ended"));
+    let (served, answers) =
+        tokio::time::timeout(SERVED_WITHIN, async { tokio::join!(serving, client) })
+            .await
+            .unwrap_or_else(|_| {
+                panic!("the server still runs {SERVED_WITHIN:?} after its input ended")
+            });
     served.unwrap();
     (answers, log.json(), log.human.text())
 }

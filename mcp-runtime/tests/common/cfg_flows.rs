@@ -116,7 +116,10 @@ pub async fn statements_that_ask_under_cfg_ask_only_where_built() {
         vec![word("ab"), yes(true), word("z")],
     );
     let (keys, round) = run_keyed(tester, &answers).await;
-    assert_eq!(keys, built(&["said", "last"][..], &["said", "elicit", "last"]));
+    assert_eq!(
+        keys,
+        built(&["said", "last"][..], &["said", "elicit", "last"])
+    );
     assert_eq!(round.text(), Some(built("5 z", "203 z")));
 }
 

@@ -50,7 +50,8 @@ impl TestRedis {
     /// answering (`appendonly yes`, `appendfsync always`), in a fresh directory, so a restart
     /// keeps what it held.
     pub(crate) fn own_persistent() -> Self {
-        let dir = std::env::temp_dir().join(format!("mcp-redis-{}", unique_prefix().replace(':', "-")));
+        let dir =
+            std::env::temp_dir().join(format!("mcp-redis-{}", unique_prefix().replace(':', "-")));
         std::fs::create_dir_all(&dir).expect("a directory for the append-only file");
         Self::own_in(Some(dir))
     }
