@@ -28,12 +28,17 @@ use tracing_subscriber::util::SubscriberInitExt;
 /// sees them (its explicit parent, else the current span, and theirs).
 struct Log {
     lines: Arc<Mutex<Vec<u8>>>,
-    scopes: Arc<Mutex<Vec<(String, Vec<String>)>>>,
+    scopes: Shared<Vec<Scoped>>,
     _default: tracing::subscriber::DefaultGuard,
 }
 
-/// Records each event's message and the names of the spans of its scope, outermost first.
-struct Scopes(Arc<Mutex<Vec<(String, Vec<String>)>>>);
+type Shared<T> = Arc<Mutex<T>>;
+
+/// An event's message, and the names of the spans of its scope, outermost first.
+type Scoped = (String, Vec<String>);
+
+/// Records each event's message and scope.
+struct Scopes(Shared<Vec<Scoped>>);
 
 struct Message(String);
 
