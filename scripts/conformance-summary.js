@@ -2,6 +2,8 @@
 //
 // usage: node conformance-summary.js RESULTS_DIR REQUIREMENTS_DIR REVISION...
 //
+// A scenario that reported no check, or only SKIPPED ones, checked nothing and fails wherever it
+//   must pass.
 // RESULTS_DIR/one-by-one: the 2026-07-28 scenarios run one by one; every FAILURE or WARNING fails.
 // RESULTS_DIR/one-by-one-<REVISION>: scenarios run one by one at an older revision; every FAILURE
 //   fails, warnings are shown.
@@ -50,6 +52,8 @@ function readRuns(dir) {
         failure: count('FAILURE'),
         warning: count('WARNING'),
         skipped: count('SKIPPED'),
+        // Nothing was checked: no check at all, or every one skipped.
+        empty: checks.every((check) => check.status === 'SKIPPED'),
         bad,
       };
     })
@@ -58,7 +62,7 @@ function readRuns(dir) {
 
 function show(run, mark) {
   const counts = `${run.success} passed, ${run.failure} failed, ${run.warning} warnings, ${run.skipped} skipped`;
-  console.log(`  ${mark} ${run.scenario.padEnd(48)} ${counts}`);
+  console.log(`  ${mark} ${run.scenario.padEnd(48)} ${counts}${run.empty ? ' (nothing checked)' : ''}`);
   for (const check of run.bad) {
     console.log(`      ${check.status} ${check.id}: ${check.errorMessage ?? ''}`);
   }
@@ -81,7 +85,7 @@ function oneByOne(folder, label, strict) {
   console.log(`== ${label} one by one (${runs.length} scenarios; ${rule})`);
   let passed = 0;
   for (const run of runs) {
-    const ok = run.failure === 0 && (!strict || run.warning === 0);
+    const ok = run.failure === 0 && !run.empty && (!strict || run.warning === 0);
     if (ok) passed += 1;
     failed ||= !ok;
     show(run, ok ? (run.warning ? 'warn' : 'ok  ') : 'FAIL');
@@ -104,16 +108,17 @@ function requirements(revision) {
   const scored = scoredServerScenarios(yaml);
   const runs = readRuns(path.join(resultsDir, `requirements-${revision}`));
   const scoredRuns = runs.filter((run) => scored.has(run.scenario));
-  const passedScored = new Set(scoredRuns.filter((run) => run.failure === 0).map((run) => run.scenario));
+  const passes = (run) => run.failure === 0 && !run.empty;
+  const passedScored = new Set(scoredRuns.filter(passes).map((run) => run.scenario));
   // A scenario reported twice counts as passed only if every report passed.
-  for (const run of scoredRuns) if (run.failure > 0) passedScored.delete(run.scenario);
+  for (const run of scoredRuns) if (!passes(run)) passedScored.delete(run.scenario);
   console.log(
     `== --requirements ${revision}: ${passedScored.size}/${scored.size} scored scenarios pass ` +
       `(${runs.length} run)`
   );
   for (const run of runs) {
     const isScored = scored.has(run.scenario);
-    const ok = run.failure === 0;
+    const ok = passes(run);
     if (isScored && !ok) failed = true;
     show(run, ok ? (run.warning ? 'warn' : 'ok  ') : isScored ? 'FAIL' : 'n/s ');
   }

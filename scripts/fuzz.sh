@@ -14,7 +14,8 @@
 #
 #   cargo run -p mcp-fuzz --bin fuzz-TARGET -- fuzz/artifacts/TARGET/crash-...
 #
-# Prints executions and findings per target; exits non-zero if any target found something.
+# Prints executions and findings per target; exits non-zero if any target found something, or
+# ran no input at all (a target that never ran cannot report "no finding").
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -24,7 +25,7 @@ targets=()
 for arg in "$@"; do
     case "$arg" in
         --ci) seconds=12; locked=(--locked) ;;
-        -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
         ''|*[!0-9]*) targets+=("$arg") ;;
         *) seconds="$arg" ;;
     esac
@@ -68,7 +69,7 @@ for target in "${targets[@]}"; do
         -dict="$dict" -artifact_prefix="$artifacts/" -print_final_stats=1 \
         >"$log" 2>&1 || status=$?
     execs="$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)"
-    coverage="$(grep -o 'cov: [0-9]*' "$log" | tail -1 | sed 's/cov: //')"
+    coverage="$(grep -o 'cov: [0-9]*' "$log" | tail -1 | sed 's/cov: //' || true)"
     found="$(grep -E '^(SUMMARY|==[0-9]+== ERROR)' "$log" | head -1 || true)"
     if [[ $status -ne 0 || -n "$found" ]]; then
         failed=1
@@ -76,6 +77,11 @@ for target in "${targets[@]}"; do
         grep -E "panicked at|^thread '" -A3 "$log" | head -20 || true
         ls -t "$artifacts" | head -3 | sed "s|^|   artifact: $artifacts/|"
         summary+=("$target: ${execs:-?} executions, coverage ${coverage:-?}, FINDING (log: $log)")
+    elif [[ ! "$execs" =~ ^[0-9]+$ || "$execs" -eq 0 ]]; then
+        failed=1
+        echo "   NO INPUT RAN in $target: libFuzzer reported ${execs:-no} executions (log: $log)"
+        tail -n 5 "$log" | sed 's/^/   /'
+        summary+=("$target: ${execs:-no} executions, NOT FUZZED (log: $log)")
     else
         summary+=("$target: ${execs:-?} executions, coverage ${coverage:-?}, no finding")
     fi

@@ -11,8 +11,12 @@
 # at the lowest priority.
 # Prints the honest flows' errors during the attack (budget 0), their round-latency p99 next
 # to the quiet run's (budget 3x), and the attacked server's peak resident memory (VmHWM,
-# budget 128 MiB), each with its verdict. Exits 0 whatever the figures (1 only when a run
-# printed none): a benchmark reports, it does not assert. The server is always stopped.
+# budget 128 MiB), each with its verdict. The server is always stopped.
+#
+#   scripts/soak.sh            exits 1 when an honest flow failed (or a run printed no figures):
+#                              that budget does not depend on the machine
+#   scripts/soak.sh --check    exits 1 on any verdict over budget, timing and memory too: for
+#                              a quiet machine of known speed (CI runs neither)
 #
 # Environment: SOAK_DURATION (measured seconds of each run, default 60), SOAK_CONCURRENCY
 # (honest flows in flight, default 32), SOAK_SERVER_CPU and SOAK_CLIENT_CPU (cores to pin to,
@@ -20,6 +24,15 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 ROOT="$PWD"
+
+CHECK=0
+for arg in "$@"; do
+  case "$arg" in
+    --check) CHECK=1 ;;
+    -h | --help) sed -n '2,20p' "$0"; exit 0 ;;
+    *) echo "soak.sh: unknown argument $arg (see --help)" >&2; exit 2 ;;
+  esac
+done
 
 DURATION="${SOAK_DURATION:-60}"
 CONCURRENCY="${SOAK_CONCURRENCY:-32}"
@@ -130,21 +143,39 @@ QUIET_ERRORS="$(errors_of "$WORK/quiet.txt")"
   exit 1
 }
 
-verdict() {
-  if [[ "$1" == 1 ]]; then echo "ok"; else echo "OVER BUDGET"; fi
+# One verdict per budget. `always` budgets fail the script in every mode: they hold on any
+# machine. `timing` budgets (latency, memory) depend on the machine and what else it runs, so
+# they fail it only under --check. A new budget is one more `budget` call and summary line.
+BROKEN=()
+VERDICT=""
+budget() { # budget always|timing OK NAME: sets VERDICT, records NAME when it fails the run
+  if [[ "$2" == 1 ]]; then
+    VERDICT="ok"
+  else
+    VERDICT="OVER BUDGET"
+    if [[ "$1" == always || "$CHECK" == 1 ]]; then BROKEN+=("$3"); fi
+  fi
 }
-ERRORS_OK=$([[ "$ERRORS" == 0 ]] && echo 1 || echo 0)
+mib() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
+
 RATIO="$(awk -v a="$ATTACKED_P99" -v q="$QUIET_P99" 'BEGIN { printf "%.2f", a / q }')"
-RATIO_OK="$(awk -v r="$RATIO" 'BEGIN { print (r <= 3.0) ? 1 : 0 }')"
-PEAK_OK="$(awk -v k="$ATTACKED_PEAK" 'BEGIN { print (k <= 128 * 1024) ? 1 : 0 }')"
-SESSION_OK=$(grep -q '^honest session: *still open' "$WORK/sessions.txt" && echo 1 || echo 0)
 
 echo
 echo "== soak summary (${DURATION}s per run)"
-echo "honest errors:       $ERRORS under attack ($QUIET_ERRORS quiet) — budget 0: $(verdict "$ERRORS_OK")"
-echo "round p99:           quiet $QUIET_P99 µs, attacked $ATTACKED_P99 µs: ${RATIO}x — budget 3x: $(verdict "$RATIO_OK")"
-echo "server peak memory:  attacked $(awk -v k="$ATTACKED_PEAK" 'BEGIN { printf "%.1f", k / 1024 }') MiB (quiet $(awk -v k="$QUIET_PEAK" 'BEGIN { printf "%.1f", k / 1024 }') MiB) — budget 128 MiB: $(verdict "$PEAK_OK")"
-echo "honest session:      $([[ "$SESSION_OK" == 1 ]] && echo "kept" || echo "lost") through the session attacks — budget kept: $(verdict "$SESSION_OK")"
+budget always "$([[ "$ERRORS" == 0 && "${QUIET_ERRORS:-0}" == 0 ]] && echo 1 || echo 0)" "honest errors"
+echo "honest errors:       $ERRORS under attack (${QUIET_ERRORS:-?} quiet) — budget 0: $VERDICT"
+budget timing "$(awk -v r="$RATIO" 'BEGIN { print (r <= 3.0) ? 1 : 0 }')" "round p99"
+echo "round p99:           quiet $QUIET_P99 µs, attacked $ATTACKED_P99 µs: ${RATIO}x — budget 3x: $VERDICT"
+budget timing "$(awk -v k="$ATTACKED_PEAK" 'BEGIN { print (k <= 128 * 1024) ? 1 : 0 }')" "peak memory"
+echo "server peak memory:  attacked $(mib "$ATTACKED_PEAK") MiB (quiet $(mib "$QUIET_PEAK") MiB) — budget 128 MiB: $VERDICT"
+budget always "$(grep -q '^honest session: *still open' "$WORK/sessions.txt" && echo 1 || echo 0)" "honest session"
+echo "honest session:      kept through the session attacks, or lost — budget kept: $VERDICT"
 echo "server log lines:    $LOG_LINES during the attacked run"
-# A benchmark prints figures and verdicts; it fails only when a run printed no figures, never
-# on a timing, which depends on the machine and what else it runs.
+
+if [[ ${#BROKEN[@]} -gt 0 ]]; then
+  echo "soak: over budget: ${BROKEN[*]}" >&2
+  exit 1
+fi
+if [[ "$CHECK" == 0 ]]; then
+  echo "(timing and memory verdicts are printed only; --check fails on them too)"
+fi

@@ -12,6 +12,9 @@
 //! verify. Each minted token draws a fresh random state id, so the id's cost is in every codec
 //! figure.
 
+#[path = "support/verdict.rs"]
+mod verdict;
+
 use std::hint::black_box;
 
 use base64::Engine;
@@ -103,6 +106,7 @@ const STATE_ID_GIVEN: &str = "codec: sign, state id given";
 const SEALED: &str = "sealed: seal + open";
 
 fn main() {
+    let mut verdicts = verdict::Verdicts::from_args();
     let payload: Vec<u8> = (0..PAYLOAD_LEN).map(|i| (i * 7 + 3) as u8).collect();
 
     let mut signer = Signer::new(1, &SECRET).expect("a 32-byte secret is accepted");
@@ -262,15 +266,15 @@ fn main() {
         "drawing a state id: {:.0} ns per token ({CODEC_SIGN} minus {STATE_ID_GIVEN})",
         best(CODEC_SIGN) - best(STATE_ID_GIVEN)
     );
-    let verdict = |ratio: f64, budget: f64| if ratio <= budget { "within" } else { "OVER" };
     let ratio = best(CODEC) / best(BARE);
     println!(
         "{CODEC} / {BARE} = {ratio:.2}x ({} the {BUDGET}x budget)",
-        verdict(ratio, BUDGET)
+        verdicts.judge("codec", ratio <= BUDGET)
     );
     let sealed_ratio = best(SEALED) / best(CODEC);
     println!(
         "{SEALED} / {CODEC} = {sealed_ratio:.2}x ({} the {SEALED_BUDGET}x budget)",
-        verdict(sealed_ratio, SEALED_BUDGET)
+        verdicts.judge("sealed codec", sealed_ratio <= SEALED_BUDGET)
     );
+    verdicts.finish();
 }

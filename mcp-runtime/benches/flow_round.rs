@@ -6,6 +6,9 @@
 //! verifies the first state, parses the form, runs to the confirmation question and signs a
 //! state carrying the target. Budget: the round costs at most 3x the codec.
 
+#[path = "support/verdict.rs"]
+mod verdict;
+
 use std::future::Future;
 use std::hint::black_box;
 use std::pin::pin;
@@ -113,6 +116,7 @@ fn state_of(
 }
 
 fn main() {
+    let mut verdicts = verdict::Verdicts::from_args();
     let signer = Signer::new(1, &[7; 32]).unwrap();
     let target = json!({"target": {"action": "accept", "content": {
         "environment": "production", "replicas": 3, "reason": "release 1.4"}}});
@@ -167,13 +171,10 @@ fn main() {
     println!("deploy round (verify, decode, step, encode, sign): {round:>8.0} ns/round");
     println!("codec sign + verify, same payload size:           {codec:>8.0} ns/op");
     println!(
-        "ratio round/codec: {ratio:.2}x (budget {BUDGET:.1}x) {}",
-        if ratio <= BUDGET {
-            "within budget"
-        } else {
-            "OVER BUDGET"
-        }
+        "ratio round/codec: {ratio:.2}x ({} the {BUDGET:.1}x budget)",
+        verdicts.judge("round/codec", ratio <= BUDGET)
     );
+    verdicts.finish();
 }
 
 /// A request that clones outside the measured loop.

@@ -3,6 +3,9 @@
 //!
 //! Run with `cargo bench -p mcp-runtime --bench form`.
 
+#[path = "support/verdict.rs"]
+mod verdict;
+
 use std::alloc::System;
 use std::hint::black_box;
 
@@ -43,6 +46,7 @@ struct Deploy {
 }
 
 fn main() {
+    let mut verdicts = verdict::Verdicts::from_args();
     let content = serde_json::json!({
         "owner": "ops@example.com",
         "replicas": 3,
@@ -57,8 +61,9 @@ fn main() {
 
     let parse = easybench::bench(|| Deploy::from_content(black_box(&content)));
     println!(
-        "form parse+validate (6 fields): {:.0} ns/op",
-        parse.ns_per_iter
+        "form parse+validate (6 fields): {:.0} ns/op ({} the 2 µs budget)",
+        parse.ns_per_iter,
+        verdicts.judge("form parse", parse.ns_per_iter < 2000.0)
     );
 
     let region = Region::new(GLOBAL);
@@ -85,4 +90,5 @@ fn main() {
     let fetch_allocations = region.change().allocations;
     println!("schema fetch: {fetch_allocations} allocations in 1000 calls");
     assert_eq!(fetch_allocations, 0, "the schema fetch allocated");
+    verdicts.finish();
 }

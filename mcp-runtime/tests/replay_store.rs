@@ -2,8 +2,8 @@
 //! does (a bound in memory; shared records and outages in Redis).
 //!
 //! The Redis tests use the server at `REDIS_URL` when it is set, and otherwise start their own
-//! `redis-server` from PATH on a free loopback port (and stop it). Without either they fail:
-//! run `scripts/redis.sh install` first.
+//! `redis-server` from PATH on a free loopback port (and stop it). Without either they fail,
+//! naming the command that installs it and runs them: `scripts/test.sh`.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -13,6 +13,27 @@ use mcp_runtime::state::{
 };
 
 const TTL: Duration = Duration::from_secs(600);
+
+/// How a behaviour lets time pass: the in-process store reads an injected clock, moved by hand;
+/// Redis expires keys on its own clock, so its runs sleep, with margins of ten times or more
+/// around every expiry a test relies on.
+enum Time {
+    Manual(Arc<ManualClock>),
+    Real,
+}
+
+impl Time {
+    /// The shortest record a behaviour makes: every check before it expires takes a few round
+    /// trips to the store, well under a tenth of it.
+    const SHORT: Duration = Duration::from_secs(2);
+
+    async fn pass(&self, by: Duration) {
+        match self {
+            Self::Manual(clock) => clock.advance(by),
+            Self::Real => tokio::time::sleep(by).await,
+        }
+    }
+}
 
 /// A random state id, so that runs against a shared Redis never meet.
 fn id() -> [u8; 16] {
@@ -38,7 +59,7 @@ async fn begin(store: &dyn ReplayStore, id: &[u8; 16], answers: &[u8; 32]) -> Be
 
 // ---- The same behaviour from both stores.
 
-async fn first_use_then_pending_conflict_and_done(store: Arc<dyn ReplayStore>) {
+async fn first_use_then_pending_conflict_and_done(store: Arc<dyn ReplayStore>, _: &Time) {
     let store = &*store;
     let (state, ours, theirs) = (id(), answers(1), answers(2));
     assert_eq!(begin(store, &state, &ours).await, Begin::Fresh);
@@ -73,7 +94,7 @@ async fn first_use_then_pending_conflict_and_done(store: Arc<dyn ReplayStore>) {
     );
 }
 
-async fn an_empty_reply_is_a_reply(store: Arc<dyn ReplayStore>) {
+async fn an_empty_reply_is_a_reply(store: Arc<dyn ReplayStore>, _: &Time) {
     let store = &*store;
     let (state, ours) = (id(), answers(3));
     assert_eq!(begin(store, &state, &ours).await, Begin::Fresh);
@@ -84,7 +105,7 @@ async fn an_empty_reply_is_a_reply(store: Arc<dyn ReplayStore>) {
     assert_eq!(begin(store, &state, &ours).await, Begin::Done(Vec::new()));
 }
 
-async fn states_are_independent(store: Arc<dyn ReplayStore>) {
+async fn states_are_independent(store: Arc<dyn ReplayStore>, _: &Time) {
     let store = &*store;
     let (first, second, ours) = (id(), id(), answers(4));
     assert_eq!(begin(store, &first, &ours).await, Begin::Fresh);
@@ -100,7 +121,7 @@ async fn states_are_independent(store: Arc<dyn ReplayStore>) {
     assert_eq!(begin(store, &second, &ours).await, Begin::Pending);
 }
 
-async fn finishing_what_was_not_begun_stores_nothing(store: Arc<dyn ReplayStore>) {
+async fn finishing_what_was_not_begun_stores_nothing(store: Arc<dyn ReplayStore>, _: &Time) {
     let store = &*store;
     let (state, ours, theirs) = (id(), answers(5), answers(6));
     store
@@ -116,9 +137,9 @@ async fn finishing_what_was_not_begun_stores_nothing(store: Arc<dyn ReplayStore>
     assert_eq!(begin(store, &state, &ours).await, Begin::Pending);
 }
 
-async fn records_expire_with_their_states(store: Arc<dyn ReplayStore>) {
+async fn records_expire_with_their_states(store: Arc<dyn ReplayStore>, time: &Time) {
     let store = &*store;
-    let short = Duration::from_millis(300);
+    let short = Time::SHORT;
     let (pending, done, late, ours) = (id(), id(), id(), answers(7));
     assert_eq!(
         store.begin(&pending, &ours, short).await.ok(),
@@ -142,7 +163,7 @@ async fn records_expire_with_their_states(store: Arc<dyn ReplayStore>) {
         Some(Begin::Done(REPLY.to_vec()))
     );
 
-    tokio::time::sleep(short + Duration::from_millis(200)).await;
+    time.pass(short + Duration::from_secs(1)).await;
     // The finish of a use whose state expired meanwhile stores nothing.
     store
         .finish(&late, &ours, REPLY, TTL)
@@ -157,7 +178,7 @@ async fn records_expire_with_their_states(store: Arc<dyn ReplayStore>) {
     }
 }
 
-async fn a_finish_can_only_shorten_the_record(store: Arc<dyn ReplayStore>) {
+async fn a_finish_can_only_shorten_the_record(store: Arc<dyn ReplayStore>, time: &Time) {
     let store = &*store;
     let (state, ours) = (id(), answers(9));
     assert_eq!(
@@ -165,14 +186,18 @@ async fn a_finish_can_only_shorten_the_record(store: Arc<dyn ReplayStore>) {
         Some(Begin::Fresh)
     );
     store
-        .finish(&state, &ours, REPLY, Duration::from_millis(200))
+        .finish(&state, &ours, REPLY, Time::SHORT)
         .await
         .expect("finishes");
-    tokio::time::sleep(Duration::from_millis(400)).await;
+    assert_eq!(
+        begin(store, &state, &ours).await,
+        Begin::Done(REPLY.to_vec())
+    );
+    time.pass(Time::SHORT + Duration::from_secs(1)).await;
     assert_eq!(begin(store, &state, &ours).await, Begin::Fresh);
 }
 
-async fn a_state_with_no_time_left_is_refused(store: Arc<dyn ReplayStore>) {
+async fn a_state_with_no_time_left_is_refused(store: Arc<dyn ReplayStore>, _: &Time) {
     let store = &*store;
     let (state, ours) = (id(), answers(10));
     let refused = store.begin(&state, &ours, Duration::ZERO).await;
@@ -180,7 +205,7 @@ async fn a_state_with_no_time_left_is_refused(store: Arc<dyn ReplayStore>) {
     assert_eq!(begin(store, &state, &ours).await, Begin::Fresh);
 }
 
-async fn concurrent_uses_run_once(store: Arc<dyn ReplayStore>) {
+async fn concurrent_uses_run_once(store: Arc<dyn ReplayStore>, _: &Time) {
     let (state, ours) = (id(), answers(11));
     let tries: Vec<_> = (0..32)
         .map(|_| {
@@ -199,7 +224,7 @@ async fn concurrent_uses_run_once(store: Arc<dyn ReplayStore>) {
     assert_eq!(fresh, 1, "exactly one try runs the round");
 }
 
-async fn a_released_use_begins_again_with_its_answers_only(store: Arc<dyn ReplayStore>) {
+async fn a_released_use_begins_again_with_its_answers_only(store: Arc<dyn ReplayStore>, _: &Time) {
     let store = &*store;
     let (state, ours, theirs) = (id(), answers(12), answers(13));
     assert_eq!(begin(store, &state, &ours).await, Begin::Fresh);
@@ -225,9 +250,9 @@ async fn a_released_use_begins_again_with_its_answers_only(store: Arc<dyn Replay
     );
 }
 
-async fn a_released_use_keeps_its_expiry(store: Arc<dyn ReplayStore>) {
+async fn a_released_use_keeps_its_expiry(store: Arc<dyn ReplayStore>, time: &Time) {
     let store = &*store;
-    let short = Duration::from_millis(300);
+    let short = Time::SHORT;
     let (state, ours) = (id(), answers(14));
     assert_eq!(
         store.begin(&state, &ours, short).await.ok(),
@@ -238,7 +263,7 @@ async fn a_released_use_keeps_its_expiry(store: Arc<dyn ReplayStore>) {
         store.begin(&state, &ours, TTL).await.ok(),
         Some(Begin::Fresh)
     );
-    tokio::time::sleep(short + Duration::from_millis(200)).await;
+    time.pass(short + Duration::from_secs(1)).await;
     assert_eq!(
         begin(store, &state, &answers(15)).await,
         Begin::Fresh,
@@ -246,17 +271,21 @@ async fn a_released_use_keeps_its_expiry(store: Arc<dyn ReplayStore>) {
     );
 }
 
-async fn each_subject_holds_its_quota_and_no_other_owner_notices(store: Arc<dyn ReplayStore>) {
+async fn each_subject_holds_its_quota_and_no_other_owner_notices(
+    store: Arc<dyn ReplayStore>,
+    time: &Time,
+) {
     let store = &*store;
     // Random subjects, so that runs against a shared Redis never meet.
     let (greedy, other) = (format!("greedy-{:x?}", id()), format!("other-{:x?}", id()));
     let (greedy, other) = (Owner::Subject(&greedy), Owner::Subject(&other));
     let ours = answers(20);
-    let short = Duration::from_millis(300);
+    let short = Time::SHORT;
     let mut held = Vec::new();
     for n in 0..DEFAULT_OWNER_QUOTA {
         let state = id();
-        let ttl = if n == 0 { short } else { TTL };
+        // The last record is the short one: it lives while the quota is checked.
+        let ttl = if n + 1 == DEFAULT_OWNER_QUOTA { short } else { TTL };
         let begun = store.begin_owned(greedy, &state, &ours, ttl).await;
         assert_eq!(begun.ok(), Some(Begin::Fresh), "record {n}");
         held.push(state);
@@ -274,19 +303,22 @@ async fn each_subject_holds_its_quota_and_no_other_owner_notices(store: Arc<dyn 
     assert_eq!(begun.ok(), Some(Begin::Fresh));
     assert_eq!(begin(store, &id(), &ours).await, Begin::Fresh);
     // A record that expires gives its place back.
-    tokio::time::sleep(short + Duration::from_millis(200)).await;
+    time.pass(short + Duration::from_secs(1)).await;
     let begun = store.begin_owned(greedy, &id(), &ours, TTL).await;
     assert_eq!(begun.ok(), Some(Begin::Fresh));
 }
 
-/// Runs each behaviour above on a fresh in-process store and on Redis.
+/// Runs each behaviour above on a fresh in-process store (on a clock moved by hand) and on
+/// Redis (on its own clock).
 macro_rules! on_both_stores {
     ($($behaviour:ident),* $(,)?) => {
         mod in_memory {
             $(
                 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
                 async fn $behaviour() {
-                    super::$behaviour(std::sync::Arc::new(super::MemoryReplayStore::new())).await;
+                    let clock = std::sync::Arc::new(super::ManualClock::from_unix_secs(1_800_000_000));
+                    let store = super::MemoryReplayStore::new().with_clock(clock.clone());
+                    super::$behaviour(std::sync::Arc::new(store), &super::Time::Manual(clock)).await;
                 }
             )*
         }
@@ -297,7 +329,8 @@ macro_rules! on_both_stores {
                 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
                 async fn $behaviour() {
                     let redis = crate::redis_support::TestRedis::shared_or_own();
-                    super::$behaviour(std::sync::Arc::new(redis.store().await)).await;
+                    super::$behaviour(std::sync::Arc::new(redis.store().await), &super::Time::Real)
+                        .await;
                 }
             )*
         }
@@ -532,7 +565,10 @@ mod redis_only {
             );
         }
 
-        // Back on the same port (empty: it kept nothing), the same store works again.
+        // Back on the same port, the same store works again. This server persists nothing,
+        // so it comes back empty and a state used before the outage is fresh once more
+        // (until it expires): the replay window the README warns of, which a Redis with
+        // persistence closes (next test).
         redis.restart();
         let deadline = Instant::now() + Duration::from_secs(15);
         let recovered = loop {
@@ -546,5 +582,55 @@ mod redis_only {
         };
         assert_eq!(recovered, Begin::Fresh);
         assert_eq!(begin(&store, &state, &ours).await, Begin::Pending);
+    }
+
+    /// What the README recommends for single use across Redis restarts: an append-only file
+    /// written before each answer. Records come back with their answers, their replies and
+    /// the expiry their state gave them.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_redis_that_persists_keeps_uses_across_a_restart() {
+        let mut redis = TestRedis::own_persistent();
+        let store = redis.store().await;
+        let (pending, done, ours, theirs) = (id(), id(), answers(4), answers(5));
+        assert_eq!(begin(&store, &pending, &ours).await, Begin::Fresh);
+        assert_eq!(begin(&store, &done, &ours).await, Begin::Fresh);
+        store
+            .finish(&done, &ours, REPLY, TTL)
+            .await
+            .expect("finishes");
+
+        redis.restart();
+        let deadline = Instant::now() + Duration::from_secs(15);
+        let after_restart = loop {
+            match store.begin(&pending, &ours, TTL).await {
+                Ok(found) => break found,
+                Err(_) if Instant::now() < deadline => {
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                }
+                Err(error) => panic!("no recovery: {error}"),
+            }
+        };
+        assert_eq!(
+            after_restart,
+            Begin::Pending,
+            "the use before the restart is kept"
+        );
+        assert_eq!(
+            begin(&store, &done, &ours).await,
+            Begin::Done(REPLY.to_vec())
+        );
+        assert_eq!(begin(&store, &done, &theirs).await, Begin::Conflict);
+        let mut raw = redis::Client::open(redis.url())
+            .expect("a valid URL")
+            .get_multiplexed_async_connection()
+            .await
+            .expect("connects");
+        let key = format!("{}{}", store.prefix(), hex(&done));
+        let left: i64 = raw.pttl(&key).await.expect("reads");
+        assert!((1..=600_000).contains(&left), "{left} ms left");
+    }
+
+    fn hex(bytes: &[u8]) -> String {
+        bytes.iter().map(|byte| format!("{byte:02x}")).collect()
     }
 }

@@ -270,7 +270,9 @@ async fn clients_see_one_answer_whatever_the_reason() {
             &format!("{reason:?}"),
             &call(server, Some(token), name_answer()).await,
         );
-        // The log says why, each reason in its own words, the rustc way.
+        // Each reason has words of its own, the rustc way: what the log's event says (that
+        // event, its level and its span, are checked over a socket in
+        // `tests/tests/refusal_logs.rs`).
         let log = reason.to_string();
         assert!(log.contains("`requestState`"), "{log}");
         assert!(!log.starts_with(char::is_uppercase), "{log}");

@@ -195,18 +195,26 @@ async fn a_half_sent_body_is_answered_408_and_closed_after_the_body_timeout() {
 
 #[tokio::test]
 async fn an_idle_keep_alive_connection_is_closed_after_the_keep_alive_timeout() {
-    let running = client::start(server(|b| timeouts(b, LONG, LONG, SHORT))).await;
+    // Each pause below is a tenth of the timeout, and there are more than ten of them: the
+    // connection outlives the timeout only because each request restarts it.
+    const KEEP_ALIVE: Duration = Duration::from_secs(1);
+    const PAUSE: Duration = Duration::from_millis(100);
+    let running = client::start(server(|b| timeouts(b, LONG, LONG, KEEP_ALIVE))).await;
     let addr = running.addr;
     let mut stream = TcpStream::connect(addr).await.unwrap();
-    // Used within the timeout, the connection stays open.
-    for _ in 0..3 {
+    let used = Instant::now();
+    for _ in 0..12 {
         stream
             .write_all(keep_alive_request(addr, &discover()).as_bytes())
             .await
             .unwrap();
         assert_eq!(read_answer(&mut stream).await, 200);
-        tokio::time::sleep(SHORT / 3).await;
+        tokio::time::sleep(PAUSE).await;
     }
+    assert!(
+        used.elapsed() > KEEP_ALIVE,
+        "the connection was used for less than the timeout"
+    );
     let sent = Instant::now();
     stream
         .write_all(keep_alive_request(addr, &discover()).as_bytes())
@@ -217,7 +225,7 @@ async fn an_idle_keep_alive_connection_is_closed_after_the_keep_alive_timeout() 
         .await
         .expect("an idle keep-alive connection is closed");
     assert!(rest.is_empty(), "{}", String::from_utf8_lossy(&rest));
-    assert!(sent.elapsed() >= SHORT, "closed before the timeout");
+    assert!(sent.elapsed() >= KEEP_ALIVE, "closed before the timeout");
 }
 
 /// A tool call on its own connection that waits at the gate: a busy connection.

@@ -199,8 +199,14 @@ async fn forever(cx: Cx) -> ToolResult {
     }
 }
 
+/// The tests' own tools, waiting for answers as long as the default input timeout (minutes):
+/// a slow machine cannot time a question out.
 fn own_server() -> Server {
-    Server::builder()
+    own_tools(Server::builder()).build()
+}
+
+fn own_tools(builder: mcp_runtime::server::ServerBuilder) -> mcp_runtime::server::ServerBuilder {
+    builder
         .name("legacy")
         .tool(counted)
         .tool(cancellable)
@@ -210,8 +216,6 @@ fn own_server() -> Server {
         .tool(everything_at_once)
         .tool(forever)
         .tool(mcp_examples::order::order)
-        .input_timeout(Duration::from_millis(300))
-        .build()
 }
 
 use mcp_examples::deploy as deploy_tools;
@@ -265,36 +269,37 @@ async fn log_messages_follow_the_session_level_and_precede_the_result() {
     assert_eq!(logged.text(), "answered true");
 }
 
+/// Three calls are open on one session at once: every question is held until all three have
+/// been asked (a session that ran its calls one at a time would never ask the second), then
+/// answered newest first, and each call's stream must end with its own service's replicas
+/// before the next older question is answered.
 #[tokio::test]
 async fn concurrent_calls_on_one_session_see_only_their_own_answers() {
     let running = client::start(deploy::server(1)).await;
-    let session = std::sync::Arc::new(Client::open(running.addr).await);
-    let calls: Vec<_> = [("api", 3), ("web", 5)]
-        .into_iter()
-        .enumerate()
-        .map(|(index, (service, replicas))| {
-            let session = std::sync::Arc::clone(&session);
-            tokio::spawn(async move {
-                let exchange = session
-                    .call(
-                        index as u64 + 10,
-                        "deploy",
-                        json!({"service": service}),
-                        |request| {
-                            let message = request["params"]["message"].as_str().unwrap();
-                            assert!(message.contains(service), "{service} got {message}");
-                            target("staging", replicas)
-                        },
-                    )
-                    .await;
-                (service, replicas, exchange)
-            })
-        })
-        .collect();
-    for call in calls {
-        let (service, replicas, exchange) = call.await.unwrap();
+    let session = Client::open(running.addr).await;
+    let calls = [(10, "api", 3), (11, "web", 5), (12, "db", 7)];
+    let mut open = Vec::new();
+    for (id, service, replicas) in calls {
+        let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": "deploy", "arguments": {"service": service}}});
+        let mut stream = session.post(&call).await;
+        assert!(stream.is_event_stream());
+        let question = stream.next_message().await.unwrap();
+        assert_eq!(question["method"], "elicitation/create", "{question}");
         assert_eq!(
-            exchange.text(),
+            question["params"]["message"],
+            format!("Where should {service} go?")
+        );
+        open.push((id, service, replicas, question, stream));
+    }
+    while let Some((id, service, replicas, question, mut stream)) = open.pop() {
+        let answer = json!({"jsonrpc": "2.0", "id": question["id"],
+            "result": target("staging", replicas)});
+        assert_eq!(session.post(&answer).await.status, 202);
+        let done = stream.next_message().await.unwrap();
+        assert_eq!(done["id"], id, "{service}'s stream ended with {done}");
+        assert_eq!(
+            done["result"]["content"][0]["text"],
             format!("Deployed {replicas} replicas of {service} to Staging (release).")
         );
     }
@@ -328,7 +333,12 @@ async fn a_cancelled_call_ends_without_an_answer_and_the_session_goes_on() {
 
 #[tokio::test]
 async fn a_client_that_never_answers_fails_the_call_after_the_timeout() {
-    let running = client::start(own_server()).await;
+    // A real timer: the failure must come within the client's read timeout (10 s), ten times
+    // the input timeout.
+    let server = own_tools(Server::builder())
+        .input_timeout(Duration::from_secs(1))
+        .build();
+    let running = client::start(server).await;
     let session = Client::open(running.addr).await;
     let call = json!({"jsonrpc": "2.0", "id": 50, "method": "tools/call",
         "params": {"name": "chatty", "arguments": {}}});

@@ -160,17 +160,19 @@ async fn subscribed_resources_are_announced_on_the_standalone_stream() {
     assert_eq!(standalone.next_message().await, None);
 }
 
+/// Eviction alone: sessions idle for an hour cannot expire during the test, so the one
+/// refused was pushed out by the table's bound, and it is the least recently active one.
 #[tokio::test]
-async fn idle_sessions_expire_and_the_table_is_bounded() {
+async fn at_the_maximum_the_least_recently_active_idle_session_gives_way() {
     let server = Server::builder()
         .tool(deploy_tools::confirm_deploy)
-        .session_idle_timeout(Duration::from_millis(200))
+        .session_idle_timeout(Duration::from_secs(3600))
         .max_sessions(2)
         .build();
     let running = client::start(server.clone()).await;
     let first = Client::open(running.addr).await;
     let second = Client::open(running.addr).await;
-    // At the maximum, the least recently active idle session gives way.
+    // `first` becomes the more recently active of the two.
     assert_eq!(
         first.request(1, "ping", json!({})).await["result"],
         json!({})
@@ -181,15 +183,31 @@ async fn idle_sessions_expire_and_the_table_is_bounded() {
         .post(&json!({"jsonrpc": "2.0", "id": 2, "method": "ping"}))
         .await;
     evicted.refusal(404).await;
-    assert_eq!(
-        third.request(3, "ping", json!({})).await["result"],
-        json!({})
-    );
-    tokio::time::sleep(Duration::from_millis(400)).await;
-    let expired = first
-        .post(&json!({"jsonrpc": "2.0", "id": 4, "method": "ping"}))
+    for (id, kept) in [(3, &first), (4, &third)] {
+        assert_eq!(
+            kept.request(id, "ping", json!({})).await["result"],
+            json!({})
+        );
+    }
+}
+
+/// Expiry alone: the table is far from its bound, so nothing is evicted. Waiting three times
+/// the idle timeout cannot come short of it, however slow the machine.
+#[tokio::test]
+async fn an_idle_session_expires() {
+    const IDLE: Duration = Duration::from_millis(300);
+    let server = Server::builder()
+        .tool(deploy_tools::confirm_deploy)
+        .session_idle_timeout(IDLE)
+        .build();
+    let running = client::start(server.clone()).await;
+    let idle = Client::open(running.addr).await;
+    tokio::time::sleep(IDLE * 3).await;
+    let expired = idle
+        .post(&json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}))
         .await;
     expired.refusal(404).await;
+    assert_eq!(server.legacy_sessions(), 0, "the expired session is gone");
 }
 
 #[tokio::test]

@@ -92,37 +92,42 @@ async fn a_flow_runs_over_stdio_through_server_to_client_requests() {
     assert!(done["result"].get("resultType").is_none());
 }
 
+/// Three calls are open at once: every question is held until all three have been asked (a
+/// server that ran a connection's calls one at a time would never ask the second), then
+/// answered newest first, and each call must finish, with its own service's replicas, before
+/// the next older question is answered.
 #[tokio::test]
 async fn concurrent_calls_on_one_connection_get_their_own_answers() {
     let mut session = open().await;
-    session.write(call(10, "api").to_string().as_bytes()).await;
-    session.write(call(11, "web").to_string().as_bytes()).await;
-    let replicas = HashMap::from([("api", 3), ("web", 5)]);
-    let mut finished = HashMap::new();
-    while finished.len() < 2 {
-        let line = read(&mut session).await;
-        if line.get("method").is_some() {
-            let message = line["params"]["message"].as_str().unwrap();
-            let service = if message.contains("api") {
-                "api"
-            } else {
-                "web"
-            };
-            session
-                .write(&answer(&line, staging(replicas[service])))
-                .await;
-        } else {
-            finished.insert(line["id"].as_u64().unwrap(), line);
-        }
+    let calls = [(10, "api", 3), (11, "web", 5), (12, "db", 7)];
+    for (id, service, _) in calls {
+        session
+            .write(call(id, service).to_string().as_bytes())
+            .await;
     }
-    assert_eq!(
-        finished[&10]["result"]["content"][0]["text"],
-        "Deployed 3 replicas of api to Staging."
-    );
-    assert_eq!(
-        finished[&11]["result"]["content"][0]["text"],
-        "Deployed 5 replicas of web to Staging."
-    );
+    let mut questions = HashMap::new();
+    while questions.len() < calls.len() {
+        let line = read(&mut session).await;
+        assert_eq!(
+            line["method"], "elicitation/create",
+            "a call ended before every call had asked: {line}"
+        );
+        let message = line["params"]["message"].as_str().unwrap().to_owned();
+        questions.insert(message, line);
+    }
+    for (id, service, replicas) in calls.into_iter().rev() {
+        let question = &questions[&format!("Where should {service} go?")];
+        session.write(&answer(question, staging(replicas))).await;
+        let done = read(&mut session).await;
+        assert_eq!(
+            done["id"], id,
+            "the answer to {service}'s question ended another call"
+        );
+        assert_eq!(
+            done["result"]["content"][0]["text"],
+            format!("Deployed {replicas} replicas of {service} to Staging.")
+        );
+    }
 }
 
 #[tokio::test]

@@ -268,7 +268,11 @@ async fn a_tighter_clock_skew_refuses_what_the_default_lets_through() {
 async fn an_unknown_kid_is_fetched_again_at_a_bounded_rate_and_found_after_a_rotation() {
     let (old, new) = (oauth::rsa(), oauth::rotated());
     let jwks = JwksServer::start(vec![old.jwk()]).await;
-    let addr = serve(builder(config(&jwks).build().unwrap()).build()).await;
+    // The key set's clock is the system's: the seven requests below must all fall within
+    // the interval, and take a few milliseconds each, well under a tenth of it.
+    let interval = Duration::from_secs(3);
+    let oauth = config(&jwks).jwks_min_refresh_interval(interval);
+    let addr = serve(builder(oauth.build().unwrap()).build()).await;
     let token = new.sign(&claims("alice", "mcp"));
     assert_eq!(
         whoami_with(addr, &old.sign(&claims("alice", "mcp")))
@@ -286,7 +290,7 @@ async fn an_unknown_kid_is_fetched_again_at_a_bounded_rate_and_found_after_a_rot
     jwks.rotate(vec![old.jwk(), new.jwk()]);
     assert_invalid_token(&whoami_with(addr, &token).await, "rotated, not yet fetched");
     assert_eq!(jwks.fetches(), 1);
-    tokio::time::sleep(Duration::from_millis(450)).await;
+    tokio::time::sleep(interval).await;
     // Past the interval, the unknown kid fetches the rotated set and is found.
     assert_eq!(whoami_with(addr, &token).await.status, 200);
     assert_eq!(jwks.fetches(), 2);
@@ -708,8 +712,11 @@ async fn a_key_set_not_fetched_yet_is_a_temporary_failure_not_a_refused_token() 
     let oauth = OAuth::builder(RESOURCE)
         .issuer(ISSUER)
         .jwks_url(url)
-        .jwks_timeout(Duration::from_millis(200))
-        .jwks_min_refresh_interval(Duration::from_millis(400))
+        // The retry's fetch must answer within the timeout: ten times what one over loopback
+        // takes on a busy machine. The interval leaves under a second after the first
+        // fetch's timeout, so `Retry-After` is 1.
+        .jwks_timeout(Duration::from_secs(2))
+        .jwks_min_refresh_interval(Duration::from_secs(3))
         .required_scopes(["mcp"])
         .build()
         .unwrap();
@@ -720,7 +727,10 @@ async fn a_key_set_not_fetched_yet_is_a_temporary_failure_not_a_refused_token() 
     let addr = serve(builder(oauth).build()).await;
     let answer = whoami_with(addr, &token).await;
     let seconds = assert_unavailable(&answer, "no answer");
-    assert_eq!(seconds, 1, "what is left of 400 ms, rounded up: {answer:?}");
+    assert_eq!(
+        seconds, 1,
+        "what is left of 3 s after 2 s, rounded up: {answer:?}"
+    );
     // A retry after `Retry-After`, once the key set server answers, passes with the same
     // token.
     let _jwks = JwksServer::start_on(listener, vec![rsa.jwk()]).await;

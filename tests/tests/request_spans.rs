@@ -123,6 +123,9 @@ fn ask(request: impl Fn(&[Value]) -> Value + 'static) -> Step {
     Step::Ask(Box::new(request))
 }
 
+/// How long a whole conversation of these tests may take, its end included.
+const SERVED_WITHIN: Duration = Duration::from_secs(20);
+
 /// Serves `steps` one after the other on in-process stdio; returns the answers, and the log
 /// as JSON lines and as human text.
 async fn serve(server: Server, steps: Vec<Step>) -> (Vec<Value>, Vec<Value>, String) {
@@ -154,7 +157,14 @@ async fn serve(server: Server, steps: Vec<Step>) -> (Vec<Value>, Vec<Value>, Str
         drop(input);
         answers
     };
-    let (served, answers) = tokio::join!(serving, client);
+    // Bounded: a server that fails to end a call (a broken `notifications/cancelled`, say)
+    // keeps serving while that call runs, which for `endless` is an hour.
+    let (served, answers) =
+        tokio::time::timeout(SERVED_WITHIN, async { tokio::join!(serving, client) })
+            .await
+            .unwrap_or_else(|_| {
+                panic!("the server still runs {SERVED_WITHIN:?} after its input ended")
+            });
     served.unwrap();
     (answers, log.json(), log.human.text())
 }

@@ -14,9 +14,8 @@ use std::time::{Duration, Instant};
 
 use mcp_runtime::state::RedisReplayStore;
 
-const MISSING: &str = "`redis-server` is not on PATH and REDIS_URL is unset: run \
-                       `scripts/redis.sh install` (or `scripts/redis.sh start` and export \
-                       the REDIS_URL it prints)";
+const MISSING: &str = "`redis-server` is not on PATH and REDIS_URL is unset: run the tests \
+                       with `scripts/test.sh`, which installs it first";
 
 /// A Redis for one test: the one at `REDIS_URL`, or a `redis-server` of its own (stopped
 /// when this drops). Each test writes under a prefix of its own.
@@ -24,6 +23,8 @@ pub(crate) struct TestRedis {
     url: String,
     server: Option<Child>,
     prefix: String,
+    /// Where a persisting server keeps its append-only file; `None` keeps nothing.
+    persist_in: Option<std::path::PathBuf>,
 }
 
 impl TestRedis {
@@ -33,20 +34,37 @@ impl TestRedis {
                 url,
                 server: None,
                 prefix: unique_prefix(),
+                persist_in: None,
             },
             _ => Self::own(),
         }
     }
 
-    /// A `redis-server` of its own on a free loopback port, whatever `REDIS_URL` says.
+    /// A `redis-server` of its own on a free loopback port, whatever `REDIS_URL` says,
+    /// keeping nothing across a restart.
     pub(crate) fn own() -> Self {
+        Self::own_in(None)
+    }
+
+    /// A `redis-server` of its own that writes every change to its append-only file before
+    /// answering (`appendonly yes`, `appendfsync always`), in a fresh directory, so a restart
+    /// keeps what it held.
+    pub(crate) fn own_persistent() -> Self {
+        let dir =
+            std::env::temp_dir().join(format!("mcp-redis-{}", unique_prefix().replace(':', "-")));
+        std::fs::create_dir_all(&dir).expect("a directory for the append-only file");
+        Self::own_in(Some(dir))
+    }
+
+    fn own_in(persist_in: Option<std::path::PathBuf>) -> Self {
         for _ in 0..5 {
             let port = free_port();
-            if let Some(server) = spawn_on(port) {
+            if let Some(server) = spawn_on(port, persist_in.as_deref()) {
                 return Self {
                     url: format!("redis://127.0.0.1:{port}"),
                     server: Some(server),
                     prefix: unique_prefix(),
+                    persist_in,
                 };
             }
         }
@@ -80,6 +98,9 @@ impl TestRedis {
 impl Drop for TestRedis {
     fn drop(&mut self) {
         self.stop();
+        if let Some(dir) = &self.persist_in {
+            let _ = std::fs::remove_dir_all(dir);
+        }
     }
 }
 
@@ -103,11 +124,20 @@ pub(crate) fn free_port() -> u16 {
 }
 
 /// Starts `redis-server` on `port` and waits until it answers; `None` when it exits first
-/// (the port was taken meanwhile).
-pub(crate) fn spawn_on(port: u16) -> Option<Child> {
-    let mut server = Command::new("redis-server")
+/// (the port was taken meanwhile). With `persist_in`, it keeps an append-only file there,
+/// written before each answer; without, it keeps nothing.
+pub(crate) fn spawn_on(port: u16, persist_in: Option<&std::path::Path>) -> Option<Child> {
+    let mut command = Command::new("redis-server");
+    command
         .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
-        .args(["--save", "", "--appendonly", "no", "--daemonize", "no"])
+        .args(["--save", "", "--daemonize", "no"]);
+    match persist_in {
+        Some(dir) => command
+            .args(["--appendonly", "yes", "--appendfsync", "always", "--dir"])
+            .arg(dir),
+        None => command.args(["--appendonly", "no"]),
+    };
+    let mut server = command
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -149,10 +179,11 @@ impl TestRedis {
         &self.url
     }
 
-    /// Starts the test's own server again on its port, empty.
+    /// Starts the test's own server again on its port: empty, or with what it persisted.
     pub(crate) fn restart(&mut self) {
         self.stop();
-        self.server = Some(spawn_on(self.port()).expect("the port is free again"));
+        let server = spawn_on(self.port(), self.persist_in.as_deref());
+        self.server = Some(server.expect("the port is free again"));
     }
 
     /// The key prefix of this test.
