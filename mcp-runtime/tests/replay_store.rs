@@ -285,7 +285,11 @@ async fn each_subject_holds_its_quota_and_no_other_owner_notices(
     for n in 0..DEFAULT_OWNER_QUOTA {
         let state = id();
         // The last record is the short one: it lives while the quota is checked.
-        let ttl = if n + 1 == DEFAULT_OWNER_QUOTA { short } else { TTL };
+        let ttl = if n + 1 == DEFAULT_OWNER_QUOTA {
+            short
+        } else {
+            TTL
+        };
         let begun = store.begin_owned(greedy, &state, &ours, ttl).await;
         assert_eq!(begun.ok(), Some(Begin::Fresh), "record {n}");
         held.push(state);
