@@ -41,7 +41,8 @@ fn builder(store: impl ReplayStore) -> ServerBuilder {
         .replay_store(store)
 }
 
-/// One `pay` request as `user`: the first round, or the second with `state`.
+/// One `pay` request as `user` (a caller without one when empty, from `user` read as its local
+/// address): the first round, or the second with `state`.
 async fn pay_as(addr: std::net::SocketAddr, user: &str, state: Option<&str>) -> client::Answer {
     let mut meta = client::meta();
     meta["io.modelcontextprotocol/clientCapabilities"] = json!({"elicitation": {}});
@@ -51,10 +52,14 @@ async fn pay_as(addr: std::net::SocketAddr, user: &str, state: Option<&str>) -> 
         params["inputResponses"] = json!({"sure": {"action": "accept", "content": {"ok": true}}});
     }
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params});
-    client::send(
+    // A caller without a subject is told apart by its address.
+    let from = user.parse().ok();
+    let header = if from.is_some() { "" } else { user };
+    client::send_from(
         addr,
+        from,
         "POST",
-        &[("X-User", user)],
+        &[("X-User", header)],
         body.to_string().as_bytes(),
     )
     .await
@@ -101,6 +106,15 @@ async fn greedy_then_honest(addr: std::net::SocketAddr, greedy: &str, honest: &s
         "{message:?}"
     );
     assert_eq!(completed, QUOTA);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn callers_without_a_subject_are_told_apart_by_address() {
+    let store = MemoryReplayStore::new()
+        .with_capacity(5 * QUOTA)
+        .with_owner_quota(QUOTA);
+    let running = client::start(builder(store).build()).await;
+    greedy_then_honest(running.addr, "127.0.0.2", "127.0.0.1").await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

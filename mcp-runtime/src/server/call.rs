@@ -61,6 +61,8 @@ pub(super) fn take_round(params: &mut Map<String, Value>) -> Result<RoundInput, 
 pub(super) struct CallContext {
     pub(super) capabilities: ClientCapabilities,
     pub(super) subject: Option<String>,
+    /// The caller's address, where the transport knows it.
+    pub(super) peer: Option<std::net::IpAddr>,
     /// The caller's verified token, over HTTP with OAuth.
     pub(super) claims: Option<Arc<crate::auth::Claims>>,
     pub(super) progress: Progress,
@@ -218,8 +220,9 @@ impl<H: Serves> Call<H> {
                         let state_id = *opened.id().as_bytes();
                         let expires_at = opened.expires_at();
                         let subject = self.context.subject.as_deref();
+                        let peer = self.context.peer;
                         let verdict =
-                            single_use::begin(store, subject, state_id, expires_at, answers);
+                            single_use::begin(store, subject, peer, state_id, expires_at, answers);
                         match verdict.await {
                             Verdict::Run(record) => first_use = Some(record),
                             Verdict::Replay(reply) => {

@@ -221,6 +221,7 @@ impl Server {
                     _ => Logger::none(),
                 };
                 let context = CallContext {
+                    peer: facts.peer,
                     capabilities,
                     subject: facts.subject,
                     claims: facts.claims,

@@ -285,6 +285,7 @@ impl Server {
                 params.remove("requestState");
                 params.remove("_meta");
                 let context = CallContext {
+                    peer: facts.peer,
                     meta: None,
                     headers: facts.headers.clone(),
                     capabilities: session.capabilities.clone(),

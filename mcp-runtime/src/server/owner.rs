@@ -29,7 +29,7 @@ impl Owner {
 }
 
 /// The address an owner is known by: IPv4 (also when mapped into IPv6) whole, IPv6 by /64.
-fn network(peer: IpAddr) -> IpAddr {
+pub(crate) fn network(peer: IpAddr) -> IpAddr {
     match peer {
         IpAddr::V4(_) => peer,
         IpAddr::V6(v6) => match v6.to_ipv4_mapped() {

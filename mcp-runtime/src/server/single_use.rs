@@ -124,10 +124,12 @@ impl StoredReply {
 }
 
 /// Records the use of state `id` (valid until `expires_at`, in Unix seconds) with this
-/// round's `answers`, charged to `subject` (or the anonymous owner).
+/// round's `answers`, charged to `subject`, else to the caller's `peer` (or the anonymous
+/// owner).
 pub(crate) async fn begin(
     store: Arc<dyn ReplayStore>,
     subject: Option<&str>,
+    peer: Option<std::net::IpAddr>,
     id: [u8; 16],
     expires_at: u64,
     answers: Option<&InputResponses>,
@@ -137,7 +139,11 @@ pub(crate) async fn begin(
         .unwrap_or_default();
     let ttl = Duration::from_secs(expires_at).saturating_sub(now) + CLOCK_SKEW;
     let answers = answers_digest(answers);
-    let owner = subject.map_or(Owner::Anonymous, Owner::Subject);
+    let owner = match (subject, peer) {
+        (Some(subject), _) => Owner::Subject(subject),
+        (None, Some(peer)) => Owner::Peer(crate::server::owner::network(peer)),
+        (None, None) => Owner::Anonymous,
+    };
     match store.begin_owned(owner, &id, &answers, ttl).await {
         Ok(Begin::Fresh) => Verdict::Run(Use {
             store,

@@ -142,6 +142,17 @@ pub(crate) async fn send(
     headers: &[(&str, &str)],
     body: &[u8],
 ) -> Answer {
+    send_from(addr, None, method, headers, body).await
+}
+
+/// [`send`], from the local address `from` (another loopback address, to be another caller).
+pub(crate) async fn send_from(
+    addr: SocketAddr,
+    from: Option<std::net::IpAddr>,
+    method: &str,
+    headers: &[(&str, &str)],
+    body: &[u8],
+) -> Answer {
     let mut all = standard_headers(addr);
     all.extend(mirrored_headers(body));
     for (key, value) in headers {
@@ -159,7 +170,11 @@ pub(crate) async fn send(
         body.len()
     ));
     let exchange = async {
-        let mut stream = TcpStream::connect(addr).await.expect("connects");
+        let socket = tokio::net::TcpSocket::new_v4().expect("a socket");
+        if let Some(from) = from {
+            socket.bind(SocketAddr::new(from, 0)).expect("binds");
+        }
+        let mut stream = socket.connect(addr).await.expect("connects");
         stream
             .write_all(head.as_bytes())
             .await

@@ -20,7 +20,8 @@ pub const DEFAULT_REPLAY_CAPACITY: usize = 100_000;
 /// capacity.
 pub const DEFAULT_OWNER_QUOTA: usize = 1_024;
 
-/// How many live records the callers without a subject hold together, unless told otherwise:
+/// How many live records the callers with neither a subject nor a known address hold
+/// together, unless told otherwise:
 /// 50,000, half the in-process store's default capacity, so anonymous traffic never takes the
 /// room of authenticated subjects.
 pub const DEFAULT_ANONYMOUS_QUOTA: usize = 50_000;
@@ -116,7 +117,8 @@ impl MemoryReplayStore {
         self
     }
 
-    /// Lets the callers without a subject hold up to `quota` records together (at least one;
+    /// Lets the callers with neither a subject nor a known address hold up to `quota` records
+    /// together (at least one;
     /// default [`DEFAULT_ANONYMOUS_QUOTA`]).
     #[must_use]
     pub fn with_anonymous_quota(mut self, quota: usize) -> Self {
@@ -162,7 +164,7 @@ impl MemoryReplayStore {
         let now = self.clock.now();
         let expires = expiry(now, ttl)?;
         let quota = match owner {
-            Owner::Subject(_) => self.owner_quota,
+            Owner::Subject(_) | Owner::Peer(_) => self.owner_quota,
             Owner::Anonymous => self.anonymous_quota,
         };
         let owner = owner.key();

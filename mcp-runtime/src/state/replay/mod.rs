@@ -68,10 +68,12 @@ pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 ///
 /// # Owners and quotas
 ///
-/// Each use is charged to an [`Owner`]: the subject the state is bound to, or for states of
-/// anonymous callers one shared anonymous owner. A store keeps at most a quota of live
-/// records per owner ([`DEFAULT_OWNER_QUOTA`] per subject, [`DEFAULT_ANONYMOUS_QUOTA`] for the
-/// anonymous owner, by default), so one subject minting states as fast as it can fills its
+/// Each use is charged to an [`Owner`]: the subject the state is bound to; for a caller
+/// without one, the address it connects from; for a caller with neither (stdio, a transport
+/// naming no peer), one shared anonymous owner. A store keeps at most a quota of live
+/// records per owner ([`DEFAULT_OWNER_QUOTA`] per subject or address,
+/// [`DEFAULT_ANONYMOUS_QUOTA`] for the anonymous owner, by default), so one client minting
+/// states as fast as it can fills its
 /// own quota, not the store: past it, its new states are refused with
 /// [`StoreError::OverQuota`] (the server answers `503` with `Retry-After`, for that subject's
 /// new single-use rounds only) until its records expire, while every other owner's rounds go
@@ -196,7 +198,11 @@ impl<S: ReplayStore + ?Sized> ReplayStore for Arc<S> {
 pub enum Owner<'a> {
     /// The subject the state is bound to.
     Subject(&'a str),
-    /// A caller without a subject: every such caller shares this one owner.
+    /// A caller without a subject, by the address it connects from (an IPv6 address by its
+    /// /64 network): it gets a subject's quota.
+    Peer(std::net::IpAddr),
+    /// A caller with neither (stdio, or a transport that names no peer): every such caller
+    /// shares this one owner.
     Anonymous,
 }
 
@@ -210,6 +216,13 @@ impl Owner<'_> {
             Self::Subject(subject) => {
                 hasher.update([1]);
                 hasher.update(subject.as_bytes());
+            }
+            Self::Peer(address) => {
+                hasher.update([2]);
+                match address {
+                    std::net::IpAddr::V4(v4) => hasher.update(v4.octets()),
+                    std::net::IpAddr::V6(v6) => hasher.update(v6.octets()),
+                }
             }
             Self::Anonymous => hasher.update([0]),
         }

@@ -229,7 +229,8 @@ impl RedisReplayStore {
         self
     }
 
-    /// Lets the callers without a subject hold up to `quota` records together (at least one;
+    /// Lets the callers with neither a subject nor a known address hold up to `quota` records
+    /// together (at least one;
     /// default [`DEFAULT_ANONYMOUS_QUOTA`]).
     #[must_use]
     pub fn with_anonymous_quota(mut self, quota: usize) -> Self {
@@ -278,7 +279,7 @@ impl ReplayStore for RedisReplayStore {
         let key = self.key(id);
         let owner_key = self.owner_key(owner);
         let quota = match owner {
-            Owner::Subject(_) => self.owner_quota,
+            Owner::Subject(_) | Owner::Peer(_) => self.owner_quota,
             Owner::Anonymous => self.anonymous_quota,
         };
         let answers = *answers;
