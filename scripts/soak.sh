@@ -169,7 +169,7 @@ echo "round p99:           quiet $QUIET_P99 µs, attacked $ATTACKED_P99 µs: ${R
 budget timing "$(awk -v k="$ATTACKED_PEAK" 'BEGIN { print (k <= 128 * 1024) ? 1 : 0 }')" "peak memory"
 echo "server peak memory:  attacked $(mib "$ATTACKED_PEAK") MiB (quiet $(mib "$QUIET_PEAK") MiB) — budget 128 MiB: $VERDICT"
 budget always "$(grep -q '^honest session: *still open' "$WORK/sessions.txt" && echo 1 || echo 0)" "honest session"
-echo "honest session:      kept through the session attacks, or lost — budget kept: $VERDICT"
+echo "honest session:      $([[ "$VERDICT" == ok ]] && echo kept || echo lost) through the session attacks — budget kept: $VERDICT"
 echo "server log lines:    $LOG_LINES during the attacked run"
 
 if [[ ${#BROKEN[@]} -gt 0 ]]; then

@@ -252,7 +252,7 @@ pub(crate) async fn replay_fill_attack(
         for _ in 0..workers {
             let mallory = mallory.clone();
             attackers.spawn(async move {
-                let mut statuses = super::Statuses(Default::default());
+                let mut statuses = super::Statuses::default();
                 while Instant::now() < deadline {
                     match deploy_flow(addr, &mallory).await {
                         Ok(status) => statuses.add(status),
@@ -263,7 +263,7 @@ pub(crate) async fn replay_fill_attack(
             });
         }
         let loud = apart(honest_flows(addr, alice.clone(), duration)).await?;
-        let mut attack = super::Statuses(Default::default());
+        let mut attack = super::Statuses::default();
         while let Some(statuses) = attackers.join_next().await {
             attack.merge(statuses.map_err(|error| error.to_string())?);
         }
@@ -386,7 +386,7 @@ pub(crate) async fn token_spray_attack(
         for worker in 0..connections {
             let list = list.clone();
             sprayers.spawn(async move {
-                let mut statuses = super::Statuses(Default::default());
+                let mut statuses = super::Statuses::default();
                 let mut n = worker as u64 * 1_000_000_000;
                 while Instant::now() < deadline {
                     n += 1;
@@ -399,7 +399,7 @@ pub(crate) async fn token_spray_attack(
             });
         }
         let loud = apart(honest_lists(addr, honest.clone(), list.clone(), duration)).await?;
-        let mut spray = super::Statuses(Default::default());
+        let mut spray = super::Statuses::default();
         while let Some(statuses) = sprayers.join_next().await {
             spray.merge(statuses.map_err(|error| error.to_string())?);
         }
