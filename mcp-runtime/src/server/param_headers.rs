@@ -44,7 +44,8 @@ impl ParamHeader {
     pub(crate) fn all_of(input_schema: &Map<String, Value>) -> Result<Vec<Self>, String> {
         let mut found = Vec::new();
         collect(input_schema, &mut Vec::new(), &mut found)?;
-        let total = count_marks(&Value::Object(input_schema.clone()));
+        let total: usize = input_schema.values().map(count_marks).sum::<usize>()
+            + usize::from(input_schema.contains_key(KEYWORD));
         if total != found.len() {
             return Err(format!(
                 "`{KEYWORD}` marks a property not reachable from the root through `properties` \
@@ -71,12 +72,11 @@ impl ParamHeader {
         arguments: Option<&Map<String, Value>>,
         headers: &HeaderMap,
     ) -> Result<(), RpcError> {
-        let mut value = arguments.map(|arguments| Value::Object(arguments.clone()));
-        for key in &self.path {
-            value = value.and_then(|value| value.get(key).cloned());
-        }
         let header = single(headers, &self.header)?;
-        match (value.filter(|value| !value.is_null()), header) {
+        match (
+            self.argument(arguments).filter(|value| !value.is_null()),
+            header,
+        ) {
             (None, None) => Ok(()),
             (Some(_), None) => Err(mismatch(format!(
                 "missing `{}` header: the arguments give `{}`",
@@ -90,7 +90,7 @@ impl ParamHeader {
             (Some(body), Some(text)) => {
                 let text = decode(text)
                     .ok_or_else(|| mismatch(format!("malformed `{}` header", self.header)))?;
-                if self.matches(&body, &text) {
+                if self.matches(body, &text) {
                     Ok(())
                 } else {
                     Err(mismatch(format!(
@@ -102,6 +102,16 @@ impl ParamHeader {
                 }
             }
         }
+    }
+
+    /// The argument at this mark's path, if the call gives it.
+    fn argument<'a>(&self, arguments: Option<&'a Map<String, Value>>) -> Option<&'a Value> {
+        let (last, parents) = self.path.split_last()?;
+        let mut object = arguments?;
+        for key in parents {
+            object = object.get(key)?.as_object()?;
+        }
+        object.get(last)
     }
 
     /// Whether a header's decoded `text` stands for the argument `body`: the same string, the
@@ -199,7 +209,7 @@ fn mark(
 fn count_marks(value: &Value) -> usize {
     match value {
         Value::Object(object) => {
-            usize::from(object.get(KEYWORD).is_some_and(Value::is_string))
+            usize::from(object.contains_key(KEYWORD))
                 + object.values().map(count_marks).sum::<usize>()
         }
         Value::Array(items) => items.iter().map(count_marks).sum(),
