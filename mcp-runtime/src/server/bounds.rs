@@ -147,4 +147,16 @@ impl ServerBuilder {
         self.http.max_concurrent_requests = max.max(1);
         self
     }
+
+    /// The most HTTP requests one owner has handled at once (default
+    /// [`DEFAULT_MAX_REQUESTS_PER_OWNER`](crate::transport::DEFAULT_MAX_REQUESTS_PER_OWNER),
+    /// 64): the owner is the caller's subject, else its IP address (an IPv6 address by its /64
+    /// network). Beyond it the owner's next request is answered `429` with `Retry-After`, so
+    /// that one client cannot hold every one of the
+    /// [`max_concurrent_requests`](ServerBuilder::max_concurrent_requests). Requests count
+    /// as for that cap; answers and notifications are let through.
+    pub fn max_requests_per_owner(mut self, max: usize) -> Self {
+        self.http.max_requests_per_owner = max.max(1);
+        self
+    }
 }

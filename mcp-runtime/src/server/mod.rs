@@ -143,6 +143,7 @@ pub(crate) use complete::complete;
 pub(crate) use legacy::Connection;
 pub(crate) use lifecycle::NestingScan;
 pub(crate) use outbound::channel as message_channel;
+pub(crate) use owner::Owner;
 pub(crate) use session::StreamGuard;
 pub(crate) use trace::record_round;
 

@@ -13,7 +13,6 @@ use std::time::Duration;
 use axum::body::{Body, Bytes};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use tokio::sync::OwnedSemaphorePermit;
 
 use crate::server::{BoxFuture, MessageReceiver, Outcome};
 
@@ -43,7 +42,7 @@ pub(super) fn standalone_stream(
 pub(super) async fn respond_streaming(
     mut outcome: BoxFuture<'static, Outcome>,
     mut messages: MessageReceiver,
-    slot: Option<OwnedSemaphorePermit>,
+    slot: Option<super::limits::RequestSlot>,
 ) -> Response {
     let first = tokio::select! {
         biased;
@@ -129,7 +128,7 @@ struct EventStream {
     /// A standalone stream's registration with its session, dropped with the stream.
     _guard: Option<crate::server::StreamGuard>,
     /// A request stream's slot among the requests handled at once, freed with the stream.
-    _slot: Option<OwnedSemaphorePermit>,
+    _slot: Option<super::limits::RequestSlot>,
 }
 
 fn event(data: &[u8]) -> Bytes {

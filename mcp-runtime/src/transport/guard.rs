@@ -51,6 +51,23 @@ pub(crate) fn overloaded(max: usize) -> Response {
     response
 }
 
+/// The caller already has `max` requests in flight, its most at once: `429` with
+/// `Retry-After`. Other callers are not affected.
+pub(crate) fn too_many(max: usize) -> Response {
+    let mut response = reject(
+        StatusCode::TOO_MANY_REQUESTS,
+        -32600,
+        &format!(
+            "this client has {max} requests in flight, its most at once; retry after \
+             {RETRY_AFTER_SECONDS} s"
+        ),
+    );
+    response
+        .headers_mut()
+        .insert(header::RETRY_AFTER, HeaderValue::from(RETRY_AFTER_SECONDS));
+    response
+}
+
 /// The body did not arrive within the body timeout: `408`, and the connection closes (the
 /// rest of the body would be read as the next request).
 pub(crate) fn body_timeout(timeout: std::time::Duration) -> Response {

@@ -33,9 +33,10 @@ use tracing::Instrument as _;
 
 use super::connection::{AcceptBackoff, Activity, Expiry, Timeouts, Tracked, Watched};
 use super::event_stream::{SESSION_ID, json_response, respond_streaming, standalone_stream};
+use super::limits::RequestSlot;
 use super::roster::{Entered, Roster};
 use super::{bearer, guard};
-use crate::server::{NestingScan, RequestFacts, Server};
+use crate::server::{NestingScan, Owner, RequestFacts, Server};
 
 /// The path [`Server::serve_http`] and [`Server::router`] serve the endpoint at.
 pub const DEFAULT_PATH: &str = "/mcp";
@@ -397,22 +398,37 @@ where
         }
         Err(_) => return guard::body_timeout(limits.body_read_timeout),
     };
-    let slot = match Arc::clone(&inner.http.requests).try_acquire_owned() {
+    // Answers to the server's questions and notifications end at once, and a legacy call
+    // holding a slot may be waiting for exactly that answer: they take no slot.
+    let request = is_request(&bytes);
+    let server_slot = match Arc::clone(&inner.http.requests).try_acquire_owned() {
         Ok(slot) => Some(slot),
-        // Answers to the server's questions and notifications end at once, and a legacy call
-        // holding a slot may be waiting for exactly that answer.
-        Err(_) if !is_request(&bytes) => None,
+        Err(_) if !request => None,
         Err(_) => return guard::overloaded(limits.max_concurrent_requests),
     };
     let accepts_sse = guard::accepts_event_stream(&parts.headers);
+    let peer = parts
+        .extensions
+        .get::<ConnectInfo<SocketAddr>>()
+        .map(|ConnectInfo(peer)| peer.ip());
     // The headers go on to the binding policy; nothing below reads them.
     let subject = bearer::subject(server, &mut parts, claims.as_ref());
+    let slot = match server_slot.filter(|_| request) {
+        Some(server_slot) => {
+            let owner = Owner::of(subject.as_deref(), peer);
+            match inner.http.owner_slot(owner) {
+                Some(owner_slot) => Some(RequestSlot::new(server_slot, owner_slot)),
+                None => return guard::too_many(limits.max_requests_per_owner),
+            }
+        }
+        None => None,
+    };
     let mut facts = RequestFacts::http(protocol_version(&parts), subject)
         .with_session_id(session_id(&parts))
         .with_claims(claims)
         .with_headers(std::mem::take(&mut parts.headers));
-    if let Some(ConnectInfo(peer)) = parts.extensions.get::<ConnectInfo<SocketAddr>>() {
-        facts = facts.with_peer(peer.ip());
+    if let Some(peer) = peer {
+        facts = facts.with_peer(peer);
     }
     let handling = server.handle(&bytes, facts);
     drop(bytes);

@@ -3,7 +3,12 @@
 
 use std::time::Duration;
 
-use tokio::sync::Semaphore;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+
+use crate::server::Owner;
 
 /// How long a connection may take to send a request head (request line and headers), from
 /// its first byte, or from being accepted for a connection's first request: 10 seconds.
@@ -35,6 +40,12 @@ pub const DEFAULT_MAX_CONNECTIONS: usize = 1024;
 /// answered `503` with `Retry-After` rather than queued.
 pub const DEFAULT_MAX_CONCURRENT_REQUESTS: usize = 256;
 
+/// The most HTTP requests one owner (the caller's subject, else its IP address; an IPv6
+/// address by its /64 network) has handled at once: 64, a quarter of the requests handled at
+/// once by default. Beyond it a request of that owner is answered `429` with `Retry-After`,
+/// and other owners are not affected.
+pub const DEFAULT_MAX_REQUESTS_PER_OWNER: usize = 64;
+
 /// The bounds, as the builder collects them.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct HttpLimits {
@@ -44,6 +55,7 @@ pub(crate) struct HttpLimits {
     pub(crate) write_timeout: Duration,
     pub(crate) max_connections: usize,
     pub(crate) max_concurrent_requests: usize,
+    pub(crate) max_requests_per_owner: usize,
 }
 
 impl Default for HttpLimits {
@@ -55,23 +67,82 @@ impl Default for HttpLimits {
             write_timeout: DEFAULT_WRITE_TIMEOUT,
             max_connections: DEFAULT_MAX_CONNECTIONS,
             max_concurrent_requests: DEFAULT_MAX_CONCURRENT_REQUESTS,
+            max_requests_per_owner: DEFAULT_MAX_REQUESTS_PER_OWNER,
         }
     }
 }
 
-/// What a built server holds for its HTTP transport: the bounds, and the slots of requests
-/// in flight (shared by every listener and router of the server).
+/// What a built server holds for its HTTP transport: the bounds, the slots of requests in
+/// flight (shared by every listener and router of the server), and how many each owner holds.
 #[derive(Debug)]
 pub(crate) struct HttpState {
     pub(crate) limits: HttpLimits,
-    pub(crate) requests: std::sync::Arc<Semaphore>,
+    pub(crate) requests: Arc<Semaphore>,
+    owners: Arc<Mutex<HashMap<Owner, usize>>>,
 }
 
 impl HttpState {
     pub(crate) fn new(limits: HttpLimits) -> Self {
         Self {
             limits,
-            requests: std::sync::Arc::new(Semaphore::new(limits.max_concurrent_requests)),
+            requests: Arc::new(Semaphore::new(limits.max_concurrent_requests)),
+            owners: Arc::default(),
+        }
+    }
+
+    /// One of `owner`'s places among the requests in flight, unless it holds its most.
+    pub(crate) fn owner_slot(&self, owner: Owner) -> Option<OwnerSlot> {
+        let mut owners = lock(&self.owners);
+        let held = owners.entry(owner.clone()).or_insert(0);
+        if *held >= self.limits.max_requests_per_owner {
+            return None;
+        }
+        *held += 1;
+        Some(OwnerSlot {
+            owners: Arc::clone(&self.owners),
+            owner,
+        })
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    // One map operation per critical section: the data stays consistent.
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// An owner's place among the requests in flight; given back when dropped. Owners holding no
+/// place are not kept.
+#[derive(Debug)]
+pub(crate) struct OwnerSlot {
+    owners: Arc<Mutex<HashMap<Owner, usize>>>,
+    owner: Owner,
+}
+
+impl Drop for OwnerSlot {
+    fn drop(&mut self) {
+        let mut owners = lock(&self.owners);
+        if let Some(held) = owners.get_mut(&self.owner) {
+            *held -= 1;
+            if *held == 0 {
+                owners.remove(&self.owner);
+            }
+        }
+    }
+}
+
+/// A request's places among those in flight: the server's and its owner's, held until its
+/// answer (or event stream) ends.
+#[derive(Debug)]
+pub(crate) struct RequestSlot {
+    _server: OwnedSemaphorePermit,
+    _owner: OwnerSlot,
+}
+
+impl RequestSlot {
+    pub(crate) fn new(server: OwnedSemaphorePermit, owner: OwnerSlot) -> Self {
+        Self {
+            _server: server,
+            _owner: owner,
         }
     }
 }

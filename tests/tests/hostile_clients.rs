@@ -1,6 +1,6 @@
 //! Hostile clients against what outlives a request, over real loopback sockets: legacy
-//! sessions and what they keep, standalone streams, calls waiting for answers, connections at
-//! the cap, and clients that stop reading. Each test is what one client did to deny others
+//! sessions and what they keep, standalone streams, calls waiting for answers, requests in
+//! flight, connections at the cap, and clients that stop reading. Each test is what one client did to deny others
 //! service before the server bounded it; each checks that the others are still served.
 //!
 //! Callers without a subject are told apart by address, so the attacker here connects from
@@ -445,6 +445,59 @@ async fn a_client_that_stops_reading_loses_its_connection_and_its_call() {
         .await
         .expect("the stalled call is dropped");
     honest_request(addr).await;
+}
+
+#[tokio::test]
+async fn one_client_holds_at_most_its_share_of_the_requests_in_flight() {
+    let running = client::start(server(|b| b.max_requests_per_owner(2))).await;
+    let addr = running.addr;
+    let session = Client::open(addr).await;
+    // Two legacy calls waiting for their question's answer: two requests in flight.
+    let mut waiting = Vec::new();
+    for id in 1..=2 {
+        let call = json!({
+            "jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": "deploy", "arguments": {"service": "web"}},
+        });
+        let mut stream = session.post(&call).await;
+        assert_eq!(stream.status, 200);
+        stream.next_event().await.expect("a question");
+        waiting.push(stream);
+    }
+    let refused = client::call(addr, json!(3), "tools/list", json!({})).await;
+    assert_eq!(refused.status, 429, "{:?}", refused.json());
+    assert!(refused.header("retry-after").is_some());
+    assert!(
+        refused.json()["error"]["message"]
+            .as_str()
+            .is_some_and(|message| message.contains("2 requests in flight")),
+        "{:?}",
+        refused.json()
+    );
+    // Another address is served; the first client's answers still get through.
+    let body = json!({"jsonrpc": "2.0", "id": 4, "method": "tools/list", "params": {"_meta": client::meta()}});
+    let other = client::send_from(
+        addr,
+        Some(STRANGER.into()),
+        "POST",
+        &[],
+        body.to_string().as_bytes(),
+    )
+    .await;
+    assert_eq!(other.status, 200);
+    drop(waiting);
+    let served = async {
+        loop {
+            let answer = client::call(addr, json!(5), "tools/list", json!({})).await;
+            if answer.status == 200 {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    };
+    tokio::time::timeout(GIVE_UP, served)
+        .await
+        .expect("a place comes back when a call ends");
 }
 
 // ---------------------------------------------------------------------------------------------
