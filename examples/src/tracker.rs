@@ -105,9 +105,8 @@ impl Tracker {
 }
 
 /// How urgent an issue is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ElicitChoice, schemars::JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ElicitChoice)]
 #[choice(rename_all = "lowercase")]
-#[schemars(rename_all = "lowercase")]
 pub enum Priority {
     /// Whenever.
     Low,

@@ -192,3 +192,64 @@ async fn a_server_tester_drives_several_tools_against_one_state() {
         Some("claims: ada []; subject: ada")
     );
 }
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, mcp_runtime::ElicitChoice)]
+#[choice(rename_all = "lowercase")]
+enum City {
+    Tokyo,
+    #[choice(title = "Paris (CDG)")]
+    Paris,
+}
+
+#[derive(serde::Serialize, schemars::JsonSchema)]
+struct Trip {
+    city: City,
+}
+
+/// A trip to the city asked.
+#[tool]
+async fn trip(cx: Cx) -> mcp_runtime::ToolResult<mcp_runtime::Json<Trip>> {
+    #[derive(ElicitForm)]
+    struct Pick {
+        city: City,
+    }
+    let pick: Pick = cx.elicit("Where to?").await?;
+    Ok(mcp_runtime::Json(Trip { city: pick.city }))
+}
+
+#[tokio::test]
+async fn a_choice_in_a_result_is_listed_by_its_wire_values() {
+    let schema = serde_json::to_value(schemars::schema_for!(Trip)).unwrap();
+    let city = &schema["$defs"]["City"];
+    assert_eq!(city["enum"], json!(["tokyo", "paris"]), "{schema}");
+    assert_eq!(city["oneOf"][1], json!({"const": "paris", "title": "Paris (CDG)"}));
+    // The tester checks the structured result against the tool's outputSchema.
+    let done = FlowTester::tool(trip)
+        .start()
+        .await
+        .answer(json!({"pick": accept(json!({"city": "tokyo"}))}))
+        .await;
+    assert_eq!(done.structured(), Some(&json!({"city": "tokyo"})), "{done}");
+}
+
+#[derive(serde::Serialize, schemars::JsonSchema)]
+struct Drifted {
+    /// Serde writes `cityName`; the schema says `city`.
+    #[serde(rename = "cityName")]
+    #[schemars(rename = "city")]
+    city: String,
+}
+
+/// A result whose schema drifts from what it writes.
+#[tool]
+async fn drifted() -> mcp_runtime::ToolResult<mcp_runtime::Json<Drifted>> {
+    Ok(mcp_runtime::Json(Drifted {
+        city: "Tokyo".to_owned(),
+    }))
+}
+
+#[tokio::test]
+#[should_panic(expected = "the `structuredContent` of the tool `drifted` does not match its `outputSchema`")]
+async fn a_result_that_drifts_from_its_output_schema_fails_the_test() {
+    let _ = FlowTester::tool(drifted).start().await;
+}

@@ -105,11 +105,15 @@
 //! representation: a form as its content object (deserialising re-validates it with
 //! [`ElicitForm::from_content`]), a choice as its wire string. Do not also derive
 //! `Serialize` or `Deserialize` on these types; users never need serde as a dependency.
+//! A choice also implements `schemars::JsonSchema` as its wire strings, so a structured
+//! result holding one is listed in its tool's `outputSchema` as it is written; do not derive
+//! `JsonSchema` on it either.
 
 mod defaults;
 mod errors;
 mod field;
 mod formats;
+mod schema;
 
 pub use errors::{FieldError, FormErrors};
 
@@ -269,4 +273,5 @@ pub trait ElicitChoice: Sized + Copy + 'static {
 #[doc(hidden)]
 pub mod __private {
     pub use super::field::*;
+    pub use super::schema::choice_schema;
 }
