@@ -249,7 +249,9 @@ fn classify(ty: &Type) -> syn::Result<Kind<'_>> {
         }
         _ => {}
     }
-    if has_arguments {
+    // `chrono::DateTime<Tz>` is a date-time field (`mcp_runtime::form::FormDate`), checked
+    // through `FormField` like a choice.
+    if has_arguments && name != "DateTime" {
         return refuse(format!(
             "`{name}<...>` cannot be a form field; {FIELD_TYPES}"
         ));

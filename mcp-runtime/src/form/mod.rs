@@ -53,6 +53,7 @@
 //! | `bool` | `boolean` | |
 //! | an enum deriving `ElicitChoice` | single-select (`enum`, or `oneOf` once any variant has a title, or `enum` + `enumNames` with `#[choice(enum_names)]`) | |
 //! | `Vec<E>` or `BTreeSet<E>` of such an enum | multi-select (`type: array`) | `min_items`, `max_items` |
+//! | a date type of `jiff` or `chrono` (features of the same names; [`FormDate`]) | `string` of format `date` or `date-time` | |
 //! | `Option<T>` of any of the above | the same field, left out of `required` | as for `T` |
 //!
 //! Every field takes `title`, `description` (the doc comment is the default), `default` and
@@ -109,12 +110,14 @@
 //! result holding one is listed in its tool's `outputSchema` as it is written; do not derive
 //! `JsonSchema` on it either.
 
+mod dates;
 mod defaults;
 mod errors;
 mod field;
 mod formats;
 mod schema;
 
+pub use dates::FormDate;
 pub use errors::{FieldError, FormErrors};
 
 use crate::protocol::ElicitRequestedSchema;
@@ -272,6 +275,7 @@ pub trait ElicitChoice: Sized + Copy + 'static {
 /// Used by the generated code; not a public API.
 #[doc(hidden)]
 pub mod __private {
+    pub use super::dates::Dated;
     pub use super::field::*;
     pub use super::schema::choice_schema;
 }
