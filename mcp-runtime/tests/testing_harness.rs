@@ -222,7 +222,10 @@ async fn a_choice_in_a_result_is_listed_by_its_wire_values() {
     let schema = serde_json::to_value(schemars::schema_for!(Trip)).unwrap();
     let city = &schema["$defs"]["City"];
     assert_eq!(city["enum"], json!(["tokyo", "paris"]), "{schema}");
-    assert_eq!(city["oneOf"][1], json!({"const": "paris", "title": "Paris (CDG)"}));
+    assert_eq!(
+        city["oneOf"][1],
+        json!({"const": "paris", "title": "Paris (CDG)"})
+    );
     // The tester checks the structured result against the tool's outputSchema.
     let done = FlowTester::tool(trip)
         .start()
@@ -249,7 +252,9 @@ async fn drifted() -> mcp_runtime::ToolResult<mcp_runtime::Json<Drifted>> {
 }
 
 #[tokio::test]
-#[should_panic(expected = "the `structuredContent` of the tool `drifted` does not match its `outputSchema`")]
+#[should_panic(
+    expected = "the `structuredContent` of the tool `drifted` does not match its `outputSchema`"
+)]
 async fn a_result_that_drifts_from_its_output_schema_fails_the_test() {
     let _ = FlowTester::tool(drifted).start().await;
 }

@@ -42,9 +42,7 @@ mod tests {
     async fn greets_by_name() {
         let first = FlowTester::tool(greet).start().await;
         assert_eq!(first.questions(), ["who"]);
-        let done = first
-            .answer_form("who", &Name { name: "Ada".into() })
-            .await;
+        let done = first.answer_form("who", &Name { name: "Ada".into() }).await;
         assert_eq!(done.text(), Some("Hello, Ada!"));
     }
 }
