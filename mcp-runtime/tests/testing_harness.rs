@@ -258,3 +258,34 @@ async fn drifted() -> mcp_runtime::ToolResult<mcp_runtime::Json<Drifted>> {
 async fn a_result_that_drifts_from_its_output_schema_fails_the_test() {
     let _ = FlowTester::tool(drifted).start().await;
 }
+
+#[path = "support/logs.rs"]
+mod logs;
+
+#[tokio::test]
+async fn the_server_logs_answers_no_question_asked_at_debug_level_rate_limited() {
+    let _serial = logs::serial().await;
+    let (_guard, captured) = logs::capture();
+    let tester = FlowTester::tool(whoami);
+    let wrong = json!({"whom": accept(json!({"name": "Ada"}))});
+    for _ in 0..15 {
+        let done = tester.send(None, Some(wrong.clone())).await;
+        assert_eq!(
+            done.unasked(),
+            Vec::<String>::new(),
+            "a complete result names none"
+        );
+    }
+    let text = captured.text();
+    let lines: Vec<&str> = text
+        .lines()
+        .filter(|line| line.contains("ignored answers under keys no outstanding question has"))
+        .collect();
+    // At most 10 lines every 5 seconds, whoever sends them.
+    assert_eq!(lines.len(), 10, "{text}");
+    for line in lines {
+        assert!(line.contains("DEBUG"), "{line}");
+        assert!(line.contains("keys=whom"), "{line}");
+        assert!(line.contains("target=whoami"), "{line}");
+    }
+}
