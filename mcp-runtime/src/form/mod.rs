@@ -132,7 +132,7 @@ use crate::protocol::ElicitRequestedSchema;
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a field of an elicitation form",
     label = "not an elicitation form field type",
-    note = "a form field is a `String`, an integer, `f32`, `f64`, `bool`, an enum deriving `ElicitChoice`, a `Vec` or `BTreeSet` of such an enum, or an `Option` of one of these, written out by name",
+    note = "a form field is a `String`, an integer, `f32`, `f64`, `bool`, an enum deriving `ElicitChoice`, a `Vec` or `BTreeSet` of such an enum, a date type of `jiff` or `chrono` (with `mcp-runtime`'s feature of that name), or an `Option` of one of these, written out by name",
     note = "forms are flat: a struct cannot be nested in a form, and type aliases are not followed"
 )]
 pub trait FormField {
