@@ -49,6 +49,9 @@ use crate::state::Signer;
 /// The flags [`ServerBuilder::run`] reads. A program with flags of its own flattens these into
 /// its parser (`#[command(flatten)] server: Options`) and hands them to [`Run::options`].
 #[derive(Debug, Clone, Parser)]
+// No argument group of its own: a program's parser that flattens these may have any name,
+// `Options` included.
+#[group(skip)]
 #[command(
     about = "An MCP server: Streamable HTTP by default, stdio with --stdio, or a demo with --demo",
     long_about = None
@@ -452,5 +455,40 @@ fn pretty(bytes: &[u8]) -> String {
     match serde_transcode::transcode(&mut reader, &mut writer) {
         Ok(()) => String::from_utf8(out).unwrap_or_default(),
         Err(_) => String::from_utf8_lossy(bytes).into_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory as _;
+
+    use super::Options;
+
+    /// Flattened into a program's own parser named like it, the options still make a valid
+    /// command line (clap checks a command's definition only when asked, or when it runs).
+    #[test]
+    fn the_options_flatten_into_a_parser_of_any_name() {
+        Options::command().debug_assert();
+
+        #[derive(clap::Parser)]
+        struct Outer {
+            #[command(flatten)]
+            server: Options,
+            #[arg(long)]
+            extra: bool,
+        }
+        Outer::command().debug_assert();
+        mod named {
+            #[derive(clap::Parser)]
+            pub(super) struct Options {
+                #[command(flatten)]
+                pub(super) server: super::Options,
+            }
+        }
+        named::Options::command().debug_assert();
+        let parsed = <Outer as clap::Parser>::try_parse_from(["server", "--stdio", "--extra"])
+            .map_err(|error| error.to_string());
+        let parsed = parsed.unwrap_or_else(|error| panic!("{error}"));
+        assert!(parsed.server.stdio && parsed.extra);
     }
 }

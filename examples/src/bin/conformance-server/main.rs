@@ -524,3 +524,14 @@ async fn main() -> std::io::Result<()> {
         .default_listen(SocketAddr::from(([127, 0, 0, 1], 3001)))
         .await
 }
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory as _;
+
+    /// The command line is valid: the library's options and `--state-ttl-secs` together.
+    #[test]
+    fn the_command_line_is_valid() {
+        super::Options::command().debug_assert();
+    }
+}
