@@ -525,13 +525,10 @@ async fn main() -> std::io::Result<()> {
         .await
 }
 
+/// The command line is valid: the library's options and `--state-ttl-secs` together. (A test
+/// function, not a `tests` module: the fuzz targets include this file in a module of theirs.)
 #[cfg(test)]
-mod tests {
-    use clap::CommandFactory as _;
-
-    /// The command line is valid: the library's options and `--state-ttl-secs` together.
-    #[test]
-    fn the_command_line_is_valid() {
-        super::Options::command().debug_assert();
-    }
+#[test]
+fn the_command_line_is_valid() {
+    <Options as clap::CommandFactory>::command().debug_assert();
 }
