@@ -177,3 +177,51 @@ pub async fn confirm_deploy(cx: Cx) -> ToolResult {
         Ok(text("Deployment not confirmed."))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use mcp_runtime::server::Server;
+    use mcp_runtime::testing::{ServerTester, decline};
+    use serde_json::json;
+
+    use super::{Confirm, Environment, Target, register};
+
+    /// A whole deployment through the server the binary builds, then the listing that shows
+    /// it: every round goes to one server and its one registry.
+    #[tokio::test]
+    async fn a_production_deploy_is_confirmed_then_listed() {
+        let tester = ServerTester::new(register(Server::builder().name("deploy")).build());
+        let deploy = tester
+            .tool("deploy")
+            .arguments(json!({"service": "checkout"}));
+        let target = Target {
+            environment: Environment::Production,
+            replicas: 3,
+            reason: None,
+        };
+        let asked = deploy.start().await.answer_form("target", &target).await;
+        assert_eq!(asked.questions(), ["confirm"], "{asked}");
+        let done = asked.answer_form("confirm", &Confirm { ok: true }).await;
+        assert_eq!(
+            done.text(),
+            Some("Deployed 3 replicas of checkout to Production.")
+        );
+        let listed = tester.tool("deployments").start().await;
+        assert_eq!(
+            listed.structured(),
+            Some(&json!({"deployments": [{
+                "number": 1, "service": "checkout", "environment": "production", "replicas": 3
+            }]}))
+        );
+        let declined = deploy
+            .start()
+            .await
+            .answer(json!({"target": decline()}))
+            .await;
+        assert!(
+            declined
+                .text()
+                .is_some_and(|text| text.contains("declined"))
+        );
+    }
+}

@@ -72,3 +72,38 @@ pub async fn order(cx: Cx) -> ToolResult {
         summary.join(", ")
     )))
 }
+
+#[cfg(test)]
+mod tests {
+    use mcp_runtime::testing::FlowTester;
+
+    use super::{Confirm, LineItem, order};
+
+    fn item(product: &str, quantity: u32, more: bool) -> LineItem {
+        LineItem {
+            product: product.to_owned(),
+            quantity,
+            more,
+        }
+    }
+
+    /// Two items, then the sub-flow's confirmation, asked under the caller's key.
+    #[tokio::test]
+    async fn two_items_are_ordered_once_confirmed() {
+        let first = FlowTester::tool(order).start().await;
+        let second = first
+            .answer_form("item", &item("coffee beans", 2, true))
+            .await;
+        let confirm = second
+            .answer_form("item", &item("filter papers", 1, false))
+            .await;
+        assert_eq!(confirm.questions(), ["placed.answer"], "{confirm}");
+        let done = confirm
+            .answer_form("placed.answer", &Confirm { ok: true })
+            .await;
+        assert_eq!(
+            done.text(),
+            Some("Ordered 3 items: 2 x coffee beans, 1 x filter papers.")
+        );
+    }
+}

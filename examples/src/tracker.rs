@@ -105,9 +105,8 @@ impl Tracker {
 }
 
 /// How urgent an issue is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ElicitChoice, schemars::JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ElicitChoice)]
 #[choice(rename_all = "lowercase")]
-#[schemars(rename_all = "lowercase")]
 pub enum Priority {
     /// Whenever.
     Low,
@@ -296,4 +295,58 @@ pub async fn issue(uri: IssueUri, State(tracker): State<Tracker>) -> ResourceRes
         })],
         ..ReadResourceResult::default()
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use mcp_runtime::server::Server;
+    use mcp_runtime::testing::ServerTester;
+    use serde_json::json;
+
+    use super::{CloseConfirm, IssueForm, Priority, register};
+
+    /// Filing asks for what the call left out; listing and closing work on the same store.
+    /// Every structured result is checked against its tool's `outputSchema` by the tester.
+    #[tokio::test]
+    async fn an_issue_is_filed_listed_and_closed() {
+        let tester = ServerTester::new(register(Server::builder().name("tracker")).build());
+        let details = IssueForm {
+            title: "Checkout times out".to_owned(),
+            priority: Priority::Urgent,
+        };
+        let filed = tester
+            .tool("create_issue")
+            .arguments(json!({"labels": ["checkout"]}))
+            .start()
+            .await
+            .answer_form("details", &details)
+            .await;
+        assert_eq!(
+            filed.structured(),
+            Some(&json!({
+                "number": 1, "title": "Checkout times out", "priority": "urgent",
+                "labels": ["checkout"], "open": true
+            })),
+            "{filed}"
+        );
+        let close = tester
+            .tool("close_issues")
+            .arguments(json!({"label": "checkout"}));
+        let closed = close
+            .start()
+            .await
+            .answer_form("answer", &CloseConfirm { close: true })
+            .await;
+        assert_eq!(
+            closed.structured(),
+            Some(&json!({"closed": [1]})),
+            "{closed}"
+        );
+        let listed = tester
+            .tool("list_issues")
+            .arguments(json!({"open_only": true}))
+            .start()
+            .await;
+        assert_eq!(listed.structured(), Some(&json!({"issues": []})));
+    }
 }

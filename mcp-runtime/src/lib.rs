@@ -1,6 +1,8 @@
 #![doc = include_str!("../../README.md")]
 
 pub mod auth;
+#[cfg(feature = "cli")]
+pub mod cli;
 pub mod flow;
 pub mod form;
 mod logfield;

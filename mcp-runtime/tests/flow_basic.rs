@@ -126,10 +126,12 @@ async fn counting(cx: Cx) -> ToolResult {
 
 #[tokio::test]
 async fn a_question_is_built_only_when_it_is_asked() {
-    let first = FlowTester::tool(counting).start().await;
+    let tester = FlowTester::tool(counting);
+    let first = tester.start().await;
     assert_eq!(*MESSAGES.lock().unwrap(), 1);
-    let missing = first.answer(json!({"other": {}})).await;
+    let missing = tester.send(first.state(), Some(json!({"other": {}}))).await;
     assert_eq!(missing.questions(), ["confirm"]);
+    assert_eq!(missing.unasked(), ["other"]);
     assert_eq!(*MESSAGES.lock().unwrap(), 2, "asked again, so built again");
     let done = first
         .answer(json!({"confirm": accept(json!({"ok": true}))}))

@@ -168,8 +168,9 @@ async fn the_same_continuation_twice_gives_two_tokens_and_answers_belong_to_one_
     });
     let fresh = tester.send(None, Some(both.clone())).await;
     assert_eq!(fresh.questions(), ["count"], "{fresh}");
+    assert_eq!(fresh.unasked(), ["count", "unknown"], "{fresh}");
     // Retrying round two with the same answers completes it, ignoring the unknown key.
-    let done = fresh.answer(both).await;
+    let done = tester.send(fresh.state(), Some(both)).await;
     assert_eq!(done.text(), Some("hi Ada x3"), "{done}");
 }
 
@@ -177,8 +178,10 @@ async fn the_same_continuation_twice_gives_two_tokens_and_answers_belong_to_one_
 async fn missing_and_invalid_answers_ask_again() {
     let tester = FlowTester::tool(two_steps).arguments(greeting());
     let first = tester.start().await;
-    let missing = first.answer(json!({"wrong_key": accept(json!({}))})).await;
+    let wrong = json!({"wrong_key": accept(json!({}))});
+    let missing = tester.send(first.state(), Some(wrong)).await;
     assert_eq!(missing.questions(), ["user"]);
+    assert_eq!(missing.unasked(), ["wrong_key"]);
     let invalid = first
         .answer(json!({"user": accept(json!({"name": "A"}))}))
         .await;

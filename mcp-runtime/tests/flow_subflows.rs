@@ -65,10 +65,10 @@ async fn one_sub_flow_called_twice_keeps_its_keys_apart() {
         .await;
     assert_eq!(third.questions(), ["deploy.first"], "{third}");
     // An answer under the first call's key does not answer the second call.
-    let stale = third
-        .answer(json!({"build.first": accept(json!({"ok": true}))}))
-        .await;
+    let stale = json!({"build.first": accept(json!({"ok": true}))});
+    let stale = tester.send(third.state(), Some(stale)).await;
     assert_eq!(stale.questions(), ["deploy.first"]);
+    assert_eq!(stale.unasked(), ["build.first"]);
     let done = third
         .answer(json!({"deploy.first": accept(json!({"ok": true}))}))
         .await;

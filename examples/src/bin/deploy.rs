@@ -10,36 +10,17 @@
 //!
 //! With `--oauth-issuer`, every HTTP request needs a bearer token from that issuer for the
 //! audience given, and `deploy` needs the `deploy:write` scope (`dev-issuer` mints such
-//! tokens for trying it out).
+//! tokens for trying it out). `--help` lists every flag ([`mcp_runtime::cli`]).
 
-use clap::Parser;
-use mcp_examples::cli::{self, Cli, Demo, OAuthOptions};
 use mcp_examples::deploy;
+use mcp_runtime::cli::Demo;
 use mcp_runtime::server::Server;
 use serde_json::json;
 
-/// The shared command line, and how HTTP callers are authenticated.
-#[derive(Debug, Parser)]
-struct DeployCli {
-    #[command(flatten)]
-    cli: Cli,
-    #[command(flatten)]
-    oauth: OAuthOptions,
-}
-
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
-    let DeployCli { cli, oauth } = DeployCli::parse();
-    cli::init_logging(cli.log_format);
-    let server = deploy::register(
-        Server::builder()
-            .name("deploy")
-            .version(env!("CARGO_PKG_VERSION")),
-    );
-    let server = oauth.apply(server, &[("deploy", &["deploy:write"])]);
-    let server = cli.states.apply(server, cli::signer()).await.build();
     let demo = Demo {
-        tool: "deploy",
+        tool: "deploy".into(),
         arguments: json!({"service": "checkout"}),
         answers: vec![
             json!({"target": {"action": "accept", "content": {
@@ -48,5 +29,13 @@ async fn main() -> std::io::Result<()> {
             json!({"confirm": {"action": "accept", "content": {"ok": true}}}),
         ],
     };
-    cli::run("deploy", cli, server, demo).await
+    deploy::register(
+        Server::builder()
+            .name("deploy")
+            .version(env!("CARGO_PKG_VERSION")),
+    )
+    .run()
+    .tool_scopes("deploy", ["deploy:write"])
+    .demo(demo)
+    .await
 }

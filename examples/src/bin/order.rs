@@ -5,26 +5,20 @@
 //! cargo run -p mcp-examples --bin order -- --listen 127.0.0.1:3001
 //! ```
 
-use mcp_examples::cli::{self, Demo};
 use mcp_examples::order::order;
+use mcp_runtime::cli::Demo;
 use mcp_runtime::server::Server;
 use serde_json::json;
 
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
-    let cli = cli::parse();
-    let server = Server::builder()
-        .name("order")
-        .version(env!("CARGO_PKG_VERSION"))
-        .tool(order);
-    let server = cli.states.apply(server, cli::signer()).await.build();
     let item = |product: &str, quantity: u32, more: bool| {
         json!({"item": {"action": "accept", "content": {
             "product": product, "quantity": quantity, "more": more
         }}})
     };
     let demo = Demo {
-        tool: "order",
+        tool: "order".into(),
         arguments: json!({}),
         answers: vec![
             item("coffee beans", 2, true),
@@ -32,5 +26,11 @@ async fn main() -> std::io::Result<()> {
             json!({"placed.answer": {"action": "accept", "content": {"ok": true}}}),
         ],
     };
-    cli::run("order", cli, server, demo).await
+    Server::builder()
+        .name("order")
+        .version(env!("CARGO_PKG_VERSION"))
+        .tool(order)
+        .run()
+        .demo(demo)
+        .await
 }

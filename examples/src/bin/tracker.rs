@@ -7,26 +7,26 @@
 //! cargo run -p mcp-examples --bin tracker -- --demo       # watch the rounds, no client needed
 //! ```
 
-use mcp_examples::cli::{self, Demo};
 use mcp_examples::tracker;
+use mcp_runtime::cli::Demo;
 use mcp_runtime::server::Server;
 use serde_json::json;
 
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
-    let cli = cli::parse();
-    let server = tracker::register(
-        Server::builder()
-            .name("tracker")
-            .version(env!("CARGO_PKG_VERSION")),
-    );
-    let server = cli.states.apply(server, cli::signer()).await.build();
     let demo = Demo {
-        tool: "create_issue",
+        tool: "create_issue".into(),
         arguments: json!({"labels": ["checkout"]}),
         answers: vec![json!({"details": {"action": "accept", "content": {
             "title": "Checkout times out", "priority": "urgent"
         }}})],
     };
-    cli::run("tracker", cli, server, demo).await
+    tracker::register(
+        Server::builder()
+            .name("tracker")
+            .version(env!("CARGO_PKG_VERSION")),
+    )
+    .run()
+    .demo(demo)
+    .await
 }

@@ -184,6 +184,31 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
         };
         quote_spanned!(local.span()=> let #slot = <_ as ::mcp_runtime::flow::carry::#carry>::slot();)
     });
+    // Once the whole step is typed, each slot's type is known: a borrow or a lock guard is
+    // reported at its local, in words of its own, before the compiler's region error or
+    // `Carry`'s request for serde (`carry::CarryProbe`). Literal slots hold `&'static str`
+    // locals that travel as an index.
+    let slot_checks = slots
+        .iter()
+        .enumerate()
+        .filter(|(n, _)| literals[*n].is_none())
+        .map(|(n, local)| {
+            let slot = settle::slot(n);
+            let carry = quote_spanned!(local.span()=> ::mcp_runtime::flow::carry);
+            quote_spanned! {local.span()=>
+                #carry::NotABorrow::check({
+                    // One of the two resolves the call, so the other is unused.
+                    #[allow(unused_imports)]
+                    use #carry::{ProbeBorrowed as _, ProbeNoBorrow as _};
+                    (&#carry::CarryProbe(&#slot)).borrow_shape()
+                });
+                #carry::NotAGuard::check({
+                    #[allow(unused_imports)]
+                    use #carry::{ProbeGuarded as _, ProbeNoGuard as _};
+                    (&#carry::CarryProbe(&#slot)).guard_shape()
+                });
+            }
+        });
     let slot_names = (0..slots.len()).map(|n| {
         let slot = settle::slot(n);
         quote!(#slot.name())
@@ -272,6 +297,7 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
                 #[allow(unreachable_code)]
                 return #done;
             };
+            #(#slot_checks)*
             match #stopped.await {}
         }
     };

@@ -33,11 +33,13 @@ impl Position {
             }
             Self::Closure => {
                 "a question cannot be asked inside a closure; ask it in the handler body and \
-                 use the answer in the closure"
+                 use the answer in the closure, or make the piece that asks an `#[elicit]` \
+                 function and await it in the handler"
             }
             Self::AsyncBlock => {
                 "a question cannot be asked inside an `async` block; ask it in the handler \
-                 body before the block"
+                 body before the block, or make the piece that asks an `#[elicit]` function \
+                 and await it in the handler (`for name in names { keep(&cx, name).await?; }`)"
             }
         }
     }

@@ -40,10 +40,17 @@ pub(super) fn checked_copy(function: &ItemFn) -> Option<TokenStream> {
         cx: &cx,
         locals: &locals.0,
         ok: true,
+        nested: false,
+        replaced_nested: false,
     };
     answers.visit_block_mut(&mut body);
     if !answers.ok {
         return None;
+    }
+    // A question in a closure or an `async` block is asked of `unbuilt_cx()`: the context
+    // stays used, as it is in the body as written.
+    if answers.replaced_nested {
+        body.stmts.insert(0, syn::parse_quote!(let _ = &#cx;));
     }
     let mut sig = sig.clone();
     sig.ident = format_ident!("__mcp_unbuilt_{}", sig.ident, span = Span::mixed_site());
@@ -82,6 +89,11 @@ struct Answers<'a> {
     /// `async` closure) awaits an ordinary future, not a sub-flow.
     locals: &'a HashSet<Ident>,
     ok: bool,
+    /// Inside a closure or an `async` block, where a question is refused: it is asked of
+    /// `unbuilt_cx()`, so the copy captures no context for the compiler to report.
+    nested: bool,
+    /// Whether any question was asked of `unbuilt_cx()`.
+    replaced_nested: bool,
 }
 
 impl VisitMut for Answers<'_> {
@@ -107,6 +119,11 @@ impl VisitMut for Answers<'_> {
             }
             // A question built and not awaited where it is built.
             Expr::MethodCall(call) if is_question_call(call, self.cx) => self.ok = false,
+            Expr::Closure(_) | Expr::Async(_) => {
+                let outer = std::mem::replace(&mut self.nested, true);
+                visit_mut::visit_expr_mut(self, expr);
+                self.nested = outer;
+            }
             _ => visit_mut::visit_expr_mut(self, expr),
         }
     }
@@ -159,6 +176,9 @@ impl Answers<'_> {
         };
         let mut base = base.clone();
         self.visit_parts(&mut base);
+        if self.nested {
+            self.replaced_nested |= unbuilt_receiver(&mut base, self.cx);
+        }
         Some(syn::parse_quote!(#stand_in(#base)))
     }
 
@@ -182,6 +202,20 @@ impl Answers<'_> {
                 .for_each(|arg| self.visit_expr_mut(arg)),
             other => self.visit_expr_mut(other),
         }
+    }
+}
+
+/// Replaces the context a question is asked of (`cx` in `cx.elicit(..).key(..)`) with
+/// `unbuilt_cx()`; returns whether it found it.
+fn unbuilt_receiver(expr: &mut Expr, cx: &Ident) -> bool {
+    match expr {
+        Expr::Paren(paren) => unbuilt_receiver(&mut paren.expr, cx),
+        Expr::Path(path) if path.path.is_ident(cx) => {
+            *expr = syn::parse_quote!(::mcp_runtime::__private::unbuilt_cx());
+            true
+        }
+        Expr::MethodCall(call) => unbuilt_receiver(&mut call.receiver, cx),
+        _ => false,
     }
 }
 

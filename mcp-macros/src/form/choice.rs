@@ -24,6 +24,7 @@ struct Variant<'a> {
 fn parse(input: &DeriveInput) -> syn::Result<Choice<'_>> {
     let mut errors = Errors::new();
     let container = attr::choice_container_attrs(&mut errors, &input.attrs);
+    json_schema_elsewhere(&mut errors, &input.attrs);
     if !input.generics.params.is_empty() {
         errors.error_at(
             &input.generics,
@@ -76,6 +77,40 @@ fn parse(input: &DeriveInput) -> syn::Result<Choice<'_>> {
     })
 }
 
+/// The derive implements `JsonSchema` from the wire values, so a schema derived apart (whose
+/// names `#[choice(rename_all)]` never reaches) would publish names results never hold.
+/// Refused where it shows: `JsonSchema` in a `#[derive]` the compiler still hands over, and
+/// any `#[schemars(...)]`.
+fn json_schema_elsewhere(errors: &mut Errors, attrs: &[syn::Attribute]) {
+    for attr in attrs {
+        if attr.path().is_ident("schemars") {
+            errors.error_at(
+                attr.path(),
+                "`#[schemars(...)]` on an `ElicitChoice` enum: the derive implements \
+                 `JsonSchema` from the wire values of `#[choice(...)]`; remove this attribute \
+                 and `JsonSchema` from the derives",
+            );
+        } else if attr.path().is_ident("derive") {
+            let derived = attr.parse_args_with(
+                syn::punctuated::Punctuated::<syn::Path, syn::Token![,]>::parse_terminated,
+            );
+            for path in derived.iter().flatten() {
+                if path
+                    .segments
+                    .last()
+                    .is_some_and(|last| last.ident == "JsonSchema")
+                {
+                    errors.error_at(
+                        path,
+                        "`ElicitChoice` implements `JsonSchema` from the enum's wire values; \
+                         remove `JsonSchema` from this derive",
+                    );
+                }
+            }
+        }
+    }
+}
+
 fn validate(choice: &Choice<'_>) -> syn::Result<()> {
     let mut errors = Errors::new();
     let mut seen: HashMap<String, &Ident> = HashMap::new();
@@ -116,6 +151,7 @@ pub(crate) fn derive(input: &DeriveInput) -> TokenStream {
 //             }
 //             impl FormField for Environment { type Kind = Single<Self>; }
 //             impl Serialize / Deserialize for Environment { /* as the wire value */ }
+//             impl JsonSchema for Environment { /* the wire values */ }
 //         };
 fn expand(choice: &Choice<'_>) -> TokenStream {
     let ident = choice.ident;
@@ -187,6 +223,27 @@ fn expand(choice: &Choice<'_>) -> TokenStream {
                     __deserializer: __D,
                 ) -> ::core::result::Result<Self, __D::Error> {
                     ::mcp_runtime::__private::form::deserialize_choice(__deserializer)
+                }
+            }
+
+            #[automatically_derived]
+            impl ::mcp_runtime::__private::schemars::JsonSchema for #ident {
+                fn schema_name() -> ::std::borrow::Cow<'static, ::core::primitive::str> {
+                    ::std::borrow::Cow::Borrowed(::core::stringify!(#ident))
+                }
+
+                fn schema_id() -> ::std::borrow::Cow<'static, ::core::primitive::str> {
+                    ::std::borrow::Cow::Borrowed(::core::concat!(
+                        ::core::module_path!(),
+                        "::",
+                        ::core::stringify!(#ident)
+                    ))
+                }
+
+                fn json_schema(
+                    _: &mut ::mcp_runtime::__private::schemars::SchemaGenerator,
+                ) -> ::mcp_runtime::__private::schemars::Schema {
+                    ::mcp_runtime::__private::form::choice_schema::<Self>()
                 }
             }
         };

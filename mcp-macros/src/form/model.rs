@@ -47,8 +47,9 @@ impl Kind<'_> {
 }
 
 pub(crate) const FIELD_TYPES: &str = "a form field is a `String`, an integer, `f32`, `f64`, \
-    `bool`, an enum deriving `ElicitChoice`, a `Vec` or `BTreeSet` of such an enum, or an \
-    `Option` of one of these";
+    `bool`, an enum deriving `ElicitChoice`, a `Vec` or `BTreeSet` of such an enum, a date type \
+    of `jiff` or `chrono` (with `mcp-runtime`'s feature of that name), or an `Option` of one \
+    of these";
 
 const INTEGERS: [&str; 10] = [
     "i8", "i16", "i32", "i64", "isize", "u8", "u16", "u32", "u64", "usize",
@@ -249,7 +250,9 @@ fn classify(ty: &Type) -> syn::Result<Kind<'_>> {
         }
         _ => {}
     }
-    if has_arguments {
+    // `chrono::DateTime<Tz>` is a date-time field (`mcp_runtime::form::FormDate`), checked
+    // through `FormField` like a choice.
+    if has_arguments && name != "DateTime" {
         return refuse(format!(
             "`{name}<...>` cannot be a form field; {FIELD_TYPES}"
         ));

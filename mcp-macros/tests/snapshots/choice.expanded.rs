@@ -51,4 +51,22 @@ const _: () = {
             ::mcp_runtime::__private::form::deserialize_choice(__deserializer)
         }
     }
+    #[automatically_derived]
+    impl ::mcp_runtime::__private::schemars::JsonSchema for Environment {
+        fn schema_name() -> ::std::borrow::Cow<'static, ::core::primitive::str> {
+            ::std::borrow::Cow::Borrowed(::core::stringify!(Environment))
+        }
+        fn schema_id() -> ::std::borrow::Cow<'static, ::core::primitive::str> {
+            ::std::borrow::Cow::Borrowed(
+                ::core::concat!(
+                    ::core::module_path!(), "::", ::core::stringify!(Environment)
+                ),
+            )
+        }
+        fn json_schema(
+            _: &mut ::mcp_runtime::__private::schemars::SchemaGenerator,
+        ) -> ::mcp_runtime::__private::schemars::Schema {
+            ::mcp_runtime::__private::form::choice_schema::<Self>()
+        }
+    }
 };

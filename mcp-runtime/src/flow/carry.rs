@@ -1,5 +1,9 @@
 //! Serialisation of carried locals, with an error that speaks of flows.
 
+use std::cell::{Ref, RefMut};
+use std::collections::VecDeque;
+use std::sync::{MutexGuard, RwLockReadGuard, RwLockWriteGuard};
+
 use serde::{Deserialize, Serialize};
 
 use super::continuation::Slot;
@@ -168,4 +172,123 @@ pub trait RewindsInOrder {
 
 impl RewindsInOrder for InOrder {
     fn in_order(self) {}
+}
+
+/// A carried local's slot, probed once the whole step is typed for the shapes that can never
+/// travel, so they are reported at the local in words of their own, before the compiler's: a
+/// borrow (a function's `&str`, a `Vec<&str>`) would otherwise be a region error,
+/// "implementation of `ABorrowCannotCrossAQuestion` is not general enough", and a lock guard
+/// a request to derive `Serialize`.
+///
+/// `(&CarryProbe(&slot)).borrow_shape()` is [`Borrowed`] for a reference, or a `Vec`,
+/// `VecDeque`, `Option` or `Box` of one, and [`NoBorrow`] for anything else;
+/// `(&CarryProbe(&slot)).guard_shape()` is [`Guarded`] for the lock guards of `std` and
+/// `tokio` and `RefCell`'s borrows, and [`NoGuard`] for anything else.
+#[doc(hidden)]
+pub struct CarryProbe<'a, T>(pub &'a T);
+
+/// The borrow probe's answer for a reference, or a collection of references.
+#[doc(hidden)]
+pub struct Borrowed;
+
+/// The borrow probe's answer for any other type.
+#[doc(hidden)]
+pub struct NoBorrow;
+
+/// The guard probe's answer for a lock guard.
+#[doc(hidden)]
+pub struct Guarded;
+
+/// The guard probe's answer for any other type.
+#[doc(hidden)]
+pub struct NoGuard;
+
+/// The borrow probe's method for references, found before [`ProbeNoBorrow`]'s.
+#[doc(hidden)]
+pub trait ProbeBorrowed {
+    fn borrow_shape(&self) -> Borrowed {
+        Borrowed
+    }
+}
+
+impl<T: ?Sized> ProbeBorrowed for CarryProbe<'_, Slot<&T>> {}
+impl<T: ?Sized> ProbeBorrowed for CarryProbe<'_, Slot<&mut T>> {}
+impl<T: ?Sized> ProbeBorrowed for CarryProbe<'_, Slot<Vec<&T>>> {}
+impl<T: ?Sized> ProbeBorrowed for CarryProbe<'_, Slot<VecDeque<&T>>> {}
+impl<T: ?Sized> ProbeBorrowed for CarryProbe<'_, Slot<Option<&T>>> {}
+impl<T: ?Sized> ProbeBorrowed for CarryProbe<'_, Slot<Box<&T>>> {}
+
+/// The borrow probe's method for every other type.
+#[doc(hidden)]
+pub trait ProbeNoBorrow {
+    fn borrow_shape(&self) -> NoBorrow {
+        NoBorrow
+    }
+}
+
+impl<T> ProbeNoBorrow for &CarryProbe<'_, T> {}
+
+/// The guard probe's method for lock guards, found before [`ProbeNoGuard`]'s.
+#[doc(hidden)]
+pub trait ProbeGuarded {
+    fn guard_shape(&self) -> Guarded {
+        Guarded
+    }
+}
+
+impl<T: ?Sized> ProbeGuarded for CarryProbe<'_, Slot<MutexGuard<'_, T>>> {}
+impl<T: ?Sized> ProbeGuarded for CarryProbe<'_, Slot<RwLockReadGuard<'_, T>>> {}
+impl<T: ?Sized> ProbeGuarded for CarryProbe<'_, Slot<RwLockWriteGuard<'_, T>>> {}
+impl<T: ?Sized> ProbeGuarded for CarryProbe<'_, Slot<Ref<'_, T>>> {}
+impl<T: ?Sized> ProbeGuarded for CarryProbe<'_, Slot<RefMut<'_, T>>> {}
+impl<T: ?Sized> ProbeGuarded for CarryProbe<'_, Slot<tokio::sync::MutexGuard<'_, T>>> {}
+impl<T: ?Sized> ProbeGuarded for CarryProbe<'_, Slot<tokio::sync::OwnedMutexGuard<T>>> {}
+impl<T: ?Sized> ProbeGuarded for CarryProbe<'_, Slot<tokio::sync::RwLockReadGuard<'_, T>>> {}
+impl<T: ?Sized> ProbeGuarded for CarryProbe<'_, Slot<tokio::sync::RwLockWriteGuard<'_, T>>> {}
+
+/// The guard probe's method for every other type.
+#[doc(hidden)]
+pub trait ProbeNoGuard {
+    fn guard_shape(&self) -> NoGuard {
+        NoGuard
+    }
+}
+
+impl<T> ProbeNoGuard for &CarryProbe<'_, T> {}
+
+/// The borrow probe's answer a carried local must give: [`NoBorrow`] only.
+#[diagnostic::on_unimplemented(
+    message = "a borrow cannot be carried across a question",
+    label = "this local holds a reference (or a `Vec`, `Option` or `Box` of references) and is \
+             used after a question, but the request state cannot borrow",
+    note = "carry an owned value instead: `.to_owned()` or `.to_string()` on a `&str`, \
+            `.clone()` on a borrowed value, `.map(str::to_owned).collect::<Vec<String>>()` for \
+            borrowed items; or take the borrow again after the question"
+)]
+pub trait NotABorrow {
+    /// Accepts the probe's answer; named by the step the macro writes.
+    #[doc(hidden)]
+    fn check(self);
+}
+
+impl NotABorrow for NoBorrow {
+    fn check(self) {}
+}
+
+/// The guard probe's answer a carried local must give: [`NoGuard`] only.
+#[diagnostic::on_unimplemented(
+    message = "a lock guard cannot be held across a question",
+    label = "this guard is used after a question, but a question ends the request: the lock \
+             cannot be held until the answer comes",
+    note = "take the lock after the question, where the guard is used, and carry what you \
+            read from it as an owned value"
+)]
+pub trait NotAGuard {
+    /// Accepts the probe's answer; named by the step the macro writes.
+    #[doc(hidden)]
+    fn check(self);
+}
+
+impl NotAGuard for NoGuard {
+    fn check(self) {}
 }

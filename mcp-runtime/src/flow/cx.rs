@@ -67,6 +67,8 @@ struct Inner {
     /// This round's answers. The first question point the flow reaches takes them; every
     /// later one in the same request finds none, so a request only ever answers one round.
     answers: Mutex<Option<InputResponses>>,
+    /// The keys of this round's answers that the question point taking them did not ask.
+    unasked: Mutex<Vec<String>>,
     /// Set when the flow stops at a question point or fails there.
     halt: Mutex<Option<Halted>>,
 }
@@ -120,6 +122,7 @@ impl Cx {
                 progress,
                 logger,
                 answers: Mutex::new(answers),
+                unasked: Mutex::new(Vec::new()),
                 halt: Mutex::new(None),
             }),
             scope: None,
@@ -293,6 +296,30 @@ impl Cx {
         lock(&self.inner.answers).take();
     }
 
+    /// Takes this round's answers for the question point asking under `keys`, noting the
+    /// keys of answers it did not ask: the server ignores those, and says so.
+    fn take_answers(&self, keys: &[Cow<'static, str>]) -> Option<InputResponses> {
+        let answers = lock(&self.inner.answers).take()?;
+        lock(&self.inner.unasked).extend(
+            answers
+                .keys()
+                .filter(|key| !keys.iter().any(|asked| asked == key.as_str()))
+                .cloned(),
+        );
+        Some(answers)
+    }
+
+    /// The keys of this round's answers that no question took: those under keys the
+    /// question point that took the answers did not ask, and all of them when the flow
+    /// reached none.
+    pub(crate) fn unasked(&self) -> Vec<String> {
+        let mut unasked = std::mem::take(&mut *lock(&self.inner.unasked));
+        if let Some(answers) = lock(&self.inner.answers).take() {
+            unasked.extend(answers.into_keys());
+        }
+        unasked
+    }
+
     pub(crate) fn halt(&self, halted: Halted) {
         *lock(&self.inner.halt) = Some(halted);
     }
@@ -399,8 +426,8 @@ macro_rules! batch {
                 cx: &Cx,
                 keys: &[&'static str],
             ) -> Settled<Self::Answers> {
-                let answers = lock(&cx.inner.answers).take();
                 let keys = [$(cx.wire_key(keys[$i])),+];
+                let answers = cx.take_answers(&keys);
                 $(
                     let $r = match read_answer(&keys[$i], answers.as_ref(), $a::read) {
                         Ok(read) => read,
@@ -443,8 +470,8 @@ pub fn settle_one<A>(
     cx: &Cx,
     key: &'static str,
 ) -> Settled<A> {
-    let answers = lock(&cx.inner.answers).take();
     let key = cx.wire_key(key);
+    let answers = cx.take_answers(std::slice::from_ref(&key));
     let read = match read_answer(&key, answers.as_ref(), read) {
         Ok(Read::Answered(answer)) => return Settled::Answered(answer),
         Ok(read) => read,

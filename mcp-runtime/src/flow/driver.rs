@@ -7,7 +7,7 @@ use std::time::Duration;
 use super::continuation::Resume;
 use super::cx::{Cx, Halted, internal_error, invalid_params};
 use super::payload;
-use crate::logfield::{RateLimit, untrusted, warn_limited};
+use crate::logfield::{RateLimit, log_limited, untrusted, warn_limited};
 use crate::protocol::{ErrorObject, InputRequests};
 use crate::server::{Asked, BoxFuture, HandlerResult, Reply, Request};
 use crate::state::{INVALID_STATE_MESSAGE, get_varint, put_varint};
@@ -16,6 +16,26 @@ use crate::state::{INVALID_STATE_MESSAGE, get_varint, put_varint};
 /// states are at most 10 lines every 5 seconds (the kernel's `printk` ratelimit), the first
 /// line of a window counting those left out.
 static REFUSED_STATE: RateLimit = RateLimit::new(10, Duration::from_secs(5));
+
+/// Answers under keys no question asked (a misspelled key, or a `requestState` lost on the
+/// way so the flow started over) are debug lines, as rate-limited as refused states.
+static UNASKED: RateLimit = RateLimit::new(10, Duration::from_secs(5));
+
+/// Logs the keys of answers no question of this round asked, which the flow ignored.
+fn report_unasked(method: &str, target: &str, unasked: &[String]) {
+    if unasked.is_empty() {
+        return;
+    }
+    let keys = unasked.join(", ");
+    log_limited!(
+        UNASKED,
+        tracing::Level::DEBUG,
+        method,
+        target = %untrusted(target),
+        keys = %untrusted(&keys),
+        "ignored answers under keys no outstanding question has"
+    );
+}
 
 /// A handler compiled into a state machine by `#[tool]`, `#[prompt]` or `#[resource]`: its
 /// step function, over arguments `A`, and its bounds.
@@ -149,8 +169,11 @@ pub(crate) async fn run<R>(request: Request, bounds: Bounds, step: Step<R>) -> H
     if let Some(resume) = resume
         && let Some(output) = cx.run_until_halt(step(cx.clone(), resume)).await
     {
+        report_unasked(method, &target, &cx.unasked());
         return output.map(Reply::Complete);
     }
+    let unasked = cx.unasked();
+    report_unasked(method, &target, &unasked);
     match cx.take_halt() {
         Some(Halted::Asked {
             requests,
@@ -165,10 +188,13 @@ pub(crate) async fn run<R>(request: Request, bounds: Bounds, step: Step<R>) -> H
                 )));
             }
             let requests: InputRequests = requests.into_iter().collect();
-            Ok(Reply::InputRequired(Asked::new(
-                requests,
-                envelope_bytes(next, envelope_shape(shape), &state),
-            )))
+            Ok(Reply::InputRequired(
+                Asked::new(
+                    requests,
+                    envelope_bytes(next, envelope_shape(shape), &state),
+                )
+                .with_unasked(unasked),
+            ))
         }
         Some(Halted::Failed(error)) => Err(error),
         Some(Halted::Refused(reason)) => Err(refuse(&reason)),

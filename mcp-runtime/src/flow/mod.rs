@@ -34,6 +34,9 @@ pub use subflow::{IntoSubFlow, SubFlow, SubFlowAwaitedOutsideFlow, SubFlowStep};
 #[doc(hidden)]
 pub mod __private {
     pub use super::carry;
+    pub use super::carry::{
+        CarryProbe, NotABorrow, NotAGuard, ProbeBorrowed, ProbeGuarded, ProbeNoBorrow, ProbeNoGuard,
+    };
     pub use super::carry::{Probe, ProbeAny, ProbeHash, Rewind, RewindsInOrder};
     pub use super::continuation::{Reader, Resume, Slot, Stopped, Writer};
     pub use super::cx::{Batch, Settled, Stop, app_state, settle_one};
@@ -44,7 +47,7 @@ pub mod __private {
     pub use super::driver::Flow;
     pub use super::output::{NoArgs, drive_prompt, drive_resource, drive_tool};
     pub use super::subflow::{SubSettled, SubState, run_sub};
-    pub use super::unbuilt::{Unbuilt, unbuilt_answers, unbuilt_result};
+    pub use super::unbuilt::{Unbuilt, unbuilt_answers, unbuilt_cx, unbuilt_result};
     pub use crate::server::app_state::{FromAppState, StateType};
 
     /// The requirement of a handler's `State<T>` parameter of type `S`.

@@ -90,3 +90,11 @@ pub fn unbuilt_result<S: IntoSubFlow>(call: S) -> <S::Step as SubFlowStep>::Outp
     let _ = call;
     unreachable!("the copy of a body that did not compile is never called")
 }
+
+/// A context for a question in a closure or an `async` block of the same copy, which the
+/// macro refused: asked of this one, the question captures nothing, so the compiler adds no
+/// error of its own about moving the handler's context (and no advice to clone it).
+#[doc(hidden)]
+pub fn unbuilt_cx() -> &'static Cx {
+    unreachable!("the copy of a body that did not compile is never called")
+}

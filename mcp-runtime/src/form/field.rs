@@ -145,7 +145,7 @@ fn refuse<K: Kind + ?Sized>(meta: &FieldMeta, got: String) -> Refusal {
 
 /// A short description of an untrusted JSON value: scalars shown (strings truncated),
 /// containers summarised.
-fn describe(value: &Value) -> String {
+pub(super) fn describe(value: &Value) -> String {
     match value {
         Value::Null => "null".into(),
         Value::Bool(flag) => format!("`{flag}`"),
@@ -156,7 +156,7 @@ fn describe(value: &Value) -> String {
     }
 }
 
-fn quote(text: &str) -> String {
+pub(super) fn quote(text: &str) -> String {
     const SHOWN: usize = 40;
     let mut out = String::from("`");
     let mut chars = text.chars();

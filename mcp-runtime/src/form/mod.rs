@@ -53,6 +53,7 @@
 //! | `bool` | `boolean` | |
 //! | an enum deriving `ElicitChoice` | single-select (`enum`, or `oneOf` once any variant has a title, or `enum` + `enumNames` with `#[choice(enum_names)]`) | |
 //! | `Vec<E>` or `BTreeSet<E>` of such an enum | multi-select (`type: array`) | `min_items`, `max_items` |
+//! | a date type of `jiff` or `chrono` (features of the same names; [`FormDate`]) | `string` of format `date` or `date-time` | |
 //! | `Option<T>` of any of the above | the same field, left out of `required` | as for `T` |
 //!
 //! Every field takes `title`, `description` (the doc comment is the default), `default` and
@@ -105,12 +106,18 @@
 //! representation: a form as its content object (deserialising re-validates it with
 //! [`ElicitForm::from_content`]), a choice as its wire string. Do not also derive
 //! `Serialize` or `Deserialize` on these types; users never need serde as a dependency.
+//! A choice also implements `schemars::JsonSchema` as its wire strings, so a structured
+//! result holding one is listed in its tool's `outputSchema` as it is written; do not derive
+//! `JsonSchema` on it either.
 
+mod dates;
 mod defaults;
 mod errors;
 mod field;
 mod formats;
+mod schema;
 
+pub use dates::FormDate;
 pub use errors::{FieldError, FormErrors};
 
 use crate::protocol::ElicitRequestedSchema;
@@ -125,7 +132,7 @@ use crate::protocol::ElicitRequestedSchema;
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a field of an elicitation form",
     label = "not an elicitation form field type",
-    note = "a form field is a `String`, an integer, `f32`, `f64`, `bool`, an enum deriving `ElicitChoice`, a `Vec` or `BTreeSet` of such an enum, or an `Option` of one of these, written out by name",
+    note = "a form field is a `String`, an integer, `f32`, `f64`, `bool`, an enum deriving `ElicitChoice`, a `Vec` or `BTreeSet` of such an enum, a date type of `jiff` or `chrono` (with `mcp-runtime`'s feature of that name), or an `Option` of one of these, written out by name",
     note = "forms are flat: a struct cannot be nested in a form, and type aliases are not followed"
 )]
 pub trait FormField {
@@ -268,5 +275,7 @@ pub trait ElicitChoice: Sized + Copy + 'static {
 /// Used by the generated code; not a public API.
 #[doc(hidden)]
 pub mod __private {
+    pub use super::dates::Dated;
     pub use super::field::*;
+    pub use super::schema::choice_schema;
 }

@@ -48,7 +48,7 @@ pub const DEFAULT_MAX_JSON_DEPTH: usize = 32;
 /// ```
 #[must_use]
 pub struct ServerBuilder {
-    name: String,
+    pub(crate) name: String,
     version: String,
     title: Option<String>,
     instructions: Option<String>,

@@ -22,7 +22,7 @@ use crate::flow::refuse_state;
 use crate::logfield::untrusted;
 use crate::protocol::{
     CacheHints, CallToolResult, ClientCapabilities, CompleteResult, ErrorCode, ErrorObject,
-    GetPromptResult, InputRequiredResult, InputResponses, ReadResourceResult,
+    GetPromptResult, InputRequiredResult, InputResponses, ReadResourceResult, ResultMeta,
 };
 use crate::state::{Binding, BindingContext, Signer};
 
@@ -304,13 +304,14 @@ impl<H: Serves> Call<H> {
                 }
                 serialised(&result)
             }
-            Ok(Reply::InputRequired(asked)) => {
+            Ok(Reply::InputRequired(mut asked)) => {
+                let unasked = asked.take_unasked();
                 let (requests, state) = asked.into_parts();
                 let token = state.map(|payload| signer.sign_with_binding(binding, &payload));
                 trace::record_state_bytes(token.as_ref().map_or(0, String::len));
                 input_required = true;
                 match InputRequiredResult::new(requests, token) {
-                    Ok(result) => serialised(&result),
+                    Ok(result) => serialised(&with_unasked(result, unasked)),
                     Err(empty) => Err(ErrorObject::new(
                         ErrorCode::INTERNAL_ERROR,
                         empty.to_string(),
@@ -455,4 +456,20 @@ fn serialised<R: Serialize>(result: &R) -> Result<Vec<u8>, ErrorObject> {
         tracing::error!(%error, "a result did not serialise");
         ErrorObject::new(ErrorCode::INTERNAL_ERROR, "internal error")
     })
+}
+
+/// `_meta` member of an `input_required` result listing the keys of the client's
+/// `inputResponses` that no question of the round asked, so were ignored (a misspelled key,
+/// or answers sent without the `requestState` that asked them, so the flow started over).
+pub const UNASKED_INPUT_RESPONSES: &str = "mcp-runtime/unaskedInputResponses";
+
+/// `result`, telling the client which of its answers no question asked.
+fn with_unasked(result: InputRequiredResult, unasked: Vec<String>) -> InputRequiredResult {
+    if unasked.is_empty() {
+        return result;
+    }
+    let mut meta = ResultMeta::default();
+    meta.extra
+        .insert(UNASKED_INPUT_RESPONSES.to_owned(), unasked.into());
+    result.with_meta(meta)
 }

@@ -61,6 +61,8 @@ pub struct Request {
 pub struct Asked {
     requests: Option<InputRequests>,
     state: Option<Vec<u8>>,
+    /// The keys of this round's answers that no question asked (ignored; the client is told).
+    unasked: Vec<String>,
 }
 
 impl Asked {
@@ -69,6 +71,7 @@ impl Asked {
         Self {
             requests: Some(requests),
             state: Some(state.into()),
+            unasked: Vec::new(),
         }
     }
 
@@ -77,6 +80,7 @@ impl Asked {
         Self {
             requests: Some(requests),
             state: None,
+            unasked: Vec::new(),
         }
     }
 
@@ -86,7 +90,19 @@ impl Asked {
         Self {
             requests: None,
             state: Some(state.into()),
+            unasked: Vec::new(),
         }
+    }
+
+    /// Notes the keys of this round's answers that no question asked.
+    pub(crate) fn with_unasked(mut self, unasked: Vec<String>) -> Self {
+        self.unasked = unasked;
+        self
+    }
+
+    /// Takes the keys of this round's answers that no question asked.
+    pub(crate) fn take_unasked(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.unasked)
     }
 
     /// The questions and the state.

@@ -125,6 +125,7 @@ use std::sync::Arc;
 pub use app_state::{AppState, State, StateType};
 pub use build_check::BuildError;
 pub use builder::{DEFAULT_BODY_LIMIT, DEFAULT_MAX_JSON_DEPTH, ServerBuilder, SubjectHook};
+pub use call::UNASKED_INPUT_RESPONSES;
 pub use complete::Answerer;
 pub use handler::{
     Asked, BoxFuture, FlowLimits, HandlerResult, Progress, PromptHandler, Reply, Request,

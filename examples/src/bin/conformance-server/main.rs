@@ -10,7 +10,9 @@
 //!
 //! The request-state key comes from `MCP_REQUEST_STATE_KEY` (base64, at least 32 bytes
 //! decoded); without it the server makes a random key and says so. Once listening, the server
-//! prints `listening on http://ADDR/mcp` on stdout (with the real port when given port 0).
+//! prints `mcp-runtime-conformance-server: serving MCP at http://ADDR/mcp` on stdout (with the real port
+//! when given port 0). The flags are the library's ([`mcp_runtime::cli`]) and
+//! `--state-ttl-secs`.
 
 #![allow(deprecated)] // reason: the suite still exercises sampling and roots, deprecated in 2026-07-28
 
@@ -39,21 +41,12 @@ const WAV: &str = "UklGRiQAAABXQVZFZm10IBAAAAABAAEAQB8AAEAfAAABAAgAZGF0YQAAAAA="
 #[derive(Parser)]
 #[command(about = "The MCP conformance fixtures, served over HTTP at /mcp")]
 struct Options {
-    /// Address to listen on (port 0 picks a free port).
-    #[arg(long, default_value = "127.0.0.1:3001")]
-    listen: SocketAddr,
+    /// The usual flags of a server (`--listen`, `--stdio`, `--log-format`, state flags).
+    #[command(flatten)]
+    server: mcp_runtime::cli::Options,
     /// How long a request state stays valid, in seconds.
     #[arg(long, default_value_t = 600)]
     state_ttl_secs: u64,
-    /// Serve over stdin and stdout instead of HTTP.
-    #[arg(long)]
-    stdio: bool,
-    /// How request states are protected.
-    #[command(flatten)]
-    states: mcp_examples::cli::StateOptions,
-    /// How the log on stderr is written: `human` or `json`.
-    #[arg(long, value_enum, default_value_t = mcp_examples::cli::LogFormat::Human)]
-    log_format: mcp_examples::cli::LogFormat,
 }
 
 // ---- content tools -------------------------------------------------------------------------
@@ -533,17 +526,25 @@ fn server() -> ServerBuilder {
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
     let options = Options::parse();
-    mcp_examples::cli::init_logging(options.log_format);
-    let signer = mcp_examples::cli::signer().with_ttl(Duration::from_secs(options.state_ttl_secs));
-    let server = options.states.apply(server(), signer).await.build();
-    if options.stdio {
-        return server.serve_stdio().await;
-    }
-    let listener = tokio::net::TcpListener::bind(options.listen).await?;
-    println!("listening on http://{}/mcp", listener.local_addr()?);
-    let shutdown = async {
-        let _ = tokio::signal::ctrl_c().await;
-        tracing::info!("shutting down");
-    };
-    server.serve_listener(listener, shutdown).await
+    mcp_runtime::cli::init_logging(options.server.log_format);
+    let signer = mcp_runtime::cli::signer_from_env()
+        .unwrap_or_else(|error| {
+            eprintln!("error: {error}");
+            std::process::exit(2);
+        })
+        .with_ttl(Duration::from_secs(options.state_ttl_secs));
+    server()
+        .run()
+        .options(options.server)
+        .signer(signer)
+        .default_listen(SocketAddr::from(([127, 0, 0, 1], 3001)))
+        .await
+}
+
+/// The command line is valid: the library's options and `--state-ttl-secs` together. (A test
+/// function, not a `tests` module: the fuzz targets include this file in a module of theirs.)
+#[cfg(test)]
+#[test]
+fn the_command_line_is_valid() {
+    <Options as clap::CommandFactory>::command().debug_assert();
 }

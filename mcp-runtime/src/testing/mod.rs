@@ -35,10 +35,11 @@
 //! ```
 
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use serde_json::{Map, Value, json};
 
+use crate::auth::Claims;
 use crate::protocol::meta::{META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION};
 use crate::protocol::{
     ClientCapabilities, ErrorCode, ErrorObject, InputRequest, InputRequests, InputRequiredResult,
@@ -51,70 +52,178 @@ use crate::server::{
 };
 use crate::state::Signer;
 
-/// The handler under test.
-#[derive(Clone)]
+mod answers;
+mod round;
+mod schema;
+mod server;
+
+pub use answers::{accept, cancel, decline, form};
+pub use round::{Outcome, Round};
+pub use server::ServerTester;
+
+/// What a tester calls: a tool or prompt by name, or a resource by URI.
+#[derive(Debug, Clone)]
 enum Target {
-    Tool(Arc<dyn ToolHandler>),
-    Prompt(Arc<dyn PromptHandler>),
-    Resource(Arc<dyn ResourceHandler>, String),
+    Tool(String),
+    Prompt(String),
+    Resource(String),
 }
 
-/// Drives one handler round by round, as the server would.
+/// The handler a tester made from a handler serves, alone.
+#[derive(Clone)]
+enum Handler {
+    Tool(Arc<dyn ToolHandler>),
+    Prompt(Arc<dyn PromptHandler>),
+    Resource(Arc<dyn ResourceHandler>),
+}
+
+/// The server a tester sends its rounds to.
+#[derive(Clone)]
+enum Host {
+    /// A server serving the one handler, built with these settings at the first round and
+    /// kept for every later round (and every clone) of this tester.
+    Own {
+        handler: Handler,
+        signer: Signer,
+        limits: FlowLimits,
+        app: AppState,
+        built: Arc<OnceLock<Server>>,
+    },
+    /// A server the application built ([`ServerTester`]).
+    Shared(Server),
+}
+
+impl Host {
+    fn server(&self) -> Server {
+        match self {
+            Self::Shared(server) => server.clone(),
+            Self::Own {
+                handler,
+                signer,
+                limits,
+                app,
+                built,
+            } => built
+                .get_or_init(|| {
+                    let (tool, prompt, resource) = match handler {
+                        Handler::Tool(handler) => (Some(Arc::clone(handler)), None, None),
+                        Handler::Prompt(handler) => (None, Some(Arc::clone(handler)), None),
+                        Handler::Resource(handler) => (None, None, Some(Arc::clone(handler))),
+                    };
+                    Server::builder()
+                        .name("flow-tester")
+                        .signer(signer.clone())
+                        .flow_limits(*limits)
+                        .handlers(tool, prompt, resource)
+                        .app_state(app.clone())
+                        .build()
+                })
+                .clone(),
+        }
+    }
+
+    /// The settings of a tester made from a handler, for a builder method to change: the
+    /// server is built again from them at the next round.
+    fn settings(&mut self, method: &str) -> (&mut Signer, &mut FlowLimits, &mut AppState) {
+        match self {
+            Self::Own {
+                signer,
+                limits,
+                app,
+                built,
+                ..
+            } => {
+                *built = Arc::new(OnceLock::new());
+                (signer, limits, app)
+            }
+            Self::Shared(_) => panic!(
+                "`FlowTester::{method}` on a tester made from a server: the server's own \
+                 settings hold; set it on the `ServerBuilder` instead"
+            ),
+        }
+    }
+}
+
+/// Drives one handler round by round through one server, as a client would: every round of
+/// a tester (and of its clones) goes to the same [`Server`], so single-use states, replayed
+/// rounds and application state behave as they do in production.
 #[derive(Clone)]
 pub struct FlowTester {
     target: Target,
+    host: Host,
     arguments: Option<Map<String, Value>>,
     capabilities: ClientCapabilities,
     subject: Option<String>,
-    signer: Signer,
-    limits: FlowLimits,
-    app: AppState,
+    claims: Option<Arc<Claims>>,
 }
 
 impl fmt::Debug for FlowTester {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("FlowTester")
+            .field("target", &self.target)
             .field("arguments", &self.arguments)
             .field("capabilities", &self.capabilities)
             .field("subject", &self.subject)
+            .field("claims", &self.claims)
             .finish_non_exhaustive()
     }
 }
 
+fn all_capabilities() -> ClientCapabilities {
+    serde_json::from_value(json!({
+        "elicitation": {"form": {}, "url": {}},
+        "sampling": {},
+        "roots": {}
+    }))
+    .unwrap_or_default()
+}
+
 impl FlowTester {
-    fn new(target: Target) -> Self {
+    fn new(target: Target, host: Host) -> Self {
         Self {
             target,
+            host,
             arguments: None,
-            capabilities: serde_json::from_value(json!({
-                "elicitation": {"form": {}, "url": {}},
-                "sampling": {},
-                "roots": {}
-            }))
-            .unwrap_or_default(),
+            capabilities: all_capabilities(),
             subject: None,
-            signer: Signer::random().expect("the operating system provides random bytes"),
-            limits: FlowLimits::default(),
-            app: AppState::default(),
+            claims: None,
         }
     }
 
-    /// Tests a `#[tool]`.
+    fn own(target: Target, handler: Handler) -> Self {
+        Self::new(
+            target,
+            Host::Own {
+                handler,
+                signer: Signer::random().expect("the operating system provides random bytes"),
+                limits: FlowLimits::default(),
+                app: AppState::default(),
+                built: Arc::new(OnceLock::new()),
+            },
+        )
+    }
+
+    /// Tests a `#[tool]`, served alone.
     pub fn tool<M>(handler: impl IntoToolHandler<M>) -> Self {
-        Self::new(Target::Tool(Arc::new(handler.into_tool_handler())))
+        let handler = handler.into_tool_handler();
+        let name = handler.definition().name;
+        Self::own(Target::Tool(name), Handler::Tool(Arc::new(handler)))
     }
 
-    /// Tests a `#[prompt]`.
+    /// Tests a `#[prompt]`, served alone.
     pub fn prompt<M>(handler: impl IntoPromptHandler<M>) -> Self {
-        Self::new(Target::Prompt(Arc::new(handler.into_prompt_handler())))
+        let handler = handler.into_prompt_handler();
+        let name = handler.definition().name;
+        Self::own(Target::Prompt(name), Handler::Prompt(Arc::new(handler)))
     }
 
-    /// Tests a `#[resource]` read at `uri`.
+    /// Tests a `#[resource]`, served alone, read at `uri`.
     pub fn resource<M>(handler: impl IntoResourceHandler<M>, uri: impl Into<String>) -> Self {
-        Self::new(Target::Resource(
-            Arc::new(handler.into_resource_handler()),
-            uri.into(),
-        ))
+        let handler = handler.into_resource_handler();
+        Self::own(
+            Target::Resource(uri.into()),
+            Handler::Resource(Arc::new(handler)),
+        )
     }
 
     /// The call's arguments (a JSON object; anything else means none).
@@ -135,34 +244,74 @@ impl FlowTester {
         self
     }
 
-    /// The authenticated subject the state binds (by default none).
+    /// The authenticated subject the state binds (by default none, or the subject of the
+    /// [`claims`](Self::claims)).
     #[must_use]
     pub fn subject(mut self, subject: impl Into<String>) -> Self {
         self.subject = Some(subject.into());
         self
     }
 
+    /// The claims of a verified bearer token, as the HTTP transport hands them over after
+    /// checking one: handlers read them through [`Cx::claims`](crate::Cx::claims) (and
+    /// [`Request::claims`](crate::server::Request::claims)), and a server with OAuth checks
+    /// a tool's scopes against them. `claims` is the token's payload, a JSON object; its
+    /// `sub` is the subject (and the subject states bind, unless [`subject`](Self::subject)
+    /// names another), its `scope` the scopes, space-separated.
+    ///
+    /// # Panics
+    ///
+    /// When `claims` is not a JSON object with a string `sub`.
+    #[must_use]
+    pub fn claims(mut self, claims: Value) -> Self {
+        let Value::Object(claims) = claims else {
+            panic!("`FlowTester::claims` takes a JSON object: the token's payload");
+        };
+        let Some(subject) = claims.get("sub").and_then(Value::as_str) else {
+            panic!("`FlowTester::claims` needs a string `sub`: the token's subject");
+        };
+        self.claims = Some(Arc::new(Claims::new(subject.to_owned(), claims.clone())));
+        self
+    }
+
     /// The signer (by default a random key).
+    ///
+    /// # Panics
+    ///
+    /// On a tester made from a server ([`ServerTester`]), whose own signer holds.
     #[must_use]
     pub fn signer(mut self, signer: Signer) -> Self {
-        self.signer = signer;
+        *self.host.settings("signer").0 = signer;
         self
     }
 
     /// Registers a value of application state, as
     /// [`ServerBuilder::state`](crate::server::ServerBuilder::state) does: every round is
     /// handed the same value.
+    ///
+    /// # Panics
+    ///
+    /// On a tester made from a server ([`ServerTester`]), whose own state holds.
     #[must_use]
     pub fn state<T: Send + Sync + 'static>(mut self, value: T) -> Self {
-        self.app.insert(value);
+        self.host.settings("state").2.insert(value);
         self
     }
 
     /// The flow limits (by default 50 rounds).
+    ///
+    /// # Panics
+    ///
+    /// On a tester made from a server ([`ServerTester`]), whose own limits hold.
     #[must_use]
     pub fn limits(mut self, limits: FlowLimits) -> Self {
-        self.limits = limits;
+        *self.host.settings("limits").1 = limits;
         self
+    }
+
+    /// The server every round of this tester goes to.
+    pub fn server(&self) -> Server {
+        self.host.server()
     }
 
     /// The first round: a call without state or answers.
@@ -171,10 +320,14 @@ impl FlowTester {
     }
 
     /// One request with exactly this state and these answers (`inputResponses`, sent as
-    /// given, so tests can send malformed ones).
+    /// given, unchecked, so tests can send malformed ones).
     pub async fn send(&self, state: Option<&str>, answers: Option<Value>) -> Round {
-        let outcome = self.exchange(state.map(str::to_owned), answers).await;
-        self.round(outcome)
+        let (outcome, unasked) = self.exchange(state.map(str::to_owned), answers).await;
+        Round {
+            tester: self.clone(),
+            outcome,
+            unasked,
+        }
     }
 
     /// Runs the whole flow as a legacy session would: every question of a round is answered
@@ -186,6 +339,7 @@ impl FlowTester {
         answer: impl FnMut(&str, &InputRequest) -> Value + Send,
     ) -> Round {
         let mut answerer = Scripted(answer);
+        let max_rounds = self.server().inner.limits.max_rounds;
         let rounds = complete(
             |state, answers: Option<InputResponses>| {
                 let answers = answers.map(|answers| Value::Object(answers.into_iter().collect()));
@@ -193,7 +347,7 @@ impl FlowTester {
                 // The tester goes through the wire, so its state is the token itself.
                 let token = state.map(|token| String::from_utf8_lossy(&token).into_owned());
                 Box::pin(async move {
-                    match tester.exchange(token, answers).await {
+                    match tester.exchange(token, answers).await.0 {
                         Outcome::Complete(result) => Ok(Reply::Complete(result)),
                         Outcome::Asked {
                             requests,
@@ -208,7 +362,7 @@ impl FlowTester {
                 }) as BoxFuture<'static, HandlerResult<Value>>
             },
             &mut answerer,
-            self.limits.max_rounds,
+            max_rounds,
         );
         let outcome = match rounds.await {
             Ok(result) => Outcome::Complete(result),
@@ -218,12 +372,16 @@ impl FlowTester {
     }
 
     /// One JSON-RPC request through the server's own dispatch, as a transport would hand it
-    /// over, and its answer.
-    async fn exchange(&self, state: Option<String>, answers: Option<Value>) -> Outcome {
+    /// over, and its answer, with the keys the server named as answered but not asked.
+    async fn exchange(
+        &self,
+        state: Option<String>,
+        answers: Option<Value>,
+    ) -> (Outcome, Vec<String>) {
         let (method, mut params) = match &self.target {
-            Target::Tool(handler) => ("tools/call", json!({"name": handler.definition().name})),
-            Target::Prompt(handler) => ("prompts/get", json!({"name": handler.definition().name})),
-            Target::Resource(_, uri) => ("resources/read", json!({"uri": uri})),
+            Target::Tool(name) => ("tools/call", json!({"name": name})),
+            Target::Prompt(name) => ("prompts/get", json!({"name": name})),
+            Target::Resource(uri) => ("resources/read", json!({"uri": uri})),
         };
         if let (Some(arguments), false) =
             (&self.arguments, matches!(self.target, Target::Resource(..)))
@@ -241,16 +399,30 @@ impl FlowTester {
             META_CLIENT_CAPABILITIES: self.capabilities,
         });
         let message = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
-        let facts = RequestFacts::http(Some(PROTOCOL_VERSION.to_owned()), self.subject.clone());
-        let answer = self
-            .server()
+        let subject = self.subject.clone().or_else(|| {
+            self.claims
+                .as_ref()
+                .map(|claims| claims.subject().to_owned())
+        });
+        let facts = RequestFacts::http(Some(PROTOCOL_VERSION.to_owned()), subject)
+            .with_claims(self.claims.clone());
+        let server = self.server();
+        let answer = server
             .handle(message.to_string().as_bytes(), facts)
             .finish()
             .await;
         let Some(body) = answer.body else {
-            return Outcome::Error(internal("the server gave no answer"));
+            return (
+                Outcome::Error(internal("the server gave no answer")),
+                Vec::new(),
+            );
         };
-        let mut response: Value = match serde_json::from_slice(&body) {
+        (self.outcome(&server, &body), unasked_in(&body))
+    }
+
+    /// The round's outcome, from the server's answer.
+    fn outcome(&self, server: &Server, body: &[u8]) -> Outcome {
+        let mut response: Value = match serde_json::from_slice(body) {
             Ok(response) => response,
             Err(error) => return Outcome::Error(internal(error.to_string())),
         };
@@ -276,23 +448,10 @@ impl FlowTester {
                 Err(error) => Outcome::Error(internal(error.to_string())),
             };
         }
+        if let Target::Tool(name) = &self.target {
+            schema::check_structured(server, name, &result);
+        }
         Outcome::Complete(result)
-    }
-
-    /// A server serving only the handler under test, with this tester's settings.
-    fn server(&self) -> Server {
-        let (tool, prompt, resource) = match &self.target {
-            Target::Tool(handler) => (Some(Arc::clone(handler)), None, None),
-            Target::Prompt(handler) => (None, Some(Arc::clone(handler)), None),
-            Target::Resource(handler, _) => (None, None, Some(Arc::clone(handler))),
-        };
-        Server::builder()
-            .name("flow-tester")
-            .signer(self.signer.clone())
-            .flow_limits(self.limits)
-            .handlers(tool, prompt, resource)
-            .app_state(self.app.clone())
-            .build()
     }
 
     /// Runs the flow from the start, answering each round with the next entry of
@@ -314,6 +473,7 @@ impl FlowTester {
         Round {
             tester: self.clone(),
             outcome,
+            unasked: Vec::new(),
         }
     }
 }
@@ -334,115 +494,24 @@ impl<F: FnMut(&str, &InputRequest) -> Value + Send> Answerer for Scripted<F> {
     }
 }
 
+/// The keys a server's answer names as answered but not asked.
+fn unasked_in(body: &[u8]) -> Vec<String> {
+    let response: Value = serde_json::from_slice(body).unwrap_or_default();
+    let pointer = format!(
+        "/result/_meta/{}",
+        crate::server::UNASKED_INPUT_RESPONSES.replace('/', "~1")
+    );
+    response
+        .pointer(&pointer)
+        .and_then(Value::as_array)
+        .map(|keys| {
+            keys.iter()
+                .filter_map(|key| key.as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 fn internal(message: impl Into<String>) -> ErrorObject {
     ErrorObject::new(ErrorCode::INTERNAL_ERROR, message)
-}
-
-/// How one round ended.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Outcome {
-    /// The handler asks these questions and hands out this state.
-    Asked {
-        /// The input requests, by key.
-        requests: InputRequests,
-        /// The signed `requestState`.
-        state: Option<String>,
-    },
-    /// The handler finished with this result (as it goes on the wire).
-    Complete(Value),
-    /// The request failed with this JSON-RPC error.
-    Error(ErrorObject),
-}
-
-/// One round of a flow under test.
-#[derive(Debug, Clone)]
-pub struct Round {
-    tester: FlowTester,
-    /// How the round ended.
-    pub outcome: Outcome,
-}
-
-impl Round {
-    /// The keys asked this round, in key order (empty unless the round asked).
-    pub fn questions(&self) -> Vec<&str> {
-        match &self.outcome {
-            Outcome::Asked { requests, .. } => requests.keys().map(String::as_str).collect(),
-            _ => Vec::new(),
-        }
-    }
-
-    /// The input requests of this round, if it asked.
-    pub fn requests(&self) -> Option<&InputRequests> {
-        match &self.outcome {
-            Outcome::Asked { requests, .. } => Some(requests),
-            _ => None,
-        }
-    }
-
-    /// The request state handed out, if the round asked.
-    pub fn state(&self) -> Option<&str> {
-        match &self.outcome {
-            Outcome::Asked { state, .. } => state.as_deref(),
-            _ => None,
-        }
-    }
-
-    /// The size of the request state in bytes (0 without one).
-    pub fn state_size(&self) -> usize {
-        self.state().map_or(0, str::len)
-    }
-
-    /// The final result, if the round completed.
-    pub fn result(&self) -> Option<&Value> {
-        match &self.outcome {
-            Outcome::Complete(result) => Some(result),
-            _ => None,
-        }
-    }
-
-    /// The text of the first text block of a completed tool result (or of the first prompt
-    /// message, or the first text resource contents).
-    pub fn text(&self) -> Option<&str> {
-        let result = self.result()?;
-        let first = result
-            .get("content")
-            .or_else(|| result.get("contents"))
-            .and_then(|c| c.get(0))
-            .or_else(|| result.pointer("/messages/0/content"))?;
-        first.get("text").and_then(Value::as_str)
-    }
-
-    /// The JSON-RPC error, if the round failed.
-    pub fn error(&self) -> Option<&ErrorObject> {
-        match &self.outcome {
-            Outcome::Error(error) => Some(error),
-            _ => None,
-        }
-    }
-
-    /// The next round: the same call with this round's state and `answers`.
-    pub async fn answer(&self, answers: Value) -> Round {
-        self.tester.send(self.state(), Some(answers)).await
-    }
-}
-
-impl fmt::Display for Round {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.outcome {
-            Outcome::Asked { requests, state } => {
-                writeln!(f, "input_required, asking {}:", self.questions().join(", "))?;
-                writeln!(f, "{}", pretty(requests))?;
-                match state {
-                    Some(state) => write!(f, "requestState: {} bytes", state.len()),
-                    None => write!(f, "no requestState"),
-                }
-            }
-            Outcome::Complete(result) => write!(f, "complete:\n{}", pretty(result)),
-            Outcome::Error(error) => write!(f, "error {}: {}", error.code.0, error.message),
-        }
-    }
-}
-
-fn pretty<T: serde::Serialize>(value: &T) -> String {
-    serde_json::to_string_pretty(value).unwrap_or_default()
 }
