@@ -4,7 +4,8 @@
 # connections, 4 MiB bodies nested 120 deep, junk bytes: `attack mix`; and at once floods of
 # `initialize` from another loopback address, `initialize` with megabytes of capabilities,
 # subscribes with long URIs and standalone streams held open: `attack sessions-mix`, beside an
-# honest legacy session that must survive).
+# honest legacy session that must survive; and `attack replay-fill` and `token-spray`, each
+# against a server of its own with an honest client that must be served).
 #
 # Builds `deploy`, `load` and `attack` in release. Each run gets a fresh server on a free
 # loopback port pinned to CPU 0; the load generator runs pinned to CPU 1, and the attacker too,
@@ -53,6 +54,7 @@ WORK="$(mktemp -d -t mcp-soak.XXXXXX)"
 SERVER_PID=""
 ATTACK_PID=""
 SESSIONS_PID=""
+STATES_PID=""
 PORT=""
 stop_server() {
   if [[ -n "$SERVER_PID" ]] && kill -0 "$SERVER_PID" 2>/dev/null; then
@@ -62,7 +64,7 @@ stop_server() {
   SERVER_PID=""
 }
 cleanup() {
-  for pid in "$ATTACK_PID" "$SESSIONS_PID"; do
+  for pid in "$ATTACK_PID" "$SESSIONS_PID" "$STATES_PID"; do
     if [[ -n "$pid" ]] && kill -0 "$pid" 2>/dev/null; then
       kill "$pid" 2>/dev/null || true
       wait "$pid" 2>/dev/null || true
@@ -119,6 +121,15 @@ ATTACK_PID=$!
 nice -n 19 "${CLIENT_PIN[@]}" "$TARGET/release/attack" --addr "127.0.0.1:$PORT" \
   sessions-mix --duration "$((DURATION + WARMUP + 2))" >"$WORK/sessions.txt" 2>&1 &
 SESSIONS_PID=$!
+# The state and identity attacks serve their own OAuth-protected `deploy` (they mint the
+# tokens), each with an honest client of its own: run beside the honest flows, they compete
+# for the same cores.
+STATES_SECONDS=$(( DURATION / 4 > 2 ? DURATION / 4 : 2 ))
+(
+  nice -n 19 "${CLIENT_PIN[@]}" "$TARGET/release/attack" replay-fill --duration "$STATES_SECONDS"
+  nice -n 19 "${CLIENT_PIN[@]}" "$TARGET/release/attack" token-spray --duration "$STATES_SECONDS"
+) >"$WORK/states.txt" 2>&1 &
+STATES_PID=$!
 # Let the hostile clients connect before the honest ones.
 sleep 1
 honest_load | tee "$WORK/attacked.txt"
@@ -126,6 +137,8 @@ wait "$ATTACK_PID" || true
 ATTACK_PID=""
 wait "$SESSIONS_PID" || true
 SESSIONS_PID=""
+wait "$STATES_PID" || true
+STATES_PID=""
 ATTACKED_PEAK="$(peak_kib)"
 LOG_LINES="$(wc -l <"$WORK/server-attacked.log")"
 stop_server
@@ -133,6 +146,8 @@ echo
 cat "$WORK/attack.txt"
 echo
 cat "$WORK/sessions.txt"
+echo
+cat "$WORK/states.txt"
 
 QUIET_P99="$(p99_of "$WORK/quiet.txt")"
 ATTACKED_P99="$(p99_of "$WORK/attacked.txt")"
@@ -170,6 +185,12 @@ budget timing "$(awk -v k="$ATTACKED_PEAK" 'BEGIN { print (k <= 128 * 1024) ? 1 
 echo "server peak memory:  attacked $(mib "$ATTACKED_PEAK") MiB (quiet $(mib "$QUIET_PEAK") MiB) — budget 128 MiB: $VERDICT"
 budget always "$(grep -q '^honest session: *still open' "$WORK/sessions.txt" && echo 1 || echo 0)" "honest session"
 echo "honest session:      $([[ "$VERDICT" == ok ]] && echo kept || echo lost) through the session attacks — budget kept: $VERDICT"
+# "N M": the honest rounds of a mode's run with the server's defaults, and how many succeeded.
+FILL="$(grep -A1 '^replay-fill, default quota' "$WORK/states.txt" | sed -n 's/.*during the fill \([0-9]*\)\/\([0-9]*\) ok.*/\1 \2/p')"
+SPRAY="$(grep -A1 '^token-spray, default bound' "$WORK/states.txt" | sed -n 's/.*under spray .*(\([0-9]*\) ok of \([0-9]*\)).*/\1 \2/p')"
+all_ok() { read -r ok total <<<"$1"; [[ -n "${total:-}" && "$total" -gt 0 && "$ok" == "$total" ]]; }
+budget always "$(all_ok "$FILL" && all_ok "$SPRAY" && echo 1 || echo 0)" "honest states"
+echo "honest states:       single-use rounds ${FILL/ //} ok while one subject fills the store; cached-token calls ${SPRAY/ //} ok under a token spray — budget all: $VERDICT"
 echo "server log lines:    $LOG_LINES during the attacked run"
 
 if [[ ${#BROKEN[@]} -gt 0 ]]; then

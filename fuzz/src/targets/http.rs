@@ -10,7 +10,7 @@
 //! Oracles: every answer parses as an HTTP/1.1 response; a complete `application/json` body
 //! is a well-formed JSON-RPC response that is not an internal error; a half-closed
 //! connection gets some answer, or is closed, before the server has answered
-//! [`OUTLASTED_BY`] honest requests on other connections (counted work, not time: a machine
+//! `OUTLASTED_BY` (50) honest requests on other connections (counted work, not time: a machine
 //! under load slows both alike); and the server keeps serving.
 
 use std::io::{ErrorKind, Read, Write};
