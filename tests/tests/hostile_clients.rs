@@ -8,6 +8,8 @@
 
 #[path = "support/client.rs"]
 mod client;
+#[path = "support/handlers.rs"]
+mod handlers;
 #[path = "support/legacy.rs"]
 mod legacy;
 #[path = "support/schema.rs"]
@@ -18,6 +20,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
+use handlers::tool;
 use legacy::{Client, LEGACY, accept, send};
 use mcp_runtime::protocol::{CallToolResult, ContentBlock, Tool};
 use mcp_runtime::server::{
@@ -32,17 +35,6 @@ const GIVE_UP: Duration = Duration::from_secs(10);
 
 /// The attacker's address.
 const STRANGER: [u8; 4] = [127, 0, 0, 2];
-
-fn tool(name: &str) -> Tool {
-    let Value::Object(input_schema) = json!({ "type": "object" }) else {
-        unreachable!()
-    };
-    Tool {
-        name: name.to_owned(),
-        input_schema,
-        ..Tool::default()
-    }
-}
 
 /// Answers the size of the capabilities its call sees, as JSON.
 struct Capabilities;

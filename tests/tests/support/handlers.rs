@@ -21,7 +21,8 @@ use mcp_runtime::server::{
 };
 use serde_json::{Value, json};
 
-fn tool(name: &str) -> Tool {
+/// The definition of a test tool named `name`, taking any object.
+pub(crate) fn tool(name: &str) -> Tool {
     let schema = json!({ "type": "object" });
     let Value::Object(input_schema) = schema else {
         unreachable!()

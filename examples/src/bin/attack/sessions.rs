@@ -92,6 +92,55 @@ async fn flood(
     statuses
 }
 
+/// Floods `count` requests made by `make`, `concurrency` at a time, while the server's costs
+/// are read; prints what they were answered (as `what`), then whether an honest request is
+/// still served.
+async fn measured_flood(
+    target: Target,
+    what: &str,
+    count: usize,
+    concurrency: usize,
+    make: impl Fn(usize) -> Vec<u8>,
+) {
+    let monitor = Monitor::start(target);
+    let started = Instant::now();
+    let statuses = flood(target.addr, None, count, concurrency, make).await;
+    let label = format!("{what}:");
+    println!(
+        "{label:<15} {statuses} in {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+    honest(target.addr, "after them").await;
+    monitor.report().await;
+}
+
+/// A `resources/subscribe` of a long URI, `path` making it long.
+fn subscribe_body(index: usize, path: &str) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{index},"method":"resources/subscribe","params":{{"uri":"tracker://issues/{index}{path}"}}}}"#
+    )
+}
+
+/// A `GET` of `session`'s standalone stream.
+fn get_stream(addr: SocketAddr, session: &str) -> String {
+    legacy_request(addr, Some(session), "")
+        .replacen("POST /mcp", "GET /mcp", 1)
+        .replace("Content-Length: 0\r\n", "")
+}
+
+/// Sends `get` on a connection of its own and reads the answer's head: its status, and the
+/// connection, left open.
+async fn open_stream(addr: SocketAddr, get: &str) -> Result<(u16, TcpStream), String> {
+    let mut stream = connect_from(addr, None).await?;
+    stream
+        .write_all(get.as_bytes())
+        .await
+        .map_err(|error| error.to_string())?;
+    let mut buffer = Vec::new();
+    let head = read_head(&mut stream, &mut buffer).await?;
+    Ok((head.status, stream))
+}
+
 /// An honest stateless request on a fresh connection, timed; printed.
 async fn honest(addr: SocketAddr, when: &str) {
     let started = Instant::now();
@@ -126,15 +175,10 @@ pub(super) async fn session_bloat(
         &format!(r#""capabilities":{{"elicitation":{{"form":{{}}}},"experimental":{{"blob":{{"data":"{blob}"}}}},"bloat":"{blob}"}}"#),
     );
     let bytes = legacy_request(target.addr, None, &body).into_bytes();
-    let monitor = Monitor::start(target);
-    let started = Instant::now();
-    let statuses = flood(target.addr, None, sessions, concurrency, |_| bytes.clone()).await;
-    println!(
-        "initialize:     {statuses} in {:.1} s",
-        started.elapsed().as_secs_f64()
-    );
-    honest(target.addr, "after them").await;
-    monitor.report().await;
+    measured_flood(target, "initialize", sessions, concurrency, |_| {
+        bytes.clone()
+    })
+    .await;
     Ok(())
 }
 
@@ -151,21 +195,11 @@ pub(super) async fn subscribe_flood(
     println!("== {subscribes} resources/subscribe calls on one session, each URI {kib} KiB");
     let session = open_session(target.addr).await?;
     let path = "9".repeat(kib * 1024);
-    let monitor = Monitor::start(target);
-    let started = Instant::now();
-    let statuses = flood(target.addr, None, subscribes, concurrency, |index| {
-        let body = format!(
-            r#"{{"jsonrpc":"2.0","id":{index},"method":"resources/subscribe","params":{{"uri":"tracker://issues/{index}{path}"}}}}"#
-        );
-        legacy_request(target.addr, Some(&session), &body).into_bytes()
+    // Each is refused in its JSON-RPC body: the statuses are HTTP's.
+    measured_flood(target, "subscribe", subscribes, concurrency, |index| {
+        legacy_request(target.addr, Some(&session), &subscribe_body(index, &path)).into_bytes()
     })
     .await;
-    println!(
-        "subscribe:      {statuses} in {:.1} s (each refused in its JSON-RPC body)",
-        started.elapsed().as_secs_f64()
-    );
-    honest(target.addr, "after them").await;
-    monitor.report().await;
     Ok(())
 }
 
@@ -182,24 +216,12 @@ pub(super) async fn stream_hold(
     let addr = target.addr;
     let session = open_session(addr).await?;
     let monitor = Monitor::start(target);
-    let get = legacy_request(addr, Some(&session), "")
-        .replacen("POST /mcp", "GET /mcp", 1)
-        .replace("Content-Length: 0\r\n", "");
+    let get = get_stream(addr, &session);
     let mut open = Vec::with_capacity(streams);
     let mut statuses = Statuses::default();
     let opening = Instant::now();
     for _ in 0..streams {
-        let answered = async {
-            let mut stream = connect_from(addr, None).await?;
-            stream
-                .write_all(get.as_bytes())
-                .await
-                .map_err(|error| error.to_string())?;
-            let mut buffer = Vec::new();
-            let head = read_head(&mut stream, &mut buffer).await?;
-            Ok::<_, String>((head.status, stream))
-        };
-        match tokio::time::timeout(Duration::from_secs(2), answered).await {
+        match tokio::time::timeout(Duration::from_secs(2), open_stream(addr, &get)).await {
             Ok(Ok((status, stream))) => {
                 statuses.add(status);
                 open.push(stream);
@@ -299,23 +321,11 @@ async fn streams_until(
     session: String,
     deadline: tokio::time::Instant,
 ) -> Statuses {
-    let get = legacy_request(addr, Some(&session), "")
-        .replacen("POST /mcp", "GET /mcp", 1)
-        .replace("Content-Length: 0\r\n", "");
+    let get = get_stream(addr, &session);
     let mut statuses = Statuses::default();
     let mut open = std::collections::VecDeque::new();
     while tokio::time::Instant::now() < deadline {
-        let opened = async {
-            let mut stream = connect_from(addr, None).await?;
-            stream
-                .write_all(get.as_bytes())
-                .await
-                .map_err(|error| error.to_string())?;
-            let mut buffer = Vec::new();
-            let head = read_head(&mut stream, &mut buffer).await?;
-            Ok::<_, String>((head.status, stream))
-        };
-        match tokio::time::timeout_at(deadline, opened).await {
+        match tokio::time::timeout_at(deadline, open_stream(addr, &get)).await {
             Ok(Ok((status, stream))) => {
                 statuses.add(status);
                 open.push_back(stream);
@@ -365,10 +375,7 @@ pub(super) async fn sessions_mix(
     let evicting = until_deadline(addr, Some(from), 4, deadline, move |_| plain.clone());
     let bloating = until_deadline(addr, Some(from), 2, deadline, move |_| bloated.clone());
     let subscribing = until_deadline(addr, None, 2, deadline, move |index| {
-        let body = format!(
-            r#"{{"jsonrpc":"2.0","id":{index},"method":"resources/subscribe","params":{{"uri":"tracker://issues/{index}{path}"}}}}"#
-        );
-        legacy_request(addr, Some(&flooded), &body).into_bytes()
+        legacy_request(addr, Some(&flooded), &subscribe_body(index, &path)).into_bytes()
     });
     let streaming = streams_until(addr, streamed, deadline);
     let (evicted, bloated, subscribed, streams) =
