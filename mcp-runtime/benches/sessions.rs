@@ -53,11 +53,12 @@ fn main() {
         let region = Region::new(GLOBAL);
         let mut ids = Vec::with_capacity(SESSIONS);
         runtime.block_on(async {
-            for _ in 0..SESSIONS {
-                let outcome = server
-                    .handle(&message, RequestFacts::http(None, None))
-                    .finish()
-                    .await;
+            for n in 0..SESSIONS {
+                // Each session from a client of its own, as sessions are counted per owner.
+                let [_, high, middle, low] = u32::try_from(n).unwrap_or(u32::MAX).to_be_bytes();
+                let peer = std::net::IpAddr::from([10, high, middle, low]);
+                let facts = RequestFacts::http(None, None).with_peer(peer);
+                let outcome = server.handle(&message, facts).finish().await;
                 let id = outcome.session_id.expect("a session opens");
                 let facts = RequestFacts::http(Some("2025-11-25".into()), None)
                     .with_session_id(Some(id.clone()));

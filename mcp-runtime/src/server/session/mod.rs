@@ -149,7 +149,8 @@ pub(crate) struct Session {
     usage: Arc<Usage>,
     /// The server's open standalone streams.
     streams: Arc<AtomicUsize>,
-    settings: SessionSettings,
+    /// The table's settings, shared by every session.
+    settings: Arc<SessionSettings>,
     state: Mutex<SessionState>,
 }
 

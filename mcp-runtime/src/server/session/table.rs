@@ -31,6 +31,8 @@ pub(crate) enum OpenError {
 /// The server's sessions.
 pub(crate) struct Sessions {
     pub(crate) settings: SessionSettings,
+    /// The same, for the sessions to share.
+    shared: Arc<SessionSettings>,
     table: Arc<Mutex<Table>>,
     /// The server's open standalone streams.
     streams: Arc<std::sync::atomic::AtomicUsize>,
@@ -101,6 +103,7 @@ impl Sessions {
     pub(crate) fn new(settings: SessionSettings) -> Self {
         Self {
             settings,
+            shared: Arc::new(settings),
             table: Arc::default(),
             streams: Arc::default(),
             sweeper: Once::new(),
@@ -159,7 +162,7 @@ impl Sessions {
             calls: Arc::default(),
             usage,
             streams: Arc::clone(&self.streams),
-            settings,
+            settings: Arc::clone(&self.shared),
             state: Mutex::new(SessionState {
                 last_active: Some(Instant::now()),
                 ..SessionState::default()
