@@ -52,6 +52,11 @@ impl Server {
     /// `GET` (a standalone event stream) and `DELETE` (ending the session); other methods get
     /// `405`. With [`oauth`](crate::server::ServerBuilder::oauth), the protected-resource
     /// metadata's well-known paths too.
+    ///
+    /// Serve it with connection information
+    /// (`app.into_make_service_with_connect_info::<SocketAddr>()`) so that callers without a
+    /// subject are told apart by address for the per-owner caps; without it they count as one
+    /// caller.
     pub fn router_at(&self, path: &str) -> Router {
         let mut router = Router::new().route(path, post(endpoint).get(endpoint).delete(endpoint));
         for served in self.inner.auth.iter().flat_map(|auth| &auth.metadata.paths) {
