@@ -153,12 +153,26 @@ fn deploy_server(
     )
 }
 
+/// The standard headers a 2026-07-28 client mirrors from `body`: `Mcp-Method`, and `Mcp-Name`
+/// on a `tools/call` (these attacks name tools in plain ASCII).
+fn mirrored(body: &str) -> String {
+    let message: Value = serde_json::from_str(body).unwrap_or_default();
+    let method = message["method"].as_str().unwrap_or_default();
+    match message["params"]["name"].as_str() {
+        Some(name) if method == "tools/call" => {
+            format!("Mcp-Method: {method}\r\nMcp-Name: {name}\r\n")
+        }
+        _ => format!("Mcp-Method: {method}\r\n"),
+    }
+}
+
 /// One POST of `body` with `token`, on a connection of its own: the status and the body.
 async fn post(addr: SocketAddr, token: &str, body: &str) -> Result<(u16, Vec<u8>), String> {
     let request = format!(
         "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
          Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2026-07-28\r\n\
-         Authorization: Bearer {token}\r\nConnection: close\r\nContent-Length: {}\r\n\r\n{body}",
+         {}Authorization: Bearer {token}\r\nConnection: close\r\nContent-Length: {}\r\n\r\n{body}",
+        mirrored(body),
         body.len()
     );
     let exchange = async {
