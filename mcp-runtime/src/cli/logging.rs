@@ -75,8 +75,8 @@ type LogWriter = (
 );
 static LOG_WRITER: std::sync::Mutex<Option<LogWriter>> = std::sync::Mutex::new(None);
 
-/// Keeps the log's writer thread: dropped, it writes the lines still queued (for up to a
-/// second) and says how many were dropped, if any. From [`init_logging`].
+/// Keeps the log's writer thread: dropped, it logs how many lines were dropped, if any, and
+/// writes the lines still queued (for up to a second). From [`init_logging`].
 #[must_use = "dropping the guard stops the log's writer"]
 #[derive(Debug)]
 pub struct LogGuard {
@@ -91,18 +91,20 @@ impl Drop for LogGuard {
     }
 }
 
-/// Writes what the log has queued and, on stderr, how many lines were dropped in all.
+/// Logs how many lines were dropped in all, if any, then writes what the log has queued (for
+/// up to a second). The count goes through the queue too: were it written to stderr here, a
+/// stderr nobody reads would hold the process at exit.
 pub(super) fn flush_log() {
     let taken = LOG_WRITER
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
         .take();
     if let Some((guard, dropped)) = taken {
-        drop(guard);
-        let lines = dropped.dropped_lines();
-        if lines > 0 {
-            eprintln!("warning: {lines} log lines were dropped: stderr did not keep up");
+        let total = dropped.dropped_lines();
+        if total > 0 {
+            tracing::warn!(total, "log lines were dropped: stderr did not keep up");
         }
+        drop(guard);
     }
 }
 
