@@ -3,7 +3,7 @@
 # cores, and starts a release `deploy` server on a free loopback port.
 #
 # Expects SERVER_CPU and CLIENT_CPU; sets SERVER_PIN and CLIENT_PIN (commands to prefix),
-# and, once `start_deploy BINARY LOG` returns, PORT and SERVER_PID.
+# and, once `start_deploy BINARY LOG [FILTER]` returns, PORT and SERVER_PID.
 
 SERVER_PIN=()
 CLIENT_PIN=()
@@ -18,11 +18,14 @@ port_in_use() {
   (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
 }
 
-# Starts BINARY (a `deploy` server) on a free loopback port, its log in LOG, and waits until
-# it listens. taskset execs the server, so SERVER_PID is the pid whose CPU time and memory are
-# read.
+# Starts BINARY (a `deploy` server, or anything taking `--listen`) on a free loopback port, its
+# log in LOG, and waits until it listens. FILTER is the server's RUST_LOG (default `warn`), or
+# `default` for none at all: the server's own default, as users run it. taskset and env exec
+# the server, so SERVER_PID is the pid whose CPU time and memory are read.
 start_deploy() {
-  local binary="$1" log="$2" candidate
+  local binary="$1" log="$2" filter="${3:-warn}" candidate
+  local environment=(env -u RUST_LOG)
+  [[ "$filter" == default ]] || environment=(env "RUST_LOG=$filter")
   PORT=""
   for _ in $(seq 1 50); do
     candidate=$((20000 + RANDOM % 30000))
@@ -32,7 +35,7 @@ start_deploy() {
     fi
   done
   [[ -n "$PORT" ]] || { echo "error: no free loopback port found" >&2; exit 1; }
-  RUST_LOG=warn "${SERVER_PIN[@]}" "$binary" --listen "127.0.0.1:$PORT" 2>"$log" &
+  "${SERVER_PIN[@]}" "${environment[@]}" "$binary" --listen "127.0.0.1:$PORT" 2>"$log" &
   SERVER_PID=$!
   for _ in $(seq 1 100); do
     port_in_use "$PORT" && return 0

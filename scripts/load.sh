@@ -1,15 +1,26 @@
 #!/usr/bin/env bash
-# The load benchmark: complete two-round `confirm_deploy` flows over HTTP on loopback, on the
-# stateless 2026-07-28 wire and on legacy 2025-11-25 sessions, one window after the other.
+# The load benchmark: complete two-round `confirm_deploy` flows over HTTP on loopback, against
+# a floor and against ours, with the same generator, and the ratio of server CPU per flow.
 #
-# Builds the `deploy` server and the `load` generator in release, starts the server on a free
-# loopback port pinned to CPU 0, runs the generator pinned to CPU 1 (bounded concurrency and
-# duration), and prints flows per second, the 50th/99th percentile round latency and the
-# server's CPU time per flow. The server is always stopped.
+# Builds the `floor` server (bare hyper answering the two rounds with canned bytes: what HTTP
+# alone costs), the `deploy` server and the `load` generator in release. Runs each server in
+# turn on a free loopback port pinned to CPU 0, the generator pinned to CPU 1 (bounded
+# concurrency and duration), and prints flows per second, the 50th/99th percentile round
+# latency and the server's CPU time per flow:
 #
-# Environment: LOAD_CONCURRENCY (flows in flight, default 32), LOAD_DURATION (measured seconds,
-# default 10), LOAD_WARMUP (seconds before measuring, default 1), LOAD_SERVER_CPU and
-# LOAD_CLIENT_CPU (cores to pin to, default 0 and 1).
+# - `floor`, stateless rounds;
+# - `deploy` as users run it: no RUST_LOG, so its default log level (`info`, a line per
+#   request), its log written to a file; stateless rounds, then legacy 2025-11-25 sessions;
+# - `deploy` quiet (RUST_LOG=warn), the same two windows.
+#
+# It ends with the median stateless server CPU per flow of each, and its ratio to the floor's.
+# The servers are always stopped.
+#
+# Environment: LOAD_CONCURRENCY (flows in flight, default 32), LOAD_DURATION (measured seconds
+# per window, default 10), LOAD_WARMUP (seconds before measuring, default 1), LOAD_RUNS (runs of
+# all three, interleaved, default 1; the medians are over them), LOAD_SERVER_CPU and
+# LOAD_CLIENT_CPU (cores to pin to, default 0 and 1), LOAD_DEPLOY (another `deploy` binary to
+# measure, such as one built from another commit).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 ROOT="$PWD"
@@ -19,32 +30,71 @@ DURATION="${LOAD_DURATION:-10}"
 WARMUP="${LOAD_WARMUP:-1}"
 SERVER_CPU="${LOAD_SERVER_CPU:-0}"
 CLIENT_CPU="${LOAD_CLIENT_CPU:-1}"
+RUNS="${LOAD_RUNS:-1}"
 TARGET="${CARGO_TARGET_DIR:-$ROOT/target}"
 case "$TARGET" in /*) ;; *) TARGET="$ROOT/$TARGET" ;; esac
 
-echo "== building deploy and load (release)"
-cargo build --locked --release --quiet -p mcp-examples --bin deploy --bin load
+echo "== building floor, deploy and load (release)"
+cargo build --locked --release --quiet -p mcp-examples --bin floor --bin deploy --bin load
+DEPLOY="${LOAD_DEPLOY:-$TARGET/release/deploy}"
 
 # shellcheck source=scripts/bench-server.sh
 source "$ROOT/scripts/bench-server.sh"
 
-LOG="$(mktemp -t mcp-load-server.XXXXXX)"
+WORK="$(mktemp -d -t mcp-load.XXXXXX)"
 SERVER_PID=""
 stop_server() {
   if [[ -n "$SERVER_PID" ]] && kill -0 "$SERVER_PID" 2>/dev/null; then
     kill "$SERVER_PID" 2>/dev/null || true
     wait "$SERVER_PID" 2>/dev/null || true
   fi
-  rm -f "$LOG"
+  SERVER_PID=""
 }
-trap stop_server EXIT
+trap 'stop_server; rm -rf "$WORK"' EXIT
 
-start_deploy "$TARGET/release/deploy" "$LOG"
+# measure NAME BINARY FILTER ERA: one server under load; its stateless server CPU per flow (µs)
+# is appended to $WORK/NAME.
+measure() {
+  local name="$1" binary="$2" filter="$3" era="$4"
+  echo
+  echo "=== $name"
+  start_deploy "$binary" "$WORK/server.log" "$filter"
+  "${CLIENT_PIN[@]}" "$TARGET/release/load" \
+    --addr "127.0.0.1:$PORT" \
+    --era "$era" \
+    --concurrency "$CONCURRENCY" \
+    --duration "$DURATION" \
+    --warmup "$WARMUP" \
+    --server-pid "$SERVER_PID" | tee "$WORK/out"
+  stop_server
+  if [[ "$filter" == default ]]; then
+    echo "server log:     $(wc -l <"$WORK/server.log") lines, $(($(wc -c <"$WORK/server.log") / 1024)) KiB"
+  fi
+  rm -f "$WORK/server.log"
+  sed -n 's/^server CPU: *\([0-9.]*\) µs\/flow.*/\1/p' "$WORK/out" | head -n 1 >>"$WORK/$name"
+}
 
-echo "== $CONCURRENCY flows in flight for ${DURATION}s (after ${WARMUP}s warm-up); server on CPU $SERVER_CPU, generator on CPU $CLIENT_CPU"
-"${CLIENT_PIN[@]}" "$TARGET/release/load" \
-  --addr "127.0.0.1:$PORT" \
-  --concurrency "$CONCURRENCY" \
-  --duration "$DURATION" \
-  --warmup "$WARMUP" \
-  --server-pid "$SERVER_PID"
+echo "== $CONCURRENCY flows in flight for ${DURATION}s per window (after ${WARMUP}s warm-up), $RUNS run(s); servers on CPU $SERVER_CPU, generator on CPU $CLIENT_CPU"
+for run in $(seq 1 "$RUNS"); do
+  echo
+  echo "== run $run of $RUNS"
+  measure floor "$TARGET/release/floor" warn stateless
+  measure default "$DEPLOY" default both
+  measure quiet "$DEPLOY" warn both
+done
+
+median() {
+  sort -g "$1" | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+FLOOR="$(median "$WORK/floor")"
+echo
+echo "== stateless server CPU per flow, median of $RUNS run(s) (each run's figures in order)"
+for name in floor default quiet; do
+  case "$name" in
+    floor) label="floor (bare hyper, canned bytes)" ;;
+    default) label="deploy, as users run it (no RUST_LOG)" ;;
+    quiet) label="deploy, RUST_LOG=warn" ;;
+  esac
+  awk -v label="$label" -v value="$(median "$WORK/$name")" -v floor="$FLOOR" -v runs="$(paste -sd' ' "$WORK/$name")" \
+    'BEGIN { printf "%-40s %7.1f µs/flow  %5.2fx the floor  (%s)\n", label, value, value / floor, runs }'
+done

@@ -4,11 +4,14 @@
 //! Run with `cargo bench -p mcp-runtime --bench flow_round`. The round measured is the second
 //! of `deploy`: the client answers the target form (production, 3 replicas), so the flow
 //! verifies the first state, parses the form, runs to the confirmation question and signs a
-//! state carrying the target. Budget: the round costs at most 3x the codec.
+//! state carrying the target. Budget: the round costs at most 3x the codec. It also prints
+//! the heap allocations of one such round (and of the codec's sign + verify), counted by an
+//! instrumented global allocator.
 
 #[path = "support/verdict.rs"]
 mod verdict;
 
+use std::alloc::System;
 use std::future::Future;
 use std::hint::black_box;
 use std::pin::pin;
@@ -19,6 +22,10 @@ use mcp_runtime::server::{AppState, FlowLimits, Logger, Progress, Reply, Request
 use mcp_runtime::state::{BindingContext, Signer};
 use mcp_runtime::{Cx, ElicitChoice, ElicitForm, ToolResult, text, tool};
 use serde_json::{Value, json};
+use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
+
+#[global_allocator]
+static GLOBAL: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
 
 const BUDGET: f64 = 3.0;
 const REPEATS: usize = 15;
@@ -167,12 +174,32 @@ fn main() {
         codec = codec.min(stats.ns_per_iter);
     }
 
+    // Allocations of one round, the request prepared outside the count, as above.
+    const COUNTED: usize = 1000;
+    let requests: Vec<Request> = (0..COUNTED).map(|_| prepared.clone().0).collect();
+    let region = Region::new(GLOBAL);
+    for mut request in requests {
+        request.state = Some(signer.verify(&cx, black_box(&state1)).unwrap());
+        let reply = run(deploy().call(black_box(request))).unwrap();
+        black_box(state_of(reply, &signer, &cx));
+    }
+    let round_allocations = region.change().allocations as f64 / COUNTED as f64;
+    let region = Region::new(GLOBAL);
+    for _ in 0..COUNTED {
+        let token = signer.sign(black_box(&cx), black_box(&payload));
+        black_box(signer.verify(&cx, &token).unwrap());
+    }
+    let codec_allocations = region.change().allocations as f64 / COUNTED as f64;
+
     let ratio = round / codec;
     println!("deploy round (verify, decode, step, encode, sign): {round:>8.0} ns/round");
     println!("codec sign + verify, same payload size:           {codec:>8.0} ns/op");
     println!(
         "ratio round/codec: {ratio:.2}x ({} the {BUDGET:.1}x budget)",
         verdicts.judge("round/codec", ratio <= BUDGET)
+    );
+    println!(
+        "allocations: {round_allocations:.1} per round, {codec_allocations:.1} per codec sign + verify"
     );
     verdicts.finish();
 }

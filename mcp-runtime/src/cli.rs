@@ -46,6 +46,10 @@ use crate::auth::OAuth;
 use crate::server::{RequestFacts, Server, ServerBuilder};
 use crate::state::Signer;
 
+mod logging;
+use logging::flush_log;
+pub use logging::{LOG_QUEUE_LINES, LogGuard, init_logging};
+
 /// The flags [`ServerBuilder::run`] reads. A program with flags of its own flattens these into
 /// its parser (`#[command(flatten)] server: Options`) and hands them to [`Run::options`].
 #[derive(Debug, Clone, Parser)]
@@ -88,28 +92,6 @@ pub enum LogFormat {
     Human,
     /// One JSON object per line: the event's fields, its span and the spans it is in.
     Json,
-}
-
-/// Logs to stderr in `format`, filtered by `RUST_LOG` (default `info`): events, and a line
-/// when a span closes, so each request's span (method, target, round, outcome, ...) and each
-/// connection's span are written once they end; in colour only at a terminal, unless
-/// `NO_COLOR` is set. Does nothing if a subscriber is already installed.
-pub fn init_logging(format: LogFormat) {
-    use std::io::IsTerminal as _;
-    use tracing_subscriber::fmt::format::FmtSpan;
-    let filter =
-        tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into());
-    let colours = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
-    let builder = tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_env_filter(filter)
-        .with_ansi(colours)
-        .with_span_events(FmtSpan::CLOSE);
-    // An error only means a subscriber is already set: keep it.
-    let _ = match format {
-        LogFormat::Human => builder.try_init(),
-        LogFormat::Json => builder.json().try_init(),
-    };
 }
 
 /// How request states are protected.
@@ -263,7 +245,7 @@ impl Run {
 
     async fn serve(self) -> std::io::Result<()> {
         let options = self.options.unwrap_or_else(Options::parse);
-        init_logging(options.log_format);
+        let _log = init_logging(options.log_format);
         let name = self.builder.name.clone();
         let signer = match self.signer {
             Some(signer) => signer,
@@ -304,6 +286,7 @@ impl IntoFuture for Run {
 
 /// Ends the process with status 2 and `error` on stderr: a flag value that cannot be used.
 fn fail(error: &dyn std::fmt::Display) -> ! {
+    flush_log();
     eprintln!("error: {error}");
     std::process::exit(2)
 }

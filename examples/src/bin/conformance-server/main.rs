@@ -526,7 +526,7 @@ fn server() -> ServerBuilder {
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
     let options = Options::parse();
-    mcp_runtime::cli::init_logging(options.server.log_format);
+    let _log = mcp_runtime::cli::init_logging(options.server.log_format);
     let signer = mcp_runtime::cli::signer_from_env()
         .unwrap_or_else(|error| {
             eprintln!("error: {error}");
