@@ -14,22 +14,10 @@ use std::time::Duration;
 use mcp_examples::deploy;
 use mcp_runtime::auth::{MAX_JWKS_BYTES, OAuth};
 use mcp_runtime::server::Server;
-use oauth::{ISSUER, JwksServer, RESOURCE, claims, post};
+use oauth::{ISSUER, JwksServer, RESOURCE, claims, post, serve};
 use serde_json::json;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
-
-/// Serves `server` on a loopback port until the test ends.
-async fn serve(server: Server) -> SocketAddr {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move {
-        server
-            .serve_listener(listener, std::future::pending())
-            .await
-    });
-    addr
-}
 
 /// A server trusting the key set at `jwks_url`. Its fetch timeout is a minute: longer than
 /// any exchange of these tests may take, so only the fetcher's own rules end a fetch early.

@@ -14,7 +14,9 @@ use mcp_runtime::auth::{HttpsFetcher, OAuth, OAuthBuilder};
 use mcp_runtime::server::{BuildError, Server, ServerBuilder};
 use mcp_runtime::state::Signer;
 use mcp_runtime::{Cx, ToolResult, text, tool};
-use oauth::{ISSUER, JwksServer, METADATA_URL, RESOURCE, TestCa, claims, now, post};
+use oauth::{
+    ISSUER, JwksServer, METADATA_URL, RESOURCE, TestCa, claims, now, post, said, serve, whoami_with,
+};
 use serde_json::{Value, json};
 use tokio::net::TcpListener;
 
@@ -51,30 +53,6 @@ fn builder(oauth: OAuth) -> ServerBuilder {
         .signer(Signer::new(1, &[7; 32]).unwrap())
         .oauth(oauth)
         .tool_scopes("deploy", ["deploy:write"])
-}
-
-/// Serves `server` on a loopback port until the test ends.
-async fn serve(server: Server) -> std::net::SocketAddr {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move {
-        server
-            .serve_listener(listener, std::future::pending())
-            .await
-    });
-    addr
-}
-
-async fn whoami_with(addr: std::net::SocketAddr, token: &str) -> oauth::Answer {
-    post(addr, Some(token), "tools/call", json!({"name": "whoami"})).await
-}
-
-fn said(answer: &oauth::Answer) -> String {
-    let body = answer.json();
-    body["result"]["content"][0]["text"]
-        .as_str()
-        .unwrap_or_else(|| panic!("no text in {body}"))
-        .to_owned()
 }
 
 /// Asserts a `401` refusing the token, pointing at the metadata.

@@ -14,9 +14,8 @@ use mcp_runtime::auth::{OAuth, OAuthBuilder};
 use mcp_runtime::server::{Server, ServerBuilder};
 use mcp_runtime::state::Signer;
 use mcp_runtime::{Cx, ToolResult, text, tool};
-use oauth::{ISSUER, RESOURCE, now, post};
+use oauth::{ISSUER, RESOURCE, now, post, said, serve, whoami_with};
 use serde_json::{Value, json};
-use tokio::net::TcpListener;
 
 /// A second issuer, with keys of its own.
 const OTHER_ISSUER: &str = "https://auth-b.test";
@@ -58,29 +57,6 @@ fn builder(oauth: OAuth) -> ServerBuilder {
         .signer(Signer::new(1, &[7; 32]).unwrap())
         .oauth(oauth)
         .tool_scopes("deploy", ["deploy:write"])
-}
-
-async fn serve(server: Server) -> std::net::SocketAddr {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move {
-        server
-            .serve_listener(listener, std::future::pending())
-            .await
-    });
-    addr
-}
-
-async fn whoami_with(addr: std::net::SocketAddr, token: &str) -> oauth::Answer {
-    post(addr, Some(token), "tools/call", json!({"name": "whoami"})).await
-}
-
-fn said(answer: &oauth::Answer) -> String {
-    let body = answer.json();
-    body["result"]["content"][0]["text"]
-        .as_str()
-        .unwrap_or_else(|| panic!("no text in {body}"))
-        .to_owned()
 }
 
 /// One round of `deploy` for `token`: the first when `state` is `None`, else the next.

@@ -411,3 +411,29 @@ pub(crate) async fn post(
     }
     exchange(addr, "POST", "/mcp", &headers, &body.to_string()).await
 }
+
+/// Serves `server` on a loopback port until the test ends.
+pub(crate) async fn serve(server: mcp_runtime::server::Server) -> SocketAddr {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        server
+            .serve_listener(listener, std::future::pending())
+            .await
+    });
+    addr
+}
+
+/// Calls the tests' `whoami` tool with `token`.
+pub(crate) async fn whoami_with(addr: SocketAddr, token: &str) -> Answer {
+    post(addr, Some(token), "tools/call", json!({"name": "whoami"})).await
+}
+
+/// The text of a result's first content block.
+pub(crate) fn said(answer: &Answer) -> String {
+    let body = answer.json();
+    body["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no text in {body}"))
+        .to_owned()
+}
