@@ -403,14 +403,7 @@ where
         }
         Err(_) => return guard::body_timeout(limits.body_read_timeout),
     };
-    // Answers to the server's questions and notifications end at once, and a legacy call
-    // holding a slot may be waiting for exactly that answer: they take no slot.
-    let request = is_request(&bytes);
-    let server_slot = match Arc::clone(&inner.http.requests).try_acquire_owned() {
-        Ok(slot) => Some(slot),
-        Err(_) if !request => None,
-        Err(_) => return guard::overloaded(limits.max_concurrent_requests),
-    };
+    let server_slot = Arc::clone(&inner.http.requests).try_acquire_owned().ok();
     let accepts_sse = guard::accepts_event_stream(&parts.headers);
     let peer = parts
         .extensions
@@ -418,15 +411,17 @@ where
         .map(|ConnectInfo(peer)| peer.ip());
     // The headers go on to the binding policy; nothing below reads them.
     let subject = bearer::subject(server, &mut parts, claims.as_ref());
-    let slot = match server_slot.filter(|_| request) {
-        Some(server_slot) => {
-            let owner = Owner::of(subject.as_deref(), peer);
-            match inner.http.owner_slot(owner) {
-                Some(owner_slot) => Some(RequestSlot::new(server_slot, owner_slot)),
-                None => return guard::too_many(limits.max_requests_per_owner),
-            }
-        }
-        None => None,
+    let owner_slot = server_slot
+        .as_ref()
+        .and_then(|_| inner.http.owner_slot(Owner::of(subject.as_deref(), peer)));
+    let slot = match (server_slot, owner_slot) {
+        (Some(server_slot), Some(owner_slot)) => Some(RequestSlot::new(server_slot, owner_slot)),
+        // Answers to the server's questions and notifications end at once, and a legacy call
+        // holding a slot may be waiting for exactly that answer: past the caps they take no
+        // slot. The body is probed for that only at a cap.
+        _ if !is_request(&bytes) => None,
+        (None, _) => return guard::overloaded(limits.max_concurrent_requests),
+        (Some(_), None) => return guard::too_many(limits.max_requests_per_owner),
     };
     let mut facts = RequestFacts::http(protocol_version(&parts), subject)
         .with_session_id(session_id(&parts))
