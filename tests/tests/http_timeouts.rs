@@ -54,6 +54,19 @@ struct Gate {
     release: Arc<Semaphore>,
 }
 
+impl Gate {
+    /// A gate, the notice of its entries, and the permits that release them.
+    fn new() -> (Self, Arc<Notify>, Arc<Semaphore>) {
+        let entered = Arc::new(Notify::new());
+        let release = Arc::new(Semaphore::new(0));
+        let gate = Self {
+            entered: Arc::clone(&entered),
+            release: Arc::clone(&release),
+        };
+        (gate, entered, release)
+    }
+}
+
 impl ToolHandler for Gate {
     fn definition(&self) -> Tool {
         tool("gate")
@@ -243,12 +256,7 @@ async fn busy_connection(
 
 #[tokio::test]
 async fn at_max_connections_the_idlest_connection_makes_room_and_a_busy_one_never_does() {
-    let entered = Arc::new(Notify::new());
-    let release = Arc::new(Semaphore::new(0));
-    let gate = Gate {
-        entered: Arc::clone(&entered),
-        release: Arc::clone(&release),
-    };
+    let (gate, entered, release) = Gate::new();
     let running = client::start(server(|b| b.tool(gate).max_connections(2))).await;
     let addr = running.addr;
     let held = busy_connection(addr, 1).await;
@@ -281,12 +289,7 @@ async fn at_max_connections_the_idlest_connection_makes_room_and_a_busy_one_neve
 
 #[tokio::test]
 async fn beyond_max_connections_of_busy_ones_a_connection_waits_until_one_closes() {
-    let entered = Arc::new(Notify::new());
-    let release = Arc::new(Semaphore::new(0));
-    let gate = Gate {
-        entered: Arc::clone(&entered),
-        release: Arc::clone(&release),
-    };
+    let (gate, entered, release) = Gate::new();
     let running = client::start(server(|b| b.tool(gate).max_connections(2))).await;
     let addr = running.addr;
     let mut held = Vec::new();
@@ -353,12 +356,7 @@ async fn event_streams_outlive_the_body_and_keep_alive_timeouts() {
 
 #[tokio::test]
 async fn beyond_max_concurrent_requests_a_request_is_answered_503_with_retry_after() {
-    let entered = Arc::new(Notify::new());
-    let release = Arc::new(Semaphore::new(0));
-    let gate = Gate {
-        entered: Arc::clone(&entered),
-        release: Arc::clone(&release),
-    };
+    let (gate, entered, release) = Gate::new();
     let running = client::start(server(|b| b.tool(gate).max_concurrent_requests(1))).await;
     let addr = running.addr;
     let held = tokio::spawn(client::call(
