@@ -46,9 +46,11 @@ use crate::auth::OAuth;
 use crate::server::{RequestFacts, Server, ServerBuilder};
 use crate::state::Signer;
 
+mod log_layer;
+mod log_writer;
 mod logging;
 use logging::flush_log;
-pub use logging::{LOG_QUEUE_LINES, LogGuard, init_logging};
+pub use logging::{LOG_BUFFER_BYTES, LogGuard, init_logging};
 
 /// The flags [`ServerBuilder::run`] reads. A program with flags of its own flattens these into
 /// its parser (`#[command(flatten)] server: Options`) and hands them to [`Run::options`].

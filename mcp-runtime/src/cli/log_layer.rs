@@ -1,0 +1,409 @@
+//! The log's formatter: a `tracing` layer that writes a line per event and per closing span,
+//! in the human format or as JSON lines.
+//!
+//! A span keeps its fields as typed values (recorded into a [`Fields`] in its extensions) and
+//! is formatted once, when a line needs it. `tracing-subscriber`'s formatter formats a span's
+//! fields again each time one is recorded, and in JSON parses and writes the whole object
+//! again per field: with the eight fields a request records, that was most of the log's cost
+//! (`benches/request_log.rs` measures it).
+//!
+//! ```text
+//! 2026-12-04T23:14:16.854412Z  INFO connection{transport="http" peer=127.0.0.1:55020}:request{method="tools/call" id="7" legacy=false target="deploy" round=1 outcome="input_required"}: mcp_runtime::server::trace: close
+//! {"timestamp":"2026-12-04T23:14:16.854412Z","level":"INFO","fields":{"message":"close"},"target":"mcp_runtime::server::trace","span":{"method":"tools/call",..,"name":"request"},"spans":[{"transport":"http",..,"name":"connection"},{..,"name":"request"}]}
+//! ```
+
+use std::cell::RefCell;
+use std::fmt::Write as _;
+
+use serde_json::{Map, Value};
+use tracing::field::{Field, Visit};
+use tracing::span::{Attributes, Id, Record};
+use tracing::{Event, Level, Subscriber};
+use tracing_subscriber::fmt::format::Writer;
+use tracing_subscriber::fmt::time::{FormatTime, SystemTime};
+use tracing_subscriber::layer::Context;
+use tracing_subscriber::registry::LookupSpan;
+
+use super::LogFormat;
+use super::log_writer::BatchWriter;
+
+/// Writes the log's lines to a [`BatchWriter`].
+pub(super) struct LogLayer {
+    writer: BatchWriter,
+    format: LogFormat,
+    colours: bool,
+}
+
+/// A span's or an event's fields, in the order recorded; a field recorded again replaces its
+/// value.
+#[derive(Default)]
+pub(super) struct Fields(Vec<(&'static str, FieldValue)>);
+
+enum FieldValue {
+    Str(String),
+    /// A value written with `Debug` (or `Display`, for the message), unquoted.
+    Text(String),
+    I64(i64),
+    U64(u64),
+    F64(f64),
+    Bool(bool),
+}
+
+impl Fields {
+    fn set(&mut self, field: &Field, value: FieldValue) {
+        let name = field.name();
+        match self.0.iter_mut().find(|(known, _)| *known == name) {
+            Some((_, old)) => *old = value,
+            None => self.0.push((name, value)),
+        }
+    }
+
+    /// The message an event carries, taken out of its fields.
+    fn take_message(&mut self) -> Option<String> {
+        let at = self.0.iter().position(|(name, _)| *name == "message")?;
+        match self.0.remove(at).1 {
+            FieldValue::Str(text) | FieldValue::Text(text) => Some(text),
+            other => Some(human_value(&other)),
+        }
+    }
+
+    fn write_human(&self, out: &mut String) {
+        for (at, (name, value)) in self.0.iter().enumerate() {
+            if at > 0 {
+                out.push(' ');
+            }
+            let _ = write!(out, "{name}={}", human_value(value));
+        }
+    }
+
+    fn to_json(&self, into: &mut Map<String, Value>) {
+        for (name, value) in &self.0 {
+            let value = match value {
+                FieldValue::Str(text) | FieldValue::Text(text) => Value::from(text.as_str()),
+                FieldValue::I64(n) => Value::from(*n),
+                FieldValue::U64(n) => Value::from(*n),
+                FieldValue::F64(n) => Value::from(*n),
+                FieldValue::Bool(b) => Value::from(*b),
+            };
+            into.insert((*name).to_owned(), value);
+        }
+    }
+}
+
+fn human_value(value: &FieldValue) -> String {
+    match value {
+        FieldValue::Str(text) => format!("{text:?}"),
+        FieldValue::Text(text) => text.clone(),
+        FieldValue::I64(n) => n.to_string(),
+        FieldValue::U64(n) => n.to_string(),
+        FieldValue::F64(n) => n.to_string(),
+        FieldValue::Bool(b) => b.to_string(),
+    }
+}
+
+impl Visit for Fields {
+    fn record_str(&mut self, field: &Field, value: &str) {
+        self.set(field, FieldValue::Str(value.to_owned()));
+    }
+    fn record_i64(&mut self, field: &Field, value: i64) {
+        self.set(field, FieldValue::I64(value));
+    }
+    fn record_u64(&mut self, field: &Field, value: u64) {
+        self.set(field, FieldValue::U64(value));
+    }
+    fn record_f64(&mut self, field: &Field, value: f64) {
+        self.set(field, FieldValue::F64(value));
+    }
+    fn record_bool(&mut self, field: &Field, value: bool) {
+        self.set(field, FieldValue::Bool(value));
+    }
+    fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
+        self.set(field, FieldValue::Text(format!("{value:?}")));
+    }
+}
+
+impl LogLayer {
+    pub(super) fn new(writer: BatchWriter, format: LogFormat, colours: bool) -> Self {
+        Self {
+            writer,
+            format,
+            colours,
+        }
+    }
+
+    /// Formats one line into the thread's buffer and hands it to the writer.
+    fn write_line<S>(
+        &self,
+        level: Level,
+        target: &str,
+        message: &str,
+        fields: &Fields,
+        scope: Option<tracing_subscriber::registry::Scope<'_, S>>,
+    ) where
+        S: for<'a> LookupSpan<'a>,
+    {
+        thread_local! {
+            static LINE: RefCell<String> = const { RefCell::new(String::new()) };
+        }
+        LINE.with_borrow_mut(|line| {
+            line.clear();
+            let mut timestamp = String::new();
+            let _ = SystemTime.format_time(&mut Writer::new(&mut timestamp));
+            match self.format {
+                LogFormat::Human => {
+                    self.human(line, &timestamp, level, target, message, fields, scope);
+                }
+                LogFormat::Json => json(line, &timestamp, level, target, message, fields, scope),
+            }
+            line.push('\n');
+            self.writer.push(line.as_bytes());
+            if line.capacity() > 64 * 1024 {
+                *line = String::new();
+            }
+        });
+    }
+
+    #[allow(clippy::too_many_arguments, reason = "the parts of one line")]
+    fn human<S>(
+        &self,
+        line: &mut String,
+        timestamp: &str,
+        level: Level,
+        target: &str,
+        message: &str,
+        fields: &Fields,
+        scope: Option<tracing_subscriber::registry::Scope<'_, S>>,
+    ) where
+        S: for<'a> LookupSpan<'a>,
+    {
+        line.push_str(timestamp);
+        line.push(' ');
+        let colour = match level {
+            Level::ERROR => "\x1b[31m",
+            Level::WARN => "\x1b[33m",
+            Level::INFO => "\x1b[32m",
+            Level::DEBUG => "\x1b[34m",
+            Level::TRACE => "\x1b[35m",
+        };
+        if self.colours {
+            let _ = write!(line, "{colour}{level:>5}\x1b[0m ");
+        } else {
+            let _ = write!(line, "{level:>5} ");
+        }
+        if let Some(scope) = scope {
+            for span in scope.from_root() {
+                line.push_str(span.name());
+                line.push('{');
+                if let Some(fields) = span.extensions().get::<Fields>() {
+                    fields.write_human(line);
+                }
+                line.push_str("}:");
+            }
+            line.push(' ');
+        }
+        line.push_str(target);
+        line.push_str(": ");
+        line.push_str(message);
+        if !fields.0.is_empty() {
+            line.push(' ');
+            fields.write_human(line);
+        }
+    }
+}
+
+fn json<S>(
+    line: &mut String,
+    timestamp: &str,
+    level: Level,
+    target: &str,
+    message: &str,
+    fields: &Fields,
+    scope: Option<tracing_subscriber::registry::Scope<'_, S>>,
+) where
+    S: for<'a> LookupSpan<'a>,
+{
+    let mut object = Map::new();
+    object.insert("timestamp".into(), timestamp.into());
+    object.insert("level".into(), level.as_str().into());
+    let mut own = Map::new();
+    own.insert("message".into(), message.into());
+    fields.to_json(&mut own);
+    object.insert("fields".into(), own.into());
+    object.insert("target".into(), target.into());
+    if let Some(scope) = scope {
+        let spans: Vec<Value> = scope
+            .from_root()
+            .map(|span| {
+                let mut fields = Map::new();
+                if let Some(recorded) = span.extensions().get::<Fields>() {
+                    recorded.to_json(&mut fields);
+                }
+                fields.insert("name".into(), span.name().into());
+                Value::Object(fields)
+            })
+            .collect();
+        if let Some(current) = spans.last() {
+            object.insert("span".into(), current.clone());
+        }
+        object.insert("spans".into(), spans.into());
+    }
+    // Writing a `Value` into a `String` cannot fail.
+    if let Ok(text) = serde_json::to_string(&Value::Object(object)) {
+        line.push_str(&text);
+    }
+}
+
+impl<S> tracing_subscriber::Layer<S> for LogLayer
+where
+    S: Subscriber + for<'a> LookupSpan<'a>,
+{
+    fn on_new_span(&self, attributes: &Attributes<'_>, id: &Id, context: Context<'_, S>) {
+        let Some(span) = context.span(id) else { return };
+        let mut fields = Fields::default();
+        attributes.record(&mut fields);
+        span.extensions_mut().insert(fields);
+    }
+
+    fn on_record(&self, id: &Id, values: &Record<'_>, context: Context<'_, S>) {
+        let Some(span) = context.span(id) else { return };
+        if let Some(fields) = span.extensions_mut().get_mut::<Fields>() {
+            values.record(fields);
+        }
+    }
+
+    fn on_event(&self, event: &Event<'_>, context: Context<'_, S>) {
+        let mut fields = Fields::default();
+        event.record(&mut fields);
+        let message = fields.take_message().unwrap_or_default();
+        let metadata = event.metadata();
+        let scope = context.event_scope(event);
+        self.write_line(
+            *metadata.level(),
+            metadata.target(),
+            &message,
+            &fields,
+            scope,
+        );
+    }
+
+    fn on_close(&self, id: Id, context: Context<'_, S>) {
+        let Some(span) = context.span(&id) else {
+            return;
+        };
+        let metadata = span.metadata();
+        let scope = span.scope();
+        self.write_line(
+            *metadata.level(),
+            metadata.target(),
+            "close",
+            &Fields::default(),
+            Some(scope),
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::{Arc, Mutex};
+    use std::time::Duration;
+
+    use tracing_subscriber::layer::SubscriberExt as _;
+
+    use super::*;
+
+    /// Where the writer thread puts the lines, for the test to read.
+    #[derive(Clone, Default)]
+    struct Captured(Arc<Mutex<Vec<u8>>>);
+
+    impl std::io::Write for Captured {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(bytes);
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// The lines a request span and an event in it give, in `format`.
+    fn lines(format: LogFormat) -> Vec<String> {
+        let captured = Captured::default();
+        let (writer, thread) = BatchWriter::spawn("log-layer-test", captured.clone()).unwrap();
+        let subscriber = tracing_subscriber::registry().with(LogLayer::new(writer, format, false));
+        tracing::subscriber::with_default(subscriber, || {
+            let connection = tracing::info_span!("connection", transport = "http");
+            let _connection = connection.enter();
+            let request = tracing::info_span!(
+                "request",
+                method = "tools/call",
+                target = tracing::field::Empty,
+                round = tracing::field::Empty
+            );
+            let entered = request.enter();
+            request.record("target", "evil\" outcome=\"complete");
+            request.record("round", 2_u64);
+            request.record("round", 3_u64);
+            tracing::warn!(code = -32602, "refused");
+            drop(entered);
+            drop(request);
+        });
+        thread.finish(Duration::from_secs(5));
+        let text = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+        text.lines().map(str::to_owned).collect()
+    }
+
+    #[test]
+    fn human_lines_carry_the_scope_with_each_field_once_and_client_text_quoted() {
+        let lines = lines(LogFormat::Human);
+        assert_eq!(lines.len(), 3, "{lines:?}");
+        let scope = r#"connection{transport="http"}:request{method="tools/call" target="evil\" outcome=\"complete" round=3}:"#;
+        assert!(lines[0].contains(" WARN "), "{}", lines[0]);
+        assert!(
+            lines[0].ends_with(&format!(
+                "{scope} mcp_runtime::cli::log_layer::tests: refused code=-32602"
+            )),
+            "{}",
+            lines[0]
+        );
+        assert!(lines[1].contains(" INFO "), "{}", lines[1]);
+        assert!(
+            lines[1].ends_with(&format!(
+                "{scope} mcp_runtime::cli::log_layer::tests: close"
+            )),
+            "{}",
+            lines[1]
+        );
+        assert!(
+            lines[2].ends_with(
+                r#" INFO connection{transport="http"}: mcp_runtime::cli::log_layer::tests: close"#
+            ),
+            "{}",
+            lines[2]
+        );
+    }
+
+    #[test]
+    fn json_lines_are_objects_with_the_span_and_its_scope() {
+        let lines = lines(LogFormat::Json);
+        let parsed: Vec<Value> = lines
+            .iter()
+            .map(|line| serde_json::from_str(line).unwrap())
+            .collect();
+        assert_eq!(parsed.len(), 3);
+        assert_eq!(parsed[0]["level"], "WARN");
+        assert_eq!(parsed[0]["fields"]["message"], "refused");
+        assert_eq!(parsed[0]["fields"]["code"], -32602);
+        let request = serde_json::json!({
+            "name": "request", "method": "tools/call",
+            "target": "evil\" outcome=\"complete", "round": 3,
+        });
+        assert_eq!(parsed[1]["fields"]["message"], "close");
+        assert_eq!(parsed[1]["span"], request);
+        assert_eq!(
+            parsed[1]["spans"],
+            serde_json::json!([{"name": "connection", "transport": "http"}, request])
+        );
+        assert_eq!(parsed[2]["span"]["name"], "connection");
+        assert!(parsed[1]["timestamp"].as_str().unwrap().ends_with('Z'));
+    }
+}
