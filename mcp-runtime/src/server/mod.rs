@@ -116,8 +116,10 @@ mod owner;
 mod panic;
 mod param_headers;
 mod register;
+mod registry;
 mod session;
 mod single_use;
+mod subscriptions;
 mod trace;
 
 use std::sync::Arc;
@@ -133,11 +135,13 @@ pub use handler::{
 };
 pub use outbound::{Logger, MessageReceiver};
 pub use register::{ByFunction, ByValue, IntoPromptHandler, IntoResourceHandler, IntoToolHandler};
+pub use registry::Registry;
 pub use session::{
     DEFAULT_INPUT_TIMEOUT, DEFAULT_MAX_CALLS_PER_OWNER, DEFAULT_MAX_CALLS_PER_SESSION,
     DEFAULT_MAX_SESSIONS, DEFAULT_MAX_SESSIONS_PER_OWNER, DEFAULT_MAX_STREAMS,
     DEFAULT_MAX_STREAMS_PER_OWNER, DEFAULT_MAX_SUBSCRIPTIONS, DEFAULT_SESSION_IDLE_TIMEOUT,
 };
+pub use subscriptions::{DEFAULT_MAX_LISTENERS, DEFAULT_MAX_LISTENERS_PER_OWNER, LISTEN_QUEUE};
 
 pub(crate) use builder::Inner;
 pub(crate) use complete::complete;
@@ -166,10 +170,11 @@ pub struct Server {
 
 impl std::fmt::Debug for Server {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let snapshot = self.inner.registry.snapshot();
         f.debug_struct("Server")
-            .field("tools", &self.inner.tools.len())
-            .field("prompts", &self.inner.prompts.len())
-            .field("resources", &self.inner.resources.len())
+            .field("tools", &snapshot.tools.len())
+            .field("prompts", &snapshot.prompts.len())
+            .field("resources", &snapshot.resources.len())
             .finish_non_exhaustive()
     }
 }
@@ -178,6 +183,16 @@ impl Server {
     /// Starts building a server.
     pub fn builder() -> ServerBuilder {
         ServerBuilder::default()
+    }
+
+    /// A handle on this server's handlers, to change them while it serves ([`Registry`]).
+    pub fn registry(&self) -> Registry {
+        Registry::of(Arc::downgrade(&self.inner))
+    }
+
+    /// How many `subscriptions/listen` streams are open.
+    pub fn listen_streams(&self) -> usize {
+        self.inner.subscriptions.hub().len()
     }
 }
 
