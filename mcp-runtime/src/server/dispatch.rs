@@ -11,9 +11,10 @@ use super::handler::{BoxFuture, Progress};
 use super::legacy;
 use super::lifecycle::{self, Envelope};
 use super::outbound::{self, LevelCell, Logger};
-use super::registry::{ListKind, Snapshot};
-use super::subscriptions::Offer;
-use super::{Handling, Outcome, RequestFacts, Server, cancel, headers, param_headers, trace};
+use super::registry::{ListKind, cursor_of};
+use super::{
+    Handling, Outcome, RequestFacts, Server, cancel, headers, listen, param_headers, trace,
+};
 use crate::logfield::untrusted;
 use crate::protocol::meta::META_CLIENT_CAPABILITIES;
 use crate::protocol::{
@@ -180,7 +181,7 @@ impl Server {
         }
         let snapshot = self.inner.registry.snapshot();
         let page = |kind| {
-            let page = snapshot.list(kind).page(cursor(&params)?, false)?;
+            let page = snapshot.list(kind).page(cursor_of(&params)?, false)?;
             Ok(Handling::ready(raw_result_outcome(id, page)))
         };
         match method {
@@ -189,7 +190,7 @@ impl Server {
             Method::PromptsList => page(ListKind::Prompts),
             Method::ResourcesList => page(ListKind::Resources),
             Method::TemplatesList => page(ListKind::Templates),
-            Method::Listen => self.listen(id, &params, &facts, &snapshot),
+            Method::Listen => listen::listen(self, id, &params, &facts, &snapshot),
             Method::Complete => Ok(Handling::ready(result_outcome(id, &self.complete(params)?))),
             Method::ToolsCall | Method::PromptsGet | Method::ResourcesRead => {
                 let round = take_round(&mut params)?;
@@ -332,46 +333,6 @@ impl Server {
         })
     }
 
-    /// `subscriptions/listen`: a stream of the announcements the client asks for, which the
-    /// server agrees to as it is now.
-    fn listen(
-        &self,
-        id: &Value,
-        params: &Map<String, Value>,
-        facts: &RequestFacts,
-        snapshot: &Snapshot,
-    ) -> Result<Handling, RpcError> {
-        if let Some(headers) = facts.headers.as_deref().filter(|_| facts.http)
-            && !crate::transport::accepts_event_stream(headers)
-        {
-            return Err(RpcError::not_acceptable(
-                "`subscriptions/listen` answers with an event stream: `Accept` must include \
-                 `text/event-stream`",
-            ));
-        }
-        let offered = snapshot.offered;
-        let serves = |uri: &str| snapshot.serves(uri);
-        let offer = Offer {
-            tools: offered.tools,
-            prompts: offered.prompts,
-            resources: offered.resources,
-            serves: &serves,
-            max_uris: 0,
-            fields: &[],
-            subject: facts.subject.as_deref(),
-        };
-        let owner = super::Owner::of(facts.subject.as_deref(), facts.peer);
-        let closed = facts.connection.as_ref().map(|c| c.closed());
-        let (messages, outcome) =
-            self.inner
-                .subscriptions
-                .listen(id.clone(), params, offer, owner, closed)?;
-        Ok(Handling {
-            messages: Some(messages),
-            outcome,
-        })
-    }
-
     pub(super) fn complete(&self, params: Map<String, Value>) -> Result<CompleteResult, RpcError> {
         let params: CompleteRequestParams =
             serde_json::from_value(Value::Object(params)).map_err(|error| {
@@ -413,15 +374,6 @@ fn runs_a_handler(method: &str) -> bool {
         method,
         "tools/call" | "prompts/get" | "resources/read" | "subscriptions/listen"
     )
-}
-
-/// A list request's `cursor`, if it sent one.
-pub(super) fn cursor(params: &Map<String, Value>) -> Result<Option<&str>, RpcError> {
-    match params.get("cursor") {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(cursor)) => Ok(Some(cursor)),
-        Some(_) => Err(RpcError::invalid_params("`cursor` must be a string")),
-    }
 }
 
 /// A JSON-RPC response, serialised without an intermediate [`Value`].

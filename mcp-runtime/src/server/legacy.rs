@@ -9,13 +9,13 @@ use serde_json::{Map, Value};
 use super::call::{Call, CallContext, Era, Serves};
 use super::cancel::{Cancellable, cancelled_outcome};
 use super::complete::complete;
-use super::dispatch::{Method, cursor, error_outcome, raw_result_outcome, result_outcome};
+use super::dispatch::{Method, error_outcome, raw_result_outcome, result_outcome};
 use super::error::RpcError;
 use super::handler::Progress;
 use super::lifecycle::{legacy_result, progress_token};
 use super::outbound::{self, Logger, MessageReceiver, Outbound};
 use super::owner::Owner;
-use super::registry::ListKind;
+use super::registry::{ListKind, cursor_of};
 use super::session::{CallGuard, Carrier, OpenError, Opening, Refused, Session, StreamGuard};
 use super::subscriptions::{Notice, announce};
 use super::{Handling, Outcome, RequestFacts, Server};
@@ -250,7 +250,7 @@ impl Server {
         let resources = snapshot.offered.resources;
         let empty = || Ok(Handling::ready(raw_result_outcome(id, "{}")));
         let page = |kind| {
-            let page = snapshot.list(kind).page(cursor(&params)?, true)?;
+            let page = snapshot.list(kind).page(cursor_of(&params)?, true)?;
             Ok(Handling::ready(raw_result_outcome(id, page)))
         };
         match name {

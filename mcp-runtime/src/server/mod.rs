@@ -110,6 +110,7 @@ mod handler;
 mod headers;
 mod legacy;
 mod lifecycle;
+mod listen;
 mod oauth;
 mod outbound;
 mod owner;

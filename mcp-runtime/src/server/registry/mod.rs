@@ -14,7 +14,7 @@ mod snapshot;
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 
 pub use handle::Registry;
-pub(crate) use pages::ListKind;
+pub(crate) use pages::{ListKind, cursor_of};
 pub(crate) use snapshot::{Entries, Entry, Offered, Snapshot, ToolEntry};
 
 use super::build_check::BuildError;

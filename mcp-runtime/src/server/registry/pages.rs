@@ -34,6 +34,17 @@ impl ListKind {
     }
 }
 
+/// A list request's `cursor`, if it sent one.
+pub(crate) fn cursor_of(
+    params: &serde_json::Map<String, serde_json::Value>,
+) -> Result<Option<&str>, RpcError> {
+    match params.get("cursor") {
+        None | Some(serde_json::Value::Null) => Ok(None),
+        Some(serde_json::Value::String(cursor)) => Ok(Some(cursor)),
+        Some(_) => Err(RpcError::invalid_params("`cursor` must be a string")),
+    }
+}
+
 /// The bytes of a cursor: kind, digest, page number.
 const CURSOR_BYTES: usize = 1 + DIGEST_BYTES + 4;
 const DIGEST_BYTES: usize = 8;

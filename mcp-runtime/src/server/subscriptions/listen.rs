@@ -33,15 +33,20 @@ pub(crate) struct Offer<'a> {
     pub(crate) resources: bool,
     /// Whether an enabled resource or template serves a URI.
     pub(crate) serves: &'a dyn Fn(&str) -> bool,
-    pub(crate) max_uris: usize,
-    pub(crate) fields: &'a [KeyedField],
+    /// The caller's subject, for extension fields' hooks.
     pub(crate) subject: Option<&'a str>,
 }
 
 /// The filter the server agrees to: each type asked for that the server offers, and the
-/// subscribed URIs it serves. Asking for more URIs (or keys) than the cap, or a URI over
+/// subscribed URIs it serves, and the keys of each extension field in `fields` its hook agrees
+/// to. Asking for more than `max_uris` URIs (or a field's cap of keys), or a URI over
 /// [`MAX_LISTENED_URI`], is `-32602`; a URI no resource serves is left out.
-pub(crate) fn agree(params: &Map<String, Value>, offer: &Offer<'_>) -> Result<Filter, RpcError> {
+pub(crate) fn agree(
+    params: &Map<String, Value>,
+    offer: &Offer<'_>,
+    max_uris: usize,
+    fields: &[KeyedField],
+) -> Result<Filter, RpcError> {
     let Some(Value::Object(asked)) = params.get("notifications") else {
         return Err(RpcError::invalid_params(
             "`subscriptions/listen` needs a `notifications` object naming what to receive",
@@ -62,7 +67,7 @@ pub(crate) fn agree(params: &Map<String, Value>, offer: &Offer<'_>) -> Result<Fi
         resources_list_changed: flag("resourcesListChanged")? && offer.resources,
         ..Filter::default()
     };
-    let uris = strings(asked, "resourceSubscriptions", offer.max_uris)?;
+    let uris = strings(asked, "resourceSubscriptions", max_uris)?;
     if let Some(long) = uris.iter().find(|uri| uri.len() > MAX_LISTENED_URI) {
         return Err(RpcError::invalid_params(format!(
             "a subscribed URI takes at most {MAX_LISTENED_URI} bytes; `{}…` is longer",
@@ -73,7 +78,7 @@ pub(crate) fn agree(params: &Map<String, Value>, offer: &Offer<'_>) -> Result<Fi
         .into_iter()
         .filter(|uri| offer.resources && (offer.serves)(uri))
         .collect();
-    for field in offer.fields {
+    for field in fields {
         let keys: BTreeSet<String> = strings(asked, field.name, field.max)?
             .into_iter()
             .filter(|key| (field.agree)(offer.subject, key))
@@ -178,14 +183,12 @@ fn graceful(id: &Value) -> Outcome {
 mod tests {
     use super::*;
 
-    fn offer<'a>(serves: &'a dyn Fn(&str) -> bool, fields: &'a [KeyedField]) -> Offer<'a> {
+    fn offer(serves: &dyn Fn(&str) -> bool) -> Offer<'_> {
         Offer {
             tools: true,
             prompts: false,
             resources: true,
             serves,
-            max_uris: 2,
-            fields,
             subject: Some("alice"),
         }
     }
@@ -207,7 +210,7 @@ mod tests {
             "resourceSubscriptions": ["a://1", "b://2"],
             "unknownField": true,
         }));
-        let filter = agree(&asked, &offer(&serves, &[])).unwrap();
+        let filter = agree(&asked, &offer(&serves), 2, &[]).unwrap();
         assert_eq!(
             filter.to_json(),
             json!({ "toolsListChanged": true, "resourceSubscriptions": ["a://1"] })
@@ -217,7 +220,7 @@ mod tests {
     #[test]
     fn malformed_or_oversized_filters_are_invalid_params() {
         let serves = |_: &str| true;
-        let offer = offer(&serves, &[]);
+        let offer = offer(&serves);
         for bad in [
             json!({ "toolsListChanged": 1 }),
             json!({ "resourceSubscriptions": "a://1" }),
@@ -225,10 +228,10 @@ mod tests {
             json!({ "resourceSubscriptions": ["a", "b", "c"] }),
             json!({ "resourceSubscriptions": ["x".repeat(MAX_LISTENED_URI + 1)] }),
         ] {
-            let error = agree(&params(bad.clone()), &offer).unwrap_err();
+            let error = agree(&params(bad.clone()), &offer, 2, &[]).unwrap_err();
             assert_eq!(error.code(), -32602, "{bad}");
         }
-        let error = agree(&Map::new(), &offer).unwrap_err();
+        let error = agree(&Map::new(), &offer, 2, &[]).unwrap_err();
         assert!(error.error.message.contains("`notifications`"));
     }
 
@@ -241,7 +244,7 @@ mod tests {
             agree: Arc::new(|subject, key| subject == Some("alice") && key.starts_with("mine")),
         }];
         let asked = params(json!({ "taskIds": ["mine-1", "theirs-2"] }));
-        let filter = agree(&asked, &offer(&serves, &fields)).unwrap();
+        let filter = agree(&asked, &offer(&serves), 2, &fields).unwrap();
         assert_eq!(filter.to_json(), json!({ "taskIds": ["mine-1"] }));
     }
 }

@@ -82,16 +82,11 @@ impl Subscriptions {
         &self,
         id: Value,
         params: &Map<String, Value>,
-        offer: Offer<'_>,
+        offer: &Offer<'_>,
         owner: Owner,
         closed: Option<watch::Receiver<bool>>,
     ) -> Result<(MessageReceiver, BoxFuture<'static, Outcome>), RpcError> {
-        let offer = Offer {
-            fields: &self.fields,
-            max_uris: self.max_uris,
-            ..offer
-        };
-        let filter = listen::agree(params, &offer)?;
+        let filter = listen::agree(params, offer, self.max_uris, &self.fields)?;
         listen::open(&self.hub, id, filter, owner, closed)
     }
 }
