@@ -181,12 +181,11 @@ pub async fn create_issue(
     args: NewIssue,
     cx: Cx,
     State(tracker): State<Tracker>,
-    State(registry): State<Registry>,
 ) -> ToolResult<Json<Issue>> {
     if args.title.is_none() {
         let details: IssueForm = cx.elicit("What is the new issue about?").await?;
         let issue = tracker.file(details.title, details.priority, args.labels)?;
-        registry.notify_resource_updated(&issue_uri(issue.number));
+        cx.notify_resource_updated(&issue_uri(issue.number));
         return Ok(Json(issue));
     }
     let title: String = args.title.unwrap_or_default();
@@ -198,7 +197,7 @@ pub async fn create_issue(
         }
     };
     let issue = tracker.file(title, priority, args.labels)?;
-    registry.notify_resource_updated(&issue_uri(issue.number));
+    cx.notify_resource_updated(&issue_uri(issue.number));
     Ok(Json(issue))
 }
 

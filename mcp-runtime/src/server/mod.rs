@@ -8,11 +8,23 @@
 //!
 //! A request whose `_meta` carries `io.modelcontextprotocol/protocolVersion` is judged on its
 //! own: its `_meta` must carry that version and the client's capabilities, and nothing is
-//! remembered between requests. Answered methods: `server/discover`, and, for each kind of
-//! handler registered, `tools/list` and `tools/call`; `prompts/list`, `prompts/get` and
-//! `completion/complete`; `resources/list`, `resources/templates/list` and `resources/read`.
-//! Every other method, including those this revision removed (`ping`, `logging/setLevel`,
-//! `resources/subscribe`, ...), answers `-32601`. Lists follow registration order.
+//! remembered between requests. Answered methods: `server/discover`, `subscriptions/listen`,
+//! and, for each kind of handler registered, `tools/list` and `tools/call`; `prompts/list`,
+//! `prompts/get` and `completion/complete`; `resources/list`, `resources/templates/list` and
+//! `resources/read`. Every other method, including those this revision removed (`ping`,
+//! `logging/setLevel`, `resources/subscribe`, ...), answers `-32601`. Lists follow
+//! registration order, in pages of [`ServerBuilder::page_size`] when set.
+//!
+//! # Handlers that change, and listen streams
+//!
+//! The application changes a running server's handlers through its [`Registry`]
+//! ([`Server::registry`]); each change is announced to the `subscriptions/listen` streams that
+//! asked for that list and to every legacy session. A listen stream's first message is its
+//! acknowledgment with the filter the server agreed to; every message carries the stream's
+//! `io.modelcontextprotocol/subscriptionId`. Streams are capped per owner and in total
+//! ([`ServerBuilder::max_listeners`]), end when the client goes away (or, over stdio, cancels
+//! the request or closes the connection), and get their graceful response when
+//! [`Server::serve_listener`] shuts down.
 //!
 //! Over HTTP (a [`RequestFacts::http`] with its headers), such a message must carry the
 //! revision's standard headers, checked against the body before anything runs: `Mcp-Method`
