@@ -95,7 +95,7 @@ pub(crate) fn capabilities(offered: Offered) -> (ServerCapabilities, ServerCapab
         prompts: offered.prompts.then(notifying),
         // Completion is answered for prompt arguments.
         completions: offered.prompts.then(JsonObject::new),
-        resources: offered.resources.then(|| ResourcesCapability {
+        resources: offered.resources.then_some(ResourcesCapability {
             subscribe: Some(true),
             list_changed: Some(true),
         }),

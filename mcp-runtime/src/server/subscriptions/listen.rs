@@ -16,6 +16,9 @@ use crate::server::{Outcome, Owner};
 /// The longest resource URI a listener may subscribe to, in bytes: 4 KiB.
 pub(crate) const MAX_LISTENED_URI: usize = 4 * 1024;
 
+/// Whether the caller (by subject) may follow a key of an extension's filter field.
+pub(crate) type AgreeHook = dyn Fn(Option<&str>, &str) -> bool + Send + Sync;
+
 /// A filter field an extension adds to `subscriptions/listen` (the tasks extension's
 /// `taskIds`): an array of keys, at most `max` of them, each agreed by `agree` (given the
 /// caller's subject) or left out of the acknowledgment.
@@ -23,7 +26,7 @@ pub(crate) const MAX_LISTENED_URI: usize = 4 * 1024;
 pub(crate) struct KeyedField {
     pub(crate) name: &'static str,
     pub(crate) max: usize,
-    pub(crate) agree: Arc<dyn Fn(Option<&str>, &str) -> bool + Send + Sync>,
+    pub(crate) agree: Arc<AgreeHook>,
 }
 
 /// What the server can honour at the time of a listen request.
