@@ -11,7 +11,7 @@ use crate::server::subscriptions::{Notice, announce};
 
 /// A handle on a running server's tools, prompts, resources and resource templates: add,
 /// remove, enable and disable them while the server serves, and announce that a resource
-/// changed. Get one from [`Server::registry`], or take `State<Registry>` in a handler (every
+/// changed. Get one from [`Server::registry`](crate::server::Server::registry), or take `State<Registry>` in a handler (every
 /// server registers its own).
 ///
 /// Each change that alters a list is visible to the next request, and announced: listen
@@ -23,7 +23,7 @@ use crate::server::subscriptions::{Notice, announce};
 /// (so enabling it again puts it back where it was), and one removed and added again goes
 /// last. A disabled handler is neither listed nor callable (`-32602`, as an unknown one).
 ///
-/// The handle does not keep the server alive: once every clone of the [`Server`] is dropped,
+/// The handle does not keep the server alive: once every clone of the [`Server`](crate::server::Server) is dropped,
 /// changes return `false` (or `Ok(false)`) and do nothing.
 ///
 /// ```
