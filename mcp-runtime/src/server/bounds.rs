@@ -70,10 +70,12 @@ impl ServerBuilder {
         self
     }
 
-    /// The most resources one legacy session subscribes to (default
+    /// The most resources one legacy session subscribes to, and the most URIs one
+    /// `subscriptions/listen` stream names in `resourceSubscriptions` (default
     /// [`DEFAULT_MAX_SUBSCRIPTIONS`](super::DEFAULT_MAX_SUBSCRIPTIONS), 100); one more is
     /// refused with `-32602`. Only URIs the server serves (a listed resource, or one a
-    /// template matches) of at most 4 KiB may be subscribed to.
+    /// template matches) of at most 4 KiB may be subscribed to; a listen stream's
+    /// acknowledgment leaves out the URIs the server does not serve.
     pub fn max_subscriptions(mut self, max: usize) -> Self {
         self.sessions.max_subscriptions = max;
         self
