@@ -6,13 +6,17 @@
 //! - `close_issues` closes the open issues with a label, after the user confirms: it is marked
 //!   destructive.
 //! - `list_issues` lists issues, read-only.
-//! - the resource `tracker://issues/{number}` reads one issue as JSON.
+//! - the resource `tracker://issues/{number}` reads one issue as JSON. Filing or closing an
+//!   issue announces `notifications/resources/updated` for it, to the listen streams (and
+//!   legacy sessions) subscribed to its URI.
+//! - `set_tool_enabled` disables or enables another tool while the server runs (an admin's
+//!   switch): clients listening for tool-list changes hear of it.
 
 use std::collections::BTreeMap;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use mcp_runtime::protocol::{ReadResourceResult, ResourceContents, TextResourceContents};
-use mcp_runtime::server::ServerBuilder;
+use mcp_runtime::server::{Registry, ServerBuilder};
 use mcp_runtime::{
     Cx, ElicitChoice, ElicitForm, HandlerError, Json, Refusal, ResourceResult, State, ToolResult,
     resource, tool,
@@ -26,7 +30,13 @@ pub fn register(builder: ServerBuilder) -> ServerBuilder {
         .tool(create_issue)
         .tool(close_issues)
         .tool(list_issues)
+        .tool(set_tool_enabled)
         .resource(issue)
+}
+
+/// The URI of issue `number`.
+pub fn issue_uri(number: u64) -> String {
+    format!("tracker://issues/{number}")
 }
 
 /// The issues, in memory: the tracker's application state.
@@ -174,11 +184,9 @@ pub async fn create_issue(
 ) -> ToolResult<Json<Issue>> {
     if args.title.is_none() {
         let details: IssueForm = cx.elicit("What is the new issue about?").await?;
-        return Ok(Json(tracker.file(
-            details.title,
-            details.priority,
-            args.labels,
-        )?));
+        let issue = tracker.file(details.title, details.priority, args.labels)?;
+        cx.notify_resource_updated(&issue_uri(issue.number));
+        return Ok(Json(issue));
     }
     let title: String = args.title.unwrap_or_default();
     let priority = match args.priority.as_deref().and_then(Priority::from_wire) {
@@ -188,7 +196,9 @@ pub async fn create_issue(
             urgency.priority
         }
     };
-    Ok(Json(tracker.file(title, priority, args.labels)?))
+    let issue = tracker.file(title, priority, args.labels)?;
+    cx.notify_resource_updated(&issue_uri(issue.number));
+    Ok(Json(issue))
 }
 
 /// The arguments of `close_issues`.
@@ -221,6 +231,7 @@ pub async fn close_issues(
     args: CloseArgs,
     cx: Cx,
     State(tracker): State<Tracker>,
+    State(registry): State<Registry>,
 ) -> ToolResult<Json<Closed>> {
     let numbers: Vec<u64> = tracker.open_with(&args.label);
     if numbers.is_empty() {
@@ -238,9 +249,50 @@ pub async fn close_issues(
     if !answer.close {
         return Err(Refusal::Declined.into());
     }
-    Ok(Json(Closed {
-        closed: tracker.close(&numbers),
-    }))
+    let closed = tracker.close(&numbers);
+    for number in &closed {
+        registry.notify_resource_updated(&issue_uri(*number));
+    }
+    Ok(Json(Closed { closed }))
+}
+
+/// The arguments of `set_tool_enabled`.
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+pub struct ToolSwitch {
+    /// The tool to switch.
+    pub name: String,
+    /// Whether it should be listed and callable.
+    pub enabled: bool,
+}
+
+/// What `set_tool_enabled` answers.
+#[derive(Debug, Serialize, schemars::JsonSchema)]
+pub struct Switched {
+    /// Whether the tool's state changed (`false` when it already was as asked).
+    pub changed: bool,
+}
+
+/// Disable or enable one of the tracker's tools while it runs (an admin's switch).
+#[tool(
+    title = "Switch a tool on or off",
+    annotations(destructive, idempotent, open_world = false)
+)]
+pub async fn set_tool_enabled(
+    args: ToolSwitch,
+    State(registry): State<Registry>,
+) -> ToolResult<Json<Switched>> {
+    if args.name == "set_tool_enabled" {
+        return Err("`set_tool_enabled` cannot switch itself off; name another tool".into());
+    }
+    if !registry.tools().iter().any(|(name, _)| *name == args.name) {
+        return Err(format!("no tool `{}`; name one of `tools/list`", args.name).into());
+    }
+    let changed = if args.enabled {
+        registry.enable_tool(&args.name)
+    } else {
+        registry.disable_tool(&args.name)
+    };
+    Ok(Json(Switched { changed }))
 }
 
 /// The arguments of `list_issues`.

@@ -195,3 +195,104 @@ async fn issues_filed_with_forms_are_stored_listed_and_closed_after_confirmation
     let issue: Value = serde_json::from_str(text).unwrap();
     assert_eq!(issue["open"], false, "{issue}");
 }
+
+const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
+
+#[tokio::test]
+async fn filing_and_closing_an_issue_announce_it_to_its_listeners() {
+    let running = client::start(server()).await;
+    let addr = running.addr;
+    let tools = tools(addr).await;
+    let mut first = client::listen(
+        addr,
+        json!("issue-1"),
+        json!({"resourceSubscriptions": ["tracker://issues/1"]}),
+    )
+    .await;
+    let mut second = client::listen(
+        addr,
+        json!("issue-2"),
+        json!({"resourceSubscriptions": ["tracker://issues/2"]}),
+    )
+    .await;
+    first.next().await;
+    second.next().await;
+    for title in ["Checkout times out", "Cart loses items"] {
+        let filed = call(
+            addr,
+            &tools,
+            json!({"name": "create_issue", "arguments": {
+                "title": title, "priority": "urgent", "labels": ["checkout"]
+            }}),
+        )
+        .await;
+        assert_eq!(filed["resultType"], "complete", "{filed}");
+    }
+    let updated = first.next().await;
+    schema::assert_valid("ResourceUpdatedNotification", &updated);
+    assert_eq!(updated["params"]["uri"], "tracker://issues/1", "{updated}");
+    assert_eq!(updated["params"]["_meta"][SUBSCRIPTION_ID], "issue-1");
+    let updated = second.next().await;
+    assert_eq!(updated["params"]["uri"], "tracker://issues/2", "{updated}");
+
+    // Closing (after the confirmation) announces each issue it closed.
+    let close = json!({"label": "checkout"});
+    let confirm = call(
+        addr,
+        &tools,
+        json!({"name": "close_issues", "arguments": close, "_meta": elicitation_meta()}),
+    )
+    .await;
+    let closed = call(
+        addr,
+        &tools,
+        json!({
+            "name": "close_issues",
+            "arguments": close,
+            "_meta": elicitation_meta(),
+            "requestState": confirm["requestState"],
+            "inputResponses": {"answer": {"action": "accept", "content": {"close": true}}},
+        }),
+    )
+    .await;
+    assert_eq!(closed["structuredContent"], json!({"closed": [1, 2]}));
+    assert_eq!(first.next().await["params"]["uri"], "tracker://issues/1");
+    assert_eq!(second.next().await["params"]["uri"], "tracker://issues/2");
+}
+
+#[tokio::test]
+async fn an_admin_switches_a_tool_off_and_on_and_listeners_hear_of_it() {
+    let running = client::start(server()).await;
+    let addr = running.addr;
+    let all = tools(addr).await;
+    let mut stream = client::listen(addr, json!(1), json!({"toolsListChanged": true})).await;
+    stream.next().await;
+    let switch = |enabled: bool| json!({"name": "set_tool_enabled", "arguments": {"name": "close_issues", "enabled": enabled}});
+    let off = call(addr, &all, switch(false)).await;
+    assert_eq!(off["structuredContent"], json!({"changed": true}), "{off}");
+    let changed = stream.next().await;
+    assert_eq!(changed["method"], "notifications/tools/list_changed");
+    assert!(!tools(addr).await.contains_key("close_issues"));
+    let refused = client::call(
+        addr,
+        json!(3),
+        "tools/call",
+        json!({"name": "close_issues", "arguments": {"label": "x"}}),
+    )
+    .await
+    .json();
+    assert_eq!(refused["error"]["code"], -32602, "{refused}");
+    // Already off: nothing changes, nothing is announced.
+    let again = call(addr, &all, switch(false)).await;
+    assert_eq!(again["structuredContent"], json!({"changed": false}));
+    let on = call(addr, &all, switch(true)).await;
+    assert_eq!(on["structuredContent"], json!({"changed": true}));
+    let changed = stream.next().await;
+    assert_eq!(changed["method"], "notifications/tools/list_changed");
+    assert_eq!(changed["params"]["_meta"][SUBSCRIPTION_ID], 1);
+    assert!(tools(addr).await.contains_key("close_issues"));
+    // The switch cannot turn itself off, nor name a tool that does not exist.
+    let itself = json!({"name": "set_tool_enabled",
+                        "arguments": {"name": "set_tool_enabled", "enabled": false}});
+    assert_eq!(call(addr, &all, itself).await["isError"], true);
+}

@@ -135,6 +135,16 @@ impl Cx {
         self.inner.app.get::<T>()
     }
 
+    /// Announces that the resource `uri` changed, to the listen streams and legacy sessions
+    /// subscribed to it: the server's [`Registry::notify_resource_updated`](crate::server::Registry::notify_resource_updated).
+    /// Application code outside handlers uses the [`Registry`](crate::server::Registry)
+    /// itself.
+    pub fn notify_resource_updated(&self, uri: &str) {
+        if let Some(registry) = self.state::<crate::server::Registry>() {
+            registry.notify_resource_updated(uri);
+        }
+    }
+
     /// The server's application state, for a generated `State<T>` parameter.
     pub(crate) fn app(&self) -> &AppState {
         &self.inner.app

@@ -80,6 +80,9 @@ pub mod method {
     pub const NOTIFICATION_RESOURCES_LIST_CHANGED: &str = "notifications/resources/list_changed";
     /// `notifications/resources/updated`.
     pub const NOTIFICATION_RESOURCES_UPDATED: &str = "notifications/resources/updated";
+    /// `notifications/subscriptions/acknowledged`: the first message of a listen stream.
+    pub const NOTIFICATION_SUBSCRIPTIONS_ACKNOWLEDGED: &str =
+        "notifications/subscriptions/acknowledged";
 
     /// `initialize` (legacy revisions only).
     pub const INITIALIZE: &str = "initialize";

@@ -70,10 +70,12 @@ impl ServerBuilder {
         self
     }
 
-    /// The most resources one legacy session subscribes to (default
+    /// The most resources one legacy session subscribes to, and the most URIs one
+    /// `subscriptions/listen` stream names in `resourceSubscriptions` (default
     /// [`DEFAULT_MAX_SUBSCRIPTIONS`](super::DEFAULT_MAX_SUBSCRIPTIONS), 100); one more is
     /// refused with `-32602`. Only URIs the server serves (a listed resource, or one a
-    /// template matches) of at most 4 KiB may be subscribed to.
+    /// template matches) of at most 4 KiB may be subscribed to; a listen stream's
+    /// acknowledgment leaves out the URIs the server does not serve.
     pub fn max_subscriptions(mut self, max: usize) -> Self {
         self.sessions.max_subscriptions = max;
         self
@@ -157,6 +159,34 @@ impl ServerBuilder {
     /// as for that cap; answers and notifications are let through.
     pub fn max_requests_per_owner(mut self, max: usize) -> Self {
         self.http.max_requests_per_owner = max.max(1);
+        self
+    }
+}
+
+/// Listen streams and list pages.
+impl ServerBuilder {
+    /// The most `subscriptions/listen` streams open at once for one owner (default
+    /// [`DEFAULT_MAX_LISTENERS_PER_OWNER`](super::DEFAULT_MAX_LISTENERS_PER_OWNER), 8) and on
+    /// the whole server (default [`DEFAULT_MAX_LISTENERS`](super::DEFAULT_MAX_LISTENERS),
+    /// 128). The owner is the caller's subject, else its IP address (over stdio, every
+    /// connection of the process counts as one owner). A stream beyond the owner's cap is
+    /// refused with `-32600` and HTTP `429`, beyond the server's with `-32603` and `503`.
+    /// Over HTTP each open stream also holds one of the requests in flight
+    /// ([`max_concurrent_requests`](ServerBuilder::max_concurrent_requests),
+    /// [`max_requests_per_owner`](ServerBuilder::max_requests_per_owner)). One stream
+    /// subscribes to at most [`max_subscriptions`](ServerBuilder::max_subscriptions) URIs.
+    pub fn max_listeners(mut self, per_owner: usize, total: usize) -> Self {
+        self.listen.per_owner = per_owner.max(1);
+        self.listen.total = total.max(1);
+        self
+    }
+
+    /// The most items on one page of `tools/list`, `prompts/list`, `resources/list` and
+    /// `resources/templates/list` (default: no limit, every list in one page). Longer lists
+    /// are cut into pages chained by opaque `nextCursor`s; a cursor that does not decode, or
+    /// names a page of a list that has changed since, is refused with `-32602`.
+    pub fn page_size(mut self, size: usize) -> Self {
+        self.page_size = Some(size.max(1));
         self
     }
 }

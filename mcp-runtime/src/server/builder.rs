@@ -8,11 +8,11 @@ use super::app_state::AppState;
 use super::build_check::{BuildError, check_state, check_tool, header_marks, index_by_name};
 use super::handler::{FlowLimits, PromptHandler, ResourceDefinition, ResourceHandler, ToolHandler};
 use super::register::{IntoPromptHandler, IntoResourceHandler, IntoToolHandler};
+use super::registry::{Entries, Entry, Registry, Settings, Store, ToolEntry};
 use super::session::{SessionSettings, Sessions};
+use super::subscriptions::{ListenLimits, Subscriptions};
 use crate::protocol::{
-    CacheHints, CacheScope, DiscoverResult, Implementation, JsonObject, ListChangedCapability,
-    ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, Prompt,
-    ResourcesCapability, ResultMeta, ServerCapabilities, Tool,
+    CacheHints, CacheScope, DiscoverResult, Implementation, Prompt, ResultMeta, Tool,
 };
 use crate::state::{MemoryReplayStore, ReplayStore, Signer};
 use crate::transport::{HttpLimits, HttpState};
@@ -71,6 +71,8 @@ pub struct ServerBuilder {
     state: AppState,
     pub(super) oauth: Option<crate::auth::OAuth>,
     pub(super) tool_scopes: HashMap<String, Vec<String>>,
+    pub(super) page_size: Option<usize>,
+    pub(super) listen: ListenLimits,
 }
 
 impl Default for ServerBuilder {
@@ -99,6 +101,12 @@ impl Default for ServerBuilder {
             state: AppState::default(),
             oauth: None,
             tool_scopes: HashMap::new(),
+            page_size: None,
+            listen: ListenLimits {
+                per_owner: super::DEFAULT_MAX_LISTENERS_PER_OWNER,
+                total: super::DEFAULT_MAX_LISTENERS,
+                queue: super::LISTEN_QUEUE,
+            },
         }
     }
 }
@@ -291,7 +299,10 @@ impl ServerBuilder {
     pub fn try_build(mut self) -> Result<Server, BuildError> {
         let cache = self.cache;
         let discovered = discover_result(&self);
-        let legacy = LegacyInfo::new(&discovered, &self);
+        let legacy = LegacyInfo::new(&self);
+        // Handlers may take `State<Registry>`: the server's own handle is inserted below.
+        self.state.insert(Registry::of(std::sync::Weak::new()));
+        let entries = entries(&self)?;
         let audience = self.audience.clone().unwrap_or_else(|| self.name.clone());
         let marked = self.tools.iter().any(|tool| tool.single_use())
             || self.prompts.iter().any(|prompt| prompt.single_use())
@@ -306,114 +317,107 @@ impl ServerBuilder {
             tracing::warn!("no request-state signer configured; using a random key");
             Signer::random().expect("a random key is long enough")
         });
-        let tools: Vec<Tool> = self.tools.iter().map(|tool| tool.definition()).collect();
-        let tool_index = index_by_name(tools.iter().map(|tool| tool.name.as_str()), "tool")?;
-        let mut tool_marks = Vec::with_capacity(tools.len());
-        for (tool, handler) in tools.iter().zip(&self.tools) {
-            check_tool(tool)?;
-            check_state(&self.state, &tool.name, &handler.required_state())?;
-            tool_marks.push(header_marks(tool)?);
-        }
+        let tool_index = entries
+            .tools
+            .iter()
+            .enumerate()
+            .map(|(position, tool)| (tool.entry.key.clone(), position))
+            .collect();
         let auth = super::oauth::resource_server(
             self.oauth.take(),
             std::mem::take(&mut self.tool_scopes),
             &tool_index,
         )?;
-        let prompts: Vec<Prompt> = self
-            .prompts
-            .iter()
-            .map(|prompt| prompt.definition())
-            .collect();
-        let prompt_index =
-            index_by_name(prompts.iter().map(|prompt| prompt.name.as_str()), "prompt")?;
-        for (prompt, handler) in prompts.iter().zip(&self.prompts) {
-            check_state(&self.state, &prompt.name, &handler.required_state())?;
-        }
-        let mut resources = Vec::new();
-        let mut resource_templates = Vec::new();
-        for handler in &self.resources {
-            match handler.definition() {
-                ResourceDefinition::Resource(resource) => {
-                    check_state(&self.state, &resource.uri, &handler.required_state())?;
-                    resources.push(resource);
-                }
-                ResourceDefinition::Template(template) => {
-                    check_state(
-                        &self.state,
-                        &template.uri_template,
-                        &handler.required_state(),
-                    )?;
-                    resource_templates.push(template);
-                }
+        let registry = Store::new(
+            entries,
+            Settings {
+                cache,
+                page_size: self.page_size,
+                discover: discovered,
+            },
+        );
+        let mut state = self.state;
+        let inner = Arc::new_cyclic(|weak| {
+            state.insert(Registry::of(weak.clone()));
+            Inner {
+                registry,
+                subscriptions: Subscriptions::new(self.listen, self.sessions.max_subscriptions),
+                legacy,
+                sessions: Sessions::new(self.sessions),
+                signer,
+                subject: self.subject,
+                cache,
+                limits: self.limits,
+                body_limit: self.body_limit,
+                max_json_depth: self.max_json_depth,
+                allowed_hosts: self.allowed_hosts,
+                allowed_origins: self.allowed_origins,
+                http: HttpState::new(self.http),
+                replay,
+                single_use_all: self.single_use,
+                audience,
+                state,
+                auth,
             }
-        }
-        let inner = Inner {
-            tools_list: serialise(&ListToolsResult {
-                tools,
-                cache,
-                ..Default::default()
-            }),
-            prompts_list: serialise(&ListPromptsResult {
-                prompts,
-                cache,
-                ..Default::default()
-            }),
-            resources_list: serialise(&ListResourcesResult {
-                resources,
-                cache,
-                ..Default::default()
-            }),
-            templates_list: serialise(&ListResourceTemplatesResult {
-                resource_templates,
-                cache,
-                ..Default::default()
-            }),
-            discover: serialise(&discovered),
-            legacy,
-            sessions: Sessions::new(self.sessions),
-            tools: self.tools,
-            tool_index,
-            tool_marks,
-            prompts: self.prompts,
-            prompt_index,
-            resources: self.resources,
-            signer,
-            subject: self.subject,
-            cache,
-            limits: self.limits,
-            body_limit: self.body_limit,
-            max_json_depth: self.max_json_depth,
-            allowed_hosts: self.allowed_hosts,
-            allowed_origins: self.allowed_origins,
-            http: HttpState::new(self.http),
-            replay,
-            single_use_all: self.single_use,
-            audience,
-            state: self.state,
-            auth,
+        });
+        Ok(Server { inner })
+    }
+}
+
+/// The registry's entries for the builder's handlers, each checked as at run time.
+fn entries(builder: &ServerBuilder) -> Result<Entries, BuildError> {
+    let mut entries = Entries::default();
+    let tools: Vec<Tool> = builder.tools.iter().map(|tool| tool.definition()).collect();
+    index_by_name(tools.iter().map(|tool| tool.name.as_str()), "tool")?;
+    for (definition, handler) in tools.into_iter().zip(&builder.tools) {
+        check_tool(&definition)?;
+        check_state(&builder.state, &definition.name, &handler.required_state())?;
+        let marks = header_marks(&definition)?;
+        entries.tools.push(ToolEntry {
+            entry: entry(definition.name.clone(), definition, handler),
+            marks,
+        });
+    }
+    let prompts: Vec<Prompt> = builder
+        .prompts
+        .iter()
+        .map(|prompt| prompt.definition())
+        .collect();
+    index_by_name(prompts.iter().map(|prompt| prompt.name.as_str()), "prompt")?;
+    for (definition, handler) in prompts.into_iter().zip(&builder.prompts) {
+        check_state(&builder.state, &definition.name, &handler.required_state())?;
+        entries
+            .prompts
+            .push(entry(definition.name.clone(), definition, handler));
+    }
+    for handler in &builder.resources {
+        let definition = handler.definition();
+        let key = match &definition {
+            ResourceDefinition::Resource(resource) => resource.uri.clone(),
+            ResourceDefinition::Template(template) => template.uri_template.clone(),
         };
-        Ok(Server {
-            inner: Arc::new(inner.with_legacy_lists()),
-        })
+        check_state(&builder.state, &key, &handler.required_state())?;
+        entries.resources.push(entry(key, definition, handler));
+    }
+    Ok(entries)
+}
+
+fn entry<H: ?Sized, D>(key: String, definition: D, handler: &Arc<H>) -> Entry<H, D> {
+    Entry {
+        key,
+        definition,
+        handler: Arc::clone(handler),
+        enabled: true,
     }
 }
 
 /// Everything a built server holds; shared by every clone of the [`Server`].
 pub(crate) struct Inner {
-    pub(crate) tools: Vec<Arc<dyn ToolHandler>>,
-    pub(crate) tool_index: HashMap<String, usize>,
-    /// Each tool's `x-mcp-header` marks, by the tool's position.
-    pub(crate) tool_marks: Vec<Vec<super::param_headers::ParamHeader>>,
-    pub(crate) prompts: Vec<Arc<dyn PromptHandler>>,
-    pub(crate) prompt_index: HashMap<String, usize>,
-    pub(crate) resources: Vec<Arc<dyn ResourceHandler>>,
-    /// Complete results, serialised once: definitions never change after `build`.
-    pub(crate) tools_list: String,
-    pub(crate) prompts_list: String,
-    pub(crate) resources_list: String,
-    pub(crate) templates_list: String,
-    pub(crate) discover: String,
-    /// What legacy sessions are told: lists and capabilities in the older shape.
+    /// The handlers, which the application may change while the server runs.
+    pub(crate) registry: Store,
+    /// The listen streams, and what they may ask for.
+    pub(crate) subscriptions: Subscriptions,
+    /// What legacy sessions are told about the server.
     pub(crate) legacy: LegacyInfo,
     pub(crate) sessions: Sessions,
     pub(crate) signer: Signer,
@@ -437,82 +441,25 @@ pub(crate) struct Inner {
     pub(crate) auth: Option<crate::auth::ResourceServer>,
 }
 
-/// What a legacy session is told, in the older schema's shape: lists without `resultType`
-/// and caching hints, and the capabilities sessions add (logging, subscriptions, list-changed
-/// notifications).
+/// What a legacy session's `initialize` is told besides its capabilities (which follow the
+/// registry).
 pub(crate) struct LegacyInfo {
-    pub(crate) capabilities: ServerCapabilities,
     pub(crate) server_info: Implementation,
     pub(crate) instructions: Option<String>,
-    pub(crate) tools_list: String,
-    pub(crate) prompts_list: String,
-    pub(crate) resources_list: String,
-    pub(crate) templates_list: String,
 }
 
 impl LegacyInfo {
-    fn new(discovered: &DiscoverResult, builder: &ServerBuilder) -> Self {
-        // The lists are derived from the 2026-07-28 ones by `Inner::with_legacy_lists`.
-        let mut capabilities = discovered.capabilities.clone();
-        let notifying = ListChangedCapability {
-            list_changed: Some(true),
-        };
-        capabilities.logging = Some(JsonObject::new());
-        if capabilities.tools.is_some() {
-            capabilities.tools = Some(notifying.clone());
-        }
-        if capabilities.prompts.is_some() {
-            capabilities.prompts = Some(notifying);
-        }
-        if capabilities.resources.is_some() {
-            capabilities.resources = Some(ResourcesCapability {
-                subscribe: Some(true),
-                list_changed: Some(true),
-            });
-        }
+    fn new(builder: &ServerBuilder) -> Self {
         let mut server_info = Implementation::new(&builder.name, &builder.version);
         server_info.title.clone_from(&builder.title);
         Self {
-            capabilities,
             server_info,
             instructions: builder.instructions.clone(),
-            tools_list: String::new(),
-            prompts_list: String::new(),
-            resources_list: String::new(),
-            templates_list: String::new(),
         }
     }
 }
 
-impl Inner {
-    /// Derives the legacy lists from the 2026-07-28 ones.
-    fn with_legacy_lists(mut self) -> Self {
-        let legacy = |raw: &str| {
-            let value: serde_json::Value = serde_json::from_str(raw).expect("a list parses");
-            serialise(&super::legacy::legacy_result(&value).expect("a list serialises"))
-        };
-        self.legacy.tools_list = legacy(&self.tools_list);
-        self.legacy.prompts_list = legacy(&self.prompts_list);
-        self.legacy.resources_list = legacy(&self.resources_list);
-        self.legacy.templates_list = legacy(&self.templates_list);
-        self
-    }
-}
-
-fn serialise(result: &impl serde::Serialize) -> String {
-    serde_json::to_string(result).expect("a result serialises to JSON")
-}
-
 fn discover_result(builder: &ServerBuilder) -> DiscoverResult {
-    let declared = |present: bool| present.then(ListChangedCapability::default);
-    let capabilities = ServerCapabilities {
-        tools: declared(!builder.tools.is_empty()),
-        prompts: declared(!builder.prompts.is_empty()),
-        // Completion is answered for prompt arguments.
-        completions: (!builder.prompts.is_empty()).then(JsonObject::new),
-        resources: (!builder.resources.is_empty()).then(ResourcesCapability::default),
-        ..Default::default()
-    };
     let mut server_info = Implementation::new(&builder.name, &builder.version);
     server_info.title.clone_from(&builder.title);
     DiscoverResult {
@@ -520,7 +467,6 @@ fn discover_result(builder: &ServerBuilder) -> DiscoverResult {
             .iter()
             .map(|&version| version.to_owned())
             .collect(),
-        capabilities,
         instructions: builder.instructions.clone(),
         cache: builder.cache,
         meta: Some(ResultMeta {

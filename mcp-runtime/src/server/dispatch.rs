@@ -11,7 +11,10 @@ use super::handler::{BoxFuture, Progress};
 use super::legacy;
 use super::lifecycle::{self, Envelope};
 use super::outbound::{self, LevelCell, Logger};
-use super::{Handling, Outcome, RequestFacts, Server, cancel, headers, param_headers, trace};
+use super::registry::{ListKind, cursor_of};
+use super::{
+    Handling, Outcome, RequestFacts, Server, cancel, headers, listen, param_headers, trace,
+};
 use crate::logfield::untrusted;
 use crate::protocol::meta::META_CLIENT_CAPABILITIES;
 use crate::protocol::{
@@ -31,6 +34,7 @@ pub(super) enum Method {
     ResourcesList,
     TemplatesList,
     ResourcesRead,
+    Listen,
 }
 
 /// The most completion values one answer carries (the schema's limit).
@@ -144,12 +148,11 @@ impl Server {
     }
 
     pub(super) fn method(&self, name: &str) -> Option<Method> {
-        let inner = &self.inner;
-        let tools = !inner.tools.is_empty();
-        let prompts = !inner.prompts.is_empty();
-        let resources = !inner.resources.is_empty();
+        let offered = self.inner.registry.snapshot().offered;
+        let (tools, prompts, resources) = (offered.tools, offered.prompts, offered.resources);
         Some(match name {
             "server/discover" => Method::Discover,
+            "subscriptions/listen" => Method::Listen,
             "tools/list" if tools => Method::ToolsList,
             "tools/call" if tools => Method::ToolsCall,
             "prompts/list" if prompts => Method::PromptsList,
@@ -176,14 +179,18 @@ impl Server {
         if let Some(headers) = facts.headers.as_deref().filter(|_| facts.http) {
             headers::check_standard(name, &params, headers)?;
         }
-        let inner = &self.inner;
-        let cached = |raw: &str| Ok(Handling::ready(raw_result_outcome(id, raw)));
+        let snapshot = self.inner.registry.snapshot();
+        let page = |kind| {
+            let page = snapshot.list(kind).page(cursor_of(&params)?, false)?;
+            Ok(Handling::ready(raw_result_outcome(id, page)))
+        };
         match method {
-            Method::Discover => cached(&inner.discover),
-            Method::ToolsList => cached(&inner.tools_list),
-            Method::PromptsList => cached(&inner.prompts_list),
-            Method::ResourcesList => cached(&inner.resources_list),
-            Method::TemplatesList => cached(&inner.templates_list),
+            Method::Discover => Ok(Handling::ready(raw_result_outcome(id, &snapshot.discover))),
+            Method::ToolsList => page(ListKind::Tools),
+            Method::PromptsList => page(ListKind::Prompts),
+            Method::ResourcesList => page(ListKind::Resources),
+            Method::TemplatesList => page(ListKind::Templates),
+            Method::Listen => listen::listen(self, id, &params, &facts, &snapshot),
             Method::Complete => Ok(Handling::ready(result_outcome(id, &self.complete(params)?))),
             Method::ToolsCall | Method::PromptsGet | Method::ResourcesRead => {
                 let round = take_round(&mut params)?;
@@ -270,6 +277,7 @@ impl Server {
             Some(_) => return Err(RpcError::invalid_params("`arguments` must be an object")),
         };
         let inner = &self.inner;
+        let snapshot = inner.registry.snapshot();
         let lookup = |index: &std::collections::HashMap<String, usize>, kind: &str| {
             index
                 .get(&target)
@@ -278,15 +286,15 @@ impl Server {
         };
         Ok(match method {
             Method::ToolsCall => {
-                let position = lookup(&inner.tool_index, "tool")?;
+                let position = lookup(&snapshot.tool_index, "tool")?;
                 if let (Era::Modern(_), Some(headers)) = (&era, context.headers.as_deref()) {
                     param_headers::check_all(
-                        &inner.tool_marks[position],
+                        &snapshot.tool_marks[position],
                         arguments.as_ref(),
                         headers,
                     )?;
                 }
-                let handler = Arc::clone(&inner.tools[position]);
+                let handler = Arc::clone(&snapshot.tools[position]);
                 // Over HTTP with OAuth every request carries verified claims. A path without
                 // them (stdio, a transport that hands none over) cannot show a scoped tool's
                 // scopes, so it is refused the tool rather than let through unchecked.
@@ -307,12 +315,13 @@ impl Server {
                 era.start(id, call, None)
             }
             Method::PromptsGet => {
-                let handler = Arc::clone(&inner.prompts[lookup(&inner.prompt_index, "prompt")?]);
+                let position = lookup(&snapshot.prompt_index, "prompt")?;
+                let handler = Arc::clone(&snapshot.prompts[position]);
                 let call = Call::new(handler, method_name, target, arguments, context, self);
                 era.start(id, call, None)
             }
             _ => {
-                let handler = inner
+                let handler = snapshot
                     .resources
                     .iter()
                     .find(|handler| handler.matches(&target))
@@ -332,11 +341,12 @@ impl Server {
         let argument = &params.argument;
         let values = match &params.reference {
             CompletionReference::Prompt { name, .. } => {
-                let position =
-                    self.inner.prompt_index.get(name).ok_or_else(|| {
-                        RpcError::invalid_params(format!("unknown prompt `{name}`"))
-                    })?;
-                let handler = &self.inner.prompts[*position];
+                let snapshot = self.inner.registry.snapshot();
+                let position = snapshot
+                    .prompt_index
+                    .get(name)
+                    .ok_or_else(|| RpcError::invalid_params(format!("unknown prompt `{name}`")))?;
+                let handler = &snapshot.prompts[*position];
                 std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                     handler.complete(&argument.name, &argument.value)
                 }))
@@ -358,8 +368,12 @@ impl Server {
 }
 
 /// Whether `method` runs a handler, whose answer may take long enough to be cancelled.
+/// A listen stream is cancelled the same way.
 fn runs_a_handler(method: &str) -> bool {
-    matches!(method, "tools/call" | "prompts/get" | "resources/read")
+    matches!(
+        method,
+        "tools/call" | "prompts/get" | "resources/read" | "subscriptions/listen"
+    )
 }
 
 /// A JSON-RPC response, serialised without an intermediate [`Value`].

@@ -124,6 +124,11 @@ impl RpcError {
         Self::new(ErrorCode::INVALID_REQUEST, message, 429)
     }
 
+    /// A request whose answer the client's `Accept` header refuses (HTTP `406`).
+    pub(crate) fn not_acceptable(message: impl Into<String>) -> Self {
+        Self::new(ErrorCode::INVALID_REQUEST, message, 406)
+    }
+
     pub(crate) fn internal(message: impl Into<String>) -> Self {
         Self::new(ErrorCode::INTERNAL_ERROR, message, 200)
     }

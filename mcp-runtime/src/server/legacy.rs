@@ -4,7 +4,7 @@
 use std::sync::{Arc, Mutex, PoisonError};
 
 use serde::Serialize;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use super::call::{Call, CallContext, Era, Serves};
 use super::cancel::{Cancellable, cancelled_outcome};
@@ -12,10 +12,12 @@ use super::complete::complete;
 use super::dispatch::{Method, error_outcome, raw_result_outcome, result_outcome};
 use super::error::RpcError;
 use super::handler::Progress;
-use super::lifecycle::progress_token;
+use super::lifecycle::{legacy_result, progress_token};
 use super::outbound::{self, Logger, MessageReceiver, Outbound};
 use super::owner::Owner;
+use super::registry::{ListKind, cursor_of};
 use super::session::{CallGuard, Carrier, OpenError, Opening, Refused, Session, StreamGuard};
+use super::subscriptions::{Notice, announce};
 use super::{Handling, Outcome, RequestFacts, Server};
 use crate::logfield::untrusted;
 use crate::protocol::meta::META_PROTOCOL_VERSION;
@@ -31,6 +33,8 @@ pub(crate) struct Connection {
     output: Outbound,
     session: Mutex<Option<(Arc<Session>, StreamGuard)>>,
     calls: Arc<Cancellable>,
+    /// Turns true when the connection ends, which ends its listen streams.
+    closed: tokio::sync::watch::Sender<bool>,
 }
 
 impl Connection {
@@ -40,7 +44,13 @@ impl Connection {
             output,
             session: Mutex::new(None),
             calls: Arc::default(),
+            closed: tokio::sync::watch::Sender::new(false),
         }
+    }
+
+    /// Turns true when the connection ends.
+    pub(crate) fn closed(&self) -> tokio::sync::watch::Receiver<bool> {
+        self.closed.subscribe()
     }
 
     /// The calls running on the connection, by request id.
@@ -53,8 +63,9 @@ impl Connection {
         slot.as_ref().map(|(session, _)| Arc::clone(session))
     }
 
-    /// Ends the connection's session, if it opened one.
+    /// Ends the connection's session, if it opened one, and its listen streams.
     pub(crate) fn end(&self, server: &Server) {
+        self.closed.send_replace(true);
         let taken = self
             .session
             .lock()
@@ -216,7 +227,7 @@ impl Server {
         let inner = &self.inner;
         let result = InitializeResult {
             protocol_version: version.to_owned(),
-            capabilities: inner.legacy.capabilities.clone(),
+            capabilities: inner.registry.snapshot().legacy_capabilities.clone(),
             server_info: inner.legacy.server_info.clone(),
             instructions: inner.legacy.instructions.clone(),
         };
@@ -235,11 +246,13 @@ impl Server {
         session: Arc<Session>,
         facts: &RequestFacts,
     ) -> Result<Handling, RpcError> {
-        let inner = &self.inner;
-        let lists = &inner.legacy;
-        let resources = !inner.resources.is_empty();
+        let snapshot = self.inner.registry.snapshot();
+        let resources = snapshot.offered.resources;
         let empty = || Ok(Handling::ready(raw_result_outcome(id, "{}")));
-        let cached = |raw: &str| Ok(Handling::ready(raw_result_outcome(id, raw)));
+        let page = |kind| {
+            let page = snapshot.list(kind).page(cursor_of(&params)?, true)?;
+            Ok(Handling::ready(raw_result_outcome(id, page)))
+        };
         match name {
             method::PING => return empty(),
             method::LOGGING_SET_LEVEL => {
@@ -262,13 +275,13 @@ impl Server {
         }
         let method = self
             .method(name)
-            .filter(|&method| method != Method::Discover)
+            .filter(|&method| !matches!(method, Method::Discover | Method::Listen))
             .ok_or_else(|| RpcError::legacy_method_not_found(name))?;
         match method {
-            Method::ToolsList => cached(&lists.tools_list),
-            Method::PromptsList => cached(&lists.prompts_list),
-            Method::ResourcesList => cached(&lists.resources_list),
-            Method::TemplatesList => cached(&lists.templates_list),
+            Method::ToolsList => page(ListKind::Tools),
+            Method::PromptsList => page(ListKind::Prompts),
+            Method::ResourcesList => page(ListKind::Resources),
+            Method::TemplatesList => page(ListKind::Templates),
             Method::Complete => {
                 let result = self.complete(params)?;
                 Ok(Handling::ready(legacy_outcome(id, &result)))
@@ -303,7 +316,7 @@ impl Server {
                     outcome,
                 })
             }
-            Method::Discover => Err(RpcError::legacy_method_not_found(name)),
+            Method::Discover | Method::Listen => Err(RpcError::legacy_method_not_found(name)),
         }
     }
 
@@ -353,40 +366,33 @@ impl Server {
         }
     }
 
-    /// Tells every legacy session subscribed to `uri` that the resource changed
-    /// (`notifications/resources/updated`, on the session's standalone stream).
+    /// Tells the listen streams and legacy sessions subscribed to `uri` that the resource
+    /// changed (`notifications/resources/updated`); as [`Registry::notify_resource_updated`](super::Registry::notify_resource_updated).
     pub fn notify_resource_updated(&self, uri: &str) {
-        let message = notification(
-            method::NOTIFICATION_RESOURCES_UPDATED,
-            Some(json!({ "uri": uri })),
-        );
-        for session in self.inner.sessions.all() {
-            if session.is_subscribed(uri) {
-                session.notify(&message);
-            }
-        }
+        self.announce(Notice::ResourceUpdated(uri));
     }
 
-    /// Tells every legacy session that the list of tools changed.
+    /// Tells the listen streams that asked, and every legacy session, that the list of
+    /// tools changed. Changes made through the [`Registry`](super::Registry) announce
+    /// themselves.
     pub fn notify_tools_list_changed(&self) {
-        self.broadcast(method::NOTIFICATION_TOOLS_LIST_CHANGED);
+        self.announce(Notice::ToolsListChanged);
     }
 
-    /// Tells every legacy session that the list of prompts changed.
+    /// Tells the listen streams that asked, and every legacy session, that the list of
+    /// prompts changed.
     pub fn notify_prompts_list_changed(&self) {
-        self.broadcast(method::NOTIFICATION_PROMPTS_LIST_CHANGED);
+        self.announce(Notice::PromptsListChanged);
     }
 
-    /// Tells every legacy session that the list of resources changed.
+    /// Tells the listen streams that asked, and every legacy session, that the list of
+    /// resources changed.
     pub fn notify_resources_list_changed(&self) {
-        self.broadcast(method::NOTIFICATION_RESOURCES_LIST_CHANGED);
+        self.announce(Notice::ResourcesListChanged);
     }
 
-    fn broadcast(&self, name: &str) {
-        let message = notification(name, None);
-        for session in self.inner.sessions.all() {
-            session.notify(&message);
-        }
+    fn announce(&self, notice: Notice<'_>) {
+        announce(&self.inner.subscriptions, &self.inner.sessions, notice);
     }
 
     /// How many legacy sessions are open.
@@ -443,14 +449,6 @@ impl Server {
     }
 }
 
-fn notification(name: &str, params: Option<Value>) -> Value {
-    let mut message = json!({ "jsonrpc": "2.0", "method": name });
-    if let Some(params) = params {
-        message["params"] = params;
-    }
-    message
-}
-
 /// The longest resource URI a session may subscribe to, in bytes: 4 KiB.
 pub(crate) const MAX_SUBSCRIBED_URI: usize = 4 * 1024;
 
@@ -463,12 +461,7 @@ impl Server {
                 "a subscribed URI takes at most {MAX_SUBSCRIBED_URI} bytes"
             )));
         }
-        if self
-            .inner
-            .resources
-            .iter()
-            .any(|resource| resource.matches(uri))
-        {
+        if self.inner.registry.snapshot().serves(uri) {
             Ok(())
         } else {
             Err(RpcError::unknown_resource(uri))
@@ -535,20 +528,6 @@ pub(super) async fn run_call<H: Serves>(
     };
     drop(running);
     outcome
-}
-
-/// The members of 2026-07-28 results that the older schema does not have.
-const MODERN_ONLY: [&str; 3] = ["resultType", "ttlMs", "cacheScope"];
-
-/// A result without the members only 2026-07-28 has, as a legacy session sends it.
-pub(super) fn legacy_result<R: Serialize>(result: &R) -> Result<Value, serde_json::Error> {
-    let mut value = serde_json::to_value(result)?;
-    if let Some(object) = value.as_object_mut() {
-        for member in MODERN_ONLY {
-            object.remove(member);
-        }
-    }
-    Ok(value)
 }
 
 fn legacy_outcome<R: Serialize>(id: &Value, result: &R) -> Outcome {

@@ -264,6 +264,20 @@ pub(crate) fn progress_token(params: &Map<String, Value>) -> Option<ProgressToke
         .flatten()
 }
 
+/// The members of 2026-07-28 results that the older schema does not have.
+const MODERN_ONLY: [&str; 3] = ["resultType", "ttlMs", "cacheScope"];
+
+/// A result without the members only 2026-07-28 has, as a legacy session sends it.
+pub(crate) fn legacy_result<R: serde::Serialize>(result: &R) -> Result<Value, serde_json::Error> {
+    let mut value = serde_json::to_value(result)?;
+    if let Some(object) = value.as_object_mut() {
+        for member in MODERN_ONLY {
+            object.remove(member);
+        }
+    }
+    Ok(value)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

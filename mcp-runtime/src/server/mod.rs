@@ -8,11 +8,23 @@
 //!
 //! A request whose `_meta` carries `io.modelcontextprotocol/protocolVersion` is judged on its
 //! own: its `_meta` must carry that version and the client's capabilities, and nothing is
-//! remembered between requests. Answered methods: `server/discover`, and, for each kind of
-//! handler registered, `tools/list` and `tools/call`; `prompts/list`, `prompts/get` and
-//! `completion/complete`; `resources/list`, `resources/templates/list` and `resources/read`.
-//! Every other method, including those this revision removed (`ping`, `logging/setLevel`,
-//! `resources/subscribe`, ...), answers `-32601`. Lists follow registration order.
+//! remembered between requests. Answered methods: `server/discover`, `subscriptions/listen`,
+//! and, for each kind of handler registered, `tools/list` and `tools/call`; `prompts/list`,
+//! `prompts/get` and `completion/complete`; `resources/list`, `resources/templates/list` and
+//! `resources/read`. Every other method, including those this revision removed (`ping`,
+//! `logging/setLevel`, `resources/subscribe`, ...), answers `-32601`. Lists follow
+//! registration order, in pages of [`ServerBuilder::page_size`] when set.
+//!
+//! # Handlers that change, and listen streams
+//!
+//! The application changes a running server's handlers through its [`Registry`]
+//! ([`Server::registry`]); each change is announced to the `subscriptions/listen` streams that
+//! asked for that list and to every legacy session. A listen stream's first message is its
+//! acknowledgment with the filter the server agreed to; every message carries the stream's
+//! `io.modelcontextprotocol/subscriptionId`. Streams are capped per owner and in total
+//! ([`ServerBuilder::max_listeners`]), end when the client goes away (or, over stdio, cancels
+//! the request or closes the connection), and get their graceful response when
+//! [`Server::serve_listener`] shuts down.
 //!
 //! Over HTTP (a [`RequestFacts::http`] with its headers), such a message must carry the
 //! revision's standard headers, checked against the body before anything runs: `Mcp-Method`
@@ -110,14 +122,17 @@ mod handler;
 mod headers;
 mod legacy;
 mod lifecycle;
+mod listen;
 mod oauth;
 mod outbound;
 mod owner;
 mod panic;
 mod param_headers;
 mod register;
+mod registry;
 mod session;
 mod single_use;
+mod subscriptions;
 mod trace;
 
 use std::sync::Arc;
@@ -133,11 +148,13 @@ pub use handler::{
 };
 pub use outbound::{Logger, MessageReceiver};
 pub use register::{ByFunction, ByValue, IntoPromptHandler, IntoResourceHandler, IntoToolHandler};
+pub use registry::Registry;
 pub use session::{
     DEFAULT_INPUT_TIMEOUT, DEFAULT_MAX_CALLS_PER_OWNER, DEFAULT_MAX_CALLS_PER_SESSION,
     DEFAULT_MAX_SESSIONS, DEFAULT_MAX_SESSIONS_PER_OWNER, DEFAULT_MAX_STREAMS,
     DEFAULT_MAX_STREAMS_PER_OWNER, DEFAULT_MAX_SUBSCRIPTIONS, DEFAULT_SESSION_IDLE_TIMEOUT,
 };
+pub use subscriptions::{DEFAULT_MAX_LISTENERS, DEFAULT_MAX_LISTENERS_PER_OWNER, LISTEN_QUEUE};
 
 pub(crate) use builder::Inner;
 pub(crate) use complete::complete;
@@ -166,10 +183,11 @@ pub struct Server {
 
 impl std::fmt::Debug for Server {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let snapshot = self.inner.registry.snapshot();
         f.debug_struct("Server")
-            .field("tools", &self.inner.tools.len())
-            .field("prompts", &self.inner.prompts.len())
-            .field("resources", &self.inner.resources.len())
+            .field("tools", &snapshot.tools.len())
+            .field("prompts", &snapshot.prompts.len())
+            .field("resources", &snapshot.resources.len())
             .finish_non_exhaustive()
     }
 }
@@ -178,6 +196,16 @@ impl Server {
     /// Starts building a server.
     pub fn builder() -> ServerBuilder {
         ServerBuilder::default()
+    }
+
+    /// A handle on this server's handlers, to change them while it serves ([`Registry`]).
+    pub fn registry(&self) -> Registry {
+        Registry::of(Arc::downgrade(&self.inner))
+    }
+
+    /// How many `subscriptions/listen` streams are open.
+    pub fn listen_streams(&self) -> usize {
+        self.inner.subscriptions.hub().len()
     }
 }
 

@@ -18,30 +18,56 @@ pub(crate) type Outbound = mpsc::UnboundedSender<Value>;
 /// receiver the transport drains before (and, over HTTP, around) the answer.
 pub(crate) fn channel() -> (Outbound, MessageReceiver) {
     let (sender, receiver) = mpsc::unbounded_channel();
-    (sender, MessageReceiver { receiver })
+    (
+        sender,
+        MessageReceiver {
+            receiver: Receiving::Unbounded(receiver),
+        },
+    )
 }
 
 /// The receiving end of a request's message channel: each item is a complete JSON-RPC
 /// notification or (on a legacy session) a server-to-client request.
 #[derive(Debug)]
 pub struct MessageReceiver {
-    receiver: mpsc::UnboundedReceiver<Value>,
+    receiver: Receiving,
+}
+
+/// A request's channel is unbounded (its handler sends a bounded number of messages); a
+/// listen stream's is bounded, since what it carries comes from elsewhere.
+#[derive(Debug)]
+enum Receiving {
+    Unbounded(mpsc::UnboundedReceiver<Value>),
+    Bounded(mpsc::Receiver<Value>),
 }
 
 impl MessageReceiver {
+    /// The receiving end of a bounded channel (a listen stream's).
+    pub(crate) fn bounded(receiver: mpsc::Receiver<Value>) -> Self {
+        Self {
+            receiver: Receiving::Bounded(receiver),
+        }
+    }
+
     /// The next message, or `None` once every sender is dropped.
     pub async fn recv(&mut self) -> Option<Value> {
-        self.receiver.recv().await
+        std::future::poll_fn(|cx| self.poll_recv(cx)).await
     }
 
     /// Polls for the next message; `Ready(None)` once every sender is dropped.
     pub fn poll_recv(&mut self, cx: &mut std::task::Context<'_>) -> std::task::Poll<Option<Value>> {
-        self.receiver.poll_recv(cx)
+        match &mut self.receiver {
+            Receiving::Unbounded(receiver) => receiver.poll_recv(cx),
+            Receiving::Bounded(receiver) => receiver.poll_recv(cx),
+        }
     }
 
     /// A message already sent, without waiting.
     pub fn try_recv(&mut self) -> Option<Value> {
-        self.receiver.try_recv().ok()
+        match &mut self.receiver {
+            Receiving::Unbounded(receiver) => receiver.try_recv().ok(),
+            Receiving::Bounded(receiver) => receiver.try_recv().ok(),
+        }
     }
 }
 

@@ -13,8 +13,12 @@ use crate::server::Server;
 /// When the content does not validate, or a tool declaring an output schema completes
 /// without structured content (and without `isError`): the protocol requires it.
 pub(super) fn check_structured(server: &Server, name: &str, result: &Value) {
-    let inner = &server.inner;
-    let Some(handler) = inner.tool_index.get(name).map(|&index| &inner.tools[index]) else {
+    let snapshot = server.inner.registry.snapshot();
+    let Some(handler) = snapshot
+        .tool_index
+        .get(name)
+        .map(|&index| &snapshot.tools[index])
+    else {
         return;
     };
     let Some(schema) = handler.definition().output_schema else {

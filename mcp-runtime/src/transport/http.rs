@@ -179,6 +179,9 @@ impl Server {
         drop(listener);
         drop(stopped);
         let _ = stop.send(());
+        // Listen streams would hold their connections open for ever: they end now, each
+        // with its graceful response.
+        self.inner.subscriptions.hub().close_all();
         while connections.join_next().await.is_some() {}
         Ok(())
     }

@@ -49,6 +49,7 @@ mod limits;
 mod roster;
 mod stdio;
 
+pub(crate) use guard::accepts_event_stream;
 pub use http::DEFAULT_PATH;
 pub use limits::{
     DEFAULT_BODY_READ_TIMEOUT, DEFAULT_HEADER_READ_TIMEOUT, DEFAULT_KEEP_ALIVE_TIMEOUT,

@@ -379,3 +379,156 @@ pub(crate) fn post_with(target: &str, headers: &[String]) -> Vec<u8> {
     ));
     request.into_bytes()
 }
+
+// ---------------------------------------------------------------------------------------------
+// Long-lived answers (`subscriptions/listen`), read event by event as they come.
+
+/// An answer whose head has arrived and whose body is read as it comes.
+pub(crate) struct Stream {
+    pub(crate) status: u16,
+    pub(crate) headers: Vec<(String, String)>,
+    stream: TcpStream,
+    buffer: Vec<u8>,
+}
+
+/// POSTs a `subscriptions/listen` with id `id` asking for `notifications`, with conforming
+/// headers and `_meta`, and waits for the answer's head.
+pub(crate) async fn listen(addr: SocketAddr, id: Value, notifications: Value) -> Stream {
+    let body = json!({
+        "jsonrpc": "2.0", "id": id, "method": "subscriptions/listen",
+        "params": { "_meta": meta(), "notifications": notifications },
+    });
+    open(addr, &[], body.to_string().as_bytes()).await
+}
+
+/// Sends one `POST` as [`send`] does, and waits for the answer's head only.
+pub(crate) async fn open(addr: SocketAddr, headers: &[(&str, &str)], body: &[u8]) -> Stream {
+    let mut all = standard_headers(addr);
+    all.extend(mirrored_headers(body));
+    for (key, value) in headers {
+        all.retain(|(existing, _)| !existing.eq_ignore_ascii_case(key));
+        if !value.is_empty() {
+            all.push(((*key).to_owned(), (*value).to_owned()));
+        }
+    }
+    let mut head = "POST /mcp HTTP/1.1\r\n".to_owned();
+    for (key, value) in &all {
+        head.push_str(&format!("{key}: {value}\r\n"));
+    }
+    head.push_str(&format!("Content-Length: {}\r\n\r\n", body.len()));
+    let opened = async {
+        let mut stream = TcpStream::connect(addr).await.expect("connects");
+        stream.write_all(head.as_bytes()).await.expect("sent");
+        stream.write_all(body).await.expect("sent");
+        let mut buffer = Vec::new();
+        let mut chunk = [0u8; 4096];
+        let end = loop {
+            if let Some(end) = buffer.windows(4).position(|window| window == b"\r\n\r\n") {
+                break end;
+            }
+            let read = stream.read(&mut chunk).await.expect("readable");
+            assert!(read > 0, "closed before a head: {buffer:?}");
+            buffer.extend_from_slice(&chunk[..read]);
+        };
+        let head = String::from_utf8_lossy(&buffer[..end]).into_owned();
+        let mut lines = head.split("\r\n");
+        let status = lines
+            .next()
+            .unwrap()
+            .split(' ')
+            .nth(1)
+            .unwrap()
+            .parse()
+            .unwrap();
+        let headers = lines
+            .filter_map(|line| line.split_once(':'))
+            .map(|(key, value)| (key.trim().to_owned(), value.trim().to_owned()))
+            .collect();
+        buffer.drain(..end + 4);
+        Stream {
+            status,
+            headers,
+            stream,
+            buffer,
+        }
+    };
+    tokio::time::timeout(READ_TIMEOUT, opened)
+        .await
+        .expect("a head in time")
+}
+
+impl Stream {
+    pub(crate) fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(key, _)| key.eq_ignore_ascii_case(name))
+            .map(|(_, value)| value.as_str())
+    }
+
+    /// The next event's message; panics when none comes within [`READ_TIMEOUT`].
+    pub(crate) async fn next(&mut self) -> Value {
+        self.next_within(READ_TIMEOUT)
+            .await
+            .expect("an event in time")
+    }
+
+    /// The next event's message, or `None` when none comes within `wait` or the stream ends.
+    pub(crate) async fn next_within(&mut self, wait: Duration) -> Option<Value> {
+        let read = async {
+            let mut chunk = [0u8; 4096];
+            loop {
+                if let Some(message) = self.take_event() {
+                    return Some(message);
+                }
+                match self.stream.read(&mut chunk).await {
+                    Ok(0) | Err(_) => return None,
+                    Ok(read) => self.buffer.extend_from_slice(&chunk[..read]),
+                }
+            }
+        };
+        tokio::time::timeout(wait, read).await.ok().flatten()
+    }
+
+    /// Reads until the server closes the stream; the messages of the events left.
+    pub(crate) async fn until_closed(&mut self) -> Vec<Value> {
+        let raw = until_closed(&mut self.stream)
+            .await
+            .expect("the server closes the stream");
+        self.buffer.extend_from_slice(&raw);
+        std::iter::from_fn(|| self.take_event()).collect()
+    }
+
+    /// The JSON body of an answer that is not a stream (a refusal).
+    pub(crate) async fn body(mut self) -> Value {
+        let read = async {
+            let mut chunk = [0u8; 4096];
+            loop {
+                if let Some(start) = self.buffer.iter().position(|&byte| byte == b'{')
+                    && let Ok(body) = serde_json::from_slice(&self.buffer[start..])
+                {
+                    return body;
+                }
+                let read = self.stream.read(&mut chunk).await.expect("readable");
+                assert!(read > 0, "closed before a whole body: {:?}", self.buffer);
+                self.buffer.extend_from_slice(&chunk[..read]);
+            }
+        };
+        tokio::time::timeout(READ_TIMEOUT, read)
+            .await
+            .expect("a body in time")
+    }
+
+    fn take_event(&mut self) -> Option<Value> {
+        let start = self
+            .buffer
+            .windows(6)
+            .position(|window| window == b"data: ")?;
+        let end = start
+            + self.buffer[start..]
+                .iter()
+                .position(|&byte| byte == b'\n')?;
+        let message = serde_json::from_slice(&self.buffer[start + 6..end]).expect("JSON data");
+        self.buffer.drain(..=end);
+        Some(message)
+    }
+}

@@ -17,6 +17,7 @@
 #![allow(deprecated)] // reason: the suite still exercises sampling and roots, deprecated in 2026-07-28
 
 mod legacy;
+mod live;
 
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -512,6 +513,8 @@ fn server() -> ServerBuilder {
         .tool(test_input_required_result_tampered_state)
         .tool(test_input_required_result_capabilities)
         .tool(test_custom_header)
+        .tool(live::test_trigger_tool_change)
+        .tool(live::test_trigger_prompt_change)
         .prompt(test_simple_prompt)
         .prompt(test_prompt_with_arguments)
         .prompt(test_prompt_with_embedded_resource)
