@@ -71,6 +71,7 @@ pub struct ServerBuilder {
     state: AppState,
     pub(super) oauth: Option<crate::auth::OAuth>,
     pub(super) tool_scopes: HashMap<String, Vec<String>>,
+    pub(super) context: super::context::ContextSettings,
 }
 
 impl Default for ServerBuilder {
@@ -99,6 +100,7 @@ impl Default for ServerBuilder {
             state: AppState::default(),
             oauth: None,
             tool_scopes: HashMap::new(),
+            context: super::context::ContextSettings::default(),
         }
     }
 }
@@ -292,6 +294,7 @@ impl ServerBuilder {
         let cache = self.cache;
         let discovered = discover_result(&self);
         let legacy = LegacyInfo::new(&discovered, &self);
+        let context = self.context.checked(&legacy.server_info)?;
         let audience = self.audience.clone().unwrap_or_else(|| self.name.clone());
         let marked = self.tools.iter().any(|tool| tool.single_use())
             || self.prompts.iter().any(|prompt| prompt.single_use())
@@ -391,9 +394,23 @@ impl ServerBuilder {
             audience,
             state: self.state,
             auth,
+            context,
         };
+        let mut inner = inner.with_legacy_lists();
+        // 2026-07-28 lists carry the server's identity; the legacy ones, derived above, none.
+        if let Some(info) = inner.context.server_info().cloned() {
+            let lists = [
+                &mut inner.tools_list,
+                &mut inner.prompts_list,
+                &mut inner.resources_list,
+                &mut inner.templates_list,
+            ];
+            for list in lists {
+                super::context::stamp_list(list, &info);
+            }
+        }
         Ok(Server {
-            inner: Arc::new(inner.with_legacy_lists()),
+            inner: Arc::new(inner),
         })
     }
 }
@@ -435,6 +452,8 @@ pub(crate) struct Inner {
     pub(crate) state: AppState,
     /// The OAuth resource server, when configured.
     pub(crate) auth: Option<crate::auth::ResourceServer>,
+    /// Which headers handlers see; whether results carry the server's identity.
+    pub(crate) context: super::context::ContextSettings,
 }
 
 /// What a legacy session is told, in the older schema's shape: lists without `resultType`
@@ -508,8 +527,9 @@ fn discover_result(builder: &ServerBuilder) -> DiscoverResult {
     let capabilities = ServerCapabilities {
         tools: declared(!builder.tools.is_empty()),
         prompts: declared(!builder.prompts.is_empty()),
-        // Completion is answered for prompt arguments.
-        completions: (!builder.prompts.is_empty()).then(JsonObject::new),
+        // Completion is answered for prompt arguments and resource-template variables.
+        completions: (!builder.prompts.is_empty() || !builder.resources.is_empty())
+            .then(JsonObject::new),
         resources: (!builder.resources.is_empty()).then(ResourcesCapability::default),
         ..Default::default()
     };

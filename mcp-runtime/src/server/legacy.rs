@@ -9,6 +9,8 @@ use serde_json::{Map, Value, json};
 use super::call::{Call, CallContext, Era, Serves};
 use super::cancel::{Cancellable, cancelled_outcome};
 use super::complete::complete;
+use super::completion;
+use super::context::{ProtocolEra, RequestContext, bounded_client_info};
 use super::dispatch::{Method, error_outcome, raw_result_outcome, result_outcome};
 use super::error::RpcError;
 use super::handler::Progress;
@@ -180,6 +182,7 @@ impl Server {
         let opening = Opening {
             version,
             capabilities: params.capabilities,
+            client_info: Some(bounded_client_info(params.client_info.clone())),
             subject: facts.subject.clone(),
             owner: Owner::of(facts.subject.as_deref(), facts.peer),
             carrier,
@@ -270,8 +273,22 @@ impl Server {
             Method::ResourcesList => cached(&lists.resources_list),
             Method::TemplatesList => cached(&lists.templates_list),
             Method::Complete => {
-                let result = self.complete(params)?;
-                Ok(Handling::ready(legacy_outcome(id, &result)))
+                let meta = match params.get("_meta") {
+                    Some(Value::Object(meta)) => meta.clone(),
+                    _ => Map::new(),
+                };
+                let context = session_context(&session, meta, self, facts);
+                let running = completion::complete(self, params, context)?;
+                let id = id.clone();
+                Ok(Handling {
+                    messages: None,
+                    outcome: Box::pin(async move {
+                        match running.await {
+                            Ok(result) => legacy_outcome(&id, &result),
+                            Err(error) => error_outcome(&id, &error),
+                        }
+                    }),
+                })
             }
             Method::ToolsCall | Method::PromptsGet | Method::ResourcesRead => {
                 let (outbound, receiver) = outbound::channel();
@@ -283,10 +300,13 @@ impl Server {
                 // Stateless members mean nothing here: the flow runs whole within the call.
                 params.remove("inputResponses");
                 params.remove("requestState");
-                params.remove("_meta");
+                let meta = match params.remove("_meta") {
+                    Some(Value::Object(meta)) => meta,
+                    _ => Map::new(),
+                };
                 let context = CallContext {
+                    request: session_context(&session, meta, self, facts),
                     peer: facts.peer,
-                    meta: None,
                     headers: facts.headers.clone(),
                     capabilities: session.capabilities.clone(),
                     subject: facts.subject.clone(),
@@ -497,6 +517,22 @@ impl From<Refused> for RpcError {
             )),
         }
     }
+}
+
+/// The context of a request on `session` carrying `meta`.
+fn session_context(
+    session: &Session,
+    meta: Map<String, Value>,
+    server: &Server,
+    facts: &RequestFacts,
+) -> RequestContext {
+    RequestContext::new(
+        ProtocolEra::Legacy,
+        session.version,
+        session.client_info.clone(),
+        meta,
+        server.inner.context.exposed(facts.headers.as_deref()),
+    )
 }
 
 fn parse_params<T: serde::de::DeserializeOwned>(

@@ -91,6 +91,9 @@
 //! | `replayed` | `true` when a retried round was answered from the replay store |
 //! | `outcome` | `complete`, `input_required`, `error`, or `cancelled` (the client cancelled the call or went away) |
 //! | `error_code` | the JSON-RPC error code, when the outcome is `error` |
+//! | `traceparent` | the W3C `traceparent` from the request's `_meta`, when valid |
+//! | `tracestate` | its `tracestate`, when valid, with a `traceparent`, and at most [`MAX_TRACESTATE`] bytes |
+//! | `baggage` | its W3C `baggage`, when valid and at most [`MAX_BAGGAGE`] bytes |
 //!
 //! On a legacy session a call runs all its rounds within one request: each round runs in a
 //! child span `round` carrying `round`, `shape` and `state_bytes` (there, the size of the
@@ -104,6 +107,9 @@ mod builder;
 mod call;
 mod cancel;
 mod complete;
+mod completer;
+mod completion;
+mod context;
 mod dispatch;
 mod error;
 mod handler;
@@ -119,6 +125,9 @@ mod register;
 mod session;
 mod single_use;
 mod trace;
+mod trace_context;
+#[cfg(feature = "opentelemetry")]
+mod otel;
 
 use std::sync::Arc;
 
@@ -127,11 +136,18 @@ pub use build_check::BuildError;
 pub use builder::{DEFAULT_BODY_LIMIT, DEFAULT_MAX_JSON_DEPTH, ServerBuilder, SubjectHook};
 pub use call::UNASKED_INPUT_RESPONSES;
 pub use complete::Answerer;
+pub use completer::{
+    ByArgument, ByRequest, Completer, CompletionRequest, IntoCompleter, MAX_COMPLETIONS,
+};
+pub use context::{MAX_CLIENT_INFO_TEXT, ProtocolEra, RequestContext};
 pub use handler::{
     Asked, BoxFuture, FlowLimits, HandlerResult, Progress, PromptHandler, Reply, Request,
     ResourceDefinition, ResourceHandler, ToolHandler,
 };
 pub use outbound::{Logger, MessageReceiver};
+pub use trace_context::{
+    MAX_BAGGAGE, MAX_TRACESTATE, META_BAGGAGE, META_TRACEPARENT, META_TRACESTATE,
+};
 pub use register::{ByFunction, ByValue, IntoPromptHandler, IntoResourceHandler, IntoToolHandler};
 pub use session::{
     DEFAULT_INPUT_TIMEOUT, DEFAULT_MAX_CALLS_PER_OWNER, DEFAULT_MAX_CALLS_PER_SESSION,

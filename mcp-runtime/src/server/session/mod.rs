@@ -137,6 +137,8 @@ pub(crate) struct Session {
     pub(crate) id: Box<str>,
     pub(crate) version: &'static str,
     pub(crate) capabilities: ClientCapabilities,
+    /// The client's `clientInfo` from `initialize`, cut to a bounded summary.
+    pub(crate) client_info: Option<crate::protocol::Implementation>,
     /// The subject that opened the session: only it may use the session.
     pub(crate) subject: Option<String>,
     owner: Owner,
@@ -186,6 +188,7 @@ impl std::fmt::Debug for Session {
 pub(crate) struct Opening {
     pub(crate) version: &'static str,
     pub(crate) capabilities: ClientCapabilities,
+    pub(crate) client_info: Option<crate::protocol::Implementation>,
     pub(crate) subject: Option<String>,
     pub(crate) owner: Owner,
     pub(crate) carrier: Carrier,

@@ -27,6 +27,7 @@ fn opening(owner: Owner) -> Opening {
     Opening {
         version: "2025-11-25",
         capabilities: ClientCapabilities::default(),
+        client_info: None,
         subject: None,
         owner,
         carrier: Carrier::Http,
