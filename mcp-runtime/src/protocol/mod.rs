@@ -80,6 +80,9 @@ pub mod method {
     pub const NOTIFICATION_RESOURCES_LIST_CHANGED: &str = "notifications/resources/list_changed";
     /// `notifications/resources/updated`.
     pub const NOTIFICATION_RESOURCES_UPDATED: &str = "notifications/resources/updated";
+    /// `notifications/elicitation/complete` (2025-11-25 only): a URL-mode elicitation's
+    /// out-of-band work is done.
+    pub const NOTIFICATION_ELICITATION_COMPLETE: &str = "notifications/elicitation/complete";
 
     /// `initialize` (legacy revisions only).
     pub const INITIALIZE: &str = "initialize";

@@ -402,6 +402,11 @@ impl<H: Serves> Call<H> {
         Box::pin(async move { running.await.unwrap_or_else(|panic| Err(panicked(&panic))) })
     }
 
+    /// What the handler is told about the call's request.
+    pub(super) fn request_context(&self) -> &RequestContext {
+        &self.context.request
+    }
+
     pub(super) fn max_rounds(&self) -> u32 {
         self.server.inner.limits.max_rounds
     }

@@ -9,6 +9,7 @@ use serde_json::{Map, Value};
 
 use super::ServerBuilder;
 use super::build_check::BuildError;
+use super::url_elicitation::LegacyCall;
 use crate::protocol::meta::{META_CLIENT_INFO, META_SERVER_INFO};
 use crate::protocol::{Implementation, ResultMeta};
 
@@ -49,6 +50,8 @@ struct ContextInner {
     era: Option<ProtocolEra>,
     meta: Map<String, Value>,
     headers: HeaderMap,
+    /// A call on a legacy session: its URL elicitations' ids and notifications.
+    legacy_call: Option<LegacyCall>,
 }
 
 impl std::fmt::Debug for RequestContext {
@@ -69,6 +72,7 @@ impl RequestContext {
         client_info: Option<Implementation>,
         meta: Map<String, Value>,
         headers: HeaderMap,
+        legacy_call: Option<LegacyCall>,
     ) -> Self {
         Self {
             inner: Arc::new(ContextInner {
@@ -77,6 +81,7 @@ impl RequestContext {
                 era: Some(era),
                 meta,
                 headers,
+                legacy_call,
             }),
         }
     }
@@ -92,6 +97,7 @@ impl RequestContext {
             client_info,
             meta,
             headers,
+            None,
         )
     }
 
@@ -136,6 +142,24 @@ impl RequestContext {
     /// The exposed HTTP headers the request carried (see [`RequestContext::header`]).
     pub fn headers(&self) -> &HeaderMap {
         &self.inner.headers
+    }
+
+    /// The `elicitationId` a URL-mode question asked under `key` carries, on a call of a
+    /// legacy session, where revision 2025-11-25 requires one: known before the question is
+    /// asked, so the page's URL can name it. `None` on 2026-07-28, which has no such ids.
+    pub fn elicitation_id(&self, key: &str) -> Option<String> {
+        self.inner.legacy_call.as_ref().map(|call| call.id(key))
+    }
+
+    /// Tells the client of a legacy session that the out-of-band work of the URL-mode
+    /// elicitation `elicitation_id` is done (`notifications/elicitation/complete`, on the
+    /// call's stream, so only the client that was asked hears it). Whether it was sent:
+    /// `false` on 2026-07-28, which has no such notification, and once the call has ended.
+    pub fn notify_elicitation_complete(&self, elicitation_id: &str) -> bool {
+        self.inner
+            .legacy_call
+            .as_ref()
+            .is_some_and(|call| call.complete(elicitation_id))
     }
 }
 

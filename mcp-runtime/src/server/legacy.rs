@@ -11,6 +11,7 @@ use super::cancel::{Cancellable, cancelled_outcome};
 use super::complete::complete;
 use super::completion;
 use super::context::{ProtocolEra, RequestContext, bounded_client_info};
+use super::url_elicitation::LegacyCall;
 use super::dispatch::{Method, error_outcome, raw_result_outcome, result_outcome};
 use super::error::RpcError;
 use super::handler::Progress;
@@ -277,7 +278,7 @@ impl Server {
                     Some(Value::Object(meta)) => meta.clone(),
                     _ => Map::new(),
                 };
-                let context = session_context(&session, meta, self, facts);
+                let context = session_context(&session, meta, self, facts, None);
                 let running = completion::complete(self, params, context)?;
                 let id = id.clone();
                 Ok(Handling {
@@ -305,7 +306,13 @@ impl Server {
                     _ => Map::new(),
                 };
                 let context = CallContext {
-                    request: session_context(&session, meta, self, facts),
+                    request: session_context(
+                        &session,
+                        meta,
+                        self,
+                        facts,
+                        Some(LegacyCall::new(outbound.clone())),
+                    ),
                     peer: facts.peer,
                     headers: facts.headers.clone(),
                     capabilities: session.capabilities.clone(),
@@ -519,12 +526,13 @@ impl From<Refused> for RpcError {
     }
 }
 
-/// The context of a request on `session` carrying `meta`.
+/// The context of a request on `session` carrying `meta`; `call` for a call.
 fn session_context(
     session: &Session,
     meta: Map<String, Value>,
     server: &Server,
     facts: &RequestFacts,
+    call: Option<LegacyCall>,
 ) -> RequestContext {
     RequestContext::new(
         ProtocolEra::Legacy,
@@ -532,6 +540,7 @@ fn session_context(
         session.client_info.clone(),
         meta,
         server.inner.context.exposed(facts.headers.as_deref()),
+        call,
     )
 }
 
@@ -553,7 +562,9 @@ pub(super) async fn run_call<H: Serves>(
 ) -> Outcome {
     let cancelled = running.cancelled();
     let timeout = call.input_timeout();
-    let mut answerer = running.session().answerer(outbound, timeout);
+    let mut answerer = running
+        .session()
+        .answerer(outbound, timeout, call.request_context().clone());
     let max_rounds = call.max_rounds();
     let rounds = complete(
         |state, answers| call.round(state, answers),

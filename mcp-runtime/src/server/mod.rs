@@ -126,6 +126,7 @@ mod session;
 mod single_use;
 mod trace;
 mod trace_context;
+mod url_elicitation;
 #[cfg(feature = "opentelemetry")]
 mod otel;
 

@@ -336,8 +336,9 @@ impl Session {
         self: &Arc<Self>,
         outbound: Outbound,
         timeout: Duration,
+        context: crate::server::RequestContext,
     ) -> ClientAnswerer {
-        ClientAnswerer::new(Arc::clone(self), outbound, timeout)
+        ClientAnswerer::new(Arc::clone(self), outbound, timeout, context)
     }
 }
 
