@@ -77,7 +77,14 @@ impl TraceContext {
             span.record("baggage", baggage.as_str());
         }
         #[cfg(feature = "opentelemetry")]
-        super::otel::set_parent(span, self);
+        if let Some(traceparent) = &self.traceparent {
+            super::otel::set_parent(
+                span,
+                traceparent,
+                self.tracestate.as_deref(),
+                self.baggage.as_deref(),
+            );
+        }
     }
 }
 

@@ -6,12 +6,11 @@
 //!
 //! The ids are the server's: `{call}-{key}`, where `{call}` is 16 random hexadecimal digits
 //! drawn per call and `{key}` the question's input key, so a handler knows the id of a
-//! question before asking it ([`RequestContext::elicitation_id`]) and can put it in the URL.
+//! question before asking it ([`RequestContext::elicitation_id`](super::RequestContext::elicitation_id)) and can put it in the URL.
 //! On 2026-07-28 there are no ids: correlation travels in `requestState`.
 
 use serde_json::{Value, json};
 
-use super::context::RequestContext;
 use super::outbound::Outbound;
 use crate::protocol::{
     ClientCapabilities, ElicitRequestParams, ErrorCode, ErrorObject, InputRequest, InputRequests,
@@ -54,13 +53,13 @@ impl LegacyCall {
     }
 }
 
-/// Gives every URL-mode question of a legacy round the id of its key, unless it has one.
-pub(crate) fn assign_ids(requests: &mut InputRequests, context: &RequestContext) {
+/// Gives every URL-mode question of a legacy round the id `id_of` its key, unless it has one.
+pub(crate) fn assign_ids(requests: &mut InputRequests, id_of: impl Fn(&str) -> Option<String>) {
     for (key, request) in requests.iter_mut() {
         if let InputRequest::Elicit(ElicitRequestParams::Url(params)) = request
             && params.elicitation_id.is_none()
         {
-            params.elicitation_id = context.elicitation_id(key);
+            params.elicitation_id = id_of(key);
         }
     }
 }

@@ -61,7 +61,7 @@ impl Answerer for ClientAnswerer {
         mut requests: InputRequests,
     ) -> BoxFuture<'_, Result<InputResponses, ErrorObject>> {
         Box::pin(async move {
-            url_elicitation::assign_ids(&mut requests, &self.context);
+            url_elicitation::assign_ids(&mut requests, |key| self.context.elicitation_id(key));
             // Nobody reads the call's messages: over HTTP, a request whose `Accept` lacks
             // event streams is answered with JSON alone. Its questions could never arrive:
             // pages to open are listed in a `-32042`, anything else is refused.
