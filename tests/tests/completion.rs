@@ -67,9 +67,7 @@ fn colours(argument: &str, value: &str) -> Vec<String> {
     if argument != "colour" {
         return Vec::new();
     }
-    (0..150)
-        .map(|n| format!("{value}{n:03}"))
-        .collect()
+    (0..150).map(|n| format!("{value}{n:03}")).collect()
 }
 
 #[derive(serde::Deserialize, schemars::JsonSchema)]
@@ -123,7 +121,10 @@ struct FileUri {
 /// A file.
 #[resource(uri = "files://{folder}/{name}", complete = file_names)]
 async fn file(uri: FileUri) -> ResourceResult {
-    Ok(resource_text(format!("files://{}/{}", uri.folder, uri.name)))
+    Ok(resource_text(format!(
+        "files://{}/{}",
+        uri.folder, uri.name
+    )))
 }
 
 async fn boom(_request: CompletionRequest) -> Vec<String> {
@@ -147,7 +148,12 @@ fn server() -> Server {
     Server::builder()
         .name("completion")
         .state(Cities {
-            known: vec![("fr", "Paris"), ("fr", "Pau"), ("fr", "Lyon"), ("it", "Parma")],
+            known: vec![
+                ("fr", "Paris"),
+                ("fr", "Pau"),
+                ("fr", "Lyon"),
+                ("it", "Parma"),
+            ],
         })
         .prompt(trip)
         .prompt(paint)
@@ -176,11 +182,24 @@ fn params(reference: Value, argument: &str, value: &str, context: Option<Value>)
 fn cases(client: &str) -> Vec<(Value, Vec<String>)> {
     vec![
         (
-            params(prompt_ref("trip"), "city", "Pa", Some(json!({"country": "fr"}))),
-            vec![format!("Paris (for {client})"), format!("Pau (for {client})")],
+            params(
+                prompt_ref("trip"),
+                "city",
+                "Pa",
+                Some(json!({"country": "fr"})),
+            ),
+            vec![
+                format!("Paris (for {client})"),
+                format!("Pau (for {client})"),
+            ],
         ),
         (
-            params(prompt_ref("trip"), "city", "Pa", Some(json!({"country": "it"}))),
+            params(
+                prompt_ref("trip"),
+                "city",
+                "Pa",
+                Some(json!({"country": "it"})),
+            ),
             vec![format!("Parma (for {client})")],
         ),
         (params(prompt_ref("trip"), "city", "Pa", None), vec![]),
@@ -209,7 +228,10 @@ fn values(result: &Value) -> Vec<String> {
 async fn stateless_completers_see_the_other_arguments_the_state_and_the_caller() {
     let running = client::start(server()).await;
     let discovered = client::call(running.addr, json!(0), "server/discover", json!({})).await;
-    assert_eq!(discovered.json()["result"]["capabilities"]["completions"], json!({}));
+    assert_eq!(
+        discovered.json()["result"]["capabilities"]["completions"],
+        json!({})
+    );
     for (id, (mut params, expected)) in cases("modern").into_iter().enumerate() {
         let mut meta = client::meta();
         meta[META_CLIENT_INFO] = json!({"name": "modern", "version": "1"});
@@ -255,7 +277,11 @@ async fn plain_completers_still_work_and_answers_stop_at_100_values() {
     .await
     .json();
     let legacy = session
-        .request(2, "completion/complete", params(prompt_ref("paint"), "colour", "red-", None))
+        .request(
+            2,
+            "completion/complete",
+            params(prompt_ref("paint"), "colour", "red-", None),
+        )
         .await;
     for response in [modern, legacy] {
         let completion = &response["result"]["completion"];
@@ -284,7 +310,9 @@ async fn unknown_references_are_invalid_params_and_a_panic_is_an_internal_error(
         let legacy = session.request(2, "completion/complete", asked).await;
         assert_eq!(legacy["error"]["code"], code, "{legacy}");
         assert_eq!(
-            legacy["error"]["message"].as_str().map(|m| m.contains("broke")),
+            legacy["error"]["message"]
+                .as_str()
+                .map(|m| m.contains("broke")),
             Some(false),
             "a panic's message stays in the log"
         );

@@ -22,13 +22,12 @@ use serde_json::{Value, json};
 #[tool]
 async fn connect(cx: Cx) -> ToolResult {
     let id = cx.request().elicitation_id("link").unwrap_or_default();
-    let link = cx
-        .elicit_url(
-            "Connect your account",
-            format!("https://example.com/connect?elicitation={id}"),
-        )
-        .await?;
-    let () = link;
+    cx.elicit_url(
+        "Connect your account",
+        format!("https://example.com/connect?elicitation={id}"),
+    )
+    .key("link")
+    .await?;
     let told = cx.request().notify_elicitation_complete(&id);
     Ok(text(format!("{id} {told}")))
 }
@@ -38,9 +37,13 @@ fn server() -> Server {
 }
 
 async fn url_session(addr: std::net::SocketAddr) -> Client {
-    Client::open_with(addr, LEGACY, json!({"elicitation": {"form": {}, "url": {}}}))
-        .await
-        .0
+    Client::open_with(
+        addr,
+        LEGACY,
+        json!({"elicitation": {"form": {}, "url": {}}}),
+    )
+    .await
+    .0
 }
 
 #[tokio::test]
@@ -101,7 +104,9 @@ async fn a_call_that_cannot_reach_its_client_is_told_which_pages_to_open() {
     assert_legacy_valid("URLElicitationRequiredError", &response);
     assert_legacy_valid("JSONRPCErrorResponse", &response);
     assert_eq!(response["error"]["code"], -32042, "{response}");
-    let elicitations = response["error"]["data"]["elicitations"].as_array().unwrap();
+    let elicitations = response["error"]["data"]["elicitations"]
+        .as_array()
+        .unwrap();
     assert_eq!(elicitations.len(), 1);
     let id = elicitations[0]["elicitationId"].as_str().unwrap();
     assert!(id.ends_with("-link"), "{id}");
@@ -130,7 +135,10 @@ async fn on_2026_07_28_url_elicitations_have_no_id_and_nothing_is_notified() {
     let first = tester.start().await;
     let asked = serde_json::to_value(first.requests()).unwrap();
     assert_eq!(asked["link"]["params"]["mode"], "url", "{asked}");
-    assert!(asked["link"]["params"].get("elicitationId").is_none(), "{asked}");
+    assert!(
+        asked["link"]["params"].get("elicitationId").is_none(),
+        "{asked}"
+    );
     let done = first.answer(json!({"link": {"action": "accept"}})).await;
     assert_eq!(done.text(), Some(" false"));
 }

@@ -64,7 +64,9 @@ fn server() -> Server {
 }
 
 fn reported(result: &Value) -> Value {
-    let text = result["content"][0]["text"].as_str().unwrap_or_else(|| panic!("{result}"));
+    let text = result["content"][0]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{result}"));
     serde_json::from_str(text).unwrap()
 }
 
@@ -79,7 +81,12 @@ fn meta_of(client: &str) -> Value {
 async fn post(addr: std::net::SocketAddr, params: Value, headers: &[(&str, &str)]) -> Value {
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params});
     let answer = client::send(addr, "POST", headers, body.to_string().as_bytes()).await;
-    assert_eq!(answer.status, 200, "{}", String::from_utf8_lossy(&answer.body));
+    assert_eq!(
+        answer.status,
+        200,
+        "{}",
+        String::from_utf8_lossy(&answer.body)
+    );
     answer.json()
 }
 
@@ -132,7 +139,12 @@ async fn a_legacy_call_sees_the_client_of_initialize_and_results_carry_no_server
     let running = client::start(server()).await;
     let session = Client::open(running.addr).await;
     let exchange = session
-        .call(1, "rounds", json!({}), |_| json!({"action": "accept", "content": {"go": true}}))
+        .call(
+            1,
+            "rounds",
+            json!({}),
+            |_| json!({"action": "accept", "content": {"go": true}}),
+        )
         .await;
     let result = &exchange.response["result"];
     let reported = reported(result);
@@ -206,7 +218,11 @@ async fn every_stateless_result_carries_the_server_info_unless_turned_off() {
     for method in ["tools/list", "server/discover"] {
         let answer = client::call(running.addr, json!(1), method, json!({})).await;
         let info = &answer.json()["result"]["_meta"]["io.modelcontextprotocol/serverInfo"];
-        assert_eq!(*info, json!({"name": "context", "version": "9.9.9"}), "{method}");
+        assert_eq!(
+            *info,
+            json!({"name": "context", "version": "9.9.9"}),
+            "{method}"
+        );
     }
     let quiet = Server::builder()
         .name("quiet")
@@ -216,7 +232,13 @@ async fn every_stateless_result_carries_the_server_info_unless_turned_off() {
     let running = client::start(quiet).await;
     let list = client::call(running.addr, json!(1), "tools/list", json!({})).await;
     assert!(list.json()["result"].get("_meta").is_none());
-    let call = client::call(running.addr, json!(2), "tools/call", json!({"name": "whoami"})).await;
+    let call = client::call(
+        running.addr,
+        json!(2),
+        "tools/call",
+        json!({"name": "whoami"}),
+    )
+    .await;
     let result = &call.json()["result"];
     assert_eq!(result["resultType"], "complete");
     assert!(result.get("_meta").is_none(), "{result}");

@@ -99,7 +99,10 @@ async fn valid_trace_context_is_recorded_on_the_request_span() {
     }))
     .await;
     assert_eq!(span["traceparent"], traceparent());
-    assert_eq!(span["tracestate"], "rojo=00f067aa0ba902b7,congo=t61rcWkgMzE");
+    assert_eq!(
+        span["tracestate"],
+        "rojo=00f067aa0ba902b7,congo=t61rcWkgMzE"
+    );
     assert_eq!(span["baggage"], "userId=alice,isProduction=false");
 }
 
@@ -137,7 +140,10 @@ async fn with_the_opentelemetry_feature_the_trace_context_is_the_request_spans_p
         json!({}),
         json!({"traceparent": "00-not-a-trace-parent-01"}),
     ] {
-        let answer = server.handle(&call(trace), RequestFacts::stdio()).finish().await;
+        let answer = server
+            .handle(&call(trace), RequestFacts::stdio())
+            .finish()
+            .await;
         assert_eq!(answer.status, 200);
     }
     provider.force_flush().unwrap();
@@ -153,11 +159,17 @@ async fn with_the_opentelemetry_feature_the_trace_context_is_the_request_spans_p
         continued.span_context.trace_id(),
         TraceId::from_hex(TRACE_ID).unwrap()
     );
-    assert_eq!(continued.parent_span_id, SpanId::from_hex(PARENT_ID).unwrap());
+    assert_eq!(
+        continued.parent_span_id,
+        SpanId::from_hex(PARENT_ID).unwrap()
+    );
     assert!(continued.parent_span_is_remote);
     // Without a valid `traceparent` a request starts a trace of its own.
     for fresh in &spans[1..] {
         assert_eq!(fresh.parent_span_id, SpanId::INVALID, "{fresh:#?}");
-        assert_ne!(fresh.span_context.trace_id(), TraceId::from_hex(TRACE_ID).unwrap());
+        assert_ne!(
+            fresh.span_context.trace_id(),
+            TraceId::from_hex(TRACE_ID).unwrap()
+        );
     }
 }

@@ -38,7 +38,9 @@ async fn a_misspelled_key_is_asked_again_and_named_to_the_client() {
     let first = first.json();
     let state = first["result"]["requestState"].as_str().expect("a state");
     assert!(
-        first["result"]["_meta"].get(UNASKED_INPUT_RESPONSES).is_none(),
+        first["result"]["_meta"]
+            .get(UNASKED_INPUT_RESPONSES)
+            .is_none(),
         "{first}"
     );
 
@@ -72,7 +74,9 @@ async fn a_misspelled_key_is_asked_again_and_named_to_the_client() {
         "{next}"
     );
     assert!(
-        next["result"]["_meta"].get(UNASKED_INPUT_RESPONSES).is_none(),
+        next["result"]["_meta"]
+            .get(UNASKED_INPUT_RESPONSES)
+            .is_none(),
         "{next}"
     );
 }

@@ -133,4 +133,3 @@ where
         Completer(Arc::new(move |request| Box::pin(self(request))))
     }
 }
-

@@ -5,12 +5,12 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
+use super::Server;
 use super::completer::{CompletionRequest, MAX_COMPLETIONS};
 use super::context::RequestContext;
 use super::error::RpcError;
 use super::handler::{BoxFuture, ResourceDefinition};
 use super::panic::guarded;
-use super::Server;
 use crate::logfield::untrusted;
 use crate::protocol::{CompleteRequestParams, CompleteResult, Completion, CompletionReference};
 

@@ -176,9 +176,13 @@ pub(crate) fn bounded_client_info(mut info: Implementation) -> Implementation {
     };
     cut(&mut info.name);
     cut(&mut info.version);
-    for text in [&mut info.title, &mut info.description, &mut info.website_url]
-        .into_iter()
-        .flatten()
+    for text in [
+        &mut info.title,
+        &mut info.description,
+        &mut info.website_url,
+    ]
+    .into_iter()
+    .flatten()
     {
         cut(text);
     }
@@ -261,7 +265,9 @@ impl ServerBuilder {
     /// handler code by accident. Over stdio there are no headers. A name that is not a valid
     /// header name fails [`try_build`](Self::try_build).
     pub fn expose_header(mut self, name: impl Into<String>) -> Self {
-        self.context.requested.push(name.into().to_ascii_lowercase());
+        self.context
+            .requested
+            .push(name.into().to_ascii_lowercase());
         self
     }
 
@@ -315,7 +321,10 @@ mod tests {
         info.title = Some("t".repeat(1000));
         let bounded = bounded_client_info(info);
         assert_eq!(bounded.name.len(), MAX_CLIENT_INFO_TEXT);
-        assert_eq!(bounded.title.as_deref().map(str::len), Some(MAX_CLIENT_INFO_TEXT));
+        assert_eq!(
+            bounded.title.as_deref().map(str::len),
+            Some(MAX_CLIENT_INFO_TEXT)
+        );
         assert_eq!(bounded.version, "1");
         assert!(bounded.icons.is_none());
     }

@@ -6,16 +6,16 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::call::{Call, CallContext, Era, take_round};
+use super::completion;
+use super::context::{RequestContext, stamp};
 use super::error::RpcError;
 use super::handler::{BoxFuture, Progress};
 use super::legacy;
 use super::lifecycle::{self, Envelope};
 use super::outbound::{self, LevelCell, Logger};
+use super::trace_context::TraceContext;
 use super::{Handling, Outcome, RequestFacts, Server, cancel, headers, param_headers, trace};
 use crate::logfield::untrusted;
-use super::completion;
-use super::trace_context::TraceContext;
-use super::context::{RequestContext, stamp};
 use crate::protocol::meta::META_CLIENT_CAPABILITIES;
 use crate::protocol::{ClientCapabilities, ErrorObject};
 

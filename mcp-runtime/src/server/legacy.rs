@@ -11,7 +11,6 @@ use super::cancel::{Cancellable, cancelled_outcome};
 use super::complete::complete;
 use super::completion;
 use super::context::{ProtocolEra, RequestContext, bounded_client_info};
-use super::url_elicitation::LegacyCall;
 use super::dispatch::{Method, error_outcome, raw_result_outcome, result_outcome};
 use super::error::RpcError;
 use super::handler::Progress;
@@ -19,6 +18,7 @@ use super::lifecycle::progress_token;
 use super::outbound::{self, Logger, MessageReceiver, Outbound};
 use super::owner::Owner;
 use super::session::{CallGuard, Carrier, OpenError, Opening, Refused, Session, StreamGuard};
+use super::url_elicitation::LegacyCall;
 use super::{Handling, Outcome, RequestFacts, Server};
 use crate::logfield::untrusted;
 use crate::protocol::meta::META_PROTOCOL_VERSION;
@@ -562,9 +562,10 @@ pub(super) async fn run_call<H: Serves>(
 ) -> Outcome {
     let cancelled = running.cancelled();
     let timeout = call.input_timeout();
-    let mut answerer = running
-        .session()
-        .answerer(outbound, timeout, call.request_context().clone());
+    let mut answerer =
+        running
+            .session()
+            .answerer(outbound, timeout, call.request_context().clone());
     let max_rounds = call.max_rounds();
     let rounds = complete(
         |state, answers| call.round(state, answers),

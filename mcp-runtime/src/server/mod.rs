@@ -117,6 +117,8 @@ mod headers;
 mod legacy;
 mod lifecycle;
 mod oauth;
+#[cfg(feature = "opentelemetry")]
+mod otel;
 mod outbound;
 mod owner;
 mod panic;
@@ -127,8 +129,6 @@ mod single_use;
 mod trace;
 mod trace_context;
 mod url_elicitation;
-#[cfg(feature = "opentelemetry")]
-mod otel;
 
 use std::sync::Arc;
 
@@ -146,14 +146,14 @@ pub use handler::{
     ResourceDefinition, ResourceHandler, ToolHandler,
 };
 pub use outbound::{Logger, MessageReceiver};
-pub use trace_context::{
-    MAX_BAGGAGE, MAX_TRACESTATE, META_BAGGAGE, META_TRACEPARENT, META_TRACESTATE,
-};
 pub use register::{ByFunction, ByValue, IntoPromptHandler, IntoResourceHandler, IntoToolHandler};
 pub use session::{
     DEFAULT_INPUT_TIMEOUT, DEFAULT_MAX_CALLS_PER_OWNER, DEFAULT_MAX_CALLS_PER_SESSION,
     DEFAULT_MAX_SESSIONS, DEFAULT_MAX_SESSIONS_PER_OWNER, DEFAULT_MAX_STREAMS,
     DEFAULT_MAX_STREAMS_PER_OWNER, DEFAULT_MAX_SUBSCRIPTIONS, DEFAULT_SESSION_IDLE_TIMEOUT,
+};
+pub use trace_context::{
+    MAX_BAGGAGE, MAX_TRACESTATE, META_BAGGAGE, META_TRACEPARENT, META_TRACESTATE,
 };
 
 pub(crate) use builder::Inner;

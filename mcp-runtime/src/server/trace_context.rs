@@ -111,7 +111,9 @@ fn traceparent(value: &str) -> Option<String> {
     let shaped = trace_id.len() == 32
         && parent_id.len() == 16
         && flags.len() == 2
-        && [trace_id, parent_id, flags].iter().all(|part| is_lower_hex(part))
+        && [trace_id, parent_id, flags]
+            .iter()
+            .all(|part| is_lower_hex(part))
         && trace_id.bytes().any(|b| b != b'0')
         && parent_id.bytes().any(|b| b != b'0');
     shaped.then(|| format!("00-{trace_id}-{parent_id}-{flags}"))
@@ -141,9 +143,9 @@ fn valid_tracestate(state: &str) -> bool {
             };
             let key_ok = !key.is_empty()
                 && key.len() <= 256
-                && key.bytes().all(|b| {
-                    b.is_ascii_lowercase() || b.is_ascii_digit() || b"_-*/@".contains(&b)
-                });
+                && key
+                    .bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b"_-*/@".contains(&b));
             let value_ok = !value.is_empty()
                 && value.len() <= 256
                 && value
@@ -243,7 +245,10 @@ mod tests {
     #[test]
     fn oversized_or_invalid_state_and_baggage_are_dropped() {
         let long_state = format!("k={}", "v".repeat(MAX_TRACESTATE));
-        let many = (0..40).map(|i| format!("k{i}=v")).collect::<Vec<_>>().join(",");
+        let many = (0..40)
+            .map(|i| format!("k{i}=v"))
+            .collect::<Vec<_>>()
+            .join(",");
         let long_baggage = format!("k={}", "v".repeat(MAX_BAGGAGE));
         for (state, baggage) in [
             (long_state.as_str(), long_baggage.as_str()),

@@ -11,13 +11,15 @@ pub(super) fn with_standard(
 ) -> axum::http::HeaderMap {
     use base64::Engine as _;
     let target = params["name"].as_str().or(params["uri"].as_str());
-    let name = target.map(|target| match target.bytes().all(|b| (0x20..0x7f).contains(&b)) {
-        true => target.to_owned(),
-        false => format!(
-            "=?base64?{}?=",
-            base64::engine::general_purpose::STANDARD.encode(target)
-        ),
-    });
+    let name = target.map(
+        |target| match target.bytes().all(|b| (0x20..0x7f).contains(&b)) {
+            true => target.to_owned(),
+            false => format!(
+                "=?base64?{}?=",
+                base64::engine::general_purpose::STANDARD.encode(target)
+            ),
+        },
+    );
     let value = |text: &str| axum::http::HeaderValue::from_str(text).ok();
     if let Some(method) = value(method) {
         headers.insert("mcp-method", method);

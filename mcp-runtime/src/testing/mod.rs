@@ -436,10 +436,7 @@ impl FlowTester {
         }
         let mut meta = self.meta.clone();
         meta.insert(META_PROTOCOL_VERSION.into(), PROTOCOL_VERSION.into());
-        meta.insert(
-            META_CLIENT_CAPABILITIES.into(),
-            json!(self.capabilities),
-        );
+        meta.insert(META_CLIENT_CAPABILITIES.into(), json!(self.capabilities));
         params["_meta"] = Value::Object(meta);
         let message = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
         let subject = self.subject.clone().or_else(|| {
