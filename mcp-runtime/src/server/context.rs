@@ -130,8 +130,8 @@ impl RequestContext {
 
     /// The value of HTTP header `name` (any case), when the request came over HTTP, carried
     /// it, and the server exposes it ([`ServerBuilder::expose_header`]); `None` otherwise, and
-    /// always on stdio. A header sent more than once gives its first value; [`headers`]
-    /// (RequestContext::headers) gives all.
+    /// always on stdio. A header sent more than once gives its first value;
+    /// [`headers`](RequestContext::headers) gives all.
     pub fn header(&self, name: &str) -> Option<&str> {
         self.inner
             .headers
