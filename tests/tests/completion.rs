@@ -216,6 +216,11 @@ fn cases(client: &str) -> Vec<(Value, Vec<String>)> {
             ),
             vec!["docs/readme.md".to_owned(), "docs/notes.md".to_owned()],
         ),
+        // The revision lets `ref/resource` name a URI as well: the template matching it.
+        (
+            params(template_ref("files://src/main.rs"), "folder", "", None),
+            vec!["docs".to_owned(), "src".to_owned()],
+        ),
     ]
 }
 

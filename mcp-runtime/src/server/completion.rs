@@ -5,12 +5,12 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use super::Server;
 use super::completer::{CompletionRequest, MAX_COMPLETIONS};
 use super::context::RequestContext;
 use super::error::RpcError;
 use super::handler::{BoxFuture, ResourceDefinition};
 use super::panic::guarded;
+use super::{Handling, Outcome, ResourceHandler, Server};
 use crate::logfield::untrusted;
 use crate::protocol::{CompleteRequestParams, CompleteResult, Completion, CompletionReference};
 
@@ -53,16 +53,27 @@ pub(super) fn complete(
             }
         }
         CompletionReference::ResourceTemplate { uri } => {
-            let handler = inner
+            // The template itself, else (the `uri` may be a URI) a template that matches it.
+            let is_template = |handler: &&Arc<dyn ResourceHandler>, exact: bool| match handler
+                .definition()
+            {
+                ResourceDefinition::Template(template) if exact => template.uri_template == *uri,
+                ResourceDefinition::Template(_) => handler.matches(uri),
+                ResourceDefinition::Resource(_) => false,
+            };
+            let handler = (inner
                 .resources
                 .iter()
-                .find(|handler| {
-                    matches!(handler.definition(),
-                        ResourceDefinition::Template(template) if template.uri_template == *uri)
-                })
-                .ok_or_else(|| {
-                    RpcError::invalid_params(format!("unknown resource template `{uri}`"))
-                })?;
+                .find(|handler| is_template(handler, true)))
+            .or_else(|| {
+                inner
+                    .resources
+                    .iter()
+                    .find(|handler| is_template(handler, false))
+            })
+            .ok_or_else(|| {
+                RpcError::invalid_params(format!("unknown resource template `{uri}`"))
+            })?;
             match handler.completer() {
                 Some(completer) => guarded(move || completer.complete(request)),
                 None => guarded(|| {
@@ -87,4 +98,18 @@ pub(super) fn complete(
             ..Default::default()
         })
     }))
+}
+
+/// The answer to a `completion/complete` whose completer runs as `running`: `answer` makes
+/// it of the outcome, in the request's era.
+pub(super) fn handling(
+    running: BoxFuture<'static, Result<CompleteResult, RpcError>>,
+    id: &Value,
+    answer: impl FnOnce(&Value, Result<CompleteResult, RpcError>) -> Outcome + Send + 'static,
+) -> Handling {
+    let id = id.clone();
+    Handling {
+        messages: None,
+        outcome: Box::pin(async move { answer(&id, running.await) }),
+    }
 }

@@ -192,21 +192,19 @@ impl Server {
                     RequestContext::modern(meta, inner.context.exposed(facts.headers.as_deref()));
                 let running = completion::complete(self, params, context)?;
                 let info = inner.context.server_info().cloned();
-                let id = id.clone();
-                Ok(Handling {
-                    messages: None,
-                    outcome: Box::pin(async move {
-                        match running.await {
-                            Ok(mut result) => {
-                                if let Some(info) = &info {
-                                    stamp(&mut result.meta, info);
-                                }
-                                result_outcome(&id, &result)
+                Ok(completion::handling(
+                    running,
+                    id,
+                    move |id, result| match result {
+                        Ok(mut result) => {
+                            if let Some(info) = &info {
+                                stamp(&mut result.meta, info);
                             }
-                            Err(error) => error_outcome(&id, &error),
+                            result_outcome(id, &result)
                         }
-                    }),
-                })
+                        Err(error) => error_outcome(id, &error),
+                    },
+                ))
             }
             Method::ToolsCall | Method::PromptsGet | Method::ResourcesRead => {
                 let round = take_round(&mut params)?;

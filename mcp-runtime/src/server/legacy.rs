@@ -17,7 +17,7 @@ use super::handler::Progress;
 use super::lifecycle::progress_token;
 use super::outbound::{self, Logger, MessageReceiver, Outbound};
 use super::owner::Owner;
-use super::session::{CallGuard, Carrier, OpenError, Opening, Refused, Session, StreamGuard};
+use super::session::{CallGuard, Carrier, OpenError, Opening, Session, StreamGuard};
 use super::url_elicitation::LegacyCall;
 use super::{Handling, Outcome, RequestFacts, Server};
 use crate::logfield::untrusted;
@@ -274,22 +274,16 @@ impl Server {
             Method::ResourcesList => cached(&lists.resources_list),
             Method::TemplatesList => cached(&lists.templates_list),
             Method::Complete => {
-                let meta = match params.get("_meta") {
-                    Some(Value::Object(meta)) => meta.clone(),
-                    _ => Map::new(),
-                };
-                let context = session_context(&session, meta, self, facts, None);
+                let context = session_context(self, &session, &mut params, facts, None);
                 let running = completion::complete(self, params, context)?;
-                let id = id.clone();
-                Ok(Handling {
-                    messages: None,
-                    outcome: Box::pin(async move {
-                        match running.await {
-                            Ok(result) => legacy_outcome(&id, &result),
-                            Err(error) => error_outcome(&id, &error),
-                        }
-                    }),
-                })
+                Ok(completion::handling(
+                    running,
+                    id,
+                    |id, result| match result {
+                        Ok(result) => legacy_outcome(id, &result),
+                        Err(error) => error_outcome(id, &error),
+                    },
+                ))
             }
             Method::ToolsCall | Method::PromptsGet | Method::ResourcesRead => {
                 let (outbound, receiver) = outbound::channel();
@@ -301,18 +295,9 @@ impl Server {
                 // Stateless members mean nothing here: the flow runs whole within the call.
                 params.remove("inputResponses");
                 params.remove("requestState");
-                let meta = match params.remove("_meta") {
-                    Some(Value::Object(meta)) => meta,
-                    _ => Map::new(),
-                };
+                let call = Some(LegacyCall::new(outbound.clone()));
                 let context = CallContext {
-                    request: session_context(
-                        &session,
-                        meta,
-                        self,
-                        facts,
-                        Some(LegacyCall::new(outbound.clone())),
-                    ),
+                    request: session_context(self, &session, &mut params, facts, call),
                     peer: facts.peer,
                     headers: facts.headers.clone(),
                     capabilities: session.capabilities.clone(),
@@ -503,43 +488,26 @@ impl Server {
     }
 }
 
-impl From<Refused> for RpcError {
-    fn from(refused: Refused) -> Self {
-        match refused {
-            Refused::SessionCalls(max) => Self::too_many(format!(
-                "this session runs {max} calls, its most at once; wait for one to end"
-            )),
-            Refused::OwnerCalls(max) => Self::too_many(format!(
-                "this client's sessions run {max} calls, their most at once; wait for one to end"
-            )),
-            Refused::OwnerStreams(max) => Self::too_many(format!(
-                "this client's sessions hold {max} standalone streams, their most at once; \
-                 close one first"
-            )),
-            Refused::Streams(max) => Self::overloaded(format!(
-                "the server holds {max} standalone streams, its most at once; retry later"
-            )),
-            Refused::Subscriptions(max) => Self::invalid_params(format!(
-                "a session subscribes to at most {max} resources; unsubscribe from one first"
-            )),
-        }
-    }
-}
-
-/// The context of a request on `session` carrying `meta`; `call` for a call.
+/// The context of a request on `session`, its `_meta` taken out of `params`; `call` for a call.
 fn session_context(
-    session: &Session,
-    meta: Map<String, Value>,
     server: &Server,
+    session: &Session,
+    params: &mut Map<String, Value>,
     facts: &RequestFacts,
     call: Option<LegacyCall>,
 ) -> RequestContext {
+    let meta = match params.remove("_meta") {
+        Some(Value::Object(meta)) => meta,
+        _ => Map::new(),
+    };
+    let headers = server.inner.context.exposed(facts.headers.as_deref());
+    let info = session.client_info.clone();
     RequestContext::new(
         ProtocolEra::Legacy,
         session.version,
-        session.client_info.clone(),
+        info,
         meta,
-        server.inner.context.exposed(facts.headers.as_deref()),
+        headers,
         call,
     )
 }

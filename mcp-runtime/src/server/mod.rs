@@ -9,10 +9,14 @@
 //! A request whose `_meta` carries `io.modelcontextprotocol/protocolVersion` is judged on its
 //! own: its `_meta` must carry that version and the client's capabilities, and nothing is
 //! remembered between requests. Answered methods: `server/discover`, and, for each kind of
-//! handler registered, `tools/list` and `tools/call`; `prompts/list`, `prompts/get` and
-//! `completion/complete`; `resources/list`, `resources/templates/list` and `resources/read`.
+//! handler registered, `tools/list` and `tools/call`; `prompts/list` and `prompts/get`;
+//! `resources/list`, `resources/templates/list` and `resources/read`; and with prompts or
+//! resources, `completion/complete` (prompt arguments, resource-template variables).
 //! Every other method, including those this revision removed (`ping`, `logging/setLevel`,
-//! `resources/subscribe`, ...), answers `-32601`. Lists follow registration order.
+//! `resources/subscribe`, ...), answers `-32601`. Lists follow registration order. Every
+//! result names the server in `_meta["io.modelcontextprotocol/serverInfo"]` unless
+//! [`ServerBuilder::server_info_in_results`] turns it off; handlers read what the request says
+//! about its caller through [`RequestContext`].
 //!
 //! Over HTTP (a [`RequestFacts::http`] with its headers), such a message must carry the
 //! revision's standard headers, checked against the body before anything runs: `Mcp-Method`

@@ -112,6 +112,29 @@ pub(crate) enum Refused {
     Subscriptions(usize),
 }
 
+impl From<Refused> for super::error::RpcError {
+    fn from(refused: Refused) -> Self {
+        match refused {
+            Refused::SessionCalls(max) => Self::too_many(format!(
+                "this session runs {max} calls, its most at once; wait for one to end"
+            )),
+            Refused::OwnerCalls(max) => Self::too_many(format!(
+                "this client's sessions run {max} calls, their most at once; wait for one to end"
+            )),
+            Refused::OwnerStreams(max) => Self::too_many(format!(
+                "this client's sessions hold {max} standalone streams, their most at once; \
+                 close one first"
+            )),
+            Refused::Streams(max) => Self::overloaded(format!(
+                "the server holds {max} standalone streams, its most at once; retry later"
+            )),
+            Refused::Subscriptions(max) => Self::invalid_params(format!(
+                "a session subscribes to at most {max} resources; unsubscribe from one first"
+            )),
+        }
+    }
+}
+
 /// What one owner's sessions hold at once, shared by those sessions.
 #[derive(Debug, Default)]
 pub(crate) struct Usage {
