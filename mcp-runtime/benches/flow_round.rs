@@ -18,7 +18,9 @@ use std::pin::pin;
 use std::task::{Context, Poll, Waker};
 
 use mcp_runtime::protocol::{ClientCapabilities, InputResponses};
-use mcp_runtime::server::{AppState, FlowLimits, Logger, Progress, Reply, Request, ToolHandler};
+use mcp_runtime::server::{
+    AppState, FlowLimits, Logger, Progress, Reply, Request, RequestContext, ToolHandler,
+};
 use mcp_runtime::state::{BindingContext, Signer};
 use mcp_runtime::{Cx, ElicitChoice, ElicitForm, ToolResult, text, tool};
 use serde_json::{Value, json};
@@ -107,6 +109,7 @@ fn request(state: Option<Vec<u8>>, answers: Option<Value>) -> Request {
         logger: Logger::none(),
         limits: FlowLimits::default(),
         app: AppState::default(),
+        context: RequestContext::default(),
     }
 }
 
@@ -223,6 +226,7 @@ impl Clone for Prepared {
             logger: Logger::none(),
             limits: r.limits,
             app: r.app.clone(),
+            context: r.context.clone(),
         })
     }
 }

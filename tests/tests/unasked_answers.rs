@@ -37,7 +37,12 @@ async fn a_misspelled_key_is_asked_again_and_named_to_the_client() {
     let first = client::call(running.addr, json!(1), "tools/call", params(None, None)).await;
     let first = first.json();
     let state = first["result"]["requestState"].as_str().expect("a state");
-    assert!(first["result"].get("_meta").is_none(), "{first}");
+    assert!(
+        first["result"]["_meta"]
+            .get(UNASKED_INPUT_RESPONSES)
+            .is_none(),
+        "{first}"
+    );
 
     let answers = json!({"targte": target()});
     let retried = params(Some(("requestState", state)), Some(answers));
@@ -68,7 +73,12 @@ async fn a_misspelled_key_is_asked_again_and_named_to_the_client() {
         next["result"]["inputRequests"].get("confirm").is_some(),
         "{next}"
     );
-    assert!(next["result"].get("_meta").is_none(), "{next}");
+    assert!(
+        next["result"]["_meta"]
+            .get(UNASKED_INPUT_RESPONSES)
+            .is_none(),
+        "{next}"
+    );
 }
 
 #[tokio::test]

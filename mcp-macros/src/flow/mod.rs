@@ -120,6 +120,15 @@ fn compile(kind: Kind, attr: TokenStream, function: ItemFn) -> syn::Result<Token
             "a resource needs its URI or URI template: `#[resource(uri = \"scheme://path\")]`",
         ));
     }
+    if let (Kind::Resource, Some(uri), Some(complete)) = (kind, &options.uri, &options.complete)
+        && !uri.value().contains('{')
+    {
+        errors.push(syn::Error::new_spanned(
+            complete,
+            "`complete` completes the variables of a URI template, and this `uri` has none; \
+             remove `complete`, or give a template such as `uri = \"scheme://items/{id}\"`",
+        ));
+    }
     let (compiled, moved) = mutable::into_locals(kind, function);
     let mut handler = model::parse_handler(kind, options, compiled.clone(), &mut errors);
     handler.moved = moved;

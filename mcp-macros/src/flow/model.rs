@@ -67,6 +67,7 @@ impl Kind {
                 "max_rounds",
                 "on_new_shape",
                 "single_use",
+                "complete",
             ],
             Self::Elicit => &[],
         }

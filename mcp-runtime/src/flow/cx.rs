@@ -19,7 +19,7 @@ use crate::protocol::{
     InputRequest, InputResponses, ListRootsResult, LoggingLevel,
 };
 use crate::server::app_state::FromAppState;
-use crate::server::{AppState, Logger, Progress, State};
+use crate::server::{AppState, Logger, Progress, RequestContext, State};
 
 /// The context of one request to a handler: what the client can do, and the questions it
 /// can be asked.
@@ -59,6 +59,7 @@ pub struct Cx {
 
 struct Inner {
     capabilities: ClientCapabilities,
+    request: RequestContext,
     app: AppState,
     subject: Option<String>,
     claims: Option<Arc<Claims>>,
@@ -104,8 +105,13 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Cx {
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "the parts of one handler request, handed over once by the driver"
+    )]
     pub(crate) fn new(
         capabilities: ClientCapabilities,
+        request: RequestContext,
         subject: Option<String>,
         claims: Option<Arc<Claims>>,
         progress: Progress,
@@ -116,6 +122,7 @@ impl Cx {
         Self {
             inner: Arc::new(Inner {
                 capabilities,
+                request,
                 app,
                 subject,
                 claims,
@@ -207,6 +214,13 @@ impl Cx {
     #[allow(deprecated)] // reason: the answer type is deprecated with it
     pub fn list_roots(&self) -> Question<ListRootsResult> {
         question::roots()
+    }
+
+    /// What this round's request says beyond its arguments: the client's identity, the
+    /// protocol revision and era, the request's `_meta`, and the HTTP headers the server
+    /// exposes ([`RequestContext`]).
+    pub fn request(&self) -> &RequestContext {
+        &self.inner.request
     }
 
     /// The capabilities the client declared in this request.

@@ -139,6 +139,7 @@ pub(crate) async fn run<R>(request: Request, bounds: Bounds, step: Step<R>) -> H
         logger,
         limits,
         app,
+        context,
         ..
     } = request;
     let max_rounds = bounds.max_rounds.unwrap_or(limits.max_rounds);
@@ -154,6 +155,7 @@ pub(crate) async fn run<R>(request: Request, bounds: Bounds, step: Step<R>) -> H
     };
     let cx = Cx::new(
         capabilities,
+        context,
         subject,
         claims,
         progress,

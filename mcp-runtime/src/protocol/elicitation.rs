@@ -234,8 +234,9 @@ impl ElicitRequestFormParams {
     }
 }
 
-/// Parameters of a URL-mode `elicitation/create` (`ElicitRequestURLParams`). This revision
-/// has no `elicitationId`: correlation travels in `requestState`.
+/// Parameters of a URL-mode `elicitation/create` (`ElicitRequestURLParams`). Revision
+/// 2026-07-28 has no `elicitationId` (correlation travels in `requestState`); 2025-11-25
+/// requires one, which the server sets when it asks on a legacy session.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ElicitRequestUrlParams {
     /// Always `"url"`.
@@ -244,6 +245,14 @@ pub struct ElicitRequestUrlParams {
     pub message: String,
     /// The page to open.
     pub url: String,
+    /// `elicitationId` (2025-11-25 only): names the elicitation in
+    /// `notifications/elicitation/complete`.
+    #[serde(
+        rename = "elicitationId",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub elicitation_id: Option<String>,
 }
 
 impl ElicitRequestUrlParams {
@@ -253,6 +262,7 @@ impl ElicitRequestUrlParams {
             mode: UrlModeTag,
             message: message.into(),
             url: url.into(),
+            elicitation_id: None,
         }
     }
 }
@@ -282,6 +292,8 @@ impl<'de> Deserialize<'de> for ElicitRequestParams {
             requested_schema: Option<ElicitRequestedSchema>,
             #[serde(default)]
             url: Option<String>,
+            #[serde(default)]
+            elicitation_id: Option<String>,
         }
         let raw = Raw::deserialize(deserializer)?;
         match raw.mode.as_deref() {
@@ -301,6 +313,7 @@ impl<'de> Deserialize<'de> for ElicitRequestParams {
                     mode: UrlModeTag,
                     message: raw.message,
                     url,
+                    elicitation_id: raw.elicitation_id,
                 }))
             }
             Some(other) => Err(D::Error::unknown_variant(other, &["form", "url"])),

@@ -124,6 +124,9 @@ impl ErrorCode {
     pub const MISSING_REQUIRED_CLIENT_CAPABILITY: Self = Self(-32021);
     /// `-32022`: the requested protocol version is not supported.
     pub const UNSUPPORTED_PROTOCOL_VERSION: Self = Self(-32022);
+    /// `-32042` (2025-11-25 only): the request needs the user to finish URL-mode
+    /// elicitations first (`URLElicitationRequiredError`), listed in `data.elicitations`.
+    pub const URL_ELICITATION_REQUIRED: Self = Self(-32042);
 }
 
 impl From<ErrorCode> for i64 {

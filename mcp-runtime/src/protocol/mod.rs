@@ -83,6 +83,9 @@ pub mod method {
     /// `notifications/subscriptions/acknowledged`: the first message of a listen stream.
     pub const NOTIFICATION_SUBSCRIPTIONS_ACKNOWLEDGED: &str =
         "notifications/subscriptions/acknowledged";
+    /// `notifications/elicitation/complete` (2025-11-25 only): a URL-mode elicitation's
+    /// out-of-band work is done.
+    pub const NOTIFICATION_ELICITATION_COMPLETE: &str = "notifications/elicitation/complete";
 
     /// `initialize` (legacy revisions only).
     pub const INITIALIZE: &str = "initialize";

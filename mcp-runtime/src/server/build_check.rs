@@ -56,6 +56,12 @@ pub enum BuildError {
         /// What is wrong.
         problem: String,
     },
+    /// [`expose_header`](super::ServerBuilder::expose_header) names something that is not an
+    /// HTTP header name.
+    HeaderName {
+        /// The name given.
+        name: String,
+    },
 }
 
 impl fmt::Display for BuildError {
@@ -80,6 +86,11 @@ impl fmt::Display for BuildError {
             Self::ToolScopes { tool, problem } => {
                 write!(f, "`tool_scopes` of `{tool}`: {problem}")
             }
+            Self::HeaderName { name } => write!(
+                f,
+                "`expose_header(\"{name}\")` is not an HTTP header name; write a name of \
+                 letters, digits and `-`, such as `x-tenant`"
+            ),
         }
     }
 }

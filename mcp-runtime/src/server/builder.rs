@@ -73,6 +73,7 @@ pub struct ServerBuilder {
     pub(super) tool_scopes: HashMap<String, Vec<String>>,
     pub(super) page_size: Option<usize>,
     pub(super) listen: ListenLimits,
+    pub(super) context: super::context::ContextSettings,
 }
 
 impl Default for ServerBuilder {
@@ -107,6 +108,7 @@ impl Default for ServerBuilder {
                 total: super::DEFAULT_MAX_LISTENERS,
                 queue: super::LISTEN_QUEUE,
             },
+            context: super::context::ContextSettings::default(),
         }
     }
 }
@@ -303,6 +305,7 @@ impl ServerBuilder {
         // Handlers may take `State<Registry>`: the server's own handle is inserted below.
         self.state.insert(Registry::of(std::sync::Weak::new()));
         let entries = entries(&self)?;
+        let context = std::mem::take(&mut self.context).checked(&legacy.server_info)?;
         let audience = self.audience.clone().unwrap_or_else(|| self.name.clone());
         let marked = self.tools.iter().any(|tool| tool.single_use())
             || self.prompts.iter().any(|prompt| prompt.single_use())
@@ -334,6 +337,8 @@ impl ServerBuilder {
                 cache,
                 page_size: self.page_size,
                 discover: discovered,
+                // 2026-07-28 lists carry the server's identity; legacy ones none.
+                server_info: context.server_info().cloned(),
             },
         );
         let mut state = self.state;
@@ -358,6 +363,7 @@ impl ServerBuilder {
                 audience,
                 state,
                 auth,
+                context,
             }
         });
         Ok(Server { inner })
@@ -439,6 +445,8 @@ pub(crate) struct Inner {
     pub(crate) state: AppState,
     /// The OAuth resource server, when configured.
     pub(crate) auth: Option<crate::auth::ResourceServer>,
+    /// Which headers handlers see; whether results carry the server's identity.
+    pub(crate) context: super::context::ContextSettings,
 }
 
 /// What a legacy session's `initialize` is told besides its capabilities (which follow the

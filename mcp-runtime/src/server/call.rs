@@ -7,6 +7,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 use tracing::Instrument as _;
 
+use super::context::{RequestContext, stamp};
 use super::dispatch::{error_outcome, raw_result_outcome};
 use super::error::RpcError;
 use super::handler::{
@@ -59,6 +60,8 @@ pub(super) fn take_round(params: &mut Map<String, Value>) -> Result<RoundInput, 
 
 /// What a call knows about its caller, the same on every round.
 pub(super) struct CallContext {
+    /// What the handler is told about the request.
+    pub(super) request: RequestContext,
     pub(super) capabilities: ClientCapabilities,
     pub(super) subject: Option<String>,
     /// The caller's address, where the transport knows it.
@@ -67,8 +70,6 @@ pub(super) struct CallContext {
     pub(super) claims: Option<Arc<crate::auth::Claims>>,
     pub(super) progress: Progress,
     pub(super) logger: Logger,
-    /// The request's `_meta`, for the binding policy.
-    pub(super) meta: Option<Map<String, Value>>,
     /// The HTTP request's headers, for the binding policy.
     pub(super) headers: Option<Arc<axum::http::HeaderMap>>,
 }
@@ -190,6 +191,7 @@ impl<H: Serves> Call<H> {
             logger: context.logger.clone(),
             limits: self.server.inner.limits,
             app: self.server.inner.state.clone(),
+            context: context.request.clone(),
         };
         self.serve(request)
     }
@@ -297,10 +299,14 @@ impl<H: Serves> Call<H> {
     ) -> Outcome {
         // The one round takes the arguments as parsed: no copy.
         let mut input_required = false;
+        let info = self.server.inner.context.server_info().cloned();
         let reply = match self.last_round(state, input_responses).await {
             Ok(Reply::Complete(mut result)) => {
                 if let Some(cache) = cache {
                     result.apply_cache_hints(cache);
+                }
+                if let Some(info) = &info {
+                    stamp(result.meta_slot(), info);
                 }
                 serialised(&result)
             }
@@ -311,7 +317,7 @@ impl<H: Serves> Call<H> {
                 trace::record_state_bytes(token.as_ref().map_or(0, String::len));
                 input_required = true;
                 match InputRequiredResult::new(requests, token) {
-                    Ok(result) => serialised(&with_unasked(result, unasked)),
+                    Ok(result) => serialised(&with_meta(result, unasked, info.as_ref())),
                     Err(empty) => Err(ErrorObject::new(
                         ErrorCode::INTERNAL_ERROR,
                         empty.to_string(),
@@ -355,7 +361,7 @@ impl<H: Serves> Call<H> {
             .with_audience(&self.server.inner.audience)
             .with_subject(self.context.subject.as_deref())
             .with_arguments(bound)
-            .with_meta(self.context.meta.as_ref())
+            .with_meta(Some(self.context.request.meta()))
             .with_headers(self.context.headers.as_deref());
         let binding = signer.binding(&context);
         if let (true, Value::Object(arguments)) = (had_arguments, arguments) {
@@ -384,6 +390,7 @@ impl<H: Serves> Call<H> {
             logger: context.logger,
             limits: self.server.inner.limits,
             app: self.server.inner.state.clone(),
+            context: context.request,
         };
         let handler = self.handler;
         let running = guarded(|| handler.serve(request));
@@ -393,6 +400,11 @@ impl<H: Serves> Call<H> {
     fn serve(&self, request: Request) -> BoxFuture<'static, HandlerResult<H::Result>> {
         let running = guarded(|| self.handler.serve(request));
         Box::pin(async move { running.await.unwrap_or_else(|panic| Err(panicked(&panic))) })
+    }
+
+    /// What the handler is told about the call's request.
+    pub(super) fn request_context(&self) -> &RequestContext {
+        &self.context.request
     }
 
     pub(super) fn max_rounds(&self) -> u32 {
@@ -431,13 +443,27 @@ fn panicked(panic: &str) -> ErrorObject {
 pub(super) trait FinalResult: Serialize {
     /// Applies the server's caching hints, for results that carry them.
     fn apply_cache_hints(&mut self, _hints: CacheHints) {}
+    /// The result's `_meta`, where the server's identity goes.
+    fn meta_slot(&mut self) -> &mut Option<ResultMeta>;
 }
 
-impl FinalResult for CallToolResult {}
+impl FinalResult for CallToolResult {
+    fn meta_slot(&mut self) -> &mut Option<ResultMeta> {
+        &mut self.meta
+    }
+}
 
-impl FinalResult for GetPromptResult {}
+impl FinalResult for GetPromptResult {
+    fn meta_slot(&mut self) -> &mut Option<ResultMeta> {
+        &mut self.meta
+    }
+}
 
-impl FinalResult for CompleteResult {}
+impl FinalResult for CompleteResult {
+    fn meta_slot(&mut self) -> &mut Option<ResultMeta> {
+        &mut self.meta
+    }
+}
 
 impl FinalResult for ReadResourceResult {
     /// Hints the handler set itself win; the defaults (`0`, `private`) give way to the
@@ -446,6 +472,9 @@ impl FinalResult for ReadResourceResult {
         if self.cache == CacheHints::default() {
             self.cache = hints;
         }
+    }
+    fn meta_slot(&mut self) -> &mut Option<ResultMeta> {
+        &mut self.meta
     }
 }
 
@@ -463,13 +492,22 @@ fn serialised<R: Serialize>(result: &R) -> Result<Vec<u8>, ErrorObject> {
 /// or answers sent without the `requestState` that asked them, so the flow started over).
 pub const UNASKED_INPUT_RESPONSES: &str = "mcp-runtime/unaskedInputResponses";
 
-/// `result`, telling the client which of its answers no question asked.
-fn with_unasked(result: InputRequiredResult, unasked: Vec<String>) -> InputRequiredResult {
-    if unasked.is_empty() {
+/// `result`, telling the client which of its answers no question asked, and who answered.
+fn with_meta(
+    result: InputRequiredResult,
+    unasked: Vec<String>,
+    server_info: Option<&crate::protocol::Implementation>,
+) -> InputRequiredResult {
+    if unasked.is_empty() && server_info.is_none() {
         return result;
     }
-    let mut meta = ResultMeta::default();
-    meta.extra
-        .insert(UNASKED_INPUT_RESPONSES.to_owned(), unasked.into());
+    let mut meta = ResultMeta {
+        server_info: server_info.cloned(),
+        ..ResultMeta::default()
+    };
+    if !unasked.is_empty() {
+        meta.extra
+            .insert(UNASKED_INPUT_RESPONSES.to_owned(), unasked.into());
+    }
     result.with_meta(meta)
 }

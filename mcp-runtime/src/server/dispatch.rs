@@ -6,21 +6,21 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::call::{Call, CallContext, Era, take_round};
+use super::completion;
+use super::context::{RequestContext, stamp};
 use super::error::RpcError;
 use super::handler::{BoxFuture, Progress};
 use super::legacy;
 use super::lifecycle::{self, Envelope};
 use super::outbound::{self, LevelCell, Logger};
 use super::registry::{ListKind, cursor_of};
+use super::trace_context::TraceContext;
 use super::{
     Handling, Outcome, RequestFacts, Server, cancel, headers, listen, param_headers, trace,
 };
 use crate::logfield::untrusted;
 use crate::protocol::meta::META_CLIENT_CAPABILITIES;
-use crate::protocol::{
-    ClientCapabilities, CompleteRequestParams, CompleteResult, Completion, CompletionReference,
-    ErrorObject,
-};
+use crate::protocol::{ClientCapabilities, ErrorObject};
 
 /// The methods a server may answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,9 +37,6 @@ pub(super) enum Method {
     Listen,
 }
 
-/// The most completion values one answer carries (the schema's limit).
-const MAX_COMPLETIONS: usize = 100;
-
 impl Server {
     /// Handles one JSON-RPC message (the body of an HTTP POST, or one stdio line).
     ///
@@ -55,6 +52,8 @@ impl Server {
             Ok(Envelope::Request { id, method, params }) => {
                 let legacy = legacy::is_legacy(&method, &params, &facts);
                 let span = trace::request_span(&method, &id, legacy);
+                // Before the span is first entered: with `opentelemetry`, it sets its parent.
+                TraceContext::of(&params).record(&span);
                 let mut handling = {
                     let _entered = span.enter();
                     // On a stdio connection a call may be cancelled by its id.
@@ -157,7 +156,7 @@ impl Server {
             "tools/call" if tools => Method::ToolsCall,
             "prompts/list" if prompts => Method::PromptsList,
             "prompts/get" if prompts => Method::PromptsGet,
-            "completion/complete" if prompts => Method::Complete,
+            "completion/complete" if prompts || resources => Method::Complete,
             "resources/list" if resources => Method::ResourcesList,
             "resources/templates/list" if resources => Method::TemplatesList,
             "resources/read" if resources => Method::ResourcesRead,
@@ -191,7 +190,29 @@ impl Server {
             Method::ResourcesList => page(ListKind::Resources),
             Method::TemplatesList => page(ListKind::Templates),
             Method::Listen => listen::listen(self, id, &params, &facts, &snapshot),
-            Method::Complete => Ok(Handling::ready(result_outcome(id, &self.complete(params)?))),
+            Method::Complete => {
+                let meta = match params.get("_meta") {
+                    Some(Value::Object(meta)) => meta.clone(),
+                    _ => Map::new(),
+                };
+                let context =
+                    RequestContext::modern(meta, self.inner.context.exposed(facts.headers.as_deref()));
+                let running = completion::complete(self, params, context)?;
+                let info = self.inner.context.server_info().cloned();
+                Ok(completion::handling(
+                    running,
+                    id,
+                    move |id, result| match result {
+                        Ok(mut result) => {
+                            if let Some(info) = &info {
+                                stamp(&mut result.meta, info);
+                            }
+                            result_outcome(id, &result)
+                        }
+                        Err(error) => error_outcome(id, &error),
+                    },
+                ))
+            }
             Method::ToolsCall | Method::PromptsGet | Method::ResourcesRead => {
                 let round = take_round(&mut params)?;
                 // `check_meta` has seen `_meta` and its capabilities object: take them, not a
@@ -227,14 +248,18 @@ impl Server {
                     }
                     _ => Logger::none(),
                 };
+                let request = RequestContext::modern(
+                    meta_map.unwrap_or_default(),
+                    self.inner.context.exposed(facts.headers.as_deref()),
+                );
                 let context = CallContext {
+                    request,
                     peer: facts.peer,
                     capabilities,
                     subject: facts.subject,
                     claims: facts.claims,
                     progress,
                     logger,
-                    meta: meta_map,
                     headers: facts.headers,
                 };
                 let outcome = self.call(id.clone(), method, params, context, Era::Modern(round))?;
@@ -330,39 +355,6 @@ impl Server {
                 let call = Call::new(handler, method_name, target, arguments, context, self);
                 era.start(id, call, Some(inner.cache))
             }
-        })
-    }
-
-    pub(super) fn complete(&self, params: Map<String, Value>) -> Result<CompleteResult, RpcError> {
-        let params: CompleteRequestParams =
-            serde_json::from_value(Value::Object(params)).map_err(|error| {
-                RpcError::invalid_params(format!("invalid `completion/complete` params: {error}"))
-            })?;
-        let argument = &params.argument;
-        let values = match &params.reference {
-            CompletionReference::Prompt { name, .. } => {
-                let snapshot = self.inner.registry.snapshot();
-                let position = snapshot
-                    .prompt_index
-                    .get(name)
-                    .ok_or_else(|| RpcError::invalid_params(format!("unknown prompt `{name}`")))?;
-                let handler = &snapshot.prompts[*position];
-                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    handler.complete(&argument.name, &argument.value)
-                }))
-                .map_err(|_| RpcError::internal("internal error"))?
-            }
-            CompletionReference::ResourceTemplate { .. } => Vec::new(),
-        };
-        let total = values.len();
-        let values: Vec<String> = values.into_iter().take(MAX_COMPLETIONS).collect();
-        Ok(CompleteResult {
-            completion: Completion {
-                values,
-                total: Some(total as u64),
-                has_more: Some(total > MAX_COMPLETIONS),
-            },
-            ..Default::default()
         })
     }
 }

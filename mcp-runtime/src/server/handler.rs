@@ -10,6 +10,8 @@ use std::sync::Arc;
 use serde_json::{Map, Number, Value};
 
 use super::app_state::{AppState, StateType};
+use super::completer::Completer;
+use super::context::RequestContext;
 use super::outbound::{self, Logger, MessageReceiver, Outbound};
 use crate::protocol::{
     CallToolResult, ClientCapabilities, ErrorObject, GetPromptResult, InputRequests,
@@ -50,6 +52,9 @@ pub struct Request {
     pub limits: FlowLimits,
     /// The server's application state (see [`app_state`](super::app_state)).
     pub app: AppState,
+    /// The caller's identity, the protocol revision, the request's `_meta` and the exposed
+    /// HTTP headers.
+    pub context: RequestContext,
 }
 
 /// What a handler asks for when it needs input: questions, and the state to resume from.
@@ -147,9 +152,16 @@ pub trait PromptHandler: Send + Sync + 'static {
     fn definition(&self) -> Prompt;
     /// Runs one round of the prompt.
     fn get(&self, request: Request) -> BoxFuture<'static, HandlerResult<GetPromptResult>>;
-    /// Completion values for one argument of this prompt; default: none.
+    /// Completion values for one argument of this prompt, when
+    /// [`completer`](Self::completer) gives none; default: none.
     fn complete(&self, _argument: &str, _value: &str) -> Vec<String> {
         Vec::new()
+    }
+    /// The completer of this prompt's arguments (`#[prompt(complete = ...)]`), which may be
+    /// `async` and sees the other arguments, the application state and the request context;
+    /// default: none, and [`complete`](Self::complete) answers.
+    fn completer(&self) -> Option<Completer> {
+        None
     }
     /// Whether each state this prompt hands out may be used once only
     /// (`#[prompt(single_use)]`); default: no, unless the server makes every state single-use.
@@ -180,6 +192,11 @@ pub trait ResourceHandler: Send + Sync + 'static {
     fn matches(&self, uri: &str) -> bool;
     /// Runs one round of a read.
     fn read(&self, request: Request) -> BoxFuture<'static, HandlerResult<ReadResourceResult>>;
+    /// The completer of a template's variables (`#[resource(complete = ...)]`); default: none,
+    /// and completion offers nothing.
+    fn completer(&self) -> Option<Completer> {
+        None
+    }
     /// Whether each state this resource hands out may be used once only
     /// (`#[resource(single_use)]`); default: no, unless the server makes every state
     /// single-use.

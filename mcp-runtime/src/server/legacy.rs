@@ -9,6 +9,8 @@ use serde_json::{Map, Value};
 use super::call::{Call, CallContext, Era, Serves};
 use super::cancel::{Cancellable, cancelled_outcome};
 use super::complete::complete;
+use super::completion;
+use super::context::{ProtocolEra, RequestContext, bounded_client_info};
 use super::dispatch::{Method, error_outcome, raw_result_outcome, result_outcome};
 use super::error::RpcError;
 use super::handler::Progress;
@@ -16,8 +18,9 @@ use super::lifecycle::{legacy_result, progress_token};
 use super::outbound::{self, Logger, MessageReceiver, Outbound};
 use super::owner::Owner;
 use super::registry::{ListKind, cursor_of};
-use super::session::{CallGuard, Carrier, OpenError, Opening, Refused, Session, StreamGuard};
+use super::session::{CallGuard, Carrier, OpenError, Opening, Session, StreamGuard};
 use super::subscriptions::{Notice, announce};
+use super::url_elicitation::LegacyCall;
 use super::{Handling, Outcome, RequestFacts, Server};
 use crate::logfield::untrusted;
 use crate::protocol::meta::META_PROTOCOL_VERSION;
@@ -191,6 +194,7 @@ impl Server {
         let opening = Opening {
             version,
             capabilities: params.capabilities,
+            client_info: Some(bounded_client_info(params.client_info.clone())),
             subject: facts.subject.clone(),
             owner: Owner::of(facts.subject.as_deref(), facts.peer),
             carrier,
@@ -283,8 +287,16 @@ impl Server {
             Method::ResourcesList => page(ListKind::Resources),
             Method::TemplatesList => page(ListKind::Templates),
             Method::Complete => {
-                let result = self.complete(params)?;
-                Ok(Handling::ready(legacy_outcome(id, &result)))
+                let context = session_context(self, &session, &mut params, facts, None);
+                let running = completion::complete(self, params, context)?;
+                Ok(completion::handling(
+                    running,
+                    id,
+                    |id, result| match result {
+                        Ok(result) => legacy_outcome(id, &result),
+                        Err(error) => error_outcome(id, &error),
+                    },
+                ))
             }
             Method::ToolsCall | Method::PromptsGet | Method::ResourcesRead => {
                 let (outbound, receiver) = outbound::channel();
@@ -296,10 +308,10 @@ impl Server {
                 // Stateless members mean nothing here: the flow runs whole within the call.
                 params.remove("inputResponses");
                 params.remove("requestState");
-                params.remove("_meta");
+                let call = Some(LegacyCall::new(outbound.clone()));
                 let context = CallContext {
+                    request: session_context(self, &session, &mut params, facts, call),
                     peer: facts.peer,
-                    meta: None,
                     headers: facts.headers.clone(),
                     capabilities: session.capabilities.clone(),
                     subject: facts.subject.clone(),
@@ -469,27 +481,28 @@ impl Server {
     }
 }
 
-impl From<Refused> for RpcError {
-    fn from(refused: Refused) -> Self {
-        match refused {
-            Refused::SessionCalls(max) => Self::too_many(format!(
-                "this session runs {max} calls, its most at once; wait for one to end"
-            )),
-            Refused::OwnerCalls(max) => Self::too_many(format!(
-                "this client's sessions run {max} calls, their most at once; wait for one to end"
-            )),
-            Refused::OwnerStreams(max) => Self::too_many(format!(
-                "this client's sessions hold {max} standalone streams, their most at once; \
-                 close one first"
-            )),
-            Refused::Streams(max) => Self::overloaded(format!(
-                "the server holds {max} standalone streams, its most at once; retry later"
-            )),
-            Refused::Subscriptions(max) => Self::invalid_params(format!(
-                "a session subscribes to at most {max} resources; unsubscribe from one first"
-            )),
-        }
-    }
+/// The context of a request on `session`, its `_meta` taken out of `params`; `call` for a call.
+fn session_context(
+    server: &Server,
+    session: &Session,
+    params: &mut Map<String, Value>,
+    facts: &RequestFacts,
+    call: Option<LegacyCall>,
+) -> RequestContext {
+    let meta = match params.remove("_meta") {
+        Some(Value::Object(meta)) => meta,
+        _ => Map::new(),
+    };
+    let headers = server.inner.context.exposed(facts.headers.as_deref());
+    let info = session.client_info.clone();
+    RequestContext::new(
+        ProtocolEra::Legacy,
+        session.version,
+        info,
+        meta,
+        headers,
+        call,
+    )
 }
 
 fn parse_params<T: serde::de::DeserializeOwned>(
@@ -510,7 +523,10 @@ pub(super) async fn run_call<H: Serves>(
 ) -> Outcome {
     let cancelled = running.cancelled();
     let timeout = call.input_timeout();
-    let mut answerer = running.session().answerer(outbound, timeout);
+    let mut answerer =
+        running
+            .session()
+            .answerer(outbound, timeout, call.request_context().clone());
     let max_rounds = call.max_rounds();
     let rounds = complete(
         |state, answers| call.round(state, answers),

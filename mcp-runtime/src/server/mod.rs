@@ -9,11 +9,15 @@
 //! A request whose `_meta` carries `io.modelcontextprotocol/protocolVersion` is judged on its
 //! own: its `_meta` must carry that version and the client's capabilities, and nothing is
 //! remembered between requests. Answered methods: `server/discover`, `subscriptions/listen`,
-//! and, for each kind of handler registered, `tools/list` and `tools/call`; `prompts/list`,
-//! `prompts/get` and `completion/complete`; `resources/list`, `resources/templates/list` and
-//! `resources/read`. Every other method, including those this revision removed (`ping`,
-//! `logging/setLevel`, `resources/subscribe`, ...), answers `-32601`. Lists follow
-//! registration order, in pages of [`ServerBuilder::page_size`] when set.
+//! and, for each kind of handler registered, `tools/list` and `tools/call`; `prompts/list` and
+//! `prompts/get`; `resources/list`, `resources/templates/list` and `resources/read`; and with
+//! prompts or resources, `completion/complete` (prompt arguments, resource-template variables).
+//! Every other method, including those this revision removed (`ping`, `logging/setLevel`,
+//! `resources/subscribe`, ...), answers `-32601`. Lists follow registration order, in pages of
+//! [`ServerBuilder::page_size`] when set. Every result names the server in
+//! `_meta["io.modelcontextprotocol/serverInfo"]` unless
+//! [`ServerBuilder::server_info_in_results`] turns it off; handlers read what the request says
+//! about its caller through [`RequestContext`].
 //!
 //! # Handlers that change, and listen streams
 //!
@@ -103,6 +107,9 @@
 //! | `replayed` | `true` when a retried round was answered from the replay store |
 //! | `outcome` | `complete`, `input_required`, `error`, or `cancelled` (the client cancelled the call or went away) |
 //! | `error_code` | the JSON-RPC error code, when the outcome is `error` |
+//! | `traceparent` | the W3C `traceparent` from the request's `_meta`, when valid |
+//! | `tracestate` | its `tracestate`, when valid, with a `traceparent`, and at most [`MAX_TRACESTATE`] bytes |
+//! | `baggage` | its W3C `baggage`, when valid and at most [`MAX_BAGGAGE`] bytes |
 //!
 //! On a legacy session a call runs all its rounds within one request: each round runs in a
 //! child span `round` carrying `round`, `shape` and `state_bytes` (there, the size of the
@@ -116,6 +123,9 @@ mod builder;
 mod call;
 mod cancel;
 mod complete;
+mod completer;
+mod completion;
+mod context;
 mod dispatch;
 mod error;
 mod handler;
@@ -124,6 +134,8 @@ mod legacy;
 mod lifecycle;
 mod listen;
 mod oauth;
+#[cfg(feature = "opentelemetry")]
+mod otel;
 mod outbound;
 mod owner;
 mod panic;
@@ -134,6 +146,8 @@ mod session;
 mod single_use;
 mod subscriptions;
 mod trace;
+mod trace_context;
+mod url_elicitation;
 
 use std::sync::Arc;
 
@@ -142,6 +156,10 @@ pub use build_check::BuildError;
 pub use builder::{DEFAULT_BODY_LIMIT, DEFAULT_MAX_JSON_DEPTH, ServerBuilder, SubjectHook};
 pub use call::UNASKED_INPUT_RESPONSES;
 pub use complete::Answerer;
+pub use completer::{
+    ByArgument, ByRequest, Completer, CompletionRequest, IntoCompleter, MAX_COMPLETIONS,
+};
+pub use context::{MAX_CLIENT_INFO_TEXT, ProtocolEra, RequestContext};
 pub use handler::{
     Asked, BoxFuture, FlowLimits, HandlerResult, Progress, PromptHandler, Reply, Request,
     ResourceDefinition, ResourceHandler, ToolHandler,
@@ -155,6 +173,9 @@ pub use session::{
     DEFAULT_MAX_STREAMS_PER_OWNER, DEFAULT_MAX_SUBSCRIPTIONS, DEFAULT_SESSION_IDLE_TIMEOUT,
 };
 pub use subscriptions::{DEFAULT_MAX_LISTENERS, DEFAULT_MAX_LISTENERS_PER_OWNER, LISTEN_QUEUE};
+pub use trace_context::{
+    MAX_BAGGAGE, MAX_TRACESTATE, META_BAGGAGE, META_TRACEPARENT, META_TRACESTATE,
+};
 
 pub(crate) use builder::Inner;
 pub(crate) use complete::complete;

@@ -33,6 +33,9 @@ pub(crate) fn request_span(method: &str, id: &Value, legacy: bool) -> Span {
         replayed = Empty,
         outcome = Empty,
         error_code = Empty,
+        traceparent = Empty,
+        tracestate = Empty,
+        baggage = Empty,
     )
 }
 

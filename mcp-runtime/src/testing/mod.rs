@@ -53,6 +53,7 @@ use crate::server::{
 use crate::state::Signer;
 
 mod answers;
+mod headers;
 mod round;
 mod schema;
 mod server;
@@ -116,6 +117,7 @@ impl Host {
                         .flow_limits(*limits)
                         .handlers(tool, prompt, resource)
                         .app_state(app.clone())
+                        .expose_all_headers()
                         .build()
                 })
                 .clone(),
@@ -155,6 +157,10 @@ pub struct FlowTester {
     capabilities: ClientCapabilities,
     subject: Option<String>,
     claims: Option<Arc<Claims>>,
+    /// Members added to every round's `_meta`.
+    meta: Map<String, Value>,
+    /// HTTP headers sent with every round, beside the standard ones.
+    headers: Option<axum::http::HeaderMap>,
 }
 
 impl fmt::Debug for FlowTester {
@@ -187,6 +193,8 @@ impl FlowTester {
             capabilities: all_capabilities(),
             subject: None,
             claims: None,
+            meta: Map::new(),
+            headers: None,
         }
     }
 
@@ -271,6 +279,38 @@ impl FlowTester {
             panic!("`FlowTester::claims` needs a string `sub`: the token's subject");
         };
         self.claims = Some(Arc::new(Claims::new(subject.to_owned(), claims.clone())));
+        self
+    }
+
+    /// Adds `value` under `key` to every round's `_meta`, as a client sends it: for example
+    /// `io.modelcontextprotocol/clientInfo` (which handlers read through
+    /// [`RequestContext::client_info`](crate::server::RequestContext::client_info)), or a
+    /// `traceparent`. The protocol version and capabilities are the tester's own.
+    #[must_use]
+    pub fn meta(mut self, key: impl Into<String>, value: Value) -> Self {
+        self.meta.insert(key.into(), value);
+        self
+    }
+
+    /// Sends HTTP header `name: value` with every round, as the HTTP transport hands headers
+    /// over (with the standard `Mcp-Method` and `Mcp-Name` the tester adds). A tester made
+    /// from a handler exposes every header to it; one made from a server
+    /// ([`ServerTester`]) exposes those the server does
+    /// ([`ServerBuilder::expose_header`](crate::server::ServerBuilder::expose_header)). A tool
+    /// with arguments marked `x-mcp-header` then needs their `Mcp-Param-*` headers too.
+    ///
+    /// # Panics
+    ///
+    /// When `name` or `value` cannot be an HTTP header.
+    #[must_use]
+    pub fn header(mut self, name: &str, value: &str) -> Self {
+        let (Ok(name), Ok(value)) = (
+            axum::http::HeaderName::from_bytes(name.as_bytes()),
+            axum::http::HeaderValue::from_str(value),
+        ) else {
+            panic!("`FlowTester::header`: `{name}: {value}` is not an HTTP header");
+        };
+        self.headers.get_or_insert_default().append(name, value);
         self
     }
 
@@ -394,18 +434,21 @@ impl FlowTester {
         if let Some(answers) = answers {
             params["inputResponses"] = answers;
         }
-        params["_meta"] = json!({
-            META_PROTOCOL_VERSION: PROTOCOL_VERSION,
-            META_CLIENT_CAPABILITIES: self.capabilities,
-        });
+        let mut meta = self.meta.clone();
+        meta.insert(META_PROTOCOL_VERSION.into(), PROTOCOL_VERSION.into());
+        meta.insert(META_CLIENT_CAPABILITIES.into(), json!(self.capabilities));
+        params["_meta"] = Value::Object(meta);
         let message = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
         let subject = self.subject.clone().or_else(|| {
             self.claims
                 .as_ref()
                 .map(|claims| claims.subject().to_owned())
         });
-        let facts = RequestFacts::http(Some(PROTOCOL_VERSION.to_owned()), subject)
+        let mut facts = RequestFacts::http(Some(PROTOCOL_VERSION.to_owned()), subject)
             .with_claims(self.claims.clone());
+        if let Some(headers) = &self.headers {
+            facts = facts.with_headers(headers::with_standard(headers.clone(), method, &params));
+        }
         let server = self.server();
         let answer = server
             .handle(message.to_string().as_bytes(), facts)

@@ -4,6 +4,7 @@
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::Ident;
+use syn::spanned::Spanned as _;
 
 use super::super::model::{Handler, Kind};
 use super::super::shadow;
@@ -499,13 +500,7 @@ fn handler_impl(handler: &Handler, stepper: &Stepper, asks: bool) -> TokenStream
                 quote!(::mcp_runtime::protocol::Prompt),
                 quote!(#p::prompt_definition(#p::arguments_schema::<#args_ty>(), #name, #title, #description, #presentation)),
             );
-            let complete = handler.options.complete.as_ref().map(|path| {
-                quote! {
-                    fn complete(&self, argument: &str, value: &str) -> ::std::vec::Vec<::std::string::String> {
-                        #path(argument, value)
-                    }
-                }
-            });
+            let complete = completer(handler);
             quote! {
                 #[automatically_derived]
                 impl #generics #s::PromptHandler for #self_ty #bounds {
@@ -530,6 +525,7 @@ fn handler_impl(handler: &Handler, stepper: &Stepper, asks: bool) -> TokenStream
                 .clone()
                 .unwrap_or_else(|| syn::LitStr::new("", handler.span()));
             let mime = option_str(handler.options.mime_type.as_ref());
+            let complete = completer(handler);
             let definition = cached(
                 quote!(#s::ResourceDefinition),
                 quote!(#p::resource_definition(#uri, #name, #title, #description, #mime, #presentation)),
@@ -546,10 +542,26 @@ fn handler_impl(handler: &Handler, stepper: &Stepper, asks: bool) -> TokenStream
                     }
                     #single_use
                     #required
+                    #complete
                 }
             }
         }
     }
+}
+
+/// `fn completer` of a prompt or resource with `complete = path`: the path's completer, its
+/// misuse reported at the path.
+fn completer(handler: &Handler) -> Option<TokenStream> {
+    handler.options.complete.as_ref().map(|path| {
+        let into = quote_spanned! {path.span()=>
+            ::mcp_runtime::server::IntoCompleter::into_completer(#path)
+        };
+        quote! {
+            fn completer(&self) -> ::core::option::Option<::mcp_runtime::server::Completer> {
+                ::core::option::Option::Some(#into)
+            }
+        }
+    })
 }
 
 fn option_str(value: Option<&syn::LitStr>) -> TokenStream {

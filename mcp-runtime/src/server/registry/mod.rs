@@ -19,7 +19,7 @@ pub(crate) use snapshot::{Entries, Entry, Offered, Snapshot, ToolEntry};
 
 use super::build_check::BuildError;
 use crate::protocol::{
-    CacheHints, DiscoverResult, JsonObject, ListChangedCapability, ResourcesCapability,
+    CacheHints, DiscoverResult, Implementation, JsonObject, ListChangedCapability, ResourcesCapability,
     ServerCapabilities,
 };
 
@@ -38,6 +38,8 @@ pub(crate) struct Settings {
     pub(crate) page_size: Option<usize>,
     /// `server/discover`'s result, but for the capabilities, which follow the handlers.
     pub(crate) discover: DiscoverResult,
+    /// Put in every 2026-07-28 list's `_meta`, unless turned off.
+    pub(crate) server_info: Option<Implementation>,
 }
 
 /// The registered handlers, and the snapshot requests read.
@@ -93,8 +95,8 @@ pub(crate) fn capabilities(offered: Offered) -> (ServerCapabilities, ServerCapab
     let modern = ServerCapabilities {
         tools: offered.tools.then(notifying),
         prompts: offered.prompts.then(notifying),
-        // Completion is answered for prompt arguments.
-        completions: offered.prompts.then(JsonObject::new),
+        // Completion is answered for prompt arguments and resource-template variables.
+        completions: (offered.prompts || offered.resources).then(JsonObject::new),
         resources: offered.resources.then_some(ResourcesCapability {
             subscribe: Some(true),
             list_changed: Some(true),

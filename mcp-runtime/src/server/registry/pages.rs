@@ -143,10 +143,20 @@ fn cursor(kind: ListKind, digest: &[u8; DIGEST_BYTES], number: usize) -> String 
     URL_SAFE_NO_PAD.encode(bytes)
 }
 
-/// A page as a legacy session gets it.
+/// A page as a legacy session gets it: without the members only 2026-07-28 has, and without
+/// the server's identity in `_meta`, which those revisions give at `initialize`.
 fn older_shape(page: &str) -> String {
     let value: serde_json::Value = serde_json::from_str(page).expect("a page parses");
-    let value = crate::server::lifecycle::legacy_result(&value).expect("a page serialises");
+    let mut value = crate::server::lifecycle::legacy_result(&value).expect("a page serialises");
+    if let Some(object) = value.as_object_mut() {
+        let meta = object.get_mut("_meta").and_then(serde_json::Value::as_object_mut);
+        if let Some(meta) = meta {
+            meta.remove(crate::protocol::meta::META_SERVER_INFO);
+            if meta.is_empty() {
+                object.remove("_meta");
+            }
+        }
+    }
     serde_json::to_string(&value).expect("a page serialises")
 }
 

@@ -9,7 +9,7 @@ use super::Settings;
 use super::pages::{ListKind, Listing};
 use crate::protocol::{
     DiscoverResult, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
-    ListToolsResult, Prompt, Resource, ResourceTemplate, ServerCapabilities, Tool,
+    ListToolsResult, Prompt, Resource, ResourceTemplate, ResultMeta, ServerCapabilities, Tool,
 };
 use crate::server::handler::{PromptHandler, ResourceDefinition, ResourceHandler, ToolHandler};
 use crate::server::param_headers::ParamHeader;
@@ -68,6 +68,12 @@ pub(crate) struct Snapshot {
 impl Snapshot {
     pub(crate) fn of(entries: &Entries, settings: &Settings) -> Self {
         let (cache, page_size) = (settings.cache, settings.page_size);
+        let meta = || {
+            settings.server_info.clone().map(|info| ResultMeta {
+                server_info: Some(info),
+                ..Default::default()
+            })
+        };
         let enabled_tools = entries.tools.iter().filter(|tool| tool.entry.enabled);
         let tools: Vec<Arc<dyn ToolHandler>> = enabled_tools
             .clone()
@@ -108,6 +114,7 @@ impl Snapshot {
                         tools,
                         next_cursor,
                         cache,
+                        meta: meta(),
                         ..Default::default()
                     })
                 },
@@ -121,6 +128,7 @@ impl Snapshot {
                         prompts,
                         next_cursor,
                         cache,
+                        meta: meta(),
                         ..Default::default()
                     })
                 },
@@ -134,6 +142,7 @@ impl Snapshot {
                         resources,
                         next_cursor,
                         cache,
+                        meta: meta(),
                         ..Default::default()
                     })
                 },
@@ -147,6 +156,7 @@ impl Snapshot {
                         resource_templates,
                         next_cursor,
                         cache,
+                        meta: meta(),
                         ..Default::default()
                     })
                 },

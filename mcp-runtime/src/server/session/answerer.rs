@@ -13,20 +13,29 @@ use crate::protocol::{ErrorCode, ErrorObject, InputRequests, InputResponses};
 use crate::server::complete::Answerer;
 use crate::server::handler::BoxFuture;
 use crate::server::outbound::Outbound;
+use crate::server::{RequestContext, url_elicitation};
 
 /// Asks one call's questions of its session's client.
 pub(crate) struct ClientAnswerer {
     session: Arc<Session>,
     outbound: Outbound,
     timeout: Duration,
+    /// The call's context, which names its URL elicitations.
+    context: RequestContext,
 }
 
 impl ClientAnswerer {
-    pub(super) fn new(session: Arc<Session>, outbound: Outbound, timeout: Duration) -> Self {
+    pub(super) fn new(
+        session: Arc<Session>,
+        outbound: Outbound,
+        timeout: Duration,
+        context: RequestContext,
+    ) -> Self {
         Self {
             session,
             outbound,
             timeout,
+            context,
         }
     }
 }
@@ -49,12 +58,18 @@ impl Drop for Waiting<'_> {
 impl Answerer for ClientAnswerer {
     fn answer(
         &mut self,
-        requests: InputRequests,
+        mut requests: InputRequests,
     ) -> BoxFuture<'_, Result<InputResponses, ErrorObject>> {
         Box::pin(async move {
+            url_elicitation::assign_ids(&mut requests, |key| self.context.elicitation_id(key));
             // Nobody reads the call's messages: over HTTP, a request whose `Accept` lacks
-            // event streams is answered with JSON alone. Its questions could never arrive.
+            // event streams is answered with JSON alone. Its questions could never arrive:
+            // pages to open are listed in a `-32042`, anything else is refused.
             if self.outbound.is_closed() {
+                let capabilities = &self.session.capabilities;
+                if let Some(error) = url_elicitation::required_error(&requests, capabilities) {
+                    return Err(error);
+                }
                 return Err(ErrorObject::new(
                     ErrorCode::INVALID_REQUEST,
                     "this call asks the client questions, which travel on the request's event \

@@ -112,6 +112,29 @@ pub(crate) enum Refused {
     Subscriptions(usize),
 }
 
+impl From<Refused> for super::error::RpcError {
+    fn from(refused: Refused) -> Self {
+        match refused {
+            Refused::SessionCalls(max) => Self::too_many(format!(
+                "this session runs {max} calls, its most at once; wait for one to end"
+            )),
+            Refused::OwnerCalls(max) => Self::too_many(format!(
+                "this client's sessions run {max} calls, their most at once; wait for one to end"
+            )),
+            Refused::OwnerStreams(max) => Self::too_many(format!(
+                "this client's sessions hold {max} standalone streams, their most at once; \
+                 close one first"
+            )),
+            Refused::Streams(max) => Self::overloaded(format!(
+                "the server holds {max} standalone streams, its most at once; retry later"
+            )),
+            Refused::Subscriptions(max) => Self::invalid_params(format!(
+                "a session subscribes to at most {max} resources; unsubscribe from one first"
+            )),
+        }
+    }
+}
+
 /// What one owner's sessions hold at once, shared by those sessions.
 #[derive(Debug, Default)]
 pub(crate) struct Usage {
@@ -137,6 +160,8 @@ pub(crate) struct Session {
     pub(crate) id: Box<str>,
     pub(crate) version: &'static str,
     pub(crate) capabilities: ClientCapabilities,
+    /// The client's `clientInfo` from `initialize`, cut to a bounded summary.
+    pub(crate) client_info: Option<crate::protocol::Implementation>,
     /// The subject that opened the session: only it may use the session.
     pub(crate) subject: Option<String>,
     owner: Owner,
@@ -186,6 +211,7 @@ impl std::fmt::Debug for Session {
 pub(crate) struct Opening {
     pub(crate) version: &'static str,
     pub(crate) capabilities: ClientCapabilities,
+    pub(crate) client_info: Option<crate::protocol::Implementation>,
     pub(crate) subject: Option<String>,
     pub(crate) owner: Owner,
     pub(crate) carrier: Carrier,
@@ -333,8 +359,9 @@ impl Session {
         self: &Arc<Self>,
         outbound: Outbound,
         timeout: Duration,
+        context: crate::server::RequestContext,
     ) -> ClientAnswerer {
-        ClientAnswerer::new(Arc::clone(self), outbound, timeout)
+        ClientAnswerer::new(Arc::clone(self), outbound, timeout, context)
     }
 }
 

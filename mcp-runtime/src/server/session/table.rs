@@ -153,6 +153,7 @@ impl Sessions {
         let session = Arc::new(Session {
             id,
             version: opening.version,
+            client_info: opening.client_info,
             capabilities,
             subject: opening.subject,
             owner: opening.owner,

@@ -27,6 +27,7 @@ fn opening(owner: Owner) -> Opening {
     Opening {
         version: "2025-11-25",
         capabilities: ClientCapabilities::default(),
+        client_info: None,
         subject: None,
         owner,
         carrier: Carrier::Http,
@@ -53,7 +54,11 @@ async fn a_finished_or_abandoned_call_leaves_nothing_behind() {
     let call = session.start_call(&Value::from(7)).unwrap();
     assert_eq!(session.held(), (0, 1, 0, 1));
     let (outbound, mut messages) = crate::server::outbound::channel();
-    let mut answerer = session.answerer(outbound, Duration::from_secs(60));
+    let mut answerer = session.answerer(
+        outbound,
+        Duration::from_secs(60),
+        crate::server::RequestContext::default(),
+    );
     {
         let waiting = answerer.answer(question());
         tokio::pin!(waiting);
@@ -76,7 +81,11 @@ async fn answers_reach_the_round_and_the_session_ends_its_calls() {
     let sessions = Sessions::default();
     let session = open(&sessions);
     let (outbound, mut messages) = crate::server::outbound::channel();
-    let mut answerer = session.answerer(outbound, Duration::from_secs(60));
+    let mut answerer = session.answerer(
+        outbound,
+        Duration::from_secs(60),
+        crate::server::RequestContext::default(),
+    );
     let answering = Arc::clone(&session);
     let client = tokio::spawn(async move {
         let asked = messages.recv().await.unwrap();
@@ -102,7 +111,11 @@ async fn a_client_that_does_not_answer_runs_into_the_timeout() {
     let sessions = Sessions::default();
     let session = open(&sessions);
     let (outbound, _messages) = crate::server::outbound::channel();
-    let mut answerer = session.answerer(outbound, Duration::from_secs(600));
+    let mut answerer = session.answerer(
+        outbound,
+        Duration::from_secs(600),
+        crate::server::RequestContext::default(),
+    );
     let error = answerer.answer(question()).await.unwrap_err();
     assert!(
         error.message.contains("did not answer"),
@@ -118,7 +131,11 @@ async fn a_call_whose_messages_nobody_reads_is_refused_at_its_first_question() {
     let session = open(&sessions);
     let (outbound, messages) = crate::server::outbound::channel();
     drop(messages);
-    let mut answerer = session.answerer(outbound, Duration::from_secs(600));
+    let mut answerer = session.answerer(
+        outbound,
+        Duration::from_secs(600),
+        crate::server::RequestContext::default(),
+    );
     let error = tokio::time::timeout(Duration::from_secs(5), answerer.answer(question()))
         .await
         .expect("refused at once")

@@ -1,0 +1,348 @@
+//! What a handler learns about the request it serves ([`RequestContext`]): who called, on
+//! which revision and era, the request's `_meta`, and the HTTP headers the server was told to
+//! expose; and the builder settings that shape it.
+
+use std::sync::Arc;
+
+use axum::http::{HeaderMap, HeaderName};
+use serde_json::{Map, Value};
+
+use super::ServerBuilder;
+use super::build_check::BuildError;
+use super::url_elicitation::LegacyCall;
+use crate::protocol::meta::META_CLIENT_INFO;
+use crate::protocol::{Implementation, ResultMeta};
+
+/// The longest text kept of each member of a client's `clientInfo`, in bytes: the rest is
+/// cut (on a character boundary), and icons are dropped, so a hostile client cannot make a
+/// legacy session hold more than a few hundred bytes of its identity.
+pub const MAX_CLIENT_INFO_TEXT: usize = 256;
+
+/// The generation of the protocol a request speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ProtocolEra {
+    /// Revision 2026-07-28: stateless, every request carries its own `_meta`, and a flow's
+    /// rounds are separate requests.
+    Modern,
+    /// Revisions up to 2025-11-25: a session opened by `initialize`, and a flow's rounds run
+    /// within one call.
+    Legacy,
+}
+
+/// What a handler knows about the request it serves, beyond its arguments and answers:
+/// [`Cx::request`](crate::Cx::request), or [`Request::context`](super::Request::context) for
+/// hand-written handlers.
+///
+/// On the stateless wire every round of a flow is a request of its own, so each round sees
+/// that round's `_meta` and headers. On a legacy session a flow's rounds all run within the
+/// one call, whose `_meta` and headers they share; the client's identity is the one it gave at
+/// `initialize`. Cloning is cheap.
+#[derive(Clone, Default)]
+pub struct RequestContext {
+    inner: Arc<ContextInner>,
+}
+
+#[derive(Default)]
+struct ContextInner {
+    client_info: Option<Implementation>,
+    version: Option<&'static str>,
+    era: Option<ProtocolEra>,
+    meta: Map<String, Value>,
+    headers: HeaderMap,
+    /// A call on a legacy session: its URL elicitations' ids and notifications.
+    legacy_call: Option<LegacyCall>,
+}
+
+impl std::fmt::Debug for RequestContext {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RequestContext")
+            .field("client_info", &self.inner.client_info)
+            .field("protocol_version", &self.protocol_version())
+            .field("era", &self.era())
+            .field("headers", &self.inner.headers.keys().collect::<Vec<_>>())
+            .finish_non_exhaustive()
+    }
+}
+
+impl RequestContext {
+    pub(crate) fn new(
+        era: ProtocolEra,
+        version: &'static str,
+        client_info: Option<Implementation>,
+        meta: Map<String, Value>,
+        headers: HeaderMap,
+        legacy_call: Option<LegacyCall>,
+    ) -> Self {
+        Self {
+            inner: Arc::new(ContextInner {
+                client_info: client_info.map(bounded_client_info),
+                version: Some(version),
+                era: Some(era),
+                meta,
+                headers,
+                legacy_call,
+            }),
+        }
+    }
+
+    /// The context of a 2026-07-28 request with `meta`: the client's identity read from it.
+    pub(crate) fn modern(meta: Map<String, Value>, headers: HeaderMap) -> Self {
+        let client_info = meta
+            .get(META_CLIENT_INFO)
+            .and_then(|info| serde_json::from_value(info.clone()).ok());
+        Self::new(
+            ProtocolEra::Modern,
+            crate::protocol::PROTOCOL_VERSION,
+            client_info,
+            meta,
+            headers,
+            None,
+        )
+    }
+
+    /// The caller's `clientInfo`: from this request's `_meta`
+    /// (`io.modelcontextprotocol/clientInfo`) on the stateless wire, from `initialize` on a
+    /// legacy session; `None` when the client gave none. Client-chosen and unverified: for
+    /// display and logs, never for decisions. Each text member is cut to
+    /// [`MAX_CLIENT_INFO_TEXT`] bytes, and icons are dropped.
+    pub fn client_info(&self) -> Option<&Implementation> {
+        self.inner.client_info.as_ref()
+    }
+
+    /// The protocol revision the request speaks: `2026-07-28`, or a legacy session's
+    /// negotiated version.
+    pub fn protocol_version(&self) -> &str {
+        self.inner
+            .version
+            .unwrap_or(crate::protocol::PROTOCOL_VERSION)
+    }
+
+    /// The generation of the protocol the request speaks.
+    pub fn era(&self) -> ProtocolEra {
+        self.inner.era.unwrap_or(ProtocolEra::Modern)
+    }
+
+    /// The request's `_meta`, as the client sent it (empty when it sent none).
+    pub fn meta(&self) -> &Map<String, Value> {
+        &self.inner.meta
+    }
+
+    /// The value of HTTP header `name` (any case), when the request came over HTTP, carried
+    /// it, and the server exposes it ([`ServerBuilder::expose_header`]); `None` otherwise, and
+    /// always on stdio. A header sent more than once gives its first value;
+    /// [`headers`](RequestContext::headers) gives all.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.inner
+            .headers
+            .get(name)
+            .and_then(|value| value.to_str().ok())
+    }
+
+    /// The exposed HTTP headers the request carried (see [`RequestContext::header`]).
+    pub fn headers(&self) -> &HeaderMap {
+        &self.inner.headers
+    }
+
+    /// The `elicitationId` a URL-mode question asked under `key` carries, on a call of a
+    /// legacy session, where revision 2025-11-25 requires one: known before the question is
+    /// asked, so the page's URL can name it. `None` on 2026-07-28, which has no such ids.
+    pub fn elicitation_id(&self, key: &str) -> Option<String> {
+        self.inner.legacy_call.as_ref().map(|call| call.id(key))
+    }
+
+    /// Tells the client of a legacy session that the out-of-band work of the URL-mode
+    /// elicitation `elicitation_id` is done (`notifications/elicitation/complete`, on the
+    /// call's stream, so only the client that was asked hears it). Whether it was sent:
+    /// `false` on 2026-07-28, which has no such notification, and once the call has ended.
+    pub fn notify_elicitation_complete(&self, elicitation_id: &str) -> bool {
+        self.inner
+            .legacy_call
+            .as_ref()
+            .is_some_and(|call| call.complete(elicitation_id))
+    }
+}
+
+/// `info` with each text member cut to [`MAX_CLIENT_INFO_TEXT`] bytes and no icons.
+pub(crate) fn bounded_client_info(mut info: Implementation) -> Implementation {
+    let cut = |text: &mut String| {
+        if text.len() > MAX_CLIENT_INFO_TEXT {
+            let mut end = MAX_CLIENT_INFO_TEXT;
+            while !text.is_char_boundary(end) {
+                end -= 1;
+            }
+            text.truncate(end);
+        }
+    };
+    cut(&mut info.name);
+    cut(&mut info.version);
+    for text in [
+        &mut info.title,
+        &mut info.description,
+        &mut info.website_url,
+    ]
+    .into_iter()
+    .flatten()
+    {
+        cut(text);
+    }
+    info.icons = None;
+    info
+}
+
+/// The context settings of a server: which headers handlers see, and whether results carry
+/// the server's identity.
+#[derive(Debug, Clone)]
+pub(crate) struct ContextSettings {
+    /// The names given to [`ServerBuilder::expose_header`], checked at build.
+    requested: Vec<String>,
+    exposed: Arc<[HeaderName]>,
+    /// Every header is exposed (the flow tester's own server).
+    all: bool,
+    /// `io.modelcontextprotocol/serverInfo` in every 2026-07-28 result's `_meta`.
+    server_info_in_results: bool,
+    /// The identity results carry, set at build; `None` when they carry none.
+    server_info: Option<Implementation>,
+}
+
+impl Default for ContextSettings {
+    fn default() -> Self {
+        Self {
+            requested: Vec::new(),
+            exposed: Arc::from([]),
+            all: false,
+            server_info_in_results: true,
+            server_info: None,
+        }
+    }
+}
+
+impl ContextSettings {
+    /// Checks the header names, once, when the server is built; `info` is the server's
+    /// identity.
+    pub(crate) fn checked(mut self, info: &Implementation) -> Result<Self, BuildError> {
+        self.server_info = self.server_info_in_results.then(|| info.clone());
+        let mut exposed = Vec::with_capacity(self.requested.len());
+        for name in self.requested.drain(..) {
+            let header = HeaderName::from_bytes(name.as_bytes())
+                .map_err(|_| BuildError::HeaderName { name })?;
+            if !exposed.contains(&header) {
+                exposed.push(header);
+            }
+        }
+        self.exposed = exposed.into();
+        Ok(self)
+    }
+
+    /// The identity 2026-07-28 results carry in `_meta`: `None` when the server was told not
+    /// to send it.
+    pub(crate) fn server_info(&self) -> Option<&Implementation> {
+        self.server_info.as_ref()
+    }
+
+    /// The exposed headers among `headers`.
+    pub(crate) fn exposed(&self, headers: Option<&HeaderMap>) -> HeaderMap {
+        let mut kept = HeaderMap::new();
+        let Some(headers) = headers else {
+            return kept;
+        };
+        if self.all {
+            return headers.clone();
+        }
+        for name in self.exposed.iter() {
+            for value in headers.get_all(name) {
+                kept.append(name.clone(), value.clone());
+            }
+        }
+        kept
+    }
+}
+
+impl ServerBuilder {
+    /// Lets handlers read the HTTP request header `name` (any case) through
+    /// [`RequestContext::header`]; call once per header. No header is exposed by default:
+    /// handlers see only those named here, so a credential a proxy forwards never reaches
+    /// handler code by accident. Over stdio there are no headers. A name that is not a valid
+    /// header name fails [`try_build`](Self::try_build).
+    pub fn expose_header(mut self, name: impl Into<String>) -> Self {
+        self.context
+            .requested
+            .push(name.into().to_ascii_lowercase());
+        self
+    }
+
+    /// Exposes every header: for the flow tester's own server, whose headers are the test's.
+    pub(crate) fn expose_all_headers(mut self) -> Self {
+        self.context.all = true;
+        self
+    }
+
+    /// Whether every 2026-07-28 result carries the server's name and version in
+    /// `_meta["io.modelcontextprotocol/serverInfo"]` (default: on, as the revision
+    /// recommends). Results on legacy sessions never do: those revisions tell the client at
+    /// `initialize`.
+    pub fn server_info_in_results(mut self, on: bool) -> Self {
+        self.context.server_info_in_results = on;
+        self
+    }
+}
+
+/// Puts `info` in a result's `_meta`, unless the handler put an identity there itself.
+pub(crate) fn stamp(meta: &mut Option<ResultMeta>, info: &Implementation) {
+    let meta = meta.get_or_insert_with(ResultMeta::default);
+    if meta.server_info.is_none() {
+        meta.server_info = Some(info.clone());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn client_info_is_cut_on_a_character_boundary_and_loses_its_icons() {
+        let mut info = Implementation::new("é".repeat(200), "1");
+        info.icons = Some(vec![crate::protocol::Icon::default()]);
+        info.title = Some("t".repeat(1000));
+        let bounded = bounded_client_info(info);
+        assert_eq!(bounded.name.len(), MAX_CLIENT_INFO_TEXT);
+        assert_eq!(
+            bounded.title.as_deref().map(str::len),
+            Some(MAX_CLIENT_INFO_TEXT)
+        );
+        assert_eq!(bounded.version, "1");
+        assert!(bounded.icons.is_none());
+    }
+
+    #[test]
+    fn only_exposed_headers_are_kept_with_every_value() {
+        let settings = ContextSettings {
+            requested: vec!["x-tenant".into(), "X-Tenant".to_ascii_lowercase()],
+            ..ContextSettings::default()
+        }
+        .checked(&Implementation::default())
+        .unwrap();
+        let mut headers = HeaderMap::new();
+        headers.append("x-tenant", "a".parse().unwrap());
+        headers.append("x-tenant", "b".parse().unwrap());
+        headers.append("authorization", "Bearer secret".parse().unwrap());
+        let kept = settings.exposed(Some(&headers));
+        assert_eq!(kept.len(), 2);
+        assert!(kept.get("authorization").is_none());
+        assert!(settings.exposed(None).is_empty());
+    }
+
+    #[test]
+    fn an_invalid_header_name_fails_the_build() {
+        let settings = ContextSettings {
+            requested: vec!["bad header".into()],
+            ..ContextSettings::default()
+        };
+        assert_eq!(
+            settings.checked(&Implementation::default()).unwrap_err(),
+            BuildError::HeaderName {
+                name: "bad header".into()
+            }
+        );
+    }
+}
