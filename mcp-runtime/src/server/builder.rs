@@ -66,6 +66,7 @@ pub struct ServerBuilder {
     pub(super) sessions: SessionSettings,
     pub(super) http: HttpLimits,
     replay: Option<Arc<dyn ReplayStore>>,
+    tasks: Option<super::Tasks>,
     single_use: bool,
     audience: Option<String>,
     state: AppState,
@@ -94,6 +95,7 @@ impl Default for ServerBuilder {
             sessions: SessionSettings::default(),
             http: HttpLimits::default(),
             replay: None,
+            tasks: None,
             single_use: false,
             audience: None,
             state: AppState::default(),
@@ -125,6 +127,15 @@ impl ServerBuilder {
     /// Natural-language guidance for clients about the server, sent in `server/discover`.
     pub fn instructions(mut self, instructions: impl Into<String>) -> Self {
         self.instructions = Some(instructions.into());
+        self
+    }
+
+    /// Offers the tasks extension with these settings (where tasks are kept, how long, how
+    /// often they may be polled): see [`Tasks`](super::Tasks). A server with a
+    /// [`task`](super::task) tool and no call of this keeps its tasks in process with the
+    /// default settings.
+    pub fn tasks(mut self, tasks: super::Tasks) -> Self {
+        self.tasks = Some(tasks);
         self
     }
 
@@ -293,6 +304,7 @@ impl ServerBuilder {
         let discovered = discover_result(&self);
         let legacy = LegacyInfo::new(&discovered, &self);
         let audience = self.audience.clone().unwrap_or_else(|| self.name.clone());
+        let offered = tasks_offered(&self);
         let marked = self.tools.iter().any(|tool| tool.single_use())
             || self.prompts.iter().any(|prompt| prompt.single_use())
             || self.resources.iter().any(|resource| resource.single_use());
@@ -305,6 +317,10 @@ impl ServerBuilder {
         let signer = self.signer.unwrap_or_else(|| {
             tracing::warn!("no request-state signer configured; using a random key");
             Signer::random().expect("a random key is long enough")
+        });
+        let tasks = offered.then(|| {
+            let settings = self.tasks.take().unwrap_or_default();
+            Arc::new(super::tasks::Hub::new(settings, Arc::clone(signer.clock())))
         });
         let tools: Vec<Tool> = self.tools.iter().map(|tool| tool.definition()).collect();
         let tool_index = index_by_name(tools.iter().map(|tool| tool.name.as_str()), "tool")?;
@@ -387,6 +403,7 @@ impl ServerBuilder {
             allowed_origins: self.allowed_origins,
             http: HttpState::new(self.http),
             replay,
+            tasks,
             single_use_all: self.single_use,
             audience,
             state: self.state,
@@ -427,6 +444,8 @@ pub(crate) struct Inner {
     pub(crate) http: HttpState,
     /// Where single use is recorded; `None` when no handler needs it.
     pub(crate) replay: Option<super::single_use::Replay>,
+    /// The tasks extension, when offered.
+    pub(crate) tasks: Option<Arc<super::tasks::Hub>>,
     /// Every handler's states are single-use.
     pub(crate) single_use_all: bool,
     /// The server's identity in its states' binding.
@@ -454,6 +473,8 @@ impl LegacyInfo {
     fn new(discovered: &DiscoverResult, builder: &ServerBuilder) -> Self {
         // The lists are derived from the 2026-07-28 ones by `Inner::with_legacy_lists`.
         let mut capabilities = discovered.capabilities.clone();
+        // Legacy sessions have no tasks of this extension.
+        capabilities.extensions = None;
         let notifying = ListChangedCapability {
             list_changed: Some(true),
         };
@@ -503,9 +524,23 @@ fn serialise(result: &impl serde::Serialize) -> String {
     serde_json::to_string(result).expect("a result serialises to JSON")
 }
 
+/// Whether the server offers the tasks extension: configured, or needed by a tool.
+fn tasks_offered(builder: &ServerBuilder) -> bool {
+    builder.tasks.is_some()
+        || builder
+            .tools
+            .iter()
+            .any(|tool| tool.task_support() != super::TaskSupport::Never)
+}
+
 fn discover_result(builder: &ServerBuilder) -> DiscoverResult {
     let declared = |present: bool| present.then(ListChangedCapability::default);
+    let extensions = tasks_offered(builder).then(|| {
+        let tasks = (super::TASKS_EXTENSION.to_owned(), JsonObject::new());
+        std::iter::once(tasks).collect()
+    });
     let capabilities = ServerCapabilities {
+        extensions,
         tools: declared(!builder.tools.is_empty()),
         prompts: declared(!builder.prompts.is_empty()),
         // Completion is answered for prompt arguments.

@@ -31,6 +31,7 @@ pub(super) enum Method {
     ResourcesList,
     TemplatesList,
     ResourcesRead,
+    Tasks(super::tasks::TaskMethod),
 }
 
 /// The most completion values one answer carries (the schema's limit).
@@ -158,6 +159,7 @@ impl Server {
             "resources/list" if resources => Method::ResourcesList,
             "resources/templates/list" if resources => Method::TemplatesList,
             "resources/read" if resources => Method::ResourcesRead,
+            _ if inner.tasks.is_some() => Method::Tasks(super::tasks::TaskMethod::from_name(name)?),
             _ => return None,
         })
     }
@@ -185,6 +187,7 @@ impl Server {
             Method::ResourcesList => cached(&inner.resources_list),
             Method::TemplatesList => cached(&inner.templates_list),
             Method::Complete => Ok(Handling::ready(result_outcome(id, &self.complete(params)?))),
+            Method::Tasks(method) => Ok(super::tasks::request(self, id, method, params, facts)),
             Method::ToolsCall | Method::PromptsGet | Method::ResourcesRead => {
                 let round = take_round(&mut params)?;
                 // `check_meta` has seen `_meta` and its capabilities object: take them, not a
@@ -246,7 +249,7 @@ impl Server {
         id: Value,
         method: Method,
         mut params: Map<String, Value>,
-        context: CallContext,
+        mut context: CallContext,
         era: Era,
     ) -> Result<BoxFuture<'static, Outcome>, RpcError> {
         let (method_name, key) = match method {
@@ -303,8 +306,14 @@ impl Server {
                         None => {}
                     }
                 }
+                let launch = match &era {
+                    Era::Modern(_) => {
+                        super::tasks::prepare(self, &*handler, &mut context, &target, &arguments)?
+                    }
+                    Era::Legacy { .. } => None,
+                };
                 let call = Call::new(handler, method_name, target, arguments, context, self);
-                era.start(id, call, None)
+                era.start(id, call.with_launch(launch), None)
             }
             Method::PromptsGet => {
                 let handler = Arc::clone(&inner.prompts[lookup(&inner.prompt_index, "prompt")?]);

@@ -118,6 +118,7 @@ mod param_headers;
 mod register;
 mod session;
 mod single_use;
+mod tasks;
 mod trace;
 
 use std::sync::Arc;
@@ -137,6 +138,10 @@ pub use session::{
     DEFAULT_INPUT_TIMEOUT, DEFAULT_MAX_CALLS_PER_OWNER, DEFAULT_MAX_CALLS_PER_SESSION,
     DEFAULT_MAX_SESSIONS, DEFAULT_MAX_SESSIONS_PER_OWNER, DEFAULT_MAX_STREAMS,
     DEFAULT_MAX_STREAMS_PER_OWNER, DEFAULT_MAX_SUBSCRIPTIONS, DEFAULT_SESSION_IDLE_TIMEOUT,
+};
+pub use tasks::{
+    DEFAULT_LEASE, DEFAULT_MAX_RUNNING, DEFAULT_MAX_TASK_BYTES, DEFAULT_POLL_INTERVAL,
+    DEFAULT_TASK_TTL, TASKS_EXTENSION, TaskSupport, TaskTool, Tasks, task,
 };
 
 pub(crate) use builder::Inner;
