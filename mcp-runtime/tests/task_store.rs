@@ -43,25 +43,43 @@ async fn created_tasks_are_read_back_with_version_one(store: Arc<dyn TaskStore>,
         .await
         .expect("creates");
     let found = store.get(&task).await.expect("answers").expect("found");
-    assert_eq!((found.version, found.record), (1, b"working\x00\xff".to_vec()));
+    assert_eq!(
+        (found.version, found.record),
+        (1, b"working\x00\xff".to_vec())
+    );
     let again = store.create(Owner::Anonymous, &task, b"other", TTL).await;
     assert!(matches!(again, Err(TaskStoreError::Exists)), "{again:?}");
-    assert_eq!(store.get(&task).await.unwrap().unwrap().record, b"working\x00\xff");
+    assert_eq!(
+        store.get(&task).await.unwrap().unwrap().record,
+        b"working\x00\xff"
+    );
 }
 
 async fn only_the_version_read_replaces(store: Arc<dyn TaskStore>, _: &Time) {
     let task = id();
-    store.create(Owner::Anonymous, &task, b"a", TTL).await.unwrap();
+    store
+        .create(Owner::Anonymous, &task, b"a", TTL)
+        .await
+        .unwrap();
     assert!(store.replace(&task, 1, b"b").await.unwrap());
-    assert!(!store.replace(&task, 1, b"c").await.unwrap(), "a stale version loses");
+    assert!(
+        !store.replace(&task, 1, b"c").await.unwrap(),
+        "a stale version loses"
+    );
     let found = store.get(&task).await.unwrap().unwrap();
     assert_eq!((found.version, found.record), (2, b"b".to_vec()));
-    assert!(!store.replace(&id(), 1, b"d").await.unwrap(), "no task, nothing replaced");
+    assert!(
+        !store.replace(&id(), 1, b"d").await.unwrap(),
+        "no task, nothing replaced"
+    );
 }
 
 async fn concurrent_replaces_of_one_version_let_one_win(store: Arc<dyn TaskStore>, _: &Time) {
     let task = id();
-    store.create(Owner::Anonymous, &task, b"a", TTL).await.unwrap();
+    store
+        .create(Owner::Anonymous, &task, b"a", TTL)
+        .await
+        .unwrap();
     let tries = (0..8).map(|n| {
         let (store, task) = (Arc::clone(&store), task.clone());
         tokio::spawn(async move { store.replace(&task, 1, format!("{n}").as_bytes()).await })
@@ -86,12 +104,18 @@ async fn tasks_expire_after_their_ttl(store: Arc<dyn TaskStore>, time: &Time) {
     time.pass(Time::SHORT / 10).await;
     assert!(store.get(&task).await.unwrap().is_some());
     time.pass(Time::SHORT * 2).await;
-    assert_eq!(store.get(&task).await.unwrap(), None, "a replace did not extend it");
+    assert_eq!(
+        store.get(&task).await.unwrap(),
+        None,
+        "a replace did not extend it"
+    );
     assert!(!store.replace(&task, 2, b"c").await.unwrap());
 }
 
 async fn a_zero_ttl_is_refused(store: Arc<dyn TaskStore>, _: &Time) {
-    let made = store.create(Owner::Anonymous, &id(), b"a", Duration::ZERO).await;
+    let made = store
+        .create(Owner::Anonymous, &id(), b"a", Duration::ZERO)
+        .await;
     assert!(matches!(made, Err(TaskStoreError::Ttl(_))), "{made:?}");
 }
 
@@ -100,11 +124,18 @@ async fn each_owner_holds_its_quota_and_no_other_notices(store: Arc<dyn TaskStor
     let greedy = format!("greedy-{}", id());
     let other = format!("other-{}", id());
     for _ in 0..3 {
-        let made = store.create(Owner::Subject(&greedy), &id(), b"a", Time::SHORT).await;
+        let made = store
+            .create(Owner::Subject(&greedy), &id(), b"a", Time::SHORT)
+            .await;
         made.expect("within the quota");
     }
-    let over = store.create(Owner::Subject(&greedy), &id(), b"a", TTL).await;
-    assert!(matches!(over, Err(TaskStoreError::OverQuota { quota: 3 })), "{over:?}");
+    let over = store
+        .create(Owner::Subject(&greedy), &id(), b"a", TTL)
+        .await;
+    assert!(
+        matches!(over, Err(TaskStoreError::OverQuota { quota: 3 })),
+        "{over:?}"
+    );
     store
         .create(Owner::Subject(&other), &id(), b"a", TTL)
         .await
@@ -166,12 +197,21 @@ async fn a_full_memory_store_refuses_new_tasks_until_one_expires() {
         .with_capacity(2)
         .with_clock(clock.clone());
     for subject in ["a", "b"] {
-        store.create(Owner::Subject(subject), &id(), b"x", Time::SHORT).await.unwrap();
+        store
+            .create(Owner::Subject(subject), &id(), b"x", Time::SHORT)
+            .await
+            .unwrap();
     }
     let full = store.create(Owner::Subject("c"), &id(), b"x", TTL).await;
-    assert!(matches!(full, Err(TaskStoreError::Full { capacity: 2 })), "{full:?}");
+    assert!(
+        matches!(full, Err(TaskStoreError::Full { capacity: 2 })),
+        "{full:?}"
+    );
     clock.advance(Time::SHORT);
-    store.create(Owner::Subject("c"), &id(), b"x", TTL).await.expect("room again");
+    store
+        .create(Owner::Subject("c"), &id(), b"x", TTL)
+        .await
+        .expect("room again");
     assert_eq!(store.len(), 1, "the expired tasks were dropped");
 }
 
@@ -192,7 +232,9 @@ async fn two_instances_on_one_redis_share_tasks_and_their_versions() {
     };
     let (one, two) = (connect().await, connect().await);
     let task = id();
-    one.create(Owner::Anonymous, &task, b"a", TTL).await.unwrap();
+    one.create(Owner::Anonymous, &task, b"a", TTL)
+        .await
+        .unwrap();
     assert!(two.replace(&task, 1, b"b").await.unwrap());
     assert!(!one.replace(&task, 1, b"c").await.unwrap());
     let found = one.get(&task).await.unwrap().unwrap();

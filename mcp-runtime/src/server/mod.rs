@@ -141,7 +141,7 @@ pub use session::{
 };
 pub use tasks::{
     DEFAULT_LEASE, DEFAULT_MAX_RUNNING, DEFAULT_MAX_TASK_BYTES, DEFAULT_POLL_INTERVAL,
-    DEFAULT_TASK_TTL, TASKS_EXTENSION, TaskSupport, TaskTool, Tasks, task,
+    DEFAULT_TASK_TTL, POLLS_PER_INTERVAL, TASKS_EXTENSION, TaskSupport, TaskTool, Tasks, task,
 };
 
 pub(crate) use builder::Inner;

@@ -90,10 +90,11 @@ pub(crate) async fn answer(
     if !is_task_id(&id) {
         return Err(unknown());
     }
-    if method == Method::Get && hub.polled_too_soon(&id) {
-        let gap = runner::millis(hub.settings.poll_interval / 2);
+    if method == Method::Get && hub.polled_too_often(&id) {
+        let interval = runner::millis(hub.settings.poll_interval);
         return Err(RpcError::too_many(format!(
-            "this task was polled less than {gap} ms ago; poll at its `pollIntervalMs`"
+            "this task was polled more than {} times in {interval} ms; poll at its `pollIntervalMs`",
+            super::POLLS_PER_INTERVAL
         )));
     }
     let (version, record) = read(&hub, &id, subject.as_deref()).await?;

@@ -258,11 +258,16 @@ pub(crate) struct Hub {
     pub(crate) settings: Tasks,
     pub(crate) clock: Arc<dyn Clock>,
     running: Mutex<HashMap<String, tokio::task::AbortHandle>>,
-    polls: Mutex<HashMap<String, Instant>>,
+    /// Per task: when its current polling window began, and how many polls it has seen.
+    polls: Mutex<HashMap<String, (Instant, u32)>>,
 }
 
 /// The most tasks whose last poll one instance remembers.
 const MAX_POLLS_KEPT: usize = 100_000;
+
+/// How many times one task may be polled on one instance within one polling interval (a
+/// client that polls at the interval, plus retries, stays well under it).
+pub const POLLS_PER_INTERVAL: u32 = 4;
 
 impl Hub {
     pub(crate) fn new(settings: Tasks, clock: Arc<dyn Clock>) -> Self {
@@ -315,25 +320,28 @@ impl Hub {
         }
     }
 
-    /// Whether a poll of `id` now comes too soon after the last one here (under half the
-    /// polling interval).
-    fn polled_too_soon(&self, id: &str) -> bool {
-        let gap = self.settings.poll_interval / 2;
+    /// Whether a poll of `id` now is one too many: more than [`POLLS_PER_INTERVAL`] on this
+    /// instance within one polling interval.
+    fn polled_too_often(&self, id: &str) -> bool {
+        let interval = self.settings.poll_interval;
         let now = Instant::now();
         let mut polls = self.polls.lock().unwrap_or_else(PoisonError::into_inner);
         if polls.len() >= MAX_POLLS_KEPT {
-            polls.retain(|_, last| now.duration_since(*last) < gap);
+            polls.retain(|_, (since, _)| now.duration_since(*since) < interval);
         }
         let full = polls.len() >= MAX_POLLS_KEPT;
         match polls.get_mut(id) {
-            Some(last) if now.duration_since(*last) < gap => true,
-            Some(last) => {
-                *last = now;
+            Some((since, count)) if now.duration_since(*since) < interval => {
+                *count += 1;
+                *count > POLLS_PER_INTERVAL
+            }
+            Some(window) => {
+                *window = (now, 1);
                 false
             }
             None if full => true,
             None => {
-                polls.insert(id.to_owned(), now);
+                polls.insert(id.to_owned(), (now, 1));
                 false
             }
         }
