@@ -431,3 +431,45 @@ async fn a_task_after_a_delay_resolves_early_questions_synchronously() {
     let created = wire.call("slow", "q2").await;
     assert_eq!(created["resultType"], "task", "{created}");
 }
+
+/// The `release` example: approval as an ordinary round, then a task that builds with
+/// progress, asks whether to publish, and finishes.
+#[tokio::test]
+async fn the_release_example_runs_as_a_task() {
+    let server = mcp_examples::release::register(Server::builder().signer(signer()))
+        .tasks(settings())
+        .build();
+    let running = client::start(server).await;
+    let mut wire = Wire::http(running.addr);
+    let call = json!({"name": "release", "arguments": {"version": "1.4.0"}});
+    let asked = wire.result("tools/call", call.clone()).await;
+    assert_eq!(asked["resultType"], "input_required", "{asked}");
+    let mut approve = call;
+    approve["requestState"] = asked["requestState"].clone();
+    approve["inputResponses"] = json!({"approval": accept(json!({"approve": true}))});
+    let created = wire.result("tools/call", approve).await;
+    assert_eq!(created["resultType"], "task", "{created}");
+    let id = created["taskId"].as_str().unwrap().to_owned();
+    let building = async {
+        loop {
+            let got = wire.get(&id).await;
+            if got["statusMessage"]
+                .as_str()
+                .is_some_and(|said| said.starts_with("building 1.4.0"))
+            {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    };
+    tokio::time::timeout(tasks::WAIT, building)
+        .await
+        .expect("progress shows");
+    let publish = wire.until(&id, "input_required", Some("1:publish")).await;
+    let question = &publish["inputRequests"]["1:publish"]["params"]["message"];
+    assert_eq!(question, "1.4.0 is built. Publish it?");
+    wire.update(&id, json!({"1:publish": accept(json!({"publish": true}))}))
+        .await;
+    let done = wire.until(&id, "completed", None).await;
+    assert_eq!(done["result"]["content"][0]["text"], "Released 1.4.0.");
+}
