@@ -187,7 +187,20 @@ impl Server {
             Method::ResourcesList => cached(&inner.resources_list),
             Method::TemplatesList => cached(&inner.templates_list),
             Method::Complete => Ok(Handling::ready(result_outcome(id, &self.complete(params)?))),
-            Method::Tasks(method) => Ok(super::tasks::request(self, id, method, params, facts)),
+            Method::Tasks(method) => {
+                let answer = super::tasks::request(self, method, params, facts.subject);
+                let id = id.clone();
+                let outcome = async move {
+                    match answer.await {
+                        Ok(result) => result_outcome(&id, &result),
+                        Err(error) => error_outcome(&id, &error),
+                    }
+                };
+                Ok(Handling {
+                    messages: None,
+                    outcome: Box::pin(outcome),
+                })
+            }
             Method::ToolsCall | Method::PromptsGet | Method::ResourcesRead => {
                 let round = take_round(&mut params)?;
                 // `check_meta` has seen `_meta` and its capabilities object: take them, not a
@@ -307,9 +320,16 @@ impl Server {
                     }
                 }
                 let launch = match &era {
-                    Era::Modern(_) => {
-                        super::tasks::prepare(self, &*handler, &mut context, &target, &arguments)?
-                    }
+                    Era::Modern(_) => super::tasks::prepare(
+                        self,
+                        &*handler,
+                        &context.capabilities,
+                        context.subject.as_deref(),
+                        context.peer,
+                        &mut context.progress,
+                        &target,
+                        arguments.as_ref(),
+                    )?,
                     Era::Legacy { .. } => None,
                 };
                 let call = Call::new(handler, method_name, target, arguments, context, self);

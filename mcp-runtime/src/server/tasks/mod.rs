@@ -15,13 +15,11 @@ use serde_json::{Map, Value, json};
 pub(crate) use methods::Method as TaskMethod;
 pub(crate) use runner::{Launch, Raced};
 
+use super::Server;
 use super::app_state::StateType;
-use super::call::CallContext;
-use super::dispatch::{error_outcome, result_outcome};
 use super::error::RpcError;
 use super::handler::{BoxFuture, HandlerResult, Request, ToolHandler};
 use super::register::IntoToolHandler;
-use super::{Handling, RequestFacts, Server};
 use crate::protocol::{CallToolResult, ClientCapabilities, ErrorCode, ErrorObject, Tool};
 use crate::state::Clock;
 use crate::tasks::{MemoryTaskStore, TaskStore};
@@ -362,59 +360,57 @@ pub(crate) fn subject_digest(subject: Option<&str>) -> Option<String> {
 
 /// How a call of `handler` may become a task: `None` for an ordinary call (the tool is no task
 /// tool, or the client did not declare the extension and the tool does not need it);
-/// `-32021` when the tool needs the extension and the client did not declare it.
+/// `-32021` when the tool needs the extension and the client did not declare it. The call's
+/// `progress` is swapped for the task's (see [`Launch::new`]).
+#[allow(
+    clippy::too_many_arguments,
+    reason = "the facts of one call, handed over once"
+)]
 pub(crate) fn prepare(
     server: &Server,
     handler: &dyn ToolHandler,
-    context: &mut CallContext,
+    capabilities: &ClientCapabilities,
+    subject: Option<&str>,
+    peer: Option<std::net::IpAddr>,
+    progress: &mut super::handler::Progress,
     target: &str,
-    arguments: &Option<Map<String, Value>>,
+    arguments: Option<&Map<String, Value>>,
 ) -> Result<Option<Launch>, RpcError> {
     let support = handler.task_support();
     let (Some(after), Some(hub)) = (support.after(), &server.inner.tasks) else {
         return Ok(None);
     };
-    if !declared(&context.capabilities) {
+    if !declared(capabilities) {
         return match support {
             TaskSupport::Required { .. } => Err(missing_extension(&format!("tool `{target}`"))),
             _ => Ok(None),
         };
     }
-    let capabilities = serde_json::to_value(&context.capabilities).unwrap_or_default();
+    let capabilities = serde_json::to_value(capabilities).unwrap_or_default();
     Ok(Some(Launch::new(
         Arc::clone(hub),
         server,
         target,
-        arguments.as_ref(),
+        arguments,
         capabilities,
-        context.subject.clone(),
-        context.peer,
+        subject.map(str::to_owned),
+        peer,
         after,
-        &mut context.progress,
+        progress,
     )))
 }
 
-/// A request of the extension, answered once the store has.
+/// Answers a request of the extension once the store has: its result, or its error.
 pub(crate) fn request(
     server: &Server,
-    id: &Value,
     method: TaskMethod,
     params: Map<String, Value>,
-    facts: RequestFacts,
-) -> Handling {
+    subject: Option<String>,
+) -> BoxFuture<'static, Result<Value, RpcError>> {
     let hub = server.inner.tasks.clone();
-    let (server, id, subject) = (server.clone(), id.clone(), facts.subject);
-    let outcome = async move {
-        let Some(hub) = hub else {
-            return error_outcome(&id, &RpcError::internal("tasks are not offered"));
-        };
-        match methods::answer(hub, server, method, params, subject).await {
-            Ok(result) => result_outcome(&id, &result),
-            Err(error) => error_outcome(&id, &error),
-        }
-    };
-    Handling {
-        messages: None,
-        outcome: Box::pin(outcome),
-    }
+    let server = server.clone();
+    Box::pin(async move {
+        let hub = hub.ok_or_else(|| RpcError::internal("tasks are not offered"))?;
+        methods::answer(hub, server, method, params, subject).await
+    })
 }
