@@ -3,14 +3,14 @@
 use std::future::Future;
 use std::time::Duration;
 
-use redis::aio::{ConnectionManager, ConnectionManagerConfig};
-use redis::{Client, RedisError, Script};
+use redis::aio::ConnectionManager;
+use redis::{RedisError, Script};
 
 use super::{
     BoxFuture, DEFAULT_TASK_CAPACITY, DEFAULT_TASKS_PER_OWNER, Owner, TaskStore, TaskStoreError,
     Versioned,
 };
-use crate::state::DEFAULT_REDIS_TIMEOUT;
+use crate::state::{DEFAULT_REDIS_TIMEOUT, answer_within, connect_redis, whole_millis};
 
 /// The prefix of every key a [`RedisTaskStore`] writes, unless told otherwise.
 pub const DEFAULT_TASK_REDIS_PREFIX: &str = "mcp:task:";
@@ -89,19 +89,8 @@ pub struct RedisTaskStore {
 impl RedisTaskStore {
     /// Connects to the Redis at `url` and loads the scripts.
     pub async fn connect(url: &str) -> Result<Self, TaskStoreError> {
-        let client = Client::open(url).map_err(backend)?;
-        let config = ConnectionManagerConfig::new()
-            .set_connection_timeout(Some(Duration::from_secs(1)))
-            .set_response_timeout(Some(Duration::from_secs(1)))
-            .set_number_of_retries(2)
-            .set_min_delay(Duration::from_millis(50))
-            .set_max_delay(Duration::from_millis(500));
         let store = Self {
-            connection: within(
-                DEFAULT_REDIS_TIMEOUT,
-                ConnectionManager::new_with_config(client, config),
-            )
-            .await?,
+            connection: connect_redis(url).await.map_err(TaskStoreError::Backend)?,
             prefix: DEFAULT_TASK_REDIS_PREFIX.to_owned(),
             timeout: DEFAULT_REDIS_TIMEOUT,
             owner_quota: DEFAULT_TASKS_PER_OWNER,
@@ -246,25 +235,11 @@ async fn within<T>(
     timeout: Duration,
     call: impl Future<Output = Result<T, RedisError>>,
 ) -> Result<T, TaskStoreError> {
-    match tokio::time::timeout(timeout, call).await {
-        Ok(result) => result.map_err(backend),
-        Err(elapsed) => Err(TaskStoreError::Backend(
-            format!("no answer from Redis within {timeout:?} ({elapsed})").into(),
-        )),
-    }
+    answer_within(timeout, call)
+        .await
+        .map_err(TaskStoreError::Backend)
 }
 
-fn backend(error: RedisError) -> TaskStoreError {
-    TaskStoreError::Backend(Box::new(error))
-}
-
-/// The time-to-live in whole milliseconds, rounded up.
 fn ttl_millis(ttl: Duration) -> Result<u64, TaskStoreError> {
-    if ttl.is_zero() {
-        return Err(TaskStoreError::Ttl(ttl));
-    }
-    u64::try_from(ttl.as_nanos().div_ceil(1_000_000))
-        .ok()
-        .filter(|&millis| millis <= 1 << 52)
-        .ok_or(TaskStoreError::Ttl(ttl))
+    whole_millis(ttl).ok_or(TaskStoreError::Ttl(ttl))
 }
