@@ -473,3 +473,57 @@ async fn the_release_example_runs_as_a_task() {
     let done = wire.until(&id, "completed", None).await;
     assert_eq!(done["result"]["content"][0]["text"], "Released 1.4.0.");
 }
+
+/// The continuation a task stores is signed: one changed by whoever can write the store fails
+/// the task on the next update, and no handler code runs from it.
+#[tokio::test]
+async fn a_tampered_stored_continuation_fails_the_task() {
+    use mcp_runtime::tasks::TaskStore;
+    let store = Arc::new(MemoryTaskStore::new());
+    let server = builder()
+        .tasks(Tasks::new(Arc::clone(&store)).poll_interval(Duration::from_millis(1)))
+        .build();
+    let mut wire = Wire::stdio(server);
+    let id = wire.call("ship", "t1").await["taskId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    wire.until(&id, "input_required", Some("1:go")).await;
+    let stored = store.get(&id).await.unwrap().expect("stored");
+    let mut record: serde_json::Value = serde_json::from_slice(&stored.record).unwrap();
+    let token = record["state"]
+        .as_str()
+        .expect("a signed continuation")
+        .to_owned();
+    let mut forged = token.into_bytes();
+    let last = forged.len() - 2;
+    forged[last] = if forged[last] == b'A' { b'B' } else { b'A' };
+    record["state"] = json!(String::from_utf8(forged).unwrap());
+    let bytes = serde_json::to_vec(&record).unwrap();
+    assert!(store.replace(&id, stored.version, &bytes).await.unwrap());
+
+    wire.update(&id, json!({"1:go": accept(json!({"ok": true}))}))
+        .await;
+    let failed = wire.until(&id, "failed", None).await;
+    assert_eq!(failed["error"]["code"], -32603, "{failed}");
+    assert_eq!(runs("t1"), 0);
+}
+
+/// At a bound (live tasks of one owner, bytes of one task) a call is served as an ordinary
+/// call instead of becoming a task.
+#[tokio::test]
+async fn at_a_bound_a_call_is_an_ordinary_call() {
+    let server = builder()
+        .tasks(Tasks::new(MemoryTaskStore::new().with_owner_quota(1)).max_task_bytes(2048))
+        .build();
+    let mut wire = Wire::stdio(server);
+    assert_eq!(wire.call("ship", "b1").await["resultType"], "task");
+    let over_quota = wire.call("ship", "b2").await;
+    assert_eq!(over_quota["resultType"], "input_required", "{over_quota}");
+
+    let server = builder().tasks(settings().max_task_bytes(2048)).build();
+    let mut wire = Wire::stdio(server);
+    let large = wire.call("ship", &"x".repeat(4096)).await;
+    assert_eq!(large["resultType"], "input_required", "{large}");
+    assert_eq!(wire.call("ship", "small").await["resultType"], "task");
+}
