@@ -89,7 +89,7 @@
 //! | `shape` | the flow's shape fingerprint, in hexadecimal |
 //! | `state_bytes` | the size of the signed (or sealed) state handed to the next round |
 //! | `replayed` | `true` when a retried round was answered from the replay store |
-//! | `outcome` | `complete`, `input_required`, `error`, or `cancelled` (the client cancelled the call or went away) |
+//! | `outcome` | `complete`, `input_required`, `task` (the call became a task of the tasks extension), `error`, or `cancelled` (the client cancelled the call or went away) |
 //! | `error_code` | the JSON-RPC error code, when the outcome is `error` |
 //!
 //! On a legacy session a call runs all its rounds within one request: each round runs in a
@@ -272,7 +272,7 @@ pub struct Outcome {
     pub body: Option<Vec<u8>>,
     /// The legacy session an `initialize` opened, for the `Mcp-Session-Id` header.
     pub session_id: Option<String>,
-    /// How the request ended, for its span: `complete`, `input_required`, `error`,
+    /// How the request ended, for its span: `complete`, `input_required`, `task`, `error`,
     /// `cancelled`, or `accepted` (a notification or response, which has no span).
     pub(crate) kind: &'static str,
     /// The JSON-RPC error code of an `error`.
