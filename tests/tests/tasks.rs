@@ -16,7 +16,7 @@ use mcp_runtime::server::{Server, ServerBuilder, Tasks, task};
 use mcp_runtime::state::{ManualClock, Signer};
 use mcp_runtime::tasks::MemoryTaskStore;
 use serde_json::json;
-use tasks::{DROPPED, Wire, accept, meta, runs, ship, slow};
+use tasks::{DROPPED, Wire, accept, meta, runs, ship, slow, whoami};
 
 fn signer() -> Signer {
     Signer::new(1, &[9; 32]).expect("a 32-byte key is long enough")
@@ -33,6 +33,7 @@ fn builder() -> ServerBuilder {
         .tasks(settings())
         .tool(task(ship))
         .tool(task(slow))
+        .tool(task(whoami))
         .tool(task(ship_later()).required())
 }
 
@@ -329,6 +330,19 @@ async fn another_subject_gets_the_unknown_id_answer() {
         still["status"], "input_required",
         "mallory changed nothing: {still}"
     );
+
+    // A round resumed by `tasks/update` runs as the caller.
+    let params = json!({"name": "whoami"});
+    let id = alice.result("tools/call", params).await["taskId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    alice.until(&id, "input_required", Some("1:go")).await;
+    alice
+        .update(&id, json!({"1:go": accept(json!({"ok": true}))}))
+        .await;
+    let done = alice.until(&id, "completed", None).await;
+    assert_eq!(done["result"]["content"][0]["text"], "alice", "{done}");
 }
 
 /// Past its `ttlMs` a task is gone: the unknown-id answer.

@@ -79,6 +79,16 @@ pub(crate) async fn ship(args: Ticket, cx: Cx) -> ToolResult {
     Ok(text(format!("Shipped {} x{}.", args.ticket, count.n)))
 }
 
+/// Asks, then says who the caller is.
+#[tool]
+pub(crate) async fn whoami(cx: Cx) -> ToolResult {
+    let go: Go = cx.elicit("Go?").await?;
+    if !go.ok {
+        return Ok(text("Stopped."));
+    }
+    Ok(text(cx.subject().unwrap_or("nobody").to_owned()))
+}
+
 /// Works for a minute, unless dropped first.
 #[tool]
 pub(crate) async fn slow(args: Ticket, cx: Cx) -> ToolResult {

@@ -199,18 +199,25 @@ async fn update(
         .filter(|(key, _)| outstanding.is_some_and(|asked| asked.contains_key(key)))
         .filter_map(|(key, answer)| Some((key.strip_prefix(&prefix)?.to_owned(), answer)))
         .collect();
-    let Some(token) = record.state.as_deref().filter(|_| !answers.is_empty()) else {
+    if answers.is_empty() {
         return ack;
-    };
+    }
     if hub.is_busy() {
         return Err(RpcError::overloaded(
             "this instance runs too many tasks; retry later",
         ));
     }
+    // A round that asked without a continuation starts the flow over with these answers, as
+    // answers without a `requestState` do.
     let binding = runner::binding(server, id, record.subject.as_deref());
-    let state = match server.inner.signer.open_with_binding(&binding, token) {
-        Ok(opened) => opened.into_payload(),
-        Err(reason) => {
+    let opened = record
+        .state
+        .as_deref()
+        .map(|token| server.inner.signer.open_with_binding(&binding, token));
+    let state = match opened {
+        None => None,
+        Some(Ok(opened)) => Some(opened.into_payload()),
+        Some(Err(reason)) => {
             tracing::error!(%reason, "a task's stored continuation did not verify");
             runner::fail(
                 hub,

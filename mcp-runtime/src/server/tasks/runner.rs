@@ -104,7 +104,8 @@ impl Launch {
                 let body = serde_json::to_vec(&view).expect("a task view serialises");
                 let hub = Arc::clone(&self.hub);
                 if hub.start_running(&id, handle.abort_handle()) {
-                    tokio::spawn(drive(hub, self.server, id, handle, self.reports));
+                    let subject = self.subject.clone();
+                    tokio::spawn(drive(hub, self.server, id, subject, handle, self.reports));
                 } else {
                     handle.abort();
                     fail(&hub, &id, busy()).await;
@@ -234,6 +235,7 @@ pub(crate) async fn drive<R: Serialize + Send + 'static>(
     hub: Arc<Hub>,
     server: Server,
     id: String,
+    subject: Option<String>,
     mut handle: JoinHandle<HandlerResult<R>>,
     mut reports: MessageReceiver,
 ) {
@@ -271,7 +273,7 @@ pub(crate) async fn drive<R: Serialize + Send + 'static>(
         Ok(Err(error)) => End::Failed(error),
         Err(_) => End::Failed(internal("the task's round stopped")),
     };
-    finish(&hub, &server, &id, end).await;
+    finish(&hub, &server, &id, subject, end).await;
 }
 
 /// How a round of a task ended.
@@ -317,18 +319,11 @@ async fn touch(hub: &Hub, id: &str, message: Option<String>) -> bool {
 }
 
 /// Records a round's end: the result, the error, or the questions and signed continuation.
-async fn finish(hub: &Arc<Hub>, server: &Server, id: &str, end: End) {
+async fn finish(hub: &Arc<Hub>, server: &Server, id: &str, subject: Option<String>, end: End) {
     if let End::Asked(None, Some(state)) = end {
         // A round of state alone: the flow goes on at once, with no answers.
-        resume(
-            Arc::clone(hub),
-            server.clone(),
-            id.to_owned(),
-            None,
-            state,
-            None,
-        )
-        .await;
+        let (hub, server) = (Arc::clone(hub), server.clone());
+        resume(hub, server, id.to_owned(), subject, Some(state), None).await;
         return;
     }
     let store = &hub.settings.store;
@@ -418,7 +413,7 @@ pub(crate) fn resume(
     server: Server,
     id: String,
     subject: Option<String>,
-    state: Vec<u8>,
+    state: Option<Vec<u8>>,
     answers: Option<InputResponses>,
 ) -> BoxFuture<'static, ()> {
     Box::pin(async move {
@@ -441,7 +436,7 @@ async fn start(
     server: &Server,
     id: &str,
     subject: Option<String>,
-    state: Vec<u8>,
+    state: Option<Vec<u8>>,
     answers: Option<InputResponses>,
     record: TaskRecord,
 ) {
@@ -461,9 +456,9 @@ async fn start(
         target: record.tool.clone(),
         arguments: record.arguments.clone(),
         input_responses: answers,
-        state: Some(state),
+        state,
         capabilities,
-        subject,
+        subject: subject.clone(),
         claims: None,
         progress,
         logger: crate::server::outbound::Logger::none(),
@@ -483,6 +478,7 @@ async fn start(
             Arc::clone(hub),
             server.clone(),
             id.to_owned(),
+            subject,
             handle,
             reports,
         ));
