@@ -3,4 +3,5 @@
 
 pub mod deploy;
 pub mod order;
+pub mod release;
 pub mod tracker;

@@ -24,8 +24,9 @@ pub fn signer() -> Signer {
 /// The name, and so the state audience, of [`examples`].
 pub const EXAMPLES_NAME: &str = "mcp-fuzz-examples";
 
-/// A server with the example tools: `deploy`, `confirm_deploy`, `deployments`, `order`, and
-/// the tracker's `create_issue`, `close_issues` and `list_issues`.
+/// A server with the example tools: `deploy`, `confirm_deploy`, `deployments`, `order`, the
+/// tracker's `create_issue`, `close_issues` and `list_issues`, and `release`, a task tool (so
+/// `tasks/get`, `tasks/update` and `tasks/cancel` are served).
 pub fn examples() -> Server {
     examples_with(signer())
 }
@@ -33,6 +34,7 @@ pub fn examples() -> Server {
 /// [`examples`] with another signer (a sealing one, say).
 pub fn examples_with(signer: Signer) -> Server {
     let builder = mcp_examples::tracker::register(Server::builder());
+    let builder = mcp_examples::release::register(builder);
     mcp_examples::deploy::register(builder)
         .name(EXAMPLES_NAME)
         .version("1.0.0")

@@ -41,6 +41,10 @@ fn the_fuzzed_examples_serve_every_tool_of_every_example() {
             "tracker",
             mcp_examples::tracker::register(builder()).build(),
         ),
+        (
+            "release",
+            mcp_examples::release::register(builder()).build(),
+        ),
     ];
     let fuzzed = tool_names(&servers::examples());
     for (example, server) in &examples {

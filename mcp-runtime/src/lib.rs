@@ -9,6 +9,7 @@ mod logfield;
 pub mod protocol;
 pub mod server;
 pub mod state;
+pub mod tasks;
 pub mod testing;
 pub mod transport;
 

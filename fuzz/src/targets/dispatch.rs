@@ -17,8 +17,9 @@
 //! | 7 | HTTP, 2026-07-28, the last session opened |
 //!
 //! Before a message is handed over, `@STATE` in it becomes the last `requestState` the
-//! server handed out and `@SREQ` the id of the last server-to-client request (as JSON), so
-//! that multi-round calls and legacy answers to server requests can be followed.
+//! server handed out, `@TASK` the last `taskId`, and `@SREQ` the id of the last
+//! server-to-client request (as JSON), so that multi-round calls, tasks and legacy answers to
+//! server requests can be followed.
 //!
 //! Each answer is awaited on a runtime with a paused clock (so server timeouts elapse at
 //! once): first briefly, since a legacy call may wait for the client's answer to a request it
@@ -62,6 +63,7 @@ thread_local! {
 struct Learnt {
     session: Option<String>,
     state: Option<String>,
+    task: Option<String>,
     server_request: Option<Value>,
 }
 
@@ -154,10 +156,14 @@ fn answered(outcome: &Outcome, request_id: Option<&Value>, context: &str, learnt
     {
         learnt.state = Some(state.to_owned());
     }
+    if let Some(task) = response.pointer("/result/taskId").and_then(Value::as_str) {
+        learnt.task = Some(task.to_owned());
+    }
 }
 
 fn substitute(message: &[u8], learnt: &Learnt) -> Vec<u8> {
     let state = learnt.state.as_deref().unwrap_or("");
+    let task = learnt.task.as_deref().unwrap_or("");
     let server_request = learnt
         .server_request
         .as_ref()
@@ -167,6 +173,9 @@ fn substitute(message: &[u8], learnt: &Learnt) -> Vec<u8> {
     while !rest.is_empty() {
         if let Some(after) = rest.strip_prefix(b"@STATE") {
             out.extend_from_slice(state.as_bytes());
+            rest = after;
+        } else if let Some(after) = rest.strip_prefix(b"@TASK") {
+            out.extend_from_slice(task.as_bytes());
             rest = after;
         } else if let Some(after) = rest.strip_prefix(b"@SREQ") {
             out.extend_from_slice(server_request.as_bytes());
@@ -247,6 +256,26 @@ fn seeds() -> Vec<Vec<u8>> {
         json!({"confirm": {"action": "accept", "content": {"ok": true}}});
     let elicit_answer = json!({"jsonrpc": "2.0", "id": "@SREQ", "result": {"action": "accept", "content": {"environment": "staging", "replicas": 2}}});
     let sample_answer = json!({"jsonrpc": "2.0", "id": "@SREQ", "result": {"role": "assistant", "content": {"type": "text", "text": "hi"}, "model": "m"}});
+    let tasks_meta = {
+        let mut meta = meta();
+        meta["io.modelcontextprotocol/clientCapabilities"]["extensions"] =
+            json!({"io.modelcontextprotocol/tasks": {}});
+        meta
+    };
+    let with_tasks = |mut params: Value| {
+        params["_meta"] = tasks_meta.clone();
+        params
+    };
+    let release = json!({"name": "release", "arguments": {"version": "1.4.0"}});
+    let mut release_approved = with_tasks(release.clone());
+    release_approved["requestState"] = json!("@STATE");
+    release_approved["inputResponses"] =
+        json!({"approval": {"action": "accept", "content": {"approve": true}}});
+    let task = |params: Value| {
+        let mut params = with_tasks(params);
+        params["taskId"] = json!("@TASK");
+        params
+    };
     let progress_meta = {
         let mut meta = meta();
         meta["progressToken"] = json!("p1");
@@ -254,6 +283,15 @@ fn seeds() -> Vec<Vec<u8>> {
         meta
     };
     vec![
+        conversation(0, &[
+            (2, request(json!(1), "tools/call", with_tasks(release.clone()))),
+            (2, request(json!(2), "tools/call", release_approved)),
+            (2, request(json!(3), "tasks/get", task(json!({})))),
+            (2, request(json!(4), "tasks/update", task(json!({"inputResponses": {"1:publish": {"action": "accept", "content": {"publish": true}}}})))),
+            (3, request(json!(5), "tasks/get", task(json!({})))),
+            (2, request(json!(6), "tasks/cancel", task(json!({})))),
+            (2, request(json!(7), "tasks/get", with_meta(json!({"taskId": "@TASK"})))),
+        ]),
         conversation(0, &[
             (2, request(json!(1), "tools/list", with_meta(json!({})))),
             (2, request(json!(2), "tools/call", deploy.clone())),
@@ -345,6 +383,15 @@ const DICTIONARY: &[&str] = &[
     "\"name\"",
     "\"arguments\"",
     "\"requestState\"",
+    "\"tasks/get\"",
+    "\"tasks/update\"",
+    "\"tasks/cancel\"",
+    "\"taskId\"",
+    "\"@TASK\"",
+    "\"io.modelcontextprotocol/tasks\"",
+    "\"extensions\"",
+    "\"release\"",
+    "\"1:publish\"",
     "\"inputResponses\"",
     "\"@STATE\"",
     "@SREQ",

@@ -125,6 +125,8 @@ fn fixtures() -> &'static Fixtures {
             Form::of::<mcp_examples::tracker::IssueForm>("tracker::IssueForm"),
             Form::of::<mcp_examples::tracker::PriorityForm>("tracker::PriorityForm"),
             Form::of::<mcp_examples::tracker::CloseConfirm>("tracker::CloseConfirm"),
+            Form::of::<mcp_examples::release::Approval>("release::Approval"),
+            Form::of::<mcp_examples::release::Publish>("release::Publish"),
         ];
         Fixtures {
             servers,
@@ -370,6 +372,8 @@ fn seeds() -> Vec<Vec<u8>> {
             json!({"product": "", "quantity": 1.5, "more": false}),
         ),
         ("order::Confirm", json!({"ok": false})),
+        ("release::Approval", json!({"approve": true})),
+        ("release::Publish", json!({"publish": "yes"})),
         (
             "tracker::IssueForm",
             json!({"title": "Crash on start", "priority": "urgent"}),

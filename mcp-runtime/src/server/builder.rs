@@ -66,6 +66,7 @@ pub struct ServerBuilder {
     pub(super) sessions: SessionSettings,
     pub(super) http: HttpLimits,
     replay: Option<Arc<dyn ReplayStore>>,
+    tasks: Option<super::Tasks>,
     single_use: bool,
     audience: Option<String>,
     state: AppState,
@@ -97,6 +98,7 @@ impl Default for ServerBuilder {
             sessions: SessionSettings::default(),
             http: HttpLimits::default(),
             replay: None,
+            tasks: None,
             single_use: false,
             audience: None,
             state: AppState::default(),
@@ -135,6 +137,15 @@ impl ServerBuilder {
     /// Natural-language guidance for clients about the server, sent in `server/discover`.
     pub fn instructions(mut self, instructions: impl Into<String>) -> Self {
         self.instructions = Some(instructions.into());
+        self
+    }
+
+    /// Offers the tasks extension with these settings (where tasks are kept, how long, how
+    /// often they may be polled): see [`Tasks`](super::Tasks). A server with a
+    /// [`task`](super::task) tool and no call of this keeps its tasks in process with the
+    /// default settings.
+    pub fn tasks(mut self, tasks: super::Tasks) -> Self {
+        self.tasks = Some(tasks);
         self
     }
 
@@ -307,6 +318,7 @@ impl ServerBuilder {
         let entries = entries(&self)?;
         let context = std::mem::take(&mut self.context).checked(&legacy.server_info)?;
         let audience = self.audience.clone().unwrap_or_else(|| self.name.clone());
+        let offered = tasks_offered(&self);
         let marked = self.tools.iter().any(|tool| tool.single_use())
             || self.prompts.iter().any(|prompt| prompt.single_use())
             || self.resources.iter().any(|resource| resource.single_use());
@@ -326,6 +338,10 @@ impl ServerBuilder {
             .enumerate()
             .map(|(position, tool)| (tool.entry.key.clone(), position))
             .collect();
+        let tasks = offered.then(|| {
+            let settings = self.tasks.take().unwrap_or_default();
+            Arc::new(super::tasks::Hub::new(settings, Arc::clone(signer.clock())))
+        });
         let auth = super::oauth::resource_server(
             self.oauth.take(),
             std::mem::take(&mut self.tool_scopes),
@@ -339,6 +355,7 @@ impl ServerBuilder {
                 discover: discovered,
                 // 2026-07-28 lists carry the server's identity; legacy ones none.
                 server_info: context.server_info().cloned(),
+                tasks: offered,
             },
         );
         let mut state = self.state;
@@ -364,6 +381,7 @@ impl ServerBuilder {
                 state,
                 auth,
                 context,
+                tasks,
             }
         });
         Ok(Server { inner })
@@ -437,6 +455,8 @@ pub(crate) struct Inner {
     pub(crate) http: HttpState,
     /// Where single use is recorded; `None` when no handler needs it.
     pub(crate) replay: Option<super::single_use::Replay>,
+    /// The tasks extension, when offered.
+    pub(crate) tasks: Option<Arc<super::tasks::Hub>>,
     /// Every handler's states are single-use.
     pub(crate) single_use_all: bool,
     /// The server's identity in its states' binding.
@@ -465,6 +485,15 @@ impl LegacyInfo {
             instructions: builder.instructions.clone(),
         }
     }
+}
+
+/// Whether the server offers the tasks extension: configured, or needed by a tool.
+fn tasks_offered(builder: &ServerBuilder) -> bool {
+    builder.tasks.is_some()
+        || builder
+            .tools
+            .iter()
+            .any(|tool| tool.task_support() != super::TaskSupport::Never)
 }
 
 fn discover_result(builder: &ServerBuilder) -> DiscoverResult {

@@ -147,6 +147,8 @@ pub(super) struct Call<H> {
     arguments: Option<Map<String, Value>>,
     context: CallContext,
     server: Server,
+    /// How the call becomes a task of the tasks extension, when it may.
+    launch: Option<super::tasks::Launch>,
 }
 
 impl<H> Call<H> {
@@ -165,7 +167,14 @@ impl<H> Call<H> {
             arguments,
             context,
             server: server.clone(),
+            launch: None,
         }
+    }
+
+    /// Lets the call become a task as `launch` says.
+    pub(super) fn with_launch(mut self, launch: Option<super::tasks::Launch>) -> Self {
+        self.launch = launch;
+        self
     }
 }
 
@@ -288,7 +297,7 @@ impl<H: Serves> Call<H> {
         reason = "the pieces of one round, handed over from `stateless` once"
     )]
     async fn run_round(
-        self,
+        mut self,
         signer: &Signer,
         binding: &Binding,
         state: Option<Vec<u8>>,
@@ -300,7 +309,23 @@ impl<H: Serves> Call<H> {
         // The one round takes the arguments as parsed: no copy.
         let mut input_required = false;
         let info = self.server.inner.context.server_info().cloned();
-        let reply = match self.last_round(state, input_responses).await {
+        let launch = self.launch.take();
+        let round = self.last_round(state, input_responses);
+        let round = match launch {
+            None => round.await,
+            Some(launch) => match launch.race(round).await {
+                super::tasks::Raced::Done(round) => round,
+                super::tasks::Raced::Task(created) => {
+                    let (mut outcome, stored) = replayed(id, StoredReply::Result(created));
+                    outcome.kind = "task";
+                    if let Some(record) = first_use {
+                        record.finish(&stored).await;
+                    }
+                    return outcome;
+                }
+            },
+        };
+        let reply = match round {
             Ok(Reply::Complete(mut result)) => {
                 if let Some(cache) = cache {
                     result.apply_cache_hints(cache);

@@ -35,6 +35,7 @@ pub(super) enum Method {
     TemplatesList,
     ResourcesRead,
     Listen,
+    Tasks(super::tasks::TaskMethod),
 }
 
 impl Server {
@@ -160,6 +161,9 @@ impl Server {
             "resources/list" if resources => Method::ResourcesList,
             "resources/templates/list" if resources => Method::TemplatesList,
             "resources/read" if resources => Method::ResourcesRead,
+            _ if self.inner.tasks.is_some() => {
+                Method::Tasks(super::tasks::TaskMethod::from_name(name)?)
+            }
             _ => return None,
         })
     }
@@ -212,6 +216,19 @@ impl Server {
                         Err(error) => error_outcome(id, &error),
                     },
                 ))
+            Method::Tasks(method) => {
+                let answer = super::tasks::request(self, method, params, facts.subject);
+                let id = id.clone();
+                let outcome = async move {
+                    match answer.await {
+                        Ok(result) => result_outcome(&id, &result),
+                        Err(error) => error_outcome(&id, &error),
+                    }
+                };
+                Ok(Handling {
+                    messages: None,
+                    outcome: Box::pin(outcome),
+                })
             }
             Method::ToolsCall | Method::PromptsGet | Method::ResourcesRead => {
                 let round = take_round(&mut params)?;
@@ -278,7 +295,7 @@ impl Server {
         id: Value,
         method: Method,
         mut params: Map<String, Value>,
-        context: CallContext,
+        mut context: CallContext,
         era: Era,
     ) -> Result<BoxFuture<'static, Outcome>, RpcError> {
         let (method_name, key) = match method {
@@ -336,8 +353,21 @@ impl Server {
                         None => {}
                     }
                 }
+                let launch = match &era {
+                    Era::Modern(_) => super::tasks::prepare(
+                        self,
+                        &*handler,
+                        &context.capabilities,
+                        context.subject.as_deref(),
+                        context.peer,
+                        &mut context.progress,
+                        &target,
+                        arguments.as_ref(),
+                    )?,
+                    Era::Legacy { .. } => None,
+                };
                 let call = Call::new(handler, method_name, target, arguments, context, self);
-                era.start(id, call, None)
+                era.start(id, call.with_launch(launch), None)
             }
             Method::PromptsGet => {
                 let position = lookup(&snapshot.prompt_index, "prompt")?;

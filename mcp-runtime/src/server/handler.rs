@@ -144,6 +144,11 @@ pub trait ToolHandler: Send + Sync + 'static {
     fn required_state(&self) -> Vec<StateType> {
         Vec::new()
     }
+    /// Whether calls of this tool run as tasks of the tasks extension (see
+    /// [`task`](super::task)); default: never.
+    fn task_support(&self) -> super::TaskSupport {
+        super::TaskSupport::Never
+    }
 }
 
 /// A prompt served under `prompts/get`.

@@ -47,6 +47,7 @@ pub(crate) fn check_standard(
     let member = match method {
         "tools/call" | "prompts/get" => "name",
         "resources/read" => "uri",
+        "tasks/get" | "tasks/update" | "tasks/cancel" => "taskId",
         _ => return Ok(()),
     };
     let Some(value) = single(headers, MCP_NAME)? else {

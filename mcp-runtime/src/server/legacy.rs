@@ -298,6 +298,8 @@ impl Server {
                     },
                 ))
             }
+            // Tasks belong to the 2026-07-28 wire.
+            Method::Tasks(_) => Err(RpcError::legacy_method_not_found(name)),
             Method::ToolsCall | Method::PromptsGet | Method::ResourcesRead => {
                 let (outbound, receiver) = outbound::channel();
                 let progress = match progress_token(&params) {

@@ -105,7 +105,7 @@
 //! | `shape` | the flow's shape fingerprint, in hexadecimal |
 //! | `state_bytes` | the size of the signed (or sealed) state handed to the next round |
 //! | `replayed` | `true` when a retried round was answered from the replay store |
-//! | `outcome` | `complete`, `input_required`, `error`, or `cancelled` (the client cancelled the call or went away) |
+//! | `outcome` | `complete`, `input_required`, `task` (the call became a task of the tasks extension), `error`, or `cancelled` (the client cancelled the call or went away) |
 //! | `error_code` | the JSON-RPC error code, when the outcome is `error` |
 //! | `traceparent` | the W3C `traceparent` from the request's `_meta`, when valid |
 //! | `tracestate` | its `tracestate`, when valid, with a `traceparent`, and at most [`MAX_TRACESTATE`] bytes |
@@ -145,6 +145,7 @@ mod registry;
 mod session;
 mod single_use;
 mod subscriptions;
+mod tasks;
 mod trace;
 mod trace_context;
 mod url_elicitation;
@@ -173,6 +174,10 @@ pub use session::{
     DEFAULT_MAX_STREAMS_PER_OWNER, DEFAULT_MAX_SUBSCRIPTIONS, DEFAULT_SESSION_IDLE_TIMEOUT,
 };
 pub use subscriptions::{DEFAULT_MAX_LISTENERS, DEFAULT_MAX_LISTENERS_PER_OWNER, LISTEN_QUEUE};
+pub use tasks::{
+    DEFAULT_LEASE, DEFAULT_MAX_RUNNING, DEFAULT_MAX_TASK_BYTES, DEFAULT_POLL_INTERVAL,
+    DEFAULT_TASK_TTL, POLLS_PER_INTERVAL, TASKS_EXTENSION, TaskSupport, TaskTool, Tasks, task,
+};
 pub use trace_context::{
     MAX_BAGGAGE, MAX_TRACESTATE, META_BAGGAGE, META_TRACEPARENT, META_TRACESTATE,
 };
@@ -316,7 +321,7 @@ pub struct Outcome {
     pub body: Option<Vec<u8>>,
     /// The legacy session an `initialize` opened, for the `Mcp-Session-Id` header.
     pub session_id: Option<String>,
-    /// How the request ended, for its span: `complete`, `input_required`, `error`,
+    /// How the request ended, for its span: `complete`, `input_required`, `task`, `error`,
     /// `cancelled`, or `accepted` (a notification or response, which has no span).
     pub(crate) kind: &'static str,
     /// The JSON-RPC error code of an `error`.

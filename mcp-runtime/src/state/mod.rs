@@ -251,3 +251,5 @@ pub use replay::{
 };
 #[cfg(feature = "redis")]
 pub use replay::{DEFAULT_REDIS_PREFIX, DEFAULT_REDIS_TIMEOUT, RedisReplayStore};
+#[cfg(feature = "redis")]
+pub(crate) use replay::{answer_within, connect_redis, whole_millis};

@@ -108,6 +108,7 @@ pub(crate) fn mirrored_headers(body: &[u8]) -> Vec<(String, String)> {
     let member = match method {
         "tools/call" | "prompts/get" => "name",
         "resources/read" => "uri",
+        "tasks/get" | "tasks/update" | "tasks/cancel" => "taskId",
         _ => return headers,
     };
     if let Some(name) = message["params"][member].as_str() {

@@ -40,6 +40,8 @@ pub(crate) struct Settings {
     pub(crate) discover: DiscoverResult,
     /// Put in every 2026-07-28 list's `_meta`, unless turned off.
     pub(crate) server_info: Option<Implementation>,
+    /// Whether the tasks extension is offered (to 2026-07-28 clients only).
+    pub(crate) tasks: bool,
 }
 
 /// The registered handlers, and the snapshot requests read.

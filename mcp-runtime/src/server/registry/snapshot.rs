@@ -9,7 +9,7 @@ use super::Settings;
 use super::pages::{ListKind, Listing};
 use crate::protocol::{
     DiscoverResult, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
-    ListToolsResult, Prompt, Resource, ResourceTemplate, ResultMeta, ServerCapabilities, Tool,
+    JsonObject, ListToolsResult, Prompt, Resource, ResourceTemplate, ResultMeta, ServerCapabilities, Tool,
 };
 use crate::server::handler::{PromptHandler, ResourceDefinition, ResourceHandler, ToolHandler};
 use crate::server::param_headers::ParamHeader;
@@ -167,7 +167,12 @@ impl Snapshot {
             prompts: !entries.prompts.is_empty(),
             resources: !entries.resources.is_empty(),
         };
-        let (modern, legacy_capabilities) = super::capabilities(offered);
+        let (mut modern, legacy_capabilities) = super::capabilities(offered);
+        // Legacy sessions have no tasks of this extension.
+        if settings.tasks {
+            let tasks = (crate::server::TASKS_EXTENSION.to_owned(), JsonObject::new());
+            modern.extensions = Some(std::iter::once(tasks).collect());
+        }
         let discover = serialise(&DiscoverResult {
             capabilities: modern,
             ..settings.discover.clone()

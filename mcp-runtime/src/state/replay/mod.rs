@@ -17,6 +17,8 @@ pub use memory::{
 };
 #[cfg(feature = "redis")]
 pub use redis_store::{DEFAULT_REDIS_PREFIX, DEFAULT_REDIS_TIMEOUT, RedisReplayStore};
+#[cfg(feature = "redis")]
+pub(crate) use redis_store::{answer_within, connect_redis, whole_millis};
 
 /// A boxed future that can move between threads; what [`ReplayStore`] methods return.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;

@@ -172,21 +172,8 @@ impl RedisReplayStore {
     /// Fails with [`StoreError::Backend`] when the URL is invalid or Redis cannot be reached
     /// within [`DEFAULT_REDIS_TIMEOUT`].
     pub async fn connect(url: &str) -> Result<Self, StoreError> {
-        let client = Client::open(url).map_err(backend)?;
-        let config = ConnectionManagerConfig::new()
-            .set_connection_timeout(Some(Duration::from_secs(1)))
-            .set_response_timeout(Some(Duration::from_secs(1)))
-            // A reconnection that fails gives up quickly: calls waiting on it fail closed
-            // within their timeout, and the next call tries again.
-            .set_number_of_retries(2)
-            .set_min_delay(Duration::from_millis(50))
-            .set_max_delay(Duration::from_millis(500));
         let store = Self {
-            connection: within(
-                DEFAULT_REDIS_TIMEOUT,
-                ConnectionManager::new_with_config(client, config),
-            )
-            .await?,
+            connection: connect_redis(url).await.map_err(StoreError::Backend)?,
             prefix: DEFAULT_REDIS_PREFIX.to_owned(),
             timeout: DEFAULT_REDIS_TIMEOUT,
             owner_quota: DEFAULT_OWNER_QUOTA,
@@ -363,34 +350,62 @@ impl fmt::Debug for RedisReplayStore {
     }
 }
 
+/// Why a Redis store's backend failed: Redis unreachable, failing, or not answering in time.
+pub(crate) type Backend = Box<dyn std::error::Error + Send + Sync>;
+
+/// The multiplexed connection to the Redis at `url` that every Redis store here uses,
+/// connected within [`DEFAULT_REDIS_TIMEOUT`].
+pub(crate) async fn connect_redis(url: &str) -> Result<ConnectionManager, Backend> {
+    let client = Client::open(url)?;
+    let config = ConnectionManagerConfig::new()
+        .set_connection_timeout(Some(Duration::from_secs(1)))
+        .set_response_timeout(Some(Duration::from_secs(1)))
+        // A reconnection that fails gives up quickly: calls waiting on it fail closed
+        // within their timeout, and the next call tries again.
+        .set_number_of_retries(2)
+        .set_min_delay(Duration::from_millis(50))
+        .set_max_delay(Duration::from_millis(500));
+    answer_within(
+        DEFAULT_REDIS_TIMEOUT,
+        ConnectionManager::new_with_config(client, config),
+    )
+    .await
+}
+
+/// Runs a Redis call, failing after `timeout`.
+pub(crate) async fn answer_within<T>(
+    timeout: Duration,
+    call: impl Future<Output = Result<T, RedisError>>,
+) -> Result<T, Backend> {
+    match tokio::time::timeout(timeout, call).await {
+        Ok(result) => Ok(result?),
+        Err(elapsed) => Err(format!("no answer from Redis within {timeout:?} ({elapsed})").into()),
+    }
+}
+
+/// A time-to-live in whole milliseconds, rounded up (`PX` takes at least 1); `None` when it
+/// is zero or too large for Redis, which adds it to its clock in milliseconds as a signed
+/// 64-bit number.
+pub(crate) fn whole_millis(ttl: Duration) -> Option<u64> {
+    let millis = ttl.as_nanos().div_ceil(1_000_000);
+    u64::try_from(millis)
+        .ok()
+        .filter(|&millis| millis > 0 && millis <= 1 << 52)
+}
+
 /// Runs a Redis call, failing with [`StoreError::Backend`] after `timeout`.
 async fn within<T>(
     timeout: Duration,
     call: impl Future<Output = Result<T, RedisError>>,
 ) -> Result<T, StoreError> {
-    match tokio::time::timeout(timeout, call).await {
-        Ok(result) => result.map_err(backend),
-        Err(elapsed) => Err(StoreError::Backend(
-            format!("no answer from Redis within {timeout:?} ({elapsed})").into(),
-        )),
-    }
-}
-
-fn backend(error: RedisError) -> StoreError {
-    StoreError::Backend(Box::new(error))
+    answer_within(timeout, call)
+        .await
+        .map_err(StoreError::Backend)
 }
 
 /// The time-to-live in whole milliseconds, rounded up: `PX` takes at least 1.
 fn ttl_millis(ttl: Duration) -> Result<u64, StoreError> {
-    if ttl.is_zero() {
-        return Err(StoreError::Ttl(ttl));
-    }
-    let millis = ttl.as_nanos().div_ceil(1_000_000);
-    // Redis adds the time-to-live to its clock in milliseconds as a signed 64-bit number.
-    u64::try_from(millis)
-        .ok()
-        .filter(|&millis| millis <= 1 << 52)
-        .ok_or(StoreError::Ttl(ttl))
+    whole_millis(ttl).ok_or(StoreError::Ttl(ttl))
 }
 
 /// `<tag>:<answers as 64 hex digits>`.
