@@ -9,14 +9,13 @@ mod client;
 mod tasks;
 
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use mcp_runtime::server::{Server, ServerBuilder, Tasks, task};
 use mcp_runtime::state::{ManualClock, Signer};
 use mcp_runtime::tasks::MemoryTaskStore;
 use serde_json::json;
-use tasks::{DROPPED, Wire, accept, meta, runs, ship, slow, whoami};
+use tasks::{Wire, accept, meta, runs, ship, slow, whoami};
 
 fn signer() -> Signer {
     Signer::new(1, &[9; 32]).expect("a 32-byte key is long enough")
@@ -211,15 +210,13 @@ async fn over_stdio_a_client_without_the_extension_gets_ordinary_calls() {
 
 /// Cancel ends a working task at once and drops its round; progress shows as its status
 /// message before.
-async fn cancel_drops_the_round(wire: &mut Wire) {
-    let created = wire.call("slow", "c1").await;
+async fn cancel_drops_the_round(wire: &mut Wire, ticket: &str) {
+    let created = wire.call("slow", ticket).await;
     let id = created["taskId"].as_str().unwrap().to_owned();
-    let dropped = DROPPED.load(Ordering::SeqCst);
-    let working = wire.until(&id, "working", None).await;
     let reported = async {
         loop {
             let got = wire.get(&id).await;
-            if got["statusMessage"] == "working on c1" {
+            if got["statusMessage"] == format!("working on {ticket}") {
                 return got;
             }
             tokio::time::sleep(Duration::from_millis(5)).await;
@@ -228,30 +225,24 @@ async fn cancel_drops_the_round(wire: &mut Wire) {
     let got = tokio::time::timeout(tasks::WAIT, reported)
         .await
         .expect("progress shows");
-    assert_eq!(got["status"], "working", "{working}");
+    assert_eq!(got["status"], "working", "{got}");
+    assert_eq!(tasks::dropped(ticket), 0);
     let ack = wire.result("tasks/cancel", json!({"taskId": id})).await;
     assert_eq!(ack, json!({"resultType": "complete"}));
     let cancelled = wire.get(&id).await;
     assert_eq!(cancelled["status"], "cancelled", "{cancelled}");
-    let dropping = async {
-        while DROPPED.load(Ordering::SeqCst) == dropped {
-            tokio::time::sleep(Duration::from_millis(5)).await;
-        }
-    };
-    tokio::time::timeout(tasks::WAIT, dropping)
-        .await
-        .expect("the round is dropped");
+    tasks::until_dropped(ticket).await;
 }
 
 #[tokio::test]
 async fn over_http_cancel_drops_the_round() {
     let running = client::start(builder().build()).await;
-    cancel_drops_the_round(&mut Wire::http(running.addr)).await;
+    cancel_drops_the_round(&mut Wire::http(running.addr), "c-http").await;
 }
 
 #[tokio::test]
 async fn over_stdio_cancel_drops_the_round() {
-    cancel_drops_the_round(&mut Wire::stdio(builder().build())).await;
+    cancel_drops_the_round(&mut Wire::stdio(builder().build()), "c-stdio").await;
 }
 
 /// A declined question ends the task through the flow's `?`: the tool's answer to a

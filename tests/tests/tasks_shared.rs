@@ -21,6 +21,10 @@ use serde_json::json;
 use tasks::{Wire, accept, runs, ship, slow};
 
 async fn instance(redis: &TestRedis, clock: Arc<dyn Clock>) -> Server {
+    instance_with(redis, clock, mcp_runtime::server::DEFAULT_LEASE).await
+}
+
+async fn instance_with(redis: &TestRedis, clock: Arc<dyn Clock>, lease: Duration) -> Server {
     let store = RedisTaskStore::connect(redis.url())
         .await
         .expect("connects")
@@ -31,7 +35,11 @@ async fn instance(redis: &TestRedis, clock: Arc<dyn Clock>) -> Server {
     Server::builder()
         .name("shipping")
         .signer(signer)
-        .tasks(Tasks::new(store).poll_interval(Duration::from_millis(1)))
+        .tasks(
+            Tasks::new(store)
+                .poll_interval(Duration::from_millis(1))
+                .lease(lease),
+        )
         .tool(task(ship))
         .tool(task(slow))
         .build()
@@ -124,4 +132,30 @@ async fn a_task_whose_instance_died_while_working_is_failed() {
         "the server instance running this task stopped before it finished"
     );
     assert_eq!(on_b.get(&id).await["status"], "failed", "and stays failed");
+}
+
+/// A task cancelled on the instance that does not run it ends at once; the instance running
+/// it drops its round at its next lease renewal (every 100 ms here, a third of the lease).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_task_cancelled_on_another_instance_is_dropped_where_it_runs() {
+    let redis = TestRedis::shared_or_own();
+    let lease = Duration::from_millis(300);
+    let a = client::start(instance_with(&redis, Arc::new(SystemClock), lease).await).await;
+    let b = client::start(instance_with(&redis, Arc::new(SystemClock), lease).await).await;
+    let (mut on_a, mut on_b) = (Wire::http(a.addr), Wire::http(b.addr));
+    let id = on_a.call("slow", "far").await["taskId"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    on_b.until(&id, "working", None).await;
+    assert_eq!(tasks::dropped("far"), 0);
+    let ack = on_b.result("tasks/cancel", json!({"taskId": id})).await;
+    assert_eq!(ack, json!({"resultType": "complete"}));
+    assert_eq!(on_a.get(&id).await["status"], "cancelled");
+    tasks::until_dropped("far").await;
+    assert_eq!(
+        on_a.get(&id).await["status"],
+        "cancelled",
+        "and stays cancelled"
+    );
 }

@@ -8,7 +8,6 @@
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use mcp_runtime::server::Server;
@@ -39,14 +38,38 @@ fn count_run(ticket: &str) {
         .or_default() += 1;
 }
 
-/// How many rounds of `slow` were dropped before their end.
-pub(crate) static DROPPED: AtomicUsize = AtomicUsize::new(0);
+static DROPS: Mutex<Option<HashMap<String, usize>>> = Mutex::new(None);
 
-struct CountsDrop;
+/// How many rounds of `slow` for `ticket` were dropped before their end.
+pub(crate) fn dropped(ticket: &str) -> usize {
+    let drops = DROPS.lock().unwrap();
+    drops
+        .as_ref()
+        .and_then(|drops| drops.get(ticket).copied())
+        .unwrap_or(0)
+}
+
+/// Waits until a round of `slow` for `ticket` has been dropped; fails after [`WAIT`].
+pub(crate) async fn until_dropped(ticket: &str) {
+    let dropping = async {
+        while dropped(ticket) == 0 {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    };
+    tokio::time::timeout(WAIT, dropping)
+        .await
+        .unwrap_or_else(|_| panic!("the round for {ticket} was never dropped"));
+}
+
+struct CountsDrop(String);
 
 impl Drop for CountsDrop {
     fn drop(&mut self) {
-        DROPPED.fetch_add(1, Ordering::SeqCst);
+        let mut drops = DROPS.lock().unwrap();
+        *drops
+            .get_or_insert_with(HashMap::new)
+            .entry(self.0.clone())
+            .or_default() += 1;
     }
 }
 
@@ -92,7 +115,7 @@ pub(crate) async fn whoami(cx: Cx) -> ToolResult {
 /// Works for a minute, unless dropped first.
 #[tool]
 pub(crate) async fn slow(args: Ticket, cx: Cx) -> ToolResult {
-    let _counts = CountsDrop;
+    let _counts = CountsDrop(args.ticket.clone());
     cx.report_progress(0.0, None, Some(format!("working on {}", args.ticket)));
     tokio::time::sleep(Duration::from_secs(60)).await;
     Ok(text("done"))
