@@ -199,8 +199,10 @@ impl Server {
                     Some(Value::Object(meta)) => meta.clone(),
                     _ => Map::new(),
                 };
-                let context =
-                    RequestContext::modern(meta, self.inner.context.exposed(facts.headers.as_deref()));
+                let context = RequestContext::modern(
+                    meta,
+                    self.inner.context.exposed(facts.headers.as_deref()),
+                );
                 let running = completion::complete(self, params, context)?;
                 let info = self.inner.context.server_info().cloned();
                 Ok(completion::handling(
@@ -216,6 +218,7 @@ impl Server {
                         Err(error) => error_outcome(id, &error),
                     },
                 ))
+            }
             Method::Tasks(method) => {
                 let answer = super::tasks::request(self, method, params, facts.subject);
                 let id = id.clone();

@@ -19,8 +19,8 @@ pub(crate) use snapshot::{Entries, Entry, Offered, Snapshot, ToolEntry};
 
 use super::build_check::BuildError;
 use crate::protocol::{
-    CacheHints, DiscoverResult, Implementation, JsonObject, ListChangedCapability, ResourcesCapability,
-    ServerCapabilities,
+    CacheHints, DiscoverResult, Implementation, JsonObject, ListChangedCapability,
+    ResourcesCapability, ServerCapabilities,
 };
 
 /// Which list a change touched.

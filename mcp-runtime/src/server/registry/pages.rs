@@ -149,7 +149,9 @@ fn older_shape(page: &str) -> String {
     let value: serde_json::Value = serde_json::from_str(page).expect("a page parses");
     let mut value = crate::server::lifecycle::legacy_result(&value).expect("a page serialises");
     if let Some(object) = value.as_object_mut() {
-        let meta = object.get_mut("_meta").and_then(serde_json::Value::as_object_mut);
+        let meta = object
+            .get_mut("_meta")
+            .and_then(serde_json::Value::as_object_mut);
         if let Some(meta) = meta {
             meta.remove(crate::protocol::meta::META_SERVER_INFO);
             if meta.is_empty() {

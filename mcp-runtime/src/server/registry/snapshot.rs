@@ -8,8 +8,9 @@ use std::sync::Arc;
 use super::Settings;
 use super::pages::{ListKind, Listing};
 use crate::protocol::{
-    DiscoverResult, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
-    JsonObject, ListToolsResult, Prompt, Resource, ResourceTemplate, ResultMeta, ServerCapabilities, Tool,
+    DiscoverResult, JsonObject, ListPromptsResult, ListResourceTemplatesResult,
+    ListResourcesResult, ListToolsResult, Prompt, Resource, ResourceTemplate, ResultMeta,
+    ServerCapabilities, Tool,
 };
 use crate::server::handler::{PromptHandler, ResourceDefinition, ResourceHandler, ToolHandler};
 use crate::server::param_headers::ParamHeader;

@@ -441,10 +441,12 @@ async fn start(
     record: TaskRecord,
 ) {
     let inner = &server.inner;
-    let Some(handler) = inner
+    // The tool as the registry serves it now: one removed or disabled since fails the task.
+    let snapshot = inner.registry.snapshot();
+    let Some(handler) = snapshot
         .tool_index
         .get(&record.tool)
-        .map(|&at| Arc::clone(&inner.tools[at]))
+        .map(|&at| Arc::clone(&snapshot.tools[at]))
     else {
         fail(hub, id, internal("the task's tool is no longer served")).await;
         return;
@@ -464,6 +466,12 @@ async fn start(
         logger: crate::server::outbound::Logger::none(),
         limits: inner.limits,
         app: inner.state.clone(),
+        // A task's rounds run apart from any request: a 2026-07-28 context with no `_meta`
+        // and no headers.
+        context: crate::server::context::RequestContext::modern(
+            serde_json::Map::new(),
+            axum::http::HeaderMap::new(),
+        ),
     };
     let running = crate::server::panic::guarded(|| handler.call(request));
     let round = async move {
