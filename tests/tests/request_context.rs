@@ -160,31 +160,56 @@ async fn a_legacy_call_sees_the_client_of_initialize_and_results_carry_no_server
     assert!(list["result"].get("_meta").is_none(), "{list}");
 }
 
-#[tokio::test]
-async fn over_stdio_there_are_no_headers() {
+/// Serves `messages` on in-process stdio, one line each, and returns the answers to those
+/// with an `id`.
+async fn over_stdio(messages: Vec<Value>) -> Vec<Value> {
     let (mut input, server_in) = tokio::io::duplex(64 * 1024);
     let (server_out, output) = tokio::io::duplex(64 * 1024);
     let serving = tokio::spawn(async move { server().serve_lines(server_in, server_out).await });
+    let mut lines = BufReader::new(output).lines();
+    let mut answers = Vec::new();
+    for message in messages {
+        let line = format!("{message}\n");
+        input.write_all(line.as_bytes()).await.unwrap();
+        if message.get("id").is_none() {
+            continue;
+        }
+        let line = tokio::time::timeout(Duration::from_secs(10), lines.next_line())
+            .await
+            .expect("an answer in time")
+            .unwrap()
+            .expect("an answer");
+        answers.push(serde_json::from_str(&line).unwrap());
+    }
+    drop(input);
+    serving.await.unwrap().unwrap();
+    answers
+}
+
+#[tokio::test]
+async fn over_stdio_there_are_no_headers_on_either_era() {
     let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
                       "params": {"name": "whoami", "_meta": meta_of("piped")}});
-    input
-        .write_all(format!("{call}\n").as_bytes())
-        .await
-        .unwrap();
-    let mut lines = BufReader::new(output).lines();
-    let line = tokio::time::timeout(Duration::from_secs(10), lines.next_line())
-        .await
-        .expect("an answer in time")
-        .unwrap()
-        .expect("an answer");
-    let answer: Value = serde_json::from_str(&line).unwrap();
+    let answers = over_stdio(vec![call]).await;
     assert_eq!(
-        reported(&answer["result"]),
+        reported(&answers[0]["result"]),
         json!({"client": "piped", "version": "2026-07-28", "legacy": false, "tenant": null,
                "authorization": null, "note": "piped"})
     );
-    drop(input);
-    serving.await.unwrap().unwrap();
+    let answers = over_stdio(vec![
+        json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "piped-legacy", "version": "1"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+               "params": {"name": "whoami", "_meta": {"example.com/note": "kept"}}}),
+    ])
+    .await;
+    assert_eq!(
+        reported(&answers[1]["result"]),
+        json!({"client": "piped-legacy", "version": "2025-06-18", "legacy": true,
+               "tenant": null, "authorization": null, "note": "kept"})
+    );
 }
 
 #[tokio::test]
