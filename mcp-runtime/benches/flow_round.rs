@@ -18,7 +18,7 @@ use std::pin::pin;
 use std::task::{Context, Poll, Waker};
 
 use mcp_runtime::protocol::{ClientCapabilities, InputResponses};
-use mcp_runtime::server::{AppState, FlowLimits, Logger, Progress, Reply, Request, ToolHandler};
+use mcp_runtime::server::{AppState, Logger, Progress, Reply, Request, ToolHandler};
 use mcp_runtime::state::{BindingContext, Signer};
 use mcp_runtime::{Cx, ElicitChoice, ElicitForm, ToolResult, text, tool};
 use serde_json::{Value, json};
@@ -105,7 +105,6 @@ fn request(state: Option<Vec<u8>>, answers: Option<Value>) -> Request {
         claims: None,
         progress: Progress::none(),
         logger: Logger::none(),
-        limits: FlowLimits::default(),
         app: AppState::default(),
     }
 }
@@ -221,7 +220,6 @@ impl Clone for Prepared {
             claims: r.claims.clone(),
             progress: Progress::none(),
             logger: Logger::none(),
-            limits: r.limits,
             app: r.app.clone(),
         })
     }

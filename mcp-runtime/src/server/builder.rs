@@ -347,6 +347,10 @@ impl ServerBuilder {
                 }
             }
         }
+        // The flows' own limits travel with the state their context reads (see
+        // `flow::ServerLimits`), not in every request.
+        let mut state = self.state;
+        state.insert(crate::flow::ServerLimits(self.limits));
         let inner = Inner {
             tools_list: serialise(&ListToolsResult {
                 tools,
@@ -389,7 +393,7 @@ impl ServerBuilder {
             replay,
             single_use_all: self.single_use,
             audience,
-            state: self.state,
+            state,
             auth,
         };
         Ok(Server {

@@ -188,7 +188,6 @@ impl<H: Serves> Call<H> {
             claims: context.claims.clone(),
             progress: context.progress.clone(),
             logger: context.logger.clone(),
-            limits: self.server.inner.limits,
             app: self.server.inner.state.clone(),
         };
         self.serve(request)
@@ -382,7 +381,6 @@ impl<H: Serves> Call<H> {
             claims: context.claims,
             progress: context.progress,
             logger: context.logger,
-            limits: self.server.inner.limits,
             app: self.server.inner.state.clone(),
         };
         let handler = self.handler;
