@@ -4,6 +4,8 @@
 use proc_macro::TokenStream;
 
 mod errors;
+#[cfg(test)]
+mod expansion_timing;
 mod form;
 #[cfg(test)]
 mod snapshot_tests;

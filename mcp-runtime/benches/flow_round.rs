@@ -19,7 +19,7 @@ use std::task::{Context, Poll, Waker};
 
 use mcp_runtime::protocol::{ClientCapabilities, InputResponses};
 use mcp_runtime::server::{
-    AppState, FlowLimits, Logger, Progress, Reply, Request, RequestContext, ToolHandler,
+    AppState, Logger, Progress, Reply, Request, RequestContext, ToolHandler,
 };
 use mcp_runtime::state::{BindingContext, Signer};
 use mcp_runtime::{Cx, ElicitChoice, ElicitForm, ToolResult, text, tool};
@@ -107,7 +107,6 @@ fn request(state: Option<Vec<u8>>, answers: Option<Value>) -> Request {
         claims: None,
         progress: Progress::none(),
         logger: Logger::none(),
-        limits: FlowLimits::default(),
         app: AppState::default(),
         context: RequestContext::default(),
     }
@@ -224,7 +223,6 @@ impl Clone for Prepared {
             claims: r.claims.clone(),
             progress: Progress::none(),
             logger: Logger::none(),
-            limits: r.limits,
             app: r.app.clone(),
             context: r.context.clone(),
         })

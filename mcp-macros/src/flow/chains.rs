@@ -57,6 +57,7 @@ use syn::{
 
 use super::Errors;
 use super::questions::asks;
+use super::std_facts;
 
 /// Splits, in `body`, each `if` or `while` condition that chains a `let` before a question.
 pub(super) fn split(body: &mut Block, cx: &Ident, errors: &mut Errors) {
@@ -309,9 +310,9 @@ fn diverges(block: &Block) -> bool {
         Some(Stmt::Macro(call)) => &call.mac.path,
         _ => return false,
     };
-    path.segments.last().is_some_and(|name| {
-        ["panic", "unreachable", "todo", "unimplemented"].contains(&&*name.ident.to_string())
-    })
+    path.segments
+        .last()
+        .is_some_and(|name| std_facts::panics(&name.ident.to_string()))
 }
 
 /// `block` as an expression.

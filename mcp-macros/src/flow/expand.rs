@@ -11,12 +11,13 @@ use syn::{Block, Expr, Ident};
 use super::hoist::Hoisted;
 use super::literals::literal_locals;
 use super::model::{Handler, Kind};
-use super::resume::{Group, Resumed};
+use super::point::Resumed;
+use super::resume::Group;
 use super::scope::local_key;
 use super::settle::{self, SiteCode};
-use super::shadow;
 use super::sites::Site;
 use super::straight::{self, Placement};
+use super::syntax;
 
 mod handler;
 
@@ -52,7 +53,7 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
     let p = quote!(::mcp_runtime::__private);
     let resumed = plan.resumed;
     let slots = plan.slots;
-    let literals = literal_locals(&plan.forward, plan.hoisted);
+    let literals = literal_locals(&plan.forward, &|name| plan.hoisted.bound_once(name));
     let literals: Vec<Option<&Vec<String>>> = slots
         .iter()
         .map(|local| literals.get(&local_key(local)))
@@ -177,7 +178,7 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
         }
         let carry = if plan.taken.contains(local) {
             quote!(CarryItems)
-        } else if handler.moved.contains(&local_key(&shadow::shown_ident(local))) {
+        } else if handler.moved.contains(&local_key(&syntax::shown_ident(local))) {
             quote!(CarryArgument)
         } else {
             quote!(Carry)

@@ -7,11 +7,13 @@ use syn::visit::{self, Visit};
 use syn::{Block, Expr, Pat, Stmt};
 
 use super::scope::pattern_bindings;
-use super::sites::marker_site;
+use super::syntax::marker_site;
 
+mod ends;
 mod macros;
 mod stand_in;
-pub(crate) use macros::inline_args;
+use ends::{block_diverges, block_ends, ends};
+pub(crate) use ends::{diverges, panics};
 pub(crate) use stand_in::{StandIn, free_and_assigned_with};
 
 /// Names used in `block`'s statements that no binding inside them introduces first.
@@ -534,41 +536,6 @@ fn both(so_far: Option<BTreeSet<String>>, more: BTreeSet<String>) -> BTreeSet<St
         Some(so_far) => so_far.intersection(&more).cloned().collect(),
         None => more,
     }
-}
-
-/// Whether `expr` never goes on to the code after it, as far as its last statement shows:
-/// `return`, `break`, `continue` or a panicking macro.
-pub(crate) fn diverges(expr: &Expr) -> bool {
-    ends(expr, &panics)
-}
-
-fn block_diverges(block: &Block) -> bool {
-    block_ends(block, &panics)
-}
-
-/// [`diverges`], where `stmt_macro` says whether a macro statement never goes on.
-fn ends(expr: &Expr, stmt_macro: &dyn Fn(&syn::Macro) -> bool) -> bool {
-    match expr {
-        Expr::Return(_) | Expr::Break(_) | Expr::Continue(_) => true,
-        Expr::Macro(mac) => panics(&mac.mac),
-        Expr::Block(block) if block.label.is_none() => block_ends(&block.block, stmt_macro),
-        _ => false,
-    }
-}
-
-/// Whether `block` never goes on past its end, as [`ends`] says of its last statement.
-fn block_ends(block: &Block, stmt_macro: &dyn Fn(&syn::Macro) -> bool) -> bool {
-    match block.stmts.last() {
-        Some(Stmt::Expr(expr, _)) => ends(expr, stmt_macro),
-        Some(Stmt::Macro(mac)) => stmt_macro(&mac.mac),
-        _ => false,
-    }
-}
-
-pub(crate) fn panics(mac: &syn::Macro) -> bool {
-    ["panic", "unreachable", "todo", "unimplemented"]
-        .iter()
-        .any(|name| mac.path.is_ident(name))
 }
 
 #[cfg(test)]

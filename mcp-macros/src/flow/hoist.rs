@@ -11,34 +11,13 @@
 
 use std::collections::{HashMap, HashSet};
 
-use syn::punctuated::Punctuated;
 use syn::visit::{self, Visit};
-use syn::{Expr, ItemFn, Local, Pat, Stmt, Token};
+use syn::{Expr, ItemFn, Local};
 
-use super::{free, literals, mutable, reborrow};
+use super::{mutable, reborrow};
 
-/// What a handler's blocks may declare again where the flow resumes.
-pub(crate) struct Hoisted {
-    /// The locals bound once in the whole function, by a `let` of a literal without `mut`.
-    constants: Vec<String>,
-    /// Each name bound in the whole function (parameters and locals alike): how often, and
-    /// whether ever `mut`.
-    bindings: HashMap<String, Bound>,
-    /// The locals bound once in the whole function, without `mut`, to a stable borrow (see
-    /// `reborrow::stable`): matched again, they give the same borrows.
-    borrowing: Vec<String>,
-    /// The context parameter's name: what its accessors give (see
-    /// `reborrow::CONTEXT_ACCESSORS`) is had again, never carried.
-    context: String,
-    /// The names the function's parameters bind.
-    parameters: HashSet<String>,
-}
-
-#[derive(Default)]
-struct Bound {
-    count: usize,
-    mutable: bool,
-}
+pub(crate) use super::facts::Hoisted;
+use super::facts::{Bound, constant, single};
 
 impl Hoisted {
     /// The constant locals of `function`: names whose every binding in the function is a
@@ -131,98 +110,6 @@ impl Hoisted {
         hoisted.borrowing = borrowing;
         hoisted
     }
-
-    /// Whether `init` chooses between string literals by reading a local
-    /// (`match opened { Ok(()) => "opened", Err(_) => "not opened" }`): what it gives travels
-    /// as the index of its literal (see `literals`), rather than being chosen again from what
-    /// it read, which would travel in its place. A choice made by the parameters alone, had
-    /// again each round, is made again.
-    pub(crate) fn literal_choice(&self, init: &Expr) -> bool {
-        literals::only_literals(init)
-            && !free::free_in_stmts(&[syn::parse_quote!(let _ = #init;)], &HashMap::new())
-                .iter()
-                .all(|name| self.parameters.contains(name))
-    }
-
-    /// Whether `name` is a local bound once, without `mut`, to a stable borrow.
-    pub(crate) fn borrowing(&self, name: &str) -> bool {
-        self.borrowing.iter().any(|local| local == name)
-    }
-
-    /// Whether `name` names the context, bound once in the function.
-    pub(crate) fn is_context(&self, name: &str) -> bool {
-        self.context == name && self.bound_once(name)
-    }
-
-    /// Whether `name` is bound once in the whole function, as a parameter or a local: where
-    /// it is named, it names that one binding.
-    pub(crate) fn bound_once(&self, name: &str) -> bool {
-        self.bindings
-            .get(name)
-            .is_some_and(|bound| bound.count == 1)
-    }
-
-    /// Whether `name`, where the function names it, always has the same value: it is bound
-    /// nowhere in the function (an item), or once and without `mut`.
-    pub(crate) fn unchanging(&self, name: &str) -> bool {
-        self.bindings
-            .get(name)
-            .is_none_or(|bound| bound.count == 1 && !bound.mutable)
-    }
-
-    /// Whether `stmt` is declared again where the flow resumes, rather than carried: an item
-    /// (`use`, `const`, `fn`, `struct`, `macro_rules!`) or a constant local.
-    pub(crate) fn holds(&self, stmt: &Stmt) -> bool {
-        match stmt {
-            _ if super::items::is_lifted(stmt) => false,
-            Stmt::Item(_) => true,
-            Stmt::Macro(mac) => mac.mac.path.is_ident("macro_rules"),
-            Stmt::Local(local) => {
-                constant(local).is_some_and(|name| self.constants.contains(&name))
-            }
-            Stmt::Expr(..) => false,
-        }
-    }
-}
-
-/// The name `local` binds, if it binds one name without `mut` to a literal.
-fn constant(local: &Local) -> Option<String> {
-    let init = local.init.as_ref()?;
-    if init.diverge.is_some() || !literal(&init.expr) {
-        return None;
-    }
-    single(local)
-}
-
-/// The name `local` binds, if it binds one name, by value and without `mut`.
-fn single(local: &Local) -> Option<String> {
-    let pat = match &local.pat {
-        Pat::Type(typed) => &*typed.pat,
-        pat => pat,
-    };
-    match pat {
-        Pat::Ident(p) if p.mutability.is_none() && p.by_ref.is_none() && p.subpat.is_none() => {
-            Some(p.ident.to_string())
-        }
-        _ => None,
-    }
-}
-
-/// A literal, or a negation, tuple, array or `vec!` of literals: the same value however
-/// often it is evaluated, and nothing moved to make it.
-pub(crate) fn literal(expr: &Expr) -> bool {
-    match expr {
-        Expr::Lit(_) => true,
-        Expr::Unary(u) => matches!(u.op, syn::UnOp::Neg(_)) && literal(&u.expr),
-        Expr::Tuple(t) => t.elems.iter().all(literal),
-        Expr::Array(a) => a.elems.iter().all(literal),
-        Expr::Paren(p) => literal(&p.expr),
-        Expr::Macro(m) if m.mac.path.is_ident("vec") => m
-            .mac
-            .parse_body_with(Punctuated::<Expr, Token![,]>::parse_terminated)
-            .is_ok_and(|elems| elems.iter().all(literal)),
-        _ => false,
-    }
 }
 
 /// The names the parameters of `function` bind.
@@ -235,4 +122,89 @@ fn parameters(function: &ItemFn) -> HashSet<String> {
         .flat_map(mutable::bound)
         .map(|bound| bound.ident.to_string())
         .collect()
+}
+
+#[cfg(test)]
+/// `literals`' finding, over the names `Hoisted` finds bound once.
+mod literal_tests {
+    use super::Hoisted;
+    use crate::flow::literals::literal_locals;
+
+    /// The names of the locals of `body` found to hold only literals, with their literals.
+    fn found(body: &str) -> Vec<(String, Vec<String>)> {
+        let function: syn::ItemFn =
+            syn::parse_str(&format!("async fn f() {body}")).expect("a body");
+        let hoisted = Hoisted::of(&function, &syn::parse_quote!(cx));
+        let mut found: Vec<(String, Vec<String>)> =
+            literal_locals(&function.block, &|name| hoisted.bound_once(name))
+                .into_iter()
+                .map(|(key, literals)| (key.split('@').next().unwrap_or("").to_owned(), literals))
+                .collect();
+        found.sort();
+        found
+    }
+
+    #[test]
+    fn literal_values_through_branches_and_assignments_are_found() {
+        let body = r#"{
+            let kind = match n { 0 => "none", 1 => { "one" } _ => return Err(e) };
+            let label;
+            if big { label = "big"; } else { label = if huge { "huge" } else { panic!() }; }
+            let mut status = "pending";
+            status = "done";
+            let plain: &str = "x";
+        }"#;
+        let strings = |items: &[&str]| items.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+        assert_eq!(
+            found(body),
+            [
+                ("kind".to_owned(), strings(&["none", "one"])),
+                ("label".to_owned(), strings(&["big", "huge"])),
+                ("plain".to_owned(), strings(&["x"])),
+                ("status".to_owned(), strings(&["pending", "done"])),
+            ]
+        );
+    }
+
+    #[test]
+    fn the_value_of_another_literal_local_declared_before_is_its_literals() {
+        let body = r#"{
+            let kind = if big { "large" } else { "small" };
+            let shown = if sure { kind } else { "other" };
+            let mut last = "none";
+            last = shown;
+            let early = if c { later } else { "x" };
+            let later = "y";
+            let twice = "a";
+            let twice = "b";
+            let from_twice = if c { twice } else { "z" };
+        }"#;
+        let found = found(body);
+        let literals = |name: &str| {
+            found
+                .iter()
+                .find(|(found, _)| found == name)
+                .map(|(_, literals)| literals.join(" "))
+        };
+        assert_eq!(literals("shown").as_deref(), Some("large small other"));
+        assert_eq!(literals("last").as_deref(), Some("none large small other"));
+        // Read before its `let`, or bound twice: another binding may be the one read.
+        assert_eq!(literals("early"), None);
+        assert_eq!(literals("from_twice"), None);
+    }
+
+    #[test]
+    fn a_local_with_any_other_value_is_not() {
+        let body = r#"{
+            let owned = "a".to_owned();
+            let maybe = if c { "a" } else { name };
+            let partial = if c { "a" };
+            let mut changed = "a";
+            changed = NAME;
+            let (a, b) = ("x", "y");
+            let never;
+            let number = 1;
+        }"#;
+        assert_eq!(found(body), []);
+    }
 }

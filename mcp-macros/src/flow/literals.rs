@@ -10,7 +10,6 @@ use syn::visit::{self, Visit};
 use syn::{Block, Expr, Ident, Lit, Pat, Stmt};
 
 use super::free::{diverges, panics};
-use super::hoist::Hoisted;
 use super::scope::local_key;
 
 /// The literals of each local of `body` that only ever holds string literals, by
@@ -18,7 +17,10 @@ use super::scope::local_key;
 /// assigned to a local of its name anywhere in the body give a string literal, the value of
 /// such a local declared before (`if sure { kind } else { "other" }`, where `kind` is bound
 /// once in the function), or go nowhere.
-pub(crate) fn literal_locals(body: &Block, hoisted: &Hoisted) -> HashMap<String, Vec<String>> {
+pub(crate) fn literal_locals(
+    body: &Block,
+    bound_once: &dyn Fn(&str) -> bool,
+) -> HashMap<String, Vec<String>> {
     let mut finder = Finder::default();
     finder.visit_block(body);
     // The literals of each such local bound once, by name, with the place of its `let`: a
@@ -54,7 +56,7 @@ pub(crate) fn literal_locals(body: &Block, hoisted: &Hoisted) -> HashMap<String,
                     texts.push(text);
                 }
             }
-            if hoisted.bound_once(&name) {
+            if bound_once(&name) {
                 let before = known.insert(name, (at, texts.clone()));
                 changed |= before.is_none_or(|(_, literals)| literals != texts);
             }
@@ -154,88 +156,5 @@ fn block_tails(block: &Block, out: &mut Vec<String>, read: &Read<'_>) -> bool {
         Some(Stmt::Expr(expr, Some(_))) => diverges(expr),
         Some(Stmt::Macro(mac)) => panics(&mac.mac),
         _ => false,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::literal_locals;
-    use crate::flow::hoist::Hoisted;
-
-    /// The names of the locals of `body` found to hold only literals, with their literals.
-    fn found(body: &str) -> Vec<(String, Vec<String>)> {
-        let function: syn::ItemFn =
-            syn::parse_str(&format!("async fn f() {body}")).expect("a body");
-        let hoisted = Hoisted::of(&function, &syn::parse_quote!(cx));
-        let mut found: Vec<(String, Vec<String>)> = literal_locals(&function.block, &hoisted)
-            .into_iter()
-            .map(|(key, literals)| (key.split('@').next().unwrap_or("").to_owned(), literals))
-            .collect();
-        found.sort();
-        found
-    }
-
-    #[test]
-    fn literal_values_through_branches_and_assignments_are_found() {
-        let body = r#"{
-            let kind = match n { 0 => "none", 1 => { "one" } _ => return Err(e) };
-            let label;
-            if big { label = "big"; } else { label = if huge { "huge" } else { panic!() }; }
-            let mut status = "pending";
-            status = "done";
-            let plain: &str = "x";
-        }"#;
-        let strings = |items: &[&str]| items.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
-        assert_eq!(
-            found(body),
-            [
-                ("kind".to_owned(), strings(&["none", "one"])),
-                ("label".to_owned(), strings(&["big", "huge"])),
-                ("plain".to_owned(), strings(&["x"])),
-                ("status".to_owned(), strings(&["pending", "done"])),
-            ]
-        );
-    }
-
-    #[test]
-    fn the_value_of_another_literal_local_declared_before_is_its_literals() {
-        let body = r#"{
-            let kind = if big { "large" } else { "small" };
-            let shown = if sure { kind } else { "other" };
-            let mut last = "none";
-            last = shown;
-            let early = if c { later } else { "x" };
-            let later = "y";
-            let twice = "a";
-            let twice = "b";
-            let from_twice = if c { twice } else { "z" };
-        }"#;
-        let found = found(body);
-        let literals = |name: &str| {
-            found
-                .iter()
-                .find(|(found, _)| found == name)
-                .map(|(_, literals)| literals.join(" "))
-        };
-        assert_eq!(literals("shown").as_deref(), Some("large small other"));
-        assert_eq!(literals("last").as_deref(), Some("none large small other"));
-        // Read before its `let`, or bound twice: another binding may be the one read.
-        assert_eq!(literals("early"), None);
-        assert_eq!(literals("from_twice"), None);
-    }
-
-    #[test]
-    fn a_local_with_any_other_value_is_not() {
-        let body = r#"{
-            let owned = "a".to_owned();
-            let maybe = if c { "a" } else { name };
-            let partial = if c { "a" };
-            let mut changed = "a";
-            changed = NAME;
-            let (a, b) = ("x", "y");
-            let never;
-            let number = 1;
-        }"#;
-        assert_eq!(found(body), []);
     }
 }

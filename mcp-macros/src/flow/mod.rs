@@ -1,28 +1,84 @@
-//! `#[tool]`, `#[prompt]` and `#[resource]`: an `async fn` compiled into a state machine
-//! whose suspended states are a serialisable continuation, typed by the compiler.
+//! `#[tool]`, `#[prompt]`, `#[resource]` and `#[elicit]`: an `async fn` compiled into a state
+//! machine whose suspended states are a serialisable continuation, typed by the compiler.
 //!
-//! Pipeline: one copy of the function for each way the `#[cfg]`s of its statements fall
-//! ([`cfgs`]); for each, parse the attribute and the function ([`model`]; a `&self` is read
-//! from a `State<Self>`: [`receiver`]), its parameters bound `mut` made locals ([`mutable`]),
-//! `if` and `while` conditions that chain a `let` before a question split there ([`chains`])
-//! and hidden locals renamed ([`shadow`]), find and check the question points and mark them
-//! ([`sites`], recognising questions with [`questions`]), take the body's items out to
-//! declare them once ([`items`]), build the body resumed at each point and the locals each
-//! carries ([`resume`], [`scope`]; what is declared again rather than carried: [`hoist`], and
-//! what is borrowed or matched again: [`reborrow`]), place each point in the start's nest or
-//! an arm of its own ([`straight`]), resume the points in a row in one inner block together
-//! (`resume::group`), then emit everything ([`mod@expand`]). A point the nest resumes is
-//! first resumed for its locals alone, the code after it standing in the walk as its summary
-//! (see `free::StandIn`); one inside a statement gets a resumed body of its own only where no
-//! group resumes it, so that each point costs the macro its own statement, not the rest of
-//! the body.
+//! # Pipeline
+//!
+//! [`expand()`] makes one copy of the function for each way the `#[cfg]`s of its statements fall
+//! ([`cfgs`]) and compiles each ([`compile`]), stage by stage. Each stage reads what the ones
+//! before it made and nothing they threw away; the errors of a stage all come out before the
+//! next stage runs (see [`stage_errors`]).
+//!
+//! | stage | modules | input | output | errors raised |
+//! | --- | --- | --- | --- | --- |
+//! | parse | [`model`], [`presentation`], [`kind`], [`receiver`] | the attribute's tokens, the `ItemFn` | `model::Options`, `model::Handler` (parameters, context, arguments, body) | unknown, repeated or ill-typed keys; a signature of the wrong shape; a resource without its URI |
+//! | lower | [`mutable`], [`chains`], [`shadow`], [`items`] | the handler's body | `mut` parameters made locals, conditions that chain a `let` before a question split there, locals hidden by a binding that reads them renamed, the body's items lifted out | a chain the split cannot keep |
+//! | check | [`valid`], [`sites`] (with [`questions`]; keys: `sites/keys.rs`) | the lowered body | each question point marked (`__mcp_site!().N`, [`syntax::marker`]) and recorded as a `sites::Site` (its path, keys, question), the resumable `for` loops (`sites::Loop`) | a question where the body cannot be split (in a closure, an `async` block, a macro's tokens, a larger expression), a key two questions share |
+//! | analyse | [`facts`] (found by [`hoist`]), [`literals`], [`reborrow`], [`free`], [`scope`], [`std_facts`] | the marked body | what the whole function tells of each name (`facts::Hoisted`: constants, bound once, unchanging, stable borrows), the locals that only hold string literals, and per run of statements what it reads and assigns before reading (`free::Summary`) | none |
+//! | plan | [`straight`] (`place`), [`resume`] (with `restore`, `looped`, `hidden`, `group`, `refusals`), [`point`] | the marked body and its facts | each point's `point::Resumed` (its resumed body, the locals it carries), its `straight::Placement`, the points resumed together (`resume::Group`) | a local that cannot travel: a borrow, code, a guard, a hidden local used other than shared (`resume/refusals.rs`; still raised while resuming, not in check) |
+//! | emit | [`settle`], [`straight`] (the nest), [`mod@expand`] (with `expand/handler.rs`); on error [`unbuilt`] | the plan | the step function and the items around it; on error, a stand-in beside the body as written | none |
+//!
+//! [`syntax`] (the marker, literals, the names the macro writes) and [`std_facts`] (one table of
+//! what the macro knows of `std`'s methods and macros) are leaves every stage may read. No
+//! module of `flow` imports one that imports it back.
+//!
+//! A point the nest resumes is first resumed for its locals alone, the code after it standing
+//! in the walk as its summary (see `free::StandIn`); one inside a statement gets a resumed body
+//! of its own only where no group resumes it, so that each point costs the macro its own
+//! statement, not the rest of the body.
+//!
+//! # Glossary
+//!
+//! - **question point**, **point**, **site**: an awaited question or sub-flow call where the
+//!   flow may stop; numbered in the order of the body (`sites::Site`), marked in the body by
+//!   `__mcp_site!().N` until `settle` writes its code.
+//! - **path**, **step**: the way from the body's block down to a point (`sites::Step`); a
+//!   **head** is a sub-expression evaluated before anything else of its parent (`sites::Head`).
+//! - **carried**: a local whose value travels in the state (`point::Carried`), written and read
+//!   through its **slot**, one per local in the step function, typed by the compiler.
+//! - **had again**, **derived again**: not carried but made again where the flow resumes: an
+//!   item or a constant local (**hoisted**), a stable borrow (`reborrow`), a `for` loop's
+//!   iterator rebuilt from its position (`scope::Rederive::Loop`), a local with no value at the
+//!   question declared again without one (`scope::Rederive::Unassigned`).
+//! - **hidden**, **hider**: a carried local that a binding of its name hides at the question;
+//!   the hider borrows it first (`resume/hidden.rs`). **Renamed**: a local hidden by a binding
+//!   that reads it, given a name of its own (`shadow`; `syntax::shown` gives the user's back).
+//! - **resumed body**: the body as it runs when the flow resumes at one point (`resume`).
+//! - **nest**: the body from the start, where the points in the body's own statements resume
+//!   in place (`straight`). **Placement**: a point `At` the head of a body statement, `Within`
+//!   one (resumed in the nest's arm for it), or in an arm of its `Own`.
+//! - **group**: points inside one statement resumed together in one arm (`resume::group`).
+//! - **level**: the depth of a scope down a path, where a carried local is restored.
+//! - **summary**, **stand-in**: what a run of statements reads and assigns first
+//!   (`free::Summary`), and the marker that stands for such a run in a walk (`free::StandIn`).
+//! - **settle**: the code at a question: ask it, read its answer, or stop with the state.
+//! - **refusal**: an error of the macro, at the user's token, saying what to write instead.
+//!
+//! # Where to change
+//!
+//! - **How a `for` loop resumes**: `sites/loops.rs` (which loops resume, rewritten to a
+//!   `while let` over a `Rewind` at a counted position), `resume/looped.rs` (the rest of the
+//!   iteration stopped in runs once, then the loop; the current item taken afresh),
+//!   `resume/restore.rs` (`Rederive::Loop`: the iterator rebuilt from its position).
+//! - **How a new operand position is accepted** (a question as an argument or element): a
+//!   `sites::Head` for it with its `child`, the walk into it in `sites.rs` (`Analyzer::expr`,
+//!   which calls `operand`), `sites/operands.rs` (what is taken first into a local), and
+//!   `resume/syntax.rs` (`block_in`, following the step).
+//! - **How a refusal is worded**: at the stage that raises it (the table's last column):
+//!   `model.rs` and `presentation.rs` (the attribute), `questions.rs` (where a question
+//!   stands), `sites/record.rs` (keys), `valid.rs`, `chains.rs`, `resume/refusals.rs` (what
+//!   cannot travel). Each has a UI case under `trybuild/tests/ui` whose `.stderr` shows it.
+//! - **What the macro knows of a `std` method**: its row in `std_facts.rs`.
+//! - **What is had again rather than carried**: `facts.rs` and `hoist.rs` (constants, stable
+//!   borrows), `reborrow.rs` (which borrows are stable), `literals.rs` (literal locals).
 
 mod cfgs;
 mod chains;
 mod expand;
+mod facts;
 mod free;
 mod hoist;
 mod items;
+mod kind;
 mod literals;
 mod model;
 mod mutable;
@@ -30,6 +86,7 @@ mod mutable;
 mod odd_inputs;
 #[cfg(test)]
 mod parsed;
+mod point;
 mod presentation;
 mod questions;
 mod reborrow;
@@ -39,17 +96,19 @@ mod scope;
 mod settle;
 mod shadow;
 mod sites;
+mod std_facts;
 mod straight;
+mod syntax;
 mod unbuilt;
 mod valid;
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 use proc_macro2::TokenStream;
 use quote::quote;
-use syn::{ItemFn, LitStr};
+use syn::ItemFn;
 
-pub(crate) use model::Kind;
+pub(crate) use kind::Kind;
 
 pub(crate) use crate::errors::Errors;
 
@@ -153,7 +212,7 @@ fn compile(kind: Kind, attr: TokenStream, function: ItemFn) -> syn::Result<Token
     let mut sites = std::mem::take(&mut analyzer.sites);
     let loops = std::mem::take(&mut analyzer.loops);
     let taken = std::mem::take(&mut analyzer.taken);
-    check_keys(&mut sites, &mut errors);
+    sites::check_keys(&mut sites, &mut errors);
     if let Some(error) = stage_errors(&mut errors) {
         return Err(error);
     }
@@ -373,67 +432,6 @@ fn through_nest(placement: &straight::Placement, point: &resume::Resumed) -> boo
                 .all(|binding| !point.borrowed_again.contains(&binding.ident)),
             straight::Placement::Own => true,
         }
-}
-
-/// Keys are unique among the questions one run can reach, so an answer can never be read for
-/// the wrong question: two questions may share a key only in branches that exclude each other
-/// (two arms of one `match`, the two sides of one `if`). A key the macro made (a binding's
-/// name, or else the question's method's) that an earlier question already has (`let answer
-/// = ..` shadowed by a later `let answer = ..`) is numbered apart (`answer_2`); a key written
-/// with `.key(..)` is refused.
-fn check_keys(sites: &mut [sites::Site], errors: &mut Errors) {
-    let mut taken: HashSet<String> = sites
-        .iter()
-        .flat_map(|site| site.keys.iter().map(LitStr::value))
-        .collect();
-    let mut seen: HashMap<String, Vec<usize>> = HashMap::new();
-    for id in 0..sites.len() {
-        for k in 0..sites[id].keys.len() {
-            let key = &sites[id].keys[k];
-            let value = key.value();
-            if value.is_empty() {
-                continue;
-            }
-            let clashes = seen.get(&value).is_some_and(|earlier| {
-                earlier
-                    .iter()
-                    .any(|&other| !exclusive(&sites[other].path, &sites[id].path))
-            });
-            if !clashes {
-                seen.entry(value).or_default().push(id);
-                continue;
-            }
-            if !sites[id].derived[k] {
-                errors.push(syn::Error::new(
-                    key.span(),
-                    format!(
-                        "another question of this handler is already asked under the key \
-                         `{value}`; give this question a key of its own with `.key(\"...\")`"
-                    ),
-                ));
-                continue;
-            }
-            let renamed = (2..)
-                .map(|n| format!("{value}_{n}"))
-                .find(|name| !taken.contains(name))
-                .expect("some number is free");
-            taken.insert(renamed.clone());
-            sites[id].keys[k] = LitStr::new(&renamed, key.span());
-            seen.entry(renamed).or_default().push(id);
-        }
-    }
-}
-
-/// Whether the question points at `a` and `b` lie in branches of which one run takes one.
-fn exclusive(a: &[sites::Step], b: &[sites::Step]) -> bool {
-    use sites::Step;
-    let Some((x, y)) = a.iter().zip(b).find(|(x, y)| x != y) else {
-        return false;
-    };
-    matches!(
-        (x, y),
-        (Step::Arm(_), Step::Arm(_)) | (Step::IfThen, Step::IfElse) | (Step::IfElse, Step::IfThen)
-    )
 }
 
 /// On error: the errors, and in place of the handler a stand-in every registration and call

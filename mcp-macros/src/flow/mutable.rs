@@ -29,9 +29,7 @@ use syn::{FnArg, Ident, ItemFn, Pat, PatIdent, Stmt};
 
 use super::model::{Kind, is_cx_type, is_state_type};
 use super::scope::local_key;
-
-/// The prefix of a parameter moved into the body; `shadow::shown` takes it off.
-pub(crate) const ARG: &str = "__mcp_arg";
+use super::syntax::ARG;
 
 /// `function` with each parameter that binds a name `mut` moved into its body, and the
 /// locals its patterns bind (as `scope::local_key`s). A sub-flow's argument bound by another

@@ -12,7 +12,7 @@ use quote::quote;
 use syn::meta::ParseNestedMeta;
 use syn::{LitBool, LitFloat, LitStr};
 
-use super::model::Kind;
+use super::kind::Kind;
 
 /// The presentation of one handler.
 #[derive(Default)]

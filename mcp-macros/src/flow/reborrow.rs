@@ -17,43 +17,11 @@ use syn::punctuated::Punctuated;
 use syn::visit::{self, Visit};
 use syn::{Expr, Local, Pat, Stmt, Token};
 
+use super::facts::Hoisted;
 use super::free;
-use super::hoist::{Hoisted, literal};
 use super::scope::{self, Binding};
-use super::sites::compound;
-
-/// Methods of `std` that hand on a part of what their receiver borrows, given arguments that
-/// cannot change (`items.first()`, `map.get("key")`, `items.get(args.index)`,
-/// `items.last_mut()`, `name.as_deref().unwrap_or("anon")`, `items.iter().next()`,
-/// `line.split(',').collect::<Vec<_>>()`). All but the first [`BY_REF`] take their receiver by
-/// value (or, as `next`, change it): on a place rather than a borrow, they would move it. A
-/// `_mut` one borrows its place exclusively: while that borrow lives nothing else changes
-/// the place, so it too gives the same borrow again, of the place as changed through it.
-const PASSING: &[&str] = &[
-    "first",
-    "last",
-    "get",
-    "first_mut",
-    "last_mut",
-    "get_mut",
-    "strip_prefix",
-    "strip_suffix",
-    "split_once",
-    "rsplit_once",
-    "trim_matches",
-    "trim_start_matches",
-    "trim_end_matches",
-    "next",
-    "nth",
-    "unwrap",
-    "expect",
-    "unwrap_or",
-    "unwrap_or_default",
-    "collect",
-];
-
-/// How many of [`PASSING`] take their receiver by reference.
-const BY_REF: usize = 13;
+use super::std_facts::{self, BY_VALUE, PASSES, TAKES_FUNCTIONS};
+use super::syntax::{compound, literal};
 
 /// The context's methods that only read what the runtime gave this round, the same every
 /// round of a call: application state, the client's capabilities and the caller. What they
@@ -70,24 +38,11 @@ const CONTEXT_ACCESSORS: &[&str] = &[
     "supports_roots",
 ];
 
-/// Iterator adapters of `std`, which hand on what their receiver's items borrow, given
-/// literal, path or closure arguments (`.map(str::trim)`, `.filter(|s| !s.is_empty())`).
-const ADAPTERS: &[&str] = &[
-    "map",
-    "filter",
-    "filter_map",
-    "skip",
-    "take",
-    "rev",
-    "enumerate",
-    "map_or",
-    "unwrap_or_else",
-];
-
 /// Whether `expr` borrows from a place rooted at a local `roots` accepts, and gives the same
 /// borrow however often it is evaluated while that borrow lives: `&place`, a chain of
-/// `std`'s lending methods ([`scope::lends`]), [`PASSING`] ones with arguments that cannot
-/// change ([`unchanging`]) and [`ADAPTERS`] on a place, a tuple of those, or a `match` or
+/// `std`'s lending methods ([`scope::lends`]), ones that hand on a part of what their
+/// receiver borrows ([`PASSES`]) with arguments that cannot change ([`unchanging`]) and ones
+/// given functions ([`TAKES_FUNCTIONS`]: iterator adapters, `unwrap_or_else`) on a place, a tuple of those, or a `match` or
 /// `if let` on one whose every branch gives a literal or such a borrow (of what its pattern
 /// binds, too). A place is a local, its fields, and its elements at indices that cannot
 /// change (literals, ranges of them, [`unchanging`] values). A chain may also start at one of
@@ -102,11 +57,11 @@ pub(crate) fn stable(expr: &Expr, roots: Roots<'_>) -> bool {
             call.args.is_empty()
         }
         Expr::MethodCall(call) => {
-            let adapter = ADAPTERS.iter().any(|name| call.method == name);
-            let passing = PASSING.iter().position(|name| call.method == name);
+            let facts = std_facts::method(&call.method.to_string());
+            let adapter = facts.any(TAKES_FUNCTIONS);
             // A method that takes its receiver by value hands on a borrow only from one.
-            let by_value = adapter || passing.is_some_and(|n| n >= BY_REF);
-            (scope::lends(call) || adapter || passing.is_some())
+            let by_value = facts.any(BY_VALUE);
+            (scope::lends(call) || adapter || facts.any(PASSES))
                 && (call.turbofish.is_none() || call.method == "collect")
                 && call.args.iter().all(|arg| {
                     unchanging(arg, roots.hoisted) || adapter && function(arg, roots.hoisted)

@@ -5,6 +5,8 @@ use syn::visit::Visit;
 use syn::visit_mut::{self as visit_mut, VisitMut};
 use syn::{Expr, Ident, Local, Pat, Type};
 
+use super::std_facts::{ADAPTS, ITERATES, ITERATES_MUT, LENDS, LENDS_MUT, method_is};
+
 /// A local introduced by a pattern.
 #[derive(Clone)]
 pub(crate) struct Binding {
@@ -89,58 +91,18 @@ pub(crate) fn pattern_bindings(pat: &Pat, ty: Option<&Type>, out: &mut Vec<Bindi
     }
 }
 
-/// Methods of `std` that lend from their receiver: what they return borrows it
-/// (`name.as_str()`, `text.trim()`; those that give an iterator are [`ITERATING`]).
-const LENDING: &[&str] = &[
-    "as_str",
-    "as_slice",
-    "as_bytes",
-    "as_ref",
-    "as_deref",
-    "as_path",
-    "as_os_str",
-    "trim",
-    "trim_start",
-    "trim_end",
-];
-
-/// Methods of `std` that lend from their receiver an iterator over its items
-/// (`items.iter()`, `line.split(',')`).
-const ITERATING: &[&str] = &[
-    "iter",
-    "chars",
-    "char_indices",
-    "bytes",
-    "lines",
-    "split",
-    "split_whitespace",
-    "split_terminator",
-    "keys",
-    "values",
-    "windows",
-    "chunks",
-    "chunks_exact",
-];
-
-/// Methods of `std` that lend from their receiver exclusively (`name.as_mut()`).
-const LENDING_MUT: &[&str] = &["as_mut", "as_deref_mut", "as_mut_slice", "as_mut_str"];
-
-/// Whether `call` is of one of `std`'s methods that lend from their receiver ([`LENDING`],
-/// [`ITERATING`], [`LENDING_MUT`]). A `for` loop over a chain that starts with one on a
-/// local can evaluate it again on resume: the borrow it holds for the whole loop keeps the
-/// local unchanged.
+/// Whether `call` is of one of `std`'s methods that lend from their receiver (see
+/// `std_facts`: [`LENDS`], [`ITERATES`], [`LENDS_MUT`]). A `for` loop over a chain that
+/// starts with one on a local can evaluate it again on resume: the borrow it holds for the
+/// whole loop keeps the local unchanged.
 pub(crate) fn lends(call: &syn::ExprMethodCall) -> bool {
-    LENDING
-        .iter()
-        .chain(ITERATING)
-        .chain(LENDING_MUT)
-        .any(|name| call.method == name)
+    method_is(&call.method.to_string(), LENDS | ITERATES | LENDS_MUT)
 }
 
 /// Whether `method` is one of `std`'s methods that lend from their receiver by a shared
-/// borrow ([`LENDING`], [`ITERATING`]).
+/// borrow ([`LENDS`], [`ITERATES`]).
 pub(crate) fn lends_shared(method: &str) -> bool {
-    LENDING.contains(&method) || ITERATING.contains(&method)
+    method_is(&method, LENDS | ITERATES)
 }
 
 /// What a `let`'s initialiser plainly borrows.
@@ -153,44 +115,18 @@ pub(crate) enum Borrowed {
     Iterator,
 }
 
-/// Iterator adapters of `std`: what they give iterates what their receiver does.
-const ADAPTING: &[&str] = &[
-    "map",
-    "filter",
-    "filter_map",
-    "flat_map",
-    "flatten",
-    "enumerate",
-    "skip",
-    "take",
-    "skip_while",
-    "take_while",
-    "step_by",
-    "rev",
-    "zip",
-    "chain",
-    "peekable",
-    "cloned",
-    "copied",
-    "inspect",
-];
-
 /// Whether `expr` is plainly a borrow, and of what. The compiler catches every other borrow
 /// at the local's slot, in its own words.
 fn borrowed(expr: &Expr) -> Option<Borrowed> {
     match expr {
         Expr::Reference(_) => Some(Borrowed::Value),
-        Expr::MethodCall(call)
-            if ITERATING.iter().any(|name| call.method == name)
-                || call.method == "iter_mut"
-                || call.method == "values_mut" =>
-        {
+        Expr::MethodCall(call) if method_is(&call.method.to_string(), ITERATES | ITERATES_MUT) => {
             Some(Borrowed::Iterator)
         }
         Expr::MethodCall(call) if lends(call) => Some(Borrowed::Value),
         // An adapter on an iterator that borrows (`items.iter().map(..)`) is one too; what
         // consumes it (`sum`, `count`, `next`, `collect`) gives a value of its own.
-        Expr::MethodCall(call) if ADAPTING.iter().any(|name| call.method == name) => {
+        Expr::MethodCall(call) if method_is(&call.method.to_string(), ADAPTS) => {
             (borrowed(&call.receiver) == Some(Borrowed::Iterator)).then_some(Borrowed::Iterator)
         }
         Expr::Paren(inner) => borrowed(&inner.expr),

@@ -5,8 +5,9 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::visit_mut::{self, VisitMut};
 use syn::{Expr, Ident};
 
-use super::resume::Resumed;
-use super::sites::{Site, is_operand, marker_site};
+use super::point::Resumed;
+use super::sites::{Site, is_operand};
+use super::syntax::marker_site;
 
 /// Replaces each `__mcp_site!().N` marker with the code that settles question point `N`.
 ///
@@ -127,7 +128,7 @@ impl SiteCode<'_> {
             let name = if is_operand(local) {
                 "a value held across a question within its expression".to_owned()
             } else {
-                super::shadow::shown(local)
+                super::syntax::shown(local)
             };
             // A local hidden here is written from the borrow its hider took (`resume::hide`).
             match &c.alias {

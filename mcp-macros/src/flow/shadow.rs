@@ -24,7 +24,7 @@
 //! The standard macros whose arguments are expressions (`format!`, `println!`, `assert_eq!`,
 //! `vec!`, ..) are read as such, and a `{name}` their format string captures is renamed with
 //! the rest. Each use keeps its span, and what the user reads names the
-//! local as written ([`shown`]).
+//! local as written ([`shown`](super::syntax::shown)).
 
 use std::collections::{HashMap, HashSet};
 
@@ -34,12 +34,9 @@ use syn::punctuated::Punctuated;
 use syn::visit_mut::{self, VisitMut};
 use syn::{Block, Expr, FnArg, ItemFn, LitStr, Pat, Stmt, Token};
 
-use super::free::inline_args;
 use super::mutable::bound;
 use super::questions::awaits;
-
-/// The prefix of a renamed local; [`shown`] takes it off.
-const RENAMED: &str = "__mcp_local";
+use super::syntax::{RENAMED, inline_args, shown_ident};
 
 /// Renames in `body` each local that a binding of its name hides while reading it. `params`
 /// are the handler's parameters bound to a name (a sub-flow's arguments, a tool's arguments
@@ -81,39 +78,6 @@ pub(crate) fn rename(body: &mut Block, params: &mut [&mut Ident], patterns: &[Pa
         if let Some(new) = walk.renames.get(&id) {
             **param = Ident::new(new, param.span());
         }
-    }
-}
-
-/// The name the user wrote for `ident`, which this module may have renamed.
-pub(crate) fn shown(ident: &Ident) -> String {
-    let name = ident.to_string();
-    let name = name.trim_start_matches("r#");
-    let local = name
-        .strip_prefix(RENAMED)
-        .and_then(|rest| rest.split_once('_'))
-        .filter(|(n, _)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
-    let param = name
-        .strip_prefix(super::mutable::ARG)
-        .and_then(|rest| rest.strip_prefix('_'));
-    local
-        .map(|(_, original)| original)
-        .or(param)
-        .unwrap_or(name)
-        .to_owned()
-}
-
-/// `ident` as the user wrote it, with its span, for messages that name it.
-pub(crate) fn shown_ident(ident: &Ident) -> Ident {
-    let name = shown(ident);
-    if *ident == name {
-        ident.clone()
-    } else {
-        syn::parse_str::<Ident>(&name)
-            .map(|mut shown| {
-                shown.set_span(ident.span());
-                shown
-            })
-            .unwrap_or_else(|_| Ident::new_raw(&name, ident.span()))
     }
 }
 

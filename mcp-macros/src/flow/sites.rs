@@ -5,60 +5,23 @@
 //! Output: `let target: Target = __mcp_site!().0?;` plus a [`Site`] recording the question
 //! expression, its keys and the path from the body block down to the marker.
 
-use proc_macro2::Span;
 use syn::visit::Visit;
 use syn::{Block, Expr, Ident, LitStr, Pat, Stmt};
 
 use super::Errors;
 use super::questions::{Forbidden, Position, asks, awaited_in_macro, has_question};
+use super::syntax::compound;
 
+mod keys;
 mod loops;
 mod macros;
 mod operands;
 mod record;
 
+pub(crate) use keys::check_keys;
 pub(crate) use loops::Loop;
 pub(crate) use operands::is_operand;
 use operands::{by_reference, is_place, place_name, pure};
-
-/// The macro whose value's field marks a question point inside the rewritten body.
-const MARKER: &str = "__mcp_site";
-
-/// The marker question point `id` leaves in the body until its code is written (`settle`):
-/// `__mcp_site!().N`, the point's number the index of an unnamed field, read back as a number
-/// by [`marker_site`]. The macro names nothing and is never expanded; every stage that reads
-/// places or values sees a macro call, which it treats as code it cannot evaluate again.
-pub(crate) fn marker(id: usize) -> Expr {
-    Expr::Field(syn::ExprField {
-        attrs: Vec::new(),
-        base: Box::new(Expr::Macro(syn::ExprMacro {
-            attrs: Vec::new(),
-            mac: syn::Macro {
-                path: Ident::new(MARKER, Span::call_site()).into(),
-                bang_token: Default::default(),
-                delimiter: syn::MacroDelimiter::Paren(Default::default()),
-                tokens: proc_macro2::TokenStream::new(),
-            },
-        })),
-        dot_token: Default::default(),
-        member: syn::Member::Unnamed(syn::Index {
-            index: u32::try_from(id).unwrap_or(u32::MAX),
-            span: Span::call_site(),
-        }),
-    })
-}
-
-/// The number of the question point whose marker `field` is.
-pub(crate) fn marker_site(field: &syn::ExprField) -> Option<usize> {
-    let (Expr::Macro(base), syn::Member::Unnamed(index)) = (&*field.base, &field.member) else {
-        return None;
-    };
-    base.mac
-        .path
-        .is_ident(MARKER)
-        .then(|| usize::try_from(index.index).ok())
-        .flatten()
-}
 
 /// One step from the body block down to a question point.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -485,22 +448,4 @@ impl<'a> Analyzer<'a> {
             self.errors.push(error);
         }
     }
-}
-
-/// Whether `op` assigns (`+=`, `-=`, ...).
-pub(crate) fn compound(op: &syn::BinOp) -> bool {
-    use syn::BinOp::*;
-    matches!(
-        op,
-        AddAssign(_)
-            | SubAssign(_)
-            | MulAssign(_)
-            | DivAssign(_)
-            | RemAssign(_)
-            | BitXorAssign(_)
-            | BitAndAssign(_)
-            | BitOrAssign(_)
-            | ShlAssign(_)
-            | ShrAssign(_)
-    )
 }

@@ -65,8 +65,8 @@ use syn::{Block, Expr, Ident, Local, Stmt};
 
 use super::free;
 use super::hoist::Hoisted;
+use super::point::{Carried, Resumed};
 use super::reborrow;
-use super::resume::{Carried, Resumed};
 use super::scope::{self, Binding};
 use super::sites::{Site, Step};
 

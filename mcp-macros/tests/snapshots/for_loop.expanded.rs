@@ -116,72 +116,67 @@ fn review() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
                                         &(names),
                                         __mcp_pos_0,
                                     );
-                                    {
-                                        let mut __mcp_first = ::core::option::Option::Some(());
-                                        loop {
-                                            if let ::core::option::Option::Some(()) = __mcp_first.take()
+                                    '__mcp_loop4: {
+                                        '__mcp_rest4: {
+                                            #[allow(unused_variables)]
+                                            let ::core::option::Option::Some(name) = ::core::iter::Iterator::next(
+                                                &mut ::mcp_runtime::__private::Rewind::rewind(
+                                                    &(names),
+                                                    __mcp_pos_0 - 1,
+                                                ),
+                                            ) else {
+                                                break '__mcp_stop __mcp_r.no_longer_matches();
+                                            };
                                             {
-                                                #[allow(unused_variables)]
-                                                let ::core::option::Option::Some(name) = ::core::iter::Iterator::next(
-                                                    &mut ::mcp_runtime::__private::Rewind::rewind(
-                                                        &(names),
-                                                        __mcp_pos_0 - 1,
-                                                    ),
-                                                ) else {
-                                                    break;
-                                                };
-                                                {
-                                                    let keep: Keep = match ::mcp_runtime::__private::settle_one(
-                                                        || cx.elicit(format!("Keep {name}?")),
-                                                        <_ as ::mcp_runtime::ElicitForm>::read_answer,
-                                                        &cx,
-                                                        "keep",
-                                                    ) {
-                                                        ::mcp_runtime::__private::Settled::Answered(
-                                                            __mcp_answer,
-                                                        ) => __mcp_answer,
-                                                        ::mcp_runtime::__private::Settled::Stop(__mcp_halt) => {
-                                                            break '__mcp_stop __mcp_r
-                                                                .write(0u32)
-                                                                .put(&__mcp_pos_0, &__mcp_s0, "__mcp_pos_0")
-                                                                .put(&kept, &__mcp_s1, "kept")
-                                                                .put(&names, &__mcp_s2, "names")
-                                                                .stop(__mcp_halt);
-                                                        }
-                                                    }?;
-                                                    if keep.ok {
-                                                        kept.push(name);
+                                                let keep: Keep = match ::mcp_runtime::__private::settle_one(
+                                                    || cx.elicit(format!("Keep {name}?")),
+                                                    <_ as ::mcp_runtime::ElicitForm>::read_answer,
+                                                    &cx,
+                                                    "keep",
+                                                ) {
+                                                    ::mcp_runtime::__private::Settled::Answered(
+                                                        __mcp_answer,
+                                                    ) => __mcp_answer,
+                                                    ::mcp_runtime::__private::Settled::Stop(__mcp_halt) => {
+                                                        break '__mcp_stop __mcp_r
+                                                            .write(0u32)
+                                                            .put(&__mcp_pos_0, &__mcp_s0, "__mcp_pos_0")
+                                                            .put(&kept, &__mcp_s1, "kept")
+                                                            .put(&names, &__mcp_s2, "names")
+                                                            .stop(__mcp_halt);
                                                     }
+                                                }?;
+                                                if keep.ok {
+                                                    kept.push(name);
                                                 }
-                                            } else if let ::core::option::Option::Some(name) = ::core::iter::Iterator::next(
-                                                &mut __mcp_iter_0,
-                                            ) {
-                                                __mcp_pos_0 += 1;
-                                                {
-                                                    let keep: Keep = match ::mcp_runtime::__private::settle_one(
-                                                        || cx.elicit(format!("Keep {name}?")),
-                                                        <_ as ::mcp_runtime::ElicitForm>::read_answer,
-                                                        &cx,
-                                                        "keep",
-                                                    ) {
-                                                        ::mcp_runtime::__private::Settled::Answered(
-                                                            __mcp_answer,
-                                                        ) => __mcp_answer,
-                                                        ::mcp_runtime::__private::Settled::Stop(__mcp_halt) => {
-                                                            break '__mcp_stop __mcp_r
-                                                                .write(0u32)
-                                                                .put(&__mcp_pos_0, &__mcp_s0, "__mcp_pos_0")
-                                                                .put(&kept, &__mcp_s1, "kept")
-                                                                .put(&names, &__mcp_s2, "names")
-                                                                .stop(__mcp_halt);
-                                                        }
-                                                    }?;
-                                                    if keep.ok {
-                                                        kept.push(name);
+                                            }
+                                        }
+                                        while let ::core::option::Option::Some(name) = ::core::iter::Iterator::next(
+                                            &mut __mcp_iter_0,
+                                        ) {
+                                            __mcp_pos_0 += 1;
+                                            {
+                                                let keep: Keep = match ::mcp_runtime::__private::settle_one(
+                                                    || cx.elicit(format!("Keep {name}?")),
+                                                    <_ as ::mcp_runtime::ElicitForm>::read_answer,
+                                                    &cx,
+                                                    "keep",
+                                                ) {
+                                                    ::mcp_runtime::__private::Settled::Answered(
+                                                        __mcp_answer,
+                                                    ) => __mcp_answer,
+                                                    ::mcp_runtime::__private::Settled::Stop(__mcp_halt) => {
+                                                        break '__mcp_stop __mcp_r
+                                                            .write(0u32)
+                                                            .put(&__mcp_pos_0, &__mcp_s0, "__mcp_pos_0")
+                                                            .put(&kept, &__mcp_s1, "kept")
+                                                            .put(&names, &__mcp_s2, "names")
+                                                            .stop(__mcp_halt);
                                                     }
+                                                }?;
+                                                if keep.ok {
+                                                    kept.push(name);
                                                 }
-                                            } else {
-                                                break;
                                             }
                                         }
                                     }

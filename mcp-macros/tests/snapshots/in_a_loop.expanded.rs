@@ -126,92 +126,10 @@ fn tag() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
                                 let mut log = __mcp_v2;
                                 #[allow(unused_mut, unused_variables)]
                                 let mut round = __mcp_v1;
-                                {
-                                    let mut __mcp_first = ::core::option::Option::Some(());
-                                    loop {
-                                        if let ::core::option::Option::Some(()) = __mcp_first.take()
-                                        {
-                                            if !__mcp_r.at_any(&[2u32]) {
-                                                if !__mcp_r.at(1u32) {
-                                                    #[allow(
-                                                        clippy::all,
-                                                        clippy::pedantic,
-                                                        unreachable_code,
-                                                        unused_braces,
-                                                        unused_labels
-                                                    )]
-                                                    {
-                                                        let __mcp_v0 = match __mcp_r.take(&__mcp_s0) {
-                                                            ::core::result::Result::Ok(__mcp_value) => __mcp_value,
-                                                            ::core::result::Result::Err(__mcp_stopped) => {
-                                                                break '__mcp_stop __mcp_stopped;
-                                                            }
-                                                        };
-                                                        {
-                                                            #[allow(unused_mut, unused_variables)]
-                                                            let label = __mcp_v0;
-                                                            {
-                                                                let first: Word = match ::mcp_runtime::__private::settle_one(
-                                                                    || cx.elicit("First?"),
-                                                                    <_ as ::mcp_runtime::ElicitForm>::read_answer,
-                                                                    &cx,
-                                                                    "first",
-                                                                ) {
-                                                                    ::mcp_runtime::__private::Settled::Answered(
-                                                                        __mcp_answer,
-                                                                    ) => __mcp_answer,
-                                                                    ::mcp_runtime::__private::Settled::Stop(__mcp_halt) => {
-                                                                        break '__mcp_stop __mcp_r
-                                                                            .write(0u32)
-                                                                            .put(&round, &__mcp_s1, "round")
-                                                                            .put(&log, &__mcp_s2, "log")
-                                                                            .put(&label, &__mcp_s0, "label")
-                                                                            .stop(__mcp_halt);
-                                                                    }
-                                                                }?;
-                                                                log.push(format!("{label}:{}", first.word));
-                                                            }
-                                                        }
-                                                    }
-                                                }
-                                                let more: Keep = match ::mcp_runtime::__private::settle_one(
-                                                    || cx.elicit("More?"),
-                                                    <_ as ::mcp_runtime::ElicitForm>::read_answer,
-                                                    &cx,
-                                                    "more",
-                                                ) {
-                                                    ::mcp_runtime::__private::Settled::Answered(
-                                                        __mcp_answer,
-                                                    ) => __mcp_answer,
-                                                    ::mcp_runtime::__private::Settled::Stop(__mcp_halt) => {
-                                                        break '__mcp_stop __mcp_r
-                                                            .write(1u32)
-                                                            .put(&round, &__mcp_s1, "round")
-                                                            .put(&log, &__mcp_s2, "log")
-                                                            .stop(__mcp_halt);
-                                                    }
-                                                }?;
-                                                if more.ok {
-                                                    let second: Word = match ::mcp_runtime::__private::settle_one(
-                                                        || cx.elicit("Second?"),
-                                                        <_ as ::mcp_runtime::ElicitForm>::read_answer,
-                                                        &cx,
-                                                        "second",
-                                                    ) {
-                                                        ::mcp_runtime::__private::Settled::Answered(
-                                                            __mcp_answer,
-                                                        ) => __mcp_answer,
-                                                        ::mcp_runtime::__private::Settled::Stop(__mcp_halt) => {
-                                                            break '__mcp_stop __mcp_r
-                                                                .write(2u32)
-                                                                .put(&round, &__mcp_s1, "round")
-                                                                .put(&log, &__mcp_s2, "log")
-                                                                .stop(__mcp_halt);
-                                                        }
-                                                    }?;
-                                                    log.push(second.word);
-                                                }
-                                            } else {
+                                '__mcp_loop2: {
+                                    '__mcp_rest2: {
+                                        if !__mcp_r.at_any(&[2u32]) {
+                                            if !__mcp_r.at(1u32) {
                                                 #[allow(
                                                     clippy::all,
                                                     clippy::pedantic,
@@ -220,53 +138,38 @@ fn tag() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
                                                     unused_labels
                                                 )]
                                                 {
+                                                    let __mcp_v0 = match __mcp_r.take(&__mcp_s0) {
+                                                        ::core::result::Result::Ok(__mcp_value) => __mcp_value,
+                                                        ::core::result::Result::Err(__mcp_stopped) => {
+                                                            break '__mcp_stop __mcp_stopped;
+                                                        }
+                                                    };
                                                     {
+                                                        #[allow(unused_mut, unused_variables)]
+                                                        let label = __mcp_v0;
                                                         {
-                                                            let second: Word = match ::mcp_runtime::__private::settle_one(
-                                                                || cx.elicit("Second?"),
+                                                            let first: Word = match ::mcp_runtime::__private::settle_one(
+                                                                || cx.elicit("First?"),
                                                                 <_ as ::mcp_runtime::ElicitForm>::read_answer,
                                                                 &cx,
-                                                                "second",
+                                                                "first",
                                                             ) {
                                                                 ::mcp_runtime::__private::Settled::Answered(
                                                                     __mcp_answer,
                                                                 ) => __mcp_answer,
                                                                 ::mcp_runtime::__private::Settled::Stop(__mcp_halt) => {
                                                                     break '__mcp_stop __mcp_r
-                                                                        .write(2u32)
+                                                                        .write(0u32)
                                                                         .put(&round, &__mcp_s1, "round")
                                                                         .put(&log, &__mcp_s2, "log")
+                                                                        .put(&label, &__mcp_s0, "label")
                                                                         .stop(__mcp_halt);
                                                                 }
                                                             }?;
-                                                            log.push(second.word);
+                                                            log.push(format!("{label}:{}", first.word));
                                                         }
                                                     }
                                                 }
-                                            }
-                                            round += 1;
-                                        } else if round < args.rounds {
-                                            let label = format!("r{round}");
-                                            if round.is_multiple_of(2) {
-                                                let first: Word = match ::mcp_runtime::__private::settle_one(
-                                                    || cx.elicit("First?"),
-                                                    <_ as ::mcp_runtime::ElicitForm>::read_answer,
-                                                    &cx,
-                                                    "first",
-                                                ) {
-                                                    ::mcp_runtime::__private::Settled::Answered(
-                                                        __mcp_answer,
-                                                    ) => __mcp_answer,
-                                                    ::mcp_runtime::__private::Settled::Stop(__mcp_halt) => {
-                                                        break '__mcp_stop __mcp_r
-                                                            .write(0u32)
-                                                            .put(&round, &__mcp_s1, "round")
-                                                            .put(&log, &__mcp_s2, "log")
-                                                            .put(&label, &__mcp_s0, "label")
-                                                            .stop(__mcp_halt);
-                                                    }
-                                                }?;
-                                                log.push(format!("{label}:{}", first.word));
                                             }
                                             let more: Keep = match ::mcp_runtime::__private::settle_one(
                                                 || cx.elicit("More?"),
@@ -305,10 +208,102 @@ fn tag() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
                                                 }?;
                                                 log.push(second.word);
                                             }
-                                            round += 1;
                                         } else {
-                                            break;
+                                            #[allow(
+                                                clippy::all,
+                                                clippy::pedantic,
+                                                unreachable_code,
+                                                unused_braces,
+                                                unused_labels
+                                            )]
+                                            {
+                                                {
+                                                    {
+                                                        let second: Word = match ::mcp_runtime::__private::settle_one(
+                                                            || cx.elicit("Second?"),
+                                                            <_ as ::mcp_runtime::ElicitForm>::read_answer,
+                                                            &cx,
+                                                            "second",
+                                                        ) {
+                                                            ::mcp_runtime::__private::Settled::Answered(
+                                                                __mcp_answer,
+                                                            ) => __mcp_answer,
+                                                            ::mcp_runtime::__private::Settled::Stop(__mcp_halt) => {
+                                                                break '__mcp_stop __mcp_r
+                                                                    .write(2u32)
+                                                                    .put(&round, &__mcp_s1, "round")
+                                                                    .put(&log, &__mcp_s2, "log")
+                                                                    .stop(__mcp_halt);
+                                                            }
+                                                        }?;
+                                                        log.push(second.word);
+                                                    }
+                                                }
+                                            }
                                         }
+                                        round += 1;
+                                    }
+                                    while round < args.rounds {
+                                        let label = format!("r{round}");
+                                        if round.is_multiple_of(2) {
+                                            let first: Word = match ::mcp_runtime::__private::settle_one(
+                                                || cx.elicit("First?"),
+                                                <_ as ::mcp_runtime::ElicitForm>::read_answer,
+                                                &cx,
+                                                "first",
+                                            ) {
+                                                ::mcp_runtime::__private::Settled::Answered(
+                                                    __mcp_answer,
+                                                ) => __mcp_answer,
+                                                ::mcp_runtime::__private::Settled::Stop(__mcp_halt) => {
+                                                    break '__mcp_stop __mcp_r
+                                                        .write(0u32)
+                                                        .put(&round, &__mcp_s1, "round")
+                                                        .put(&log, &__mcp_s2, "log")
+                                                        .put(&label, &__mcp_s0, "label")
+                                                        .stop(__mcp_halt);
+                                                }
+                                            }?;
+                                            log.push(format!("{label}:{}", first.word));
+                                        }
+                                        let more: Keep = match ::mcp_runtime::__private::settle_one(
+                                            || cx.elicit("More?"),
+                                            <_ as ::mcp_runtime::ElicitForm>::read_answer,
+                                            &cx,
+                                            "more",
+                                        ) {
+                                            ::mcp_runtime::__private::Settled::Answered(
+                                                __mcp_answer,
+                                            ) => __mcp_answer,
+                                            ::mcp_runtime::__private::Settled::Stop(__mcp_halt) => {
+                                                break '__mcp_stop __mcp_r
+                                                    .write(1u32)
+                                                    .put(&round, &__mcp_s1, "round")
+                                                    .put(&log, &__mcp_s2, "log")
+                                                    .stop(__mcp_halt);
+                                            }
+                                        }?;
+                                        if more.ok {
+                                            let second: Word = match ::mcp_runtime::__private::settle_one(
+                                                || cx.elicit("Second?"),
+                                                <_ as ::mcp_runtime::ElicitForm>::read_answer,
+                                                &cx,
+                                                "second",
+                                            ) {
+                                                ::mcp_runtime::__private::Settled::Answered(
+                                                    __mcp_answer,
+                                                ) => __mcp_answer,
+                                                ::mcp_runtime::__private::Settled::Stop(__mcp_halt) => {
+                                                    break '__mcp_stop __mcp_r
+                                                        .write(2u32)
+                                                        .put(&round, &__mcp_s1, "round")
+                                                        .put(&log, &__mcp_s2, "log")
+                                                        .stop(__mcp_halt);
+                                                }
+                                            }?;
+                                            log.push(second.word);
+                                        }
+                                        round += 1;
                                     }
                                 }
                                 (log,)

@@ -6,7 +6,7 @@ use std::sync::{MutexGuard, RwLockReadGuard, RwLockWriteGuard};
 
 use serde::{Deserialize, Serialize};
 
-use super::continuation::Slot;
+use super::slot::Slot;
 
 /// A value a flow can carry across a question: any type that is `Serialize` and
 /// `DeserializeOwned` (deserialisable for every lifetime, [`ABorrowCannotCrossAQuestion`]).

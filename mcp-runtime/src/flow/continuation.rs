@@ -18,25 +18,22 @@ use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-use serde::Serialize;
-use serde::de::DeserializeOwned;
-
 #[cfg(doc)]
 use super::carry::Carry;
 use super::cx::{Cx, Halted, Stop, StopKind, internal_error};
 use super::payload;
-use super::subflow::SubState;
+use super::slot::Slot;
 
 /// What a step function starts from: nothing (the first round) or a verified state's shape
 /// and payload.
 #[doc(hidden)]
 pub struct Resume {
-    state: Option<(u32, Vec<u8>)>,
+    pub(super) state: Option<(u32, Vec<u8>)>,
     /// Whether a state of another shape restarts the flow rather than being refused.
-    restart: bool,
+    pub(super) restart: bool,
     /// The handler's round (counting from 0), or `None` for a sub-flow, which is counted by
     /// its caller's.
-    round: Option<u32>,
+    pub(super) round: Option<u32>,
 }
 
 impl Resume {
@@ -46,15 +43,6 @@ impl Resume {
             state,
             restart,
             round: Some(round),
-        }
-    }
-
-    /// A sub-flow call, from the sub-state its caller carried, if any.
-    pub(crate) fn sub(state: Option<SubState>) -> Self {
-        Self {
-            state: state.map(SubState::into_parts),
-            restart: false,
-            round: None,
         }
     }
 
@@ -165,61 +153,6 @@ fn mix(shape: &str, slots: &[&str]) -> u32 {
     (hash ^ (hash >> 32)) as u32
 }
 
-/// How a slot writes a local's value, given the slot's literals.
-type WriteSlot<T> =
-    fn(&T, &'static [&'static str], &mut Vec<u8>) -> Result<(), payload::WriteError>;
-
-/// How a slot reads a local's value back, given the slot's literals.
-type ReadSlot<T> = fn(&mut &[u8], &'static [&'static str]) -> Result<T, String>;
-
-/// The slot of one carried local: the type the compiler inferred for it, and how a value of
-/// that type is written and read.
-///
-/// Declared with [`Carry::slot`], whose `Self` is the one place a carried local's type is
-/// checked, or with [`Slot::literals`] for a local that only ever holds string literals.
-#[doc(hidden)]
-pub struct Slot<T> {
-    write: WriteSlot<T>,
-    read: ReadSlot<T>,
-    name: fn() -> &'static str,
-    /// The string literals a local of a literal slot may hold.
-    literals: &'static [&'static str],
-}
-
-impl<T> Slot<T> {
-    /// The slot of a local of type `T`: what [`Carry::slot`] returns.
-    pub(crate) fn of() -> Self
-    where
-        T: Serialize + DeserializeOwned,
-    {
-        Self {
-            write: |value, _, out| payload::write_item::<T>(value, out),
-            read: |rest, _| payload::read_item::<T>(rest),
-            name: std::any::type_name::<T>,
-            literals: &[],
-        }
-    }
-
-    /// The name of the local's type, as the compiler writes it.
-    pub fn name(&self) -> &'static str {
-        (self.name)()
-    }
-}
-
-impl Slot<&'static str> {
-    /// The slot of a local that the handler assigns only the string `literals` (`let kind =
-    /// if big { "large" } else { "small" };`). No `&str` can be read back from a state, so
-    /// the local travels as the index of its literal, which the shape of the flow covers.
-    pub fn literals(literals: &'static [&'static str]) -> Self {
-        Self {
-            write: payload::write_literal,
-            read: payload::read_literal,
-            name: || "literal &str",
-            literals,
-        }
-    }
-}
-
 /// A flow's state, opened: the point it resumes at (`None` on a first round) and the carried
 /// fields still to read.
 #[doc(hidden)]
@@ -255,11 +188,6 @@ impl Reader {
         self.fields
             .next(&self.payload, |rest| (slot.read)(rest, slot.literals))
             .map_err(|reason| refuse(&self.cx, format!("verified but does not decode: {reason}")))
-    }
-
-    /// Reads the next carried field as a sub-flow's state.
-    pub fn take_sub(&mut self) -> Result<SubState, Stopped> {
-        self.take(&Slot::<SubState>::of())
     }
 
     /// Refuses the state: its point is none of the flow's.
@@ -316,11 +244,6 @@ impl Writer {
             self.error = Some(detail.of(local));
         }
         self
-    }
-
-    /// Writes the state of the sub-flow the flow stops in.
-    pub fn put_sub(self, sub: &SubState) -> Self {
-        self.put(sub, &Slot::of(), "sub-flow state")
     }
 
     /// Stops the flow: records the questions of `stop` and this state, for the step to await

@@ -16,11 +16,12 @@ mod driver;
 mod output;
 mod payload;
 mod question;
+mod slot;
 mod subflow;
 mod unbuilt;
 
 pub use cx::Cx;
-pub(crate) use driver::refuse_state;
+pub(crate) use driver::{ServerLimits, refuse_state};
 pub use output::{
     HandlerError, IntoPromptResult, IntoResourceResult, IntoToolResult, Json, PromptResult,
     ResourceResult, ToolResult, text,
@@ -38,7 +39,7 @@ pub mod __private {
         CarryProbe, NotABorrow, NotAGuard, ProbeBorrowed, ProbeGuarded, ProbeNoBorrow, ProbeNoGuard,
     };
     pub use super::carry::{Probe, ProbeAny, ProbeHash, Rewind, RewindsInOrder};
-    pub use super::continuation::{Reader, Resume, Slot, Stopped, Writer};
+    pub use super::continuation::{Reader, Resume, Stopped, Writer};
     pub use super::cx::{Batch, Settled, Stop, app_state, settle_one};
     pub use super::definitions::{
         Cached, Presentation, arguments_schema, prompt_definition, resource_definition,
@@ -46,6 +47,7 @@ pub mod __private {
     };
     pub use super::driver::Flow;
     pub use super::output::{NoArgs, drive_prompt, drive_resource, drive_tool};
+    pub use super::slot::Slot;
     pub use super::subflow::{SubSettled, SubState, run_sub};
     pub use super::unbuilt::{Unbuilt, unbuilt_answers, unbuilt_cx, unbuilt_result};
     pub use crate::server::app_state::{FromAppState, StateType};

@@ -13,8 +13,9 @@ use serde::de::{SeqAccess, Visitor};
 use serde::ser::SerializeTuple;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use super::continuation::Resume;
+use super::continuation::{Reader, Resume, Stopped, Writer};
 use super::cx::{Cx, Halted, Stop, internal_error};
+use super::slot::Slot;
 
 /// A call of an `#[elicit]` sub-flow with its arguments, to be awaited directly in the body
 /// of a `#[tool]`, `#[prompt]`, `#[resource]` or `#[elicit]` function.
@@ -243,4 +244,29 @@ pub async fn run_sub<S: SubFlowStep>(
 fn failed<O>(stop: Stop) -> SubSettled<O> {
     // The sub-state is never read when the flow fails; an empty one stands in for it.
     SubSettled::Stop(stop, SubState::default())
+}
+
+impl Resume {
+    /// A sub-flow call, from the sub-state its caller carried, if any.
+    pub(crate) fn sub(state: Option<SubState>) -> Self {
+        Self {
+            state: state.map(SubState::into_parts),
+            restart: false,
+            round: None,
+        }
+    }
+}
+
+impl Reader {
+    /// Reads the next carried field as a sub-flow's state.
+    pub fn take_sub(&mut self) -> Result<SubState, Stopped> {
+        self.take(&Slot::<SubState>::of())
+    }
+}
+
+impl Writer {
+    /// Writes the state of the sub-flow the flow stops in.
+    pub fn put_sub(self, sub: &SubState) -> Self {
+        self.put(sub, &Slot::of(), "sub-flow state")
+    }
 }

@@ -359,6 +359,9 @@ impl ServerBuilder {
             },
         );
         let mut state = self.state;
+        // The flows' own limits travel with the state their context reads (see
+        // `flow::ServerLimits`), not in every request.
+        state.insert(crate::flow::ServerLimits(self.limits));
         let inner = Arc::new_cyclic(|weak| {
             state.insert(Registry::of(weak.clone()));
             Inner {

@@ -198,7 +198,6 @@ impl<H: Serves> Call<H> {
             claims: context.claims.clone(),
             progress: context.progress.clone(),
             logger: context.logger.clone(),
-            limits: self.server.inner.limits,
             app: self.server.inner.state.clone(),
             context: context.request.clone(),
         };
@@ -413,7 +412,6 @@ impl<H: Serves> Call<H> {
             claims: context.claims,
             progress: context.progress,
             logger: context.logger,
-            limits: self.server.inner.limits,
             app: self.server.inner.state.clone(),
             context: context.request,
         };

@@ -48,8 +48,6 @@ pub struct Request {
     pub progress: Progress,
     /// Sends `notifications/message` log messages, when the client asked for them.
     pub logger: Logger,
-    /// Limits the flow driver enforces.
-    pub limits: FlowLimits,
     /// The server's application state (see [`app_state`](super::app_state)).
     pub app: AppState,
     /// The caller's identity, the protocol revision, the request's `_meta` and the exposed

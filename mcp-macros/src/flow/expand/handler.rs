@@ -7,7 +7,7 @@ use syn::Ident;
 use syn::spanned::Spanned as _;
 
 use super::super::model::{Handler, Kind};
-use super::super::shadow;
+use super::super::syntax;
 use super::names_self;
 
 /// Input:  `#[tool] pub async fn deploy(args: DeployArgs, cx: Cx) -> ToolResult { ... }`
@@ -308,7 +308,7 @@ pub(super) fn expand_sub_flow(
     let names: Vec<Ident> = handler
         .params
         .iter()
-        .map(|(name, _)| shadow::shown_ident(name))
+        .map(|(name, _)| syntax::shown_ident(name))
         .collect();
     let types: Vec<_> = handler.params.iter().map(|(_, ty)| ty).collect();
     let params = names

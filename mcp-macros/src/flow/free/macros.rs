@@ -4,6 +4,7 @@
 use proc_macro2::{TokenStream, TokenTree};
 
 use super::FreeVars;
+use crate::flow::syntax::inline_args;
 
 impl FreeVars<'_> {
     /// Macro bodies are opaque: every identifier in them, and every `{name}` in their string
@@ -58,45 +59,4 @@ fn format_args_in(text: &str) -> Vec<String> {
         .into_iter()
         .map(|range| text[range].to_owned())
         .collect()
-}
-
-/// Where a format string names an argument inline (`{name}`, `{name:?}`, `{name:>8}`, and a
-/// width or precision taken from one: `{:>width$}`, `{:.prec$}`): the byte range of each
-/// name in `text`.
-pub(crate) fn inline_args(text: &str) -> Vec<std::ops::Range<usize>> {
-    let is_name = |name: &str| {
-        !name.is_empty()
-            && name.chars().all(|c| c.is_alphanumeric() || c == '_')
-            && !name.starts_with(|c: char| c.is_ascii_digit())
-    };
-    let mut names = Vec::new();
-    let mut at = 0;
-    while let Some(open) = text[at..].find('{') {
-        at += open + 1;
-        if text[at..].starts_with('{') {
-            at += 1;
-            continue;
-        }
-        let close = text[at..].find('}').map_or(text.len(), |end| at + end);
-        let end = text[at..close].find(':').map_or(close, |end| at + end);
-        if is_name(&text[at..end]) {
-            names.push(at..end);
-        }
-        // In the spec, a name ending in `$` is a width or precision argument.
-        let mut spec = end;
-        while let Some(dollar) = text[spec..close].find('$') {
-            let stop = spec + dollar;
-            let start = text[..stop]
-                .char_indices()
-                .rfind(|(_, c)| !(c.is_alphanumeric() || *c == '_'))
-                .map_or(0, |(i, c)| i + c.len_utf8())
-                .max(end + 1);
-            if start < stop && is_name(&text[start..stop]) {
-                names.push(start..stop);
-            }
-            spec = stop + 1;
-        }
-        at = close;
-    }
-    names
 }

@@ -14,7 +14,7 @@
 //! ```text
 //! Some(1) | Some(2) | Some(3) | Some(4) => {
 //!     OUTER TAKES                     // the locals of blocks around the loop's body
-//!     { RESTORES; loop { if let Some(..) = first.take() {
+//!     { RESTORES; 'loop: { 'rest: {     // the rest of the iteration stopped in, once
 //!         ITEMS
 //!         let (x,) = if reader.at(2) { (TAKE(slot_x),) } else {
 //!             let (y,) = (TAKE(slot_y),);   // only point 1 is left here
@@ -29,7 +29,7 @@
 //!             }
 //!         };
 //!         S2
-//!     } else { BODY } } LIVE }
+//!     } loop { BODY } } LIVE }            // then the loop as written (see `looped`)
 //! }
 //! ```
 //! A point at the head of a statement takes the block's locals at its level; the points

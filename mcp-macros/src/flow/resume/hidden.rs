@@ -36,6 +36,7 @@ use syn::{Block, Expr, Ident, Stmt};
 use super::Binding;
 use super::refusals::named_unshared;
 use super::syntax::block_at;
+use crate::flow::point::Location;
 use crate::flow::sites::{Head, Site, Step};
 
 /// Rewrites the hiders of `hidden` (each with a name it hides) in `body` to borrow what they
@@ -221,25 +222,6 @@ fn shift(path: &mut Vec<Step>, at: &[Step], steps: &[Step]) {
         let rest = path.split_off(at.len());
         path.extend_from_slice(steps);
         path.extend(rest);
-    }
-}
-
-/// Where a hiding local is declared.
-#[derive(Clone, PartialEq, Eq, Hash, Debug)]
-pub(crate) enum Location {
-    /// By the `let` that is statement `stmt` of the block at the end of path `block`.
-    Let { block: Vec<Step>, stmt: usize },
-    /// By a pattern of the `if let`, `while let`, `match` or `for` at the end of the path.
-    Construct(Vec<Step>),
-}
-
-impl Location {
-    /// How deep in the body the hider stands.
-    fn depth(&self) -> usize {
-        match self {
-            Self::Let { block, .. } => block.len() + 1,
-            Self::Construct(path) => path.len(),
-        }
     }
 }
 

@@ -4,8 +4,9 @@
 use super::{Binding, Resumer, free, scope};
 use crate::flow::items::occurrences;
 use crate::flow::scope::{Borrowed, Code};
-use crate::flow::shadow;
 use crate::flow::sites::is_operand;
+use crate::flow::std_facts::{READS, TAKES_OUT, method_is};
+use crate::flow::syntax;
 use proc_macro2::{TokenStream, TokenTree};
 
 impl Resumer<'_> {
@@ -47,7 +48,7 @@ impl Resumer<'_> {
                     continue;
                 }
             }
-            let inner = &shadow::shown_ident(&hider.ident);
+            let inner = &syntax::shown_ident(&hider.ident);
             if self
                 .reported
                 .insert(format!("hides {inner}@{:?}", inner.span()))
@@ -73,7 +74,7 @@ impl Resumer<'_> {
     /// Its type is the compiler's to check (at its slot); what the macro refuses here is what
     /// it sees in the source: a borrow, or code.
     pub(super) fn check(&mut self, binding: &Binding) -> bool {
-        let ident = &shadow::shown_ident(&binding.ident);
+        let ident = &syntax::shown_ident(&binding.ident);
         let owned = binding
             .ty
             .as_ref()
@@ -156,7 +157,7 @@ impl Resumer<'_> {
     }
 }
 
-/// Whether `tokens` are `name.method(args)`, with `method` one of [`TAKES_OUT`] and `args`
+/// Whether `tokens` are `name.method(args)`, with `method` one of `std`'s that take a value out ([`TAKES_OUT`]) and `args`
 /// not naming `name`: the local is borrowed for the call alone, and what the call gives back
 /// borrows nothing of it.
 fn takes_out(tokens: &TokenStream, name: &str) -> bool {
@@ -170,26 +171,13 @@ fn takes_out(tokens: &TokenStream, name: &str) -> bool {
         ] => {
             local == name
                 && dot.as_char() == '.'
-                && TAKES_OUT.contains(&method.to_string().as_str())
+                && method_is(&method.to_string(), TAKES_OUT)
                 && args.delimiter() == proc_macro2::Delimiter::Parenthesis
                 && occurrences(&args.stream(), name) == 0
         }
         _ => false,
     }
 }
-
-/// Methods of `std` that take an owned value out of their receiver, borrowing it only for
-/// the call.
-const TAKES_OUT: &[&str] = &[
-    "take",
-    "replace",
-    "pop",
-    "pop_front",
-    "pop_back",
-    "remove",
-    "swap_remove",
-    "split_off",
-];
 
 /// Whether `tokens` name `name` other than as `&name` or as the receiver of a method that
 /// borrows it shared (`name.as_deref()`, `name.iter()`, `name.len()`), where a borrow of it
@@ -208,28 +196,8 @@ pub(super) fn named_unshared(tokens: &TokenStream, name: &str) -> bool {
     })
 }
 
-/// Methods of `std` besides its lending ones that take their receiver by a shared borrow.
-const SHARED: &[&str] = &[
-    "first",
-    "last",
-    "get",
-    "len",
-    "is_empty",
-    "is_some",
-    "is_none",
-    "is_ok",
-    "is_err",
-    "contains",
-    "starts_with",
-    "ends_with",
-    "clone",
-    "to_owned",
-    "to_string",
-    "to_vec",
-];
-
 /// Whether `after`, the tokens after a local's name, call a method on it that borrows it
-/// shared: `.method(..)` with `method` lending ([`scope::lends_shared`]) or in [`SHARED`].
+/// shared: `.method(..)` with `method` lending ([`scope::lends_shared`]) or reading ([`READS`]).
 fn shared_receiver(after: &[TokenTree]) -> bool {
     match after {
         [
@@ -241,7 +209,7 @@ fn shared_receiver(after: &[TokenTree]) -> bool {
             let method = method.to_string();
             dot.as_char() == '.'
                 && args.delimiter() == proc_macro2::Delimiter::Parenthesis
-                && (scope::lends_shared(&method) || SHARED.contains(&method.as_str()))
+                && (scope::lends_shared(&method) || method_is(&method, READS))
         }
         _ => false,
     }

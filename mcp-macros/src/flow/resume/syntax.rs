@@ -129,7 +129,7 @@ pub(super) fn declaration(binding: &Binding) -> TokenStream {
 
 /// The field of `ident` in a state: named after the local, unique among those `taken`.
 pub(crate) fn field_name(ident: &Ident, taken: impl Fn(&str) -> bool) -> Ident {
-    let base = crate::flow::shadow::shown(ident)
+    let base = crate::flow::syntax::shown(ident)
         .trim_start_matches("__mcp_")
         .to_owned();
     let name = std::iter::once(base.clone())

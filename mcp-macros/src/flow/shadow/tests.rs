@@ -6,7 +6,8 @@ use quote::{ToTokens, format_ident};
 use syn::Block;
 
 use super::super::parsed::tokens;
-use super::{rename, shown, shown_ident};
+use super::rename;
+use crate::flow::syntax::{shown, shown_ident};
 
 /// `body` after renaming, as tokens printed, with the parameters that came out.
 fn renamed(body: &str, params: &[&str]) -> (String, Vec<String>) {
@@ -203,10 +204,10 @@ fn a_format_spec_with_wide_characters_is_read_without_panicking() {
         "{:",
         "{:$}",
     ] {
-        let _ = crate::flow::free::inline_args(text);
+        let _ = crate::flow::syntax::inline_args(text);
     }
     assert_eq!(
-        crate::flow::free::inline_args("{:—<w$}")
+        crate::flow::syntax::inline_args("{:—<w$}")
             .into_iter()
             .map(|range| &"{:—<w$}"[range])
             .collect::<Vec<_>>(),

@@ -8,8 +8,8 @@ use syn::spanned::Spanned;
 use syn::{Expr, Ident, Stmt};
 
 use super::{Analyzer, Step};
-use crate::flow::hoist::literal;
 use crate::flow::scope;
+use crate::flow::syntax::literal;
 
 /// A `for` loop that asks questions, rewritten so that its position travels in the state
 /// (see [`Analyzer::resumable_for`]): what resuming it needs, by name.

@@ -19,32 +19,15 @@ use syn::{Expr, Ident, Token};
 use super::operands::Asking;
 use super::{Analyzer, Position};
 use crate::flow::questions::asks;
-
-/// The standard macros that evaluate each argument once, in the order written, and give a
-/// value that borrows none of them (not `format_args!`, whose value the local an argument is
-/// taken into would not outlive).
-const EACH_ONCE: &[&str] = &[
-    "format",
-    "print",
-    "println",
-    "eprint",
-    "eprintln",
-    "write",
-    "writeln",
-    "vec",
-    "panic",
-    "todo",
-    "unimplemented",
-    "unreachable",
-];
+use crate::flow::std_facts::each_argument_once;
 
 type Args = Punctuated<Expr, Token![,]>;
 
-/// The arguments of `mac` if it is one of [`EACH_ONCE`] and they are expressions (not
+/// The arguments of `mac` if it is one of `std`'s that evaluate each argument once ([`each_argument_once`]) and they are expressions (not
 /// `vec![item; count]`).
 fn arguments(mac: &syn::Macro) -> Option<Args> {
     let name = mac.path.segments.last()?.ident.to_string();
-    if !EACH_ONCE.contains(&name.as_str()) {
+    if !each_argument_once(&name) {
         return None;
     }
     mac.parse_body_with(Args::parse_terminated).ok()
@@ -76,7 +59,7 @@ fn value_mut(arg: &mut Expr) -> &mut Expr {
 }
 
 /// A macro statement whose arguments ask, as an expression statement's expression, if the
-/// macro is one of [`EACH_ONCE`].
+/// macro is one of `std`'s that evaluate each argument once.
 pub(super) fn as_expr(mac: &syn::StmtMacro, cx: &Ident) -> Option<Expr> {
     let braced = matches!(mac.mac.delimiter, syn::MacroDelimiter::Brace(_));
     let args = arguments(&mac.mac)?;
@@ -91,7 +74,7 @@ pub(super) fn as_expr(mac: &syn::StmtMacro, cx: &Ident) -> Option<Expr> {
 
 impl Analyzer<'_> {
     /// `expr`, a macro call: the first argument that asks, or that runs code before one that
-    /// asks, taken first into a local, if the macro is one of [`EACH_ONCE`]; otherwise each
+    /// asks, taken first into a local, if the macro is one of `std`'s that evaluate each argument once; otherwise each
     /// question in it is refused.
     pub(super) fn macro_call(&mut self, expr: &mut Expr) {
         let Expr::Macro(call) = expr else {

@@ -12,8 +12,9 @@ use proc_macro2::Span;
 use syn::spanned::Spanned;
 use syn::{Expr, Ident, Stmt};
 
-use super::{Analyzer, Head, Position, Step, compound};
+use super::{Analyzer, Head, Position, Step};
 use crate::flow::questions::asks;
+use crate::flow::syntax::compound;
 
 /// What the macro names the locals it takes operands into.
 const OPERAND: &str = "__mcp_operand";

@@ -5,8 +5,9 @@ use syn::spanned::Spanned;
 use syn::visit::Visit;
 use syn::{Expr, Ident, LitStr, Pat};
 
-use super::{Analyzer, Call, Naming, Site, marker};
+use super::{Analyzer, Call, Naming, Site};
 use crate::flow::questions::{Position, is_context, is_question_call, question_args, strip_parens};
+use crate::flow::syntax::marker;
 
 impl Analyzer<'_> {
     /// The questions awaited by `expr`, if it is `QUESTION.await` or `(QUESTION, ...).await`
@@ -120,11 +121,11 @@ impl Analyzer<'_> {
                 (Some(key), _) => key,
                 (None, Some(names)) if names[i].is_some() => {
                     let ident = names[i].as_ref().expect("checked above");
-                    LitStr::new(&crate::flow::shadow::shown(ident), ident.span())
+                    LitStr::new(&crate::flow::syntax::shown(ident), ident.span())
                 }
                 // No binding names the answer (`if cx.elicit::<Sure>(..).await?.ok`, a
                 // question awaited as a statement): it is asked under its method's name
-                // (or the sub-flow's), numbered apart from the others (`check_keys`).
+                // (or the sub-flow's), numbered apart from the others (`keys::check_keys`).
                 (None, _) => {
                     let name = call.method.to_string();
                     LitStr::new(name.trim_start_matches("r#"), call.method.span())

@@ -6,7 +6,7 @@ use quote::quote;
 use syn::{Ident, Local, Stmt};
 
 use super::Within;
-use crate::flow::resume::Carried;
+use crate::flow::point::Carried;
 use crate::flow::scope::{self, Binding};
 use crate::flow::settle;
 

@@ -464,7 +464,6 @@ async fn start(
         claims: None,
         progress,
         logger: crate::server::outbound::Logger::none(),
-        limits: inner.limits,
         app: inner.state.clone(),
         // A task's rounds run apart from any request: a 2026-07-28 context with no `_meta`
         // and no headers.

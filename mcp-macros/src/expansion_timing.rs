@@ -1,0 +1,81 @@
+//! The macro's own expansion time per handler, printed, never asserted: the chains of
+//! `scripts/build-cost.sh` (K yes/no questions in a row, each in an `if`, in a row in a
+//! loop's body, each in an `if` in a loop's body) and the snapshot inputs, each expanded by
+//! `flow::expand` a few times, the median shown.
+//!
+//! `cargo test -p mcp-macros --lib expansion_timing -- --ignored --nocapture`
+//! (the dev profile, as a crate that uses the macro builds it).
+
+use std::time::{Duration, Instant};
+
+use proc_macro2::TokenStream;
+
+use crate::flow::{self, Kind};
+
+/// K questions of `shape` (as `scripts/build-cost.py` writes them) in one `#[tool]`'s body.
+fn chain(count: usize, shape: &str) -> TokenStream {
+    let mut lines = Vec::new();
+    for k in 0..count {
+        let mut asked = format!(
+            "let answer_{k}: Confirm = cx.elicit(format!(\"Question {k} for {{}}?\", \
+             args.service)).await?; if answer_{k}.ok {{ yes += 1; }}"
+        );
+        if shape == "nested" || shape == "loop-if" {
+            asked = format!("if args.replicas > 0 {{ {asked} }}");
+        }
+        lines.push(asked);
+    }
+    let mut body = lines.join("\n");
+    if shape == "loop" || shape == "loop-if" {
+        body = format!("loop {{ {body} break; }}");
+    }
+    let function = format!(
+        "async fn chain(args: ChainArgs, cx: Cx) -> ToolResult {{ let mut yes: u32 = 0; {body} \
+         Ok(text(format!(\"{{}} {{yes}}\", args.service))) }}"
+    );
+    function.parse().expect("the generated handler lexes")
+}
+
+/// The median time of expanding `item` under `kind`, over `runs` expansions.
+fn median(kind: Kind, item: &TokenStream, runs: usize) -> Duration {
+    let mut times: Vec<Duration> = (0..runs)
+        .map(|_| {
+            let start = Instant::now();
+            let out = flow::expand(kind, TokenStream::new(), item.clone());
+            let spent = start.elapsed();
+            assert!(
+                !out.to_string().contains("compile_error"),
+                "the handler expands without errors"
+            );
+            spent
+        })
+        .collect();
+    times.sort();
+    times[runs / 2]
+}
+
+#[test]
+#[ignore = "a timing, printed: run with --ignored --nocapture"]
+fn expansion_time_per_handler() {
+    let deploy: syn::ItemFn = syn::parse_str(include_str!("../tests/snapshots/deploy.input.rs"))
+        .expect("the snapshot's input is a function");
+    let mut deploy = deploy;
+    deploy.attrs.retain(|attr| !attr.path().is_ident("tool"));
+    let deploy = quote::quote!(#deploy);
+    println!("{:<28} {:>10}", "handler", "ms");
+    println!(
+        "{:<28} {:>10.2}",
+        "deploy (snapshot)",
+        median(Kind::Tool, &deploy, 9).as_secs_f64() * 1e3
+    );
+    for shape in ["row", "nested", "loop", "loop-if"] {
+        let mut at = Vec::new();
+        for k in [0, 5, 20, 40] {
+            let ms = median(Kind::Tool, &chain(k, shape), 5).as_secs_f64() * 1e3;
+            at.push(ms);
+            println!("{:<28} {ms:>10.2}", format!("{shape} K={k}"));
+        }
+        let growth = (at[3] - at[0]) / (at[2] - at[0]);
+        println!("{:<28} {growth:>10.2}x", format!("{shape} K=20->40 growth"));
+    }
+}
