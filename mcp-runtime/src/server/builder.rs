@@ -358,15 +358,22 @@ impl ServerBuilder {
                 tasks: offered,
             },
         );
+        let mut subscriptions = Subscriptions::new(self.listen, self.sessions.max_subscriptions);
+        if tasks.is_some() {
+            subscriptions.accept_field(super::tasks::listen_field());
+        }
         let mut state = self.state;
         // The flows' own limits travel with the state their context reads (see
         // `flow::ServerLimits`), not in every request.
         state.insert(crate::flow::ServerLimits(self.limits));
         let inner = Arc::new_cyclic(|weak| {
             state.insert(Registry::of(weak.clone()));
+            if let Some(tasks) = &tasks {
+                tasks.attach(weak.clone());
+            }
             Inner {
                 registry,
-                subscriptions: Subscriptions::new(self.listen, self.sessions.max_subscriptions),
+                subscriptions,
                 legacy,
                 sessions: Sessions::new(self.sessions),
                 signer,

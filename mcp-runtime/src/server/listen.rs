@@ -25,6 +25,9 @@ pub(super) fn listen(
              `text/event-stream`",
         ));
     }
+    if server.inner.tasks.is_some() {
+        super::tasks::check_listen(params)?;
+    }
     let offered = snapshot.offered;
     let serves = |uri: &str| snapshot.serves(uri);
     let offer = Offer {

@@ -35,6 +35,9 @@ pub(crate) struct Filter {
     pub(crate) resources_list_changed: bool,
     pub(crate) resource_uris: BTreeSet<String>,
     pub(crate) keyed: BTreeMap<&'static str, BTreeSet<String>>,
+    /// Per extension field, the scope of the caller it was agreed for (the tasks extension's:
+    /// a digest of the subject): a keyed notification reaches only listeners of its scope.
+    pub(crate) scopes: BTreeMap<&'static str, Option<String>>,
 }
 
 impl Filter {
@@ -44,10 +47,15 @@ impl Filter {
             Topic::PromptsListChanged => self.prompts_list_changed,
             Topic::ResourcesListChanged => self.resources_list_changed,
             Topic::ResourceUpdated(uri) => self.resource_uris.contains(*uri),
-            Topic::Keyed { field, key } => self
-                .keyed
-                .get(field)
-                .is_some_and(|keys| keys.contains(*key)),
+            Topic::Keyed { field, key, scope } => {
+                self.keyed
+                    .get(field)
+                    .is_some_and(|keys| keys.contains(*key))
+                    && self
+                        .scopes
+                        .get(field)
+                        .is_some_and(|agreed| agreed.as_deref() == *scope)
+            }
         }
     }
 
@@ -83,14 +91,12 @@ pub(crate) enum Topic<'a> {
     PromptsListChanged,
     ResourcesListChanged,
     ResourceUpdated(&'a str),
-    /// A kind an extension adds: listeners whose filter field `field` holds `key`.
-    #[allow(
-        dead_code,
-        reason = "the door for extensions' notification kinds (tasks)"
-    )]
+    /// A kind an extension adds: listeners whose filter field `field` holds `key`, agreed for
+    /// callers of `scope`.
     Keyed {
         field: &'static str,
         key: &'a str,
+        scope: Option<&'a str>,
     },
 }
 
@@ -394,6 +400,7 @@ mod tests {
         filter
             .keyed
             .insert("taskIds", BTreeSet::from(["t-1".to_owned()]));
+        filter.scopes.insert("taskIds", Some("alice".to_owned()));
         let mut listening = hub.open(Owner::Unknown, json!(7), filter).unwrap();
         let ack = listening.messages.try_recv().unwrap();
         assert_eq!(
@@ -401,11 +408,16 @@ mod tests {
             json!({ "taskIds": ["t-1"] })
         );
         let none = Map::new();
-        let topic = |key| Topic::Keyed {
+        let topic = |key, scope| Topic::Keyed {
             field: "taskIds",
             key,
+            scope,
         };
-        assert_eq!(hub.publish(topic("t-2"), "notifications/tasks", &none), 0);
-        assert_eq!(hub.publish(topic("t-1"), "notifications/tasks", &none), 1);
+        let publish = |key, scope| hub.publish(topic(key, scope), "notifications/tasks", &none);
+        assert_eq!(publish("t-2", Some("alice")), 0);
+        // Another caller's task of the same id reaches no listener of alice's.
+        assert_eq!(publish("t-1", Some("bob")), 0);
+        assert_eq!(publish("t-1", None), 0);
+        assert_eq!(publish("t-1", Some("alice")), 1);
     }
 }

@@ -19,6 +19,9 @@ pub(crate) const MAX_LISTENED_URI: usize = 4 * 1024;
 /// Whether the caller (by subject) may follow a key of an extension's filter field.
 pub(crate) type AgreeHook = dyn Fn(Option<&str>, &str) -> bool + Send + Sync;
 
+/// The scope a caller's keys are agreed in (by subject): its notifications reach it only.
+pub(crate) type ScopeHook = dyn Fn(Option<&str>) -> Option<String> + Send + Sync;
+
 /// A filter field an extension adds to `subscriptions/listen` (the tasks extension's
 /// `taskIds`): an array of keys, at most `max` of them, each agreed by `agree` (given the
 /// caller's subject) or left out of the acknowledgment.
@@ -27,6 +30,7 @@ pub(crate) struct KeyedField {
     pub(crate) name: &'static str,
     pub(crate) max: usize,
     pub(crate) agree: Arc<AgreeHook>,
+    pub(crate) scope: Arc<ScopeHook>,
 }
 
 /// What the server can honour at the time of a listen request.
@@ -88,6 +92,9 @@ pub(crate) fn agree(
             .collect();
         if !keys.is_empty() {
             filter.keyed.insert(field.name, keys);
+            filter
+                .scopes
+                .insert(field.name, (field.scope)(offer.subject));
         }
     }
     Ok(filter)
@@ -245,9 +252,11 @@ mod tests {
             name: "taskIds",
             max: 4,
             agree: Arc::new(|subject, key| subject == Some("alice") && key.starts_with("mine")),
+            scope: Arc::new(|subject| subject.map(str::to_uppercase)),
         }];
         let asked = params(json!({ "taskIds": ["mine-1", "theirs-2"] }));
         let filter = agree(&asked, &offer(&serves), 2, &fields).unwrap();
         assert_eq!(filter.to_json(), json!({ "taskIds": ["mine-1"] }));
+        assert_eq!(filter.scopes["taskIds"].as_deref(), Some("ALICE"));
     }
 }

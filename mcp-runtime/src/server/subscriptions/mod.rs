@@ -11,7 +11,8 @@
 //! extension's `notifications/tasks` under `taskIds`): register the field with
 //! [`Subscriptions::accept_field`] when the server is built, so that listen requests naming it
 //! get the keys the hook agrees to in their acknowledgment, then publish with
-//! `Topic::Keyed { field, key }` through [`Subscriptions::hub`].
+//! `Topic::Keyed { field, key, scope }` through [`Subscriptions::hub`]: a keyed notification
+//! reaches only listeners whose caller the field's scope hook put in the same scope.
 
 mod hub;
 mod listen;
@@ -63,10 +64,6 @@ impl Subscriptions {
 
     /// Accepts the filter field `field`, each key of it agreed by `agree` (given the
     /// caller's subject); at most `max` keys per stream.
-    #[allow(
-        dead_code,
-        reason = "the door for extensions' notification kinds (tasks)"
-    )]
     pub(crate) fn accept_field(&mut self, field: KeyedField) {
         self.fields.retain(|known| known.name != field.name);
         self.fields.push(field);
@@ -145,19 +142,18 @@ pub(crate) fn announce(subscriptions: &Subscriptions, sessions: &Sessions, notic
     }
 }
 
-/// An extension's filter field, shared.
-#[allow(
-    dead_code,
-    reason = "the door for extensions' notification kinds (tasks)"
-)]
+/// An extension's filter field: at most `max` keys per stream, each agreed by `agree`, in the
+/// caller's `scope`.
 pub(crate) fn keyed_field(
     name: &'static str,
     max: usize,
     agree: impl Fn(Option<&str>, &str) -> bool + Send + Sync + 'static,
+    scope: impl Fn(Option<&str>) -> Option<String> + Send + Sync + 'static,
 ) -> KeyedField {
     KeyedField {
         name,
         max,
         agree: Arc::new(agree),
+        scope: Arc::new(scope),
     }
 }

@@ -135,7 +135,7 @@ async fn get(hub: &Hub, id: &str, version: u64, record: TaskRecord) -> Result<Va
     let mut next = record.moved(Status::Failed, now);
     next.message = Some(error.message.clone());
     next.error = serde_json::to_value(&error).ok();
-    match replace(hub, id, version, &next).await {
+    match replace(hub, id, version, &next, true).await {
         Ok(true) => Ok(next.view(id, "complete")),
         _ => {
             let (_, record) = read_any(hub, id).await?;
@@ -162,7 +162,7 @@ async fn cancel(hub: &Hub, id: &str, version: u64, record: TaskRecord) -> Result
         }
         let mut next = record.moved(Status::Cancelled, hub.now_ms());
         next.message = Some("cancelled by the client".to_owned());
-        match replace(hub, id, version, &next).await {
+        match replace(hub, id, version, &next, true).await {
             Ok(true) => break,
             Ok(false) => (version, record) = read_any(hub, id).await?,
             Err(()) => {
@@ -231,7 +231,7 @@ async fn update(
     let now = hub.now_ms();
     let mut next = record.moved(Status::Working, now);
     next.lease_ms = Some(now + runner::millis(hub.settings.lease));
-    match replace(hub, id, version, &next).await {
+    match replace(hub, id, version, &next, true).await {
         // Another update (or a cancel) got there first: these answers are not needed.
         Ok(false) => ack,
         Err(()) => Err(RpcError::overloaded(

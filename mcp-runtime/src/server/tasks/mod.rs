@@ -13,6 +13,7 @@ use std::time::{Duration, Instant, UNIX_EPOCH};
 use serde_json::{Map, Value, json};
 
 pub(crate) use methods::Method as TaskMethod;
+use record::TaskRecord;
 pub(crate) use runner::{Launch, Raced};
 
 use super::Server;
@@ -258,6 +259,44 @@ pub(crate) struct Hub {
     running: Mutex<HashMap<String, tokio::task::AbortHandle>>,
     /// Per task: when its current polling window began, and how many polls it has seen.
     polls: Mutex<HashMap<String, (Instant, u32)>>,
+    /// The server whose listen streams hear of status changes; set once it is built.
+    server: std::sync::OnceLock<std::sync::Weak<super::Inner>>,
+}
+
+/// The most task ids one listen stream may follow: 64.
+pub const MAX_LISTENED_TASKS: usize = 64;
+
+/// The `taskIds` filter field of `subscriptions/listen`: well-formed ids are agreed, in the
+/// scope of the caller's subject, so a status notification reaches only listeners of the
+/// subject that created the task (another subject's listen agrees to the id and hears
+/// nothing, as it would of an unknown id).
+pub(crate) fn listen_field() -> super::subscriptions::KeyedField {
+    super::subscriptions::keyed_field(
+        "taskIds",
+        MAX_LISTENED_TASKS,
+        |_, key| runner::is_task_id(key),
+        subject_digest,
+    )
+}
+
+/// `-32021` when a listen request asks for task notifications and its client did not declare
+/// the extension.
+pub(crate) fn check_listen(params: &Map<String, Value>) -> Result<(), RpcError> {
+    let asks = params
+        .get("notifications")
+        .and_then(|asked| asked.get("taskIds"))
+        .is_some_and(|ids| ids.as_array().is_none_or(|ids| !ids.is_empty()));
+    let capabilities = params
+        .get("_meta")
+        .and_then(|meta| meta.get(crate::protocol::meta::META_CLIENT_CAPABILITIES))
+        .and_then(|capabilities| serde_json::from_value(capabilities.clone()).ok())
+        .unwrap_or_default();
+    if asks && !declared(&capabilities) {
+        return Err(missing_extension(
+            "task notifications on `subscriptions/listen`",
+        ));
+    }
+    Ok(())
 }
 
 /// The most tasks whose last poll one instance remembers.
@@ -274,7 +313,34 @@ impl Hub {
             clock,
             running: Mutex::default(),
             polls: Mutex::default(),
+            server: std::sync::OnceLock::new(),
         }
+    }
+
+    /// Lets the tasks' status changes reach `server`'s listen streams.
+    pub(crate) fn attach(&self, server: std::sync::Weak<super::Inner>) {
+        let _ = self.server.set(server);
+    }
+
+    /// Sends `notifications/tasks` with the task as `tasks/get` would answer it now, to the
+    /// listen streams of this instance that follow `id` for the task's subject.
+    pub(crate) fn announce(&self, id: &str, record: &TaskRecord) {
+        let Some(inner) = self.server.get().and_then(std::sync::Weak::upgrade) else {
+            return;
+        };
+        let Value::Object(mut params) = record.view(id, "complete") else {
+            return;
+        };
+        params.remove("resultType");
+        let topic = super::subscriptions::Topic::Keyed {
+            field: "taskIds",
+            key: id,
+            scope: record.subject.as_deref(),
+        };
+        inner
+            .subscriptions
+            .hub()
+            .publish(topic, "notifications/tasks", &params);
     }
 
     /// Milliseconds since the epoch, on the signer's clock.

@@ -309,7 +309,7 @@ async fn touch(hub: &Hub, id: &str, message: Option<String>) -> bool {
             next.message = Some(message.clone());
             next.updated_ms = now;
         }
-        match replace(hub, id, version, &next).await {
+        match replace(hub, id, version, &next, message.is_some()).await {
             Ok(true) => return true,
             Ok(false) => {}
             Err(()) => return true,
@@ -372,7 +372,7 @@ async fn finish(hub: &Arc<Hub>, server: &Server, id: &str, subject: Option<Strin
                 next
             }
         };
-        match replace(hub, id, version, &next).await {
+        match replace(hub, id, version, &next, true).await {
             Ok(true) | Err(()) => return,
             Ok(false) => {}
         }
@@ -398,7 +398,15 @@ pub(crate) async fn fail(hub: &Hub, id: &str, error: ErrorObject) {
         if record.status.is_terminal() {
             return;
         }
-        match replace(hub, id, version, &failed(&record, &error, hub.now_ms())).await {
+        match replace(
+            hub,
+            id,
+            version,
+            &failed(&record, &error, hub.now_ms()),
+            true,
+        )
+        .await
+        {
             Ok(true) | Err(()) => return,
             Ok(false) => {}
         }
@@ -517,26 +525,34 @@ pub(crate) fn decode(found: crate::tasks::Versioned) -> Option<(u64, TaskRecord)
 }
 
 /// Writes `next` over version `version`; `Err` when the store failed (logged), or the record
-/// grew past the bound (then the task fails instead).
+/// grew past the bound (then the task fails instead). Once written, a change a client sees
+/// (`announce`: anything but a renewed lease) goes to the listen streams following the task.
 pub(crate) async fn replace(
     hub: &Hub,
     id: &str,
     version: u64,
     next: &TaskRecord,
+    announce: bool,
 ) -> Result<bool, ()> {
-    let mut bytes = serde_json::to_vec(next).map_err(|_| ())?;
-    if bytes.len() > hub.settings.max_task_bytes {
+    let mut written = std::borrow::Cow::Borrowed(next);
+    if serde_json::to_vec(next).map_err(|_| ())?.len() > hub.settings.max_task_bytes {
         let limit = hub.settings.max_task_bytes;
         let error = internal(format!(
             "the task's stored state would exceed {limit} bytes"
         ));
-        bytes = serde_json::to_vec(&failed(next, &error, hub.now_ms())).map_err(|_| ())?;
+        written = std::borrow::Cow::Owned(failed(next, &error, hub.now_ms()));
     }
-    hub.settings
+    let bytes = serde_json::to_vec(&*written).map_err(|_| ())?;
+    let stored = hub
+        .settings
         .store
         .replace(id, version, &bytes)
         .await
-        .map_err(|error| tracing::warn!(%error, "a task could not be written"))
+        .map_err(|error| tracing::warn!(%error, "a task could not be written"))?;
+    if stored && announce {
+        hub.announce(id, &written);
+    }
+    Ok(stored)
 }
 
 /// A new task id: 16 random bytes as 32 lowercase hex digits.
