@@ -7,14 +7,15 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 use tracing::Instrument as _;
 
+use super::cancel::cancelled_outcome;
+use super::complete::complete;
 use super::context::{RequestContext, stamp};
-use super::dispatch::{error_outcome, raw_result_outcome};
 use super::error::RpcError;
 use super::handler::{
     BoxFuture, HandlerResult, Progress, PromptHandler, Reply, Request, ResourceHandler, ToolHandler,
 };
-use super::legacy;
 use super::outbound::{Logger, Outbound};
+use super::outcome::{error_outcome, legacy_outcome, raw_result_outcome};
 use super::panic::guarded;
 use super::session::CallGuard;
 use super::single_use::{self, Replay, StoredReply, Use, Verdict};
@@ -95,9 +96,7 @@ impl Era {
     ) -> BoxFuture<'static, Outcome> {
         match self {
             Self::Modern(round) => Box::pin(call.stateless(round, id, cache)),
-            Self::Legacy { running, outbound } => {
-                Box::pin(legacy::run_call(id, call, running, outbound))
-            }
+            Self::Legacy { running, outbound } => Box::pin(run_call(id, call, running, outbound)),
         }
     }
 }
@@ -533,4 +532,37 @@ fn with_meta(
             .insert(UNASKED_INPUT_RESPONSES.to_owned(), unasked.into());
     }
     result.with_meta(meta)
+}
+
+/// Runs a call's whole flow on a legacy session: rounds in process, questions to the client,
+/// until the final result, a failure or the client's cancellation.
+async fn run_call<H: Serves>(
+    id: Value,
+    call: Call<H>,
+    mut running: CallGuard,
+    outbound: Outbound,
+) -> Outcome {
+    let cancelled = running.cancelled();
+    let timeout = call.input_timeout();
+    let mut answerer =
+        running
+            .session()
+            .answerer(outbound, timeout, call.request_context().clone());
+    let max_rounds = call.max_rounds();
+    let rounds = complete(
+        |state, answers| call.round(state, answers),
+        &mut answerer,
+        max_rounds,
+    );
+    // A cancellation wins over an answer that arrived with it.
+    let outcome = tokio::select! {
+        biased;
+        () = cancelled => cancelled_outcome(),
+        result = rounds => match result {
+            Ok(result) => legacy_outcome(&id, &result),
+            Err(error) => error_outcome(&id, &RpcError::from_legacy_handler(error)),
+        },
+    };
+    drop(running);
+    outcome
 }

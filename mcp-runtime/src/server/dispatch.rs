@@ -2,7 +2,6 @@
 
 use std::sync::Arc;
 
-use serde::Serialize;
 use serde_json::{Map, Value};
 
 use super::call::{Call, CallContext, Era, take_round};
@@ -12,31 +11,17 @@ use super::error::RpcError;
 use super::handler::{BoxFuture, Progress};
 use super::legacy;
 use super::lifecycle::{self, Envelope};
+use super::method::Method;
 use super::outbound::{self, LevelCell, Logger};
+use super::outcome::{error_outcome, raw_result_outcome, result_outcome};
 use super::registry::{ListKind, cursor_of};
 use super::trace_context::TraceContext;
 use super::{
     Handling, Outcome, RequestFacts, Server, cancel, headers, listen, param_headers, trace,
 };
 use crate::logfield::untrusted;
+use crate::protocol::ClientCapabilities;
 use crate::protocol::meta::META_CLIENT_CAPABILITIES;
-use crate::protocol::{ClientCapabilities, ErrorObject};
-
-/// The methods a server may answer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Method {
-    Discover,
-    ToolsList,
-    ToolsCall,
-    PromptsList,
-    PromptsGet,
-    Complete,
-    ResourcesList,
-    TemplatesList,
-    ResourcesRead,
-    Listen,
-    Tasks(super::tasks::TaskMethod),
-}
 
 impl Server {
     /// Handles one JSON-RPC message (the body of an HTTP POST, or one stdio line).
@@ -145,27 +130,6 @@ impl Server {
     /// The answer to a message nested deeper than [`Server::message_depth`].
     pub(crate) fn too_deep(&self) -> Outcome {
         error_outcome(&Value::Null, &RpcError::too_deep(self.inner.max_json_depth))
-    }
-
-    pub(super) fn method(&self, name: &str) -> Option<Method> {
-        let offered = self.inner.registry.snapshot().offered;
-        let (tools, prompts, resources) = (offered.tools, offered.prompts, offered.resources);
-        Some(match name {
-            "server/discover" => Method::Discover,
-            "subscriptions/listen" => Method::Listen,
-            "tools/list" if tools => Method::ToolsList,
-            "tools/call" if tools => Method::ToolsCall,
-            "prompts/list" if prompts => Method::PromptsList,
-            "prompts/get" if prompts => Method::PromptsGet,
-            "completion/complete" if prompts || resources => Method::Complete,
-            "resources/list" if resources => Method::ResourcesList,
-            "resources/templates/list" if resources => Method::TemplatesList,
-            "resources/read" if resources => Method::ResourcesRead,
-            _ if self.inner.tasks.is_some() => {
-                Method::Tasks(super::tasks::TaskMethod::from_name(name)?)
-            }
-            _ => return None,
-        })
     }
 
     fn route(
@@ -399,64 +363,4 @@ fn runs_a_handler(method: &str) -> bool {
         method,
         "tools/call" | "prompts/get" | "resources/read" | "subscriptions/listen"
     )
-}
-
-/// A JSON-RPC response, serialised without an intermediate [`Value`].
-#[derive(Serialize)]
-struct Response<'a, R> {
-    jsonrpc: &'static str,
-    id: &'a Value,
-    result: &'a R,
-}
-
-/// A result answer. A result that fails to serialise (a handler's own `Serialize` data
-/// refusing, say) answers `-32603` instead.
-pub(super) fn result_outcome<R: Serialize>(id: &Value, result: &R) -> Outcome {
-    let response = Response {
-        jsonrpc: "2.0",
-        id,
-        result,
-    };
-    match serde_json::to_vec(&response) {
-        Ok(body) => Outcome::answer(200, body),
-        Err(error) => {
-            tracing::error!(id = %untrusted(&id.to_string()), %error, "a result did not serialise");
-            error_outcome(id, &RpcError::internal("internal error"))
-        }
-    }
-}
-
-/// An answer around a result serialised in advance.
-pub(super) fn raw_result_outcome(id: &Value, raw_result: &str) -> Outcome {
-    let id = serde_json::to_string(id).expect("a JSON value serialises");
-    let mut body = Vec::with_capacity(raw_result.len() + id.len() + 40);
-    body.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
-    body.extend_from_slice(id.as_bytes());
-    body.extend_from_slice(br#","result":"#);
-    body.extend_from_slice(raw_result.as_bytes());
-    body.push(b'}');
-    Outcome::answer(200, body)
-}
-
-/// A JSON-RPC error response; an unusable id (`null`) is left out, as the schema has no
-/// `null` id.
-#[derive(Serialize)]
-struct ErrorResponse<'a> {
-    jsonrpc: &'static str,
-    #[serde(skip_serializing_if = "Value::is_null")]
-    id: &'a Value,
-    error: &'a ErrorObject,
-}
-
-/// An error answer.
-pub(crate) fn error_outcome(id: &Value, error: &RpcError) -> Outcome {
-    let response = ErrorResponse {
-        jsonrpc: "2.0",
-        id,
-        error: &error.error,
-    };
-    let body = serde_json::to_vec(&response).expect("an error object serialises");
-    let mut outcome = Outcome::error(error.status, body, error.code());
-    outcome.challenge = error.challenge.as_deref().map(str::to_owned);
-    outcome
 }

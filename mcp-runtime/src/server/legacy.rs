@@ -3,29 +3,28 @@
 
 use std::sync::{Arc, Mutex, PoisonError};
 
-use serde::Serialize;
 use serde_json::{Map, Value};
 
-use super::call::{Call, CallContext, Era, Serves};
-use super::cancel::{Cancellable, cancelled_outcome};
-use super::complete::complete;
+use super::call::{CallContext, Era};
+use super::cancel::Cancellable;
 use super::completion;
 use super::context::{ProtocolEra, RequestContext, bounded_client_info};
-use super::dispatch::{Method, error_outcome, raw_result_outcome, result_outcome};
 use super::error::RpcError;
 use super::handler::Progress;
-use super::lifecycle::{legacy_result, progress_token};
+use super::lifecycle::progress_token;
+use super::method::Method;
 use super::outbound::{self, Logger, MessageReceiver, Outbound};
+use super::outcome::{error_outcome, legacy_outcome, raw_result_outcome, result_outcome};
 use super::owner::Owner;
 use super::registry::{ListKind, cursor_of};
-use super::session::{CallGuard, Carrier, OpenError, Opening, Session, StreamGuard};
+use super::session::{Carrier, OpenError, Opening, Session, StreamGuard};
 use super::subscriptions::{Notice, announce};
 use super::url_elicitation::LegacyCall;
 use super::{Handling, Outcome, RequestFacts, Server};
 use crate::logfield::untrusted;
 use crate::protocol::meta::META_PROTOCOL_VERSION;
 use crate::protocol::{
-    ErrorCode, ErrorObject, InitializeRequestParams, InitializeResult, LEGACY_PROTOCOL_VERSIONS,
+    ErrorObject, InitializeRequestParams, InitializeResult, LEGACY_PROTOCOL_VERSIONS,
     SetLevelRequestParams, SubscribeRequestParams, legacy, method,
 };
 
@@ -513,62 +512,4 @@ fn parse_params<T: serde::de::DeserializeOwned>(
 ) -> Result<T, RpcError> {
     serde_json::from_value(Value::Object(params))
         .map_err(|error| RpcError::invalid_params(format!("invalid `{method}` params: {error}")))
-}
-
-/// Runs a call's whole flow on a legacy session: rounds in process, questions to the client,
-/// until the final result, a failure or the client's cancellation.
-pub(super) async fn run_call<H: Serves>(
-    id: Value,
-    call: Call<H>,
-    mut running: CallGuard,
-    outbound: Outbound,
-) -> Outcome {
-    let cancelled = running.cancelled();
-    let timeout = call.input_timeout();
-    let mut answerer =
-        running
-            .session()
-            .answerer(outbound, timeout, call.request_context().clone());
-    let max_rounds = call.max_rounds();
-    let rounds = complete(
-        |state, answers| call.round(state, answers),
-        &mut answerer,
-        max_rounds,
-    );
-    // A cancellation wins over an answer that arrived with it.
-    let outcome = tokio::select! {
-        biased;
-        () = cancelled => cancelled_outcome(),
-        result = rounds => match result {
-            Ok(result) => legacy_outcome(&id, &result),
-            Err(error) => error_outcome(&id, &RpcError::from_legacy_handler(error)),
-        },
-    };
-    drop(running);
-    outcome
-}
-
-fn legacy_outcome<R: Serialize>(id: &Value, result: &R) -> Outcome {
-    match legacy_result(result) {
-        Ok(value) => result_outcome(id, &value),
-        Err(error) => {
-            tracing::error!(id = %untrusted(&id.to_string()), %error, "a result did not serialise");
-            error_outcome(id, &RpcError::internal("internal error"))
-        }
-    }
-}
-
-impl RpcError {
-    /// An error a handler returned on a legacy session, where every JSON-RPC error travels
-    /// with HTTP 200 and `-32021` (a 2026-07-28 code) becomes `-32602`.
-    fn from_legacy_handler(mut error: ErrorObject) -> Self {
-        if error.code == ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY {
-            error.code = ErrorCode::INVALID_PARAMS;
-        }
-        Self {
-            error,
-            status: 200,
-            challenge: None,
-        }
-    }
 }

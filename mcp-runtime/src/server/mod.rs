@@ -133,10 +133,12 @@ mod headers;
 mod legacy;
 mod lifecycle;
 mod listen;
+mod method;
 mod oauth;
 #[cfg(feature = "opentelemetry")]
 mod otel;
 mod outbound;
+mod outcome;
 mod owner;
 mod panic;
 mod param_headers;
