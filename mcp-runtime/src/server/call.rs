@@ -7,17 +7,14 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 use tracing::Instrument as _;
 
-use super::cancel::cancelled_outcome;
-use super::complete::complete;
 use super::context::{RequestContext, stamp};
 use super::error::RpcError;
 use super::handler::{
     BoxFuture, HandlerResult, Progress, PromptHandler, Reply, Request, ResourceHandler, ToolHandler,
 };
-use super::outbound::{Logger, Outbound};
-use super::outcome::{error_outcome, legacy_outcome, raw_result_outcome};
+use super::outbound::Logger;
+use super::outcome::{error_outcome, raw_result_outcome};
 use super::panic::guarded;
-use super::session::CallGuard;
 use super::single_use::{self, Replay, StoredReply, Use, Verdict};
 use super::{Outcome, Server, trace};
 use crate::flow::refuse_state;
@@ -73,32 +70,6 @@ pub(super) struct CallContext {
     pub(super) logger: Logger,
     /// The HTTP request's headers, for the binding policy.
     pub(super) headers: Option<Arc<axum::http::HeaderMap>>,
-}
-
-/// How a call is served.
-pub(super) enum Era {
-    /// One round on the stateless wire, with the round's answers and state from the client.
-    Modern(RoundInput),
-    /// The whole flow on a legacy session: questions go to the client as server-to-client
-    /// requests on `outbound`, rounds follow in process until the final result.
-    Legacy {
-        running: CallGuard,
-        outbound: Outbound,
-    },
-}
-
-impl Era {
-    pub(super) fn start<H: Serves>(
-        self,
-        id: Value,
-        call: Call<H>,
-        cache: Option<CacheHints>,
-    ) -> BoxFuture<'static, Outcome> {
-        match self {
-            Self::Modern(round) => Box::pin(call.stateless(round, id, cache)),
-            Self::Legacy { running, outbound } => Box::pin(run_call(id, call, running, outbound)),
-        }
-    }
 }
 
 /// A handler of one kind, as a call sees it.
@@ -206,7 +177,7 @@ impl<H: Serves> Call<H> {
     /// The one round of a stateless call. The client's state is opened under this request's
     /// binding before any handler code runs, and the handler's next state is minted under the
     /// same binding: handlers neither see an unverified state nor mint one.
-    async fn stateless(
+    pub(super) async fn stateless(
         mut self,
         round: RoundInput,
         id: Value,
@@ -532,37 +503,4 @@ fn with_meta(
             .insert(UNASKED_INPUT_RESPONSES.to_owned(), unasked.into());
     }
     result.with_meta(meta)
-}
-
-/// Runs a call's whole flow on a legacy session: rounds in process, questions to the client,
-/// until the final result, a failure or the client's cancellation.
-async fn run_call<H: Serves>(
-    id: Value,
-    call: Call<H>,
-    mut running: CallGuard,
-    outbound: Outbound,
-) -> Outcome {
-    let cancelled = running.cancelled();
-    let timeout = call.input_timeout();
-    let mut answerer =
-        running
-            .session()
-            .answerer(outbound, timeout, call.request_context().clone());
-    let max_rounds = call.max_rounds();
-    let rounds = complete(
-        |state, answers| call.round(state, answers),
-        &mut answerer,
-        max_rounds,
-    );
-    // A cancellation wins over an answer that arrived with it.
-    let outcome = tokio::select! {
-        biased;
-        () = cancelled => cancelled_outcome(),
-        result = rounds => match result {
-            Ok(result) => legacy_outcome(&id, &result),
-            Err(error) => error_outcome(&id, &RpcError::from_legacy_handler(error)),
-        },
-    };
-    drop(running);
-    outcome
 }

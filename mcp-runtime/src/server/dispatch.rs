@@ -4,12 +4,13 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use super::call::{Call, CallContext, Era, take_round};
+use super::call::{Call, CallContext, take_round};
 use super::completion;
 use super::context::{RequestContext, stamp};
 use super::error::RpcError;
 use super::handler::{BoxFuture, Progress};
 use super::legacy;
+use super::legacy::CallEra as Era;
 use super::lifecycle::{self, Envelope};
 use super::method::Method;
 use super::outbound::{self, LevelCell, Logger};

@@ -115,6 +115,23 @@
 //! child span `round` carrying `round`, `shape` and `state_bytes` (there, the size of the
 //! state's unsigned bytes, which never leave the process). Text the client chose (`method`,
 //! `id`, `target`) is recorded escaped and cut, as a string, which formatters quote.
+//!
+//! # Layout
+//!
+//! Each part depends only on those above it in this table or beside it, never back: the
+//! folder has no import cycle.
+//!
+//! | part | modules |
+//! |---|---|
+//! | what a server is | this module (`Server`, `RequestFacts`, `Handling`, `Outcome`), `builder` and `bounds` (`ServerBuilder` and its limits) |
+//! | a message to its answer | `dispatch` (routing), `method` (what is answered now), `lifecycle` (the envelope and `_meta`), `outcome` (answers), `error`, `headers` and `param_headers` (2026-07-28's standard headers) |
+//! | a call | `call` (a stateless round: verify, run, mint), `single_use`, `cancel`, `complete` (a flow's rounds in process), `panic` |
+//! | legacy sessions | `legacy` (`initialize`, what a session answers, and `legacy::era`: how a call is served), `session` (the table: owners, caps, sweeper), `url_elicitation` |
+//! | handlers | `handler` (the interface), `register`, `registry` (the live registry, its snapshots and pages), `completer` and `completion`, `app_state` |
+//! | listen streams | `listen` (routing), `subscriptions` (the hub and filters) |
+//! | tasks | `tasks` (the extension's methods, the runner, the records) |
+//! | callers | `owner`, `oauth`, `context` (what a handler learns of the request), `outbound` (progress and log notifications) |
+//! | observability | `trace` (the request span), `trace_context`, `otel` |
 
 pub mod app_state;
 mod bounds;

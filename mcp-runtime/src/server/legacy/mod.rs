@@ -1,11 +1,15 @@
 //! Legacy sessions on the wire: `initialize`, the methods a session answers, notifications
 //! and responses from the client, and a call's whole flow run within the call.
 
+mod era;
+
+pub(crate) use era::Era as CallEra;
+
 use std::sync::{Arc, Mutex, PoisonError};
 
 use serde_json::{Map, Value};
 
-use super::call::{CallContext, Era};
+use super::call::CallContext;
 use super::cancel::Cancellable;
 use super::completion;
 use super::context::{ProtocolEra, RequestContext, bounded_client_info};
@@ -27,6 +31,7 @@ use crate::protocol::{
     ErrorObject, InitializeRequestParams, InitializeResult, LEGACY_PROTOCOL_VERSIONS,
     SetLevelRequestParams, SubscribeRequestParams, legacy, method,
 };
+use era::Era;
 
 /// One stdio connection: the legacy session it opened, if any, its output, and the calls
 /// running on it, which the client may cancel.
