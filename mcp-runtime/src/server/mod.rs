@@ -118,8 +118,8 @@
 //!
 //! # Layout
 //!
-//! Each part depends only on those above it in this table or beside it, never back: the
-//! folder has no import cycle.
+//! The parts, and the modules that make them up; no module of the folder imports one that
+//! imports it back.
 //!
 //! | part | modules |
 //! |---|---|
