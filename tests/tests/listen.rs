@@ -144,7 +144,10 @@ async fn a_server_shutting_down_ends_each_stream_with_its_response() {
     assert_eq!(
         response,
         json!({"jsonrpc": "2.0", "id": 7, "result": {
-            "resultType": "complete", "_meta": {SUBSCRIPTION_ID: 7}
+            "resultType": "complete", "_meta": {
+                SUBSCRIPTION_ID: 7,
+                "io.modelcontextprotocol/serverInfo": {"name": "tracker", "version": "0.1.0"},
+            }
         }})
     );
     tokio::time::timeout(client::READ_TIMEOUT, serving)

@@ -17,6 +17,7 @@ use serde_json::{Value, json};
 use tasks::{Wire, accept, meta, ship};
 
 const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
+const SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
 
 /// How long a test waits to be sure that nothing more arrives.
 const QUIET: Duration = Duration::from_millis(300);
@@ -76,11 +77,18 @@ async fn a_listener_hears_each_change_of_its_task_and_another_subject_hears_noth
         addr: running.addr,
         bearer: Some("alice"),
     };
-    let id = alice.call("ship", "n1").await["taskId"]
-        .as_str()
-        .unwrap()
-        .to_owned();
-    alice.until(&id, "input_required", Some("1:go")).await;
+    let created = alice.call("ship", "n1").await;
+    // Task results name the server, as every 2026-07-28 result does.
+    assert_eq!(
+        created["_meta"][SERVER_INFO]["name"], "shipping",
+        "{created}"
+    );
+    let id = created["taskId"].as_str().unwrap().to_owned();
+    let waiting = alice.until(&id, "input_required", Some("1:go")).await;
+    assert_eq!(
+        waiting["_meta"][SERVER_INFO]["name"], "shipping",
+        "{waiting}"
+    );
 
     let mut hers = listen(&running, "alice", &[&id], true).await;
     assert_eq!(hers.status, 200);
@@ -117,6 +125,7 @@ async fn a_listener_hears_each_change_of_its_task_and_another_subject_hears_noth
     );
     let mut polled = alice.get(&id).await;
     polled.as_object_mut().unwrap().remove("resultType");
+    polled.as_object_mut().unwrap().remove("_meta");
     let mut notified = asked.clone();
     notified.as_object_mut().unwrap().remove("_meta");
     assert_eq!(notified, polled);

@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 use super::ServerBuilder;
 use super::build_check::BuildError;
 use super::url_elicitation::LegacyCall;
-use crate::protocol::meta::META_CLIENT_INFO;
+use crate::protocol::meta::{META_CLIENT_INFO, META_SERVER_INFO};
 use crate::protocol::{Implementation, ResultMeta};
 
 /// The longest text kept of each member of a client's `clientInfo`, in bytes: the rest is
@@ -292,6 +292,23 @@ pub(crate) fn stamp(meta: &mut Option<ResultMeta>, info: &Implementation) {
     let meta = meta.get_or_insert_with(ResultMeta::default);
     if meta.server_info.is_none() {
         meta.server_info = Some(info.clone());
+    }
+}
+
+/// Puts `info` in the `_meta` of a result built as JSON (a task's, a listen stream's last),
+/// unless one is there.
+pub(crate) fn stamp_value(result: &mut Value, info: &Implementation) {
+    let Some(object) = result.as_object_mut() else {
+        return;
+    };
+    let meta = object
+        .entry("_meta")
+        .or_insert_with(|| Value::Object(Map::new()));
+    if let Some(meta) = meta.as_object_mut()
+        && !meta.contains_key(META_SERVER_INFO)
+    {
+        let info = serde_json::to_value(info).expect("an identity serialises");
+        meta.insert(META_SERVER_INFO.to_owned(), info);
     }
 }
 

@@ -187,9 +187,15 @@ impl Server {
             Method::Tasks(method) => {
                 let answer = super::tasks::request(self, method, params, facts.subject);
                 let id = id.clone();
+                let info = self.inner.context.server_info().cloned();
                 let outcome = async move {
                     match answer.await {
-                        Ok(result) => result_outcome(&id, &result),
+                        Ok(mut result) => {
+                            if let Some(info) = &info {
+                                super::context::stamp_value(&mut result, info);
+                            }
+                            result_outcome(&id, &result)
+                        }
                         Err(error) => error_outcome(&id, &error),
                     }
                 };

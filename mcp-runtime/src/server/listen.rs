@@ -36,6 +36,7 @@ pub(super) fn listen(
         resources: offered.resources,
         serves: &serves,
         subject: facts.subject.as_deref(),
+        server_info: server.inner.context.server_info(),
     };
     let owner = Owner::of(facts.subject.as_deref(), facts.peer);
     let closed = facts.connection.as_ref().map(|c| c.closed());

@@ -263,3 +263,16 @@ pub(crate) fn is_terminal(task: &Value) -> bool {
 pub(crate) fn accept(content: Value) -> Value {
     json!({"action": "accept", "content": content})
 }
+
+/// The empty result of `tasks/update` and of `tasks/cancel` on a finished task, from the
+/// `shipping` servers of these tests: it names the server, as every 2026-07-28 result does.
+pub(crate) fn acknowledged() -> Value {
+    json!({
+        "resultType": "complete",
+        "_meta": {"io.modelcontextprotocol/serverInfo": {
+            "name": "shipping",
+            // The builder's default: the library's version, which the workspace shares.
+            "version": env!("CARGO_PKG_VERSION"),
+        }},
+    })
+}

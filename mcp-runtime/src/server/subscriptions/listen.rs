@@ -42,6 +42,8 @@ pub(crate) struct Offer<'a> {
     pub(crate) serves: &'a dyn Fn(&str) -> bool,
     /// The caller's subject, for extension fields' hooks.
     pub(crate) subject: Option<&'a str>,
+    /// The server's identity, for the `_meta` of the stream's last response.
+    pub(crate) server_info: Option<&'a crate::protocol::Implementation>,
 }
 
 /// The filter the server agrees to: each type asked for that the server offers, and the
@@ -138,6 +140,7 @@ pub(crate) fn open(
     filter: Filter,
     owner: Owner,
     closed: Option<watch::Receiver<bool>>,
+    server_info: Option<crate::protocol::Implementation>,
 ) -> Result<(MessageReceiver, BoxFuture<'static, Outcome>), RpcError> {
     let listening = hub
         .open(owner, id.clone(), filter)
@@ -166,7 +169,7 @@ pub(crate) fn open(
             () = transport_closed => End::Lagged,
         };
         match end {
-            End::Closed => graceful(&id),
+            End::Closed => graceful(&id, server_info.as_ref()),
             End::Lagged => Outcome::cancelled(),
         }
     };
@@ -174,15 +177,15 @@ pub(crate) fn open(
 }
 
 /// The response that ends a listen stream the server closes.
-fn graceful(id: &Value) -> Outcome {
-    let response = json!({
-        "jsonrpc": "2.0",
-        "id": id,
-        "result": {
-            "resultType": "complete",
-            "_meta": { META_SUBSCRIPTION_ID: id },
-        },
+fn graceful(id: &Value, server_info: Option<&crate::protocol::Implementation>) -> Outcome {
+    let mut result = json!({
+        "resultType": "complete",
+        "_meta": { META_SUBSCRIPTION_ID: id },
     });
+    if let Some(info) = server_info {
+        crate::server::context::stamp_value(&mut result, info);
+    }
+    let response = json!({ "jsonrpc": "2.0", "id": id, "result": result });
     Outcome::answer(
         200,
         serde_json::to_vec(&response).expect("a JSON value serialises"),
@@ -200,6 +203,7 @@ mod tests {
             resources: true,
             serves,
             subject: Some("alice"),
+            server_info: None,
         }
     }
 

@@ -84,7 +84,8 @@ impl Subscriptions {
         closed: Option<watch::Receiver<bool>>,
     ) -> Result<(MessageReceiver, BoxFuture<'static, Outcome>), RpcError> {
         let filter = listen::agree(params, offer, self.max_uris, &self.fields)?;
-        listen::open(&self.hub, id, filter, owner, closed)
+        let server_info = offer.server_info.cloned();
+        listen::open(&self.hub, id, filter, owner, closed, server_info)
     }
 }
 

@@ -101,6 +101,10 @@ impl Launch {
         match self.create().await {
             Some((id, view)) => {
                 let handle = handle.0.take().expect("the round is still held");
+                let mut view = view;
+                if let Some(info) = self.server.inner.context.server_info() {
+                    crate::server::context::stamp_value(&mut view, info);
+                }
                 let body = serde_json::to_vec(&view).expect("a task view serialises");
                 let hub = Arc::clone(&self.hub);
                 if hub.start_running(&id, handle.abort_handle()) {
