@@ -3,9 +3,9 @@
 #
 # Installs the pinned suite and Node 22 from the npm registry into .cache/conformance (git-ignored),
 # builds and starts the server on a free loopback port, and runs against it, in this order:
-#   - the 14 `input-required-result-*` scenarios, `server-stateless` and the two standard-header
-#     scenarios (`http-header-validation`, `http-custom-header-server-validation`) one by one
-#     (2026-07-28);
+#   - the 14 `input-required-result-*` scenarios, `server-stateless`, the two standard-header
+#     scenarios (`http-header-validation`, `http-custom-header-server-validation`) and the nine
+#     `tasks-*` scenarios of the tasks extension that run checks one by one (2026-07-28);
 #   - `--requirements 2026-07-28` (the stateless revision);
 #   - `--requirements 2025-11-25` (the legacy revision: initialize handshake and sessions);
 #   - the unscored `server-session-lifecycle` scenario at 2025-11-25.
@@ -91,6 +91,17 @@ SCENARIOS=(
   # The standard request headers (SEP-2243), pending in the suite: unscored, but held to.
   http-header-validation
   http-custom-header-server-validation
+  # The tasks extension (SEP-2663), unscored as an extension: held to all the same.
+  # (`tasks-status-notifications` runs no check against a server: notifications are optional.)
+  tasks-lifecycle
+  tasks-capability-negotiation
+  tasks-wire-fields
+  tasks-request-state-removal
+  tasks-mrtr-input
+  tasks-request-headers
+  tasks-dispatch-and-envelope
+  tasks-required-task-error
+  tasks-mrtr-composition
 )
 # Unscored at 2025-11-25 (added after that revision's anchor release), run on their own.
 SCENARIOS_2025=(

@@ -15,7 +15,7 @@ use mcp_runtime::server::{Server, ServerBuilder, Tasks, task};
 use mcp_runtime::state::{ManualClock, Signer};
 use mcp_runtime::tasks::MemoryTaskStore;
 use serde_json::json;
-use tasks::{Wire, accept, meta, runs, ship, slow, whoami};
+use tasks::{Wire, accept, meta, pair, runs, ship, slow, whoami};
 
 fn signer() -> Signer {
     Signer::new(1, &[9; 32]).expect("a 32-byte key is long enough")
@@ -33,6 +33,7 @@ fn builder() -> ServerBuilder {
         .tool(task(ship))
         .tool(task(slow))
         .tool(task(whoami))
+        .tool(task(pair))
         .tool(task(ship_later()).required())
 }
 
@@ -406,7 +407,7 @@ async fn polling_too_often_is_refused() {
     let mut wire = Wire::http(running.addr);
     let first = wire.call("ship", "p1").await["taskId"].clone();
     let second = wire.call("ship", "p2").await["taskId"].clone();
-    for _ in 0..4 {
+    for _ in 0..mcp_runtime::server::POLLS_PER_INTERVAL {
         assert_eq!(
             wire.send("tasks/get", json!({"taskId": first})).await.0,
             200
@@ -531,4 +532,46 @@ async fn at_a_bound_a_call_is_an_ordinary_call() {
     let large = wire.call("ship", &"x".repeat(4096)).await;
     assert_eq!(large["resultType"], "input_required", "{large}");
     assert_eq!(wire.call("ship", "small").await["resultType"], "task");
+}
+
+/// Questions asked together may be answered one at a time: the task keeps the answers it has,
+/// shows only the questions still waiting, and runs the round once each has its answer.
+#[tokio::test]
+async fn questions_asked_together_may_be_answered_one_at_a_time() {
+    let running = client::start(builder().build()).await;
+    let mut wire = Wire::http(running.addr);
+    let created = wire
+        .result("tools/call", json!({"name": "pair", "arguments": {}}))
+        .await;
+    let id = created["taskId"].as_str().unwrap().to_owned();
+    let asked = wire.until(&id, "input_required", None).await;
+    let keys: Vec<String> = asked["inputRequests"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .cloned()
+        .collect();
+    assert_eq!(keys.len(), 2, "{asked}");
+    let (first, second) = (&keys[0], &keys[1]);
+    let answer = |key: &str| {
+        if key.ends_with("first") {
+            accept(json!({"ok": true}))
+        } else {
+            accept(json!({"n": 3}))
+        }
+    };
+    wire.update(&id, json!({ first.as_str(): answer(first) }))
+        .await;
+    let waiting = wire.get(&id).await;
+    assert_eq!(waiting["status"], "input_required", "{waiting}");
+    let still: Vec<&String> = waiting["inputRequests"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .collect();
+    assert_eq!(still, [second], "{waiting}");
+    wire.update(&id, json!({ second.as_str(): answer(second) }))
+        .await;
+    let done = wire.until(&id, "completed", None).await;
+    assert_eq!(done["result"]["content"][0]["text"], "true 3", "{done}");
 }

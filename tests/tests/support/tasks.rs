@@ -102,6 +102,13 @@ pub(crate) async fn ship(args: Ticket, cx: Cx) -> ToolResult {
     Ok(text(format!("Shipped {} x{}.", args.ticket, count.n)))
 }
 
+/// Asks two questions at once, then says both answers.
+#[tool]
+pub(crate) async fn pair(cx: Cx) -> ToolResult {
+    let (first, second) = (cx.elicit::<Go>("First?"), cx.elicit::<Count>("Second?")).await;
+    Ok(text(format!("{} {}", first?.ok, second?.n)))
+}
+
 /// Asks, then says who the caller is.
 #[tool]
 pub(crate) async fn whoami(cx: Cx) -> ToolResult {

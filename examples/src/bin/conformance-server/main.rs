@@ -18,6 +18,7 @@
 
 mod legacy;
 mod live;
+mod tasks;
 
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -486,7 +487,7 @@ async fn template_data(args: TemplateArgs) -> ResourceResult {
 // ---- the server ----------------------------------------------------------------------------
 
 fn server() -> ServerBuilder {
-    Server::builder()
+    tasks::register(Server::builder())
         .name("mcp-runtime-conformance-server")
         .version(env!("CARGO_PKG_VERSION"))
         .tool(test_simple_text)

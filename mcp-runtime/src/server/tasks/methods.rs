@@ -192,16 +192,36 @@ async fn update(
     if record.status != Status::InputRequired {
         return ack;
     }
-    let outstanding = record.requests.as_ref();
-    let prefix = format!("{}:", record.round);
-    let answers: InputResponses = answers
-        .into_iter()
-        .filter(|(key, _)| outstanding.is_some_and(|asked| asked.contains_key(key)))
-        .filter_map(|(key, answer)| Some((key.strip_prefix(&prefix)?.to_owned(), answer)))
-        .collect();
-    if answers.is_empty() {
+    // Answers to outstanding questions only; others are ignored.
+    let mut pending = record.requests.clone().unwrap_or_default();
+    let mut answered = record.answered.clone().unwrap_or_default();
+    let before = answered.len();
+    for (key, answer) in answers {
+        if pending.remove(&key).is_some() {
+            answered.insert(key, answer);
+        }
+    }
+    if answered.len() == before {
         return ack;
     }
+    if !pending.is_empty() {
+        // Some questions still wait: keep the answers, show only what is still asked.
+        let mut next = record.clone();
+        next.requests = Some(pending);
+        next.answered = Some(answered);
+        next.updated_ms = hub.now_ms();
+        return match replace(hub, id, version, &next, true).await {
+            Ok(_) => ack,
+            Err(()) => Err(RpcError::overloaded(
+                "the task store did not answer; retry later",
+            )),
+        };
+    }
+    let prefix = format!("{}:", record.round);
+    let answers: InputResponses = answered
+        .into_iter()
+        .filter_map(|(key, answer)| Some((key.strip_prefix(&prefix)?.to_owned(), answer)))
+        .collect();
     if hub.is_busy() {
         return Err(RpcError::overloaded(
             "this instance runs too many tasks; retry later",

@@ -43,9 +43,13 @@ pub(crate) struct TaskRecord {
     pub(crate) capabilities: Value,
     /// How many times the task has asked; keys of its `inputRequests` carry it.
     pub(crate) round: u32,
-    /// `input_required`: the questions, under task-unique keys.
+    /// `input_required`: the questions not answered yet, under task-unique keys.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) requests: Option<Map<String, Value>>,
+    /// `input_required`: the answers `tasks/update` delivered so far, while others are still
+    /// outstanding; the round runs once every question has its answer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) answered: Option<Map<String, Value>>,
     /// `input_required`: the flow's continuation, signed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) state: Option<String>,
@@ -100,6 +104,7 @@ impl TaskRecord {
         next.status = status;
         next.updated_ms = now;
         next.requests = None;
+        next.answered = None;
         next.state = None;
         next.lease_ms = None;
         if status != Status::Working {

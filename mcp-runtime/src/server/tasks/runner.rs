@@ -147,6 +147,7 @@ impl Launch {
             capabilities: self.capabilities.clone(),
             round: 0,
             requests: None,
+            answered: None,
             state: None,
             result: None,
             error: None,
