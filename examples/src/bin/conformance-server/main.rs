@@ -537,7 +537,7 @@ async fn main() -> std::io::Result<()> {
             std::process::exit(2);
         })
         .with_ttl(Duration::from_secs(options.state_ttl_secs));
-    server()
+    tasks::register_failing(server())
         .run()
         .options(options.server)
         .signer(signer)

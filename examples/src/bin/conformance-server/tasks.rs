@@ -100,13 +100,12 @@ async fn test_tool_with_task(cx: Cx) -> ToolResult {
     Ok(text(format!("Hello, {}, from a task.", user_name.name)))
 }
 
-/// Registers the fixtures.
+/// Registers the fixtures but `protocol_error_job`.
 pub(crate) fn register(builder: ServerBuilder) -> ServerBuilder {
     builder
         .tool(greet)
         .tool(task(slow_compute))
         .tool(task(failing_job).required())
-        .tool(task(protocol_error_job))
         .tool(task(confirm_delete))
         .tool(task(multi_input))
         .tool(
@@ -114,4 +113,11 @@ pub(crate) fn register(builder: ServerBuilder) -> ServerBuilder {
                 .after(Duration::from_millis(100))
                 .required(),
         )
+}
+
+/// Registers `protocol_error_job`, which fails with an internal error on purpose: only in the
+/// binary the suite runs against, not in the server the fuzz targets drive, whose oracle
+/// holds that no input answers `-32603`.
+pub(crate) fn register_failing(builder: ServerBuilder) -> ServerBuilder {
+    builder.tool(task(protocol_error_job))
 }
