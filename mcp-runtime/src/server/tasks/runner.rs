@@ -540,14 +540,15 @@ pub(crate) async fn replace(
     announce: bool,
 ) -> Result<bool, ()> {
     let mut written = std::borrow::Cow::Borrowed(next);
-    if serde_json::to_vec(next).map_err(|_| ())?.len() > hub.settings.max_task_bytes {
+    let mut bytes = serde_json::to_vec(next).map_err(|_| ())?;
+    if bytes.len() > hub.settings.max_task_bytes {
         let limit = hub.settings.max_task_bytes;
         let error = internal(format!(
             "the task's stored state would exceed {limit} bytes"
         ));
         written = std::borrow::Cow::Owned(failed(next, &error, hub.now_ms()));
+        bytes = serde_json::to_vec(&*written).map_err(|_| ())?;
     }
-    let bytes = serde_json::to_vec(&*written).map_err(|_| ())?;
     let stored = hub
         .settings
         .store
