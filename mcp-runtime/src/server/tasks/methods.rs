@@ -6,9 +6,8 @@ use serde_json::{Map, Value, json};
 
 use super::record::{Status, TaskRecord};
 use super::runner::{self, decode, instance_stopped, is_task_id, replace};
-use super::{Hub, declared, missing_extension, subject_digest};
-use crate::protocol::meta::META_CLIENT_CAPABILITIES;
-use crate::protocol::{ClientCapabilities, InputResponses};
+use super::{Hub, declared_in, missing_extension, subject_digest};
+use crate::protocol::InputResponses;
 use crate::server::Server;
 use crate::server::error::RpcError;
 
@@ -53,14 +52,7 @@ pub(crate) async fn answer(
     mut params: Map<String, Value>,
     subject: Option<String>,
 ) -> Result<Value, RpcError> {
-    let capabilities = params
-        .get("_meta")
-        .and_then(|meta| meta.get(META_CLIENT_CAPABILITIES))
-        .cloned()
-        .unwrap_or_default();
-    let capabilities: ClientCapabilities = serde_json::from_value(capabilities)
-        .map_err(|error| RpcError::invalid_meta(format!("invalid client capabilities: {error}")))?;
-    if !declared(&capabilities) {
+    if !declared_in(&params)? {
         return Err(missing_extension(&format!("`{}`", method.name())));
     }
     let id = match params.remove("taskId") {

@@ -238,6 +238,19 @@ pub(crate) fn declared(capabilities: &ClientCapabilities) -> bool {
         .is_some_and(|extensions| extensions.contains_key(TASKS_EXTENSION))
 }
 
+/// Whether a 2026-07-28 request's `_meta` declares the extension in its client capabilities;
+/// an error when those capabilities do not parse.
+pub(crate) fn declared_in(params: &Map<String, Value>) -> Result<bool, RpcError> {
+    let capabilities = params
+        .get("_meta")
+        .and_then(|meta| meta.get(crate::protocol::meta::META_CLIENT_CAPABILITIES))
+        .cloned()
+        .unwrap_or_default();
+    let capabilities: ClientCapabilities = serde_json::from_value(capabilities)
+        .map_err(|error| RpcError::invalid_meta(format!("invalid client capabilities: {error}")))?;
+    Ok(declared(&capabilities))
+}
+
 /// `-32021` naming the extension.
 pub(crate) fn missing_extension(what: &str) -> RpcError {
     let error = ErrorObject::new(
@@ -286,12 +299,9 @@ pub(crate) fn check_listen(params: &Map<String, Value>) -> Result<(), RpcError> 
         .get("notifications")
         .and_then(|asked| asked.get("taskIds"))
         .is_some_and(|ids| ids.as_array().is_none_or(|ids| !ids.is_empty()));
-    let capabilities = params
-        .get("_meta")
-        .and_then(|meta| meta.get(crate::protocol::meta::META_CLIENT_CAPABILITIES))
-        .and_then(|capabilities| serde_json::from_value(capabilities.clone()).ok())
-        .unwrap_or_default();
-    if asks && !declared(&capabilities) {
+    // Capabilities that do not parse declare nothing here: the listen request is refused
+    // as undeclared rather than as malformed.
+    if asks && !declared_in(params).unwrap_or(false) {
         return Err(missing_extension(
             "task notifications on `subscriptions/listen`",
         ));
