@@ -29,11 +29,14 @@ pub(crate) fn result_outcome<R: Serialize>(id: &Value, result: &R) -> Outcome {
     };
     match serde_json::to_vec(&response) {
         Ok(body) => Outcome::answer(200, body),
-        Err(error) => {
-            tracing::error!(id = %untrusted(&id.to_string()), %error, "a result did not serialise");
-            error_outcome(id, &RpcError::internal("internal error"))
-        }
+        Err(error) => unserialisable(id, &error),
     }
+}
+
+/// The answer to a result that did not serialise: `-32603`, and the reason in the log.
+fn unserialisable(id: &Value, error: &serde_json::Error) -> Outcome {
+    tracing::error!(id = %untrusted(&id.to_string()), %error, "a result did not serialise");
+    error_outcome(id, &RpcError::internal("internal error"))
 }
 
 /// An answer around a result serialised in advance.
@@ -75,10 +78,7 @@ pub(crate) fn error_outcome(id: &Value, error: &RpcError) -> Outcome {
 pub(super) fn legacy_outcome<R: Serialize>(id: &Value, result: &R) -> Outcome {
     match legacy_result(result) {
         Ok(value) => result_outcome(id, &value),
-        Err(error) => {
-            tracing::error!(id = %untrusted(&id.to_string()), %error, "a result did not serialise");
-            error_outcome(id, &RpcError::internal("internal error"))
-        }
+        Err(error) => unserialisable(id, &error),
     }
 }
 
