@@ -63,7 +63,11 @@ impl Fields {
         let at = self.0.iter().position(|(name, _)| *name == "message")?;
         match self.0.remove(at).1 {
             FieldValue::Str(text) | FieldValue::Text(text) => Some(text),
-            other => Some(human_value(&other)),
+            other => {
+                let mut text = String::new();
+                other.write_human(&mut text);
+                Some(text)
+            }
         }
     }
 
@@ -72,7 +76,9 @@ impl Fields {
             if at > 0 {
                 out.push(' ');
             }
-            let _ = write!(out, "{name}={}", human_value(value));
+            out.push_str(name);
+            out.push('=');
+            value.write_human(out);
         }
     }
 
@@ -90,15 +96,31 @@ impl Fields {
     }
 }
 
-fn human_value(value: &FieldValue) -> String {
-    match value {
-        FieldValue::Str(text) => format!("{text:?}"),
-        FieldValue::Text(text) => text.clone(),
-        FieldValue::I64(n) => n.to_string(),
-        FieldValue::U64(n) => n.to_string(),
-        FieldValue::F64(n) => n.to_string(),
-        FieldValue::Bool(b) => b.to_string(),
+impl FieldValue {
+    /// Writes the value as the human format shows it: strings quoted and escaped, the rest
+    /// as they print.
+    fn write_human(&self, out: &mut String) {
+        let _ = match self {
+            Self::Str(text) => write!(out, "{text:?}"),
+            Self::Text(text) => {
+                out.push_str(text);
+                Ok(())
+            }
+            Self::I64(n) => write!(out, "{n}"),
+            Self::U64(n) => write!(out, "{n}"),
+            Self::F64(n) => write!(out, "{n}"),
+            Self::Bool(b) => write!(out, "{b}"),
+        };
     }
+}
+
+/// What one line says, whatever its format.
+struct Line<'a> {
+    timestamp: &'a str,
+    level: Level,
+    target: &'a str,
+    message: &'a str,
+    fields: &'a Fields,
 }
 
 impl Visit for Fields {
@@ -149,11 +171,16 @@ impl LogLayer {
             line.clear();
             let mut timestamp = String::new();
             let _ = SystemTime.format_time(&mut Writer::new(&mut timestamp));
+            let parts = Line {
+                timestamp: &timestamp,
+                level,
+                target,
+                message,
+                fields,
+            };
             match self.format {
-                LogFormat::Human => {
-                    self.human(line, &timestamp, level, target, message, fields, scope);
-                }
-                LogFormat::Json => json(line, &timestamp, level, target, message, fields, scope),
+                LogFormat::Human => self.human(line, &parts, scope),
+                LogFormat::Json => json(line, &parts, scope),
             }
             line.push('\n');
             self.writer.push(line.as_bytes());
@@ -163,20 +190,16 @@ impl LogLayer {
         });
     }
 
-    #[allow(clippy::too_many_arguments, reason = "the parts of one line")]
     fn human<S>(
         &self,
         line: &mut String,
-        timestamp: &str,
-        level: Level,
-        target: &str,
-        message: &str,
-        fields: &Fields,
+        parts: &Line<'_>,
         scope: Option<tracing_subscriber::registry::Scope<'_, S>>,
     ) where
         S: for<'a> LookupSpan<'a>,
     {
-        line.push_str(timestamp);
+        let level = parts.level;
+        line.push_str(parts.timestamp);
         line.push(' ');
         let colour = match level {
             Level::ERROR => "\x1b[31m",
@@ -201,35 +224,31 @@ impl LogLayer {
             }
             line.push(' ');
         }
-        line.push_str(target);
+        line.push_str(parts.target);
         line.push_str(": ");
-        line.push_str(message);
-        if !fields.0.is_empty() {
+        line.push_str(parts.message);
+        if !parts.fields.0.is_empty() {
             line.push(' ');
-            fields.write_human(line);
+            parts.fields.write_human(line);
         }
     }
 }
 
 fn json<S>(
     line: &mut String,
-    timestamp: &str,
-    level: Level,
-    target: &str,
-    message: &str,
-    fields: &Fields,
+    parts: &Line<'_>,
     scope: Option<tracing_subscriber::registry::Scope<'_, S>>,
 ) where
     S: for<'a> LookupSpan<'a>,
 {
     let mut object = Map::new();
-    object.insert("timestamp".into(), timestamp.into());
-    object.insert("level".into(), level.as_str().into());
+    object.insert("timestamp".into(), parts.timestamp.into());
+    object.insert("level".into(), parts.level.as_str().into());
     let mut own = Map::new();
-    own.insert("message".into(), message.into());
-    fields.to_json(&mut own);
+    own.insert("message".into(), parts.message.into());
+    parts.fields.to_json(&mut own);
     object.insert("fields".into(), own.into());
-    object.insert("target".into(), target.into());
+    object.insert("target".into(), parts.target.into());
     if let Some(scope) = scope {
         let spans: Vec<Value> = scope
             .from_root()
