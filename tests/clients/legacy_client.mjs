@@ -11,15 +11,9 @@
 // node_modules folder. Each scenario prints `PASS name` or `FAIL name: reason`; the last line
 // is `N passed, N failed` and the exit code is 1 when any failed.
 
-import { createRequire } from 'node:module';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { Failure, Tally, check, sdkRequire, target as parseTarget, within } from './harness.mjs';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const nodeModules =
-  process.env.MCP_CLIENT_NODE_MODULES ??
-  path.join(here, '..', '..', '.cache', 'legacy-clients', 'node', 'node_modules');
-const require = createRequire(path.join(nodeModules, 'noop.js'));
+const require = sdkRequire('legacy-clients');
 const { Client } = require('@modelcontextprotocol/sdk/client/index.js');
 const { StreamableHTTPClientTransport } = require('@modelcontextprotocol/sdk/client/streamableHttp.js');
 const { StdioClientTransport } = require('@modelcontextprotocol/sdk/client/stdio.js');
@@ -29,28 +23,9 @@ const EXPECTED_VERSION = '2025-11-25';
 // Bounds every call, so a server that never answers fails one scenario instead of the run.
 const CALL_TIMEOUT_MS = 20_000;
 
-function usage() {
-  console.error('usage: legacy_client.mjs --http URL | --stdio COMMAND [ARGS...]');
-  process.exit(2);
-}
-const argv = process.argv.slice(2);
-let target;
-if (argv[0] === '--http' && argv.length === 2) target = { http: argv[1] };
-else if (argv[0] === '--stdio' && argv.length >= 2) target = { command: argv[1], args: argv.slice(2) };
-else usage();
+const target = parseTarget('legacy_client.mjs');
 
-class Failure extends Error {}
-function check(condition, message) {
-  if (!condition) throw new Failure(message);
-}
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-function within(ms, promise, what) {
-  let timer;
-  const timeout = new Promise((_, reject) => {
-    timer = setTimeout(() => reject(new Failure(`${what}: nothing after ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
 
 // One connected client whose elicitation handler follows a script: each request is answered by
 // the first unused rule whose pattern matches its message. Concurrent calls are told apart by
@@ -149,23 +124,19 @@ function describe(error) {
   return `${error?.name ?? 'Error'}: ${error?.message ?? error}${cause}`;
 }
 
-let passed = 0;
-let failed = 0;
+const tally = new Tally();
 async function scenario(name, body) {
   const session = new Session();
   try {
     await session.connect();
     await body(session);
     session.verifyScript();
-    console.log(`PASS ${name}`);
-    passed += 1;
+    tally.pass(name);
   } catch (error) {
-    console.log(`FAIL ${name}: ${describe(error).split('\n').join(' | ')}`);
-    failed += 1;
+    tally.fail(name, describe(error).split('\n').join(' | '));
   } finally {
     await within(CALL_TIMEOUT_MS, session.close(), 'closing the session').catch((error) => {
-      console.log(`FAIL ${name} (closing the session): ${describe(error)}`);
-      failed += 1;
+      tally.fail(`${name} (closing the session)`, describe(error));
     });
   }
 }
@@ -316,5 +287,4 @@ await scenario('structured-result', async (s) => {
   check(JSON.stringify(text) === JSON.stringify(result.structuredContent), 'the text block repeats the structured result');
 });
 
-console.log(`${passed} passed, ${failed} failed`);
-process.exit(failed === 0 ? 0 : 1);
+tally.finish();

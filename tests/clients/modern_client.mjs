@@ -10,42 +10,16 @@
 // issue filed yet). Each scenario prints `PASS name` or `FAIL name: reason`; the last line is
 // `N passed, N failed` and the exit code is 1 when any failed.
 
-import { createRequire } from 'node:module';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { Tally, check, sdkRequire, target as parseTarget, within } from './harness.mjs';
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const nodeModules =
-  process.env.MCP_CLIENT_NODE_MODULES ??
-  path.join(here, '..', '..', '.cache', 'modern-clients', 'node', 'node_modules');
-const require = createRequire(path.join(nodeModules, 'noop.js'));
+const require = sdkRequire('modern-clients');
 const { Client, StreamableHTTPClientTransport } = require('@modelcontextprotocol/client');
 const { StdioClientTransport } = require('@modelcontextprotocol/client/stdio');
 
 // Bounds every wait, so a server that never answers fails one scenario instead of the run.
 const WAIT_MS = 20_000;
 
-function usage() {
-  console.error('usage: modern_client.mjs --http URL | --stdio COMMAND [ARGS...]');
-  process.exit(2);
-}
-const argv = process.argv.slice(2);
-let target;
-if (argv[0] === '--http' && argv.length === 2) target = { http: argv[1] };
-else if (argv[0] === '--stdio' && argv.length >= 2) target = { command: argv[1], args: argv.slice(2) };
-else usage();
-
-class Failure extends Error {}
-function check(condition, message) {
-  if (!condition) throw new Failure(message);
-}
-function within(ms, promise, what) {
-  let timer;
-  const timeout = new Promise((_, reject) => {
-    timer = setTimeout(() => reject(new Failure(`${what}: nothing after ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
+const target = parseTarget('modern_client.mjs');
 
 // Notifications by method, each a queue the scenarios wait on.
 class Inbox {
@@ -88,16 +62,14 @@ const transport = target.http
   ? new StreamableHTTPClientTransport(new URL(target.http))
   : new StdioClientTransport({ command: target.command, args: target.args, stderr: 'ignore' });
 
-let passed = 0;
-let failed = 0;
+const tally = new Tally();
+const reason = (error) => String(error?.message ?? error).replace(/\s+/g, ' ');
 async function scenario(name, body) {
   try {
     await body();
-    console.log(`PASS ${name}`);
-    passed += 1;
+    tally.pass(name);
   } catch (error) {
-    console.log(`FAIL ${name}: ${String(error?.message ?? error).replace(/\s+/g, ' ')}`);
-    failed += 1;
+    tally.fail(name, reason(error));
   }
 }
 
@@ -158,10 +130,8 @@ try {
     check(how === 'local', `closed: ${how}`);
   });
 } catch (error) {
-  console.log(`FAIL connect: ${String(error?.message ?? error).replace(/\s+/g, ' ')}`);
-  failed += 1;
+  tally.fail('connect', reason(error));
 } finally {
   await client.close().catch(() => {});
 }
-console.log(`${passed} passed, ${failed} failed`);
-process.exit(failed > 0 ? 1 : 0);
+tally.finish();
