@@ -1,5 +1,6 @@
 //! Collects the errors of one stage so a single build reports all of them.
 
+use std::collections::HashSet;
 use std::fmt::Display;
 
 use proc_macro2::TokenStream;
@@ -9,6 +10,25 @@ use quote::ToTokens;
 #[derive(Default)]
 pub(crate) struct Errors {
     combined: Option<syn::Error>,
+    /// What the errors pushed with [`Errors::push_once`] are about.
+    seen: HashSet<Identity>,
+}
+
+/// What an error is about: the kind of mistake and the binding or token it is at. A stage
+/// that meets one mistake more than once (each question point that carries one local meets
+/// that local) reports it once.
+#[derive(PartialEq, Eq, Hash)]
+pub(crate) struct Identity {
+    kind: &'static str,
+    at: String,
+}
+
+impl Identity {
+    /// The mistake `kind` at `at`, a key that tells one binding or token from every other
+    /// (such as `flow::scope::local_key`).
+    pub(crate) fn new(kind: &'static str, at: String) -> Self {
+        Self { kind, at }
+    }
 }
 
 impl Errors {
@@ -21,6 +41,13 @@ impl Errors {
         match &mut self.combined {
             Some(combined) => combined.combine(error),
             None => self.combined = Some(error),
+        }
+    }
+
+    /// Records the error `make` builds, unless one with the same `identity` is recorded.
+    pub(crate) fn push_once(&mut self, identity: Identity, make: impl FnOnce() -> syn::Error) {
+        if self.seen.insert(identity) {
+            self.push(make());
         }
     }
 
@@ -41,6 +68,7 @@ impl Errors {
 
     /// Records every error of `other`.
     pub(crate) fn extend(&mut self, other: Errors) {
+        self.seen.extend(other.seen);
         if let Some(error) = other.combined {
             self.push(error);
         }

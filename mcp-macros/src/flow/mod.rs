@@ -13,18 +13,20 @@
 //! | parse | [`model`], [`presentation`], [`kind`], [`receiver`] | the attribute's tokens, the `ItemFn` | `model::Options`, `model::Handler` (parameters, context, arguments, body) | unknown, repeated or ill-typed keys; a signature of the wrong shape; a resource without its URI |
 //! | lower | [`mutable`], [`chains`], [`shadow`], [`items`] | the handler's body | `mut` parameters made locals, conditions that chain a `let` before a question split there, locals hidden by a binding that reads them renamed, the body's items lifted out | a chain the split cannot keep |
 //! | check | [`valid`], [`sites`] (with [`questions`]; keys: `sites/keys.rs`) | the lowered body | each question point marked (`__mcp_site!().N`, [`syntax::marker`]) and recorded as a `sites::Site` (its path, keys, question), the resumable `for` loops (`sites::Loop`) | a question where the body cannot be split (in a closure, an `async` block, a macro's tokens, a larger expression), a key two questions share |
-//! | analyse | [`facts`] (found by [`hoist`]), [`literals`], [`reborrow`], [`free`], [`scope`], [`std_facts`] | the marked body | what the whole function tells of each name (`facts::Hoisted`: constants, bound once, unchanging, stable borrows), the locals that only hold string literals, and per run of statements what it reads and assigns before reading (`free::Summary`) | none |
-//! | plan | [`straight`] (`place`), [`resume`] (with `restore`, `looped`, `hidden`, `group`, `refusals`), [`point`] | the marked body and its facts | each point's `point::Resumed` (its resumed body, the locals it carries), its `straight::Placement`, the points resumed together (`resume::Group`) | a local that cannot travel: a borrow, code, a guard, a hidden local used other than shared (`resume/refusals.rs`; still raised while resuming, not in check) |
-//! | emit | [`settle`], [`straight`] (the nest), [`mod@expand`] (with `expand/handler.rs`); on error [`unbuilt`] | the plan | the step function and the items around it; on error, a stand-in beside the body as written | none |
+//! | analyse | [`facts`] (found by [`hoist`]), [`literals`], [`reborrow`], [`free`], [`scope`], [`std_facts`]; per point [`straight`] (`place`) and [`resume`] for its locals alone ([`analyse`]) | the marked body | what the whole function tells of each name (`facts::Hoisted`: constants, bound once, unchanging, stable borrows), the locals that only hold string literals, per run of statements what it reads and assigns before reading (`free::Summary`); each point's `straight::Placement` and locals (`point::Resumed` without its body), with the locals it would carry that cannot travel (`refusals::Refusal`) | none |
+//! | check (travel) | [`refusals`] ([`refused`]) | the points' analysed locals | the errors, each once by its identity (`errors::Identity`) | a local that cannot travel: a borrow, code, a value held in a `while` loop's condition, a local hidden at its question by a binding that cannot borrow it first |
+//! | plan | [`resume`] (`hidden`: the hiding `let`s rewritten to borrow first, every point then analysed again; `group`) | the checked analysis | the body rewritten for hidden locals, the points resumed together (`resume::Group`) | none |
+//! | emit | [`resume`] (with `restore`, `looped`; each point's resumed body built once, [`resume_body`]), [`settle`], [`straight`] (the nest), [`mod@expand`] (with `expand/handler.rs`); on error [`unbuilt`] | the plan | the step function and the items around it; on error, a stand-in beside the body as written | none |
 //!
 //! [`syntax`] (the marker, literals, the names the macro writes) and [`std_facts`] (one table of
 //! what the macro knows of `std`'s methods and macros) are leaves every stage may read. No
 //! module of `flow` imports one that imports it back.
 //!
-//! A point the nest resumes is first resumed for its locals alone, the code after it standing
-//! in the walk as its summary (see `free::StandIn`); one inside a statement gets a resumed body
-//! of its own only where no group resumes it, so that each point costs the macro its own
-//! statement, not the rest of the body.
+//! A point is analysed without its resumed body: the code after it stands in the walk as its
+//! summary (see `free::StandIn`). Only a point in a copy of its statement or in an arm of its
+//! own, and not in a group, then gets its resumed body, once; one at the head of a statement
+//! has none (the nest resumes it in place). So each point costs the macro its own statement,
+//! not the rest of the body.
 //!
 //! # Glossary
 //!
@@ -51,7 +53,9 @@
 //! - **summary**, **stand-in**: what a run of statements reads and assigns first
 //!   (`free::Summary`), and the marker that stands for such a run in a walk (`free::StandIn`).
 //! - **settle**: the code at a question: ask it, read its answer, or stop with the state.
-//! - **refusal**: an error of the macro, at the user's token, saying what to write instead.
+//! - **refusal**: an error of the macro, at the user's token, saying what to write instead;
+//!   for a local that cannot travel, first a typed record (`refusals::Refusal`) the analysis
+//!   makes and the check stage words.
 //!
 //! # Where to change
 //!
@@ -65,8 +69,8 @@
 //!   `resume/syntax.rs` (`block_in`, following the step).
 //! - **How a refusal is worded**: at the stage that raises it (the table's last column):
 //!   `model.rs` and `presentation.rs` (the attribute), `questions.rs` (where a question
-//!   stands), `sites/record.rs` (keys), `valid.rs`, `chains.rs`, `resume/refusals.rs` (what
-//!   cannot travel). Each has a UI case under `trybuild/tests/ui` whose `.stderr` shows it.
+//!   stands), `sites/record.rs` (keys), `valid.rs`, `chains.rs`, `refusals.rs` (what cannot
+//!   travel: its words; `resume/travel.rs` finds it). Each has a UI case under `trybuild/tests/ui` whose `.stderr` shows it.
 //! - **What the macro knows of a `std` method**: its row in `std_facts.rs`.
 //! - **What is had again rather than carried**: `facts.rs` and `hoist.rs` (constants, stable
 //!   borrows), `reborrow.rs` (which borrows are stable), `literals.rs` (literal locals).
@@ -91,6 +95,7 @@ mod presentation;
 mod questions;
 mod reborrow;
 mod receiver;
+mod refusals;
 mod resume;
 mod scope;
 mod settle;
@@ -223,9 +228,7 @@ fn compile(kind: Kind, attr: TokenStream, function: ItemFn) -> syn::Result<Token
         &handler.cx,
     );
     let questions = expand::question_map(&sites);
-    let mut reported = HashSet::new();
-    // The body's summaries, found again for the body the hiding `let`s rewrite.
-    let (suffixes, rewritten) = (resume::Suffixes::default(), resume::Suffixes::default());
+    let suffixes = resume::Suffixes::default();
     let base = resume::Stages {
         sites: &[],
         loops: &loops,
@@ -234,62 +237,54 @@ fn compile(kind: Kind, attr: TokenStream, function: ItemFn) -> syn::Result<Token
         aliases: None,
         suffixes: &suffixes,
     };
-    let (mut placements, mut resumed) = resume_all(
-        &body,
-        resume::Stages {
-            sites: &sites,
-            ..base
-        },
-        &mut errors,
-        &mut reported,
-    );
-    if let Some(error) = stage_errors(&mut errors) {
+    // Analyse, then check: each point's placement and locals, found without building its
+    // resumed body, and what of those locals cannot travel, reported before any is built.
+    let stages = resume::Stages {
+        sites: &sites,
+        ..base
+    };
+    let (mut placements, mut resumed) = analyse(&body, stages);
+    if let Some(error) = refused(&resumed, &mut errors) {
         return Err(error);
     }
     // A carried local hidden at its question by a `let` of its name: the `let` borrows it
-    // first, and every point is resumed again from the body rewritten so.
+    // first, and every point is analysed again in the body rewritten so.
     let hidden: Vec<_> = resumed
         .iter()
         .flat_map(|point| point.hidden.clone())
         .collect();
     let aliases = resume::hide(&mut body, &mut sites, &hidden);
-    if !hidden.is_empty() {
-        let stages = resume::Stages {
-            sites: &sites,
-            aliases: Some(&aliases),
-            suffixes: &rewritten,
-            ..base
-        };
-        (placements, resumed) = resume_all(&body, stages, &mut errors, &mut reported);
-        if let Some(error) = stage_errors(&mut errors) {
-            return Err(error);
-        }
-    }
-    let mut slots = expand::slots(&mut resumed);
+    let rewritten = resume::Suffixes::default();
     let stages = resume::Stages {
         sites: &sites,
         aliases: Some(&aliases),
-        suffixes: &rewritten,
+        suffixes: if hidden.is_empty() {
+            &suffixes
+        } else {
+            &rewritten
+        },
         ..base
     };
+    if !hidden.is_empty() {
+        (placements, resumed) = analyse(&body, stages);
+        if let Some(error) = refused(&resumed, &mut errors) {
+            return Err(error);
+        }
+    }
+    // Emit: the points inside one statement resumed together, then each other point that
+    // needs a resumed body, once, where its placement puts it.
+    let mut slots = expand::slots(&mut resumed);
     let groups = resume::group(&body, stages, &placements, &mut resumed);
     let grouped: HashSet<usize> = groups
         .iter()
         .flat_map(|group| group.points.iter().copied())
         .collect();
-    let mut alone = Alone {
-        body: &body,
-        stages,
-        errors: &mut errors,
-        reported: &mut reported,
-    };
-    for (id, placement) in placements.iter_mut().enumerate() {
-        if !grouped.contains(&id) {
-            alone.resume(id, placement, &mut resumed, &mut slots);
+    for (id, placement) in placements.iter().enumerate() {
+        if !grouped.contains(&id)
+            && let Some(point) = resume_body(&body, stages, id, placement)
+        {
+            resumed[id] = with_slots(point, &resumed, &mut slots);
         }
-    }
-    if let Some(error) = stage_errors(&mut errors) {
-        return Err(error);
     }
     handler.body = body.clone();
     Ok(expand::expand(expand::Plan {
@@ -306,113 +301,93 @@ fn compile(kind: Kind, attr: TokenStream, function: ItemFn) -> syn::Result<Token
     }))
 }
 
-/// How `resume_all` resumes a point: for its locals alone, in the body cut after its
-/// statement; whole, in the whole body; or for its locals alone, in the whole body.
-enum Resume {
-    /// Cut after its statement, followed by these (see `straight::cut_tail`): its resumed
-    /// body is wanted only where no group has the point (see [`Alone`]), its locals alone
-    /// before grouping.
-    Cut(Option<Vec<syn::Stmt>>),
-    Whole,
-    Locals,
-}
-
-/// What resumes the points inside a statement of the body that no group resumes (see
-/// `resume::group`), whose locals alone were found: each now gets its resumed body.
-struct Alone<'a> {
-    body: &'a syn::Block,
-    stages: resume::Stages<'a>,
-    errors: &'a mut Errors,
-    reported: &'a mut HashSet<String>,
-}
-
-impl Alone<'_> {
-    /// Point `id`'s resumed body, with its carried locals in the slots they have (`slots`
-    /// gains any new one); in an arm of its own if it can no longer go through the nest.
-    fn resume(
-        &mut self,
-        id: usize,
-        placement: &mut straight::Placement,
-        resumed: &mut [resume::Resumed],
-        slots: &mut Vec<syn::Ident>,
-    ) {
-        if !matches!(placement, straight::Placement::Within { .. }) {
-            return;
-        }
-        let (stages, errors, reported) = (self.stages, &mut *self.errors, &mut *self.reported);
-        let mut point = resume_point(self.body, stages, (errors, reported), id, placement, false);
-        for carried in &mut point.carried {
-            let key = carried.local();
-            let slot = resumed
-                .iter()
-                .flat_map(|point| &point.carried)
-                .find(|other| other.local() == key)
-                .map(|other| other.slot);
-            carried.slot = slot.unwrap_or_else(|| {
-                slots.push(carried.ident.clone());
-                slots.len() - 1
-            });
-        }
-        resumed[id] = point;
-    }
-}
-
-/// Where each point resumes, and its locals: with its resumed body for a point in an arm of
-/// its own, without for one the start's nest resumes.
-fn resume_all(
+/// Where each point resumes, and its locals, found without building its resumed body (see
+/// `resume::Resumer::locals_only`): where the point's statement puts it (`straight::place`),
+/// or in an arm of its own if its locals cannot go through the start's nest there.
+fn analyse(
     body: &syn::Block,
     stages: resume::Stages<'_>,
-    errors: &mut Errors,
-    reported: &mut HashSet<String>,
 ) -> (Vec<straight::Placement>, Vec<resume::Resumed>) {
     let mut placements = straight::place(body, stages.sites, stages.hoisted, stages.questions);
-    let mut resumed = Vec::with_capacity(stages.sites.len());
-    for (id, placement) in placements.iter_mut().enumerate() {
-        let errors = (&mut *errors, &mut *reported);
-        resumed.push(resume_point(body, stages, errors, id, placement, true));
-    }
+    let locals = |id: usize, placement: &straight::Placement| {
+        let resumer = resume::Resumer::new(stages).locals_only();
+        match placement {
+            straight::Placement::Within { live, .. } => {
+                resumer.resume(body, straight::cut_tail(live.as_deref()), id)
+            }
+            straight::Placement::At { .. } | straight::Placement::Own => {
+                resumer.resume_whole(body, id)
+            }
+        }
+    };
+    let resumed = placements
+        .iter_mut()
+        .enumerate()
+        .map(|(id, placement)| {
+            let point = locals(id, placement);
+            if through_nest(placement, &point) {
+                return point;
+            }
+            // Its locals in the whole body are those found at the head of its statement,
+            // not those of the body cut after it.
+            let cut = matches!(placement, straight::Placement::Within { .. });
+            *placement = straight::Placement::Own;
+            if cut { locals(id, placement) } else { point }
+        })
+        .collect();
     (placements, resumed)
 }
 
-/// Point `id` resumed where `placement` puts it, or in an arm of its own, which `placement`
-/// then says, if it cannot go through the nest there. A point the nest resumes at the head of
-/// a statement is resumed for its locals alone, and so is one inside a statement while
-/// `grouping` says that a group may yet resume it (see [`Alone`]).
-fn resume_point(
-    body: &syn::Block,
-    stages: resume::Stages<'_>,
-    (errors, reported): (&mut Errors, &mut HashSet<String>),
-    id: usize,
-    placement: &mut straight::Placement,
-    grouping: bool,
-) -> resume::Resumed {
-    let mut resume = |how: Resume| {
-        let resumer = resume::Resumer::new(stages, errors, reported);
-        match how {
-            Resume::Cut(tail) if grouping => resumer.locals_only().resume(body, tail, id),
-            Resume::Cut(tail) => resumer.resume(body, tail, id),
-            Resume::Whole => resumer.resume_whole(body, id),
-            Resume::Locals => resumer.locals_only().resume_whole(body, id),
-        }
-    };
-    let point = match placement {
-        straight::Placement::Within { live, .. } => {
-            resume(Resume::Cut(straight::cut_tail(live.as_deref())))
-        }
-        // The nest resumes it in place: only its locals are wanted, unless it turns out to
-        // need an arm of its own.
-        straight::Placement::At { .. } => resume(Resume::Locals),
-        straight::Placement::Own => resume(Resume::Whole),
-    };
-    if through_nest(placement, &point) {
-        return point;
-    }
-    *placement = straight::Placement::Own;
-    resume(Resume::Whole)
+/// The check stage: the errors of the locals the points would carry that cannot travel
+/// (see [`refusals`]), if there are any.
+fn refused(resumed: &[resume::Resumed], errors: &mut Errors) -> Option<syn::Error> {
+    refusals::report(resumed.iter().flat_map(|point| &point.refusals), errors);
+    stage_errors(errors)
 }
 
-/// Whether `point` can hand its locals on through the start's nest where `placement` puts it:
-/// not if its resumed body declares a local it only assigns, or borrows again one of the
+/// Point `id`'s resumed body, built where `placement` puts it: in the start's nest, in a copy
+/// of its statement (`Within`), or in an arm of its own; `None` at the head of a statement,
+/// where the nest resumes it in place and only its locals are wanted.
+fn resume_body(
+    body: &syn::Block,
+    stages: resume::Stages<'_>,
+    id: usize,
+    placement: &straight::Placement,
+) -> Option<resume::Resumed> {
+    let resumer = resume::Resumer::new(stages);
+    match placement {
+        straight::Placement::At { .. } => None,
+        straight::Placement::Within { live, .. } => {
+            Some(resumer.resume(body, straight::cut_tail(live.as_deref()), id))
+        }
+        straight::Placement::Own => Some(resumer.resume_whole(body, id)),
+    }
+}
+
+/// `point` with each carried local in the slot the analysis gave it (see `expand::slots`),
+/// or a new one (`slots` gains it).
+fn with_slots(
+    mut point: resume::Resumed,
+    analysed: &[resume::Resumed],
+    slots: &mut Vec<syn::Ident>,
+) -> resume::Resumed {
+    for carried in &mut point.carried {
+        let key = carried.local();
+        let slot = analysed
+            .iter()
+            .flat_map(|point| &point.carried)
+            .find(|other| other.local() == key)
+            .map(|other| other.slot);
+        carried.slot = slot.unwrap_or_else(|| {
+            slots.push(carried.ident.clone());
+            slots.len() - 1
+        });
+    }
+    point
+}
+
+/// Whether `point`, as analysed, can hand its locals on through the start's nest where
+/// `placement` puts it: not if its resumed body would declare a local it only assigns, or borrows again one of the
 /// body's locals the nest does not have again after its level (see `straight::again_at`);
 /// it then resumes in an arm of its own.
 fn through_nest(placement: &straight::Placement, point: &resume::Resumed) -> bool {

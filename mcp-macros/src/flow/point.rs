@@ -4,6 +4,7 @@
 
 use syn::{Block, Ident};
 
+use super::refusals::Refusal;
 use super::scope;
 use super::sites::Step;
 
@@ -51,6 +52,8 @@ pub(crate) struct Resumed {
     pub(crate) head_of: Option<HeadOf>,
     /// The hiding `let`s that need a borrow of the local they hide (see `hidden`).
     pub(crate) hidden: Vec<(Location, Ident)>,
+    /// The locals it would carry that cannot travel, for the check stage to report.
+    pub(crate) refusals: Vec<Refusal>,
 }
 
 /// The innermost block of a point at the head of one of its statements.

@@ -13,7 +13,7 @@
 //! ```
 
 use std::cell::RefCell;
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap};
 use std::rc::Rc;
 
 use proc_macro2::TokenStream;
@@ -28,11 +28,12 @@ use super::sites::{Head, Loop, Site, Step};
 mod group;
 mod hidden;
 mod looped;
-mod refusals;
 mod restore;
 mod syntax;
+mod travel;
 pub(crate) use super::point::{Carried, HeadOf, Location, Resumed};
-use super::{Errors, reborrow};
+use super::reborrow;
+use super::refusals::Refusal;
 pub(crate) use group::{Group, group};
 use hidden::Hider;
 pub(crate) use hidden::{Aliases, hide};
@@ -123,16 +124,12 @@ pub(crate) struct Resumer<'a> {
     group: Option<group::Heads>,
     /// The number of the first value restored here (see `group`, whose resumers share an arm).
     first_value: usize,
-    errors: &'a mut Errors,
-    reported: &'a mut HashSet<String>,
+    /// The locals found that cannot travel, for the check stage (see `travel`).
+    refusals: Vec<Refusal>,
 }
 
 impl<'a> Resumer<'a> {
-    pub(crate) fn new(
-        stages: Stages<'a>,
-        errors: &'a mut Errors,
-        reported: &'a mut HashSet<String>,
-    ) -> Self {
+    pub(crate) fn new(stages: Stages<'a>) -> Self {
         let Stages {
             sites,
             loops,
@@ -164,8 +161,7 @@ impl<'a> Resumer<'a> {
             head_of: None,
             group: None,
             first_value: 0,
-            errors,
-            reported,
+            refusals: Vec::new(),
         }
     }
 
@@ -181,11 +177,9 @@ impl<'a> Resumer<'a> {
         self.resume_in(body, &[], site)
     }
 
-    /// A resumer that finds the point's locals, not its resumed body (see `locals_only`):
-    /// for a point the start's nest resumes at the head of a statement, whose arm does not
-    /// copy the rest of the body, and for a point inside a statement until it is known
-    /// whether it is resumed in a group (see `group`), which copies the rest of its blocks
-    /// once for all its points.
+    /// A resumer that finds the point's locals, not its resumed body (see `locals_only`): the
+    /// analysis of every point, before the check stage and before it is known whether the
+    /// point is resumed in place, in a group (see `group`), or alone.
     pub(crate) fn locals_only(mut self) -> Self {
         self.locals_only = true;
         self
@@ -209,6 +203,7 @@ impl<'a> Resumer<'a> {
             borrowed_again: self.borrowed_again,
             head_of: self.head_of,
             hidden: self.hidden,
+            refusals: self.refusals,
         }
     }
 

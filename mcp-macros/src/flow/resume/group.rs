@@ -47,7 +47,6 @@ use syn::{Block, Ident, Local, Stmt};
 
 use super::syntax::block_at;
 use super::{Carried, Location, Resumed, Resumer, Stages, at_head, field_name, level_of};
-use crate::flow::Errors;
 use crate::flow::scope::{self, Binding};
 use crate::flow::settle;
 use crate::flow::sites::{Site, Step};
@@ -297,14 +296,12 @@ impl Planner<'_, '_> {
         site: usize,
         heads: Option<Heads>,
     ) -> Option<Resumed> {
-        let mut errors = Errors::default();
-        let mut reported = HashSet::new();
-        let mut resumer = Resumer::new(self.stages, &mut errors, &mut reported);
+        let mut resumer = Resumer::new(self.stages);
         resumer.group = heads;
         resumer.cut = tail;
         resumer.first_value = self.next_value;
         let mut resumed = resumer.resume_in(block, prefix, site);
-        if errors.finish().is_err() || resumed.declares || !resumed.hidden.is_empty() {
+        if !resumed.refusals.is_empty() || resumed.declares || !resumed.hidden.is_empty() {
             return None;
         }
         self.next_value += resumed.carried.len();

@@ -34,8 +34,8 @@ use quote::{ToTokens, format_ident, quote};
 use syn::{Block, Expr, Ident, Stmt};
 
 use super::Binding;
-use super::refusals::named_unshared;
 use super::syntax::block_at;
+use super::travel::named_unshared;
 use crate::flow::point::Location;
 use crate::flow::sites::{Head, Site, Step};
 
@@ -165,7 +165,7 @@ fn borrow_in_let(
 
 /// The construct at `path` (an `if let`, `while let`, `match` or `for` whose patterns hide)
 /// becomes `{ let (b1, ..) = (&x1, ..); CONSTRUCT }`. An `if let` or `match` whose scrutinee
-/// uses a hidden local other than by a shared borrow (`item.take()`, which `refusals` let
+/// uses a hidden local other than by a shared borrow (`item.take()`, which `travel` lets
 /// through) has it evaluated first: `{ let s = SCRUTINEE; let (b1, ..) = ..; CONSTRUCT on s }`.
 /// Returns that `let` of the borrows, and whether the scrutinee goes first, which it may only
 /// where `may_go_first`.

@@ -82,7 +82,7 @@ impl Resumer<'_> {
                 }
                 Some(Rederive::Unassigned) | None => {}
             }
-            if !self.check(binding) {
+            if !self.travels(binding) {
                 continue;
             }
             let value = format_ident!(

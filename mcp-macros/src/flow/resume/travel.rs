@@ -1,12 +1,11 @@
-//! What the resumed body cannot carry, refused where the user wrote it: a local hidden at
-//! the question by a pattern binding of its name, a borrow, code.
+//! Whether each local a point carries can travel: a local hidden at the question by a binding
+//! of its name that cannot borrow it first, a borrow, code. What cannot is recorded as a
+//! `Refusal`, which the check stage reports (see `flow::refusals`).
 
 use super::{Binding, Resumer, free, scope};
 use crate::flow::items::occurrences;
-use crate::flow::scope::{Borrowed, Code};
-use crate::flow::sites::is_operand;
+use crate::flow::refusals::{Refusal, cannot_travel};
 use crate::flow::std_facts::{READS, TAKES_OUT, method_is};
-use crate::flow::syntax;
 use proc_macro2::{TokenStream, TokenTree};
 
 impl Resumer<'_> {
@@ -48,101 +47,24 @@ impl Resumer<'_> {
                     continue;
                 }
             }
-            let inner = &syntax::shown_ident(&hider.ident);
-            if self
-                .reported
-                .insert(format!("hides {inner}@{:?}", inner.span()))
-            {
-                let mut error = syn::Error::new(
-                    inner.span(),
-                    format!(
-                        "this `{inner}` hides the `{inner}` declared above it, which travels \
-                         across the question below; the question can name only this one, so \
-                         give one of them another name"
-                    ),
-                );
-                error.combine(syn::Error::new(
-                    carried.ident.span(),
-                    format!("the `{inner}` that travels is declared here"),
-                ));
-                self.errors.push(error);
-            }
+            self.refusals.push(Refusal::Hidden {
+                hider: hider.ident.clone(),
+                carried: carried.ident.clone(),
+            });
         }
     }
 
-    /// Whether a carried local can travel, with an error saying why not where it cannot.
-    /// Its type is the compiler's to check (at its slot); what the macro refuses here is what
-    /// it sees in the source: a borrow, or code.
-    pub(super) fn check(&mut self, binding: &Binding) -> bool {
-        let ident = &syntax::shown_ident(&binding.ident);
-        let owned = binding
-            .ty
-            .as_ref()
-            .filter(|ty| scope::holds_borrow(ty))
-            .map(scope::owned_for);
-        let borrows = binding.by_ref || binding.init_borrow.is_some() || owned.is_some();
-        let problem = if self.in_loop_condition {
-            "this value is held across a question in a `while` loop's condition, which runs \
-             again each time round the loop; ask in the loop's body instead: `loop { let \
-             answer = cx.elicit(...).await?; if !(...) { break; } ... }`"
-                .to_owned()
-        } else if is_operand(ident) {
-            // A value an operand gave, taken first into a local (see `sites::operands`).
-            let what = if borrows {
-                "is a borrow, and a borrow cannot cross a question; make it an owned value \
-                 (for example with `.to_owned()` or `.clone()`)"
-            } else if binding.init_is_code.is_some() {
-                "is code, and no request state can hold code; write it after the question"
-            } else {
-                return true;
-            };
-            format!(
-                "this value is held across a question later in its expression, so it travels \
-                 in the request state; it {what}, or bind the question's answer before the \
-                 expression (`let answer = cx.elicit(...).await?;`)"
-            )
-        } else if let Some(Some(owned)) = owned {
-            format!(
-                "`{ident}` holds a borrow and is used after a question, and a borrow cannot \
-                 cross a question; carry an owned value instead: `let {ident}: {owned} = ...;`"
-            )
-        } else if binding.init_borrow == Some(Borrowed::Iterator) {
-            format!(
-                "`{ident}` is an iterator that borrows, used after a question, and a borrow \
-                 cannot cross a question; loop over the collection with `for` instead (it \
-                 resumes at its place), or collect what you need into a `Vec` before the \
-                 question"
-            )
-        } else if borrows {
-            // Where the flow resumes, a question whose answer does not come back is asked
-            // again, so what it reads travels too.
-            let used = if self.question_reads(&binding.ident) {
-                "read by a question, which is asked again where its answer does not come back"
-            } else {
-                "used after a question"
-            };
-            format!(
-                "`{ident}` is a borrow {used}, and a borrow cannot cross a question; make \
-                 `{ident}` an owned value (for example with `.to_owned()` or `.clone()`) before \
-                 the question"
-            )
-        } else if binding.init_is_code == Some(Code::Async) {
-            format!(
-                "`{ident}` is an `async` block used after a question, and no request state can \
-                 hold code; define `{ident}` after the question instead"
-            )
-        } else if binding.init_is_code == Some(Code::Closure) {
-            format!(
-                "`{ident}` is a `move` closure used after a question, and no request state can \
-                 hold code; drop `move`, so that the closure is made again where the flow \
-                 resumes, or define `{ident}` after the question"
-            )
-        } else {
+    /// Whether a carried local can travel; where it cannot, the refusal is recorded for the
+    /// check stage (see `flow::refusals`).
+    pub(super) fn travels(&mut self, binding: &Binding) -> bool {
+        let reads = || self.question_reads(&binding.ident);
+        let Some(what) = cannot_travel(binding, self.in_loop_condition, reads) else {
             return true;
         };
-        if self.reported.insert(format!("{ident}@{:?}", ident.span())) {
-            self.errors.push(syn::Error::new(ident.span(), problem));
-        }
+        self.refusals.push(Refusal::Travels {
+            local: binding.ident.clone(),
+            what,
+        });
         false
     }
 
