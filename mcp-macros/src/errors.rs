@@ -95,3 +95,47 @@ pub(crate) fn with_fallback(error: &syn::Error, fallback: TokenStream) -> TokenS
     out.extend(fallback);
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use proc_macro2::Span;
+
+    use super::{Errors, Identity};
+
+    fn messages(errors: Errors) -> Vec<String> {
+        errors
+            .finish()
+            .err()
+            .into_iter()
+            .flatten()
+            .map(|error| error.to_string())
+            .collect()
+    }
+
+    #[test]
+    fn an_error_pushed_once_per_identity_is_reported_once() {
+        let mut errors = Errors::new();
+        let at = |kind, local: &str| Identity::new(kind, local.to_owned());
+        let error = |text: &str| syn::Error::new(Span::call_site(), text);
+        errors.push_once(at("borrow", "name@1"), || error("`name` is a borrow"));
+        errors.push_once(at("borrow", "name@1"), || {
+            error("`name` is a borrow, again")
+        });
+        errors.push_once(at("borrow", "name@2"), || error("another `name`"));
+        errors.push_once(at("hidden", "name@1"), || error("`name` is hidden"));
+        assert_eq!(
+            messages(errors),
+            ["`name` is a borrow", "another `name`", "`name` is hidden"]
+        );
+    }
+
+    #[test]
+    fn identities_carry_over_when_collectors_are_combined() {
+        let (mut first, mut second) = (Errors::new(), Errors::new());
+        let error = || syn::Error::new(Span::call_site(), "`name` is a borrow");
+        first.push_once(Identity::new("borrow", "name@1".to_owned()), error);
+        second.extend(first);
+        second.push_once(Identity::new("borrow", "name@1".to_owned()), error);
+        assert_eq!(messages(second), ["`name` is a borrow"]);
+    }
+}
