@@ -14,7 +14,7 @@ impl FlowGraph {
     /// - a straight edge is `-->`, a branch `-->|"condition"|`, a loop's back edge `-.->`,
     ///   a sub-flow's call and return `==>`.
     ///
-    /// Labels are quoted, with `"`, `<` and `>` written as Mermaid entities, so that any
+    /// Labels are quoted, with `"`, `<`, `>`, `&` and `#` written as Mermaid entities, so that any
     /// source text shows as written.
     pub fn to_mermaid(&self) -> String {
         let mut out = String::from("flowchart TD\n");
@@ -140,6 +140,7 @@ fn escape(text: &str) -> String {
             '<' => out.push_str("#lt;"),
             '>' => out.push_str("#gt;"),
             '#' => out.push_str("#35;"),
+            '&' => out.push_str("#amp;"),
             c => out.push(c),
         }
     }

@@ -79,6 +79,7 @@ pub(super) fn expand_handler(
     body: TokenStream,
     asks: bool,
     beside: Option<Span>,
+    graph: TokenStream,
 ) -> TokenStream {
     let ident = &handler.ident;
     let handler_ty = handler_type(handler);
@@ -88,7 +89,7 @@ pub(super) fn expand_handler(
         Some(_) => Stepper::beside(handler),
         None => Stepper::nested(handler, step),
     };
-    let handler_impl = handler_impl(handler, &stepper, asks);
+    let handler_impl = handler_impl(handler, &stepper, asks, &graph);
     let kind = handler.kind.attr();
     let made = format!(
         " Returns the handler `#[{kind}]` made of this function; register it with \
@@ -409,7 +410,13 @@ fn handler_type(handler: &Handler) -> Ident {
     )
 }
 
-fn handler_impl(handler: &Handler, stepper: &Stepper, asks: bool) -> TokenStream {
+/// The handler's trait impl; `graph` is its `fn flow_graph`, if it has one (see `graph`).
+fn handler_impl(
+    handler: &Handler,
+    stepper: &Stepper,
+    asks: bool,
+    graph: &TokenStream,
+) -> TokenStream {
     let Stepper {
         generics,
         bounds,
@@ -492,6 +499,7 @@ fn handler_impl(handler: &Handler, stepper: &Stepper, asks: bool) -> TokenStream
                     }
                     #single_use
                     #required
+                    #graph
                 }
             }
         }
@@ -512,6 +520,7 @@ fn handler_impl(handler: &Handler, stepper: &Stepper, asks: bool) -> TokenStream
                     }
                     #single_use
                     #required
+                    #graph
                     #complete
                 }
             }
@@ -542,6 +551,7 @@ fn handler_impl(handler: &Handler, stepper: &Stepper, asks: bool) -> TokenStream
                     }
                     #single_use
                     #required
+                    #graph
                     #complete
                 }
             }
