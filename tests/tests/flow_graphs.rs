@@ -202,9 +202,9 @@ async fn deploy_runs_along_its_graph() {
         ),
         (
             vec![production, declined("confirm")],
-            vec![ExitKind::Refusal],
+            vec![ExitKind::Refused],
         ),
-        (vec![declined("target")], vec![ExitKind::Refusal]),
+        (vec![declined("target")], vec![ExitKind::Refused]),
     ];
     let mut reached = BTreeSet::new();
     for (answers, ways) in runs {
@@ -243,9 +243,9 @@ async fn order_runs_along_its_graph_round_its_loop_and_into_its_sub_flow() {
         (vec![item(false), placed(false)], ExitKind::Return),
         (
             vec![item(false), declined("placed.answer")],
-            ExitKind::Refusal,
+            ExitKind::Refused,
         ),
-        (vec![item(true), declined("item")], ExitKind::Refusal),
+        (vec![item(true), declined("item")], ExitKind::Refused),
     ];
     let mut reached = BTreeSet::new();
     for (answers, way) in runs {
@@ -267,7 +267,7 @@ async fn release_runs_along_its_graph() {
         (vec![approval(true), publish(true)], ExitKind::Tail),
         (vec![approval(true), publish(false)], ExitKind::Return),
         (vec![approval(false)], ExitKind::Return),
-        (vec![declined("approval")], ExitKind::Refusal),
+        (vec![declined("approval")], ExitKind::Refused),
     ];
     let mut reached = BTreeSet::new();
     for (answers, way) in runs {

@@ -72,7 +72,7 @@ pub(crate) fn method(records: &Records<'_>) -> TokenStream {
         let way = match exit.way {
             Way::Return => quote!(Return),
             Way::Try => quote!(Try),
-            Way::Refusal => quote!(Refusal),
+            Way::Refusal => quote!(Refused),
             Way::Tail => quote!(Tail),
         };
         let source = owned(exit.source.as_deref());
@@ -117,56 +117,65 @@ fn point(
         Expr::Tuple(tuple) => tuple.elems.iter().collect(),
         question => vec![question],
     };
-    let asks = site.calls.iter().zip(&site.keys).enumerate().map(|(n, (call, key))| {
-        if call.sub {
-            let source = text::expr(&site.question, walk.sites(), text::MESSAGE);
-            return quote!(#g::Ask::new(#key, #g::AskKind::SubFlow).call(#source));
-        }
-        let question = questions.get(n).map(|question| unkeyed(question));
-        let method = call.method.to_string();
-        let kind = match method.as_str() {
-            "elicit" => quote!(Form),
-            "elicit_url" => quote!(Url),
-            "sample" => quote!(Sampling),
-            _ => quote!(Roots),
-        };
-        let mut ask = quote!(#g::Ask::new(#key, #g::AskKind::#kind));
-        let call_expr = question.and_then(|question| match question {
-            Expr::MethodCall(call) => Some(call),
-            _ => None,
-        });
-        if let Some(message) = call_expr
-            .filter(|_| matches!(method.as_str(), "elicit" | "elicit_url"))
-            .and_then(|call| call.args.first())
-        {
-            let message = text::expr(message, walk.sites(), text::MESSAGE);
-            ask.extend(quote!(.message(#message)));
-        }
-        if method == "elicit" {
-            let turbofish = call_expr
-                .and_then(|call| call.turbofish.as_ref())
-                .and_then(|turbofish| turbofish.args.first())
-                .and_then(|argument| match argument {
-                    syn::GenericArgument::Type(ty) => Some(ty),
-                    _ => None,
-                });
-            let annotated = (site.calls.len() == 1)
-                .then(|| walk.answer_types.get(&id))
-                .flatten();
-            if let Some(ty) = turbofish.or(annotated)
-                && let Some(name) = text::ty(ty)
-            {
-                let schema = match hidden.hides(ty) {
-                    true => quote!(::core::option::Option::None),
-                    false => quote! {
-                        ::core::option::Option::Some(<#ty as ::mcp_runtime::ElicitForm>::requested_schema())
-                    },
-                };
-                ask.extend(quote!(.form(#name, #schema)));
+    let asks = site
+        .calls
+        .iter()
+        .zip(&site.keys)
+        .enumerate()
+        .map(|(n, (call, key))| {
+            if call.sub {
+                let source = text::expr(&site.question, walk.sites(), text::MESSAGE);
+                return quote!(#g::Ask::new(#key, #g::AskKind::SubFlowCall).call(#source));
             }
-        }
-        ask
-    });
+            let question = questions.get(n).map(|question| unkeyed(question));
+            let method = call.method.to_string();
+            let kind = match method.as_str() {
+                "elicit" => quote!(Form),
+                "elicit_url" => quote!(Url),
+                "sample" => quote!(Sampling),
+                _ => quote!(Roots),
+            };
+            let mut ask = quote!(#g::Ask::new(#key, #g::AskKind::#kind));
+            let call_expr = question.and_then(|question| match question {
+                Expr::MethodCall(call) => Some(call),
+                _ => None,
+            });
+            if let Some(message) = call_expr
+                .filter(|_| matches!(method.as_str(), "elicit" | "elicit_url"))
+                .and_then(|call| call.args.first())
+            {
+                let message = text::expr(message, walk.sites(), text::MESSAGE);
+                ask.extend(quote!(.message(#message)));
+            }
+            if method == "elicit" {
+                let turbofish = call_expr
+                    .and_then(|call| call.turbofish.as_ref())
+                    .and_then(|turbofish| turbofish.args.first())
+                    .and_then(|argument| match argument {
+                        syn::GenericArgument::Type(ty) => Some(ty),
+                        _ => None,
+                    });
+                let annotated = (site.calls.len() == 1)
+                    .then(|| walk.answer_types.get(&id))
+                    .flatten();
+                if let Some(ty) = turbofish.or(annotated)
+                    && let Some(name) = text::ty(ty)
+                {
+                    let schema = match hidden.hides(ty) {
+                        true => quote!(::core::option::Option::None),
+                        // Through the probe: a type that is no form gives no schema, and no
+                        // second error beside the one where it is asked.
+                        false => quote! {{
+                            #[allow(unused_imports)]
+                            use ::mcp_runtime::__private::{SchemaOfAny as _, SchemaOfForm as _};
+                            (&&::mcp_runtime::__private::SchemaProbe::<#ty>::new()).schema()
+                        }},
+                    };
+                    ask.extend(quote!(.form(#name, #schema)));
+                }
+            }
+            ask
+        });
     let in_loop = walk.in_loop[id].then(|| quote!(.in_loop()));
     let carried = resumed.carried.iter().map(|carried| {
         let (name, ty) = carried_name(walk, &carried.ident);
@@ -269,23 +278,25 @@ impl Hidden {
         }
     }
 
-    /// Whether `ty` may name what the graph cannot reach: one of the body's items, or `Self`.
+    /// Whether `ty` may name what the graph cannot reach or name alone: one of the body's
+    /// items, `Self`, a type left to inference (`_`), a lifetime.
     fn hides(&self, ty: &syn::Type) -> bool {
         fn idents(tokens: TokenStream, out: &mut Vec<String>) {
             for tree in tokens {
                 match tree {
                     TokenTree::Ident(ident) => out.push(ident.to_string()),
                     TokenTree::Group(group) => idents(group.stream(), out),
-                    _ => {}
+                    TokenTree::Punct(punct) if punct.as_char() == '\'' => out.push("'".into()),
+                    TokenTree::Punct(_) | TokenTree::Literal(_) => {}
                 }
             }
         }
         let mut names = Vec::new();
         idents(ty.to_token_stream(), &mut names);
         self.glob
-            || names
-                .iter()
-                .any(|name| name == "Self" || self.names.contains(name))
+            || names.iter().any(|name| {
+                ["Self", "_", "'"].contains(&name.as_str()) || self.names.contains(name)
+            })
     }
 }
 

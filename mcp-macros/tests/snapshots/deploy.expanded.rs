@@ -196,21 +196,25 @@ pub fn deploy() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Cop
                                 ::std::vec![::mcp_runtime::graph::Ask::new("target",
                                 ::mcp_runtime::graph::AskKind::Form)
                                 .message("format!(\"Where should {} go?\", args.service)")
-                                .form("Target", ::core::option::Option::Some(< Target as
-                                ::mcp_runtime::ElicitForm > ::requested_schema()))])),
+                                .form("Target", { #[allow(unused_imports)] use
+                                ::mcp_runtime::__private:: { SchemaOfAny as _, SchemaOfForm
+                                as _ }; (&& ::mcp_runtime::__private::SchemaProbe:: < Target
+                                > ::new()).schema() })])),
                                 ::mcp_runtime::graph::Node::Point(::mcp_runtime::graph::Point::new(1u32,
                                 ::std::vec![::mcp_runtime::graph::Ask::new("confirm",
                                 ::mcp_runtime::graph::AskKind::Form)
                                 .message("format!(\"Ship {replicas} replicas to production?\")")
-                                .form("Confirm", ::core::option::Option::Some(< Confirm as
-                                ::mcp_runtime::ElicitForm > ::requested_schema()))])
+                                .form("Confirm", { #[allow(unused_imports)] use
+                                ::mcp_runtime::__private:: { SchemaOfAny as _, SchemaOfForm
+                                as _ }; (&& ::mcp_runtime::__private::SchemaProbe:: <
+                                Confirm > ::new()).schema() })])
                                 .carrying(::std::vec![::mcp_runtime::graph::Carried::new("replicas",
                                 ::core::option::Option::Some(::std::string::String::from("u32")))])),
                                 ::mcp_runtime::graph::Node::Exit(::mcp_runtime::graph::Exit::new(0u32,
-                                ::mcp_runtime::graph::ExitKind::Refusal,
+                                ::mcp_runtime::graph::ExitKind::Refused,
                                 ::core::option::Option::None)),
                                 ::mcp_runtime::graph::Node::Exit(::mcp_runtime::graph::Exit::new(1u32,
-                                ::mcp_runtime::graph::ExitKind::Refusal,
+                                ::mcp_runtime::graph::ExitKind::Refused,
                                 ::core::option::Option::None)),
                                 ::mcp_runtime::graph::Node::Exit(::mcp_runtime::graph::Exit::new(2u32,
                                 ::mcp_runtime::graph::ExitKind::Return,

@@ -278,10 +278,11 @@ fn review() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
                                 ::mcp_runtime::graph::Node::Point(::mcp_runtime::graph::Point::new(0u32,
                                 ::std::vec![::mcp_runtime::graph::Ask::new("keep",
                                 ::mcp_runtime::graph::AskKind::Form)
-                                .message("format!(\"Keep {name}?\")").form("Keep",
-                                ::core::option::Option::Some(< Keep as
-                                ::mcp_runtime::ElicitForm > ::requested_schema()))])
-                                .in_loop()
+                                .message("format!(\"Keep {name}?\")").form("Keep", {
+                                #[allow(unused_imports)] use ::mcp_runtime::__private:: {
+                                SchemaOfAny as _, SchemaOfForm as _ }; (&&
+                                ::mcp_runtime::__private::SchemaProbe:: < Keep > ::new())
+                                .schema() })]).in_loop()
                                 .carrying(::std::vec![::mcp_runtime::graph::Carried::new("position in names",
                                 ::core::option::Option::Some(::std::string::String::from("usize"))),
                                 ::mcp_runtime::graph::Carried::new("kept",
@@ -289,7 +290,7 @@ fn review() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
                                 ::mcp_runtime::graph::Carried::new("names",
                                 ::core::option::Option::Some(::std::string::String::from("Vec<String>")))])),
                                 ::mcp_runtime::graph::Node::Exit(::mcp_runtime::graph::Exit::new(0u32,
-                                ::mcp_runtime::graph::ExitKind::Refusal,
+                                ::mcp_runtime::graph::ExitKind::Refused,
                                 ::core::option::Option::None)),
                                 ::mcp_runtime::graph::Node::Exit(::mcp_runtime::graph::Exit::new(1u32,
                                 ::mcp_runtime::graph::ExitKind::Tail,

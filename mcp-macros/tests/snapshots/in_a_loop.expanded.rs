@@ -403,9 +403,10 @@ fn tag() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
                                 ::mcp_runtime::graph::Node::Point(::mcp_runtime::graph::Point::new(0u32,
                                 ::std::vec![::mcp_runtime::graph::Ask::new("first",
                                 ::mcp_runtime::graph::AskKind::Form).message("\"First?\"")
-                                .form("Word", ::core::option::Option::Some(< Word as
-                                ::mcp_runtime::ElicitForm > ::requested_schema()))])
-                                .in_loop()
+                                .form("Word", { #[allow(unused_imports)] use
+                                ::mcp_runtime::__private:: { SchemaOfAny as _, SchemaOfForm
+                                as _ }; (&& ::mcp_runtime::__private::SchemaProbe:: < Word >
+                                ::new()).schema() })]).in_loop()
                                 .carrying(::std::vec![::mcp_runtime::graph::Carried::new("round",
                                 ::core::option::Option::None),
                                 ::mcp_runtime::graph::Carried::new("log",
@@ -415,9 +416,10 @@ fn tag() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
                                 ::mcp_runtime::graph::Node::Point(::mcp_runtime::graph::Point::new(1u32,
                                 ::std::vec![::mcp_runtime::graph::Ask::new("more",
                                 ::mcp_runtime::graph::AskKind::Form).message("\"More?\"")
-                                .form("Keep", ::core::option::Option::Some(< Keep as
-                                ::mcp_runtime::ElicitForm > ::requested_schema()))])
-                                .in_loop()
+                                .form("Keep", { #[allow(unused_imports)] use
+                                ::mcp_runtime::__private:: { SchemaOfAny as _, SchemaOfForm
+                                as _ }; (&& ::mcp_runtime::__private::SchemaProbe:: < Keep >
+                                ::new()).schema() })]).in_loop()
                                 .carrying(::std::vec![::mcp_runtime::graph::Carried::new("round",
                                 ::core::option::Option::None),
                                 ::mcp_runtime::graph::Carried::new("log",
@@ -425,21 +427,22 @@ fn tag() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
                                 ::mcp_runtime::graph::Node::Point(::mcp_runtime::graph::Point::new(2u32,
                                 ::std::vec![::mcp_runtime::graph::Ask::new("second",
                                 ::mcp_runtime::graph::AskKind::Form).message("\"Second?\"")
-                                .form("Word", ::core::option::Option::Some(< Word as
-                                ::mcp_runtime::ElicitForm > ::requested_schema()))])
-                                .in_loop()
+                                .form("Word", { #[allow(unused_imports)] use
+                                ::mcp_runtime::__private:: { SchemaOfAny as _, SchemaOfForm
+                                as _ }; (&& ::mcp_runtime::__private::SchemaProbe:: < Word >
+                                ::new()).schema() })]).in_loop()
                                 .carrying(::std::vec![::mcp_runtime::graph::Carried::new("round",
                                 ::core::option::Option::None),
                                 ::mcp_runtime::graph::Carried::new("log",
                                 ::core::option::Option::None)])),
                                 ::mcp_runtime::graph::Node::Exit(::mcp_runtime::graph::Exit::new(0u32,
-                                ::mcp_runtime::graph::ExitKind::Refusal,
+                                ::mcp_runtime::graph::ExitKind::Refused,
                                 ::core::option::Option::None)),
                                 ::mcp_runtime::graph::Node::Exit(::mcp_runtime::graph::Exit::new(1u32,
-                                ::mcp_runtime::graph::ExitKind::Refusal,
+                                ::mcp_runtime::graph::ExitKind::Refused,
                                 ::core::option::Option::None)),
                                 ::mcp_runtime::graph::Node::Exit(::mcp_runtime::graph::Exit::new(2u32,
-                                ::mcp_runtime::graph::ExitKind::Refusal,
+                                ::mcp_runtime::graph::ExitKind::Refused,
                                 ::core::option::Option::None)),
                                 ::mcp_runtime::graph::Node::Exit(::mcp_runtime::graph::Exit::new(3u32,
                                 ::mcp_runtime::graph::ExitKind::Tail,

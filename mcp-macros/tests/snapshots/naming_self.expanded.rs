@@ -66,10 +66,12 @@ fn greet() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
                                 ::mcp_runtime::graph::Node::Point(::mcp_runtime::graph::Point::new(0u32,
                                 ::std::vec![::mcp_runtime::graph::Ask::new("sure",
                                 ::mcp_runtime::graph::AskKind::Form).message("\"Greet?\"")
-                                .form("Confirm", ::core::option::Option::Some(< Confirm as
-                                ::mcp_runtime::ElicitForm > ::requested_schema()))])),
+                                .form("Confirm", { #[allow(unused_imports)] use
+                                ::mcp_runtime::__private:: { SchemaOfAny as _, SchemaOfForm
+                                as _ }; (&& ::mcp_runtime::__private::SchemaProbe:: <
+                                Confirm > ::new()).schema() })])),
                                 ::mcp_runtime::graph::Node::Exit(::mcp_runtime::graph::Exit::new(0u32,
-                                ::mcp_runtime::graph::ExitKind::Refusal,
+                                ::mcp_runtime::graph::ExitKind::Refused,
                                 ::core::option::Option::None)),
                                 ::mcp_runtime::graph::Node::Exit(::mcp_runtime::graph::Exit::new(1u32,
                                 ::mcp_runtime::graph::ExitKind::Tail,

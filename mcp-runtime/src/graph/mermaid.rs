@@ -112,8 +112,8 @@ fn ask_title(ask: &Ask) -> String {
         (AskKind::Url, ..) => format!("{key}, URL"),
         (AskKind::Sampling, ..) => format!("{key}, sampling"),
         (AskKind::Roots, ..) => format!("{key}, roots"),
-        (AskKind::SubFlow, _, Some(call)) => format!("{key}, sub-flow {call}"),
-        (AskKind::SubFlow, _, None) => format!("{key}, sub-flow"),
+        (AskKind::SubFlowCall, _, Some(call)) => format!("{key}, sub-flow {call}"),
+        (AskKind::SubFlowCall, _, None) => format!("{key}, sub-flow"),
     }
 }
 
@@ -121,7 +121,7 @@ fn exit_label(exit: &Exit) -> String {
     let way = match exit.way {
         ExitKind::Return => "return",
         ExitKind::Try => "error",
-        ExitKind::Refusal => "refused",
+        ExitKind::Refused => "refused",
         ExitKind::Tail => "end",
     };
     match (&exit.source, exit.way) {

@@ -45,6 +45,7 @@ use super::names_self;
 ///         fn call(&self, request: Request) -> BoxFuture<..> {
 ///             drive_tool(Flow { step: __mcp_step, asks: true, max_rounds: None, restart: false }, request, ..)
 ///         }
+///         fn flow_graph(&self) -> Option<&'static FlowGraph> { .. }   // if it asks (see `graph`)
 ///     }
 ///     __mcp_tool_deploy
 /// }
