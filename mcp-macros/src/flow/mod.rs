@@ -16,7 +16,7 @@
 //! | analyse | [`facts`] (found by [`hoist`]), [`literals`], [`reborrow`], [`free`], [`scope`], [`std_facts`]; per point [`straight`] (`place`) and [`resume`] for its locals alone ([`analyse`]) | the marked body | what the whole function tells of each name (`facts::Hoisted`: constants, bound once, unchanging, stable borrows), the locals that only hold string literals, per run of statements what it reads and assigns before reading (`free::Summary`); each point's `straight::Placement` and locals (`point::Resumed` without its body), with the locals it would carry that cannot travel (`refusals::Refusal`) | none |
 //! | check (travel) | [`refusals`] ([`refused`]) | the points' analysed locals | the errors, each once by its identity (`errors::Identity`) | a local that cannot travel: a borrow, code, a value held in a `while` loop's condition, a local hidden at its question by a binding that cannot borrow it first |
 //! | plan | [`resume`] (`hidden`: the hiding `let`s rewritten to borrow first, every point then analysed and checked again; `group`) | the checked analysis | the body rewritten for hidden locals, the points resumed together (`resume::Group`) | none |
-//! | emit | [`resume`] (with `restore`, `looped`; each point's resumed body built once, [`resume_body`]), [`settle`], [`straight`] (the nest), [`mod@expand`] (with `expand/handler.rs`); on error [`unbuilt`] | the plan | the step function and the items around it; on error, a stand-in beside the body as written | none |
+//! | emit | [`resume`] (with `restore`, `looped`; each point's resumed body built once, [`resume_body`]), [`settle`], [`straight`] (the nest), [`mod@expand`] (with `expand/handler.rs`), [`graph`] (the flow graph); on error [`unbuilt`] | the plan | the step function and the items around it; on error, a stand-in beside the body as written | none |
 //!
 //! [`syntax`] (the marker, literals, the names the macro writes) and [`std_facts`] (one table of
 //! what the macro knows of `std`'s methods and macros) are leaves every stage may read. No
@@ -80,6 +80,7 @@ mod chains;
 mod expand;
 mod facts;
 mod free;
+mod graph;
 mod hoist;
 mod items;
 mod kind;
