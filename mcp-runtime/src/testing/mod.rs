@@ -53,12 +53,14 @@ use crate::server::{
 use crate::state::Signer;
 
 mod answers;
+mod explore;
 mod headers;
 mod round;
 mod schema;
 mod server;
 
 pub use answers::{accept, cancel, decline, form};
+pub use explore::{Ending, Explore, Finding, FindingKind, Path, PointKeys, Report};
 pub use round::{Outcome, Round};
 pub use server::ServerTester;
 
