@@ -5,6 +5,7 @@ pub mod auth;
 pub mod cli;
 pub mod flow;
 pub mod form;
+pub mod graph;
 mod logfield;
 pub mod protocol;
 pub mod server;

@@ -13,6 +13,7 @@ use super::app_state::{AppState, StateType};
 use super::completer::Completer;
 use super::context::RequestContext;
 use super::outbound::{self, Logger, MessageReceiver, Outbound};
+use crate::graph::FlowGraph;
 use crate::protocol::{
     CallToolResult, ClientCapabilities, ErrorObject, GetPromptResult, InputRequests,
     InputResponses, JsonRpcNotification, ProgressNotificationParams, ProgressToken, Prompt,
@@ -147,6 +148,12 @@ pub trait ToolHandler: Send + Sync + 'static {
     fn task_support(&self) -> super::TaskSupport {
         super::TaskSupport::Never
     }
+    /// The flow graph the macro drew of this handler (see [`graph`](crate::graph)): its
+    /// question points and the ways between them; default: none, as for a handler that asks
+    /// nothing.
+    fn flow_graph(&self) -> Option<&'static FlowGraph> {
+        None
+    }
 }
 
 /// A prompt served under `prompts/get`.
@@ -175,6 +182,12 @@ pub trait PromptHandler: Send + Sync + 'static {
     /// the server is built; default: none.
     fn required_state(&self) -> Vec<StateType> {
         Vec::new()
+    }
+    /// The flow graph the macro drew of this handler (see [`graph`](crate::graph)): its
+    /// question points and the ways between them; default: none, as for a handler that asks
+    /// nothing.
+    fn flow_graph(&self) -> Option<&'static FlowGraph> {
+        None
     }
 }
 
@@ -210,6 +223,12 @@ pub trait ResourceHandler: Send + Sync + 'static {
     /// the server is built; default: none.
     fn required_state(&self) -> Vec<StateType> {
         Vec::new()
+    }
+    /// The flow graph the macro drew of this handler (see [`graph`](crate::graph)): its
+    /// question points and the ways between them; default: none, as for a handler that asks
+    /// nothing.
+    fn flow_graph(&self) -> Option<&'static FlowGraph> {
+        None
     }
 }
 

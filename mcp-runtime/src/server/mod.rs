@@ -253,6 +253,30 @@ impl Server {
     pub fn listen_streams(&self) -> usize {
         self.inner.subscriptions.hub().len()
     }
+
+    /// The flow graphs of every registered tool, prompt and resource, enabled or not, that
+    /// has one (see [`graph`](crate::graph)), by kind and key.
+    pub fn flow_graphs(&self) -> crate::graph::FlowGraphs {
+        self.inner.registry.read(|entries| {
+            let mut graphs = crate::graph::FlowGraphs::default();
+            for tool in &entries.tools {
+                if let Some(graph) = tool.entry.handler.flow_graph() {
+                    graphs.tools.insert(tool.entry.key.clone(), graph);
+                }
+            }
+            for prompt in &entries.prompts {
+                if let Some(graph) = prompt.handler.flow_graph() {
+                    graphs.prompts.insert(prompt.key.clone(), graph);
+                }
+            }
+            for resource in &entries.resources {
+                if let Some(graph) = resource.handler.flow_graph() {
+                    graphs.resources.insert(resource.key.clone(), graph);
+                }
+            }
+            graphs
+        })
+    }
 }
 
 /// What a transport knows about a message beyond its bytes.
