@@ -12,7 +12,8 @@ use std::collections::{BTreeMap, VecDeque};
 use serde_json::{Value, json};
 use tracing::instrument::WithSubscriber;
 
-use super::{FlowTester, Outcome, Target, schema};
+use super::{FlowTester, Host, Outcome, Target, schema};
+use crate::graph::FlowGraph;
 
 mod combine;
 mod form;
@@ -249,6 +250,22 @@ impl FlowTester {
             findings: walk.findings,
             rounds: walk.rounds,
             unexplored: walk.unexplored,
+            graph: self.flow_graph(),
+        }
+    }
+
+    /// The flow graph of the handler under test, if it has one.
+    fn flow_graph(&self) -> Option<&'static FlowGraph> {
+        let graphs = self.server().flow_graphs();
+        match &self.target {
+            Target::Tool(name) => graphs.tools.get(name).copied(),
+            Target::Prompt(name) => graphs.prompts.get(name).copied(),
+            // A resource is registered under its URI or its URI template: a tester made from
+            // one resource knows which, a server's tester finds it by its URI alone.
+            Target::Resource(uri) => match (&self.host, graphs.resources.len()) {
+                (Host::Own { .. }, 1) => graphs.resources.values().next().copied(),
+                _ => graphs.resources.get(uri).copied(),
+            },
         }
     }
 }

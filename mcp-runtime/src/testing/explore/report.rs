@@ -6,6 +6,7 @@ use std::fmt;
 
 use serde_json::Value;
 
+use crate::graph::FlowGraph;
 use crate::protocol::ErrorObject;
 
 /// A question point, known by the input keys one round asks (in key order).
@@ -16,6 +17,26 @@ impl PointKeys {
     /// The keys asked at this point.
     pub fn keys(&self) -> &[String] {
         &self.0
+    }
+
+    /// Whether this is the graph's point `point`: each of its keys is asked here, a
+    /// sub-flow call's key as the scope of the keys its questions are asked under
+    /// (`placed` as `placed.answer`), and nothing else is.
+    pub fn is_node(&self, point: &crate::graph::Point) -> bool {
+        let under = |key: &str, scope: &str| {
+            key == scope
+                || key
+                    .strip_prefix(scope)
+                    .is_some_and(|rest| rest.starts_with('.'))
+        };
+        point
+            .keys
+            .iter()
+            .all(|scope| self.0.iter().any(|key| under(key, scope)))
+            && self
+                .0
+                .iter()
+                .all(|key| point.keys.iter().any(|scope| under(key, scope)))
     }
 
     /// Whether this point asks exactly `keys` (in any order).
@@ -177,6 +198,7 @@ pub struct Report {
     pub(super) findings: Vec<Finding>,
     pub(super) rounds: usize,
     pub(super) unexplored: usize,
+    pub(super) graph: Option<&'static FlowGraph>,
 }
 
 impl Report {
@@ -213,6 +235,27 @@ impl Report {
         self.paths
             .iter()
             .filter(|path| path.ending == Ending::RoundBound)
+    }
+
+    /// The static flow graph of the handler explored, if it has one (see
+    /// [`graph`](crate::graph)).
+    pub fn graph(&self) -> Option<&'static FlowGraph> {
+        self.graph
+    }
+
+    /// The question points of the handler's flow graph that no path reached, in their
+    /// numbers' order; `None` when the handler has no graph. A point can stay unreached
+    /// because no answer leads there, or because a bound or the path budget stopped the
+    /// paths that would have ([`unexplored`](Self::unexplored) says whether the budget did).
+    pub fn unreached(&self) -> Option<Vec<&'static crate::graph::Point>> {
+        let graph = self.graph?;
+        let reached = self.points();
+        Some(
+            graph
+                .points()
+                .filter(|node| !reached.iter().any(|point| point.is_node(node)))
+                .collect(),
+        )
     }
 
     /// The rounds sent, over all paths.
@@ -254,6 +297,19 @@ impl fmt::Display for Report {
                 "  {point}: on {} paths, first after {shortest} answered rounds",
                 reaching.len()
             )?;
+        }
+        match self.unreached() {
+            None => writeln!(f, "points never reached: no flow graph to compare with")?,
+            Some(unreached) if unreached.is_empty() => {
+                writeln!(f, "points never reached: none of the flow graph's")?;
+            }
+            Some(unreached) => {
+                writeln!(f, "points never reached, of the flow graph's:")?;
+                for point in unreached {
+                    let keys = PointKeys(point.keys.clone());
+                    writeln!(f, "  point {}: {keys}", point.number)?;
+                }
+            }
         }
         let mut endings: BTreeMap<&str, usize> = BTreeMap::new();
         for path in &self.paths {
