@@ -10,6 +10,7 @@
 use std::collections::{BTreeMap, VecDeque};
 
 use serde_json::{Value, json};
+use tracing::dispatcher::Dispatch;
 use tracing::instrument::WithSubscriber;
 
 use super::{FlowTester, Host, Outcome, Target, schema};
@@ -28,6 +29,9 @@ use question::Answers;
 
 /// How [`FlowTester::explore`] walks a flow: its bounds, and the answers it gives where a
 /// form's schema says nothing (sampling, roots, or a key the caller answers itself).
+///
+/// Strings are tried up to 4,096 characters: a field allowing more is not tried at its
+/// maximum length, nor past it.
 ///
 /// ```
 /// use mcp_runtime::testing::{Explore, accept};
@@ -112,7 +116,8 @@ impl Explore {
         self
     }
 
-    /// The answers to try to the question under `key`, each as a client sends it (such as
+    /// The answers to try to the question under `key` as it goes on the wire (a sub-flow's
+    /// question under its scope, such as `placed.answer`), each as a client sends it (such as
     /// [`accept`](super::accept)`(...)` or [`decline`](super::decline)`()`), instead of the
     /// ones drawn from its schema. No answers leaves the drawn ones.
     #[must_use]
@@ -214,10 +219,12 @@ impl FlowTester {
     /// # });
     /// ```
     pub async fn explore(&self, options: &Explore) -> Report {
+        let panics = Panics::default();
         let mut walk = Walk {
             tester: self,
             options,
-            panics: Panics::default(),
+            dispatch: panics.dispatch(),
+            panics,
             paths: Vec::new(),
             findings: Vec::new(),
             rounds: 0,
@@ -274,6 +281,9 @@ impl FlowTester {
 struct Walk<'a> {
     tester: &'a FlowTester,
     options: &'a Explore,
+    /// The subscriber every round runs under, made once: making one registers it with
+    /// every callsite of the process.
+    dispatch: Dispatch,
     panics: Panics,
     paths: Vec<Path>,
     findings: Vec<Finding>,
@@ -294,7 +304,7 @@ impl Walk<'_> {
         let (outcome, _) = self
             .tester
             .exchange(state, answers)
-            .with_subscriber(self.panics.dispatch())
+            .with_subscriber(self.dispatch.clone())
             .await;
         Sent {
             outcome,
