@@ -28,7 +28,8 @@
 //! and serves it: Streamable HTTP at `http://<--listen>/mcp` (default `127.0.0.1:3000`, its
 //! address printed on stdout) until Ctrl-C or `SIGTERM`, newline-delimited JSON-RPC on stdin and stdout with `--stdio` until
 //! stdin ends, or, with `--demo`, a scripted conversation ([`Run::demo`]) played in process
-//! with every message printed. A flag value it cannot use (a key that is not base64, a Redis
+//! with every message printed; with `--graph mermaid` or `--graph json`, it prints the flow
+//! graphs of every handler ([`graph`](crate::graph)) and exits. A flag value it cannot use (a key that is not base64, a Redis
 //! that cannot be reached, refused OAuth settings) ends the process with status 2 and one
 //! line on stderr, as a malformed flag does.
 //!
@@ -74,6 +75,10 @@ pub struct Options {
     /// Play a scripted conversation in process and print every message.
     #[arg(long)]
     pub demo: bool,
+    /// Print the flow graphs of every tool, prompt and resource (`mermaid` or `json`; see
+    /// [`graph`](crate::graph)) on stdout, and exit.
+    #[arg(long, value_enum, value_name = "FORMAT", conflicts_with_all = ["stdio", "demo"])]
+    pub graph: Option<GraphFormat>,
     /// How the log on stderr is written: `human` (one readable line per event) or `json` (one
     /// JSON object per line, for log collectors). `RUST_LOG` filters it (default `info`).
     #[arg(long, value_enum, default_value_t = LogFormat::Human)]
@@ -93,6 +98,19 @@ pub enum LogFormat {
     #[default]
     Human,
     /// One JSON object per line: the event's fields, its span and the spans it is in.
+    Json,
+}
+
+/// How `--graph` prints the flow graphs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum GraphFormat {
+    /// One Mermaid `flowchart`, a subgraph per handler ([`FlowGraphs::to_mermaid`]).
+    ///
+    /// [`FlowGraphs::to_mermaid`]: crate::graph::FlowGraphs::to_mermaid
+    Mermaid,
+    /// One JSON document ([`FlowGraphs::to_json`]).
+    ///
+    /// [`FlowGraphs::to_json`]: crate::graph::FlowGraphs::to_json
     Json,
 }
 
@@ -247,6 +265,14 @@ impl Run {
 
     async fn serve(self) -> std::io::Result<()> {
         let options = self.options.unwrap_or_else(Options::parse);
+        if let Some(format) = options.graph {
+            // The handlers alone: no key, state store or OAuth is needed to draw them.
+            let server = self
+                .builder
+                .try_build()
+                .unwrap_or_else(|error| fail(&error));
+            return print_graphs(&server, format);
+        }
         let _log = init_logging(options.log_format);
         let name = self.builder.name.clone();
         let signer = match self.signer {
@@ -284,6 +310,17 @@ impl IntoFuture for Run {
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(self.serve())
     }
+}
+
+/// Prints the flow graphs of `server`'s handlers on stdout, as `format` says.
+fn print_graphs(server: &Server, format: GraphFormat) -> std::io::Result<()> {
+    let graphs = server.flow_graphs();
+    let text = match format {
+        GraphFormat::Mermaid => graphs.to_mermaid(),
+        // Written from the types, so that each object's members keep their order.
+        GraphFormat::Json => serde_json::to_string_pretty(&graphs)? + "\n",
+    };
+    std::io::Write::write_all(&mut std::io::stdout().lock(), text.as_bytes())
 }
 
 /// Ends the process with status 2 and `error` on stderr: a flag value that cannot be used.

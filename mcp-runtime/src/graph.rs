@@ -176,7 +176,7 @@ impl Point {
     pub fn is_sub_flow(&self) -> bool {
         self.questions
             .iter()
-            .any(|ask| ask.kind == AskKind::SubFlow)
+            .any(|ask| ask.kind == AskKind::SubFlowCall)
     }
 }
 
@@ -253,8 +253,11 @@ pub enum AskKind {
     Sampling,
     /// A roots request (`cx.list_roots`).
     Roots,
-    /// A call of an `#[elicit]` sub-flow, whose own questions are asked under its key.
-    SubFlow,
+    /// A call of an `#[elicit]` sub-flow, whose own questions are asked under its key. (Not
+    /// named `SubFlow`, so that the compiler's messages keep naming
+    /// [`SubFlow`](crate::SubFlow) by its short name.)
+    #[serde(rename = "sub_flow")]
+    SubFlowCall,
 }
 
 /// A local that travels in the state from a point.
@@ -312,8 +315,11 @@ pub enum ExitKind {
     Return,
     /// A `?` on anything but a question's answer: an error leaves early.
     Try,
-    /// A `?` on a question's answer: the user declined or cancelled.
-    Refusal,
+    /// A `?` on a question's answer: the user declined or cancelled. (Not named `Refusal`,
+    /// so that the compiler's messages keep naming [`Refusal`](crate::Refusal) by its short
+    /// name.)
+    #[serde(rename = "refusal")]
+    Refused,
     /// The body's last value.
     Tail,
 }
@@ -385,4 +391,45 @@ impl FlowGraphs {
     pub fn is_empty(&self) -> bool {
         self.tools.is_empty() && self.prompts.is_empty() && self.resources.is_empty()
     }
+}
+
+/// What the macro's graphs read a form's schema through: the schema where the type is a form,
+/// nothing (and no error) where it is not, so that a handler whose form type is wrong is
+/// reported once, where it asks, not again by its graph.
+#[doc(hidden)]
+pub mod __private {
+    use std::marker::PhantomData;
+
+    use crate::form::ElicitForm;
+    use crate::protocol::ElicitRequestedSchema;
+
+    /// Stands for the type `T` a question's answer is annotated with.
+    pub struct SchemaProbe<T: ?Sized>(PhantomData<fn() -> Box<T>>);
+
+    impl<T: ?Sized> SchemaProbe<T> {
+        /// The probe; its `schema()` goes through one of the two traits below.
+        pub fn new() -> Self {
+            Self(PhantomData)
+        }
+    }
+
+    /// Chosen first, through one more reference, where `T` is a form.
+    pub trait SchemaOfForm {
+        fn schema(&self) -> Option<&'static ElicitRequestedSchema>;
+    }
+
+    impl<T: ElicitForm> SchemaOfForm for &SchemaProbe<T> {
+        fn schema(&self) -> Option<&'static ElicitRequestedSchema> {
+            Some(T::requested_schema())
+        }
+    }
+
+    /// Chosen where `T` is no form.
+    pub trait SchemaOfAny {
+        fn schema(&self) -> Option<&'static ElicitRequestedSchema> {
+            None
+        }
+    }
+
+    impl<T: ?Sized> SchemaOfAny for SchemaProbe<T> {}
 }

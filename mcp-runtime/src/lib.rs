@@ -28,6 +28,7 @@ pub use server::State;
 pub mod __private {
     pub use crate::flow::__private::*;
     pub use crate::form::__private as form;
+    pub use crate::graph::__private::{SchemaOfAny, SchemaOfForm, SchemaProbe};
     pub use schemars;
     pub use serde;
     pub use serde_json;

@@ -8,6 +8,7 @@ use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::visit_mut::VisitMut;
 use syn::{Block, Expr, Ident};
 
+use super::graph;
 use super::hoist::Hoisted;
 use super::literals::literal_locals;
 use super::model::{Handler, Kind};
@@ -66,6 +67,15 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
         reader: &reader,
         sub_value: &sub_value,
         sub_resume: &sub_resume,
+    };
+    let graph = match handler.kind {
+        Kind::Elicit => TokenStream::new(),
+        _ => graph::method(&graph::Records {
+            sites: plan.sites,
+            resumed: &resumed,
+            body: &plan.forward,
+            items: &plan.items,
+        }),
     };
     let has_subs = plan.sites.iter().any(Site::is_sub);
     let no_resume = has_subs.then(|| {
@@ -274,7 +284,7 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
                 }
             }
         };
-        return expand_handler(handler, &step, step_fn, asks, beside);
+        return expand_handler(handler, &step, step_fn, asks, beside, TokenStream::new());
     }
     // Every place the step stops breaks out of the block with its `Stopped`, so the step's
     // future has one suspension point for all of them. The body's value is returned from a
@@ -304,7 +314,7 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
     };
     match handler.kind {
         Kind::Elicit => expand_sub_flow(handler, &step, step_fn, beside),
-        _ => expand_handler(handler, &step, step_fn, asks, beside),
+        _ => expand_handler(handler, &step, step_fn, asks, beside, graph),
     }
 }
 

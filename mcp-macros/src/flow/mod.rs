@@ -15,7 +15,7 @@
 //! | check | [`valid`], [`sites`] (with [`questions`]; keys: `sites/keys.rs`) | the lowered body | each question point marked (`__mcp_site!().N`, [`syntax::marker`]) and recorded as a `sites::Site` (its path, keys, question), the resumable `for` loops (`sites::Loop`) | a question where the body cannot be split (in a closure, an `async` block, a macro's tokens, a larger expression), a key two questions share |
 //! | analyse | [`facts`] (found by [`hoist`]), [`literals`], [`reborrow`], [`free`], [`scope`], [`std_facts`] | the marked body | what the whole function tells of each name (`facts::Hoisted`: constants, bound once, unchanging, stable borrows), the locals that only hold string literals, and per run of statements what it reads and assigns before reading (`free::Summary`) | none |
 //! | plan | [`straight`] (`place`), [`resume`] (with `restore`, `looped`, `hidden`, `group`, `refusals`), [`point`] | the marked body and its facts | each point's `point::Resumed` (its resumed body, the locals it carries), its `straight::Placement`, the points resumed together (`resume::Group`) | a local that cannot travel: a borrow, code, a guard, a hidden local used other than shared (`resume/refusals.rs`; still raised while resuming, not in check) |
-//! | emit | [`settle`], [`straight`] (the nest), [`mod@expand`] (with `expand/handler.rs`); on error [`unbuilt`] | the plan | the step function and the items around it; on error, a stand-in beside the body as written | none |
+//! | emit | [`settle`], [`straight`] (the nest), [`mod@expand`] (with `expand/handler.rs`), [`graph`] (the flow graph); on error [`unbuilt`] | the plan | the step function and the items around it; on error, a stand-in beside the body as written | none |
 //!
 //! [`syntax`] (the marker, literals, the names the macro writes) and [`std_facts`] (one table of
 //! what the macro knows of `std`'s methods and macros) are leaves every stage may read. No
@@ -76,6 +76,7 @@ mod chains;
 mod expand;
 mod facts;
 mod free;
+mod graph;
 mod hoist;
 mod items;
 mod kind;

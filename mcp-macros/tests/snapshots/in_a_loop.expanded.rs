@@ -390,6 +390,126 @@ fn tag() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
                 <ToolResult as ::mcp_runtime::flow::IntoToolResult>::into_tool_result,
             )
         }
+        fn flow_graph(
+            &self,
+        ) -> ::core::option::Option<&'static ::mcp_runtime::graph::FlowGraph> {
+            static __MCP_GRAPH: ::std::sync::OnceLock<::mcp_runtime::graph::FlowGraph> = ::std::sync::OnceLock::new();
+            ::core::option::Option::Some(
+                __MCP_GRAPH
+                    .get_or_init(|| {
+                        ::mcp_runtime::graph::FlowGraph::new(
+                            ::std::vec![
+                                ::mcp_runtime::graph::Node::Start,
+                                ::mcp_runtime::graph::Node::Point(::mcp_runtime::graph::Point::new(0u32,
+                                ::std::vec![::mcp_runtime::graph::Ask::new("first",
+                                ::mcp_runtime::graph::AskKind::Form).message("\"First?\"")
+                                .form("Word", { #[allow(unused_imports)] use
+                                ::mcp_runtime::__private:: { SchemaOfAny as _, SchemaOfForm
+                                as _ }; (&& ::mcp_runtime::__private::SchemaProbe:: < Word >
+                                ::new()).schema() })]).in_loop()
+                                .carrying(::std::vec![::mcp_runtime::graph::Carried::new("round",
+                                ::core::option::Option::None),
+                                ::mcp_runtime::graph::Carried::new("log",
+                                ::core::option::Option::None),
+                                ::mcp_runtime::graph::Carried::new("label",
+                                ::core::option::Option::None)])),
+                                ::mcp_runtime::graph::Node::Point(::mcp_runtime::graph::Point::new(1u32,
+                                ::std::vec![::mcp_runtime::graph::Ask::new("more",
+                                ::mcp_runtime::graph::AskKind::Form).message("\"More?\"")
+                                .form("Keep", { #[allow(unused_imports)] use
+                                ::mcp_runtime::__private:: { SchemaOfAny as _, SchemaOfForm
+                                as _ }; (&& ::mcp_runtime::__private::SchemaProbe:: < Keep >
+                                ::new()).schema() })]).in_loop()
+                                .carrying(::std::vec![::mcp_runtime::graph::Carried::new("round",
+                                ::core::option::Option::None),
+                                ::mcp_runtime::graph::Carried::new("log",
+                                ::core::option::Option::None)])),
+                                ::mcp_runtime::graph::Node::Point(::mcp_runtime::graph::Point::new(2u32,
+                                ::std::vec![::mcp_runtime::graph::Ask::new("second",
+                                ::mcp_runtime::graph::AskKind::Form).message("\"Second?\"")
+                                .form("Word", { #[allow(unused_imports)] use
+                                ::mcp_runtime::__private:: { SchemaOfAny as _, SchemaOfForm
+                                as _ }; (&& ::mcp_runtime::__private::SchemaProbe:: < Word >
+                                ::new()).schema() })]).in_loop()
+                                .carrying(::std::vec![::mcp_runtime::graph::Carried::new("round",
+                                ::core::option::Option::None),
+                                ::mcp_runtime::graph::Carried::new("log",
+                                ::core::option::Option::None)])),
+                                ::mcp_runtime::graph::Node::Exit(::mcp_runtime::graph::Exit::new(0u32,
+                                ::mcp_runtime::graph::ExitKind::Refused,
+                                ::core::option::Option::None)),
+                                ::mcp_runtime::graph::Node::Exit(::mcp_runtime::graph::Exit::new(1u32,
+                                ::mcp_runtime::graph::ExitKind::Refused,
+                                ::core::option::Option::None)),
+                                ::mcp_runtime::graph::Node::Exit(::mcp_runtime::graph::Exit::new(2u32,
+                                ::mcp_runtime::graph::ExitKind::Refused,
+                                ::core::option::Option::None)),
+                                ::mcp_runtime::graph::Node::Exit(::mcp_runtime::graph::Exit::new(3u32,
+                                ::mcp_runtime::graph::ExitKind::Tail,
+                                ::core::option::Option::Some(::std::string::String::from("Ok(text(log.join(\" \")))")))),
+                            ],
+                            ::std::vec![
+                                ::mcp_runtime::graph::Edge::new(::mcp_runtime::graph::NodeId::Start,
+                                ::mcp_runtime::graph::NodeId::Point(0u32),
+                                ::mcp_runtime::graph::EdgeKind::Branch,
+                                ::core::option::Option::Some(::std::string::String::from("while round < args.rounds, round.is_multiple_of(2)"))),
+                                ::mcp_runtime::graph::Edge::new(::mcp_runtime::graph::NodeId::Start,
+                                ::mcp_runtime::graph::NodeId::Point(1u32),
+                                ::mcp_runtime::graph::EdgeKind::Branch,
+                                ::core::option::Option::Some(::std::string::String::from("while round < args.rounds, else"))),
+                                ::mcp_runtime::graph::Edge::new(::mcp_runtime::graph::NodeId::Start,
+                                ::mcp_runtime::graph::NodeId::Exit(3u32),
+                                ::mcp_runtime::graph::EdgeKind::Straight,
+                                ::core::option::Option::None),
+                                ::mcp_runtime::graph::Edge::new(::mcp_runtime::graph::NodeId::Point(0u32),
+                                ::mcp_runtime::graph::NodeId::Point(1u32),
+                                ::mcp_runtime::graph::EdgeKind::Straight,
+                                ::core::option::Option::None),
+                                ::mcp_runtime::graph::Edge::new(::mcp_runtime::graph::NodeId::Point(0u32),
+                                ::mcp_runtime::graph::NodeId::Exit(0u32),
+                                ::mcp_runtime::graph::EdgeKind::Branch,
+                                ::core::option::Option::None),
+                                ::mcp_runtime::graph::Edge::new(::mcp_runtime::graph::NodeId::Point(1u32),
+                                ::mcp_runtime::graph::NodeId::Point(0u32),
+                                ::mcp_runtime::graph::EdgeKind::LoopBack,
+                                ::core::option::Option::Some(::std::string::String::from("else, while round < args.rounds, round.is_multiple_of(2)"))),
+                                ::mcp_runtime::graph::Edge::new(::mcp_runtime::graph::NodeId::Point(1u32),
+                                ::mcp_runtime::graph::NodeId::Point(1u32),
+                                ::mcp_runtime::graph::EdgeKind::LoopBack,
+                                ::core::option::Option::Some(::std::string::String::from("else, while round < args.rounds, else"))),
+                                ::mcp_runtime::graph::Edge::new(::mcp_runtime::graph::NodeId::Point(1u32),
+                                ::mcp_runtime::graph::NodeId::Point(2u32),
+                                ::mcp_runtime::graph::EdgeKind::Branch,
+                                ::core::option::Option::Some(::std::string::String::from("more.ok"))),
+                                ::mcp_runtime::graph::Edge::new(::mcp_runtime::graph::NodeId::Point(1u32),
+                                ::mcp_runtime::graph::NodeId::Exit(1u32),
+                                ::mcp_runtime::graph::EdgeKind::Branch,
+                                ::core::option::Option::None),
+                                ::mcp_runtime::graph::Edge::new(::mcp_runtime::graph::NodeId::Point(1u32),
+                                ::mcp_runtime::graph::NodeId::Exit(3u32),
+                                ::mcp_runtime::graph::EdgeKind::Branch,
+                                ::core::option::Option::Some(::std::string::String::from("else"))),
+                                ::mcp_runtime::graph::Edge::new(::mcp_runtime::graph::NodeId::Point(2u32),
+                                ::mcp_runtime::graph::NodeId::Point(0u32),
+                                ::mcp_runtime::graph::EdgeKind::LoopBack,
+                                ::core::option::Option::Some(::std::string::String::from("while round < args.rounds, round.is_multiple_of(2)"))),
+                                ::mcp_runtime::graph::Edge::new(::mcp_runtime::graph::NodeId::Point(2u32),
+                                ::mcp_runtime::graph::NodeId::Point(1u32),
+                                ::mcp_runtime::graph::EdgeKind::LoopBack,
+                                ::core::option::Option::Some(::std::string::String::from("while round < args.rounds, else"))),
+                                ::mcp_runtime::graph::Edge::new(::mcp_runtime::graph::NodeId::Point(2u32),
+                                ::mcp_runtime::graph::NodeId::Exit(2u32),
+                                ::mcp_runtime::graph::EdgeKind::Branch,
+                                ::core::option::Option::None),
+                                ::mcp_runtime::graph::Edge::new(::mcp_runtime::graph::NodeId::Point(2u32),
+                                ::mcp_runtime::graph::NodeId::Exit(3u32),
+                                ::mcp_runtime::graph::EdgeKind::Straight,
+                                ::core::option::Option::None),
+                            ],
+                        )
+                    }),
+            )
+        }
     }
     __mcp_tool_tag
 }

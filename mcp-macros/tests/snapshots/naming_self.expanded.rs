@@ -53,6 +53,48 @@ fn greet() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
                 <ToolResult as ::mcp_runtime::flow::IntoToolResult>::into_tool_result,
             )
         }
+        fn flow_graph(
+            &self,
+        ) -> ::core::option::Option<&'static ::mcp_runtime::graph::FlowGraph> {
+            static __MCP_GRAPH: ::std::sync::OnceLock<::mcp_runtime::graph::FlowGraph> = ::std::sync::OnceLock::new();
+            ::core::option::Option::Some(
+                __MCP_GRAPH
+                    .get_or_init(|| {
+                        ::mcp_runtime::graph::FlowGraph::new(
+                            ::std::vec![
+                                ::mcp_runtime::graph::Node::Start,
+                                ::mcp_runtime::graph::Node::Point(::mcp_runtime::graph::Point::new(0u32,
+                                ::std::vec![::mcp_runtime::graph::Ask::new("sure",
+                                ::mcp_runtime::graph::AskKind::Form).message("\"Greet?\"")
+                                .form("Confirm", { #[allow(unused_imports)] use
+                                ::mcp_runtime::__private:: { SchemaOfAny as _, SchemaOfForm
+                                as _ }; (&& ::mcp_runtime::__private::SchemaProbe:: <
+                                Confirm > ::new()).schema() })])),
+                                ::mcp_runtime::graph::Node::Exit(::mcp_runtime::graph::Exit::new(0u32,
+                                ::mcp_runtime::graph::ExitKind::Refused,
+                                ::core::option::Option::None)),
+                                ::mcp_runtime::graph::Node::Exit(::mcp_runtime::graph::Exit::new(1u32,
+                                ::mcp_runtime::graph::ExitKind::Tail,
+                                ::core::option::Option::Some(::std::string::String::from("Ok(text(Self::greeting(&args.name, sure.ok)))")))),
+                            ],
+                            ::std::vec![
+                                ::mcp_runtime::graph::Edge::new(::mcp_runtime::graph::NodeId::Start,
+                                ::mcp_runtime::graph::NodeId::Point(0u32),
+                                ::mcp_runtime::graph::EdgeKind::Straight,
+                                ::core::option::Option::None),
+                                ::mcp_runtime::graph::Edge::new(::mcp_runtime::graph::NodeId::Point(0u32),
+                                ::mcp_runtime::graph::NodeId::Exit(0u32),
+                                ::mcp_runtime::graph::EdgeKind::Branch,
+                                ::core::option::Option::None),
+                                ::mcp_runtime::graph::Edge::new(::mcp_runtime::graph::NodeId::Point(0u32),
+                                ::mcp_runtime::graph::NodeId::Exit(1u32),
+                                ::mcp_runtime::graph::EdgeKind::Straight,
+                                ::core::option::Option::None),
+                            ],
+                        )
+                    }),
+            )
+        }
     }
     __mcp_tool_greet(Self::__mcp_step_greet)
 }

@@ -20,13 +20,15 @@ impl FlowGraph {
     ///     { "kind": "point", "number": 0, "keys": ["target"], "in_loop": false,
     ///       "questions": [{ "key": "target", "kind": "form", "message": "\"Where?\"",
     ///                       "form_type": "Target", "schema": { "type": "object", ... } }],
-    ///       "carried": [{ "name": "target", "type": "Target" }] },
-    ///     { "kind": "exit", "number": 0, "way": "refusal", "source": "cx.elicit(\"Where?\")" }
+    ///       "carried": [{ "name": "service", "type": "String" }] },
+    ///     { "kind": "exit", "number": 0, "way": "refusal" },
+    ///     { "kind": "exit", "number": 1, "way": "tail", "source": "Ok(text(\"Done.\"))" }
     ///   ],
     ///   "edges": [
     ///     { "from": "start", "to": { "point": 0 }, "kind": "straight" },
-    ///     { "from": { "point": 0 }, "to": { "exit": 0 }, "kind": "branch",
-    ///       "condition": "refused" }
+    ///     { "from": { "point": 0 }, "to": { "exit": 0 }, "kind": "branch" },
+    ///     { "from": { "point": 0 }, "to": { "exit": 1 }, "kind": "branch",
+    ///       "condition": "target.replicas > 1" }
     ///   ]
     /// }
     /// ```

@@ -14,7 +14,7 @@ impl FlowGraph {
     /// - a straight edge is `-->`, a branch `-->|"condition"|`, a loop's back edge `-.->`,
     ///   a sub-flow's call and return `==>`.
     ///
-    /// Labels are quoted, with `"`, `<` and `>` written as Mermaid entities, so that any
+    /// Labels are quoted, with `"`, `<`, `>`, `&` and `#` written as Mermaid entities, so that any
     /// source text shows as written.
     pub fn to_mermaid(&self) -> String {
         let mut out = String::from("flowchart TD\n");
@@ -112,8 +112,8 @@ fn ask_title(ask: &Ask) -> String {
         (AskKind::Url, ..) => format!("{key}, URL"),
         (AskKind::Sampling, ..) => format!("{key}, sampling"),
         (AskKind::Roots, ..) => format!("{key}, roots"),
-        (AskKind::SubFlow, _, Some(call)) => format!("{key}, sub-flow {call}"),
-        (AskKind::SubFlow, _, None) => format!("{key}, sub-flow"),
+        (AskKind::SubFlowCall, _, Some(call)) => format!("{key}, sub-flow {call}"),
+        (AskKind::SubFlowCall, _, None) => format!("{key}, sub-flow"),
     }
 }
 
@@ -121,7 +121,7 @@ fn exit_label(exit: &Exit) -> String {
     let way = match exit.way {
         ExitKind::Return => "return",
         ExitKind::Try => "error",
-        ExitKind::Refusal => "refused",
+        ExitKind::Refused => "refused",
         ExitKind::Tail => "end",
     };
     match (&exit.source, exit.way) {
@@ -140,6 +140,7 @@ fn escape(text: &str) -> String {
             '<' => out.push_str("#lt;"),
             '>' => out.push_str("#gt;"),
             '#' => out.push_str("#35;"),
+            '&' => out.push_str("#amp;"),
             c => out.push(c),
         }
     }

@@ -45,6 +45,7 @@ use super::names_self;
 ///         fn call(&self, request: Request) -> BoxFuture<..> {
 ///             drive_tool(Flow { step: __mcp_step, asks: true, max_rounds: None, restart: false }, request, ..)
 ///         }
+///         fn flow_graph(&self) -> Option<&'static FlowGraph> { .. }   // if it asks (see `graph`)
 ///     }
 ///     __mcp_tool_deploy
 /// }
@@ -79,6 +80,7 @@ pub(super) fn expand_handler(
     body: TokenStream,
     asks: bool,
     beside: Option<Span>,
+    graph: TokenStream,
 ) -> TokenStream {
     let ident = &handler.ident;
     let handler_ty = handler_type(handler);
@@ -88,7 +90,7 @@ pub(super) fn expand_handler(
         Some(_) => Stepper::beside(handler),
         None => Stepper::nested(handler, step),
     };
-    let handler_impl = handler_impl(handler, &stepper, asks);
+    let handler_impl = handler_impl(handler, &stepper, asks, &graph);
     let kind = handler.kind.attr();
     let made = format!(
         " Returns the handler `#[{kind}]` made of this function; register it with \
@@ -409,7 +411,13 @@ fn handler_type(handler: &Handler) -> Ident {
     )
 }
 
-fn handler_impl(handler: &Handler, stepper: &Stepper, asks: bool) -> TokenStream {
+/// The handler's trait impl; `graph` is its `fn flow_graph`, if it has one (see `graph`).
+fn handler_impl(
+    handler: &Handler,
+    stepper: &Stepper,
+    asks: bool,
+    graph: &TokenStream,
+) -> TokenStream {
     let Stepper {
         generics,
         bounds,
@@ -492,6 +500,7 @@ fn handler_impl(handler: &Handler, stepper: &Stepper, asks: bool) -> TokenStream
                     }
                     #single_use
                     #required
+                    #graph
                 }
             }
         }
@@ -512,6 +521,7 @@ fn handler_impl(handler: &Handler, stepper: &Stepper, asks: bool) -> TokenStream
                     }
                     #single_use
                     #required
+                    #graph
                     #complete
                 }
             }
@@ -542,6 +552,7 @@ fn handler_impl(handler: &Handler, stepper: &Stepper, asks: bool) -> TokenStream
                     }
                     #single_use
                     #required
+                    #graph
                     #complete
                 }
             }

@@ -228,6 +228,9 @@ impl<H: ToolHandler> ToolHandler for TaskTool<H> {
     fn task_support(&self) -> TaskSupport {
         self.support
     }
+    fn flow_graph(&self) -> Option<&'static crate::graph::FlowGraph> {
+        self.handler.flow_graph()
+    }
 }
 
 /// Whether the request's capabilities declare the extension.
