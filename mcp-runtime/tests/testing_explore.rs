@@ -117,6 +117,11 @@ async fn planted_bugs_are_found_with_the_answers_that_reproduce_them() {
         report.reached(&["plan"]) && report.reached(&["confirm"]),
         "{report}"
     );
+    assert_eq!(
+        report.unreached().map(|points| points.len()),
+        Some(0),
+        "{report}"
+    );
     let reasked = report
         .paths()
         .iter()

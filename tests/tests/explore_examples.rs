@@ -1,5 +1,5 @@
 //! Exhaustive exploration of the examples' multi-round tools: every question point of
-//! `deploy` and `order` is reached, each path ends as the flow says it should, and nothing is
+//! `deploy` and `order` is reached (every point of the graph the macro draws of each), each path ends as the flow says it should, and nothing is
 //! found wrong.
 
 use mcp_examples::deploy::{Deployments, deploy};
@@ -28,10 +28,10 @@ async fn every_path_of_deploy_ends_as_its_branches_say() {
     let report = tester.explore(&Explore::new()).await;
     assert!(report.findings().is_empty(), "{report}");
     assert_eq!(report.unexplored(), 0, "{report}");
-    assert!(
-        report.unreached().unwrap_or_default().is_empty(),
-        "{report}"
-    );
+    let unreached = report
+        .unreached()
+        .expect("the macro draws the graph of `deploy`");
+    assert!(unreached.is_empty(), "{report}");
     let points: Vec<String> = report.points().iter().map(ToString::to_string).collect();
     assert_eq!(points, ["`confirm`", "`target`"], "{report}");
 
@@ -93,10 +93,18 @@ async fn every_path_of_order_unrolls_its_loop_and_reaches_the_sub_flow() {
     let options = Explore::new().loop_bound(3);
     let report = FlowTester::tool(order).explore(&options).await;
     assert!(report.findings().is_empty(), "{report}");
-    assert!(
-        report.unreached().unwrap_or_default().is_empty(),
-        "{report}"
-    );
+    let unreached = report
+        .unreached()
+        .expect("the macro draws the graph of `order`");
+    assert!(unreached.is_empty(), "{report}");
+    assert_eq!(report.graph().map(|graph| graph.points().count()), Some(2));
+    // Each point reached is the graph's point of its keys, the sub-flow call by its scope.
+    for point in report.points() {
+        let nodes = report.nodes(point);
+        assert_eq!(nodes.len(), 1, "{point}: {report}");
+        let scope = point.keys()[0].split('.').next().unwrap_or_default();
+        assert_eq!(nodes[0].keys, [scope], "{report}");
+    }
     // The sub-flow's question is asked under the caller's key.
     assert!(report.reached(&["item"]), "{report}");
     assert!(report.reached(&["placed.answer"]), "{report}");

@@ -258,6 +258,14 @@ impl Report {
         )
     }
 
+    /// The points of the handler's flow graph that `point` is (one, unless several points
+    /// ask the same keys); empty when the handler has no graph.
+    pub fn nodes(&self, point: &PointKeys) -> Vec<&'static crate::graph::Point> {
+        self.graph
+            .map(|graph| graph.points().filter(|node| point.is_node(node)).collect())
+            .unwrap_or_default()
+    }
+
     /// The rounds sent, over all paths.
     pub fn rounds(&self) -> usize {
         self.rounds
@@ -292,10 +300,20 @@ impl fmt::Display for Report {
                 .map(|path| path.points.iter().position(|p| p == point).unwrap_or(0))
                 .min()
                 .unwrap_or(0);
+            let numbers: Vec<String> = self
+                .nodes(point)
+                .iter()
+                .map(|node| node.number.to_string())
+                .collect();
+            let node = match numbers.len() {
+                0 => String::new(),
+                _ => format!(" (graph point {})", numbers.join(", ")),
+            };
             writeln!(
                 f,
-                "  {point}: on {} paths, first after {shortest} answered rounds",
-                reaching.len()
+                "  {point}{node}: on {} paths, first asked in round {}",
+                reaching.len(),
+                shortest + 1
             )?;
         }
         match self.unreached() {
