@@ -484,7 +484,7 @@ fn pretty(bytes: &[u8]) -> String {
 mod tests {
     use clap::CommandFactory as _;
 
-    use super::Options;
+    use super::{GraphFormat, Options};
 
     /// Flattened into a program's own parser named like it, the options still make a valid
     /// command line (clap checks a command's definition only when asked, or when it runs).
@@ -512,5 +512,28 @@ mod tests {
             .map_err(|error| error.to_string());
         let parsed = parsed.unwrap_or_else(|error| panic!("{error}"));
         assert!(parsed.server.stdio && parsed.extra);
+    }
+
+    /// `--graph` takes a format, and serves nothing, so it goes with no transport or demo.
+    #[test]
+    fn graph_takes_a_format_and_no_transport() {
+        let parse = |args: &[&str]| {
+            <Options as clap::Parser>::try_parse_from(args).map_err(|error| error.kind())
+        };
+        let mermaid = parse(&["server", "--graph", "mermaid"]).map(|options| options.graph);
+        assert_eq!(mermaid, Ok(Some(GraphFormat::Mermaid)));
+        let json = parse(&["server", "--graph", "json"]).map(|options| options.graph);
+        assert_eq!(json, Ok(Some(GraphFormat::Json)));
+        let conflict = clap::error::ErrorKind::ArgumentConflict;
+        assert_eq!(
+            parse(&["server", "--graph", "json", "--stdio"]).err(),
+            Some(conflict)
+        );
+        assert_eq!(
+            parse(&["server", "--graph", "json", "--demo"]).err(),
+            Some(conflict)
+        );
+        let invalid = parse(&["server", "--graph", "dot"]).err();
+        assert_eq!(invalid, Some(clap::error::ErrorKind::InvalidValue));
     }
 }

@@ -413,6 +413,12 @@ pub mod __private {
         }
     }
 
+    impl<T: ?Sized> Default for SchemaProbe<T> {
+        fn default() -> Self {
+            Self::new()
+        }
+    }
+
     /// Chosen first, through one more reference, where `T` is a form.
     pub trait SchemaOfForm {
         fn schema(&self) -> Option<&'static ElicitRequestedSchema>;
