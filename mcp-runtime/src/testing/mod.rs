@@ -53,12 +53,14 @@ use crate::server::{
 use crate::state::Signer;
 
 mod answers;
+mod explore;
 mod headers;
 mod round;
 mod schema;
 mod server;
 
 pub use answers::{accept, cancel, decline, form};
+pub use explore::{Ending, Explore, Finding, FindingKind, Path, PointKeys, Report};
 pub use round::{Outcome, Round};
 pub use server::ServerTester;
 
@@ -363,6 +365,7 @@ impl FlowTester {
     /// given, unchecked, so tests can send malformed ones).
     pub async fn send(&self, state: Option<&str>, answers: Option<Value>) -> Round {
         let (outcome, unasked) = self.exchange(state.map(str::to_owned), answers).await;
+        self.check_structured(&outcome);
         Round {
             tester: self.clone(),
             outcome,
@@ -408,6 +411,7 @@ impl FlowTester {
             Ok(result) => Outcome::Complete(result),
             Err(error) => Outcome::Error(error),
         };
+        self.check_structured(&outcome);
         self.round(outcome)
     }
 
@@ -460,41 +464,18 @@ impl FlowTester {
                 Vec::new(),
             );
         };
-        (self.outcome(&server, &body), unasked_in(&body))
+        (outcome(&body), unasked_in(&body))
     }
 
-    /// The round's outcome, from the server's answer.
-    fn outcome(&self, server: &Server, body: &[u8]) -> Outcome {
-        let mut response: Value = match serde_json::from_slice(body) {
-            Ok(response) => response,
-            Err(error) => return Outcome::Error(internal(error.to_string())),
-        };
-        if let Some(error) = response.get_mut("error") {
-            return match serde_json::from_value(error.take()) {
-                Ok(error) => Outcome::Error(error),
-                Err(error) => Outcome::Error(internal(error.to_string())),
-            };
+    /// Checks a completed tool result against the tool's `outputSchema`.
+    ///
+    /// # Panics
+    ///
+    /// When it does not match (see [`schema::check_structured`]).
+    fn check_structured(&self, outcome: &Outcome) {
+        if let (Target::Tool(name), Outcome::Complete(result)) = (&self.target, outcome) {
+            schema::check_structured(&self.server(), name, result);
         }
-        let result = response
-            .get_mut("result")
-            .map(Value::take)
-            .unwrap_or_default();
-        if result.get("resultType").and_then(Value::as_str) == Some("input_required") {
-            return match serde_json::from_value::<InputRequiredResult>(result) {
-                Ok(asked) => {
-                    let (requests, state) = asked.into_parts();
-                    Outcome::Asked {
-                        requests: requests.unwrap_or_default(),
-                        state,
-                    }
-                }
-                Err(error) => Outcome::Error(internal(error.to_string())),
-            };
-        }
-        if let Target::Tool(name) = &self.target {
-            schema::check_structured(server, name, &result);
-        }
-        Outcome::Complete(result)
     }
 
     /// Runs the flow from the start, answering each round with the next entry of
@@ -535,6 +516,37 @@ impl<F: FnMut(&str, &InputRequest) -> Value + Send> Answerer for Scripted<F> {
             .collect();
         Box::pin(std::future::ready(Ok(answers)))
     }
+}
+
+/// A round's outcome, from the server's answer.
+fn outcome(body: &[u8]) -> Outcome {
+    let mut response: Value = match serde_json::from_slice(body) {
+        Ok(response) => response,
+        Err(error) => return Outcome::Error(internal(error.to_string())),
+    };
+    if let Some(error) = response.get_mut("error") {
+        return match serde_json::from_value(error.take()) {
+            Ok(error) => Outcome::Error(error),
+            Err(error) => Outcome::Error(internal(error.to_string())),
+        };
+    }
+    let result = response
+        .get_mut("result")
+        .map(Value::take)
+        .unwrap_or_default();
+    if result.get("resultType").and_then(Value::as_str) == Some("input_required") {
+        return match serde_json::from_value::<InputRequiredResult>(result) {
+            Ok(asked) => {
+                let (requests, state) = asked.into_parts();
+                Outcome::Asked {
+                    requests: requests.unwrap_or_default(),
+                    state,
+                }
+            }
+            Err(error) => Outcome::Error(internal(error.to_string())),
+        };
+    }
+    Outcome::Complete(result)
 }
 
 /// The keys a server's answer names as answered but not asked.

@@ -13,32 +13,37 @@ use crate::server::Server;
 /// When the content does not validate, or a tool declaring an output schema completes
 /// without structured content (and without `isError`): the protocol requires it.
 pub(super) fn check_structured(server: &Server, name: &str, result: &Value) {
+    if let Some(violation) = violation(server, name, result) {
+        panic!("{violation}");
+    }
+}
+
+/// What is wrong with the `structuredContent` of `result`, a completed call of the tool
+/// `name` on `server`, against the tool's `outputSchema`; `None` when nothing is.
+pub(super) fn violation(server: &Server, name: &str, result: &Value) -> Option<String> {
     let snapshot = server.inner.registry.snapshot();
-    let Some(handler) = snapshot
+    let handler = snapshot
         .tool_index
         .get(name)
-        .map(|&index| &snapshot.tools[index])
-    else {
-        return;
-    };
-    let Some(schema) = handler.definition().output_schema else {
-        return;
-    };
+        .map(|&index| &snapshot.tools[index])?;
+    let schema = handler.definition().output_schema?;
     if result.get("isError").and_then(Value::as_bool) == Some(true) {
-        return;
+        return None;
     }
     let Some(content) = result.get("structuredContent") else {
-        panic!(
+        return Some(format!(
             "the tool `{name}` declares an `outputSchema` but its result has no \
              `structuredContent`: {result}"
-        );
+        ));
     };
-    if let Err(report) = validate(&Value::Object(schema), content) {
-        panic!(
-            "the `structuredContent` of the tool `{name}` does not match its `outputSchema`:\n\
+    validate(&Value::Object(schema), content)
+        .err()
+        .map(|report| {
+            format!(
+                "the `structuredContent` of the tool `{name}` does not match its `outputSchema`:\n\
              {report}\nstructuredContent: {content}"
-        );
-    }
+            )
+        })
 }
 
 fn validate(schema: &Value, value: &Value) -> Result<(), String> {
