@@ -18,16 +18,19 @@ use std::fmt::Write as _;
 use serde_json::{Map, Value};
 use tracing::field::{Field, Visit};
 use tracing::span::{Attributes, Id, Record};
-use tracing::{Event, Level, Subscriber};
+use tracing::subscriber::Interest;
+use tracing::{Event, Level, Metadata, Subscriber};
 use tracing_subscriber::fmt::format::Writer;
 use tracing_subscriber::fmt::time::{FormatTime, SystemTime};
 use tracing_subscriber::layer::Context;
 use tracing_subscriber::registry::LookupSpan;
 
 use super::LogFormat;
+use super::access_line::{Request, current_request, is_request_span};
 use super::log_writer::BatchWriter;
 
 /// Writes the log's lines to a [`BatchWriter`].
+#[derive(Clone)]
 pub(super) struct LogLayer {
     writer: BatchWriter,
     format: LogFormat,
@@ -37,9 +40,9 @@ pub(super) struct LogLayer {
 /// A span's or an event's fields, in the order recorded; a field recorded again replaces its
 /// value.
 #[derive(Default)]
-pub(super) struct Fields(Vec<(&'static str, FieldValue)>);
+pub(super) struct Fields(pub(super) Vec<(&'static str, FieldValue)>);
 
-enum FieldValue {
+pub(super) enum FieldValue {
     Str(String),
     /// A value written with `Debug` (or `Display`, for the message), unquoted.
     Text(String),
@@ -153,14 +156,16 @@ impl LogLayer {
         }
     }
 
-    /// Formats one line into the thread's buffer and hands it to the writer.
-    fn write_line<S>(
+    /// Formats one line into the thread's buffer and hands it to the writer; `request`, the
+    /// record of the request the line belongs to, shows as its `request` span.
+    pub(super) fn write_line<S>(
         &self,
         level: Level,
         target: &str,
         message: &str,
         fields: &Fields,
         scope: Option<tracing_subscriber::registry::Scope<'_, S>>,
+        request: Option<&Request>,
     ) where
         S: for<'a> LookupSpan<'a>,
     {
@@ -179,8 +184,8 @@ impl LogLayer {
                 fields,
             };
             match self.format {
-                LogFormat::Human => self.human(line, &parts, scope),
-                LogFormat::Json => json(line, &parts, scope),
+                LogFormat::Human => self.human(line, &parts, scope, request),
+                LogFormat::Json => json(line, &parts, scope, request),
             }
             line.push('\n');
             self.writer.push(line.as_bytes());
@@ -195,6 +200,7 @@ impl LogLayer {
         line: &mut String,
         parts: &Line<'_>,
         scope: Option<tracing_subscriber::registry::Scope<'_, S>>,
+        request: Option<&Request>,
     ) where
         S: for<'a> LookupSpan<'a>,
     {
@@ -213,15 +219,31 @@ impl LogLayer {
         } else {
             let _ = write!(line, "{level:>5} ");
         }
-        if let Some(scope) = scope {
-            for span in scope.from_root() {
-                line.push_str(span.name());
-                line.push('{');
-                if let Some(fields) = span.extensions().get::<Fields>() {
-                    fields.write_human(line);
-                }
-                line.push_str("}:");
+        let human_span = |line: &mut String, name: &str, fields: Option<&Fields>| {
+            line.push_str(name);
+            line.push('{');
+            if let Some(fields) = fields {
+                fields.write_human(line);
             }
+            line.push_str("}:");
+        };
+        let mut pending = request;
+        if let Some(request) = pending.filter(|request| request.parent.is_none()) {
+            human_span(line, "request", Some(&request.fields));
+            pending = None;
+        }
+        let any = scope.is_some() || request.is_some();
+        for span in scope.into_iter().flat_map(|scope| scope.from_root()) {
+            human_span(line, span.name(), span.extensions().get::<Fields>());
+            if let Some(request) = pending.filter(|request| request.follows(&span.id())) {
+                human_span(line, "request", Some(&request.fields));
+                pending = None;
+            }
+        }
+        if let Some(request) = pending {
+            human_span(line, "request", Some(&request.fields));
+        }
+        if any {
             line.push(' ');
         }
         line.push_str(parts.target);
@@ -238,6 +260,7 @@ fn json<S>(
     line: &mut String,
     parts: &Line<'_>,
     scope: Option<tracing_subscriber::registry::Scope<'_, S>>,
+    request: Option<&Request>,
 ) where
     S: for<'a> LookupSpan<'a>,
 {
@@ -249,18 +272,31 @@ fn json<S>(
     parts.fields.to_json(&mut own);
     object.insert("fields".into(), own.into());
     object.insert("target".into(), parts.target.into());
-    if let Some(scope) = scope {
-        let spans: Vec<Value> = scope
-            .from_root()
-            .map(|span| {
-                let mut fields = Map::new();
-                if let Some(recorded) = span.extensions().get::<Fields>() {
-                    recorded.to_json(&mut fields);
-                }
-                fields.insert("name".into(), span.name().into());
-                Value::Object(fields)
-            })
-            .collect();
+    if scope.is_some() || request.is_some() {
+        let json_span = |name: &str, recorded: Option<&Fields>| {
+            let mut fields = Map::new();
+            if let Some(recorded) = recorded {
+                recorded.to_json(&mut fields);
+            }
+            fields.insert("name".into(), name.into());
+            Value::Object(fields)
+        };
+        let mut spans = Vec::new();
+        let mut pending = request;
+        if let Some(request) = pending.filter(|request| request.parent.is_none()) {
+            spans.push(json_span("request", Some(&request.fields)));
+            pending = None;
+        }
+        for span in scope.into_iter().flat_map(|scope| scope.from_root()) {
+            spans.push(json_span(span.name(), span.extensions().get::<Fields>()));
+            if let Some(request) = pending.filter(|request| request.follows(&span.id())) {
+                spans.push(json_span("request", Some(&request.fields)));
+                pending = None;
+            }
+        }
+        if let Some(request) = pending {
+            spans.push(json_span("request", Some(&request.fields)));
+        }
         if let Some(current) = spans.last() {
             object.insert("span".into(), current.clone());
         }
@@ -276,6 +312,18 @@ impl<S> tracing_subscriber::Layer<S> for LogLayer
 where
     S: Subscriber + for<'a> LookupSpan<'a>,
 {
+    fn register_callsite(&self, metadata: &'static Metadata<'static>) -> Interest {
+        if is_request_span(metadata) {
+            Interest::never()
+        } else {
+            Interest::always()
+        }
+    }
+
+    fn enabled(&self, metadata: &Metadata<'_>, _: Context<'_, S>) -> bool {
+        !is_request_span(metadata)
+    }
+
     fn on_new_span(&self, attributes: &Attributes<'_>, id: &Id, context: Context<'_, S>) {
         let Some(span) = context.span(id) else { return };
         let mut fields = Fields::default();
@@ -296,12 +344,14 @@ where
         let message = fields.take_message().unwrap_or_default();
         let metadata = event.metadata();
         let scope = context.event_scope(event);
+        let request = current_request();
         self.write_line(
             *metadata.level(),
             metadata.target(),
             &message,
             &fields,
             scope,
+            request.as_ref(),
         );
     }
 
@@ -311,12 +361,14 @@ where
         };
         let metadata = span.metadata();
         let scope = span.scope();
+        let request = current_request();
         self.write_line(
             *metadata.level(),
             metadata.target(),
             "close",
             &Fields::default(),
             Some(scope),
+            request.as_ref(),
         );
     }
 }

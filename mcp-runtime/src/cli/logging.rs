@@ -30,13 +30,15 @@ pub fn init_logging(log_format: LogFormat) -> LogGuard {
     let layer = LogLayer::new(writer.clone(), log_format, colours);
     let installed = tracing_subscriber::registry()
         .with(filter)
-        .with(layer)
+        .with(layer.clone())
         .try_init();
     // An error only means a subscriber is already set: keep it, and write nothing ourselves.
     if installed.is_err() {
         thread.finish(std::time::Duration::ZERO);
         return LogGuard { installed: false };
     }
+    // Requests keep a record of their own, written as a line by the layer, not a span.
+    crate::server::install_access_log(Box::new(layer));
     let reporter = writer.clone();
     let _ = std::thread::Builder::new()
         .name("mcp-log-drops".into())
