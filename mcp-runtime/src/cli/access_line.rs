@@ -45,10 +45,10 @@ impl Request {
             fields.push(("round", FieldValue::U64(u64::from(round))));
         }
         if let Some(shape) = record.shape {
-            fields.push(("shape", FieldValue::Str(format!("{shape:08x}"))));
+            fields.push(("shape", FieldValue::Hex(u64::from(shape), 8)));
         }
         if let Some(flow) = record.flow {
-            fields.push(("flow", FieldValue::Str(format!("{flow:016x}"))));
+            fields.push(("flow", FieldValue::Hex(flow, 16)));
         }
         if let Some(from) = record.from {
             fields.push(("from", FieldValue::U64(u64::from(from))));
@@ -63,7 +63,7 @@ impl Request {
             fields.push(("replayed", FieldValue::Bool(true)));
         }
         if !record.outcome.is_empty() {
-            fields.push(("outcome", FieldValue::Str(record.outcome.to_owned())));
+            fields.push(("outcome", FieldValue::Static(record.outcome)));
             let micros = record.started.elapsed().as_micros();
             fields.push((
                 "duration_us",

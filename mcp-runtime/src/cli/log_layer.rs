@@ -44,6 +44,10 @@ pub(super) struct Fields(pub(super) Vec<(&'static str, FieldValue)>);
 
 pub(super) enum FieldValue {
     Str(String),
+    /// A string known when the program was built.
+    Static(&'static str),
+    /// A number written as a string of `.1` hexadecimal digits.
+    Hex(u64, usize),
     /// A value written with `Debug` (or `Display`, for the message), unquoted.
     Text(String),
     I64(i64),
@@ -66,6 +70,7 @@ impl Fields {
         let at = self.0.iter().position(|(name, _)| *name == "message")?;
         match self.0.remove(at).1 {
             FieldValue::Str(text) | FieldValue::Text(text) => Some(text),
+            FieldValue::Static(text) => Some(text.to_owned()),
             other => {
                 let mut text = String::new();
                 other.write_human(&mut text);
@@ -89,6 +94,8 @@ impl Fields {
         for (name, value) in &self.0 {
             let value = match value {
                 FieldValue::Str(text) | FieldValue::Text(text) => Value::from(text.as_str()),
+                FieldValue::Static(text) => Value::from(*text),
+                FieldValue::Hex(n, width) => Value::from(format!("{n:0width$x}")),
                 FieldValue::I64(n) => Value::from(*n),
                 FieldValue::U64(n) => Value::from(*n),
                 FieldValue::F64(n) => Value::from(*n),
@@ -105,6 +112,8 @@ impl FieldValue {
     fn write_human(&self, out: &mut String) {
         let _ = match self {
             Self::Str(text) => write!(out, "{text:?}"),
+            Self::Static(text) => write!(out, "{text:?}"),
+            Self::Hex(n, width) => write!(out, "\"{n:0width$x}\""),
             Self::Text(text) => {
                 out.push_str(text);
                 Ok(())
@@ -171,27 +180,30 @@ impl LogLayer {
     {
         thread_local! {
             static LINE: RefCell<String> = const { RefCell::new(String::new()) };
+            static TIMESTAMP: RefCell<String> = const { RefCell::new(String::new()) };
         }
-        LINE.with_borrow_mut(|line| {
-            line.clear();
-            let mut timestamp = String::new();
-            let _ = SystemTime.format_time(&mut Writer::new(&mut timestamp));
-            let parts = Line {
-                timestamp: &timestamp,
-                level,
-                target,
-                message,
-                fields,
-            };
-            match self.format {
-                LogFormat::Human => self.human(line, &parts, scope, request),
-                LogFormat::Json => json(line, &parts, scope, request),
-            }
-            line.push('\n');
-            self.writer.push(line.as_bytes());
-            if line.capacity() > 64 * 1024 {
-                *line = String::new();
-            }
+        TIMESTAMP.with_borrow_mut(|timestamp| {
+            LINE.with_borrow_mut(|line| {
+                line.clear();
+                timestamp.clear();
+                let _ = SystemTime.format_time(&mut Writer::new(timestamp));
+                let parts = Line {
+                    timestamp,
+                    level,
+                    target,
+                    message,
+                    fields,
+                };
+                match self.format {
+                    LogFormat::Human => self.human(line, &parts, scope, request),
+                    LogFormat::Json => json(line, &parts, scope, request),
+                }
+                line.push('\n');
+                self.writer.push(line.as_bytes());
+                if line.capacity() > 64 * 1024 {
+                    *line = String::new();
+                }
+            })
         });
     }
 
