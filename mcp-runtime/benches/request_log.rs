@@ -60,9 +60,7 @@ fn main() {
     let mut figures = Vec::new();
     for (name, filter, format) in settings {
         let (micros, allocations) = measure(filter, format);
-        println!(
-            "{name:<36} {micros:>7.2} µs of CPU per request, {allocations:>5.1} allocations"
-        );
+        println!("{name:<36} {micros:>7.2} µs of CPU per request, {allocations:>5.1} allocations");
         figures.push(micros);
     }
     for (name, with_log) in [("human", figures[1]), ("JSON", figures[2])] {

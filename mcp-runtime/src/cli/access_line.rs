@@ -3,35 +3,13 @@
 //! the other lines written while a request runs.
 
 use tracing::Level;
-use tracing::Metadata;
-use tracing::span::Id;
 use tracing_subscriber::Registry;
 use tracing_subscriber::registry::LookupSpan as _;
 
-use super::log_layer::{FieldValue, Fields, LogLayer};
+use super::log_layer::{FieldValue, Fields, LogLayer, Request, TARGET};
 use crate::server::{AccessLog, AccessRecord, with_current_access};
 
-/// Where the server's request records come from, as a span's metadata says.
-const TARGET: &str = "mcp_runtime::server::trace";
-
-/// Whether `metadata` is the server's `request` span, which the access line stands for.
-pub(super) fn is_request_span(metadata: &Metadata<'_>) -> bool {
-    metadata.is_span() && metadata.name() == "request" && metadata.target() == TARGET
-}
-
-/// A request's fields shown as its `request` span, a child of the span it began in.
-pub(super) struct Request {
-    pub(super) fields: Fields,
-    /// The span the request began in; `None` when it began in none.
-    pub(super) parent: Option<Id>,
-}
-
 impl Request {
-    /// Whether the request shows right after the span `id` in a line's scope.
-    pub(super) fn follows(&self, id: &Id) -> bool {
-        self.parent.as_ref() == Some(id)
-    }
-
     fn of(record: AccessRecord) -> Self {
         let mut fields = Vec::with_capacity(12);
         let mut text = |name, value: String| fields.push((name, FieldValue::Str(value)));
@@ -90,7 +68,8 @@ impl Request {
     }
 }
 
-/// The request this thread is running, as the lines written meanwhile show it.
+/// The request this thread is running, as the lines written meanwhile show it (for
+/// [`LogLayer::with_requests`]).
 pub(super) fn current_request() -> Option<Request> {
     with_current_access(|record| Request::of(record.clone()))
 }
@@ -147,7 +126,7 @@ mod tests {
     fn line(format: LogFormat) -> String {
         let captured = Captured::default();
         let (writer, thread) = BatchWriter::spawn("access-line-test", captured.clone()).unwrap();
-        let layer = LogLayer::new(writer, format, false);
+        let layer = LogLayer::new(writer, format, false).with_requests(current_request);
         let subscriber = tracing_subscriber::registry().with(layer.clone());
         tracing::subscriber::with_default(subscriber, || {
             let connection = tracing::info_span!("connection", transport = "http");
@@ -208,5 +187,42 @@ mod tests {
         assert!(span["duration_us"].is_u64(), "{span}");
         assert_eq!(line["spans"][0]["name"], "connection");
         assert_eq!(line["spans"][1], *span);
+    }
+
+    #[test]
+    fn lines_written_while_a_request_runs_show_it_after_the_span_it_began_in() {
+        let captured = Captured::default();
+        let (writer, thread) = BatchWriter::spawn("access-line-test", captured.clone()).unwrap();
+        thread_local! {
+            static PARENT: std::cell::RefCell<Option<tracing::span::Id>> =
+                const { std::cell::RefCell::new(None) };
+        }
+        let running = || {
+            Some(Request {
+                fields: Fields(vec![("method", FieldValue::Static("tools/call"))]),
+                parent: PARENT.with_borrow(Clone::clone),
+            })
+        };
+        let layer = LogLayer::new(writer, LogFormat::Human, false).with_requests(running);
+        let subscriber = tracing_subscriber::registry().with(layer);
+        tracing::subscriber::with_default(subscriber, || {
+            let connection = tracing::info_span!("connection", transport = "http");
+            PARENT.with_borrow_mut(|parent| *parent = connection.id());
+            let _connection = connection.enter();
+            let round = tracing::info_span!("round", round = 1);
+            round.in_scope(|| tracing::warn!("refused"));
+        });
+        thread.finish(Duration::from_secs(5));
+        let text = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+        let first = text
+            .lines()
+            .next()
+            .unwrap_or_else(|| panic!("no line: {text}"));
+        assert!(
+            first.ends_with(
+                r#" WARN connection{transport="http"}:request{method="tools/call"}:round{round=1}: mcp_runtime::cli::access_line::tests: refused"#
+            ),
+            "{text}"
+        );
     }
 }

@@ -26,7 +26,6 @@ use tracing_subscriber::layer::Context;
 use tracing_subscriber::registry::LookupSpan;
 
 use super::LogFormat;
-use super::access_line::{Request, current_request, is_request_span};
 use super::log_writer::BatchWriter;
 
 /// Writes the log's lines to a [`BatchWriter`].
@@ -35,6 +34,31 @@ pub(super) struct LogLayer {
     writer: BatchWriter,
     format: LogFormat,
     colours: bool,
+    /// The request this thread runs, if any, which lines show in their scope.
+    current: fn() -> Option<Request>,
+}
+
+/// Where the server's request records come from, as a span's metadata says.
+pub(super) const TARGET: &str = "mcp_runtime::server::trace";
+
+/// Whether `metadata` is the server's `request` span, for which the access line stands: this
+/// layer never records it.
+fn is_request_span(metadata: &Metadata<'_>) -> bool {
+    metadata.is_span() && metadata.name() == "request" && metadata.target() == TARGET
+}
+
+/// A request's fields shown as its `request` span, a child of the span it began in.
+pub(super) struct Request {
+    pub(super) fields: Fields,
+    /// The span the request began in; `None` when it began in none.
+    pub(super) parent: Option<Id>,
+}
+
+impl Request {
+    /// Whether the request shows right after the span `id` in a line's scope.
+    fn follows(&self, id: &Id) -> bool {
+        self.parent.as_ref() == Some(id)
+    }
 }
 
 /// A span's or an event's fields, in the order recorded; a field recorded again replaces its
@@ -162,7 +186,14 @@ impl LogLayer {
             writer,
             format,
             colours,
+            current: || None,
         }
+    }
+
+    /// Shows `current()`, the request a thread runs, in the scope of the lines it writes.
+    pub(super) fn with_requests(mut self, current: fn() -> Option<Request>) -> Self {
+        self.current = current;
+        self
     }
 
     /// Formats one line into the thread's buffer and hands it to the writer; `request`, the
@@ -356,7 +387,7 @@ where
         let message = fields.take_message().unwrap_or_default();
         let metadata = event.metadata();
         let scope = context.event_scope(event);
-        let request = current_request();
+        let request = (self.current)();
         self.write_line(
             *metadata.level(),
             metadata.target(),
@@ -373,7 +404,7 @@ where
         };
         let metadata = span.metadata();
         let scope = span.scope();
-        let request = current_request();
+        let request = (self.current)();
         self.write_line(
             *metadata.level(),
             metadata.target(),

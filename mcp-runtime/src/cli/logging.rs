@@ -3,6 +3,7 @@
 //! file behind it.
 
 use super::LogFormat;
+use super::access_line::current_request;
 use super::log_layer::LogLayer;
 use super::log_writer::{BatchWriter, WriterThread};
 
@@ -27,7 +28,7 @@ pub fn init_logging(log_format: LogFormat) -> LogGuard {
         // No thread to write with: log nothing rather than block requests on stderr.
         return LogGuard { installed: false };
     };
-    let layer = LogLayer::new(writer.clone(), log_format, colours);
+    let layer = LogLayer::new(writer.clone(), log_format, colours).with_requests(current_request);
     let installed = tracing_subscriber::registry()
         .with(filter)
         .with(layer.clone())

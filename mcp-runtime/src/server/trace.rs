@@ -418,3 +418,50 @@ impl Drop for Traced {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(method: &str) -> Access {
+        Access::Record(Some(Box::new(AccessRecord {
+            parent: Span::none(),
+            method: method.into(),
+            id: "1".into(),
+            legacy: false,
+            target: None,
+            round: None,
+            shape: None,
+            flow: None,
+            from: None,
+            to: None,
+            state_bytes: None,
+            replayed: false,
+            outcome: "",
+            error_code: None,
+            trace: TraceContext::default(),
+            started: Instant::now(),
+        })))
+    }
+
+    fn current_method() -> Option<String> {
+        with_current(|record| record.method.clone())
+    }
+
+    #[test]
+    fn a_record_is_current_only_within_its_request_and_keeps_what_was_set_there() {
+        let (mut outer, mut inner) = (record("outer"), record("inner"));
+        assert_eq!(current_method(), None);
+        outer.within(|| {
+            assert_eq!(current_method().as_deref(), Some("outer"));
+            with_current(|record| record.round = Some(2));
+            inner.within(|| assert_eq!(current_method().as_deref(), Some("inner")));
+            assert_eq!(current_method().as_deref(), Some("outer"));
+        });
+        assert_eq!(current_method(), None);
+        let Access::Record(Some(outer)) = outer else {
+            panic!("the record is back in its request");
+        };
+        assert_eq!(outer.round, Some(2));
+    }
+}
