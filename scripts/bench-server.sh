@@ -3,8 +3,10 @@
 # cores, and starts a release `deploy` server on a free loopback port.
 #
 # Expects SERVER_CPU and CLIENT_CPU; sets SERVER_PIN and CLIENT_PIN (commands to prefix),
-# and, once `start_deploy BINARY LOG [FILTER]` returns, PORT and SERVER_PID.
+# and, once `start_deploy BINARY LOG [FILTER]` returns, PORT and SERVER_PID. BENCH_PORTS
+# (`FIRST-LAST`, default 20000-49999) bounds the ports tried.
 
+BENCH_PORTS="${BENCH_PORTS:-20000-49999}"
 SERVER_PIN=()
 CLIENT_PIN=()
 if command -v taskset >/dev/null 2>&1; then
@@ -26,9 +28,10 @@ start_deploy() {
   local binary="$1" log="$2" filter="${3:-warn}" candidate
   local environment=(env -u RUST_LOG)
   [[ "$filter" == default ]] || environment=(env "RUST_LOG=$filter")
+  local first="${BENCH_PORTS%-*}" last="${BENCH_PORTS#*-}"
   PORT=""
   for _ in $(seq 1 50); do
-    candidate=$((20000 + RANDOM % 30000))
+    candidate=$((first + RANDOM % (last - first + 1)))
     if ! port_in_use "$candidate"; then
       PORT="$candidate"
       break

@@ -79,6 +79,31 @@ async fn json_logs_are_one_object_per_line_with_each_request_span() {
         rounds[0].2.as_u64().is_some_and(|bytes| bytes > 0),
         "{stderr}"
     );
+    // One flow id in all three rounds; each round resumes from the point the one before
+    // stopped at; the last stops nowhere; every line says how long its request took.
+    let spans: Vec<&Value> = lines
+        .iter()
+        .filter(|line| line["span"]["name"] == "request" && line["fields"]["message"] == "close")
+        .map(|line| &line["span"])
+        .collect();
+    let flow = spans[0]["flow"].as_str().expect("a flow id");
+    assert_eq!(flow.len(), 16, "{flow}");
+    assert!(flow.chars().all(|c| c.is_ascii_hexdigit()), "{flow}");
+    assert!(spans.iter().all(|span| span["flow"] == flow), "{stderr}");
+    assert_eq!(
+        spans[0].get("from"),
+        None,
+        "a first round resumes from nowhere"
+    );
+    assert!(spans[0]["to"].is_u64(), "{stderr}");
+    assert_eq!(spans[1]["from"], spans[0]["to"]);
+    assert_ne!(spans[1]["to"], spans[1]["from"], "{stderr}");
+    assert_eq!(spans[2]["from"], spans[1]["to"]);
+    assert_eq!(spans[2].get("to"), None, "a complete round stops nowhere");
+    assert!(
+        spans.iter().all(|span| span["duration_us"].is_u64()),
+        "{stderr}"
+    );
 }
 
 #[tokio::test]
@@ -96,6 +121,22 @@ async fn human_logs_are_readable_lines_by_default() {
         .filter(|line| line.contains(r#"request{method="tools/call""#) && line.contains("close"))
         .count();
     assert_eq!(closes, 3, "{stderr}");
+    // The access line reads as the request span's close (the demo has no connection).
+    let first = stderr
+        .lines()
+        .find(|line| line.contains(r#"request{method="tools/call""#))
+        .unwrap_or_else(|| panic!("{stderr}"));
+    assert!(
+        first.contains(r#" INFO request{method="tools/call" id="#),
+        "{first}"
+    );
+    assert!(
+        first.contains(r#" target="deploy" round=1 shape=""#)
+            && first.contains(" flow=\"")
+            && first.contains(r#" outcome="input_required" duration_us="#)
+            && first.ends_with("}: mcp_runtime::server::trace: close"),
+        "{first}"
+    );
     assert!(stderr.contains("MCP_REQUEST_STATE_KEY"), "{stderr}");
 }
 

@@ -7,12 +7,14 @@
 //! process of its own (a subscriber is installed once per process) whose stderr is a file, as a
 //! server's log usually is. The figure is the process's CPU time per request, the log's writer
 //! thread included, the least of 5 blocks: the machine is shared, and the minimum is the figure
-//! least disturbed by other work. It prints each setting and the log's share of a request.
-//! Budget (issue 34): the log costs at most 10% of a request.
+//! least disturbed by other work. It prints each setting and the log's share of a request, and
+//! the heap allocations of one request (the log's writer thread included), counted by an
+//! instrumented global allocator. Budget (issue 34): the log costs at most 10% of a request.
 
 #[path = "support/verdict.rs"]
 mod verdict;
 
+use std::alloc::System;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
@@ -20,10 +22,16 @@ use mcp_runtime::cli::{LogFormat, init_logging};
 use mcp_runtime::server::{RequestFacts, Server};
 use mcp_runtime::{Cx, ElicitForm, ToolResult, text, tool};
 use serde_json::json;
+use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
+
+#[global_allocator]
+static GLOBAL: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
 
 const BUDGET: f64 = 0.10;
 const BLOCKS: usize = 5;
 const PER_BLOCK: usize = 100_000;
+/// Requests whose allocations are counted.
+const COUNTED: usize = 10_000;
 /// Set in a child: the log format it runs with.
 const CHILD: &str = "MCP_REQUEST_LOG_BENCH_CHILD";
 
@@ -51,8 +59,8 @@ fn main() {
     ];
     let mut figures = Vec::new();
     for (name, filter, format) in settings {
-        let micros = measure(filter, format);
-        println!("{name:<36} {micros:>7.2} µs of CPU per request");
+        let (micros, allocations) = measure(filter, format);
+        println!("{name:<36} {micros:>7.2} µs of CPU per request, {allocations:>5.1} allocations");
         figures.push(micros);
     }
     for (name, with_log) in [("human", figures[1]), ("JSON", figures[2])] {
@@ -68,8 +76,8 @@ fn main() {
 }
 
 /// Runs this benchmark as a child with `RUST_LOG=filter` in `format`, its stderr a file;
-/// returns its figure in µs.
-fn measure(filter: &str, format: &str) -> f64 {
+/// returns its figures: µs of CPU and allocations per request.
+fn measure(filter: &str, format: &str) -> (f64, f64) {
     let log = std::env::temp_dir().join(format!("mcp-request-log-{}.log", std::process::id()));
     let file = std::fs::File::create(&log).expect("a log file");
     let output = Command::new(std::env::current_exe().expect("this benchmark's path"))
@@ -80,13 +88,17 @@ fn measure(filter: &str, format: &str) -> f64 {
         .expect("the child runs");
     let _ = std::fs::remove_file(&log);
     assert!(output.status.success(), "the child failed: {output:?}");
-    String::from_utf8_lossy(&output.stdout)
-        .trim()
-        .parse()
-        .expect("the child prints its figure")
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let mut figures = stdout
+        .split_whitespace()
+        .map(|figure| figure.parse().expect("the child prints its figures"));
+    let micros = figures.next().expect("µs per request");
+    let allocations = figures.next().expect("allocations per request");
+    (micros, allocations)
 }
 
-/// In a child: logs as a server does, dispatches the rounds, prints µs of CPU per request.
+/// In a child: logs as a server does, dispatches the rounds, prints µs of CPU and allocations
+/// per request.
 fn child(format: &str) {
     let format = if format == "json" {
         LogFormat::Json
@@ -140,9 +152,21 @@ fn child(format: &str) {
         })
         .min()
         .expect("blocks");
-    #[allow(clippy::cast_precision_loss, reason = "a printed figure")]
-    let micros = best.as_secs_f64() * 1e6 / PER_BLOCK as f64;
-    println!("{micros:.3}");
+    // The writer thread's allocations of the counted requests are counted too, once it has run.
+    let region = Region::new(GLOBAL);
+    runtime.block_on(async {
+        for _ in 0..COUNTED {
+            round().await;
+        }
+    });
+    std::thread::sleep(Duration::from_millis(60));
+    let allocations = region.change().allocations;
+    #[allow(clippy::cast_precision_loss, reason = "printed figures")]
+    let (micros, allocations) = (
+        best.as_secs_f64() * 1e6 / PER_BLOCK as f64,
+        allocations as f64 / COUNTED as f64,
+    );
+    println!("{micros:.3} {allocations:.2}");
 }
 
 /// The CPU time this process has used, every thread (`/proc/self/stat`, in clock ticks of

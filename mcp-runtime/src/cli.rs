@@ -47,6 +47,7 @@ use crate::auth::OAuth;
 use crate::server::{RequestFacts, Server, ServerBuilder};
 use crate::state::Signer;
 
+mod access_line;
 mod log_layer;
 mod log_writer;
 mod logging;

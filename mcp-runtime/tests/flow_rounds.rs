@@ -145,14 +145,19 @@ async fn the_same_continuation_twice_gives_two_tokens_and_answers_belong_to_one_
     };
     // The same continuation twice, from a fresh start and from the same round with the same
     // answers: the same payload each time, under a fresh state id, so never the same token.
+    // Two fresh starts are two flows: their payloads differ in the flow's id alone (the 8
+    // bytes after the round and the shape), which a retried round keeps.
     let (start, again) = (tester.start().await, tester.start().await);
     let ada = json!({"user": accept(json!({"name": "Ada"}))});
     let (second, retried) = (start.answer(ada.clone()).await, start.answer(ada).await);
+    let (one, other) = (open(&start), open(&again));
+    let (one, other) = (one.payload(), other.payload());
+    assert_eq!((&one[..5], &one[13..]), (&other[..5], &other[13..]));
+    assert_ne!(one[5..13], other[5..13], "each flow draws its own id");
     for (one, other) in [(&start, &again), (&second, &retried)] {
-        let (one, other) = (open(one), open(other));
-        assert_eq!(one.payload(), other.payload());
-        assert_ne!(one.id(), other.id());
+        assert_ne!(open(one).id(), open(other).id());
     }
+    assert_eq!(open(&second).payload(), open(&retried).payload());
     assert_ne!(start.state(), again.state());
     assert_ne!(second.state(), retried.state());
     // Both copies carry on.

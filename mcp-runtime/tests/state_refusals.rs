@@ -139,14 +139,16 @@ async fn authentic_states_that_do_not_decode_are_refused_like_forged_ones() {
     let (_, next) = call(&server, Some(&copy), name_answer()).await;
     assert_eq!(next["result"]["resultType"], "input_required", "{next}");
 
-    // The envelope: the round (one LEB128 byte here), then four bytes of flow shape.
+    // The envelope: the round (one LEB128 byte here), four bytes of flow shape, then the
+    // flow's id, eight bytes.
     assert!(payload[0] < 0x80, "round one fits one byte");
-    let envelope = &payload[..5];
+    let envelope = &payload[..13];
     let with_content = |content: &[u8]| [envelope, content].concat();
     let cases: Vec<(&str, Vec<u8>)> = vec![
         ("an empty payload", Vec::new()),
         ("an unfinished round number", vec![0x80]),
         ("a round and no shape", vec![0x01, 0xaa]),
+        ("a round, a shape and no flow id", payload[..9].to_vec()),
         ("a round number past u32", {
             let mut big = vec![0xff; 5];
             big.push(0x0f);
@@ -166,7 +168,7 @@ async fn authentic_states_that_do_not_decode_are_refused_like_forged_ones() {
         ),
         ("the right point with a field too many", {
             // Round one's state is point 0, which carries nothing.
-            assert_eq!(&payload[5..], b"\x00");
+            assert_eq!(&payload[13..], b"\x00");
             with_content(b"\x00\x65extra")
         }),
         (

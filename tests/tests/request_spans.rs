@@ -1,6 +1,7 @@
 //! What a server logs about its requests: each runs in a `request` span, inside its
-//! connection's span, that carries the method, the target, the flow's round and shape, the
-//! size of the state it hands out and how it ended; client-chosen text in those fields is
+//! connection's span, that carries the method, the target, the flow's round, shape and id,
+//! the points it resumed from and stopped at, the size of the state it hands out and how it
+//! ended; client-chosen text in those fields is
 //! escaped. The server runs in process over stdio, under a subscriber that writes every closed
 //! span as JSON and as human text into buffers.
 
@@ -222,6 +223,19 @@ async fn each_request_span_tells_its_method_target_round_shape_state_size_and_ou
         None,
         "the last round hands out no state"
     );
+    // One flow id in both rounds, read back from the state; the second round resumes from
+    // the point the first stopped at, and stops nowhere.
+    let flow = first["flow"].as_str().expect("a flow id");
+    assert_eq!(flow.len(), 16, "{flow}");
+    assert_eq!(second["flow"], flow);
+    assert_eq!(
+        first.get("from"),
+        None,
+        "a first round resumes from nowhere"
+    );
+    assert!(first["to"].is_u64(), "{first}");
+    assert_eq!(second["from"], first["to"]);
+    assert_eq!(second.get("to"), None, "a complete round stops nowhere");
     assert_eq!(list["method"], "tools/list");
     assert_eq!(list["outcome"], "complete");
     assert_eq!(list.get("target"), None);
@@ -383,5 +397,8 @@ async fn a_legacy_call_runs_its_rounds_in_child_spans() {
     );
     assert_eq!(rounds[1]["round"], 2);
     assert_eq!(rounds[0]["shape"], rounds[1]["shape"]);
+    assert_eq!(rounds[0]["flow"], rounds[1]["flow"]);
+    assert!(rounds[0]["flow"].is_string(), "{log:#?}");
+    assert_eq!(rounds[1]["from"], rounds[0]["to"]);
     assert_eq!(call.get("round"), None, "the rounds are the children's");
 }

@@ -18,7 +18,8 @@ use std::fmt::Write as _;
 use serde_json::{Map, Value};
 use tracing::field::{Field, Visit};
 use tracing::span::{Attributes, Id, Record};
-use tracing::{Event, Level, Subscriber};
+use tracing::subscriber::Interest;
+use tracing::{Event, Level, Metadata, Subscriber};
 use tracing_subscriber::fmt::format::Writer;
 use tracing_subscriber::fmt::time::{FormatTime, SystemTime};
 use tracing_subscriber::layer::Context;
@@ -28,19 +29,49 @@ use super::LogFormat;
 use super::log_writer::BatchWriter;
 
 /// Writes the log's lines to a [`BatchWriter`].
+#[derive(Clone)]
 pub(super) struct LogLayer {
     writer: BatchWriter,
     format: LogFormat,
     colours: bool,
+    /// The request this thread runs, if any, which lines show in their scope.
+    current: fn() -> Option<Request>,
+}
+
+/// Where the server's request records come from, as a span's metadata says.
+pub(super) const TARGET: &str = "mcp_runtime::server::trace";
+
+/// Whether `metadata` is the server's `request` span, for which the access line stands: this
+/// layer never records it.
+fn is_request_span(metadata: &Metadata<'_>) -> bool {
+    metadata.is_span() && metadata.name() == "request" && metadata.target() == TARGET
+}
+
+/// A request's fields shown as its `request` span, a child of the span it began in.
+pub(super) struct Request {
+    pub(super) fields: Fields,
+    /// The span the request began in; `None` when it began in none.
+    pub(super) parent: Option<Id>,
+}
+
+impl Request {
+    /// Whether the request shows right after the span `id` in a line's scope.
+    fn follows(&self, id: &Id) -> bool {
+        self.parent.as_ref() == Some(id)
+    }
 }
 
 /// A span's or an event's fields, in the order recorded; a field recorded again replaces its
 /// value.
 #[derive(Default)]
-pub(super) struct Fields(Vec<(&'static str, FieldValue)>);
+pub(super) struct Fields(pub(super) Vec<(&'static str, FieldValue)>);
 
-enum FieldValue {
+pub(super) enum FieldValue {
     Str(String),
+    /// A string known when the program was built.
+    Static(&'static str),
+    /// A number written as a string of `.1` hexadecimal digits.
+    Hex(u64, usize),
     /// A value written with `Debug` (or `Display`, for the message), unquoted.
     Text(String),
     I64(i64),
@@ -63,6 +94,7 @@ impl Fields {
         let at = self.0.iter().position(|(name, _)| *name == "message")?;
         match self.0.remove(at).1 {
             FieldValue::Str(text) | FieldValue::Text(text) => Some(text),
+            FieldValue::Static(text) => Some(text.to_owned()),
             other => {
                 let mut text = String::new();
                 other.write_human(&mut text);
@@ -86,6 +118,8 @@ impl Fields {
         for (name, value) in &self.0 {
             let value = match value {
                 FieldValue::Str(text) | FieldValue::Text(text) => Value::from(text.as_str()),
+                FieldValue::Static(text) => Value::from(*text),
+                FieldValue::Hex(n, width) => Value::from(format!("{n:0width$x}")),
                 FieldValue::I64(n) => Value::from(*n),
                 FieldValue::U64(n) => Value::from(*n),
                 FieldValue::F64(n) => Value::from(*n),
@@ -102,6 +136,8 @@ impl FieldValue {
     fn write_human(&self, out: &mut String) {
         let _ = match self {
             Self::Str(text) => write!(out, "{text:?}"),
+            Self::Static(text) => write!(out, "{text:?}"),
+            Self::Hex(n, width) => write!(out, "\"{n:0width$x}\""),
             Self::Text(text) => {
                 out.push_str(text);
                 Ok(())
@@ -150,43 +186,55 @@ impl LogLayer {
             writer,
             format,
             colours,
+            current: || None,
         }
     }
 
-    /// Formats one line into the thread's buffer and hands it to the writer.
-    fn write_line<S>(
+    /// Shows `current()`, the request a thread runs, in the scope of the lines it writes.
+    pub(super) fn with_requests(mut self, current: fn() -> Option<Request>) -> Self {
+        self.current = current;
+        self
+    }
+
+    /// Formats one line into the thread's buffer and hands it to the writer; `request`, the
+    /// record of the request the line belongs to, shows as its `request` span.
+    pub(super) fn write_line<S>(
         &self,
         level: Level,
         target: &str,
         message: &str,
         fields: &Fields,
         scope: Option<tracing_subscriber::registry::Scope<'_, S>>,
+        request: Option<&Request>,
     ) where
         S: for<'a> LookupSpan<'a>,
     {
         thread_local! {
             static LINE: RefCell<String> = const { RefCell::new(String::new()) };
+            static TIMESTAMP: RefCell<String> = const { RefCell::new(String::new()) };
         }
-        LINE.with_borrow_mut(|line| {
-            line.clear();
-            let mut timestamp = String::new();
-            let _ = SystemTime.format_time(&mut Writer::new(&mut timestamp));
-            let parts = Line {
-                timestamp: &timestamp,
-                level,
-                target,
-                message,
-                fields,
-            };
-            match self.format {
-                LogFormat::Human => self.human(line, &parts, scope),
-                LogFormat::Json => json(line, &parts, scope),
-            }
-            line.push('\n');
-            self.writer.push(line.as_bytes());
-            if line.capacity() > 64 * 1024 {
-                *line = String::new();
-            }
+        TIMESTAMP.with_borrow_mut(|timestamp| {
+            LINE.with_borrow_mut(|line| {
+                line.clear();
+                timestamp.clear();
+                let _ = SystemTime.format_time(&mut Writer::new(timestamp));
+                let parts = Line {
+                    timestamp,
+                    level,
+                    target,
+                    message,
+                    fields,
+                };
+                match self.format {
+                    LogFormat::Human => self.human(line, &parts, scope, request),
+                    LogFormat::Json => json(line, &parts, scope, request),
+                }
+                line.push('\n');
+                self.writer.push(line.as_bytes());
+                if line.capacity() > 64 * 1024 {
+                    *line = String::new();
+                }
+            })
         });
     }
 
@@ -195,6 +243,7 @@ impl LogLayer {
         line: &mut String,
         parts: &Line<'_>,
         scope: Option<tracing_subscriber::registry::Scope<'_, S>>,
+        request: Option<&Request>,
     ) where
         S: for<'a> LookupSpan<'a>,
     {
@@ -213,15 +262,31 @@ impl LogLayer {
         } else {
             let _ = write!(line, "{level:>5} ");
         }
-        if let Some(scope) = scope {
-            for span in scope.from_root() {
-                line.push_str(span.name());
-                line.push('{');
-                if let Some(fields) = span.extensions().get::<Fields>() {
-                    fields.write_human(line);
-                }
-                line.push_str("}:");
+        let human_span = |line: &mut String, name: &str, fields: Option<&Fields>| {
+            line.push_str(name);
+            line.push('{');
+            if let Some(fields) = fields {
+                fields.write_human(line);
             }
+            line.push_str("}:");
+        };
+        let mut pending = request;
+        if let Some(request) = pending.filter(|request| request.parent.is_none()) {
+            human_span(line, "request", Some(&request.fields));
+            pending = None;
+        }
+        let any = scope.is_some() || request.is_some();
+        for span in scope.into_iter().flat_map(|scope| scope.from_root()) {
+            human_span(line, span.name(), span.extensions().get::<Fields>());
+            if let Some(request) = pending.filter(|request| request.follows(&span.id())) {
+                human_span(line, "request", Some(&request.fields));
+                pending = None;
+            }
+        }
+        if let Some(request) = pending {
+            human_span(line, "request", Some(&request.fields));
+        }
+        if any {
             line.push(' ');
         }
         line.push_str(parts.target);
@@ -238,6 +303,7 @@ fn json<S>(
     line: &mut String,
     parts: &Line<'_>,
     scope: Option<tracing_subscriber::registry::Scope<'_, S>>,
+    request: Option<&Request>,
 ) where
     S: for<'a> LookupSpan<'a>,
 {
@@ -249,18 +315,31 @@ fn json<S>(
     parts.fields.to_json(&mut own);
     object.insert("fields".into(), own.into());
     object.insert("target".into(), parts.target.into());
-    if let Some(scope) = scope {
-        let spans: Vec<Value> = scope
-            .from_root()
-            .map(|span| {
-                let mut fields = Map::new();
-                if let Some(recorded) = span.extensions().get::<Fields>() {
-                    recorded.to_json(&mut fields);
-                }
-                fields.insert("name".into(), span.name().into());
-                Value::Object(fields)
-            })
-            .collect();
+    if scope.is_some() || request.is_some() {
+        let json_span = |name: &str, recorded: Option<&Fields>| {
+            let mut fields = Map::new();
+            if let Some(recorded) = recorded {
+                recorded.to_json(&mut fields);
+            }
+            fields.insert("name".into(), name.into());
+            Value::Object(fields)
+        };
+        let mut spans = Vec::new();
+        let mut pending = request;
+        if let Some(request) = pending.filter(|request| request.parent.is_none()) {
+            spans.push(json_span("request", Some(&request.fields)));
+            pending = None;
+        }
+        for span in scope.into_iter().flat_map(|scope| scope.from_root()) {
+            spans.push(json_span(span.name(), span.extensions().get::<Fields>()));
+            if let Some(request) = pending.filter(|request| request.follows(&span.id())) {
+                spans.push(json_span("request", Some(&request.fields)));
+                pending = None;
+            }
+        }
+        if let Some(request) = pending {
+            spans.push(json_span("request", Some(&request.fields)));
+        }
         if let Some(current) = spans.last() {
             object.insert("span".into(), current.clone());
         }
@@ -276,6 +355,18 @@ impl<S> tracing_subscriber::Layer<S> for LogLayer
 where
     S: Subscriber + for<'a> LookupSpan<'a>,
 {
+    fn register_callsite(&self, metadata: &'static Metadata<'static>) -> Interest {
+        if is_request_span(metadata) {
+            Interest::never()
+        } else {
+            Interest::always()
+        }
+    }
+
+    fn enabled(&self, metadata: &Metadata<'_>, _: Context<'_, S>) -> bool {
+        !is_request_span(metadata)
+    }
+
     fn on_new_span(&self, attributes: &Attributes<'_>, id: &Id, context: Context<'_, S>) {
         let Some(span) = context.span(id) else { return };
         let mut fields = Fields::default();
@@ -296,12 +387,14 @@ where
         let message = fields.take_message().unwrap_or_default();
         let metadata = event.metadata();
         let scope = context.event_scope(event);
+        let request = (self.current)();
         self.write_line(
             *metadata.level(),
             metadata.target(),
             &message,
             &fields,
             scope,
+            request.as_ref(),
         );
     }
 
@@ -311,12 +404,14 @@ where
         };
         let metadata = span.metadata();
         let scope = span.scope();
+        let request = (self.current)();
         self.write_line(
             *metadata.level(),
             metadata.target(),
             "close",
             &Fields::default(),
             Some(scope),
+            request.as_ref(),
         );
     }
 }

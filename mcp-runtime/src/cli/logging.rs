@@ -3,6 +3,7 @@
 //! file behind it.
 
 use super::LogFormat;
+use super::access_line::current_request;
 use super::log_layer::LogLayer;
 use super::log_writer::{BatchWriter, WriterThread};
 
@@ -27,16 +28,18 @@ pub fn init_logging(log_format: LogFormat) -> LogGuard {
         // No thread to write with: log nothing rather than block requests on stderr.
         return LogGuard { installed: false };
     };
-    let layer = LogLayer::new(writer.clone(), log_format, colours);
+    let layer = LogLayer::new(writer.clone(), log_format, colours).with_requests(current_request);
     let installed = tracing_subscriber::registry()
         .with(filter)
-        .with(layer)
+        .with(layer.clone())
         .try_init();
     // An error only means a subscriber is already set: keep it, and write nothing ourselves.
     if installed.is_err() {
         thread.finish(std::time::Duration::ZERO);
         return LogGuard { installed: false };
     }
+    // Requests keep a record of their own, written as a line by the layer, not a span.
+    crate::server::install_access_log(Box::new(layer));
     let reporter = writer.clone();
     let _ = std::thread::Builder::new()
         .name("mcp-log-drops".into())

@@ -96,7 +96,7 @@ impl Resume {
             }
         }
         if let Some(round) = reader.round {
-            crate::server::record_round(round, shape);
+            crate::server::record_round(round, shape, reader.point);
         }
         Ok(reader)
     }
@@ -217,6 +217,7 @@ impl Reader {
             cx: self.cx.clone(),
             shape: self.shape,
             round: self.round,
+            point,
             bytes,
             error,
         }
@@ -230,6 +231,8 @@ pub struct Writer {
     cx: Cx,
     shape: u32,
     round: Option<u32>,
+    /// The point where the flow stops.
+    point: u32,
     bytes: Vec<u8>,
     /// The first field that could not be written, and why.
     error: Option<String>,
@@ -257,12 +260,18 @@ impl Writer {
             StopKind::Fail(error) => Halted::Failed(error),
             StopKind::Refuse(reason) => Halted::Refused(reason),
             StopKind::Ask(requests) => match self.error {
-                None => Halted::Asked {
-                    requests,
-                    state: self.bytes,
-                    shape: self.shape,
-                    round: self.round.unwrap_or(0),
-                },
+                None => {
+                    // A handler's point, not a sub-flow's: the caller stops at its call.
+                    if self.round.is_some() {
+                        crate::server::record_stop(self.point);
+                    }
+                    Halted::Asked {
+                        requests,
+                        state: self.bytes,
+                        shape: self.shape,
+                        round: self.round.unwrap_or(0),
+                    }
+                }
                 Some(error) => {
                     tracing::error!(%error, "a flow's state could not be encoded at a question");
                     Halted::Failed(internal_error(format!(

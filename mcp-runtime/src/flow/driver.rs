@@ -95,19 +95,35 @@ impl Bounds {
 }
 
 /// What travels inside the signed token: the round (LEB128), the shape (4 bytes, little
-/// endian), then the state as CBOR (see `payload`), left undecoded until the shape is known
-/// to be this build's. The shape written is the flow's mixed with the payload format's
-/// version ([`envelope_shape`]).
-fn open_envelope(bytes: &[u8]) -> Option<(u32, u32, &[u8])> {
+/// endian), the flow's id (8 bytes, little endian: drawn at the first round, the same in all
+/// the flow's rounds, for the log), then the state as CBOR (see `payload`), left undecoded
+/// until the shape is known to be this build's. The shape written is the flow's mixed with
+/// the payload format's version and the envelope's ([`envelope_shape`]).
+fn open_envelope(bytes: &[u8]) -> Option<Envelope<'_>> {
     let (round, len) = get_varint(bytes)?;
     let rest = bytes.get(len..)?;
-    let (shape, state) = rest.split_first_chunk::<4>()?;
-    Some((
-        u32::try_from(round).ok()?,
-        u32::from_le_bytes(*shape),
+    let (shape, rest) = rest.split_first_chunk::<4>()?;
+    let (flow, state) = rest.split_first_chunk::<8>()?;
+    Some(Envelope {
+        round: u32::try_from(round).ok()?,
+        shape: u32::from_le_bytes(*shape),
+        flow: u64::from_le_bytes(*flow),
         state,
-    ))
+    })
 }
+
+/// A state's envelope, opened.
+#[derive(Debug, PartialEq, Eq)]
+struct Envelope<'a> {
+    round: u32,
+    shape: u32,
+    flow: u64,
+    state: &'a [u8],
+}
+
+/// The version of the envelope's layout, mixed into the shape it carries: a state minted with
+/// another layout reads as another shape.
+const ENVELOPE_FORMAT: u32 = 0x0200_0000;
 
 /// The one answer a client gets for any state the server refuses.
 pub(crate) fn invalid_state() -> ErrorObject {
@@ -152,15 +168,20 @@ pub(crate) async fn run<R>(request: Request, bounds: Bounds, step: Step<R>) -> H
         .map_or_else(FlowLimits::default, |state| state.0.0);
     let max_rounds = bounds.max_rounds.unwrap_or(server.max_rounds);
     let refuse = |reason: &dyn std::fmt::Display| refuse_state(method, &target, reason);
-    let (round, state) = match &state {
-        None => (0, None),
+    let (round, flow, state) = match &state {
+        // Only a flow that asks has rounds to tell apart.
+        None => (0, bounds.asks.then(rand::random::<u64>), None),
         Some(payload) => {
-            let Some((round, shape, state)) = open_envelope(payload) else {
+            let Some(envelope) = open_envelope(payload) else {
                 return Err(refuse(&"verified but does not decode"));
             };
-            (round, Some((envelope_shape(shape), state.to_vec())))
+            let state = (envelope_shape(envelope.shape), envelope.state.to_vec());
+            (envelope.round, Some(envelope.flow), Some(state))
         }
     };
+    if let Some(flow) = flow {
+        crate::server::record_flow(flow);
+    }
     let cx = Cx::new(
         capabilities,
         context,
@@ -201,7 +222,7 @@ pub(crate) async fn run<R>(request: Request, bounds: Bounds, step: Step<R>) -> H
             Ok(Reply::InputRequired(
                 Asked::new(
                     requests,
-                    envelope_bytes(next, envelope_shape(shape), &state),
+                    envelope_bytes(next, envelope_shape(shape), flow.unwrap_or(0), &state),
                 )
                 .with_unasked(unasked),
             ))
@@ -213,35 +234,43 @@ pub(crate) async fn run<R>(request: Request, bounds: Bounds, step: Step<R>) -> H
 }
 
 /// The shape a state's envelope carries: the flow's, mixed with the payload format's
-/// version, and back (the mix is its own inverse). States minted by a build that wrote
-/// payloads another way thus read as another shape: refused, or restarted under
-/// `on_new_shape = "restart"`, and never decoded.
+/// version and the envelope's, and back (the mix is its own inverse). States minted by a
+/// build that wrote payloads or envelopes another way thus read as another shape: refused, or
+/// restarted under `on_new_shape = "restart"`, and never decoded.
 fn envelope_shape(shape: u32) -> u32 {
-    shape ^ payload::FORMAT
+    shape ^ payload::FORMAT ^ ENVELOPE_FORMAT
 }
 
-fn envelope_bytes(round: u32, shape: u32, state: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(state.len() + 9);
+fn envelope_bytes(round: u32, shape: u32, flow: u64, state: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(state.len() + 17);
     put_varint(&mut out, u64::from(round));
     out.extend_from_slice(&shape.to_le_bytes());
+    out.extend_from_slice(&flow.to_le_bytes());
     out.extend_from_slice(state);
     out
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{envelope_bytes, envelope_shape, open_envelope};
+    use super::{Envelope, envelope_bytes, envelope_shape, open_envelope, payload};
 
     #[test]
     fn the_shape_written_is_never_the_flows_own() {
         // The previous build wrote the flow's own shape before a JSON payload: such a state
-        // must read as another shape, whatever the flow's fingerprint.
+        // must read as another shape, whatever the flow's fingerprint; so must a state of the
+        // envelope before it carried the flow's id.
         for shape in [0, 1, 0x4342_4f52, 0xdead_beef, u32::MAX] {
             assert_ne!(envelope_shape(shape), shape, "{shape:#x}");
-            let bytes = envelope_bytes(3, envelope_shape(shape), b"payload");
+            assert_ne!(envelope_shape(shape), shape ^ payload::FORMAT, "{shape:#x}");
+            let bytes = envelope_bytes(3, envelope_shape(shape), 0x0123_4567_89ab_cdef, b"payload");
             assert_eq!(
                 open_envelope(&bytes),
-                Some((3, envelope_shape(shape), &b"payload"[..]))
+                Some(Envelope {
+                    round: 3,
+                    shape: envelope_shape(shape),
+                    flow: 0x0123_4567_89ab_cdef,
+                    state: &b"payload"[..],
+                })
             );
         }
     }

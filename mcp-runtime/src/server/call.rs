@@ -277,7 +277,7 @@ impl<H: Serves> Call<H> {
     ) -> Outcome {
         // The one round takes the arguments as parsed: no copy.
         let mut input_required = false;
-        let info = self.server.inner.context.server_info().cloned();
+        let info = self.server.inner.context.shared_server_info();
         let launch = self.launch.take();
         let round = self.last_round(state, input_responses);
         let round = match launch {
@@ -311,7 +311,7 @@ impl<H: Serves> Call<H> {
                 trace::record_state_bytes(token.as_ref().map_or(0, String::len));
                 input_required = true;
                 match InputRequiredResult::new(requests, token) {
-                    Ok(result) => serialised(&with_meta(result, unasked, info.as_ref())),
+                    Ok(result) => serialised(&with_meta(result, unasked, info.as_deref())),
                     Err(empty) => Err(ErrorObject::new(
                         ErrorCode::INTERNAL_ERROR,
                         empty.to_string(),

@@ -201,8 +201,9 @@ pub(crate) struct ContextSettings {
     all: bool,
     /// `io.modelcontextprotocol/serverInfo` in every 2026-07-28 result's `_meta`.
     server_info_in_results: bool,
-    /// The identity results carry, set at build; `None` when they carry none.
-    server_info: Option<Implementation>,
+    /// The identity results carry, set at build; `None` when they carry none. Shared: every
+    /// round's answer holds it until it is stamped.
+    server_info: Option<Arc<Implementation>>,
 }
 
 impl Default for ContextSettings {
@@ -221,7 +222,7 @@ impl ContextSettings {
     /// Checks the header names, once, when the server is built; `info` is the server's
     /// identity.
     pub(crate) fn checked(mut self, info: &Implementation) -> Result<Self, BuildError> {
-        self.server_info = self.server_info_in_results.then(|| info.clone());
+        self.server_info = self.server_info_in_results.then(|| Arc::new(info.clone()));
         let mut exposed = Vec::with_capacity(self.requested.len());
         for name in self.requested.drain(..) {
             let header = HeaderName::from_bytes(name.as_bytes())
@@ -237,7 +238,12 @@ impl ContextSettings {
     /// The identity 2026-07-28 results carry in `_meta`: `None` when the server was told not
     /// to send it.
     pub(crate) fn server_info(&self) -> Option<&Implementation> {
-        self.server_info.as_ref()
+        self.server_info.as_deref()
+    }
+
+    /// [`server_info`](Self::server_info), shared, for an answer still to come.
+    pub(crate) fn shared_server_info(&self) -> Option<Arc<Implementation>> {
+        self.server_info.clone()
     }
 
     /// The exposed headers among `headers`.

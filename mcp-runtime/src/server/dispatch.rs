@@ -16,7 +16,6 @@ use super::method::Method;
 use super::outbound::{self, LevelCell, Logger};
 use super::outcome::{error_outcome, raw_result_outcome, result_outcome};
 use super::registry::{ListKind, cursor_of};
-use super::trace_context::TraceContext;
 use super::{
     Handling, Outcome, RequestFacts, Server, cancel, headers, listen, param_headers, trace,
 };
@@ -38,11 +37,8 @@ impl Server {
         match lifecycle::parse_envelope(message) {
             Ok(Envelope::Request { id, method, params }) => {
                 let legacy = legacy::is_legacy(&method, &params, &facts);
-                let span = trace::request_span(&method, &id, legacy);
-                // Before the span is first entered: with `opentelemetry`, it sets its parent.
-                TraceContext::of(&params).record(&span);
-                let mut handling = {
-                    let _entered = span.enter();
+                let mut access = trace::Access::start(&method, &id, legacy, &params);
+                let mut handling = access.within(|| {
                     // On a stdio connection a call may be cancelled by its id.
                     let registration = facts
                         .connection
@@ -54,8 +50,8 @@ impl Server {
                         handling.outcome = cancel::until_cancelled(registration, handling.outcome);
                     }
                     handling
-                };
-                handling.outcome = trace::traced(span, handling.outcome);
+                });
+                handling.outcome = access.traced(handling.outcome);
                 handling
             }
             Ok(Envelope::Notification { method, params }) => {
@@ -169,7 +165,7 @@ impl Server {
                     self.inner.context.exposed(facts.headers.as_deref()),
                 );
                 let running = completion::complete(self, params, context)?;
-                let info = self.inner.context.server_info().cloned();
+                let info = self.inner.context.shared_server_info();
                 Ok(completion::handling(
                     running,
                     id,
@@ -187,7 +183,7 @@ impl Server {
             Method::Tasks(method) => {
                 let answer = super::tasks::request(self, method, params, facts.subject);
                 let id = id.clone();
-                let info = self.inner.context.server_info().cloned();
+                let info = self.inner.context.shared_server_info();
                 let outcome = async move {
                     match answer.await {
                         Ok(mut result) => {

@@ -103,16 +103,20 @@
 //! | `target` | the tool or prompt name, or the resource URI, of a call |
 //! | `round` | the round of a flow this request ran, counting from 1 |
 //! | `shape` | the flow's shape fingerprint, in hexadecimal |
+//! | `flow` | the flow's id: 16 hexadecimal digits drawn at its first round and carried in its state, the same in all its rounds |
+//! | `from` | the question point the round resumed from (a number of the flow's, as its graph names them); absent on a first round |
+//! | `to` | the question point the round stopped at to ask; absent when the round completed |
 //! | `state_bytes` | the size of the signed (or sealed) state handed to the next round |
 //! | `replayed` | `true` when a retried round was answered from the replay store |
 //! | `outcome` | `complete`, `input_required`, `task` (the call became a task of the tasks extension), `error`, or `cancelled` (the client cancelled the call or went away) |
 //! | `error_code` | the JSON-RPC error code, when the outcome is `error` |
+//! | `duration_us` | how long the request took, in microseconds (in the log of [`init_logging`](crate::cli::init_logging) only) |
 //! | `traceparent` | the W3C `traceparent` from the request's `_meta`, when valid |
 //! | `tracestate` | its `tracestate`, when valid, with a `traceparent`, and at most [`MAX_TRACESTATE`] bytes |
 //! | `baggage` | its W3C `baggage`, when valid and at most [`MAX_BAGGAGE`] bytes |
 //!
 //! On a legacy session a call runs all its rounds within one request: each round runs in a
-//! child span `round` carrying `round`, `shape` and `state_bytes` (there, the size of the
+//! child span `round` carrying `round`, `shape`, `flow`, `from`, `to` and `state_bytes` (there, the size of the
 //! state's unsigned bytes, which never leave the process). Text the client chose (`method`,
 //! `id`, `target`) is recorded escaped and cut, as a string, which formatters quote.
 //!
@@ -209,7 +213,12 @@ pub(crate) use lifecycle::NestingScan;
 pub(crate) use outbound::channel as message_channel;
 pub(crate) use owner::Owner;
 pub(crate) use session::StreamGuard;
-pub(crate) use trace::record_round;
+pub(crate) use trace::with_current as with_current_access;
+pub(crate) use trace::{
+    AccessLog, AccessRecord, install_access_log, record_flow, record_round, record_stop,
+};
+#[cfg(test)]
+pub(crate) use {trace::escaped, trace_context::TraceContext};
 
 /// The protocol revisions this server speaks, newest first: 2026-07-28 statelessly, the
 /// older ones on sessions opened by `initialize`.

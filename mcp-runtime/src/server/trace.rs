@@ -1,17 +1,28 @@
-//! The `request` span around each request a server handles, and the fields recorded on it
-//! as they become known (the table is in the [`server`](crate::server) module's docs). Each
-//! field is recorded once: a human formatter writes every value it is given.
+//! What a server records about each request (the table is in the [`server`](crate::server)
+//! module's docs), by one of two means:
+//!
+//! - under the log of [`init_logging`](crate::cli::init_logging), an [`AccessRecord`] the
+//!   request owns, filled in as its fields become known and written as one line when it ends,
+//!   if the log's level lets `INFO` through: no `tracing` span is made, entered or closed;
+//! - under any other subscriber, the `INFO` span `request`, entered while the request is
+//!   dispatched and while its answer is awaited, with the same fields recorded on it.
+//!
+//! Each field is recorded once: a human formatter writes every value it is given.
 
+use std::cell::Cell;
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::OnceLock;
 use std::task::{Context, Poll};
+use std::time::Instant;
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 use tracing::Span;
 use tracing::field::Empty;
 
 use super::Outcome;
 use super::handler::BoxFuture;
+use super::trace_context::TraceContext;
 use crate::logfield::untrusted;
 
 /// Client-chosen text as a span records it: escaped, cut, and a string.
@@ -19,8 +30,169 @@ pub(crate) fn escaped(text: &str) -> String {
     untrusted(text).to_string()
 }
 
+/// Where finished requests' records go: the log that [`init_logging`](crate::cli::init_logging)
+/// installs, which writes each as a line.
+pub(crate) trait AccessLog: Send + Sync {
+    /// Writes the line of a request that has ended.
+    fn write(&self, record: AccessRecord);
+}
+
+static ACCESS_LOG: OnceLock<Box<dyn AccessLog>> = OnceLock::new();
+
+/// Makes `log` the access log of this process, for good; requests then keep an
+/// [`AccessRecord`] rather than a span. Only the first call counts.
+pub(crate) fn install_access_log(log: Box<dyn AccessLog>) {
+    let _ = ACCESS_LOG.set(log);
+}
+
+/// What one request's line says, filled in as the request goes.
+#[derive(Clone)]
+pub(crate) struct AccessRecord {
+    /// The span the request began in (its connection's), whose scope the line shows.
+    pub(crate) parent: Span,
+    /// The JSON-RPC method, escaped.
+    pub(crate) method: String,
+    /// The JSON-RPC id as JSON, escaped.
+    pub(crate) id: String,
+    pub(crate) legacy: bool,
+    /// The call's target, escaped.
+    pub(crate) target: Option<String>,
+    /// The flow's round, counting from 1.
+    pub(crate) round: Option<u32>,
+    pub(crate) shape: Option<u32>,
+    /// The flow's id, drawn at its first round and carried in its state.
+    pub(crate) flow: Option<u64>,
+    /// The question point the round resumed from.
+    pub(crate) from: Option<u32>,
+    /// The question point the round stopped at.
+    pub(crate) to: Option<u32>,
+    pub(crate) state_bytes: Option<usize>,
+    pub(crate) replayed: bool,
+    pub(crate) outcome: &'static str,
+    pub(crate) error_code: Option<i64>,
+    pub(crate) trace: TraceContext,
+    pub(crate) started: Instant,
+}
+
+thread_local! {
+    /// The record of the request being dispatched or polled on this thread, if any.
+    static CURRENT: Cell<Option<Box<AccessRecord>>> = const { Cell::new(None) };
+}
+
+/// Runs `f` on the record of the request this thread is running, if there is one.
+pub(crate) fn with_current<R>(f: impl FnOnce(&mut AccessRecord) -> R) -> Option<R> {
+    CURRENT.with(|cell| {
+        let mut record = cell.take();
+        let result = record.as_deref_mut().map(f);
+        cell.set(record);
+        result
+    })
+}
+
+/// While alive, `slot`'s record is this thread's current one; dropped (also in a panic), it
+/// goes back to `slot`, and the record current before comes back.
+struct Entered<'a> {
+    slot: &'a mut Option<Box<AccessRecord>>,
+    previous: Option<Box<AccessRecord>>,
+}
+
+impl<'a> Entered<'a> {
+    fn new(slot: &'a mut Option<Box<AccessRecord>>) -> Self {
+        let previous = CURRENT.with(|cell| cell.replace(slot.take()));
+        Self { slot, previous }
+    }
+}
+
+impl Drop for Entered<'_> {
+    fn drop(&mut self) {
+        *self.slot = CURRENT.with(|cell| cell.replace(self.previous.take()));
+    }
+}
+
+/// How one request is recorded.
+pub(crate) enum Access {
+    /// Nothing listens.
+    Off,
+    /// Another subscriber listens: the `request` span.
+    Span(Span),
+    /// The access log listens; `None` only while the request's future holds it.
+    Record(Option<Box<AccessRecord>>),
+}
+
+impl Access {
+    /// Starts recording a request, before anything else is done for it.
+    pub(crate) fn start(
+        method: &str,
+        id: &Value,
+        legacy: bool,
+        params: &Map<String, Value>,
+    ) -> Self {
+        if ACCESS_LOG.get().is_some() {
+            if !tracing::enabled!(tracing::Level::INFO) {
+                return Self::Off;
+            }
+            return Self::Record(Some(Box::new(AccessRecord {
+                parent: Span::current(),
+                method: escaped(method),
+                id: escaped(&id.to_string()),
+                legacy,
+                target: None,
+                round: None,
+                shape: None,
+                flow: None,
+                from: None,
+                to: None,
+                state_bytes: None,
+                replayed: false,
+                outcome: "",
+                error_code: None,
+                trace: TraceContext::of(params),
+                started: Instant::now(),
+            })));
+        }
+        let span = request_span(method, id, legacy);
+        if span.is_disabled() {
+            return Self::Off;
+        }
+        // Before the span is first entered: with `opentelemetry`, it sets its parent.
+        TraceContext::of(params).record(&span);
+        Self::Span(span)
+    }
+
+    /// Runs `dispatch` as part of the request: inside its span, or with its record current.
+    pub(crate) fn within<R>(&mut self, dispatch: impl FnOnce() -> R) -> R {
+        match self {
+            Self::Off => dispatch(),
+            Self::Span(span) => span.in_scope(dispatch),
+            Self::Record(slot) => {
+                let _entered = Entered::new(slot);
+                dispatch()
+            }
+        }
+    }
+
+    /// The request's answer, recorded when it is ready or dropped before (the client went
+    /// away: recorded as cancelled, and the answer's future is dropped as part of the request).
+    pub(crate) fn traced(
+        self,
+        outcome: BoxFuture<'static, Outcome>,
+    ) -> BoxFuture<'static, Outcome> {
+        match self {
+            Self::Off | Self::Record(None) => outcome,
+            Self::Span(span) => Box::pin(Traced {
+                span,
+                outcome: Some(outcome),
+            }),
+            Self::Record(record) => Box::pin(Recorded {
+                record,
+                outcome: Some(outcome),
+            }),
+        }
+    }
+}
+
 /// The span of one request, entered while it is dispatched and while its answer is awaited.
-pub(crate) fn request_span(method: &str, id: &Value, legacy: bool) -> Span {
+fn request_span(method: &str, id: &Value, legacy: bool) -> Span {
     tracing::info_span!(
         "request",
         method = escaped(method).as_str(),
@@ -29,6 +201,9 @@ pub(crate) fn request_span(method: &str, id: &Value, legacy: bool) -> Span {
         target = Empty,
         round = Empty,
         shape = Empty,
+        flow = Empty,
+        from = Empty,
+        to = Empty,
         state_bytes = Empty,
         replayed = Empty,
         outcome = Empty,
@@ -41,51 +216,171 @@ pub(crate) fn request_span(method: &str, id: &Value, legacy: bool) -> Span {
 
 /// The span of one round of a call driven in process (on a legacy session).
 pub(crate) fn round_span() -> Span {
-    tracing::info_span!("round", round = Empty, shape = Empty, state_bytes = Empty)
+    tracing::info_span!(
+        "round",
+        round = Empty,
+        shape = Empty,
+        flow = Empty,
+        from = Empty,
+        to = Empty,
+        state_bytes = Empty
+    )
+}
+
+/// Records on the current request's record (`on_record`) when the access log is installed;
+/// otherwise on the current span (`on_span`), if it is enabled.
+fn record(on_record: impl FnOnce(&mut AccessRecord), on_span: impl FnOnce(&Span)) {
+    if ACCESS_LOG.get().is_some() {
+        with_current(on_record);
+        return;
+    }
+    let span = Span::current();
+    if !span.is_disabled() {
+        on_span(&span);
+    }
+}
+
+/// Records on the current request's record when it is not legacy (a legacy call's rounds run
+/// in `round` spans of their own, which get the field); otherwise on the current span.
+fn record_round_field(on_record: impl FnOnce(&mut AccessRecord), on_span: impl FnOnce(&Span)) {
+    let modern = ACCESS_LOG.get().is_some()
+        && with_current(|record| {
+            let modern = !record.legacy;
+            if modern {
+                on_record(record);
+            }
+            modern
+        })
+        .unwrap_or(true);
+    if !modern {
+        let span = Span::current();
+        if !span.is_disabled() {
+            on_span(&span);
+        }
+    }
 }
 
 /// Records the current call's target, a client-chosen name or URI.
 pub(crate) fn record_target(target: &str) {
-    let span = Span::current();
-    if !span.is_disabled() {
-        span.record("target", escaped(target).as_str());
-    }
+    record(
+        |record| record.target = Some(escaped(target)),
+        |span| {
+            span.record("target", escaped(target).as_str());
+        },
+    );
 }
 
 /// Records the size of the state the current request hands to its next round.
 pub(crate) fn record_state_bytes(bytes: usize) {
-    Span::current().record("state_bytes", bytes);
+    record_round_field(
+        |record| record.state_bytes = Some(bytes),
+        |span| {
+            span.record("state_bytes", bytes);
+        },
+    );
 }
 
 /// Records that the current round was answered from the replay store.
 pub(crate) fn record_replayed() {
-    Span::current().record("replayed", true);
+    record(
+        |record| record.replayed = true,
+        |span| {
+            span.record("replayed", true);
+        },
+    );
 }
 
-/// Records the flow round the current request runs (counting from 1) and the flow's shape.
-pub(crate) fn record_round(round: u32, shape: u32) {
-    let span = Span::current();
-    if !span.is_disabled() {
-        span.record("round", u64::from(round) + 1);
-        span.record("shape", format!("{shape:08x}").as_str());
+/// Records the flow round the current request runs (counting from 1), the flow's shape, and
+/// the question point it resumes from (none on a first round).
+pub(crate) fn record_round(round: u32, shape: u32, from: Option<u32>) {
+    record_round_field(
+        |record| {
+            record.round = Some(round + 1);
+            record.shape = Some(shape);
+            record.from = from;
+        },
+        |span| {
+            span.record("round", u64::from(round) + 1);
+            span.record("shape", format!("{shape:08x}").as_str());
+            if let Some(from) = from {
+                span.record("from", from);
+            }
+        },
+    );
+}
+
+/// Records the id of the flow the current request runs a round of.
+pub(crate) fn record_flow(flow: u64) {
+    record_round_field(
+        |record| record.flow = Some(flow),
+        |span| {
+            span.record("flow", format!("{flow:016x}").as_str());
+        },
+    );
+}
+
+/// Records the question point where the current round stopped to ask.
+pub(crate) fn record_stop(point: u32) {
+    record_round_field(
+        |record| record.to = Some(point),
+        |span| {
+            span.record("to", point);
+        },
+    );
+}
+
+/// A request's answer with its record: current while the answer is polled, written when it
+/// is ready or dropped.
+struct Recorded {
+    record: Option<Box<AccessRecord>>,
+    /// `None` once finished.
+    outcome: Option<BoxFuture<'static, Outcome>>,
+}
+
+impl Recorded {
+    fn write(&mut self, outcome: &'static str, error_code: Option<i64>) {
+        if let (Some(mut record), Some(log)) = (self.record.take(), ACCESS_LOG.get()) {
+            record.outcome = outcome;
+            record.error_code = error_code;
+            log.write(*record);
+        }
     }
 }
 
-/// `outcome` run inside `span`; dropped before it finishes (the client went away), the
-/// request is recorded as cancelled, and the answer's future is dropped inside the span.
-pub(crate) fn traced(
-    span: Span,
-    outcome: BoxFuture<'static, Outcome>,
-) -> BoxFuture<'static, Outcome> {
-    if span.is_disabled() {
-        return outcome;
+impl Future for Recorded {
+    type Output = Outcome;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Outcome> {
+        // `Recorded` is `Unpin`: its future is boxed.
+        let this = self.get_mut();
+        let Some(outcome) = &mut this.outcome else {
+            return Poll::Pending;
+        };
+        let polled = {
+            let _entered = Entered::new(&mut this.record);
+            outcome.as_mut().poll(cx)
+        };
+        let ready = std::task::ready!(polled);
+        this.outcome = None;
+        this.write(ready.kind, ready.error_code);
+        Poll::Ready(ready)
     }
-    Box::pin(Traced {
-        span,
-        outcome: Some(outcome),
-    })
 }
 
+impl Drop for Recorded {
+    fn drop(&mut self) {
+        if let Some(outcome) = self.outcome.take() {
+            {
+                let _entered = Entered::new(&mut self.record);
+                tracing::debug!("call dropped: the client went away");
+                drop(outcome);
+            }
+            self.write("cancelled", None);
+        }
+    }
+}
+
+/// A request's answer inside its span.
 struct Traced {
     span: Span,
     /// `None` once finished.
@@ -121,5 +416,52 @@ impl Drop for Traced {
             tracing::debug!("call dropped: the client went away");
             drop(outcome);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(method: &str) -> Access {
+        Access::Record(Some(Box::new(AccessRecord {
+            parent: Span::none(),
+            method: method.into(),
+            id: "1".into(),
+            legacy: false,
+            target: None,
+            round: None,
+            shape: None,
+            flow: None,
+            from: None,
+            to: None,
+            state_bytes: None,
+            replayed: false,
+            outcome: "",
+            error_code: None,
+            trace: TraceContext::default(),
+            started: Instant::now(),
+        })))
+    }
+
+    fn current_method() -> Option<String> {
+        with_current(|record| record.method.clone())
+    }
+
+    #[test]
+    fn a_record_is_current_only_within_its_request_and_keeps_what_was_set_there() {
+        let (mut outer, mut inner) = (record("outer"), record("inner"));
+        assert_eq!(current_method(), None);
+        outer.within(|| {
+            assert_eq!(current_method().as_deref(), Some("outer"));
+            with_current(|record| record.round = Some(2));
+            inner.within(|| assert_eq!(current_method().as_deref(), Some("inner")));
+            assert_eq!(current_method().as_deref(), Some("outer"));
+        });
+        assert_eq!(current_method(), None);
+        let Access::Record(Some(outer)) = outer else {
+            panic!("the record is back in its request");
+        };
+        assert_eq!(outer.round, Some(2));
     }
 }

@@ -15,6 +15,7 @@ use std::future::Future;
 use std::net::SocketAddr;
 use std::pin::pin;
 use std::sync::Arc;
+use std::task::Poll;
 
 use axum::Router;
 use axum::body::Bytes;
@@ -393,9 +394,13 @@ where
     }
     let limits = inner.http.limits;
     let depth = server.message_depth();
-    let read = read_body(body, limit, declared, depth);
-    let read = tokio::time::timeout(limits.body_read_timeout, read);
-    let bytes = match read.await {
+    let mut read = pin!(read_body(body, limit, declared, depth));
+    // A small body usually came with its head: read at once, it needs no timer.
+    let read = match std::future::poll_fn(|cx| Poll::Ready(read.as_mut().poll(cx))).await {
+        Poll::Ready(read) => Ok(read),
+        Poll::Pending => tokio::time::timeout(limits.body_read_timeout, read).await,
+    };
+    let bytes = match read {
         Ok(Ok(bytes)) => bytes,
         Ok(Err(BodyError::TooLarge)) => return guard::too_large(limit),
         // Refused as dispatch refuses it, without reading (or sending) the rest.

@@ -1,0 +1,228 @@
+//! The access line: a request's [`AccessRecord`] written by the log's layer as the line its
+//! `request` span would give when it closes, with no span made. Also the request context of
+//! the other lines written while a request runs.
+
+use tracing::Level;
+use tracing_subscriber::Registry;
+use tracing_subscriber::registry::LookupSpan as _;
+
+use super::log_layer::{FieldValue, Fields, LogLayer, Request, TARGET};
+use crate::server::{AccessLog, AccessRecord, with_current_access};
+
+impl Request {
+    fn of(record: AccessRecord) -> Self {
+        let mut fields = Vec::with_capacity(12);
+        let mut text = |name, value: String| fields.push((name, FieldValue::Str(value)));
+        text("method", record.method);
+        text("id", record.id);
+        fields.push(("legacy", FieldValue::Bool(record.legacy)));
+        if let Some(target) = record.target {
+            fields.push(("target", FieldValue::Str(target)));
+        }
+        if let Some(round) = record.round {
+            fields.push(("round", FieldValue::U64(u64::from(round))));
+        }
+        if let Some(shape) = record.shape {
+            fields.push(("shape", FieldValue::Hex(u64::from(shape), 8)));
+        }
+        if let Some(flow) = record.flow {
+            fields.push(("flow", FieldValue::Hex(flow, 16)));
+        }
+        if let Some(from) = record.from {
+            fields.push(("from", FieldValue::U64(u64::from(from))));
+        }
+        if let Some(to) = record.to {
+            fields.push(("to", FieldValue::U64(u64::from(to))));
+        }
+        if let Some(bytes) = record.state_bytes {
+            fields.push(("state_bytes", FieldValue::U64(bytes as u64)));
+        }
+        if record.replayed {
+            fields.push(("replayed", FieldValue::Bool(true)));
+        }
+        if !record.outcome.is_empty() {
+            fields.push(("outcome", FieldValue::Static(record.outcome)));
+            let micros = record.started.elapsed().as_micros();
+            fields.push((
+                "duration_us",
+                FieldValue::U64(u64::try_from(micros).unwrap_or(u64::MAX)),
+            ));
+        }
+        if let Some(code) = record.error_code {
+            fields.push(("error_code", FieldValue::I64(code)));
+        }
+        let trace = record.trace;
+        for (name, value) in [
+            ("traceparent", trace.traceparent),
+            ("tracestate", trace.tracestate),
+            ("baggage", trace.baggage),
+        ] {
+            if let Some(value) = value {
+                fields.push((name, FieldValue::Str(value)));
+            }
+        }
+        Self {
+            fields: Fields(fields),
+            parent: record.parent.id(),
+        }
+    }
+}
+
+/// The request this thread is running, as the lines written meanwhile show it (for
+/// [`LogLayer::with_requests`]).
+pub(super) fn current_request() -> Option<Request> {
+    with_current_access(|record| Request::of(record.clone()))
+}
+
+impl AccessLog for LogLayer {
+    fn write(&self, record: AccessRecord) {
+        let request = Request::of(record);
+        tracing::dispatcher::get_default(|dispatch| {
+            let registry = dispatch.downcast_ref::<Registry>();
+            let scope = request
+                .parent
+                .as_ref()
+                .and_then(|parent| registry?.span(parent))
+                .map(|span| span.scope());
+            self.write_line(
+                Level::INFO,
+                TARGET,
+                "close",
+                &Fields::default(),
+                scope,
+                Some(&request),
+            );
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::{Arc, Mutex};
+    use std::time::{Duration, Instant};
+
+    use serde_json::Value;
+    use tracing_subscriber::layer::SubscriberExt as _;
+
+    use super::*;
+    use crate::cli::LogFormat;
+    use crate::cli::log_writer::BatchWriter;
+
+    #[derive(Clone, Default)]
+    struct Captured(Arc<Mutex<Vec<u8>>>);
+
+    impl std::io::Write for Captured {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(bytes);
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// The line a finished round's record gives inside a connection span, in `format` (the
+    /// connection's own line, when it closes, is not returned).
+    fn line(format: LogFormat) -> String {
+        let captured = Captured::default();
+        let (writer, thread) = BatchWriter::spawn("access-line-test", captured.clone()).unwrap();
+        let layer = LogLayer::new(writer, format, false).with_requests(current_request);
+        let subscriber = tracing_subscriber::registry().with(layer.clone());
+        tracing::subscriber::with_default(subscriber, || {
+            let connection = tracing::info_span!("connection", transport = "http");
+            let _connection = connection.enter();
+            layer.write(AccessRecord {
+                parent: tracing::Span::current(),
+                method: "tools/call".into(),
+                id: "7".into(),
+                legacy: false,
+                target: Some(crate::server::escaped("evil\" outcome=\"complete\n")),
+                round: Some(2),
+                shape: Some(0xab),
+                flow: Some(0x0123_4567_89ab_cdef),
+                from: Some(0),
+                to: Some(1),
+                state_bytes: Some(300),
+                replayed: false,
+                outcome: "input_required",
+                error_code: None,
+                trace: crate::server::TraceContext::default(),
+                started: Instant::now(),
+            });
+        });
+        thread.finish(Duration::from_secs(5));
+        let text = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 2, "{text}");
+        lines[0].to_owned()
+    }
+
+    #[test]
+    fn a_human_access_line_reads_as_the_request_span_closing_in_its_connection() {
+        let line = line(LogFormat::Human);
+        let expected = r#" INFO connection{transport="http"}:request{method="tools/call" id="7" legacy=false target="evil\" outcome=\"complete\\n" round=2 shape="000000ab" flow="0123456789abcdef" from=0 to=1 state_bytes=300 outcome="input_required" duration_us="#;
+        assert!(line.contains(expected), "{line}");
+        assert!(
+            line.ends_with("}: mcp_runtime::server::trace: close"),
+            "{line}"
+        );
+    }
+
+    #[test]
+    fn a_json_access_line_has_the_request_as_its_span() {
+        let line: Value = serde_json::from_str(&line(LogFormat::Json)).unwrap();
+        assert_eq!(line["level"], "INFO");
+        assert_eq!(line["fields"]["message"], "close");
+        assert_eq!(line["target"], TARGET);
+        let span = &line["span"];
+        assert_eq!(span["name"], "request");
+        assert_eq!(span["target"], "evil\" outcome=\"complete\\n");
+        assert_eq!(span["round"], 2);
+        assert_eq!(span["flow"], "0123456789abcdef");
+        assert_eq!(
+            (&span["from"], &span["to"]),
+            (&Value::from(0), &Value::from(1))
+        );
+        assert_eq!(span["outcome"], "input_required");
+        assert!(span["duration_us"].is_u64(), "{span}");
+        assert_eq!(line["spans"][0]["name"], "connection");
+        assert_eq!(line["spans"][1], *span);
+    }
+
+    #[test]
+    fn lines_written_while_a_request_runs_show_it_after_the_span_it_began_in() {
+        let captured = Captured::default();
+        let (writer, thread) = BatchWriter::spawn("access-line-test", captured.clone()).unwrap();
+        thread_local! {
+            static PARENT: std::cell::RefCell<Option<tracing::span::Id>> =
+                const { std::cell::RefCell::new(None) };
+        }
+        let running = || {
+            Some(Request {
+                fields: Fields(vec![("method", FieldValue::Static("tools/call"))]),
+                parent: PARENT.with_borrow(Clone::clone),
+            })
+        };
+        let layer = LogLayer::new(writer, LogFormat::Human, false).with_requests(running);
+        let subscriber = tracing_subscriber::registry().with(layer);
+        tracing::subscriber::with_default(subscriber, || {
+            let connection = tracing::info_span!("connection", transport = "http");
+            PARENT.with_borrow_mut(|parent| *parent = connection.id());
+            let _connection = connection.enter();
+            let round = tracing::info_span!("round", round = 1);
+            round.in_scope(|| tracing::warn!("refused"));
+        });
+        thread.finish(Duration::from_secs(5));
+        let text = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+        let first = text
+            .lines()
+            .next()
+            .unwrap_or_else(|| panic!("no line: {text}"));
+        assert!(
+            first.ends_with(
+                r#" WARN connection{transport="http"}:request{method="tools/call"}:round{round=1}: mcp_runtime::cli::access_line::tests: refused"#
+            ),
+            "{text}"
+        );
+    }
+}
