@@ -257,6 +257,43 @@ async fn each_request_span_tells_its_method_target_round_shape_state_size_and_ou
 }
 
 #[tokio::test]
+async fn a_round_that_reads_a_decline_says_so_beside_the_point_it_resumed_from() {
+    let (answers, log, _) = serve(
+        deploy::server(3),
+        vec![
+            ask(|_| call(1, "deploy", None, None)),
+            ask(|answers| {
+                let state = answers[0]["result"]["requestState"].as_str().unwrap();
+                let target = json!({"action": "decline"});
+                call(2, "deploy", Some(state), Some(json!({"target": target})))
+            }),
+            ask(|_| call(3, "deploy", None, None)),
+            ask(|answers| {
+                let state = answers[2]["result"]["requestState"].as_str().unwrap();
+                let target = json!({"action": "cancel"});
+                call(4, "deploy", Some(state), Some(json!({"target": target})))
+            }),
+        ],
+    )
+    .await;
+    assert_eq!(answers.len(), 4, "{answers:?}");
+    let spans = request_spans(&log);
+    assert_eq!(spans.len(), 4, "{log:#?}");
+    assert_eq!(
+        spans[0].get("answer"),
+        None,
+        "a first round reads no answer"
+    );
+    assert_eq!(spans[1]["answer"], "decline", "{}", spans[1]);
+    assert_eq!(spans[1]["from"], spans[0]["to"]);
+    assert_eq!(spans[3]["answer"], "cancel", "{}", spans[3]);
+    assert_eq!(spans[3]["from"], spans[2]["to"]);
+    // Only the action: nothing of the answer's content or the flow's values.
+    let text = serde_json::to_string(&log).unwrap();
+    assert!(!text.contains("\"action\""), "{text}");
+}
+
+#[tokio::test]
 async fn client_chosen_text_is_escaped_in_span_fields() {
     let steps = vec![ask(|_| call(7, HOSTILE, None, None))];
     let (answers, log, human) = serve(deploy::server(3), steps).await;

@@ -34,6 +34,9 @@ impl Request {
         if let Some(to) = record.to {
             fields.push(("to", FieldValue::U64(u64::from(to))));
         }
+        if let Some(answer) = record.answer {
+            fields.push(("answer", FieldValue::Static(answer)));
+        }
         if let Some(bytes) = record.state_bytes {
             fields.push(("state_bytes", FieldValue::U64(bytes as u64)));
         }
@@ -142,6 +145,7 @@ mod tests {
                 flow: Some(0x0123_4567_89ab_cdef),
                 from: Some(0),
                 to: Some(1),
+                answer: Some("decline"),
                 state_bytes: Some(300),
                 replayed: false,
                 outcome: "input_required",
@@ -160,7 +164,7 @@ mod tests {
     #[test]
     fn a_human_access_line_reads_as_the_request_span_closing_in_its_connection() {
         let line = line(LogFormat::Human);
-        let expected = r#" INFO connection{transport="http"}:request{method="tools/call" id="7" legacy=false target="evil\" outcome=\"complete\\n" round=2 shape="000000ab" flow="0123456789abcdef" from=0 to=1 state_bytes=300 outcome="input_required" duration_us="#;
+        let expected = r#" INFO connection{transport="http"}:request{method="tools/call" id="7" legacy=false target="evil\" outcome=\"complete\\n" round=2 shape="000000ab" flow="0123456789abcdef" from=0 to=1 answer="decline" state_bytes=300 outcome="input_required" duration_us="#;
         assert!(line.contains(expected), "{line}");
         assert!(
             line.ends_with("}: mcp_runtime::server::trace: close"),
@@ -183,6 +187,7 @@ mod tests {
             (&span["from"], &span["to"]),
             (&Value::from(0), &Value::from(1))
         );
+        assert_eq!(span["answer"], "decline");
         assert_eq!(span["outcome"], "input_required");
         assert!(span["duration_us"].is_u64(), "{span}");
         assert_eq!(line["spans"][0]["name"], "connection");

@@ -286,12 +286,16 @@ fn read_action(answer: &Value) -> Result<(&str, Option<&Value>), Reading<()>> {
     }
 }
 
+/// The refusal an answer's `action` makes, if it is one; recorded on the round's request
+/// (its `answer` field), which never holds an answer's content.
 fn refusal(action: &str) -> Option<Refusal> {
-    match action {
-        "decline" => Some(Refusal::Declined),
-        "cancel" => Some(Refusal::Cancelled),
-        _ => None,
-    }
+    let (refusal, action) = match action {
+        "decline" => (Refusal::Declined, "decline"),
+        "cancel" => (Refusal::Cancelled, "cancel"),
+        _ => return None,
+    };
+    crate::server::record_answer(action);
+    Some(refusal)
 }
 
 pub(crate) fn read_form<F: ElicitForm>(answer: &Value) -> Reading<Result<F, Refusal>> {

@@ -106,6 +106,7 @@
 //! | `flow` | the flow's id: 16 hexadecimal digits drawn at its first round and carried in its state, the same in all its rounds |
 //! | `from` | the question point the round resumed from (a number of the flow's, as its graph names them); absent on a first round |
 //! | `to` | the question point the round stopped at to ask; absent when the round completed |
+//! | `answer` | `decline` or `cancel` when the round read an answer that turned a question down (with `from`, how often users decline at each point); absent otherwise |
 //! | `state_bytes` | the size of the signed (or sealed) state handed to the next round |
 //! | `replayed` | `true` when a retried round was answered from the replay store |
 //! | `outcome` | `complete`, `input_required`, `task` (the call became a task of the tasks extension), `error`, or `cancelled` (the client cancelled the call or went away) |
@@ -215,7 +216,8 @@ pub(crate) use owner::Owner;
 pub(crate) use session::StreamGuard;
 pub(crate) use trace::with_current as with_current_access;
 pub(crate) use trace::{
-    AccessLog, AccessRecord, install_access_log, record_flow, record_round, record_stop,
+    AccessLog, AccessRecord, install_access_log, record_answer, record_flow, record_round,
+    record_stop,
 };
 #[cfg(test)]
 pub(crate) use {trace::escaped, trace_context::TraceContext};

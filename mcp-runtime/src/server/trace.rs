@@ -66,6 +66,8 @@ pub(crate) struct AccessRecord {
     pub(crate) from: Option<u32>,
     /// The question point the round stopped at.
     pub(crate) to: Option<u32>,
+    /// `decline` or `cancel`, when the round read such an answer to a question.
+    pub(crate) answer: Option<&'static str>,
     pub(crate) state_bytes: Option<usize>,
     pub(crate) replayed: bool,
     pub(crate) outcome: &'static str,
@@ -142,6 +144,7 @@ impl Access {
                 flow: None,
                 from: None,
                 to: None,
+                answer: None,
                 state_bytes: None,
                 replayed: false,
                 outcome: "",
@@ -204,6 +207,7 @@ fn request_span(method: &str, id: &Value, legacy: bool) -> Span {
         flow = Empty,
         from = Empty,
         to = Empty,
+        answer = Empty,
         state_bytes = Empty,
         replayed = Empty,
         outcome = Empty,
@@ -223,6 +227,7 @@ pub(crate) fn round_span() -> Span {
         flow = Empty,
         from = Empty,
         to = Empty,
+        answer = Empty,
         state_bytes = Empty
     )
 }
@@ -325,6 +330,17 @@ pub(crate) fn record_stop(point: u32) {
         |record| record.to = Some(point),
         |span| {
             span.record("to", point);
+        },
+    );
+}
+
+/// Records that the current round read an answer that declined or cancelled a question
+/// (`action`), so that a log can count, per point, how often users turn a question down.
+pub(crate) fn record_answer(action: &'static str) {
+    record_round_field(
+        |record| record.answer = Some(action),
+        |span| {
+            span.record("answer", action);
         },
     );
 }
@@ -435,6 +451,7 @@ mod tests {
             flow: None,
             from: None,
             to: None,
+            answer: None,
             state_bytes: None,
             replayed: false,
             outcome: "",
