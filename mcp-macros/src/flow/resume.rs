@@ -24,6 +24,7 @@ use super::free;
 use super::hoist::Hoisted;
 use super::scope::{self, Binding, Rederive};
 use super::sites::{Head, Loop, Site, Step};
+use super::straight;
 
 mod group;
 mod hidden;
@@ -56,11 +57,14 @@ pub(crate) struct Stages<'a> {
 }
 
 /// For each block of one body, by its path, the summaries of the runs of its statements to
-/// its end (see `free::suffixes`): found the first time a point resumed in the block needs
-/// one, then shared by every point resumed there, so that each point's resume walks its own
-/// statement and not the rest of its block.
+/// its end (see `free::suffixes`) and its `let`s (`straight::Lets`): found the first time a
+/// point resumed in the block needs them, then shared by every point resumed there, so that
+/// each point's resume walks its own statement and not the rest of its block.
 #[derive(Default)]
-pub(crate) struct Suffixes(RefCell<HashMap<Vec<Step>, Rc<Vec<free::Summary>>>>);
+pub(crate) struct Suffixes {
+    summaries: RefCell<HashMap<Vec<Step>, Rc<Vec<free::Summary>>>>,
+    lets: RefCell<HashMap<Vec<Step>, Rc<straight::Lets>>>,
+}
 
 impl Suffixes {
     /// The summaries of `block`, the body's block at `here`.
@@ -70,13 +74,27 @@ impl Suffixes {
         block: &Block,
         sites: &HashMap<usize, Expr>,
     ) -> Rc<Vec<free::Summary>> {
-        if let Some(found) = self.0.borrow().get(here)
+        if let Some(found) = self.summaries.borrow().get(here)
             && found.len() == block.stmts.len() + 1
         {
             return Rc::clone(found);
         }
         let found = Rc::new(free::suffixes(&block.stmts, sites));
-        self.0.borrow_mut().insert(here.to_vec(), Rc::clone(&found));
+        self.summaries
+            .borrow_mut()
+            .insert(here.to_vec(), Rc::clone(&found));
+        found
+    }
+
+    /// The `let`s of `block`, the body's block at `here`.
+    fn lets(&self, here: &[Step], block: &Block, hoisted: &Hoisted) -> Rc<straight::Lets> {
+        if let Some(found) = self.lets.borrow().get(here)
+            && found.describe(block)
+        {
+            return Rc::clone(found);
+        }
+        let found = Rc::new(straight::Lets::of(block, hoisted));
+        self.lets.borrow_mut().insert(here.to_vec(), Rc::clone(&found));
         found
     }
 }
