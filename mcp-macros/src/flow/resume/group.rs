@@ -347,13 +347,15 @@ impl Planner<'_, '_> {
                     .stages
                     .suffixes
                     .of(&prefix, &block, self.stages.questions);
-                let lets = self.stages.suffixes.lets(&prefix, &block, self.stages.hoisted);
+                let lets = self
+                    .stages
+                    .suffixes
+                    .lets(&prefix, &block, self.stages.hoisted);
                 let questions = self.stages.questions;
-                let again: Vec<Local> =
-                    straight::again_at(&block, j, &lets, questions, &summaries)
-                        .into_iter()
-                        .cloned()
-                        .collect();
+                let again: Vec<Local> = straight::again_at(&block, j, &lets, questions, &summaries)
+                    .into_iter()
+                    .cloned()
+                    .collect();
                 let names: Vec<Ident> = again
                     .iter()
                     .flat_map(scope::let_bindings)
@@ -467,7 +469,10 @@ impl Planner<'_, '_> {
     fn live(&self, prefix: &[Step], block: &Block, j: usize) -> Option<(Vec<Binding>, Vec<Local>)> {
         let questions = self.stages.questions;
         let summaries = self.stages.suffixes.of(prefix, block, questions);
-        let lets = self.stages.suffixes.lets(prefix, block, self.stages.hoisted);
+        let lets = self
+            .stages
+            .suffixes
+            .lets(prefix, block, self.stages.hoisted);
         let (live, again) = straight::live_after(block, j, &lets, questions, &summaries);
         let loops = self.stages.loops;
         let rebuilt = live
