@@ -65,7 +65,7 @@ pub(crate) struct Stages<'a> {
 pub(crate) struct Suffixes {
     summaries: RefCell<HashMap<Vec<Step>, Rc<Vec<free::Summary>>>>,
     lets: RefCell<HashMap<Vec<Step>, Rc<straight::Lets>>>,
-    prefixes: RefCell<HashMap<(Vec<Step>, bool), Rc<Prefix>>>,
+    prefixes: RefCell<HashMap<PrefixKey, Rc<Prefix>>>,
 }
 
 impl Suffixes {
@@ -116,6 +116,9 @@ impl Suffixes {
         found
     }
 }
+
+/// A block's path, and whether it is the body's (see `Resumer::top`).
+type PrefixKey = (Vec<Step>, bool);
 
 /// The `let`s of a block down a point's path, before statement `stmt`, at `level`.
 struct HidingLets {
