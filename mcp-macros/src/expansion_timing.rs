@@ -79,3 +79,21 @@ fn expansion_time_per_handler() {
         println!("{:<28} {growth:>10.2}x", format!("{shape} K=20->40 growth"));
     }
 }
+
+/// One chain expanded once, for a count of instructions (`valgrind --tool=callgrind`, which
+/// is steady where a clock on a shared machine is not): `MCP_CHAIN` names the shape and K,
+/// as `row:40`. The growth from K = 20 to 40 is (I40 - I0) / (I20 - I0) of the totals.
+#[test]
+#[ignore = "one expansion, for an instruction count: run with --ignored under callgrind"]
+fn expansion_once() {
+    let chosen = std::env::var("MCP_CHAIN").unwrap_or_else(|_| "row:20".to_owned());
+    let (shape, count) = chosen.split_once(':').expect("MCP_CHAIN is `shape:K`");
+    let count: usize = count.parse().expect("K is a number");
+    let item = chain(count, shape);
+    let out = flow::expand(Kind::Tool, TokenStream::new(), item);
+    assert!(
+        !out.to_string().contains("compile_error"),
+        "the handler expands without errors"
+    );
+    println!("{shape} K={count}: {} tokens out", out.into_iter().count());
+}

@@ -22,21 +22,23 @@ use syn::{Block, Expr, Ident, Stmt};
 
 use super::free;
 use super::hoist::Hoisted;
-use super::scope::{self, Binding, Rederive};
+use super::scope::{self, Binding};
 use super::sites::{Head, Loop, Site, Step};
+use super::straight;
 
 mod group;
 mod hidden;
 mod looped;
+mod prefix;
 mod restore;
 mod syntax;
 mod travel;
 pub(crate) use super::point::{Carried, HeadOf, Location, Resumed};
-use super::reborrow;
 use super::refusals::Refusal;
 pub(crate) use group::{Group, group};
 use hidden::Hider;
 pub(crate) use hidden::{Aliases, hide};
+use prefix::Prefix;
 pub(crate) use syntax::field_name;
 use syntax::{at_head, cond_lets, declare_assigned, evaluated};
 
@@ -56,11 +58,15 @@ pub(crate) struct Stages<'a> {
 }
 
 /// For each block of one body, by its path, the summaries of the runs of its statements to
-/// its end (see `free::suffixes`): found the first time a point resumed in the block needs
-/// one, then shared by every point resumed there, so that each point's resume walks its own
-/// statement and not the rest of its block.
+/// its end (see `free::suffixes`) and its `let`s (`straight::Lets`): found the first time a
+/// point resumed in the block needs them, then shared by every point resumed there, so that
+/// each point's resume walks its own statement and not the rest of its block.
 #[derive(Default)]
-pub(crate) struct Suffixes(RefCell<HashMap<Vec<Step>, Rc<Vec<free::Summary>>>>);
+pub(crate) struct Suffixes {
+    summaries: RefCell<HashMap<Vec<Step>, Rc<Vec<free::Summary>>>>,
+    lets: RefCell<HashMap<Vec<Step>, Rc<straight::Lets>>>,
+    prefixes: RefCell<HashMap<PrefixKey, Rc<Prefix>>>,
+}
 
 impl Suffixes {
     /// The summaries of `block`, the body's block at `here`.
@@ -70,15 +76,56 @@ impl Suffixes {
         block: &Block,
         sites: &HashMap<usize, Expr>,
     ) -> Rc<Vec<free::Summary>> {
-        if let Some(found) = self.0.borrow().get(here)
+        if let Some(found) = self.summaries.borrow().get(here)
             && found.len() == block.stmts.len() + 1
         {
             return Rc::clone(found);
         }
         let found = Rc::new(free::suffixes(&block.stmts, sites));
-        self.0.borrow_mut().insert(here.to_vec(), Rc::clone(&found));
+        self.summaries
+            .borrow_mut()
+            .insert(here.to_vec(), Rc::clone(&found));
         found
     }
+
+    /// What `block`, the body's block at `here`, declares, as `resumer` has it again (see
+    /// `prefix`; at the body's top level when `top`).
+    fn prefix(&self, resumer: &Resumer<'_>, block: &Block, here: &[Step], top: bool) -> Rc<Prefix> {
+        let key = (here.to_vec(), top);
+        if let Some(found) = self.prefixes.borrow().get(&key)
+            && found.describes(block)
+        {
+            return Rc::clone(found);
+        }
+        let found = Rc::new(Prefix::of(resumer, block, here, top));
+        self.prefixes.borrow_mut().insert(key, Rc::clone(&found));
+        found
+    }
+
+    /// The `let`s of `block`, the body's block at `here`.
+    fn lets(&self, here: &[Step], block: &Block, hoisted: &Hoisted) -> Rc<straight::Lets> {
+        if let Some(found) = self.lets.borrow().get(here)
+            && found.describe(block)
+        {
+            return Rc::clone(found);
+        }
+        let found = Rc::new(straight::Lets::of(block, hoisted));
+        self.lets
+            .borrow_mut()
+            .insert(here.to_vec(), Rc::clone(&found));
+        found
+    }
+}
+
+/// A block's path, and whether it is the body's (see `Resumer::top`).
+type PrefixKey = (Vec<Step>, bool);
+
+/// The `let`s of a block down a point's path, before statement `stmt`, at `level`.
+struct HidingLets {
+    prefix: Rc<Prefix>,
+    stmt: usize,
+    level: usize,
+    here: Vec<Step>,
 }
 
 pub(crate) struct Resumer<'a> {
@@ -105,6 +152,9 @@ pub(crate) struct Resumer<'a> {
     /// The locals declared down the path before the question: where one has the name of a
     /// carried local of a lower level, it hides that one at the question.
     hiding: Vec<Hider>,
+    /// The `let`s of the blocks down the path before the question, which hide as `hiding`
+    /// does (see `prefix`).
+    hiding_lets: Vec<HidingLets>,
     /// The point's path, whole.
     full: Vec<Step>,
     /// The outer locals the statements before the question assign on every way to it, in the
@@ -148,6 +198,7 @@ impl<'a> Resumer<'a> {
             top: true,
             level: 0,
             hiding: Vec::new(),
+            hiding_lets: Vec::new(),
             full: Vec::new(),
             assigned_on_path: None,
             aliases,
@@ -220,59 +271,20 @@ impl<'a> Resumer<'a> {
         if let Some(heads) = self.group_at(&here) {
             return self.heads_block(block, &heads);
         }
-        let mut declared = Vec::new();
-        let mut hiders = Vec::new();
-        for (j, stmt) in block.stmts[..i].iter().enumerate() {
-            if self.hoisted.holds(stmt) {
-                continue;
-            }
-            if let Stmt::Local(local) = stmt {
-                let at = local.init.is_some().then(|| Location::Let {
-                    block: here.clone(),
-                    stmt: j,
-                });
-                let local = match (self.aliases, &at) {
-                    (Some(aliases), Some(at)) => aliases.get(at).map_or(local, |h| &h.written),
-                    _ => local,
-                };
-                hiders.extend(scope::let_bindings(local).into_iter().map(|binding| Hider {
-                    level,
-                    ident: binding.ident,
-                    at: at.clone(),
-                    heads: TokenStream::new(),
-                    once: true,
-                }));
-                let again = reborrow::again(local, self.hoisted, top);
-                let mut bindings = scope::let_bindings(local);
-                let assigned = local
-                    .init
-                    .is_none()
-                    .then(|| free::assigned_by_stmts(&block.stmts[j + 1..i], self.questions));
-                for binding in &mut bindings {
-                    binding.rederive = match self.loops.iter().position(|l| l.iter == binding.ident)
-                    {
-                        Some(n) => Some(Rederive::Loop(n)),
-                        None if again => Some(Rederive::Borrow(Box::new(local.clone()))),
-                        None => assigned
-                            .as_ref()
-                            .is_some_and(|a| !a.contains(&binding.ident.to_string()))
-                            .then_some(Rederive::Unassigned),
-                    };
-                }
-                declared.extend(bindings);
-            }
-        }
+        let prefix = self.suffixes.prefix(self, block, &here, top);
         // Each block further down tells the locals declared here without a value what it
         // assigns before the question (see `restore`); found only where one is declared.
         if let Some(assigned) = &mut self.assigned_on_path {
             assigned.extend(free::assigned_by_stmts(&block.stmts[..i], self.questions));
-        } else if declared
-            .iter()
-            .any(|binding| matches!(binding.rederive, Some(Rederive::Unassigned)))
-        {
+        } else if prefix.any_unassigned(self, block, i) {
             self.assigned_on_path = Some(BTreeSet::new());
         }
-        self.hiding.extend(hiders);
+        self.hiding_lets.push(HidingLets {
+            prefix: Rc::clone(&prefix),
+            stmt: i,
+            level,
+            here: here.clone(),
+        });
         self.level = level + 2;
         let mut stmts = vec![self.stmt(&block.stmts[i], rest)];
         self.level = level;
@@ -308,13 +320,18 @@ impl<'a> Resumer<'a> {
         let used = |ident: &Ident| free.contains(&ident.to_string());
         // The borrows the hiding `let`s before the question take, taken again first, while
         // the names still mean what they hide.
-        let mut restores: Vec<Stmt> = (0..i)
-            .filter_map(|j| {
-                self.aliases?.get(&Location::Let {
-                    block: here.clone(),
-                    stmt: j,
-                })
+        let mut restores: Vec<Stmt> = self
+            .aliases
+            .iter()
+            .flat_map(|aliases| aliases.iter())
+            .filter_map(|(at, hiding)| match at {
+                Location::Let { block, stmt } if *block == here && *stmt < i => {
+                    Some((*stmt, hiding))
+                }
+                _ => None,
             })
+            .collect::<std::collections::BTreeMap<_, _>>()
+            .into_values()
             .flat_map(|hiding| &hiding.borrows)
             .map(|(hidden, alias)| {
                 syn::parse_quote! {
@@ -323,9 +340,9 @@ impl<'a> Resumer<'a> {
                 }
             })
             .collect();
-        for stmt in &block.stmts[..i] {
+        for &j in prefix.hoisted.iter().take_while(|&&j| j < i) {
+            let stmt = &block.stmts[j];
             match stmt {
-                _ if !self.hoisted.holds(stmt) => {}
                 Stmt::Local(local) => {
                     if scope::let_bindings(local).iter().all(|b| used(&b.ident)) {
                         restores.push(stmt.clone());
@@ -342,6 +359,11 @@ impl<'a> Resumer<'a> {
                 }),
             }
         }
+        let declared: Vec<Binding> = prefix
+            .declared(i, &free, &assigned)
+            .into_iter()
+            .map(|at| prefix.binding(self, block, at, i))
+            .collect();
         let restored = self.restore(&declared, &free, level);
         let declarations = declare_assigned(&declared, &free, &assigned);
         if at_head {

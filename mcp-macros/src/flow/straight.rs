@@ -66,11 +66,12 @@ use syn::{Block, Expr, Ident, Local, Stmt};
 use super::free;
 use super::hoist::Hoisted;
 use super::point::{Carried, Resumed};
-use super::reborrow;
 use super::scope::{self, Binding};
 use super::sites::{Site, Step};
 
+mod again;
 mod levels;
+pub(crate) use again::{Lets, again_at};
 use levels::{had_again, head_level, out_of_level, resumed_arms, takes, within_level};
 
 /// Where a question point resumes.
@@ -116,6 +117,7 @@ pub(crate) fn place(
         .collect();
     let last = body.stmts.len().saturating_sub(1);
     let summaries = free::suffixes(&body.stmts, questions);
+    let lets = Lets::of(body, hoisted);
     sites
         .iter()
         .map(|site| {
@@ -123,7 +125,7 @@ pub(crate) fn place(
                 return Placement::Own;
             }
             if let Some(k) = site.body_stmt() {
-                let again = again_at(body, k, hoisted, questions, &summaries)
+                let again = again_at(body, k, &lets, questions, &summaries)
                     .into_iter()
                     .cloned();
                 return Placement::At {
@@ -134,7 +136,7 @@ pub(crate) fn place(
             match site.path.first() {
                 Some(Step::Stmt(k)) if !heads.contains(k) => {
                     // After the last statement nothing is live, and nothing had again.
-                    let (live, again) = live_after(body, *k, hoisted, questions, &summaries);
+                    let (live, again) = live_after(body, *k, &lets, questions, &summaries);
                     let live = (*k != last).then_some(live);
                     Placement::Within {
                         stmt: *k,
@@ -164,15 +166,15 @@ pub(crate) fn cut_tail(live: Option<&[Binding]>) -> Option<Vec<Stmt>> {
 /// The locals declared in the body's statements up to `k` (the last of each name) that the
 /// statements after `k` use, but for those had again after the level; and the `let`s that
 /// have those again (see [`again_at`]). `summaries` are those of the body's statements (see
-/// `free::suffixes`).
+/// `free::suffixes`), `lets` its `let`s.
 pub(crate) fn live_after(
     body: &Block,
     k: usize,
-    hoisted: &Hoisted,
+    lets: &Lets,
     questions: &HashMap<usize, Expr>,
     summaries: &[free::Summary],
 ) -> (Vec<Binding>, Vec<Local>) {
-    let again = again_at(body, k + 1, hoisted, questions, summaries);
+    let again = again_at(body, k + 1, lets, questions, summaries);
     // The `let`s had again, then the statements after `k`.
     let after = again
         .iter()
@@ -180,68 +182,13 @@ pub(crate) fn live_after(
         .fold(summaries[k + 1].clone(), |after, local| {
             free::before(&Stmt::Local((*local).clone()), &after, questions, &[])
         });
-    let free = after.free;
     let names: Vec<String> = again
         .iter()
         .flat_map(|local| scope::let_bindings(local))
         .map(|binding| binding.ident.to_string())
         .collect();
-    let mut declared: Vec<Binding> = Vec::new();
-    for stmt in &body.stmts[..=k] {
-        if let Stmt::Local(local) = stmt
-            && !hoisted.holds(stmt)
-        {
-            for binding in scope::let_bindings(local) {
-                declared.retain(|earlier| earlier.ident != binding.ident);
-                declared.push(binding);
-            }
-        }
-    }
-    declared.retain(|binding| {
-        let name = binding.ident.to_string();
-        free.contains(&name) && !names.contains(&name)
-    });
+    let declared = again::declared_up_to(lets, k, &after.free, &names);
     (declared, again.into_iter().cloned().collect())
-}
-
-/// The `let`s among the body's first `k` statements that are had again rather than carried
-/// (see `reborrow`) and that statements `k..` use, with those they borrow from that are had
-/// again too, in order: as the resumer has them again at a point at the head of statement
-/// `k`. They run again after a level that ends before statement `k`, rather than travel out
-/// of it in its tuple, which could not hold a borrow of the locals beside it. `summaries` are
-/// those of the body's statements (see `free::suffixes`).
-pub(crate) fn again_at<'b>(
-    body: &'b Block,
-    k: usize,
-    hoisted: &Hoisted,
-    questions: &HashMap<usize, Expr>,
-    summaries: &[free::Summary],
-) -> Vec<&'b Local> {
-    let mut free = summaries[k.min(body.stmts.len())].free.clone();
-    let mut seen = BTreeSet::new();
-    let mut again = Vec::new();
-    for stmt in body.stmts[..k.min(body.stmts.len())].iter().rev() {
-        let Stmt::Local(local) = stmt else {
-            continue;
-        };
-        if hoisted.holds(stmt) {
-            continue;
-        }
-        let names: Vec<String> = scope::let_bindings(local)
-            .iter()
-            .map(|binding| binding.ident.to_string())
-            .collect();
-        let used = names
-            .iter()
-            .any(|name| free.contains(name) && !seen.contains(name));
-        if used && reborrow::again(local, hoisted, true) {
-            free.extend(free::free_in_stmts(std::slice::from_ref(stmt), questions));
-            again.push(local);
-        }
-        seen.extend(names.into_iter().filter(|name| free.contains(name)));
-    }
-    again.reverse();
-    again
 }
 
 /// What the nest writes for the points inside one statement: the arms that resume them,

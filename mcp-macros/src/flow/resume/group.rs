@@ -347,12 +347,15 @@ impl Planner<'_, '_> {
                     .stages
                     .suffixes
                     .of(&prefix, &block, self.stages.questions);
-                let (hoisted, questions) = (self.stages.hoisted, self.stages.questions);
-                let again: Vec<Local> =
-                    straight::again_at(&block, j, hoisted, questions, &summaries)
-                        .into_iter()
-                        .cloned()
-                        .collect();
+                let lets = self
+                    .stages
+                    .suffixes
+                    .lets(&prefix, &block, self.stages.hoisted);
+                let questions = self.stages.questions;
+                let again: Vec<Local> = straight::again_at(&block, j, &lets, questions, &summaries)
+                    .into_iter()
+                    .cloned()
+                    .collect();
                 let names: Vec<Ident> = again
                     .iter()
                     .flat_map(scope::let_bindings)
@@ -464,9 +467,13 @@ impl Planner<'_, '_> {
     /// again (see `straight::live_after`); unless one of the locals is a loop's iterator,
     /// which is rebuilt rather than carried. `block` is the body's at `prefix`.
     fn live(&self, prefix: &[Step], block: &Block, j: usize) -> Option<(Vec<Binding>, Vec<Local>)> {
-        let (hoisted, questions) = (self.stages.hoisted, self.stages.questions);
+        let questions = self.stages.questions;
         let summaries = self.stages.suffixes.of(prefix, block, questions);
-        let (live, again) = straight::live_after(block, j, hoisted, questions, &summaries);
+        let lets = self
+            .stages
+            .suffixes
+            .lets(prefix, block, self.stages.hoisted);
+        let (live, again) = straight::live_after(block, j, &lets, questions, &summaries);
         let loops = self.stages.loops;
         let rebuilt = live
             .iter()

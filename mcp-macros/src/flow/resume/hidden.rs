@@ -242,6 +242,7 @@ pub(crate) struct Hiding {
 /// for a pattern, what the construct evaluates again while the pattern's locals live (its
 /// scrutinee), which must not name what the pattern hides: the borrow taken before the
 /// construct would stand in its way.
+#[derive(Clone)]
 pub(super) struct Hider {
     pub(super) level: usize,
     pub(super) ident: Ident,

@@ -24,9 +24,12 @@ impl Resumer<'_> {
     pub(super) fn resumed_loop(&mut self, looped: &syn::ExprLoop, rest: &[Step]) -> Expr {
         let labels = self.loop_labels();
         let resumed = self.block(&looped.body, rest);
+        // The loop's parts but its body, which is copied or stood in for.
         let again = Expr::Loop(syn::ExprLoop {
+            attrs: looped.attrs.clone(),
+            label: looped.label.clone(),
+            loop_token: looped.loop_token,
             body: self.body_again(&looped.body, rest),
-            ..looped.clone()
         });
         first_then(&labels, looped.label.as_ref(), resumed, again)
     }
@@ -61,8 +64,11 @@ impl Resumer<'_> {
             }
         };
         let again = Expr::While(syn::ExprWhile {
+            attrs: looped.attrs.clone(),
+            label: looped.label.clone(),
+            while_token: looped.while_token,
+            cond: looped.cond.clone(),
             body: self.body_again(&looped.body, rest),
-            ..looped.clone()
         });
         first_then(&labels, looped.label.as_ref(), resumed, again)
     }

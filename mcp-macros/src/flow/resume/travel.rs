@@ -16,15 +16,27 @@ impl Resumer<'_> {
     /// (asked for in `hidden`, used once `aliases` has it); otherwise it is refused.
     pub(super) fn settle_hidden(&mut self) {
         for carried in &mut self.carried {
-            let Some(hider) = self
+            let name = carried.ident.to_string();
+            // The innermost hider, a `let` or a pattern (which stand at levels apart).
+            let by_let = self
+                .hiding_lets
+                .iter()
+                .filter(|lets| lets.level > carried.level)
+                .filter_map(|lets| lets.prefix.hider(&name, lets.stmt, lets.level, &lets.here))
+                .min_by_key(|hider| hider.level);
+            let by_pattern = self
                 .hiding
                 .iter()
                 .filter(|hider| hider.level > carried.level && hider.ident == carried.ident)
-                .min_by_key(|hider| hider.level)
-            else {
-                continue;
+                .min_by_key(|hider| hider.level);
+            let hider = match (by_let, by_pattern) {
+                (Some(by_let), Some(by_pattern)) if by_pattern.level < by_let.level => {
+                    by_pattern.clone()
+                }
+                (Some(by_let), _) => by_let,
+                (None, Some(by_pattern)) => by_pattern.clone(),
+                (None, None) => continue,
             };
-            let name = carried.ident.to_string();
             // A construct that takes the value out of the hidden local once, before it binds
             // (`if let Some(item) = item.take()`), has it evaluated first, then borrows it
             // (`hidden::hide`).
