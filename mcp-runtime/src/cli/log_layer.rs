@@ -15,7 +15,6 @@
 use std::cell::RefCell;
 use std::fmt::Write as _;
 
-use serde_json::{Map, Value};
 use tracing::field::{Field, Visit};
 use tracing::span::{Attributes, Id, Record};
 use tracing::subscriber::Interest;
@@ -114,20 +113,55 @@ impl Fields {
         }
     }
 
-    fn to_json(&self, into: &mut Map<String, Value>) {
-        for (name, value) in &self.0 {
-            let value = match value {
-                FieldValue::Str(text) | FieldValue::Text(text) => Value::from(text.as_str()),
-                FieldValue::Static(text) => Value::from(*text),
-                FieldValue::Hex(n, width) => Value::from(format!("{n:0width$x}")),
-                FieldValue::I64(n) => Value::from(*n),
-                FieldValue::U64(n) => Value::from(*n),
-                FieldValue::F64(n) => Value::from(*n),
-                FieldValue::Bool(b) => Value::from(*b),
-            };
-            into.insert((*name).to_owned(), value);
+    /// Writes the fields as the members of a JSON object, after `first` members already
+    /// written; a field named `skip` is left out (the member the object writes itself).
+    fn write_json(&self, out: &mut String, mut first: bool, skip: &str) {
+        for (name, value) in self.0.iter().filter(|(name, _)| *name != skip) {
+            if !first {
+                out.push(',');
+            }
+            first = false;
+            json_string(out, name);
+            out.push(':');
+            match value {
+                FieldValue::Str(text) | FieldValue::Text(text) => json_string(out, text),
+                FieldValue::Static(text) => json_string(out, text),
+                FieldValue::F64(n) if !n.is_finite() => out.push_str("null"),
+                // `Debug` keeps the decimal point JSON readers expect of a float.
+                FieldValue::F64(n) => {
+                    let _ = write!(out, "{n:?}");
+                }
+                // Integers, booleans and quoted hexadecimal read alike in both formats.
+                other => other.write_human(out),
+            }
         }
     }
+}
+
+/// Writes `text` as a JSON string: quoted, with quotes, backslashes and control characters
+/// escaped as `serde_json` escapes them.
+fn json_string(out: &mut String, text: &str) {
+    out.push('"');
+    let mut rest = text;
+    while let Some(at) = rest.find(|c: char| c == '"' || c == '\\' || c < ' ') {
+        out.push_str(&rest[..at]);
+        let c = rest.as_bytes()[at];
+        match c {
+            b'"' => out.push_str("\\\""),
+            b'\\' => out.push_str("\\\\"),
+            b'\n' => out.push_str("\\n"),
+            b'\r' => out.push_str("\\r"),
+            b'\t' => out.push_str("\\t"),
+            0x08 => out.push_str("\\b"),
+            0x0c => out.push_str("\\f"),
+            _ => {
+                let _ = write!(out, "\\u{c:04x}");
+            }
+        }
+        rest = &rest[at + 1..];
+    }
+    out.push_str(rest);
+    out.push('"');
 }
 
 impl FieldValue {
@@ -299,6 +333,8 @@ impl LogLayer {
     }
 }
 
+/// Writes a JSON line straight into `line`, in the order `tracing-subscriber`'s JSON format
+/// uses, with no map built on the way.
 fn json<S>(
     line: &mut String,
     parts: &Line<'_>,
@@ -307,48 +343,79 @@ fn json<S>(
 ) where
     S: for<'a> LookupSpan<'a>,
 {
-    let mut object = Map::new();
-    object.insert("timestamp".into(), parts.timestamp.into());
-    object.insert("level".into(), parts.level.as_str().into());
-    let mut own = Map::new();
-    own.insert("message".into(), parts.message.into());
-    parts.fields.to_json(&mut own);
-    object.insert("fields".into(), own.into());
-    object.insert("target".into(), parts.target.into());
+    line.push_str("{\"timestamp\":");
+    json_string(line, parts.timestamp);
+    line.push_str(",\"level\":");
+    json_string(line, parts.level.as_str());
+    line.push_str(",\"fields\":{\"message\":");
+    json_string(line, parts.message);
+    parts.fields.write_json(line, false, "message");
+    line.push_str("},\"target\":");
+    json_string(line, parts.target);
     if scope.is_some() || request.is_some() {
-        let json_span = |name: &str, recorded: Option<&Fields>| {
-            let mut fields = Map::new();
-            if let Some(recorded) = recorded {
-                recorded.to_json(&mut fields);
+        json_spans(line, scope, request);
+    }
+    line.push('}');
+}
+
+/// Writes the `span` and `spans` members of a JSON line into `line`. Each span's object is
+/// written once, into a buffer the thread keeps, and the last one is copied to `span`.
+fn json_spans<S>(
+    line: &mut String,
+    scope: Option<tracing_subscriber::registry::Scope<'_, S>>,
+    request: Option<&Request>,
+) where
+    S: for<'a> LookupSpan<'a>,
+{
+    thread_local! {
+        static SPANS: RefCell<String> = const { RefCell::new(String::new()) };
+    }
+    SPANS.with_borrow_mut(|spans| {
+        spans.clear();
+        spans.push('[');
+        let mut last = 0;
+        let mut json_span = |name: &str, recorded: Option<&Fields>| {
+            if spans.len() > 1 {
+                spans.push(',');
             }
-            fields.insert("name".into(), name.into());
-            Value::Object(fields)
+            last = spans.len();
+            spans.push('{');
+            if let Some(recorded) = recorded {
+                recorded.write_json(spans, true, "name");
+                if recorded.0.iter().any(|(field, _)| *field != "name") {
+                    spans.push(',');
+                }
+            }
+            spans.push_str("\"name\":");
+            json_string(spans, name);
+            spans.push('}');
         };
-        let mut spans = Vec::new();
         let mut pending = request;
         if let Some(request) = pending.filter(|request| request.parent.is_none()) {
-            spans.push(json_span("request", Some(&request.fields)));
+            json_span("request", Some(&request.fields));
             pending = None;
         }
         for span in scope.into_iter().flat_map(|scope| scope.from_root()) {
-            spans.push(json_span(span.name(), span.extensions().get::<Fields>()));
+            json_span(span.name(), span.extensions().get::<Fields>());
             if let Some(request) = pending.filter(|request| request.follows(&span.id())) {
-                spans.push(json_span("request", Some(&request.fields)));
+                json_span("request", Some(&request.fields));
                 pending = None;
             }
         }
         if let Some(request) = pending {
-            spans.push(json_span("request", Some(&request.fields)));
+            json_span("request", Some(&request.fields));
         }
-        if let Some(current) = spans.last() {
-            object.insert("span".into(), current.clone());
+        spans.push(']');
+        if spans.len() > 2 {
+            line.push_str(",\"span\":");
+            line.push_str(&spans[last..spans.len() - 1]);
         }
-        object.insert("spans".into(), spans.into());
-    }
-    // Writing a `Value` into a `String` cannot fail.
-    if let Ok(text) = serde_json::to_string(&Value::Object(object)) {
-        line.push_str(&text);
-    }
+        line.push_str(",\"spans\":");
+        line.push_str(spans);
+        if spans.capacity() > 64 * 1024 {
+            *spans = String::new();
+        }
+    });
 }
 
 impl<S> tracing_subscriber::Layer<S> for LogLayer
@@ -421,6 +488,7 @@ mod tests {
     use std::sync::{Arc, Mutex};
     use std::time::Duration;
 
+    use serde_json::Value;
     use tracing_subscriber::layer::SubscriberExt as _;
 
     use super::*;
@@ -519,5 +587,13 @@ mod tests {
         );
         assert_eq!(parsed[2]["span"]["name"], "connection");
         assert!(parsed[1]["timestamp"].as_str().unwrap().ends_with('Z'));
+    }
+
+    #[test]
+    fn json_strings_are_escaped_as_serde_json_escapes_them() {
+        let text = "quote\" slash\\ line\n\r\t bell\u{7} nul\0 \u{8}\u{c} é /";
+        let mut written = String::new();
+        json_string(&mut written, text);
+        assert_eq!(written, serde_json::to_string(text).unwrap());
     }
 }

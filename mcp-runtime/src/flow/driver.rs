@@ -9,7 +9,7 @@ use super::cx::{Cx, Halted, internal_error, invalid_params};
 use super::payload;
 use crate::logfield::{RateLimit, log_limited, untrusted, warn_limited};
 use crate::protocol::{ErrorObject, InputRequests};
-use crate::server::{Asked, BoxFuture, FlowLimits, HandlerResult, Reply, Request};
+use crate::server::{Asked, BoxFuture, HandlerResult, Reply, Request};
 use crate::state::{INVALID_STATE_MESSAGE, get_varint, put_varint};
 
 /// Any client can send a bad `requestState` on every request: the warnings for refused
@@ -66,12 +66,6 @@ pub struct Flow<A, F> {
 /// once per handler in the crate that declares it.
 pub(crate) type Step<R> =
     Box<dyn FnOnce(Cx, Resume) -> BoxFuture<'static, Result<R, ErrorObject>> + Send>;
-
-/// The server's [`FlowLimits`], which its builder puts in the application state every
-/// flow's context reads (under this type, which no handler can name): a flow without a bound
-/// of its own is held to them.
-#[derive(Clone, Copy)]
-pub(crate) struct ServerLimits(pub(crate) FlowLimits);
 
 /// What a driver knows of its flow besides its step: its bounds.
 #[derive(Clone, Copy)]
@@ -163,10 +157,7 @@ pub(crate) async fn run<R>(request: Request, bounds: Bounds, step: Step<R>) -> H
         context,
         ..
     } = request;
-    let server = app
-        .get::<ServerLimits>()
-        .map_or_else(FlowLimits::default, |state| state.0.0);
-    let max_rounds = bounds.max_rounds.unwrap_or(server.max_rounds);
+    let max_rounds = bounds.max_rounds.unwrap_or(app.flow_limits().max_rounds);
     let refuse = |reason: &dyn std::fmt::Display| refuse_state(method, &target, reason);
     let (round, flow, state) = match &state {
         // Only a flow that asks has rounds to tell apart.

@@ -21,7 +21,7 @@ mod subflow;
 mod unbuilt;
 
 pub use cx::Cx;
-pub(crate) use driver::{ServerLimits, refuse_state};
+pub(crate) use driver::refuse_state;
 pub use output::{
     HandlerError, IntoPromptResult, IntoResourceResult, IntoToolResult, Json, PromptResult,
     ResourceResult, ToolResult, text,

@@ -68,6 +68,10 @@ impl<T: ?Sized + fmt::Debug> fmt::Debug for State<T> {
 #[derive(Clone, Default)]
 pub struct AppState {
     values: Arc<HashMap<TypeId, Arc<dyn Any + Send + Sync>>>,
+    /// The server's flow limits, which a flow without a bound of its own is held to. They
+    /// ride here, read once when the server is built, because every round's driver is handed
+    /// the state: no lookup per round, and no field in the handlers' `Request`.
+    limits: super::FlowLimits,
 }
 
 impl AppState {
@@ -85,6 +89,16 @@ impl AppState {
     /// Registers `value`, replacing a value of the same type.
     pub(crate) fn insert<T: Send + Sync + 'static>(&mut self, value: T) {
         Arc::make_mut(&mut self.values).insert(TypeId::of::<T>(), Arc::new(value));
+    }
+
+    /// The server's flow limits (the default ones outside a server).
+    pub(crate) fn flow_limits(&self) -> super::FlowLimits {
+        self.limits
+    }
+
+    /// Sets the server's flow limits.
+    pub(crate) fn set_flow_limits(&mut self, limits: super::FlowLimits) {
+        self.limits = limits;
     }
 }
 

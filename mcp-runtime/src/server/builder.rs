@@ -363,9 +363,9 @@ impl ServerBuilder {
             subscriptions.accept_field(super::tasks::listen_field());
         }
         let mut state = self.state;
-        // The flows' own limits travel with the state their context reads (see
-        // `flow::ServerLimits`), not in every request.
-        state.insert(crate::flow::ServerLimits(self.limits));
+        // The flows' own limits travel with the state every round's driver is handed, not
+        // in every request.
+        state.set_flow_limits(self.limits);
         let inner = Arc::new_cyclic(|weak| {
             state.insert(Registry::of(weak.clone()));
             if let Some(tasks) = &tasks {

@@ -5,6 +5,7 @@
 use std::sync::Arc;
 
 use axum::http::{HeaderMap, HeaderName};
+use serde::Deserialize as _;
 use serde_json::{Map, Value};
 
 use super::ServerBuilder;
@@ -88,9 +89,10 @@ impl RequestContext {
 
     /// The context of a 2026-07-28 request with `meta`: the client's identity read from it.
     pub(crate) fn modern(meta: Map<String, Value>, headers: HeaderMap) -> Self {
+        // Read in place, not from a copy of the member.
         let client_info = meta
             .get(META_CLIENT_INFO)
-            .and_then(|info| serde_json::from_value(info.clone()).ok());
+            .and_then(|info| Implementation::deserialize(info).ok());
         Self::new(
             ProtocolEra::Modern,
             crate::protocol::PROTOCOL_VERSION,

@@ -2,6 +2,7 @@
 
 use std::sync::Arc;
 
+use serde::Deserialize as _;
 use serde_json::{Map, Value};
 
 use super::call::{Call, CallContext, take_round};
@@ -209,15 +210,17 @@ impl Server {
                     Some(Value::Object(meta)) => Some(meta),
                     _ => None,
                 };
-                let capabilities = meta_map
+                // Read in place: the capabilities object is not copied to be parsed.
+                let capabilities = match meta_map
                     .as_ref()
                     .and_then(|meta| meta.get(META_CLIENT_CAPABILITIES))
-                    .cloned()
-                    .unwrap_or_default();
-                let capabilities: ClientCapabilities = serde_json::from_value(capabilities)
-                    .map_err(|error| {
-                        RpcError::invalid_meta(format!("invalid client capabilities: {error}"))
-                    })?;
+                {
+                    Some(capabilities) => ClientCapabilities::deserialize(capabilities),
+                    None => Ok(ClientCapabilities::default()),
+                }
+                .map_err(|error| {
+                    RpcError::invalid_meta(format!("invalid client capabilities: {error}"))
+                })?;
                 let (sender, receiver) = match (&meta.progress_token, meta.log_level) {
                     (None, None) => (None, None),
                     _ => {

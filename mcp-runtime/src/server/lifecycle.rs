@@ -236,7 +236,7 @@ pub(crate) fn check_meta(
         return Err(RpcError::unsupported_version(version, SUPPORTED_VERSIONS));
     }
     let progress_token = match meta.get("progressToken") {
-        Some(token) if is_valid_id(token) => serde_json::from_value(token.clone()).ok(),
+        Some(token) if is_valid_id(token) => ProgressToken::deserialize(token).ok(),
         Some(_) => {
             return Err(RpcError::invalid_meta(
                 "`_meta.progressToken` must be a string or an integer",

@@ -345,19 +345,30 @@ fn accepts_any(headers: &HeaderMap, wanted: &[&str]) -> Option<bool> {
     Some(ranges.any(|range| wanted.iter().any(|want| range.eq_ignore_ascii_case(want))))
 }
 
-/// A client that sends `Accept` must accept JSON answers; refused with `406` otherwise.
-/// Without an `Accept` header, anything goes.
-pub(crate) fn check_accept(headers: &HeaderMap) -> Option<Response> {
-    let json_ok = accepts_any(headers, &["application/json", "application/*", "*/*"]);
-    if json_ok.unwrap_or(true) {
-        None
-    } else {
-        Some(reject(
-            StatusCode::NOT_ACCEPTABLE,
-            -32600,
-            "`Accept` must include `application/json`",
-        ))
+/// A client that sends `Accept` must accept JSON answers: `None` when it does not (answer
+/// [`not_acceptable`]). Without an `Accept` header, anything goes. Otherwise says whether the
+/// client accepts an event stream, from the same one pass over the header.
+pub(crate) fn check_accept(headers: &HeaderMap) -> Option<bool> {
+    const JSON: [&str; 3] = ["application/json", "application/*", "*/*"];
+    const EVENT_STREAM: [&str; 3] = ["text/event-stream", "text/*", "*/*"];
+    let (mut any, mut json, mut event_stream) = (false, false, false);
+    for range in media_ranges(headers) {
+        any = true;
+        json |= JSON.iter().any(|want| range.eq_ignore_ascii_case(want));
+        event_stream |= EVENT_STREAM
+            .iter()
+            .any(|want| range.eq_ignore_ascii_case(want));
     }
+    (json || !any).then_some(event_stream)
+}
+
+/// The answer to a client whose `Accept` header leaves out JSON: `406`.
+pub(crate) fn not_acceptable() -> Response {
+    reject(
+        StatusCode::NOT_ACCEPTABLE,
+        -32600,
+        "`Accept` must include `application/json`",
+    )
 }
 
 /// Whether the client accepts an event stream (required for progress notifications).
@@ -439,13 +450,18 @@ mod tests {
             header::ACCEPT,
             HeaderValue::from_static("text/event-stream;q=0.9, Application/JSON"),
         );
-        assert!(check_accept(&headers).is_none());
+        assert_eq!(check_accept(&headers), Some(true));
         assert!(accepts_event_stream(&headers));
         headers.insert(header::ACCEPT, HeaderValue::from_static("text/html"));
-        assert!(check_accept(&headers).is_some());
+        assert_eq!(check_accept(&headers), None);
         assert!(!accepts_event_stream(&headers));
         headers.insert(header::ACCEPT, HeaderValue::from_static("*/*"));
-        assert!(check_accept(&headers).is_none() && accepts_event_stream(&headers));
+        assert!(check_accept(&headers) == Some(true) && accepts_event_stream(&headers));
+        headers.insert(header::ACCEPT, HeaderValue::from_static("application/json"));
+        assert_eq!(check_accept(&headers), Some(false));
+        headers.remove(header::ACCEPT);
+        assert_eq!(check_accept(&headers), Some(false));
+        assert!(!accepts_event_stream(&headers));
     }
 
     #[test]

@@ -381,9 +381,9 @@ where
     if let Some(rejection) = guard::check_content_type(&parts.headers) {
         return rejection;
     }
-    if let Some(rejection) = guard::check_accept(&parts.headers) {
-        return rejection;
-    }
+    let Some(accepts_sse) = guard::check_accept(&parts.headers) else {
+        return guard::not_acceptable();
+    };
     let limit = inner.body_limit;
     let declared = parts
         .headers
@@ -412,7 +412,6 @@ where
         Err(_) => return guard::body_timeout(limits.body_read_timeout),
     };
     let server_slot = Arc::clone(&inner.http.requests).try_acquire_owned().ok();
-    let accepts_sse = guard::accepts_event_stream(&parts.headers);
     let peer = parts
         .extensions
         .get::<ConnectInfo<SocketAddr>>()
