@@ -101,7 +101,6 @@ impl AccessLog for LogLayer {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::{Arc, Mutex};
     use std::time::{Duration, Instant};
 
     use serde_json::Value;
@@ -109,20 +108,8 @@ mod tests {
 
     use super::*;
     use crate::cli::LogFormat;
+    use crate::cli::log_layer::tests::Captured;
     use crate::cli::log_writer::BatchWriter;
-
-    #[derive(Clone, Default)]
-    struct Captured(Arc<Mutex<Vec<u8>>>);
-
-    impl std::io::Write for Captured {
-        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-            self.0.lock().unwrap().extend_from_slice(bytes);
-            Ok(bytes.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
 
     /// The line a finished round's record gives inside a connection span, in `format` (the
     /// connection's own line, when it closes, is not returned).

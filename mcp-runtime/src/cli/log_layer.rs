@@ -484,7 +484,7 @@ where
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use std::sync::{Arc, Mutex};
     use std::time::Duration;
 
@@ -495,7 +495,7 @@ mod tests {
 
     /// Where the writer thread puts the lines, for the test to read.
     #[derive(Clone, Default)]
-    struct Captured(Arc<Mutex<Vec<u8>>>);
+    pub(in crate::cli) struct Captured(pub(in crate::cli) Arc<Mutex<Vec<u8>>>);
 
     impl std::io::Write for Captured {
         fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {

@@ -76,6 +76,32 @@ pub(crate) struct AccessRecord {
     pub(crate) started: Instant,
 }
 
+impl AccessRecord {
+    /// The record of a request that begins now, in the current span: only what is known
+    /// before it is dispatched (`method` and `id` escaped already).
+    fn new(method: String, id: String, legacy: bool, trace: TraceContext) -> Self {
+        Self {
+            parent: Span::current(),
+            method,
+            id,
+            legacy,
+            target: None,
+            round: None,
+            shape: None,
+            flow: None,
+            from: None,
+            to: None,
+            answer: None,
+            state_bytes: None,
+            replayed: false,
+            outcome: "",
+            error_code: None,
+            trace,
+            started: Instant::now(),
+        }
+    }
+}
+
 thread_local! {
     /// The record of the request being dispatched or polled on this thread, if any.
     static CURRENT: Cell<Option<Box<AccessRecord>>> = const { Cell::new(None) };
@@ -133,25 +159,12 @@ impl Access {
             if !tracing::enabled!(tracing::Level::INFO) {
                 return Self::Off;
             }
-            return Self::Record(Some(Box::new(AccessRecord {
-                parent: Span::current(),
-                method: escaped(method),
-                id: escaped(&id.to_string()),
+            return Self::Record(Some(Box::new(AccessRecord::new(
+                escaped(method),
+                escaped(&id.to_string()),
                 legacy,
-                target: None,
-                round: None,
-                shape: None,
-                flow: None,
-                from: None,
-                to: None,
-                answer: None,
-                state_bytes: None,
-                replayed: false,
-                outcome: "",
-                error_code: None,
-                trace: TraceContext::of(params),
-                started: Instant::now(),
-            })));
+                TraceContext::of(params),
+            ))));
         }
         let span = request_span(method, id, legacy);
         if span.is_disabled() {
@@ -440,25 +453,12 @@ mod tests {
     use super::*;
 
     fn record(method: &str) -> Access {
-        Access::Record(Some(Box::new(AccessRecord {
-            parent: Span::none(),
-            method: method.into(),
-            id: "1".into(),
-            legacy: false,
-            target: None,
-            round: None,
-            shape: None,
-            flow: None,
-            from: None,
-            to: None,
-            answer: None,
-            state_bytes: None,
-            replayed: false,
-            outcome: "",
-            error_code: None,
-            trace: TraceContext::default(),
-            started: Instant::now(),
-        })))
+        Access::Record(Some(Box::new(AccessRecord::new(
+            method.into(),
+            "1".into(),
+            false,
+            TraceContext::default(),
+        ))))
     }
 
     fn current_method() -> Option<String> {
