@@ -78,6 +78,7 @@
 //! - **What is had again rather than carried**: `facts.rs` and `hoist.rs` (constants, stable
 //!   borrows), `reborrow.rs` (which borrows are stable), `literals.rs` (literal locals).
 
+mod bindings;
 mod cfgs;
 mod chains;
 mod expand;
@@ -212,8 +213,9 @@ fn compile(kind: Kind, attr: TokenStream, function: ItemFn) -> syn::Result<Token
     if let Some((syn::Pat::Ident(args), _)) = &mut handler.args {
         names.push(&mut args.ident);
     }
-    shadow::rename(&mut handler.body, &mut names, &patterns);
-    let params: Vec<syn::Ident> = names.into_iter().map(|name| name.clone()).collect();
+    let named: Vec<&syn::Ident> = names.iter().map(|name| &**name).collect();
+    let mut bindings = bindings::Bindings::resolve(&named, &patterns, &handler.body);
+    shadow::rename(&mut handler.body, &mut names, &mut bindings);
     let mut body = handler.body.clone();
     let own = (kind == Kind::Elicit).then(|| handler.ident.clone());
     let mut analyzer = sites::Analyzer::new(&handler.cx, own, &mut errors);
@@ -228,7 +230,7 @@ fn compile(kind: Kind, attr: TokenStream, function: ItemFn) -> syn::Result<Token
 
     let items = items::lift(&mut body);
     let hoisted = hoist::Hoisted::of(
-        &shadow::renamed(&compiled, &handler.body, &params),
+        &shadow::renamed(&compiled, &handler.body, &bindings),
         &handler.cx,
     );
     let questions = expand::question_map(&sites);

@@ -199,6 +199,43 @@ pub(crate) fn each_argument_once(name: &str) -> bool {
     EACH_ARGUMENT_ONCE.contains(&name)
 }
 
+/// The macros of `std` whose arguments are expressions, each with the position of its format
+/// string if it takes one: the names that string captures (`"{name}"`) and the other
+/// arguments are uses of locals as code's are. Any other macro's tokens may name a local other
+/// than as a use (`tracing`'s `status = %status`).
+const EXPRESSIONS: &[(&str, Option<usize>)] = &[
+    ("format", Some(0)),
+    ("format_args", Some(0)),
+    ("print", Some(0)),
+    ("println", Some(0)),
+    ("eprint", Some(0)),
+    ("eprintln", Some(0)),
+    ("panic", Some(0)),
+    ("todo", Some(0)),
+    ("unimplemented", Some(0)),
+    ("unreachable", Some(0)),
+    ("write", Some(1)),
+    ("writeln", Some(1)),
+    ("assert", Some(1)),
+    ("debug_assert", Some(1)),
+    ("assert_eq", Some(2)),
+    ("assert_ne", Some(2)),
+    ("debug_assert_eq", Some(2)),
+    ("debug_assert_ne", Some(2)),
+    ("vec", None),
+    ("dbg", None),
+];
+
+/// Whether the macro at `path` is one of `std`'s whose arguments are expressions
+/// ([`EXPRESSIONS`]): `Some` with the position of its format string, if it takes one.
+pub(crate) fn format_position(path: &syn::Path) -> Option<Option<usize>> {
+    let last = path.segments.last()?;
+    EXPRESSIONS
+        .iter()
+        .find(|(name, _)| last.ident == name)
+        .map(|(_, format)| *format)
+}
+
 #[cfg(test)]
 mod tests {
     use super::{LENDS, METHODS, PASSES, READS, TAKES_OUT, method};

@@ -7,14 +7,17 @@ use syn::Block;
 
 use super::super::parsed::tokens;
 use super::rename;
+use crate::flow::bindings::Bindings;
 use crate::flow::syntax::{shown, shown_ident};
 
 /// `body` after renaming, as tokens printed, with the parameters that came out.
 fn renamed(body: &str, params: &[&str]) -> (String, Vec<String>) {
     let mut block: Block = syn::parse_str(body).expect("the body parses");
     let mut params: Vec<Ident> = params.iter().map(|p| format_ident!("{p}")).collect();
+    let named: Vec<&Ident> = params.iter().collect();
+    let mut bindings = Bindings::resolve(&named, &[], &block);
     let mut names: Vec<&mut Ident> = params.iter_mut().collect();
-    rename(&mut block, &mut names, &[]);
+    rename(&mut block, &mut names, &mut bindings);
     let params = params.iter().map(ToString::to_string).collect();
     (block.to_token_stream().to_string(), params)
 }
@@ -164,16 +167,21 @@ fn only_the_format_string_of_a_macro_captures_names() {
 
 #[test]
 fn a_name_a_parameters_pattern_binds_stays_and_its_hider_is_renamed() {
-    let mut block: Block = syn::parse_str(
-        "{ let spare = &spare.0; ask().await; let db = db.clone(); ask().await; (spare, db) }",
+    // One source, as the compiler gives the macro: each token has a place of its own.
+    let function: syn::ItemFn = syn::parse_str(
+        "async fn f(State(spare): State<S>, db: Db) { let spare = &spare.0; ask().await; \
+         let db = db.clone(); ask().await; (spare, db) }",
     )
-    .expect("the body parses");
-    let patterns: Vec<syn::Pat> = ["State(spare)", "db"]
-        .iter()
-        .map(|text| syn::parse::Parser::parse_str(syn::Pat::parse_single, text))
-        .collect::<syn::Result<_>>()
-        .expect("the patterns parse");
-    rename(&mut block, &mut [], &patterns);
+    .expect("the function parses");
+    let mut block = *function.block;
+    let patterns: Vec<syn::Pat> = (function.sig.inputs.iter())
+        .filter_map(|input| match input {
+            syn::FnArg::Typed(typed) => Some((*typed.pat).clone()),
+            syn::FnArg::Receiver(_) => None,
+        })
+        .collect();
+    let mut bindings = Bindings::resolve(&[], &patterns, &block);
+    rename(&mut block, &mut [], &mut bindings);
     let want = "{ let __mcp_local0_spare = &spare.0; ask().await; \
                 let __mcp_local1_db = db.clone(); ask().await; (__mcp_local0_spare, __mcp_local1_db) }";
     assert_eq!(block.to_token_stream().to_string(), tokens(want));

@@ -1,0 +1,199 @@
+//! Each use points at the binding Rust would resolve it to, whatever hides it elsewhere.
+
+use proc_macro2::{Ident, TokenStream, TokenTree};
+use quote::{ToTokens, format_ident};
+use syn::Block;
+
+use super::{BindingId, BindingKind, Bindings};
+
+/// The table of `body`, with the parameters `params`.
+fn resolved(body: &str, params: &[&str]) -> (Block, Bindings) {
+    let block: Block = syn::parse_str(body).expect("the body parses");
+    let params: Vec<Ident> = params.iter().map(|p| format_ident!("{p}")).collect();
+    let named: Vec<&Ident> = params.iter().collect();
+    let bindings = Bindings::resolve(&named, &[], &block);
+    (block, bindings)
+}
+
+/// The binding of each token named `name` in `body`, in the order written.
+fn each(body: &Block, bindings: &Bindings, name: &str) -> Vec<BindingId> {
+    fn idents(tokens: TokenStream, name: &str, out: &mut Vec<Ident>) {
+        for tree in tokens {
+            match tree {
+                TokenTree::Ident(ident) if ident == name => out.push(ident),
+                TokenTree::Group(group) => idents(group.stream(), name, out),
+                _ => {}
+            }
+        }
+    }
+    let mut out = Vec::new();
+    idents(body.to_token_stream(), name, &mut out);
+    out.iter().map(|ident| bindings.id(ident)).collect()
+}
+
+fn kind(bindings: &Bindings, id: BindingId) -> Option<BindingKind> {
+    bindings.get(id).map(|binding| binding.kind)
+}
+
+#[test]
+fn a_block_ends_the_scope_of_the_binding_that_hides_a_local() {
+    let (body, bindings) = resolved("{ let x = 1; { let x = 2; use_it(x); } use_it(x); }", &[]);
+    let [outer, inner, inner_use, outer_use] = each(&body, &bindings, "x")[..] else {
+        panic!("four tokens");
+    };
+    assert_ne!(outer, inner);
+    assert_eq!(inner_use, inner);
+    assert_eq!(outer_use, outer);
+    assert_eq!(kind(&bindings, outer), Some(BindingKind::Let));
+    assert_ne!(
+        bindings.get(outer).map(|b| b.scope),
+        bindings.get(inner).map(|b| b.scope)
+    );
+}
+
+#[test]
+fn a_let_in_a_match_arm_hides_the_arms_pattern_for_the_rest_of_the_arm() {
+    let (body, bindings) = resolved(
+        "{ match v { Some(y) => { use_it(y); let y = y + 1; y } other => other } }",
+        &["v"],
+    );
+    let [pattern, read, hider, hider_read, last] = each(&body, &bindings, "y")[..] else {
+        panic!("five tokens");
+    };
+    assert_eq!(kind(&bindings, pattern), Some(BindingKind::Pattern));
+    assert_eq!(read, pattern);
+    assert_eq!(hider_read, pattern);
+    assert_eq!(kind(&bindings, hider), Some(BindingKind::Let));
+    assert_eq!(last, hider);
+    assert_eq!(bindings.get(hider).and_then(|b| b.hides), Some(pattern));
+    let [scrutinee] = each(&body, &bindings, "v")[..] else {
+        panic!("one token");
+    };
+    assert_eq!(kind(&bindings, scrutinee), Some(BindingKind::Parameter));
+}
+
+#[test]
+fn a_closures_parameter_hides_a_local_only_in_the_closure() {
+    let (body, bindings) = resolved("{ let a = 1; let f = |a| a + 1; f(a) }", &[]);
+    let [local, param, in_closure, after] = each(&body, &bindings, "a")[..] else {
+        panic!("four tokens");
+    };
+    assert_eq!(in_closure, param);
+    assert_eq!(after, local);
+    assert_ne!(local, param);
+    assert_eq!(kind(&bindings, param), Some(BindingKind::Pattern));
+}
+
+#[test]
+fn a_for_loops_pattern_is_seen_in_its_body_and_not_after() {
+    let (body, bindings) = resolved(
+        "{ let item = 0; for item in items(item) { use_it(item); } item }",
+        &[],
+    );
+    let [local, pattern, collection, in_body, after] = each(&body, &bindings, "item")[..] else {
+        panic!("five tokens");
+    };
+    assert_eq!(collection, local);
+    assert_eq!(in_body, pattern);
+    assert_eq!(after, local);
+    assert_eq!(kind(&bindings, pattern), Some(BindingKind::LoopPattern));
+    // The pattern hides the local its collection reads.
+    assert_eq!(bindings.get(pattern).and_then(|b| b.hides), Some(local));
+}
+
+#[test]
+fn a_name_used_before_and_after_it_is_hidden_points_at_each_binding_in_turn() {
+    let (body, bindings) = resolved("{ let n = 1; use_it(n); let n = n + 1; use_it(n) }", &[]);
+    let [first, before, second, read, after] = each(&body, &bindings, "n")[..] else {
+        panic!("five tokens");
+    };
+    assert_eq!(before, first);
+    assert_eq!(read, first);
+    assert_eq!(after, second);
+    assert_ne!(first, second);
+    assert_eq!(bindings.get(second).and_then(|b| b.hides), Some(first));
+    assert_eq!(bindings.get(first).and_then(|b| b.hides), None);
+}
+
+#[test]
+fn a_format_strings_capture_points_at_the_binding_in_scope() {
+    let (body, bindings) = resolved(
+        r#"{ let name = 1; { let name = 2; println!("{name}"); } format!("{name} {x}", x = name) }"#,
+        &[],
+    );
+    let ids = each(&body, &bindings, "name");
+    let [outer, inner, argument] = ids[..] else {
+        panic!("three tokens outside the literals: {}", ids.len());
+    };
+    assert_eq!(argument, outer);
+    let literals: Vec<syn::LitStr> = {
+        let mut out = Vec::new();
+        fn find(tokens: TokenStream, out: &mut Vec<syn::LitStr>) {
+            for tree in tokens {
+                match tree {
+                    TokenTree::Literal(lit) => {
+                        out.extend(syn::parse2(lit.into_token_stream()).ok())
+                    }
+                    TokenTree::Group(group) => find(group.stream(), out),
+                    _ => {}
+                }
+            }
+        }
+        find(body.to_token_stream(), &mut out);
+        out.into_iter()
+            .filter(|lit| lit.value().contains('{'))
+            .collect()
+    };
+    let [inner_literal, outer_literal] = &literals[..] else {
+        panic!("two format strings");
+    };
+    assert_eq!(bindings.captured("name", inner_literal.span()), Some(inner));
+    assert_eq!(bindings.captured("name", outer_literal.span()), Some(outer));
+    // `x` is the macro's own argument, not a local.
+    assert_eq!(bindings.captured("x", outer_literal.span()), None);
+}
+
+#[test]
+fn another_macros_tokens_fix_the_names_they_may_name() {
+    let (body, bindings) = resolved(
+        "{ let status = 1; let kept = 2; info!(status = %status); use_it(kept) }",
+        &[],
+    );
+    let status = each(&body, &bindings, "status")[0];
+    let kept = each(&body, &bindings, "kept")[0];
+    assert_eq!(bindings.get(status).map(|b| b.fixed), Some(true));
+    assert_eq!(bindings.get(kept).map(|b| b.fixed), Some(false));
+}
+
+#[test]
+fn a_local_the_macro_made_later_gets_one_id_for_all_its_tokens() {
+    let (_, bindings) = resolved("{ let a = 1; a }", &[]);
+    let made = format_ident!("__mcp_operand0");
+    let id = bindings.id(&made);
+    assert_eq!(bindings.id(&made.clone()), id);
+    assert_eq!(bindings.get(id).map(|b| b.kind), None);
+    assert_ne!(bindings.id(&format_ident!("__mcp_operand1")), id);
+}
+
+#[test]
+fn a_renamed_token_is_still_its_binding_and_shows_the_name_written() {
+    let (body, mut bindings) = resolved("{ let name = 1; name }", &[]);
+    let name: Vec<Ident> = {
+        let mut out = Vec::new();
+        for stmt in &body.stmts {
+            if let syn::Stmt::Local(local) = stmt
+                && let syn::Pat::Ident(p) = &local.pat
+            {
+                out.push(p.ident.clone());
+            }
+        }
+        out
+    };
+    let id = bindings.id(&name[0]);
+    bindings.rename(id, "__mcp_local0_name");
+    let mut renamed = name[0].clone();
+    renamed = Ident::new("__mcp_local0_name", renamed.span());
+    assert_eq!(bindings.id(&renamed), id);
+    assert_eq!(bindings.shown(&renamed).to_string(), "name");
+    assert!(!bindings.clashes());
+}
