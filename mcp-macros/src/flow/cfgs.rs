@@ -32,8 +32,8 @@ use syn::visit::{self, Visit};
 use syn::visit_mut::{self, VisitMut};
 use syn::{Attribute, Block, ItemFn, Meta, Stmt};
 
+use super::emit::unbuilt;
 use super::questions::asks;
-use super::unbuilt;
 
 /// The most distinct conditions a body's statements may have and still be compiled once per
 /// way they fall (2 to the power of this many copies).

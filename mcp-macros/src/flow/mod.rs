@@ -78,38 +78,21 @@
 //! - **What is had again rather than carried**: `facts.rs` and `hoist.rs` (constants, stable
 //!   borrows), `reborrow.rs` (which borrows are stable), `literals.rs` (literal locals).
 
+mod analyse;
 mod cfgs;
-mod chains;
-mod expand;
-mod facts;
-mod free;
-mod graph;
-mod hoist;
-mod items;
-mod kind;
-mod literals;
-mod model;
-mod mutable;
+mod check;
+mod emit;
+mod lower;
 #[cfg(test)]
 mod odd_inputs;
+mod parse;
 #[cfg(test)]
 mod parsed;
-mod point;
-mod presentation;
+mod plan;
 mod questions;
-mod reborrow;
-mod receiver;
-mod refusals;
-mod resume;
 mod scope;
-mod settle;
-mod shadow;
-mod sites;
 mod std_facts;
-mod straight;
 mod syntax;
-mod unbuilt;
-mod valid;
 
 use std::collections::HashSet;
 
@@ -117,7 +100,13 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use syn::ItemFn;
 
-pub(crate) use kind::Kind;
+use analyse::hoist;
+use check::{refusals, sites, valid};
+use emit::{expand, unbuilt};
+use lower::{chains, items, mutable, shadow};
+pub(crate) use parse::kind::Kind;
+use parse::model;
+use plan::{resume, straight};
 
 pub(crate) use crate::errors::Errors;
 
