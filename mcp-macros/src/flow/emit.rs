@@ -5,4 +5,5 @@
 
 pub(crate) mod expand;
 pub(crate) mod graph;
+pub(crate) mod settle;
 pub(crate) mod unbuilt;

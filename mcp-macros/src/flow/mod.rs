@@ -92,6 +92,7 @@ mod plan;
 mod questions;
 mod scope;
 mod std_facts;
+mod step;
 mod syntax;
 
 use std::collections::HashSet;

@@ -5,5 +5,4 @@
 //! resumed bodies built where the plan puts them. Errors: none.
 
 pub(crate) mod resume;
-pub(crate) mod settle;
 pub(crate) mod straight;

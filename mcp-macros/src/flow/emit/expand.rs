@@ -9,15 +9,16 @@ use syn::visit_mut::VisitMut;
 use syn::{Block, Expr, Ident};
 
 use super::graph;
+use super::settle::SiteCode;
 use crate::flow::analyse::hoist::Hoisted;
 use crate::flow::analyse::literals::literal_locals;
 use crate::flow::analyse::point::Resumed;
 use crate::flow::check::sites::Site;
 use crate::flow::parse::model::{Handler, Kind};
 use crate::flow::plan::resume::Group;
-use crate::flow::plan::settle::{self, SiteCode};
 use crate::flow::plan::straight::{self, Placement};
 use crate::flow::scope::local_key;
+use crate::flow::step;
 use crate::flow::syntax;
 
 mod handler;
@@ -47,8 +48,8 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
     let handler = plan.handler;
     let cx = &handler.cx;
     let output = &handler.output;
-    let reader = settle::reader();
-    let label = settle::stop_label();
+    let reader = step::reader();
+    let label = step::stop_label();
     let sub_value = Ident::new("__mcp_sub", Span::mixed_site());
     let sub_resume = Ident::new("__mcp_sub_resume", Span::mixed_site());
     let p = quote!(::mcp_runtime::__private);
@@ -116,11 +117,11 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
         };
         sites.visit_block_mut(&mut body);
         let takes = carried.iter().map(|c| {
-            let (value, take) = (&c.value, settle::take(c.slot));
+            let (value, take) = (&c.value, step::take(c.slot));
             quote!(let #value = #take;)
         });
         let resume = if plan.sites[id].is_sub() {
-            let take = settle::taken(&quote!(#reader.take_sub()));
+            let take = step::taken(&quote!(#reader.take_sub()));
             quote!(#[allow(unused_mut)] let mut #sub_resume = ::core::option::Option::Some(#take);)
         } else {
             no_resume.clone().unwrap_or_default()
@@ -180,7 +181,7 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
     // carried is reported there, once, in `Carry`'s words (a loop's queue of items and a
     // parameter bound `mut` in words of their own).
     let slot_decls = slots.iter().enumerate().map(|(n, local)| {
-        let slot = settle::slot(n);
+        let slot = step::slot(n);
         if let Some(literals) = literals[n] {
             return quote_spanned! {local.span()=>
                 let #slot = ::mcp_runtime::__private::Slot::literals(&[#(#literals),*]);
@@ -204,7 +205,7 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
         .enumerate()
         .filter(|(n, _)| literals[*n].is_none())
         .map(|(n, local)| {
-            let slot = settle::slot(n);
+            let slot = step::slot(n);
             let carry = quote_spanned!(local.span()=> ::mcp_runtime::flow::carry);
             quote_spanned! {local.span()=>
                 #carry::NotABorrow::check({
@@ -221,7 +222,7 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
             }
         });
     let slot_names = (0..slots.len()).map(|n| {
-        let slot = settle::slot(n);
+        let slot = step::slot(n);
         quote!(#slot.name())
     });
     // The start comes first: the compiler types the slots from the locals the start writes
@@ -243,7 +244,7 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
             }
         }
     };
-    let open = settle::taken(&quote! {
+    let open = step::taken(&quote! {
         #state_param.open(&__mcp_cx, #shape, &[#(#slot_names),*], &[#(#fields),*])
     });
     let (stopped, done) = (

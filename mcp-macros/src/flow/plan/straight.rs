@@ -18,7 +18,7 @@
 //!   Sk ..
 //!   ```
 //!   `TAKE(slot_a)` reads a carried value back, the step stopping if it does not decode
-//!   (`settle::take`). The restored values come first: their types are inference variables
+//!   (`step::take`). The restored values come first: their types are inference variables
 //!   there, which the branch that computes them settles, and nothing is done with them before
 //!   it does. A level that brings nothing along is `if !reader.at(1) { .. }`.
 //!

@@ -48,9 +48,9 @@ use syn::{Block, Ident, Local, Stmt};
 use super::syntax::block_at;
 use super::{Carried, Location, Resumed, Resumer, Stages, at_head, field_name, level_of};
 use crate::flow::check::sites::{Site, Step};
-use crate::flow::plan::settle;
 use crate::flow::plan::straight::{self, BlockLevel, Placement, Within};
 use crate::flow::scope::{self, Binding};
+use crate::flow::step;
 
 /// What a group's resumer builds at the group's block.
 pub(crate) struct Heads {
@@ -80,7 +80,7 @@ impl Resumer<'_> {
 
     /// The group's block, resumed at any of its points.
     pub(super) fn heads_block(&mut self, block: &Block, heads: &Heads) -> Block {
-        straight::heads(block, &heads.levels, self.hoisted, &settle::reader())
+        straight::heads(block, &heads.levels, self.hoisted, &step::reader())
     }
 }
 
@@ -445,7 +445,7 @@ impl Planner<'_, '_> {
             return;
         };
         let takes = resumed.carried.iter().map(|c| {
-            let (value, take) = (&c.value, settle::take(c.slot));
+            let (value, take) = (&c.value, step::take(c.slot));
             quote!(let #value = #take;)
         });
         let body = &resumed.body;

@@ -11,8 +11,8 @@ use syn::{Block, Expr, Lifetime, Stmt};
 use super::syntax::{cond_lets, evaluated};
 use super::{Hider, Resumer, in_block};
 use crate::flow::check::sites::{Loop, Step};
-use crate::flow::plan::settle;
 use crate::flow::scope;
+use crate::flow::step;
 
 impl Resumer<'_> {
     /// Input:  `'l: loop { BODY }`, resuming inside BODY by `rest`
@@ -133,7 +133,7 @@ impl Resumer<'_> {
         let position = &looped.position;
         let rewind = looped.rewind(&syn::parse_quote!(#position - 1));
         let pat = &binding.pat;
-        let (reader, label) = (settle::reader(), settle::stop_label());
+        let (reader, label) = (step::reader(), step::stop_label());
         Some(syn::parse_quote! {
             #[allow(unused_variables)]
             let #pat = ::core::iter::Iterator::next(&mut #rewind) else {

@@ -7,12 +7,12 @@ use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote};
 use syn::{Block, Expr, Ident, Pat, Stmt};
 
-use super::super::settle;
 use super::syntax::{declaration, field_name, let_pattern};
 use super::{Carried, Hider, Resumer, block_expr};
 use crate::flow::analyse::{free, reborrow};
 use crate::flow::check::sites::Step;
 use crate::flow::scope::{self, Binding, Rederive};
+use crate::flow::step;
 
 impl Resumer<'_> {
     /// `let` statements restoring the locals of `declared` that `free` names, the last
@@ -155,7 +155,7 @@ impl Resumer<'_> {
             };
             if used && reborrow::rematch(pat, scrutinee, roots) {
                 let pat = let_pattern(pat);
-                let (reader, label) = (settle::reader(), settle::stop_label());
+                let (reader, label) = (step::reader(), step::stop_label());
                 matched.push(syn::parse_quote! {
                     #[allow(irrefutable_let_patterns, unused_variables)]
                     let #pat = #scrutinee else {

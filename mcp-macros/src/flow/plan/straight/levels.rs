@@ -7,8 +7,8 @@ use syn::{Ident, Local, Stmt};
 
 use super::Within;
 use crate::flow::analyse::point::Carried;
-use crate::flow::plan::settle;
 use crate::flow::scope::{self, Binding};
+use crate::flow::step;
 
 /// After a level: the `let`s of [`again_at`](super::again_at) run again, which the statements after it may
 /// leave unused; in the level's branch that runs from the start: a use of each of their
@@ -31,7 +31,7 @@ pub(super) fn had_again(again: &[Local]) -> (TokenStream, TokenStream) {
 
 /// `reader.take(&slot)` for each of `carried`, in order, the step stopping where one fails.
 pub(super) fn takes(carried: &[Carried]) -> impl Iterator<Item = TokenStream> + '_ {
-    carried.iter().map(|c| settle::take(c.slot))
+    carried.iter().map(|c| step::take(c.slot))
 }
 
 /// The level of a question at the head of a statement: the locals `carried` it needs,

@@ -1,12 +1,13 @@
 //! The code that settles each question point: asks, or reads the round's answer, or stops.
 
 use proc_macro2::{Span, TokenStream};
-use quote::{format_ident, quote, quote_spanned};
+use quote::{quote, quote_spanned};
 use syn::visit_mut::{self, VisitMut};
 use syn::{Expr, Ident};
 
 use crate::flow::analyse::point::Resumed;
 use crate::flow::check::sites::{Site, is_operand};
+use crate::flow::step::{slot, stop_label};
 use crate::flow::syntax::marker_site;
 
 /// Replaces each `__mcp_site!().N` marker with the code that settles question point `N`.
@@ -138,41 +139,6 @@ impl SiteCode<'_> {
         });
         quote!(#reader.write(#point) #(#puts)*)
     }
-}
-
-/// The step function's opened state (`continuation::Reader`).
-pub(crate) fn reader() -> Ident {
-    Ident::new("__mcp_r", Span::mixed_site())
-}
-
-/// The label of the block holding the step's body, which every place the step stops breaks
-/// out of with its `continuation::Stopped`, for the one await of it after the block.
-pub(crate) fn stop_label() -> syn::Lifetime {
-    syn::Lifetime::new("'__mcp_stop", Span::mixed_site())
-}
-
-/// `reader.take(&slot)`, the step stopping where it fails: the value of a carried local.
-pub(crate) fn take(slot: usize) -> TokenStream {
-    let (reader, slot) = (reader(), self::slot(slot));
-    taken(&quote!(#reader.take(&#slot)))
-}
-
-/// The value of `result`, a `Result<_, Stopped>`, the step stopping where it is an error.
-pub(crate) fn taken(result: &TokenStream) -> TokenStream {
-    let label = stop_label();
-    let value = Ident::new("__mcp_value", Span::mixed_site());
-    let stopped = Ident::new("__mcp_stopped", Span::mixed_site());
-    quote! {
-        match #result {
-            ::core::result::Result::Ok(#value) => #value,
-            ::core::result::Result::Err(#stopped) => break #label #stopped,
-        }
-    }
-}
-
-/// The step function's local holding slot `n`.
-pub(crate) fn slot(n: usize) -> Ident {
-    format_ident!("__mcp_s{}", n, span = Span::mixed_site())
 }
 
 /// The span of a question's method (`elicit` in `cx.elicit("...").key("k")`), or of the
