@@ -8,8 +8,9 @@
 use syn::visit::Visit;
 use syn::{Block, Expr, Ident, LitStr, Pat, Stmt};
 
+use super::forbidden::{Forbidden, Position};
 use crate::flow::Errors;
-use crate::flow::questions::{Forbidden, Position, asks, awaited_in_macro, has_question};
+use crate::flow::questions::{asks, awaited_in_macro, has_question};
 use crate::flow::syntax::compound;
 
 mod keys;

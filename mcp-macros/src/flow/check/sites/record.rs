@@ -6,7 +6,8 @@ use syn::visit::Visit;
 use syn::{Expr, Ident, LitStr, Pat};
 
 use super::{Analyzer, Call, Naming, Site};
-use crate::flow::questions::{Position, is_context, is_question_call, question_args, strip_parens};
+use crate::flow::check::forbidden::Position;
+use crate::flow::questions::{is_context, is_question_call, question_args, strip_parens};
 use crate::flow::syntax::marker;
 
 impl Analyzer<'_> {
