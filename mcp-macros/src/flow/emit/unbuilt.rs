@@ -24,9 +24,9 @@ use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, format_ident, quote};
 use syn::punctuated::Punctuated;
 use syn::visit_mut::{self, VisitMut};
-use syn::{Expr, FnArg, Ident, ItemFn, Token, Type};
+use syn::{Expr, Ident, ItemFn, Token};
 
-use crate::flow::parse::model::is_cx_type;
+use crate::flow::parse::model::context;
 use crate::flow::questions::{awaited_in_macro, is_question_base, is_question_call, strip_parens};
 
 /// The copy of `function` to emit beside its macro's error, if it can be read as written.
@@ -59,25 +59,6 @@ pub(crate) fn checked_copy(function: &ItemFn) -> Option<TokenStream> {
     Some(quote! {
         #[allow(dead_code)]
         #sig #body
-    })
-}
-
-/// The context parameter's name: the first whose type names `Cx`, however borrowed.
-pub(crate) fn context(sig: &syn::Signature) -> Option<Ident> {
-    // Looser than the model's rule: a context it refused (`&mut Cx`) still asks in the copy.
-    fn names_cx(ty: &Type) -> bool {
-        match ty {
-            Type::Reference(reference) => names_cx(&reference.elem),
-            Type::Paren(paren) => names_cx(&paren.elem),
-            other => is_cx_type(other),
-        }
-    }
-    sig.inputs.iter().find_map(|input| match input {
-        FnArg::Typed(typed) if names_cx(&typed.ty) => match &*typed.pat {
-            syn::Pat::Ident(pat) => Some(pat.ident.clone()),
-            _ => None,
-        },
-        _ => None,
     })
 }
 

@@ -459,3 +459,22 @@ impl Handler {
         self.body.span()
     }
 }
+
+/// The context parameter's name: the first whose type names `Cx`, however borrowed.
+pub(crate) fn context(sig: &syn::Signature) -> Option<Ident> {
+    // Looser than the model's rule: a context it refused (`&mut Cx`) still asks in the copy.
+    fn names_cx(ty: &Type) -> bool {
+        match ty {
+            Type::Reference(reference) => names_cx(&reference.elem),
+            Type::Paren(paren) => names_cx(&paren.elem),
+            other => is_cx_type(other),
+        }
+    }
+    sig.inputs.iter().find_map(|input| match input {
+        FnArg::Typed(typed) if names_cx(&typed.ty) => match &*typed.pat {
+            syn::Pat::Ident(pat) => Some(pat.ident.clone()),
+            _ => None,
+        },
+        _ => None,
+    })
+}
