@@ -32,8 +32,8 @@ use syn::visit::{self, Visit};
 use syn::visit_mut::{self, VisitMut};
 use syn::{Attribute, Block, ItemFn, Meta, Stmt};
 
+use super::parse::model;
 use super::questions::asks;
-use super::unbuilt;
 
 /// The most distinct conditions a body's statements may have and still be compiled once per
 /// way they fall (2 to the power of this many copies).
@@ -50,7 +50,7 @@ pub(super) struct Variant {
 /// one (or has too many conditions).
 pub(super) fn variants(function: &ItemFn) -> Option<Vec<Variant>> {
     // Without a context there is no question, and nothing the flow reads differently.
-    let cx = &unbuilt::context(&function.sig)?;
+    let cx = &model::context(&function.sig)?;
     let mut found = Conditions {
         cx,
         conditions: Vec::new(),

@@ -8,19 +8,29 @@
 //! before it made and nothing they threw away; the errors of a stage all come out before the
 //! next stage runs (see [`stage_errors`]).
 //!
-//! | stage | modules | input | output | errors raised |
+//! | stage | folder: modules | input | output | errors raised |
 //! | --- | --- | --- | --- | --- |
-//! | parse | [`model`], [`presentation`], [`kind`], [`receiver`] | the attribute's tokens, the `ItemFn` | `model::Options`, `model::Handler` (parameters, context, arguments, body) | unknown, repeated or ill-typed keys; a signature of the wrong shape; a resource without its URI |
-//! | lower | [`mutable`], [`chains`], [`shadow`], [`items`] | the handler's body | `mut` parameters made locals, conditions that chain a `let` before a question split there, locals hidden by a binding that reads them renamed, the body's items lifted out | a chain the split cannot keep |
-//! | check | [`valid`], [`sites`] (with [`questions`]; keys: `sites/keys.rs`) | the lowered body | each question point marked (`__mcp_site!().N`, [`syntax::marker`]) and recorded as a `sites::Site` (its path, keys, question), the resumable `for` loops (`sites::Loop`) | a question where the body cannot be split (in a closure, an `async` block, a macro's tokens, a larger expression), a key two questions share |
-//! | analyse | [`facts`] (found by [`hoist`]), [`literals`], [`reborrow`], [`free`], [`scope`], [`std_facts`]; per point [`straight`] (`place`) and [`resume`] for its locals alone ([`analyse`]) | the marked body | what the whole function tells of each name (`facts::Hoisted`: constants, bound once, unchanging, stable borrows), the locals that only hold string literals, per run of statements what it reads and assigns before reading (`free::Summary`), per block what its `let`s declare (`straight::Lets`, `resume/prefix.rs`: found once per block, read by each point by name); each point's `straight::Placement` and locals (`point::Resumed` without its body), with the locals it would carry that cannot travel (`refusals::Refusal`) | none |
-//! | check (travel) | [`refusals`] ([`refused`]) | the points' analysed locals | the errors, each once by its identity (`errors::Identity`) | a local that cannot travel: a borrow, code, a value held in a `while` loop's condition, a local hidden at its question by a binding that cannot borrow it first |
-//! | plan | [`resume`] (`hidden`: the hiding `let`s rewritten to borrow first, every point then analysed and checked again; `group`) | the checked analysis | the body rewritten for hidden locals, the points resumed together (`resume::Group`) | none |
-//! | emit | [`resume`] (with `restore`, `looped`; each point's resumed body built once, [`resume_body`]), [`settle`], [`straight`] (the nest), [`mod@expand`] (with `expand/handler.rs`), [`graph`] (the flow graph); on error [`unbuilt`] | the plan | the step function and the items around it; on error, a stand-in beside the body as written | none |
+//! | parse | `parse/`: [`model`], [`parse::presentation`], [`parse::kind`], [`parse::receiver`] | the attribute's tokens, the `ItemFn` | `model::Options`, `model::Handler` (parameters, context, arguments, body) | unknown, repeated or ill-typed keys; a signature of the wrong shape; a resource without its URI |
+//! | lower | `lower/`: [`mutable`], [`chains`], [`shadow`], [`items`] | the handler's body | `mut` parameters made locals, conditions that chain a `let` before a question split there, locals hidden by a binding that reads them renamed, the body's items lifted out | a chain the split cannot keep |
+//! | check | `check/`: [`valid`], [`sites`] (keys: `check/sites/keys.rs`), [`check::forbidden`] | the lowered body | each question point marked (`__mcp_site!().N`, [`syntax::marker`]) and recorded as a `sites::Site` (its path, keys, question), the resumable `for` loops (`sites::Loop`) | a question where the body cannot be split (in a closure, an `async` block, a macro's tokens, a larger expression), a key two questions share |
+//! | analyse | `analyse/`: [`analyse::facts`] (found by [`hoist`]), [`analyse::literals`], [`analyse::reborrow`], [`analyse::free`], [`analyse::point`]; per point, [`straight`] (`place`) and [`resume`] for its locals alone ([`analyse()`]) | the marked body | what the whole function tells of each name (`facts::Hoisted`: constants, bound once, unchanging, stable borrows), the locals that only hold string literals, per run of statements what it reads and assigns before reading (`free::Summary`), per block what its `let`s declare (`straight::Lets`, `plan/resume/prefix.rs`: found once per block, read by each point by name); each point's `straight::Placement` and locals (`point::Resumed` without its body), with the locals it would carry that cannot travel (`refusals::Refusal`) | none |
+//! | check (travel) | `check/`: [`refusals`] ([`refused`]) | the points' analysed locals | the errors, each once by its identity (`errors::Identity`) | a local that cannot travel: a borrow, code, a value held in a `while` loop's condition, a local hidden at its question by a binding that cannot borrow it first |
+//! | plan | `plan/`: [`resume`] (`plan/resume/hidden.rs`: the hiding `let`s rewritten to borrow first, every point then analysed and checked again; `plan/resume/group.rs`), [`straight`] (the placements) | the checked analysis | the body rewritten for hidden locals, the points resumed together (`resume::Group`) | none |
+//! | emit | `emit/`: [`mod@expand`] (with `emit/expand/handler.rs`), [`emit::settle`], [`emit::graph`] (the flow graph); on error [`unbuilt`]. The code `plan/` builds: each point's resumed body, once ([`resume_body`]; `plan/resume/restore.rs`, `plan/resume/looped.rs`), and the nest ([`straight`]) | the plan | the step function and the items around it; on error, a stand-in beside the body as written | none |
 //!
-//! [`syntax`] (the marker, literals, the names the macro writes) and [`std_facts`] (one table of
-//! what the macro knows of `std`'s methods and macros) are leaves every stage may read. No
-//! module of `flow` imports one that imports it back.
+//! Two modules span stages and sit in `plan/`: [`straight`] places each point and builds the
+//! nest, and [`resume`] finds a point's locals, rewrites hidden locals, groups points and
+//! builds resumed bodies. One walk (`resume::Resumer`) does all of that for `resume`, with or
+//! without the body (`locals_only`); parting it along the stage line would copy the walk.
+//! Emit calls both (through [`resume_body`] and `expand::expand`).
+//!
+//! At the top of `flow/` are the leaves every stage may read: [`syntax`] (the marker,
+//! literals, the names the macro writes), [`std_facts`] (one table of what the macro knows of
+//! `std`'s methods and macros), [`scope`] (the bindings a pattern or `let` makes, and what a
+//! type tells of them), [`questions`] (what a question is) and [`step`] (the step function's
+//! names and the read of a carried value). [`cfgs`] runs before the stages, from [`expand()`],
+//! and reads the signature through `parse/`. A stage reads only the stages before it and the
+//! leaves, and no module of `flow` imports one that imports it back.
 //!
 //! A point is analysed without its resumed body: the code after it stands in the walk as its
 //! summary (see `free::StandIn`). Only a point in a copy of its statement or in an arm of its
@@ -32,7 +42,7 @@
 //!
 //! - **question point**, **point**, **site**: an awaited question or sub-flow call where the
 //!   flow may stop; numbered in the order of the body (`sites::Site`), marked in the body by
-//!   `__mcp_site!().N` until `settle` writes its code.
+//!   `__mcp_site!().N` until `emit/settle.rs` writes its code.
 //! - **path**, **step**: the way from the body's block down to a point (`sites::Step`); a
 //!   **head** is a sub-expression evaluated before anything else of its parent (`sites::Head`).
 //! - **carried**: a local whose value travels in the state (`point::Carried`), written and read
@@ -42,7 +52,7 @@
 //!   iterator rebuilt from its position (`scope::Rederive::Loop`), a local with no value at the
 //!   question declared again without one (`scope::Rederive::Unassigned`).
 //! - **hidden**, **hider**: a carried local that a binding of its name hides at the question;
-//!   the hider borrows it first (`resume/hidden.rs`). **Renamed**: a local hidden by a binding
+//!   the hider borrows it first (`plan/resume/hidden.rs`). **Renamed**: a local hidden by a binding
 //!   that reads it, given a name of its own (`shadow`; `syntax::shown` gives the user's back).
 //! - **resumed body**: the body as it runs when the flow resumes at one point (`resume`).
 //! - **nest**: the body from the start, where the points in the body's own statements resume
@@ -53,64 +63,52 @@
 //! - **summary**, **stand-in**: what a run of statements reads and assigns first
 //!   (`free::Summary`), and the marker that stands for such a run in a walk (`free::StandIn`).
 //! - **prefix**: what the statements of a block declare, found once per block
-//!   (`resume/prefix.rs`; `straight::Lets` for the nest): a point reads from it the last
+//!   (`plan/resume/prefix.rs`; `straight::Lets` for the nest): a point reads from it the last
 //!   binding of each name its rest uses, rather than walking the statements before it.
-//! - **settle**: the code at a question: ask it, read its answer, or stop with the state.
+//! - **settle**: the code at a question: ask it, read its answer, or stop with the state
+//!   (`emit/settle.rs`).
+//! - **stage**: one step of the pipeline above, one folder of `flow/`.
 //! - **refusal**: an error of the macro, at the user's token, saying what to write instead;
 //!   for a local that cannot travel, first a typed record (`refusals::Refusal`) the analysis
 //!   makes and the check stage words.
 //!
 //! # Where to change
 //!
-//! - **How a `for` loop resumes**: `sites/loops.rs` (which loops resume, rewritten to a
-//!   `while let` over a `Rewind` at a counted position), `resume/looped.rs` (the rest of the
-//!   iteration stopped in runs once, then the loop; the current item taken afresh),
-//!   `resume/restore.rs` (`Rederive::Loop`: the iterator rebuilt from its position).
+//! - **How a `for` loop resumes**: `check/sites/loops.rs` (which loops resume, rewritten to a
+//!   `while let` over a `Rewind` at a counted position), `plan/resume/looped.rs` (the rest of
+//!   the iteration stopped in runs once, then the loop; the current item taken afresh),
+//!   `plan/resume/restore.rs` (`Rederive::Loop`: the iterator rebuilt from its position).
 //! - **How a new operand position is accepted** (a question as an argument or element): a
-//!   `sites::Head` for it with its `child`, the walk into it in `sites.rs` (`Analyzer::expr`,
-//!   which calls `operand`), `sites/operands.rs` (what is taken first into a local), and
-//!   `resume/syntax.rs` (`block_in`, following the step).
+//!   `sites::Head` for it with its `child`, the walk into it in `check/sites.rs`
+//!   (`Analyzer::expr`, which calls `operand`), `check/sites/operands.rs` (what is taken first
+//!   into a local), and `plan/resume/syntax.rs` (`block_in`, following the step).
 //! - **How a refusal is worded**: at the stage that raises it (the table's last column):
-//!   `model.rs` and `presentation.rs` (the attribute), `questions.rs` (where a question
-//!   stands), `sites/record.rs` (keys), `valid.rs`, `chains.rs`, `refusals.rs` (what cannot
-//!   travel: its words; `resume/travel.rs` finds it). Each has a UI case under `trybuild/tests/ui` whose `.stderr` shows it.
+//!   `parse/model.rs` and `parse/presentation.rs` (the attribute), `check/forbidden.rs`
+//!   (where a question stands; `questions.rs` for one in a macro's tokens),
+//!   `check/sites/record.rs` (keys), `check/valid.rs`, `lower/chains.rs`,
+//!   `check/refusals.rs` (what cannot travel: its words; `plan/resume/travel.rs` finds it).
+//!   Each has a UI case under `trybuild/tests/ui` whose `.stderr` shows it.
 //! - **What the macro knows of a `std` method**: its row in `std_facts.rs`.
-//! - **What is had again rather than carried**: `facts.rs` and `hoist.rs` (constants, stable
-//!   borrows), `reborrow.rs` (which borrows are stable), `literals.rs` (literal locals).
+//! - **What is had again rather than carried**: `analyse/facts.rs` and `analyse/hoist.rs`
+//!   (constants, stable borrows), `analyse/reborrow.rs` (which borrows are stable),
+//!   `analyse/literals.rs` (literal locals).
 
-mod bindings;
+mod analyse;
 mod cfgs;
-mod chains;
-mod expand;
-mod facts;
-mod free;
-mod graph;
-mod hoist;
-mod items;
-mod kind;
-mod literals;
-mod model;
-mod mutable;
+mod check;
+mod emit;
+mod lower;
 #[cfg(test)]
 mod odd_inputs;
+mod parse;
 #[cfg(test)]
 mod parsed;
-mod point;
-mod presentation;
+mod plan;
 mod questions;
-mod reborrow;
-mod receiver;
-mod refusals;
-mod resume;
 mod scope;
-mod settle;
-mod shadow;
-mod sites;
 mod std_facts;
-mod straight;
+mod step;
 mod syntax;
-mod unbuilt;
-mod valid;
 
 use std::collections::HashSet;
 
@@ -118,7 +116,13 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use syn::ItemFn;
 
-pub(crate) use kind::Kind;
+use analyse::hoist;
+use check::{refusals, sites, valid};
+use emit::{expand, unbuilt};
+use lower::{bindings, chains, items, mutable, shadow};
+pub(crate) use parse::kind::Kind;
+use parse::model;
+use plan::{resume, straight};
 
 pub(crate) use crate::errors::Errors;
 

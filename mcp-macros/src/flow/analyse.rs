@@ -1,0 +1,12 @@
+//! The analyse stage.
+//!
+//! Input: the marked body. Output: the facts of the whole function (`hoist::Hoisted`), what
+//! each run of statements reads and assigns (`free::Summary`), each point's locals
+//! (`point::Resumed` without its body). Errors: none.
+
+pub(crate) mod facts;
+pub(crate) mod free;
+pub(crate) mod hoist;
+pub(crate) mod literals;
+pub(crate) mod point;
+pub(crate) mod reborrow;

@@ -1,0 +1,542 @@
+//! Free variables: which locals a piece of code uses from outside itself, and which outer
+//! locals it assigns before reading them.
+
+use std::collections::{BTreeSet, HashMap};
+
+use syn::visit::{self, Visit};
+use syn::{Block, Expr, Pat, Stmt};
+
+use crate::flow::scope::pattern_bindings;
+use crate::flow::syntax::marker_site;
+
+mod ends;
+mod macros;
+mod stand_in;
+use ends::{block_diverges, block_ends, ends};
+pub(crate) use ends::{diverges, panics};
+pub(crate) use stand_in::{StandIn, free_and_assigned_with};
+
+/// Names used in `block`'s statements that no binding inside them introduces first.
+pub(crate) fn free_in_stmts(stmts: &[Stmt], sites: &HashMap<usize, Expr>) -> BTreeSet<String> {
+    free_and_assigned_in_stmts(stmts, sites).0
+}
+
+/// The free names of `stmts`, and the outer names they assign (`name = ...`) before reading
+/// them: those need a declaration in scope, not a value.
+pub(crate) fn free_and_assigned_in_stmts(
+    stmts: &[Stmt],
+    sites: &HashMap<usize, Expr>,
+) -> (BTreeSet<String>, BTreeSet<String>) {
+    free_and_assigned_with(stmts, sites, &[])
+}
+
+/// What a run of a block's statements reads from outside it, and assigns before reading (see
+/// [`free_and_assigned_in_stmts`]): kept, so that a statement's can be put before the run
+/// after it without walking that run again ([`before`]), and so that the run can stand in
+/// the walk where it is left out of the code walked (see [`StandIn`]).
+#[derive(Clone, Default)]
+pub(crate) struct Summary {
+    pub(crate) free: BTreeSet<String>,
+    pub(crate) assigned: BTreeSet<String>,
+    /// The outer names every way through the run to its end assigns.
+    every_way: BTreeSet<String>,
+    /// The `break`s out of the run to constructs around it.
+    breaks: Vec<Break>,
+}
+
+/// A `break` out of a run of statements: the construct it leaves, and the outer names
+/// assigned on every way to it from the run's start.
+#[derive(Clone)]
+struct Break {
+    /// Its label; `None` leaves the innermost loop.
+    label: Option<String>,
+    assigned: BTreeSet<String>,
+}
+
+/// For each statement of a block, the summary of the statements from it to the block's end,
+/// and last an empty one: found from the end, each statement walked once.
+pub(crate) fn suffixes(stmts: &[Stmt], sites: &HashMap<usize, Expr>) -> Vec<Summary> {
+    let mut out = vec![Summary::default(); stmts.len() + 1];
+    for (j, stmt) in stmts.iter().enumerate().rev() {
+        out[j] = before(stmt, &out[j + 1], sites, &[]);
+    }
+    out
+}
+
+/// The summary of `stmt` followed, in its block, by the statements `rest` summarises: what
+/// those read or assign first, the whole does, unless `stmt` binds it (by a `let`, or by
+/// assigning it on every way through).
+pub(crate) fn before(
+    stmt: &Stmt,
+    rest: &Summary,
+    sites: &HashMap<usize, Expr>,
+    stand_ins: &[StandIn],
+) -> Summary {
+    let mut finder = FreeVars::new(sites, stand_ins);
+    finder.push();
+    finder.stmt(stmt);
+    let scope = finder.scopes.pop().unwrap_or_default();
+    let after = |names: &BTreeSet<String>| {
+        names
+            .iter()
+            .filter(|name| !scope.names.contains(*name))
+            .cloned()
+            .collect::<Vec<_>>()
+    };
+    let (more_free, more_assigned) = (after(&rest.free), after(&rest.assigned));
+    let (mut free, mut assigned) = (finder.free, finder.assigned);
+    free.extend(more_free);
+    assigned.extend(more_assigned);
+    let mut every_way = scope.assigned.clone();
+    every_way.extend(after(&rest.every_way));
+    // A `break` in the rest also has what the statement assigns, but for the names the
+    // statement declares: those the rest assigns are the statement's, not outer ones.
+    let declared = scope.declared();
+    let mut breaks = finder.escaping;
+    breaks.extend(rest.breaks.iter().map(|exit| {
+        let mut assigned = scope.assigned.clone();
+        assigned.extend(exit.assigned.difference(&declared).cloned());
+        Break {
+            label: exit.label.clone(),
+            assigned,
+        }
+    }));
+    Summary {
+        free,
+        assigned,
+        every_way,
+        breaks,
+    }
+}
+
+/// The outer names every way through `stmts` to their end assigns (`name = ...`).
+pub(crate) fn assigned_by_stmts(stmts: &[Stmt], sites: &HashMap<usize, Expr>) -> BTreeSet<String> {
+    let mut finder = FreeVars::new(sites, &[]);
+    finder.stmts(stmts);
+    finder.pop()
+}
+
+struct FreeVars<'a> {
+    scopes: Vec<Scope>,
+    free: BTreeSet<String>,
+    /// Outer names assigned before any read: bound from there on, in the assigning scope.
+    assigned: BTreeSet<String>,
+    /// The constructs a `break` here may leave, innermost last.
+    exits: Vec<Exit>,
+    /// The `break`s out of the code walked, to constructs around it.
+    escaping: Vec<Break>,
+    /// How many closures and `async` blocks the walk is in, out of which no `break` leaves.
+    opaque: usize,
+    sites: &'a HashMap<usize, Expr>,
+    /// The runs of statements left out of the code walked, each in place of its marker.
+    stand_ins: &'a [StandIn],
+}
+
+/// A construct `break` leaves: a loop, or a labelled block.
+struct Exit {
+    label: Option<String>,
+    is_loop: bool,
+    /// The index of its scope.
+    depth: usize,
+    /// The outer names every `break` out of it so far assigns; `None` before the first.
+    assigned: Option<BTreeSet<String>>,
+}
+
+/// A scope the finder is in: a block, a closure, a match arm, a construct's bindings.
+#[derive(Default)]
+struct Scope {
+    /// The names bound in it so far, by a pattern or by an assignment.
+    names: Vec<String>,
+    /// The names from outside it that every way through it, so far, assigns.
+    assigned: BTreeSet<String>,
+}
+
+impl Scope {
+    /// The names a pattern binds in it (rather than an assignment from outside).
+    fn declared(&self) -> BTreeSet<String> {
+        self.names
+            .iter()
+            .filter(|name| !self.assigned.contains(*name))
+            .cloned()
+            .collect()
+    }
+}
+
+impl<'a> FreeVars<'a> {
+    fn new(sites: &'a HashMap<usize, Expr>, stand_ins: &'a [StandIn]) -> Self {
+        Self {
+            scopes: vec![Scope::default()],
+            free: BTreeSet::new(),
+            assigned: BTreeSet::new(),
+            exits: Vec::new(),
+            escaping: Vec::new(),
+            opaque: 0,
+            sites,
+            stand_ins,
+        }
+    }
+
+    fn bound(&self, name: &str) -> bool {
+        self.scopes
+            .iter()
+            .any(|scope| scope.names.iter().any(|n| n == name))
+    }
+
+    fn push(&mut self) {
+        self.scopes.push(Scope::default());
+    }
+
+    /// Enters a construct `break` may leave, in a scope of its own.
+    fn push_exit(&mut self, label: Option<&syn::Label>, is_loop: bool) {
+        self.push();
+        self.exits.push(Exit {
+            label: label.map(|label| label.name.ident.to_string()),
+            is_loop,
+            depth: self.scopes.len() - 1,
+            assigned: None,
+        });
+    }
+
+    /// Leaves the construct [`push_exit`](Self::push_exit) entered: what every `break` out of
+    /// it assigns (`None`: none leaves it), and what its scope assigns.
+    fn pop_exit(&mut self) -> (Option<BTreeSet<String>>, BTreeSet<String>) {
+        let exit = self.exits.pop().and_then(|exit| exit.assigned);
+        (exit, self.pop())
+    }
+
+    /// The outer names assigned on every way here from the scope at `depth`: what each scope
+    /// assigns, but for the names a scope around it, from `depth` on, declares.
+    fn assigned_since(&self, depth: usize) -> BTreeSet<String> {
+        let mut assigned = BTreeSet::new();
+        let mut declared = BTreeSet::new();
+        for scope in &self.scopes[depth..] {
+            assigned.extend(scope.assigned.difference(&declared).cloned());
+            declared.extend(scope.declared());
+        }
+        assigned
+    }
+
+    /// The names the scopes from `depth` on declare.
+    fn declared_since(&self, depth: usize) -> BTreeSet<String> {
+        self.scopes[depth..]
+            .iter()
+            .flat_map(Scope::declared)
+            .collect()
+    }
+
+    /// Leaves the innermost scope: the outer names every way through it assigns.
+    fn pop(&mut self) -> BTreeSet<String> {
+        self.scopes
+            .pop()
+            .map(|scope| scope.assigned)
+            .unwrap_or_default()
+    }
+
+    /// `name` is assigned in the innermost scope, on every way through it so far: unless a
+    /// pattern of this scope binds it, it is bound from here on, and the scope assigns it.
+    fn assign(&mut self, name: String) {
+        let scope = self.scopes.last_mut().expect("a scope is always open");
+        if !scope.names.contains(&name) {
+            scope.names.push(name.clone());
+            scope.assigned.insert(name);
+        }
+    }
+
+    /// What a construct that runs whenever the code after it does assigns: `assigned` of
+    /// every way through it, or `None` where no way through it reaches that code.
+    fn assigned_by(&mut self, assigned: Option<BTreeSet<String>>) {
+        for name in assigned.into_iter().flatten() {
+            self.assign(name);
+        }
+    }
+
+    fn use_name(&mut self, name: String) {
+        if !self.bound(&name) {
+            self.free.insert(name);
+        }
+    }
+
+    fn bind(&mut self, pat: &Pat) {
+        let mut bindings = Vec::new();
+        pattern_bindings(pat, None, &mut bindings);
+        let scope = self.scopes.last_mut().expect("a scope is always open");
+        scope
+            .names
+            .extend(bindings.into_iter().map(|b| b.ident.to_string()));
+    }
+
+    /// A block's statements, in a scope of their own; what every way through them assigns is
+    /// assigned in the enclosing scope, whose construct says whether that always runs.
+    fn stmts(&mut self, stmts: &[Stmt]) {
+        self.push();
+        for stmt in stmts {
+            self.stmt(stmt);
+        }
+        let assigned = self.pop();
+        self.assigned_by(Some(assigned));
+    }
+
+    /// One statement of the block whose scope is innermost.
+    fn stmt(&mut self, stmt: &Stmt) {
+        match stmt {
+            Stmt::Local(local) => {
+                if let Some(init) = &local.init {
+                    self.visit_expr(&init.expr);
+                    if let Some((_, diverge)) = &init.diverge {
+                        // Runs only where the pattern fails, and never goes on.
+                        self.push();
+                        self.visit_expr(diverge);
+                        self.pop();
+                    }
+                }
+                // A `let` under `#[cfg(..)]` may be compiled out, leaving the names it
+                // would hide to the code after it. (Only past `cfgs`' conditions: below them,
+                // each copy of the body has its `let`s kept without the attribute, or left out.)
+                if !local.attrs.iter().any(|attr| attr.path().is_ident("cfg")) {
+                    self.bind(&local.pat);
+                }
+            }
+            Stmt::Expr(expr, _) => self.visit_expr(expr),
+            Stmt::Macro(mac) => match stand_in::marked(&mac.mac) {
+                Some(n) => self.stand_in(n),
+                None => self.mac(&mac.mac),
+            },
+            Stmt::Item(_) => {}
+        }
+    }
+}
+
+impl<'ast> Visit<'ast> for FreeVars<'_> {
+    fn visit_block(&mut self, block: &'ast Block) {
+        self.stmts(&block.stmts);
+    }
+
+    /// A question point's marker uses what its question does.
+    fn visit_expr_field(&mut self, field: &'ast syn::ExprField) {
+        match marker_site(field) {
+            Some(site) => {
+                if let Some(question) = self.sites.get(&site) {
+                    self.visit_expr(question);
+                }
+            }
+            None => visit::visit_expr_field(self, field),
+        }
+    }
+
+    fn visit_expr_path(&mut self, path: &'ast syn::ExprPath) {
+        if path.qself.is_none()
+            && let Some(ident) = path.path.get_ident()
+        {
+            self.use_name(ident.to_string());
+        }
+        visit::visit_expr_path(self, path);
+    }
+
+    // Code that may not run, or not to its end, before the code after it (a closure, an
+    // `async` block, the body of a `while` or `for`, the right of `&&` and `||`) assigns
+    // nothing for that code: its scope is left without passing on what it assigns.
+
+    // No `break` in a closure or an `async` block leaves a construct around it.
+
+    fn visit_expr_closure(&mut self, closure: &'ast syn::ExprClosure) {
+        let exits = std::mem::take(&mut self.exits);
+        self.opaque += 1;
+        self.push();
+        for input in &closure.inputs {
+            self.bind(input);
+        }
+        self.visit_expr(&closure.body);
+        self.pop();
+        self.opaque -= 1;
+        self.exits = exits;
+    }
+
+    fn visit_expr_async(&mut self, expr: &'ast syn::ExprAsync) {
+        let exits = std::mem::take(&mut self.exits);
+        self.opaque += 1;
+        self.push();
+        self.visit_block(&expr.block);
+        self.pop();
+        self.opaque -= 1;
+        self.exits = exits;
+    }
+
+    /// A labelled block goes on after its end or after a `break` out of it.
+    fn visit_expr_block(&mut self, expr: &'ast syn::ExprBlock) {
+        if expr.label.is_none() {
+            self.visit_block(&expr.block);
+            return;
+        }
+        self.push_exit(expr.label.as_ref(), false);
+        self.visit_block(&expr.block);
+        let (breaks, end) = self.pop_exit();
+        let assigned = if self.block_ends(&expr.block) {
+            breaks
+        } else {
+            Some(both(breaks, end))
+        };
+        self.assigned_by(assigned);
+    }
+
+    fn visit_expr_break(&mut self, expr: &'ast syn::ExprBreak) {
+        if let Some(value) = &expr.expr {
+            self.visit_expr(value);
+        }
+        let label = expr.label.as_ref().map(|label| label.ident.to_string());
+        match self.exit(label.as_ref()) {
+            Some(target) => {
+                let here = self.assigned_since(self.exits[target].depth);
+                let exit = &mut self.exits[target];
+                exit.assigned = Some(both(exit.assigned.take(), here));
+            }
+            None if self.opaque == 0 => self.escaping.push(Break {
+                label,
+                assigned: self.assigned_since(0),
+            }),
+            None => {}
+        }
+    }
+
+    fn visit_expr_binary(&mut self, expr: &'ast syn::ExprBinary) {
+        self.visit_expr(&expr.left);
+        if matches!(expr.op, syn::BinOp::And(_) | syn::BinOp::Or(_)) {
+            self.push();
+            self.visit_expr(&expr.right);
+            self.pop();
+        } else {
+            self.visit_expr(&expr.right);
+        }
+    }
+
+    /// A `loop` goes on only after a `break` out of it.
+    fn visit_expr_loop(&mut self, expr: &'ast syn::ExprLoop) {
+        self.push_exit(expr.label.as_ref(), true);
+        self.visit_block(&expr.body);
+        let (breaks, _) = self.pop_exit();
+        self.assigned_by(breaks);
+    }
+
+    fn visit_expr_while(&mut self, expr: &'ast syn::ExprWhile) {
+        self.push_exit(expr.label.as_ref(), true);
+        self.cond(&expr.cond);
+        self.visit_block(&expr.body);
+        self.pop_exit();
+    }
+
+    fn visit_expr_for_loop(&mut self, expr: &'ast syn::ExprForLoop) {
+        self.visit_expr(&expr.expr);
+        self.push_exit(expr.label.as_ref(), true);
+        self.bind(&expr.pat);
+        self.visit_block(&expr.body);
+        self.pop_exit();
+    }
+
+    // A branching construct assigns what all its branches that go on assign.
+
+    fn visit_expr_match(&mut self, expr: &'ast syn::ExprMatch) {
+        self.visit_expr(&expr.expr);
+        let mut assigned = None;
+        for arm in &expr.arms {
+            self.push();
+            self.bind(&arm.pat);
+            if let Pat::Guard(guarded) = &arm.pat {
+                self.visit_expr(&guarded.guard);
+            }
+            self.visit_expr(&arm.body);
+            let arm_assigned = self.pop();
+            if !self.ends(&arm.body) {
+                assigned = Some(both(assigned, arm_assigned));
+            }
+        }
+        self.assigned_by(assigned);
+    }
+
+    fn visit_expr_if(&mut self, expr: &'ast syn::ExprIf) {
+        self.push();
+        self.cond(&expr.cond);
+        self.visit_block(&expr.then_branch);
+        let then = self.pop();
+        let mut assigned = (!self.block_ends(&expr.then_branch)).then_some(then);
+        match &expr.else_branch {
+            Some((_, els)) => {
+                self.push();
+                self.visit_expr(els);
+                let els_assigned = self.pop();
+                if !self.ends(els) {
+                    assigned = Some(both(assigned, els_assigned));
+                }
+            }
+            None => assigned = Some(BTreeSet::new()),
+        }
+        self.assigned_by(assigned);
+    }
+
+    /// `name = value` writes `name` without reading it: after it, in the same scope, `name`
+    /// holds what this code put there, whatever it held before.
+    fn visit_expr_assign(&mut self, assign: &'ast syn::ExprAssign) {
+        self.visit_expr(&assign.right);
+        if let Expr::Path(path) = &*assign.left
+            && path.qself.is_none()
+            && let Some(ident) = path.path.get_ident()
+        {
+            let name = ident.to_string();
+            if !self.bound(&name) {
+                self.assigned.insert(name.clone());
+            }
+            self.assign(name);
+            return;
+        }
+        self.visit_expr(&assign.left);
+    }
+
+    fn visit_expr_macro(&mut self, mac: &'ast syn::ExprMacro) {
+        self.mac(&mac.mac);
+    }
+
+    fn visit_stmt_macro(&mut self, mac: &'ast syn::StmtMacro) {
+        self.mac(&mac.mac);
+    }
+
+    fn visit_item(&mut self, _: &'ast syn::Item) {}
+}
+
+impl FreeVars<'_> {
+    /// The index of the construct a `break` with `label` (or none) leaves, if it is inside
+    /// the code walked.
+    fn exit(&self, label: Option<&String>) -> Option<usize> {
+        match label {
+            Some(label) => self
+                .exits
+                .iter()
+                .rposition(|exit| exit.label.as_ref() == Some(label)),
+            None => self.exits.iter().rposition(|exit| exit.is_loop),
+        }
+    }
+
+    /// A condition: `let` patterns in it bind into the scope the caller opened.
+    fn cond(&mut self, cond: &Expr) {
+        match cond {
+            Expr::Let(expr) => {
+                self.visit_expr(&expr.expr);
+                self.bind(&expr.pat);
+            }
+            Expr::Binary(expr) if matches!(expr.op, syn::BinOp::And(_)) => {
+                self.cond(&expr.left);
+                self.cond(&expr.right);
+            }
+            other => self.visit_expr(other),
+        }
+    }
+}
+
+/// The names assigned on every way through two sets of ways: `so_far` (`None`: no way yet)
+/// and `more`.
+fn both(so_far: Option<BTreeSet<String>>, more: BTreeSet<String>) -> BTreeSet<String> {
+    match so_far {
+        Some(so_far) => so_far.intersection(&more).cloned().collect(),
+        None => more,
+    }
+}
+
+#[cfg(test)]
+mod tests;

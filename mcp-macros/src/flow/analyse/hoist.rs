@@ -1,0 +1,211 @@
+//! The statements a block may declare anywhere before a question point, because they mean
+//! the same wherever they stand: items, and locals bound once to a literal.
+//!
+//! Such a statement never travels in the state. Where the flow resumes, it is declared again,
+//! ahead of the locals read back from the state. That is how a string literal crosses a
+//! question: `let env = "prod";` is a `&'static str`, which cannot be read back from a state,
+//! but can be declared again.
+//!
+//! Input:  `let env = "prod"; let ok: Yes = __mcp_site!().0?; deploy(env, ok)`
+//! Output, resumed at point 0: `{ let env = "prod"; let ok: Yes = __mcp_site!().0?; deploy(env, ok) }`
+
+use std::collections::{HashMap, HashSet};
+
+use syn::visit::{self, Visit};
+use syn::{Expr, ItemFn, Local};
+
+use super::reborrow;
+use crate::flow::lower::mutable;
+
+pub(crate) use super::facts::Hoisted;
+use super::facts::{Bound, constant, single};
+
+impl Hoisted {
+    /// The constant locals of `function`: names whose every binding in the function is a
+    /// `let` of a literal without `mut`, at most one to a block. A name also bound anywhere
+    /// else (a parameter, another `let`, a pattern, a closure's parameter), or twice in one
+    /// block, is left to travel as usual: declaring it again ahead of its place could hide
+    /// another binding of the name.
+    pub(crate) fn of(function: &ItemFn, context: &syn::Ident) -> Self {
+        #[derive(Default)]
+        struct Names {
+            bound: HashMap<String, Bound>,
+            /// Each constant `let`: its block and its name.
+            literal: Vec<(usize, String)>,
+            /// Each `let` of one name without `mut`: the name and its value.
+            single: Vec<(String, Expr)>,
+            blocks: usize,
+            block: Vec<usize>,
+        }
+        impl<'ast> Visit<'ast> for Names {
+            fn visit_block(&mut self, block: &'ast syn::Block) {
+                self.blocks += 1;
+                self.block.push(self.blocks);
+                visit::visit_block(self, block);
+                self.block.pop();
+            }
+            fn visit_pat_ident(&mut self, pat: &'ast syn::PatIdent) {
+                let bound = self.bound.entry(pat.ident.to_string()).or_default();
+                bound.count += 1;
+                bound.mutable |= pat.mutability.is_some();
+                visit::visit_pat_ident(self, pat);
+            }
+            fn visit_local(&mut self, local: &'ast Local) {
+                if let Some(name) = constant(local) {
+                    let block = self.block.last().copied().unwrap_or(0);
+                    self.literal.push((block, name));
+                }
+                if let (Some(name), Some(init)) = (single(local), &local.init)
+                    && init.diverge.is_none()
+                {
+                    self.single.push((name, (*init.expr).clone()));
+                }
+                visit::visit_local(self, local);
+            }
+        }
+        let mut names = Names::default();
+        names.visit_item_fn(function);
+        let Names {
+            bound,
+            literal,
+            single,
+            ..
+        } = names;
+        let mut constants: Vec<String> = Vec::new();
+        for (_, name) in &literal {
+            let lets: Vec<usize> = literal
+                .iter()
+                .filter(|(_, other)| other == name)
+                .map(|(block, _)| *block)
+                .collect();
+            let mut blocks = lets.clone();
+            blocks.sort_unstable();
+            blocks.dedup();
+            let only_constants = bound.get(name).map(|b| b.count) == Some(lets.len());
+            if only_constants && blocks.len() == lets.len() && !constants.contains(name) {
+                constants.push(name.clone());
+            }
+        }
+        let context = context.to_string();
+        let mut hoisted = Self {
+            constants,
+            bindings: bound,
+            borrowing: Vec::new(),
+            context,
+            parameters: parameters(function),
+        };
+        let roots = reborrow::Roots {
+            hoisted: &hoisted,
+            once: true,
+            bound: &[],
+        };
+        let borrowing = single
+            .into_iter()
+            .filter(|(name, init)| {
+                hoisted.bound_once(name)
+                    && reborrow::stable(init, roots)
+                    && !hoisted.literal_choice(init)
+            })
+            .map(|(name, _)| name)
+            .collect();
+        hoisted.borrowing = borrowing;
+        hoisted
+    }
+}
+
+/// The names the parameters of `function` bind.
+fn parameters(function: &ItemFn) -> HashSet<String> {
+    let patterns = function.sig.inputs.iter().filter_map(|input| match input {
+        syn::FnArg::Typed(typed) => Some(&*typed.pat),
+        syn::FnArg::Receiver(_) => None,
+    });
+    patterns
+        .flat_map(mutable::bound)
+        .map(|bound| bound.ident.to_string())
+        .collect()
+}
+
+#[cfg(test)]
+/// `literals`' finding, over the names `Hoisted` finds bound once.
+mod literal_tests {
+    use super::Hoisted;
+    use crate::flow::analyse::literals::literal_locals;
+
+    /// The names of the locals of `body` found to hold only literals, with their literals.
+    fn found(body: &str) -> Vec<(String, Vec<String>)> {
+        let function: syn::ItemFn =
+            syn::parse_str(&format!("async fn f() {body}")).expect("a body");
+        let hoisted = Hoisted::of(&function, &syn::parse_quote!(cx));
+        let mut found: Vec<(String, Vec<String>)> =
+            literal_locals(&function.block, &|name| hoisted.bound_once(name))
+                .into_iter()
+                .map(|(key, literals)| (key.split('@').next().unwrap_or("").to_owned(), literals))
+                .collect();
+        found.sort();
+        found
+    }
+
+    #[test]
+    fn literal_values_through_branches_and_assignments_are_found() {
+        let body = r#"{
+            let kind = match n { 0 => "none", 1 => { "one" } _ => return Err(e) };
+            let label;
+            if big { label = "big"; } else { label = if huge { "huge" } else { panic!() }; }
+            let mut status = "pending";
+            status = "done";
+            let plain: &str = "x";
+        }"#;
+        let strings = |items: &[&str]| items.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+        assert_eq!(
+            found(body),
+            [
+                ("kind".to_owned(), strings(&["none", "one"])),
+                ("label".to_owned(), strings(&["big", "huge"])),
+                ("plain".to_owned(), strings(&["x"])),
+                ("status".to_owned(), strings(&["pending", "done"])),
+            ]
+        );
+    }
+
+    #[test]
+    fn the_value_of_another_literal_local_declared_before_is_its_literals() {
+        let body = r#"{
+            let kind = if big { "large" } else { "small" };
+            let shown = if sure { kind } else { "other" };
+            let mut last = "none";
+            last = shown;
+            let early = if c { later } else { "x" };
+            let later = "y";
+            let twice = "a";
+            let twice = "b";
+            let from_twice = if c { twice } else { "z" };
+        }"#;
+        let found = found(body);
+        let literals = |name: &str| {
+            found
+                .iter()
+                .find(|(found, _)| found == name)
+                .map(|(_, literals)| literals.join(" "))
+        };
+        assert_eq!(literals("shown").as_deref(), Some("large small other"));
+        assert_eq!(literals("last").as_deref(), Some("none large small other"));
+        // Read before its `let`, or bound twice: another binding may be the one read.
+        assert_eq!(literals("early"), None);
+        assert_eq!(literals("from_twice"), None);
+    }
+
+    #[test]
+    fn a_local_with_any_other_value_is_not() {
+        let body = r#"{
+            let owned = "a".to_owned();
+            let maybe = if c { "a" } else { name };
+            let partial = if c { "a" };
+            let mut changed = "a";
+            changed = NAME;
+            let (a, b) = ("x", "y");
+            let never;
+            let number = 1;
+        }"#;
+        assert_eq!(found(body), []);
+    }
+}

@@ -1,0 +1,160 @@
+//! Locals that only ever hold string literals (`let kind = if big { "large" } else { "small" };`).
+//!
+//! Such a local is a `&'static str`, which no state can hold: nothing read back from one
+//! lives that long. It travels instead as the index of its literal, through a slot that knows
+//! the literals (`Slot::literals`), so the handler carries it as it would an owned value.
+
+use std::collections::HashMap;
+
+use syn::visit::{self, Visit};
+use syn::{Block, Expr, Ident, Lit, Pat, Stmt};
+
+use super::free::{diverges, panics};
+use crate::flow::scope::local_key;
+
+/// The literals of each local of `body` that only ever holds string literals, by
+/// [`local_key`]: its `let` has a single name, and its initialiser, if any, and every value
+/// assigned to a local of its name anywhere in the body give a string literal, the value of
+/// such a local declared before (`if sure { kind } else { "other" }`, where `kind` is bound
+/// once in the function), or go nowhere.
+pub(crate) fn literal_locals(
+    body: &Block,
+    bound_once: &dyn Fn(&str) -> bool,
+) -> HashMap<String, Vec<String>> {
+    let mut finder = Finder::default();
+    finder.visit_block(body);
+    // The literals of each such local bound once, by name, with the place of its `let`: a
+    // value read from it after that place is one of them. Found again until nothing changes,
+    // as one local's literals may come from another's.
+    let mut known: HashMap<String, (usize, Vec<String>)> = HashMap::new();
+    let mut out = HashMap::new();
+    loop {
+        let mut changed = false;
+        for (at, (ident, init)) in finder.lets.iter().enumerate() {
+            let name = ident.to_string();
+            let assigned = finder.assigned.get(&name).map_or(&[][..], Vec::as_slice);
+            let mut literals = Vec::new();
+            let all = init
+                .iter()
+                .map(|init| (at, *init))
+                .chain(assigned.iter().copied())
+                .all(|(place, value)| {
+                    let read = |from: &Ident| {
+                        known
+                            .get(&from.to_string())
+                            .filter(|(declared, _)| *declared < place)
+                            .map(|(_, literals)| literals.clone())
+                    };
+                    tails(value, &mut literals, &read)
+                });
+            if !all || literals.is_empty() {
+                continue;
+            }
+            let mut texts: Vec<String> = Vec::new();
+            for text in literals {
+                if !texts.contains(&text) {
+                    texts.push(text);
+                }
+            }
+            if bound_once(&name) {
+                let before = known.insert(name, (at, texts.clone()));
+                changed |= before.is_none_or(|(_, literals)| literals != texts);
+            }
+            out.insert(local_key(ident), texts);
+        }
+        if !changed {
+            return out;
+        }
+    }
+}
+
+#[derive(Default)]
+struct Finder<'ast> {
+    /// Each `let` of a single name, with its initialiser, in the order written.
+    lets: Vec<(&'ast Ident, Option<&'ast Expr>)>,
+    /// The values assigned to each name, with the number of `let`s written before each.
+    assigned: HashMap<String, Vec<(usize, &'ast Expr)>>,
+}
+
+impl<'ast> Visit<'ast> for Finder<'ast> {
+    fn visit_local(&mut self, local: &'ast syn::Local) {
+        let pat = match &local.pat {
+            Pat::Type(typed) => &*typed.pat,
+            pat => pat,
+        };
+        // The initialiser runs before the binding exists.
+        if let Some(init) = &local.init {
+            self.visit_local_init(init);
+        }
+        if let Pat::Ident(binding) = pat
+            && binding.by_ref.is_none()
+            && binding.subpat.is_none()
+        {
+            let init = local.init.as_ref().map(|init| &*init.expr);
+            self.lets.push((&binding.ident, init));
+        }
+    }
+
+    fn visit_expr_assign(&mut self, assign: &'ast syn::ExprAssign) {
+        if let Expr::Path(path) = &*assign.left
+            && let Some(ident) = path.path.get_ident()
+        {
+            self.assigned
+                .entry(ident.to_string())
+                .or_default()
+                .push((self.lets.len(), &assign.right));
+        }
+        visit::visit_expr_assign(self, assign);
+    }
+
+    fn visit_item(&mut self, _: &'ast syn::Item) {}
+}
+
+/// Whether every value `expr` gives is a string literal, where it gives one at all, and it
+/// gives one somewhere.
+pub(crate) fn only_literals(expr: &Expr) -> bool {
+    let mut literals = Vec::new();
+    tails(expr, &mut literals, &|_| None) && !literals.is_empty()
+}
+
+/// What a local holds, where it holds only literals.
+type Read<'a> = dyn Fn(&Ident) -> Option<Vec<String>> + 'a;
+
+/// Whether every value `expr` gives is a string literal, or a local `read` knows the literals
+/// of (pushed on `out`), where it gives one at all.
+fn tails(expr: &Expr, out: &mut Vec<String>, read: &Read<'_>) -> bool {
+    match expr {
+        Expr::Lit(lit) => match &lit.lit {
+            Lit::Str(text) => {
+                out.push(text.value());
+                true
+            }
+            _ => false,
+        },
+        Expr::Path(path) => match path.path.get_ident().and_then(read) {
+            Some(literals) => {
+                out.extend(literals);
+                true
+            }
+            None => false,
+        },
+        Expr::Paren(inner) => tails(&inner.expr, out, read),
+        Expr::Group(inner) => tails(&inner.expr, out, read),
+        Expr::If(branch) => match &branch.else_branch {
+            Some((_, els)) => block_tails(&branch.then_branch, out, read) && tails(els, out, read),
+            None => false,
+        },
+        Expr::Match(matched) => matched.arms.iter().all(|arm| tails(&arm.body, out, read)),
+        Expr::Block(block) if block.label.is_none() => block_tails(&block.block, out, read),
+        other => diverges(other),
+    }
+}
+
+fn block_tails(block: &Block, out: &mut Vec<String>, read: &Read<'_>) -> bool {
+    match block.stmts.last() {
+        Some(Stmt::Expr(expr, None)) => tails(expr, out, read),
+        Some(Stmt::Expr(expr, Some(_))) => diverges(expr),
+        Some(Stmt::Macro(mac)) => panics(&mac.mac),
+        _ => false,
+    }
+}

@@ -1,0 +1,9 @@
+//! The emit stage.
+//!
+//! Input: the plan. Output: the step function and the items around it, the flow graph; on
+//! error, a stand-in beside the body as written (`unbuilt`). Errors: none.
+
+pub(crate) mod expand;
+pub(crate) mod graph;
+pub(crate) mod settle;
+pub(crate) mod unbuilt;

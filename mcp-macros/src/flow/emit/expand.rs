@@ -1,0 +1,414 @@
+//! Output: the step function, the state machine behind a handler or sub-flow; the items around
+//! it are `handler`'s, whose `expand_handler` sketches the whole output.
+
+use std::collections::HashMap;
+
+use proc_macro2::{Span, TokenStream};
+use quote::{ToTokens, format_ident, quote, quote_spanned};
+use syn::visit_mut::VisitMut;
+use syn::{Block, Expr, Ident};
+
+use super::graph;
+use super::settle::SiteCode;
+use crate::flow::analyse::hoist::Hoisted;
+use crate::flow::analyse::literals::literal_locals;
+use crate::flow::analyse::point::Resumed;
+use crate::flow::check::sites::Site;
+use crate::flow::parse::model::{Handler, Kind};
+use crate::flow::plan::resume::Group;
+use crate::flow::plan::straight::{self, Placement};
+use crate::flow::scope::local_key;
+use crate::flow::step;
+use crate::flow::syntax;
+
+mod handler;
+
+use handler::{expand_handler, expand_sub_flow};
+
+pub(crate) struct Plan<'a> {
+    pub(crate) handler: &'a Handler,
+    pub(crate) forward: Block,
+    pub(crate) sites: &'a [Site],
+    /// The queues of the `for` loops whose items are carried (see `sites::loops`).
+    pub(crate) taken: &'a [Ident],
+    /// The statements declared again rather than carried (see `hoist`).
+    pub(crate) hoisted: &'a Hoisted,
+    /// Where each point resumes.
+    pub(crate) placements: &'a [Placement],
+    pub(crate) resumed: Vec<Resumed>,
+    /// The points inside one statement resumed in one arm (see `resume::group`).
+    pub(crate) groups: Vec<Group>,
+    /// Each slot's local (see [`slots`]).
+    pub(crate) slots: Vec<Ident>,
+    /// The body's items, declared once for every arm (see `items`).
+    pub(crate) items: Vec<syn::Item>,
+}
+
+pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
+    let handler = plan.handler;
+    let cx = &handler.cx;
+    let output = &handler.output;
+    let reader = step::reader();
+    let label = step::stop_label();
+    let sub_value = Ident::new("__mcp_sub", Span::mixed_site());
+    let sub_resume = Ident::new("__mcp_sub_resume", Span::mixed_site());
+    let p = quote!(::mcp_runtime::__private);
+    let resumed = plan.resumed;
+    let slots = plan.slots;
+    let literals = literal_locals(&plan.forward, &|name| plan.hoisted.bound_once(name));
+    let literals: Vec<Option<&Vec<String>>> = slots
+        .iter()
+        .map(|local| literals.get(&local_key(local)))
+        .collect();
+
+    let mut sites = SiteCode {
+        sites: plan.sites,
+        resumed: &resumed,
+        cx,
+        reader: &reader,
+        sub_value: &sub_value,
+        sub_resume: &sub_resume,
+    };
+    let graph = match handler.kind {
+        Kind::Elicit => TokenStream::new(),
+        _ => graph::method(&graph::Records {
+            sites: plan.sites,
+            resumed: &resumed,
+            body: &plan.forward,
+            items: &plan.items,
+        }),
+    };
+    let has_subs = plan.sites.iter().any(Site::is_sub);
+    let no_resume = has_subs.then(|| {
+        quote! {
+            #[allow(unused_mut, unused_variables)]
+            let mut #sub_resume: ::core::option::Option<#p::SubState> =
+                ::core::option::Option::None;
+        }
+    });
+    let mut forward = plan.forward.clone();
+    sites.visit_block_mut(&mut forward);
+    // The points in the body's own statements, and inside the constructs among them, resume
+    // in the start's arm, whose body nests them (see `straight`); the others keep an arm of
+    // their own.
+    let mut same_as_start = Vec::new();
+    let mut within: HashMap<usize, straight::Within> = HashMap::new();
+    let mut arms = Vec::new();
+    for (id, point) in resumed.iter().enumerate() {
+        let n = u32::try_from(id).unwrap_or(u32::MAX);
+        let placement = &plan.placements[id];
+        if placement.stmt().is_some() {
+            same_as_start.push(n);
+        }
+        if matches!(placement, Placement::At { .. }) {
+            continue;
+        }
+        let group = plan.groups.iter().find(|group| group.points.contains(&id));
+        let (numbers, mut body, carried) = match group {
+            Some(group) if group.points[0] != id => continue,
+            Some(group) => {
+                let numbers = group
+                    .points
+                    .iter()
+                    .map(|&id| u32::try_from(id).unwrap_or(u32::MAX));
+                (numbers.collect(), group.body.clone(), &group.carried)
+            }
+            None => (vec![n], point.body.clone(), &point.carried),
+        };
+        sites.visit_block_mut(&mut body);
+        let takes = carried.iter().map(|c| {
+            let (value, take) = (&c.value, step::take(c.slot));
+            quote!(let #value = #take;)
+        });
+        let resume = if plan.sites[id].is_sub() {
+            let take = step::taken(&quote!(#reader.take_sub()));
+            quote!(#[allow(unused_mut)] let mut #sub_resume = ::core::option::Option::Some(#take);)
+        } else {
+            no_resume.clone().unwrap_or_default()
+        };
+        let arm = quote! {
+            #(#takes)*
+            #resume
+            #body
+        };
+        if let Placement::Within { stmt, .. } = placement {
+            within.entry(*stmt).or_default().arms.push((numbers, arm));
+            continue;
+        }
+        // A resumed arm is a generated copy of the rest of the body: its lints are the
+        // forward arm's (the body as written) again, plus what splicing adds (code after a
+        // block that returned, braces around a carried value, a label whose `break` came
+        // before the question), so they are silenced here and only here.
+        arms.push(quote! {
+            #[allow(clippy::all, clippy::pedantic, unreachable_code, unused_braces, unused_labels)]
+            ::core::option::Option::Some(#n) => { #arm }
+        });
+    }
+    if !same_as_start.is_empty() {
+        forward = straight::nest(
+            &forward,
+            plan.placements,
+            &resumed,
+            &within,
+            plan.hoisted,
+            &reader,
+        );
+    }
+
+    let (inputs, context) = step_inputs(handler);
+    let mut shape = shape(plan.sites, &resumed);
+    for (n, literals) in literals.iter().enumerate() {
+        if let Some(literals) = literals {
+            shape.push_str(&format!(";{n}:{literals:?}"));
+        }
+    }
+    // A body or signature that names `Self` is stepped beside the handler's function (see
+    // `handler::expand_handler`), where its name must be its own.
+    let beside = first_self(handler);
+    let step = match beside {
+        Some(_) => format_ident!("__mcp_step_{}", handler.ident, span = Span::mixed_site()),
+        None => Ident::new("__mcp_step", Span::mixed_site()),
+    };
+    let items = &plan.items;
+    let body_span = handler.body_span();
+    let state_param = Ident::new("__mcp_state", Span::mixed_site());
+    let fields = plan
+        .sites
+        .iter()
+        .zip(&resumed)
+        .map(|(site, point)| point.carried.len() + usize::from(site.is_sub()));
+    // Each slot is declared at the name of the local it carries: a type that cannot be
+    // carried is reported there, once, in `Carry`'s words (a loop's queue of items and a
+    // parameter bound `mut` in words of their own).
+    let slot_decls = slots.iter().enumerate().map(|(n, local)| {
+        let slot = step::slot(n);
+        if let Some(literals) = literals[n] {
+            return quote_spanned! {local.span()=>
+                let #slot = ::mcp_runtime::__private::Slot::literals(&[#(#literals),*]);
+            };
+        }
+        let carry = if plan.taken.contains(local) {
+            quote!(CarryItems)
+        } else if handler.moved.contains(&local_key(&syntax::shown_ident(local))) {
+            quote!(CarryArgument)
+        } else {
+            quote!(Carry)
+        };
+        quote_spanned!(local.span()=> let #slot = <_ as ::mcp_runtime::flow::carry::#carry>::slot();)
+    });
+    // Once the whole step is typed, each slot's type is known: a borrow or a lock guard is
+    // reported at its local, in words of its own, before the compiler's region error or
+    // `Carry`'s request for serde (`carry::CarryProbe`). Literal slots hold `&'static str`
+    // locals that travel as an index.
+    let slot_checks = slots
+        .iter()
+        .enumerate()
+        .filter(|(n, _)| literals[*n].is_none())
+        .map(|(n, local)| {
+            let slot = step::slot(n);
+            let carry = quote_spanned!(local.span()=> ::mcp_runtime::flow::carry);
+            quote_spanned! {local.span()=>
+                #carry::NotABorrow::check({
+                    // One of the two resolves the call, so the other is unused.
+                    #[allow(unused_imports)]
+                    use #carry::{ProbeBorrowed as _, ProbeNoBorrow as _};
+                    (&#carry::CarryProbe(&#slot)).borrow_shape()
+                });
+                #carry::NotAGuard::check({
+                    #[allow(unused_imports)]
+                    use #carry::{ProbeGuarded as _, ProbeNoGuard as _};
+                    (&#carry::CarryProbe(&#slot)).guard_shape()
+                });
+            }
+        });
+    let slot_names = (0..slots.len()).map(|n| {
+        let slot = step::slot(n);
+        quote!(#slot.name())
+    });
+    // The start comes first: the compiler types the slots from the locals the start writes
+    // into them before it reads the arms that take them back.
+    // `None | Some(0 | 1)`, nested as clippy's `unnested_or_patterns` asks.
+    let start_points = (!same_as_start.is_empty())
+        .then(|| quote!(| ::core::option::Option::Some(#(#same_as_start)|*)));
+    let run = if plan.sites.is_empty() {
+        quote!(#forward)
+    } else {
+        quote! {
+            match #reader.point() {
+                ::core::option::Option::None #start_points => {
+                    #no_resume
+                    #forward
+                }
+                #(#arms,)*
+                ::core::option::Option::Some(_) => break #label #reader.unknown_point(),
+            }
+        }
+    };
+    let open = step::taken(&quote! {
+        #state_param.open(&__mcp_cx, #shape, &[#(#slot_names),*], &[#(#fields),*])
+    });
+    let (stopped, done) = (
+        Ident::new("__mcp_stopped", Span::mixed_site()),
+        Ident::new("__mcp_done", Span::mixed_site()),
+    );
+    let asks = !plan.sites.is_empty();
+    if !asks && handler.kind != Kind::Elicit {
+        // A handler that asks nothing has no state to open (the driver checks the one it is
+        // sent) and never stops: its step is its body. Beside, where the handler reaches it by
+        // a path the compiler resolves late (`Self::..`), its future is an `async` block, so
+        // that a body without `.await` is not an `async fn` without one (`plain_step` names
+        // its output).
+        let step_fn = if beside.is_some() {
+            quote_spanned! {body_span=>
+                fn #step(
+                    #inputs
+                    __mcp_cx: ::mcp_runtime::Cx,
+                    _: ::mcp_runtime::__private::Resume,
+                ) -> impl ::core::future::Future<Output = #output> + ::core::marker::Send + 'static {
+                    ::mcp_runtime::__private::plain_step::<#output, _>(async move {
+                        #(#items)*
+                        #context
+                        #forward
+                    })
+                }
+            }
+        } else {
+            quote_spanned! {body_span=>
+                async fn #step(
+                    #inputs
+                    __mcp_cx: ::mcp_runtime::Cx,
+                    _: ::mcp_runtime::__private::Resume,
+                ) -> #output {
+                    #(#items)*
+                    #context
+                    #forward
+                }
+            }
+        };
+        return expand_handler(handler, &step, step_fn, asks, beside, TokenStream::new());
+    }
+    // Every place the step stops breaks out of the block with its `Stopped`, so the step's
+    // future has one suspension point for all of them. The body's value is returned from a
+    // statement of its own, where a body that never completes (`todo!()`) makes only that
+    // statement unreachable, not the user's code. A generic sub-flow's step has its type
+    // parameters.
+    let (generics, _, where_clause) = handler.generics.split_for_impl();
+    let step_fn = quote_spanned! {body_span=>
+        async fn #step #generics(
+            #inputs
+            __mcp_cx: ::mcp_runtime::Cx,
+            #state_param: ::mcp_runtime::__private::Resume,
+        ) -> #output #where_clause {
+            #(#items)*
+            #(#slot_decls)*
+            let #stopped: ::mcp_runtime::__private::Stopped = #label: {
+                #[allow(unused_mut, unused_variables)]
+                let mut #reader = #open;
+                #context
+                let #done: #output = #run;
+                #[allow(unreachable_code)]
+                return #done;
+            };
+            #(#slot_checks)*
+            match #stopped.await {}
+        }
+    };
+    match handler.kind {
+        Kind::Elicit => expand_sub_flow(handler, &step, step_fn, beside),
+        _ => expand_handler(handler, &step, step_fn, asks, beside, graph),
+    }
+}
+
+/// Numbers the carried locals' slots: one per local, by its declaration, whichever points
+/// carry it. Returns each slot's local.
+pub(crate) fn slots(resumed: &mut [Resumed]) -> Vec<Ident> {
+    let mut locals: Vec<(String, Ident)> = Vec::new();
+    for point in resumed {
+        for carried in &mut point.carried {
+            let key = carried.local();
+            carried.slot = match locals.iter().position(|(seen, _)| *seen == key) {
+                Some(n) => n,
+                None => {
+                    locals.push((key, carried.ident.clone()));
+                    locals.len() - 1
+                }
+            };
+        }
+    }
+    locals.into_iter().map(|(_, ident)| ident).collect()
+}
+
+/// The step function's inputs before the context, and the statement binding the user's
+/// context parameter (by value or by reference) from the owned one.
+fn step_inputs(handler: &Handler) -> (TokenStream, TokenStream) {
+    let inputs = match handler.kind {
+        Kind::Elicit => {
+            let params = handler.params.iter().map(|(name, ty)| quote!(#name: #ty,));
+            quote!(#(#params)*)
+        }
+        _ => match &handler.args {
+            Some((pat, ty)) => quote!(#pat: #ty,),
+            None => quote!(_: ::mcp_runtime::__private::NoArgs,),
+        },
+    };
+    let cx = &handler.cx;
+    let states = handler
+        .state_params
+        .iter()
+        .map(|(pat, ty)| quote!(let #pat: #ty = ::mcp_runtime::__private::app_state(&__mcp_cx);));
+    let this = handler
+        .reads_self
+        .map(crate::flow::parse::receiver::binding);
+    let context = match &handler.cx_ty {
+        Some(ty @ syn::Type::Reference(_)) => quote!(let #cx: #ty = &__mcp_cx;),
+        Some(ty) => quote!(let #cx: #ty = __mcp_cx;),
+        None => quote!(let _ = __mcp_cx;),
+    };
+    (inputs, quote!(#(#states)* #this #context))
+}
+
+/// The macro's part of the flow's shape: its question points, their keys, and the names and
+/// slots of the locals each one carries, as text. The runtime fingerprints it together with
+/// the types the compiler chose for the slots (`Resume::open`).
+fn shape(sites: &[Site], resumed: &[Resumed]) -> String {
+    let mut text = String::new();
+    for (site, resumed) in sites.iter().zip(resumed) {
+        text.push('|');
+        for key in &site.keys {
+            text.push_str(&key.value());
+            text.push(',');
+        }
+        for carried in &resumed.carried {
+            text.push_str(&format!(";{}#{}", carried.field, carried.slot));
+        }
+    }
+    text
+}
+
+/// The first `Self` that the handler's body names (in a macro's tokens too), or else the types
+/// of its arguments, parameters and result.
+fn first_self(handler: &Handler) -> Option<Span> {
+    let args = handler.args.iter().map(|(_, ty)| ty);
+    let params = handler.params.iter().map(|(_, ty)| ty);
+    let states = handler.state_params.iter().map(|(_, ty)| ty);
+    let types = args.chain(params).chain(states).chain([&handler.output]);
+    names_self(handler.body.to_token_stream()).or_else(|| names_self(quote!(#(#types)*)))
+}
+
+/// The first `Self` in `tokens`.
+pub(crate) fn names_self(tokens: TokenStream) -> Option<Span> {
+    tokens.into_iter().find_map(|tree| match tree {
+        proc_macro2::TokenTree::Ident(ident) if ident == "Self" => Some(ident.span()),
+        proc_macro2::TokenTree::Group(group) => names_self(group.stream()),
+        _ => None,
+    })
+}
+
+/// Site number → question expression, for the free-variable walk.
+pub(crate) fn question_map(sites: &[Site]) -> HashMap<usize, Expr> {
+    sites
+        .iter()
+        .enumerate()
+        .map(|(id, site)| (id, site.question.clone()))
+        .collect()
+}

@@ -1,0 +1,129 @@
+//! The source text the graph shows: expressions, patterns and types printed as the user wrote
+//! them (renamed locals under their own names, question markers as the awaited question),
+//! on one line, shortened.
+
+use syn::visit_mut::{self, VisitMut};
+use syn::{Expr, Pat, Type};
+
+use crate::flow::check::sites::Site;
+use crate::flow::syntax::{marker_site, shown_ident};
+
+/// The most characters a condition or a way out shows; longer text ends in `…`.
+pub(super) const SHORT: usize = 48;
+
+/// The most characters a question's message shows.
+pub(super) const MESSAGE: usize = 80;
+
+/// Puts back what the stages before rewrote: a renamed local's name, a question marker's
+/// question.
+struct AsWritten<'a> {
+    sites: &'a [Site],
+}
+
+impl VisitMut for AsWritten<'_> {
+    fn visit_expr_mut(&mut self, expr: &mut Expr) {
+        if let Expr::Field(field) = expr
+            && let Some(site) = marker_site(field).and_then(|id| self.sites.get(id))
+        {
+            *expr = Expr::Await(syn::ExprAwait {
+                attrs: Vec::new(),
+                base: Box::new(site.question.clone()),
+                dot_token: syn::token::Dot::default(),
+                await_token: syn::token::Await::default(),
+            });
+            return;
+        }
+        visit_mut::visit_expr_mut(self, expr);
+    }
+
+    fn visit_ident_mut(&mut self, ident: &mut syn::Ident) {
+        *ident = shown_ident(ident);
+    }
+}
+
+/// `expr` as written, on one line, at most `max` characters.
+pub(super) fn expr(expr: &Expr, sites: &[Site], max: usize) -> String {
+    let mut expr = expr.clone();
+    AsWritten { sites }.visit_expr_mut(&mut expr);
+    // The user's syntax is set into a tree of the macro's, never parsed again.
+    let mut item: syn::ItemConst = syn::parse_quote!(
+        const _: () = ();
+    );
+    item.expr = Box::new(expr);
+    let text = unparse(syn::Item::Const(item));
+    let text = text.strip_prefix("const _: () = ").unwrap_or(&text);
+    shorten(text.strip_suffix(';').unwrap_or(text), max)
+}
+
+/// `pat` as written, on one line, shortened.
+pub(super) fn pat(pat: &Pat, sites: &[Site]) -> String {
+    if let Pat::Guard(guarded) = pat {
+        let (pat, guard) = (
+            self::pat(&guarded.pat, sites),
+            expr(&guarded.guard, sites, SHORT),
+        );
+        return shorten(&format!("{pat} if {guard}"), SHORT);
+    }
+    let mut pat = pat.clone();
+    AsWritten { sites }.visit_pat_mut(&mut pat);
+    let mut item: syn::ItemFn = syn::parse_quote!(
+        fn f() {
+            let x;
+        }
+    );
+    if let Some(syn::Stmt::Local(local)) = item.block.stmts.first_mut() {
+        local.pat = pat;
+    }
+    let text = unparse(syn::Item::Fn(item));
+    let text = text.strip_prefix("fn f() { let ").unwrap_or(&text);
+    shorten(text.strip_suffix("; }").unwrap_or(text), SHORT)
+}
+
+/// `ty` as written, on one line; `None` for `_`, which the compiler infers.
+pub(super) fn ty(ty: &Type) -> Option<String> {
+    if matches!(ty, Type::Infer(_)) {
+        return None;
+    }
+    let mut item: syn::ItemType = syn::parse_quote!(
+        type T = ();
+    );
+    item.ty = Box::new(ty.clone());
+    let text = unparse(syn::Item::Type(item));
+    let text = text.strip_prefix("type T = ").unwrap_or(&text);
+    Some(text.strip_suffix(';').unwrap_or(text).to_owned())
+}
+
+/// `item` printed, on one line.
+fn unparse(item: syn::Item) -> String {
+    let mut file: syn::File = syn::parse_quote!();
+    file.items.push(item);
+    one_line(&prettyplease::unparse(&file))
+}
+
+/// `text` on one line: each line break and the indent after it made one space, and no space
+/// left inside the brackets a break opened or closed.
+fn one_line(text: &str) -> String {
+    let lines: Vec<&str> = text.trim().lines().map(str::trim).collect();
+    let mut line = lines.join(" ");
+    for (from, to) in [
+        ("( ", "("),
+        (", )", ")"),
+        (" )", ")"),
+        ("[ ", "["),
+        (", ]", "]"),
+    ] {
+        line = line.replace(from, to);
+    }
+    line
+}
+
+/// `text`, cut to at most `max` characters, ending in `…` where it was cut.
+pub(super) fn shorten(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_owned();
+    }
+    let mut short: String = text.chars().take(max - 1).collect();
+    short.truncate(short.trim_end().len());
+    short.push('…');
+    short
+}

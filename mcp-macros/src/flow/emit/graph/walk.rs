@@ -1,0 +1,547 @@
+//! The walk: the marked body's control flow, in the order it runs, as edges between the
+//! start, the question points (the markers `sites` left), the ways out, and one join per
+//! loop, which [`Walk::finish`] then takes out.
+//!
+//! What flows into the code being walked is a *frontier*: the nodes the handler may come from,
+//! each with the conditions taken since. A marker ends every way of the frontier at its
+//! point, and starts a new one there; a branch walks each arm from the frontier with its
+//! condition, and joins the arms (a node every arm leaves unchanged leaves the branch without
+//! the arms' conditions).
+
+use std::collections::HashMap;
+
+use syn::visit::Visit;
+use syn::{Block, Expr, Pat, Stmt};
+
+use super::text;
+use crate::flow::check::sites::Site;
+use crate::flow::syntax::marker_site;
+
+/// A node while walking: a loop's join stands where the loop starts each turn.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub(super) enum Id {
+    Start,
+    Point(usize),
+    Exit(usize),
+    Join(usize),
+}
+
+/// How a way out leaves.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Way {
+    Return,
+    Try,
+    Refusal,
+    Tail,
+}
+
+pub(super) struct Exit {
+    pub(super) way: Way,
+    pub(super) source: Option<String>,
+}
+
+#[derive(Clone, PartialEq, Eq)]
+pub(super) struct Edge {
+    pub(super) from: Id,
+    pub(super) to: Id,
+    /// Back to the start of a loop's turn.
+    pub(super) back: bool,
+    /// From a loop's join into its next turn.
+    pub(super) turn: bool,
+    pub(super) conditions: Vec<String>,
+}
+
+/// One way into the code being walked: from a node, under the conditions taken since.
+#[derive(Clone, PartialEq, Eq)]
+struct Entry {
+    from: Id,
+    conditions: Vec<String>,
+    /// From a loop's join into its next turn (not out of the loop).
+    turn: bool,
+}
+
+type Frontier = Vec<Entry>;
+
+/// Where a `break` or `continue` goes: a loop (its join), or a labelled block.
+struct Target {
+    label: Option<String>,
+    join: Option<Id>,
+    breaks: Frontier,
+}
+
+pub(super) struct Walk<'a> {
+    sites: &'a [Site],
+    pub(super) edges: Vec<Edge>,
+    pub(super) exits: Vec<Exit>,
+    joins: usize,
+    targets: Vec<Target>,
+    /// How many loops the walk is in.
+    depth: usize,
+    /// Whether each point sits in a loop.
+    pub(super) in_loop: Vec<bool>,
+    /// The type a `let` gives the answer of a point: `let x: T = <point>?;`.
+    pub(super) answer_types: HashMap<usize, syn::Type>,
+    /// The types `let`s give each local, by its name in the body.
+    pub(super) local_types: HashMap<String, Vec<syn::Type>>,
+    /// The collection each rewritten `for` loop iterates, by its number and the local that
+    /// walks it (`__mcp_iter_N`, `__mcp_items_N`).
+    pub(super) collections: HashMap<String, Expr>,
+}
+
+impl<'a> Walk<'a> {
+    pub(super) fn new(sites: &'a [Site]) -> Self {
+        Self {
+            sites,
+            edges: Vec::new(),
+            exits: Vec::new(),
+            joins: 0,
+            targets: Vec::new(),
+            depth: 0,
+            in_loop: vec![false; sites.len()],
+            answer_types: HashMap::new(),
+            local_types: HashMap::new(),
+            collections: HashMap::new(),
+        }
+    }
+
+    /// The points the walk knows.
+    pub(super) fn sites(&self) -> &'a [Site] {
+        self.sites
+    }
+
+    /// Walks the handler's body from the start; what reaches its end leaves by its tail.
+    pub(super) fn body(&mut self, body: &Block) {
+        let start = vec![Entry {
+            from: Id::Start,
+            conditions: Vec::new(),
+            turn: false,
+        }];
+        let end = self.block(body, start);
+        if !end.is_empty() {
+            let source = match body.stmts.last() {
+                Some(Stmt::Expr(tail, None)) if !branches(tail) => {
+                    Some(text::expr(tail, self.sites, text::SHORT))
+                }
+                _ => None,
+            };
+            let exit = self.exit(Way::Tail, source);
+            self.edges_to(&end, exit, false);
+        }
+    }
+
+    fn exit(&mut self, way: Way, source: Option<String>) -> Id {
+        self.exits.push(Exit { way, source });
+        Id::Exit(self.exits.len() - 1)
+    }
+
+    fn join(&mut self) -> Id {
+        self.joins += 1;
+        Id::Join(self.joins - 1)
+    }
+
+    fn edges_to(&mut self, frontier: &[Entry], to: Id, back: bool) {
+        for way in frontier {
+            self.edges.push(Edge {
+                from: way.from,
+                to,
+                back,
+                turn: way.turn,
+                conditions: way.conditions.clone(),
+            });
+        }
+    }
+
+    fn block(&mut self, block: &Block, mut frontier: Frontier) -> Frontier {
+        for stmt in &block.stmts {
+            frontier = match stmt {
+                Stmt::Local(local) => self.local(local, frontier),
+                Stmt::Expr(expr, _) => self.expr(expr, frontier),
+                Stmt::Item(_) | Stmt::Macro(_) => frontier,
+            };
+        }
+        frontier
+    }
+
+    fn local(&mut self, local: &syn::Local, frontier: Frontier) -> Frontier {
+        let Some(init) = &local.init else {
+            self.note_type(&local.pat, None);
+            return frontier;
+        };
+        self.note_type(&local.pat, Some(&init.expr));
+        let frontier = self.expr(&init.expr, frontier);
+        let Some((_, otherwise)) = &init.diverge else {
+            return frontier;
+        };
+        let refuted = format!("not {}", text::pat(&local.pat, self.sites));
+        let otherwise = self.expr(otherwise, with(&frontier, refuted));
+        merge(&frontier, vec![frontier.clone(), otherwise])
+    }
+
+    /// What a `let` tells of types: the local's type as written, the answer's type where
+    /// it binds a point's answer, the collection of a rewritten `for` loop.
+    fn note_type(&mut self, pat: &Pat, init: Option<&Expr>) {
+        if let (Pat::Ident(binding), Some(init)) = (pat, init) {
+            let name = binding.ident.to_string();
+            if let Some(collection) = loop_collection(&name, init) {
+                self.collections.insert(name, collection.clone());
+            }
+        }
+        let Pat::Type(typed) = pat else { return };
+        if let Pat::Ident(binding) = &*typed.pat {
+            let types = self.local_types.entry(binding.ident.to_string());
+            types.or_default().push((*typed.ty).clone());
+        }
+        match init.map(unparen) {
+            Some(Expr::Try(tried)) => {
+                if let Some(id) = marker(&tried.expr) {
+                    self.answer_types.insert(id, (*typed.ty).clone());
+                }
+            }
+            // `let x: Result<T, Refusal> = <point>;`
+            Some(expr) => {
+                if let (Some(id), Some(ty)) = (marker(expr), first_argument(&typed.ty)) {
+                    self.answer_types.insert(id, ty.clone());
+                }
+            }
+            None => {}
+        }
+    }
+
+    fn expr(&mut self, expr: &Expr, frontier: Frontier) -> Frontier {
+        match expr {
+            Expr::Field(field) if marker_site(field).is_some() => {
+                let id = marker_site(field).unwrap_or_default();
+                self.edges_to(&frontier, Id::Point(id), false);
+                if let Some(in_loop) = self.in_loop.get_mut(id) {
+                    *in_loop = self.depth > 0;
+                }
+                vec![Entry {
+                    from: Id::Point(id),
+                    conditions: Vec::new(),
+                    turn: false,
+                }]
+            }
+            Expr::Try(tried) => {
+                let frontier = self.expr(&tried.expr, frontier);
+                let exit = match marker(&tried.expr) {
+                    Some(_) => self.exit(Way::Refusal, None),
+                    None => {
+                        let source = text::expr(&tried.expr, self.sites, text::SHORT);
+                        self.exit(Way::Try, Some(source))
+                    }
+                };
+                self.edges_to(&frontier, exit, false);
+                frontier
+            }
+            Expr::Return(returned) => {
+                let frontier = match &returned.expr {
+                    Some(value) => self.expr(value, frontier),
+                    None => frontier,
+                };
+                let source = returned
+                    .expr
+                    .as_ref()
+                    .map(|value| text::expr(value, self.sites, text::SHORT));
+                let exit = self.exit(Way::Return, source);
+                self.edges_to(&frontier, exit, false);
+                Vec::new()
+            }
+            Expr::If(branch) => self.branch(branch, frontier),
+            Expr::Match(matched) => {
+                let frontier = self.expr(&matched.expr, frontier);
+                let mut arms = Vec::new();
+                for arm in &matched.arms {
+                    let condition = text::pat(&arm.pat, self.sites);
+                    let mut arm_frontier = with(&frontier, condition);
+                    if let Pat::Guard(guarded) = &arm.pat {
+                        arm_frontier = self.expr(&guarded.guard, arm_frontier);
+                    }
+                    arms.push(self.expr(&arm.body, arm_frontier));
+                }
+                merge(&frontier, arms)
+            }
+            Expr::Loop(looped) => {
+                let label = looped.label.as_ref();
+                self.looped(label, None, &looped.body, frontier)
+            }
+            Expr::While(looped) => {
+                let label = looped.label.as_ref();
+                self.looped(label, Some(&looped.cond), &looped.body, frontier)
+            }
+            Expr::ForLoop(looped) => {
+                let frontier = self.expr(&looped.expr, frontier);
+                let label = looped.label.as_ref();
+                let condition = format!(
+                    "for {} in {}",
+                    text::pat(&looped.pat, self.sites),
+                    text::expr(&looped.expr, self.sites, text::SHORT)
+                );
+                let condition = Some(text::shorten(&condition, text::SHORT));
+                self.turns(label, condition, None, &looped.body, frontier)
+            }
+            Expr::Break(broken) => {
+                let frontier = match &broken.expr {
+                    Some(value) => self.expr(value, frontier),
+                    None => frontier,
+                };
+                let label = broken.label.as_ref().map(|label| label.ident.to_string());
+                if let Some(target) = self.target(label.as_deref()) {
+                    target.breaks.extend(frontier);
+                }
+                Vec::new()
+            }
+            Expr::Continue(continued) => {
+                let label = continued
+                    .label
+                    .as_ref()
+                    .map(|label| label.ident.to_string());
+                let join = self.target(label.as_deref()).and_then(|target| target.join);
+                if let Some(join) = join {
+                    self.edges_to(&frontier, join, true);
+                }
+                Vec::new()
+            }
+            Expr::Block(block) if block.label.is_some() => {
+                let label = block
+                    .label
+                    .as_ref()
+                    .map(|label| label.name.ident.to_string());
+                self.targets.push(Target {
+                    label,
+                    join: None,
+                    breaks: Vec::new(),
+                });
+                let mut end = self.block(&block.block, frontier);
+                if let Some(target) = self.targets.pop() {
+                    end.extend(target.breaks);
+                }
+                end
+            }
+            Expr::Block(block) => self.block(&block.block, frontier),
+            Expr::Unsafe(block) => self.block(&block.block, frontier),
+            // Their `return`s and `?`s leave them, not the handler, and no point stands in
+            // them.
+            Expr::Closure(_) | Expr::Async(_) | Expr::Macro(_) => frontier,
+            expr => {
+                let mut children = Children(Vec::new());
+                syn::visit::visit_expr(&mut children, expr);
+                children
+                    .0
+                    .into_iter()
+                    .fold(frontier, |frontier, child| self.expr(child, frontier))
+            }
+        }
+    }
+
+    fn branch(&mut self, branch: &syn::ExprIf, frontier: Frontier) -> Frontier {
+        let frontier = self.expr(&branch.cond, frontier);
+        let condition = text::expr(&branch.cond, self.sites, text::SHORT);
+        let then = self.block(&branch.then_branch, with(&frontier, condition));
+        let otherwise = match &branch.else_branch {
+            Some((_, otherwise)) if matches!(**otherwise, Expr::If(_)) => {
+                self.expr(otherwise, frontier.clone())
+            }
+            Some((_, otherwise)) => self.expr(otherwise, with(&frontier, "else".to_owned())),
+            None => with(&frontier, "else".to_owned()),
+        };
+        merge(&frontier, vec![then, otherwise])
+    }
+
+    /// A `loop` (no `condition`) or a `while`; a rewritten `for` loop is shown as written.
+    fn looped(
+        &mut self,
+        label: Option<&syn::Label>,
+        condition: Option<&Expr>,
+        body: &Block,
+        frontier: Frontier,
+    ) -> Frontier {
+        let shown = condition.map(|condition| match self.rewritten_for(condition) {
+            Some(shown) => shown,
+            None => format!("while {}", text::expr(condition, self.sites, text::SHORT)),
+        });
+        let shown = shown.map(|shown| text::shorten(&shown, text::SHORT));
+        self.turns(label, shown, condition, body, frontier)
+    }
+
+    /// The turns of a loop: from its join (where `frontier` enters), its `condition`, then its
+    /// body under the condition `shown`, back to the join; out by its `break`s, and, where it
+    /// has a condition or iterates, where that ends it.
+    fn turns(
+        &mut self,
+        label: Option<&syn::Label>,
+        shown: Option<String>,
+        condition: Option<&Expr>,
+        body: &Block,
+        frontier: Frontier,
+    ) -> Frontier {
+        let join = self.join();
+        self.edges_to(&frontier, join, false);
+        self.targets.push(Target {
+            label: label.map(|label| label.name.ident.to_string()),
+            join: Some(join),
+            breaks: Vec::new(),
+        });
+        self.depth += 1;
+        let mut turn = vec![Entry {
+            from: join,
+            conditions: Vec::new(),
+            turn: true,
+        }];
+        if let Some(condition) = condition {
+            turn = self.expr(condition, turn);
+        }
+        let ends = shown.is_some();
+        let into_body = match shown {
+            Some(shown) => with(&turn, shown),
+            None => turn.clone(),
+        };
+        let end = self.block(body, into_body);
+        self.edges_to(&end, join, true);
+        self.depth -= 1;
+        let breaks = self.targets.pop().map(|target| target.breaks);
+        let mut out = if ends { turn } else { Vec::new() };
+        out.extend(breaks.unwrap_or_default());
+        // Out of the loop: no longer into its turn.
+        for entry in &mut out {
+            entry.turn = false;
+        }
+        out
+    }
+
+    /// `for PAT in EXPR`, where `condition` is the `let` a `for` loop was rewritten to.
+    fn rewritten_for(&self, condition: &Expr) -> Option<String> {
+        let Expr::Let(binding) = condition else {
+            return None;
+        };
+        let Expr::Call(next) = &*binding.expr else {
+            return None;
+        };
+        let Some(Expr::Reference(walker)) = next.args.first() else {
+            return None;
+        };
+        let Expr::Path(walker) = &*walker.expr else {
+            return None;
+        };
+        let walker = walker.path.get_ident()?.to_string();
+        let collection = self.collections.get(&walker)?;
+        let Pat::TupleStruct(some) = &*binding.pat else {
+            return None;
+        };
+        let item = some.elems.first()?;
+        Some(format!(
+            "for {} in {}",
+            text::pat(item, self.sites),
+            text::expr(collection, self.sites, text::SHORT)
+        ))
+    }
+
+    /// Where a `break` or `continue` labelled `label` goes; unlabelled, the innermost loop.
+    fn target(&mut self, label: Option<&str>) -> Option<&mut Target> {
+        self.targets.iter_mut().rev().find(|target| match label {
+            Some(label) => target.label.as_deref() == Some(label),
+            None => target.join.is_some(),
+        })
+    }
+}
+
+/// The direct sub-expressions of an expression, in the order they are written.
+struct Children<'e>(Vec<&'e Expr>);
+
+impl<'e> Visit<'e> for Children<'e> {
+    fn visit_expr(&mut self, expr: &'e Expr) {
+        self.0.push(expr);
+    }
+}
+
+/// `frontier`, each way under `condition` too.
+fn with(frontier: &[Entry], condition: String) -> Frontier {
+    frontier
+        .iter()
+        .map(|way| {
+            let mut way = way.clone();
+            way.conditions.push(condition.clone());
+            way
+        })
+        .collect()
+}
+
+/// The ways out of the arms of a branch entered from `before`: a way of `before` that every
+/// arm leaves unchanged (no point reached on it) leaves without the arms' conditions.
+fn merge(before: &[Entry], arms: Vec<Frontier>) -> Frontier {
+    let from_way = |way: &Entry, before: &Entry| {
+        way.from == before.from && way.conditions.starts_with(&before.conditions)
+    };
+    let kept: Vec<&Entry> = before
+        .iter()
+        .filter(|way| {
+            arms.iter()
+                .all(|arm| arm.iter().any(|other| from_way(other, way)))
+        })
+        .collect();
+    let mut out: Frontier = kept.iter().map(|way| (*way).clone()).collect();
+    for way in arms.into_iter().flatten() {
+        if !kept.iter().any(|kept| from_way(&way, kept)) && !out.contains(&way) {
+            out.push(way);
+        }
+    }
+    out
+}
+
+/// The point `expr` is the marker of, under parentheses.
+fn marker(expr: &Expr) -> Option<usize> {
+    match unparen(expr) {
+        Expr::Field(field) => marker_site(field),
+        _ => None,
+    }
+}
+
+fn unparen(expr: &Expr) -> &Expr {
+    match expr {
+        Expr::Paren(inner) => unparen(&inner.expr),
+        Expr::Group(inner) => unparen(&inner.expr),
+        expr => expr,
+    }
+}
+
+/// Whether `expr` is a branch whose arms give the value: its text tells nothing of one.
+fn branches(expr: &Expr) -> bool {
+    matches!(
+        expr,
+        Expr::If(_) | Expr::Match(_) | Expr::Block(_) | Expr::Loop(_) | Expr::Unsafe(_)
+    )
+}
+
+/// `T` of `Result<T, E>` (or of any type with arguments).
+fn first_argument(ty: &syn::Type) -> Option<&syn::Type> {
+    let syn::Type::Path(path) = ty else {
+        return None;
+    };
+    let last = path.path.segments.last()?;
+    let syn::PathArguments::AngleBracketed(arguments) = &last.arguments else {
+        return None;
+    };
+    arguments.args.iter().find_map(|argument| match argument {
+        syn::GenericArgument::Type(ty) => Some(ty),
+        _ => None,
+    })
+}
+
+/// The collection a rewritten `for` loop iterates, from the `let` of its walker `name`:
+/// `__mcp_iter_N = Rewind::rewind(&(EXPR), ..)` or `__mcp_items_N = collect(into_iter(EXPR))`.
+fn loop_collection<'e>(name: &str, init: &'e Expr) -> Option<&'e Expr> {
+    let Expr::Call(call) = init else { return None };
+    let first = call.args.first()?;
+    if name.starts_with("__mcp_iter_") {
+        let Expr::Reference(borrow) = first else {
+            return None;
+        };
+        return Some(unparen(&borrow.expr));
+    }
+    if name.starts_with("__mcp_items_") {
+        let Expr::Call(into_iter) = first else {
+            return None;
+        };
+        return into_iter.args.first();
+    }
+    None
+}

@@ -1,0 +1,503 @@
+//! Scopes, resolved once: every binding of the lowered body gets a [`BindingId`], and every
+//! use of a local points at its binding. Later stages ask the table which binding a token is
+//! ([`Bindings::id`]) and key what they find by that id, not by a name.
+//!
+//! The walk visits the handler's parameters, then the body in the order Rust evaluates it:
+//! a `let`'s value before its pattern, a `match`'s scrutinee before each arm (its pattern,
+//! then its guard and body), the conditions of `if let` and `while let` (a chain of them with
+//! `&&`) before the branch they guard, a `for` loop's collection before its pattern, a
+//! closure's parameters before its body. A block, an arm, a loop's body and a closure end the
+//! scope of what they bind. A use is a path of one segment, or a name a standard macro's format
+//! string captures (`"{name}"`); it points at the last binding of its name in scope.
+//!
+//! A token is told from another by its text and where the source has it: the line and column
+//! its span starts and ends at, which the compiler gives a macro since Rust 1.88 (a `Token`
+//! key, not a formatted string). Two limits follow. Tokens the macro made share the span they
+//! were given (often the call site), so two of them are told apart by their names alone: the
+//! macro names its own locals apart (`__mcp_operand0`, `__mcp_pos_1`). And the line and column
+//! do not name the file: tokens of one name at the same place in two files (a declarative
+//! macro defined in another file), or one token repeated by such a macro, stand for one key.
+//! Where one key stands for two bindings the table says so ([`Bindings::clashes`]), and the
+//! renaming that needs the difference (`shadow`) is not done.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+
+use proc_macro2::{Ident, LineColumn, Span, TokenStream, TokenTree};
+use syn::punctuated::Punctuated;
+use syn::visit::{self, Visit};
+use syn::{Block, Expr, LitStr, Pat, Stmt, Token};
+
+use super::mutable::bound;
+use crate::flow::std_facts::format_position;
+use crate::flow::syntax::inline_args;
+
+/// One binding of the body or the signature.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
+pub(crate) struct BindingId(u32);
+
+/// A scope: the function's parameters, a block, an arm, a loop's pattern and body, a
+/// closure, or the branch an `if let` guards.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
+pub(crate) struct ScopeId(u32);
+
+/// What introduces a binding.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub(crate) enum BindingKind {
+    /// A parameter of the function, bound by name or by a pattern.
+    Parameter,
+    /// The pattern of a `let` statement.
+    Let,
+    /// The pattern of a `match` arm, an `if let`, a `while let` or a closure's parameter.
+    Pattern,
+    /// The pattern of a `for` loop.
+    LoopPattern,
+    /// A local the macro made after the body was resolved (an operand taken first, a loop's
+    /// position): given an id the first time a stage asks about it.
+    Made,
+}
+
+/// What the table records of one binding.
+#[derive(Clone)]
+pub(crate) struct Binding {
+    /// The name as the user wrote it, at the token that binds it.
+    pub(crate) name: Ident,
+    pub(crate) kind: BindingKind,
+    pub(crate) scope: ScopeId,
+    /// The binding of the same name that the value it is bound from reads, and that it hides
+    /// (`let name = name.trim();`).
+    pub(crate) hides: Option<BindingId>,
+    /// Whether its name must stay as written: another macro's tokens may name it (they are
+    /// not known to be code: `tracing`'s `status = %status`), or a parameter's pattern binds
+    /// it (`State(db)`).
+    pub(crate) fixed: bool,
+}
+
+/// Which token: its text and where the source has it. The compiler gives a macro the line
+/// and column a token starts and ends at, but not its byte range (always `0..0` on stable).
+#[derive(Clone, PartialEq, Eq, Hash)]
+struct Token {
+    name: String,
+    start: LineColumn,
+    end: LineColumn,
+}
+
+impl Token {
+    fn new(name: &str, span: Span) -> Self {
+        Self {
+            name: name.trim_start_matches("r#").to_owned(),
+            start: span.start(),
+            end: span.end(),
+        }
+    }
+
+    fn of(ident: &Ident) -> Self {
+        Self::new(&ident.to_string(), ident.span())
+    }
+}
+
+/// Every binding of one handler, and which binding each token that binds or uses a local is.
+#[derive(Default)]
+pub(crate) struct Bindings {
+    bindings: Vec<Binding>,
+    /// The binding each token binds or uses.
+    tokens: HashMap<Token, BindingId>,
+    /// Whether some token stands for two bindings.
+    clashes: bool,
+    /// The locals the macro made after resolving, by token, numbered after `bindings`.
+    made: RefCell<HashMap<Token, BindingId>>,
+    /// The name a later stage gave each binding it renamed (see `shadow`).
+    renamed: HashMap<BindingId, String>,
+}
+
+impl Bindings {
+    /// Resolves the scopes of a handler: its parameters bound by name (`named`, which later
+    /// stages may rename) and by a pattern (`patterns`, whose names stay), and its `body`.
+    pub(crate) fn resolve(named: &[&Ident], patterns: &[Pat], body: &Block) -> Self {
+        let mut walk = Walk::default();
+        for ident in named {
+            walk.declare(ident, BindingKind::Parameter, None);
+        }
+        for pat in patterns {
+            for binding in bound(pat) {
+                let id = walk.declare(&binding.ident, BindingKind::Parameter, None);
+                walk.table.bindings[id.index()].fixed = true;
+            }
+        }
+        walk.visit_block(body);
+        walk.table
+    }
+
+    /// The binding `ident` binds or uses, if it is one of the body's locals or parameters;
+    /// a local the macro made after resolving gets an id of its own the first time, the same
+    /// for each of its tokens.
+    pub(crate) fn id(&self, ident: &Ident) -> BindingId {
+        let token = Token::of(ident);
+        if let Some(&id) = self.tokens.get(&token) {
+            return id;
+        }
+        let mut made = self.made.borrow_mut();
+        let next = self.bindings.len() + made.len();
+        *made
+            .entry(token)
+            .or_insert_with(|| BindingId(u32::try_from(next).unwrap_or(u32::MAX)))
+    }
+
+    /// The binding `ident` binds or uses, if the resolver met it.
+    pub(crate) fn find(&self, ident: &Ident) -> Option<BindingId> {
+        self.tokens.get(&Token::of(ident)).copied()
+    }
+
+    /// `ident` as the body now writes it: under the name a later stage gave its binding,
+    /// at its own span.
+    pub(crate) fn written(&self, ident: &Ident) -> Ident {
+        match self.find(ident).and_then(|id| self.renamed.get(&id)) {
+            Some(new) => Ident::new(new, ident.span()),
+            None => ident.clone(),
+        }
+    }
+
+    /// What the table records of binding `id`, unless the macro made it.
+    pub(crate) fn get(&self, id: BindingId) -> Option<&Binding> {
+        self.bindings.get(id.index())
+    }
+
+    /// What the table records of `ident`'s binding, unless the macro made it.
+    pub(crate) fn of(&self, ident: &Ident) -> Option<&Binding> {
+        self.get(self.id(ident))
+    }
+
+    /// The binding of `ident` as the user wrote it, at `ident`'s span: its name, where a
+    /// later stage renamed it.
+    pub(crate) fn shown(&self, ident: &Ident) -> Ident {
+        match self.of(ident) {
+            Some(binding) if binding.name != *ident => {
+                let mut shown = binding.name.clone();
+                shown.set_span(ident.span());
+                shown
+            }
+            _ => ident.clone(),
+        }
+    }
+
+    /// Every binding, with its id, in the order the walk met them.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (BindingId, &Binding)> {
+        (0..).map(BindingId).zip(&self.bindings)
+    }
+
+    /// Whether some token stands for two bindings, so that a token alone cannot say which
+    /// binding it is.
+    pub(crate) fn clashes(&self) -> bool {
+        self.clashes
+    }
+
+    /// Records that each token of binding `id` is now written `new`: the renamed tokens are
+    /// the same binding.
+    pub(crate) fn rename(&mut self, id: BindingId, new: &str) {
+        let renamed: Vec<Token> = (self.tokens.iter())
+            .filter(|(_, binding)| **binding == id)
+            .map(|(token, _)| Token {
+                name: new.to_owned(),
+                ..token.clone()
+            })
+            .collect();
+        self.tokens
+            .extend(renamed.into_iter().map(|token| (token, id)));
+        self.renamed.insert(id, new.to_owned());
+    }
+
+    /// The binding the name `name`, at `span`, is: a capture of a format string, whose
+    /// literal's span it has.
+    pub(crate) fn captured(&self, name: &str, span: Span) -> Option<BindingId> {
+        self.tokens.get(&Token::new(name, span)).copied()
+    }
+
+    fn point(&mut self, token: Token, id: BindingId) {
+        if let Some(before) = self.tokens.insert(token, id) {
+            self.clashes |= before != id;
+        }
+    }
+}
+
+impl BindingId {
+    fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// The walk that fills the table: the bindings in scope, innermost last.
+#[derive(Default)]
+struct Walk {
+    table: Bindings,
+    scope: Vec<BindingId>,
+    /// The scope each new binding enters, and how many were opened.
+    current: ScopeId,
+    scopes: u32,
+    /// The uses so far, in order: what a value reads is the tail it added.
+    uses: Vec<BindingId>,
+}
+
+impl Walk {
+    fn declare(&mut self, ident: &Ident, kind: BindingKind, hides: Option<BindingId>) -> BindingId {
+        let id = BindingId(u32::try_from(self.table.bindings.len()).unwrap_or(u32::MAX));
+        self.table.bindings.push(Binding {
+            name: ident.clone(),
+            kind,
+            scope: self.current,
+            hides,
+            fixed: false,
+        });
+        self.table.point(Token::of(ident), id);
+        self.scope.push(id);
+        id
+    }
+
+    fn resolve(&self, name: &str) -> Option<BindingId> {
+        let name = name.trim_start_matches("r#");
+        self.scope.iter().rev().copied().find(|&id| {
+            self.table.bindings[id.index()]
+                .name
+                .to_string()
+                .trim_start_matches("r#")
+                == name
+        })
+    }
+
+    fn use_of(&mut self, ident: &Ident) {
+        if let Some(id) = self.resolve(&ident.to_string()) {
+            self.uses.push(id);
+            self.table.point(Token::of(ident), id);
+        }
+    }
+
+    /// Runs `inner` in a new scope, which ends with it.
+    fn scoped(&mut self, inner: impl FnOnce(&mut Self)) {
+        let (depth, outer) = (self.scope.len(), self.current);
+        self.scopes += 1;
+        self.current = ScopeId(self.scopes);
+        inner(self);
+        self.scope.truncate(depth);
+        self.current = outer;
+    }
+
+    /// Visits `value`, the expression a pattern binds from; returns the uses it made.
+    fn value(&mut self, value: &Expr) -> Vec<BindingId> {
+        let from = self.uses.len();
+        self.visit_expr(value);
+        self.uses.split_off(from)
+    }
+
+    /// Binds the names `pat` binds, from a value that made the uses `read`.
+    fn bind(&mut self, pat: &Pat, kind: BindingKind, read: &[BindingId]) {
+        // A pattern's expressions (a range's bounds, a constant's path) bind nothing.
+        let mut seen: Vec<String> = Vec::new();
+        for binding in bound(pat) {
+            let name = binding.ident.to_string();
+            let name = name.trim_start_matches("r#");
+            // The alternatives of an or-pattern bind the same names: the first binds them.
+            if let Some(id) = seen
+                .iter()
+                .position(|n| n == name)
+                .and_then(|_| self.resolve(name))
+            {
+                self.table.point(Token::of(&binding.ident), id);
+                continue;
+            }
+            seen.push(name.to_owned());
+            let hides = read.iter().copied().find(|&used| {
+                self.table.bindings[used.index()]
+                    .name
+                    .to_string()
+                    .trim_start_matches("r#")
+                    == name
+            });
+            self.declare(&binding.ident, kind, hides);
+        }
+    }
+
+    /// Binds a condition's `let`s (`if let`, `while let`, a chain of them with `&&`) for
+    /// what follows them, visiting its other operands.
+    fn condition(&mut self, cond: &Expr) {
+        match cond {
+            Expr::Let(let_) => {
+                let read = self.value(&let_.expr);
+                self.bind(&let_.pat, BindingKind::Pattern, &read);
+            }
+            Expr::Binary(binary) if matches!(binary.op, syn::BinOp::And(_)) => {
+                self.condition(&binary.left);
+                self.condition(&binary.right);
+            }
+            other => self.visit_expr(other),
+        }
+    }
+
+    /// Marks the bindings another macro's tokens may name: each identifier, and each word of
+    /// its string literals (`"{name}"`, `"{:>width$}"`, or whatever the macro makes of them).
+    fn taint(&mut self, tokens: TokenStream) {
+        for tree in tokens {
+            match tree {
+                TokenTree::Ident(ident) => {
+                    if let Some(id) = self.resolve(&ident.to_string()) {
+                        self.table.bindings[id.index()].fixed = true;
+                        self.table.point(Token::of(&ident), id);
+                    }
+                }
+                TokenTree::Group(group) => self.taint(group.stream()),
+                TokenTree::Literal(literal) => {
+                    let text = literal.to_string();
+                    for word in text.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
+                        if let Some(id) = self.resolve(word) {
+                            self.table.bindings[id.index()].fixed = true;
+                        }
+                    }
+                }
+                TokenTree::Punct(_) => {}
+            }
+        }
+    }
+
+    /// Resolves the names a format string captures (`"{name}"`), other than the macro's
+    /// `named` arguments.
+    fn format_string(&mut self, format: &LitStr, named: &[String]) {
+        let text = format.value();
+        for range in inline_args(&text) {
+            let name = &text[range];
+            if named.iter().any(|arg| arg == name) {
+                continue;
+            }
+            if let Some(id) = self.resolve(name) {
+                self.uses.push(id);
+                self.table.point(Token::new(name, format.span()), id);
+            }
+        }
+    }
+}
+
+impl<'ast> Visit<'ast> for Walk {
+    fn visit_block(&mut self, block: &'ast Block) {
+        self.scoped(|walk| block.stmts.iter().for_each(|stmt| walk.visit_stmt(stmt)));
+    }
+
+    fn visit_stmt(&mut self, stmt: &'ast Stmt) {
+        match stmt {
+            Stmt::Local(local) => {
+                let mut read = Vec::new();
+                if let Some(init) = &local.init {
+                    read = self.value(&init.expr);
+                    if let Some((_, diverge)) = &init.diverge {
+                        self.visit_expr(diverge);
+                    }
+                }
+                self.bind(&local.pat, BindingKind::Let, &read);
+            }
+            // Items name no local.
+            Stmt::Item(_) => {}
+            other => visit::visit_stmt(self, other),
+        }
+    }
+
+    fn visit_expr_closure(&mut self, closure: &'ast syn::ExprClosure) {
+        self.scoped(|walk| {
+            for input in &closure.inputs {
+                walk.bind(input, BindingKind::Pattern, &[]);
+            }
+            walk.visit_expr(&closure.body);
+        });
+    }
+
+    fn visit_expr_for_loop(&mut self, each: &'ast syn::ExprForLoop) {
+        let read = self.value(&each.expr);
+        self.scoped(|walk| {
+            walk.bind(&each.pat, BindingKind::LoopPattern, &read);
+            walk.visit_block(&each.body);
+        });
+    }
+
+    fn visit_expr_while(&mut self, looped: &'ast syn::ExprWhile) {
+        self.scoped(|walk| {
+            walk.condition(&looped.cond);
+            walk.visit_block(&looped.body);
+        });
+    }
+
+    fn visit_expr_if(&mut self, branch: &'ast syn::ExprIf) {
+        self.scoped(|walk| {
+            walk.condition(&branch.cond);
+            walk.visit_block(&branch.then_branch);
+        });
+        if let Some((_, otherwise)) = &branch.else_branch {
+            self.visit_expr(otherwise);
+        }
+    }
+
+    fn visit_expr_match(&mut self, matched: &'ast syn::ExprMatch) {
+        let read = self.value(&matched.expr);
+        for arm in &matched.arms {
+            self.scoped(|walk| {
+                match &arm.pat {
+                    Pat::Guard(guarded) => {
+                        walk.bind(&guarded.pat, BindingKind::Pattern, &read);
+                        walk.visit_expr(&guarded.guard);
+                    }
+                    pat => walk.bind(pat, BindingKind::Pattern, &read),
+                }
+                walk.visit_expr(&arm.body);
+            });
+        }
+    }
+
+    fn visit_expr_path(&mut self, path: &'ast syn::ExprPath) {
+        if path.qself.is_none()
+            && let Some(ident) = path.path.get_ident()
+        {
+            self.use_of(ident);
+        }
+    }
+
+    fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+        let format = format_position(&mac.path);
+        let Some((format, args)) = format.and_then(|format| {
+            let args = mac.parse_body_with(Args::parse_terminated).ok()?;
+            Some((format, args))
+        }) else {
+            self.taint(mac.tokens.clone());
+            return;
+        };
+        // Named arguments follow the format string (`format!("{x}", x = name)`).
+        let after_format = |i: usize| format.is_some_and(|at| i > at);
+        let named: Vec<String> = (args.iter().enumerate())
+            .filter(|(i, _)| after_format(*i))
+            .filter_map(|(_, arg)| argument_name(arg))
+            .collect();
+        for (i, arg) in args.iter().enumerate() {
+            match arg {
+                Expr::Assign(assign) if after_format(i) && argument_name(arg).is_some() => {
+                    self.visit_expr(&assign.right);
+                }
+                Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Str(text),
+                    ..
+                }) if format == Some(i) => self.format_string(text, &named),
+                other => self.visit_expr(other),
+            }
+        }
+    }
+
+    fn visit_item(&mut self, _: &'ast syn::Item) {}
+}
+
+pub(crate) type Args = Punctuated<Expr, Token![,]>;
+
+/// The name of a named argument (`name = value` in `format!`).
+pub(crate) fn argument_name(arg: &Expr) -> Option<String> {
+    match arg {
+        Expr::Assign(assign) => match &*assign.left {
+            Expr::Path(path) => path.path.get_ident().map(ToString::to_string),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests;

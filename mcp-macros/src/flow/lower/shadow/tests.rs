@@ -1,0 +1,236 @@
+//! Renaming rewrites exactly the hidden local and its uses, in code and in the format strings
+//! of the standard macros, and leaves alone what it cannot read or need not touch.
+
+use proc_macro2::Ident;
+use quote::{ToTokens, format_ident};
+use syn::Block;
+
+use super::rename;
+use crate::flow::lower::bindings::Bindings;
+use crate::flow::parsed::tokens;
+use crate::flow::syntax::{shown, shown_ident};
+
+/// `body` after renaming, as tokens printed, with the parameters that came out.
+fn renamed(body: &str, params: &[&str]) -> (String, Vec<String>) {
+    let mut block: Block = syn::parse_str(body).expect("the body parses");
+    let mut params: Vec<Ident> = params.iter().map(|p| format_ident!("{p}")).collect();
+    let named: Vec<&Ident> = params.iter().collect();
+    let mut bindings = Bindings::resolve(&named, &[], &block);
+    let mut names: Vec<&mut Ident> = params.iter_mut().collect();
+    rename(&mut block, &mut names, &mut bindings);
+    let params = params.iter().map(ToString::to_string).collect();
+    (block.to_token_stream().to_string(), params)
+}
+
+#[test]
+fn a_binding_that_reads_the_local_it_hides_renames_that_local() {
+    let (out, _) = renamed(
+        "{ let name = args.name.clone(); let name = name.trim(); let ok = ask().await; (name, ok) }",
+        &[],
+    );
+    let want = "{ let __mcp_local0_name = args.name.clone(); \
+                let name = __mcp_local0_name.trim(); let ok = ask().await; (name, ok) }";
+    assert_eq!(out, tokens(want));
+}
+
+#[test]
+fn inline_captures_of_standard_macros_follow_the_rename() {
+    let (out, _) = renamed(
+        "{ let line = read(); { let line = line.trim(); ask(line).await; } \
+         println!(\"{line} {line:?} {}\", line.len()); format!(\"{x}\", x = line) }",
+        &[],
+    );
+    let want = "{ let __mcp_local0_line = read(); { let line = __mcp_local0_line.trim(); ask(line).await; } \
+                println!(\"{__mcp_local0_line} {__mcp_local0_line:?} {}\", __mcp_local0_line.len()); \
+                format!(\"{x}\", x = __mcp_local0_line) }";
+    assert_eq!(out, tokens(want));
+}
+
+#[test]
+fn shorthand_fields_keep_the_name_they_stand_for() {
+    let (out, _) = renamed(
+        "{ let x = 1; let x = x + 1; ask().await; let p = Point { x, y: 2 }; \
+         let Point { x: inner, .. } = p; inner }",
+        &[],
+    );
+    // `x` here is the hider: the literal's shorthand field names it and is left as written.
+    assert_eq!(
+        out,
+        tokens(
+            "{ let __mcp_local0_x = 1; let x = __mcp_local0_x + 1; ask().await; \
+         let p = Point { x, y: 2 }; let Point { x: inner, .. } = p; inner }"
+        )
+    );
+    let (out, _) = renamed(
+        "{ let x = 1; { let x = x + 1; ask(x).await; } Point { x } }",
+        &[],
+    );
+    assert_eq!(
+        out,
+        tokens(
+            "{ let __mcp_local0_x = 1; { let x = __mcp_local0_x + 1; ask(x).await; } \
+         Point { x: __mcp_local0_x } }"
+        )
+    );
+}
+
+#[test]
+fn a_hidden_local_that_an_unknown_macro_may_name_keeps_its_name() {
+    // The hider is renamed instead.
+    let (out, _) = renamed(
+        "{ let status = code(); info!(status); let status = status.trim(); ask().await; \
+         status }",
+        &[],
+    );
+    let want = "{ let status = code(); info!(status); let __mcp_local0_status = status.trim(); \
+                ask().await; __mcp_local0_status }";
+    assert_eq!(out, tokens(want));
+    // Named by such a macro on both sides, neither is.
+    let body = "{ let status = code(); { let status = status.trim(); info!(%status); \
+                ask(status).await; } info!(status = %status, \"done\"); status }";
+    assert_eq!(renamed(body, &[]).0, tokens(body));
+}
+
+#[test]
+fn loop_variables_and_match_arms_hide_what_they_read() {
+    let (out, _) = renamed(
+        "{ let item = first(); for item in &item.parts { let item = item.trim(); ask(item).await; } \
+         match item.next { Some(item) if item > 0 => item, _ => 0 } }",
+        &[],
+    );
+    // The `for` reads the outer `item` (renamed); the `let` inside reads the loop variable
+    // (renamed in the loop); the arm's `item` reads a field of the outer one.
+    assert_eq!(
+        out,
+        tokens(
+            "{ let __mcp_local0_item = first(); for __mcp_local1_item in &__mcp_local0_item.parts { \
+         let item = __mcp_local1_item.trim(); ask(item).await; } \
+         match __mcp_local0_item.next { Some(item) if item > 0 => item, _ => 0 } }"
+        )
+    );
+}
+
+#[test]
+fn a_sub_flow_argument_that_is_hidden_is_renamed_with_its_uses() {
+    let (out, params) = renamed(
+        "{ let question = question.trim(); ask(question).await }",
+        &["question", "other"],
+    );
+    assert_eq!(params, ["__mcp_local0_question", "other"]);
+    assert_eq!(
+        out,
+        tokens("{ let question = __mcp_local0_question.trim(); ask(question).await }")
+    );
+}
+
+#[test]
+fn a_body_without_await_or_without_a_reading_hider_is_left_as_written() {
+    for body in [
+        "{ let name = x(); let name = name.trim(); name }",
+        "{ let name = x(); let name = other(); ask().await; name }",
+        "{ let f = |name: &str| name.len(); let name = y(); ask().await; f(name) }",
+    ] {
+        assert_eq!(renamed(body, &[]).0, tokens(body));
+    }
+}
+
+#[test]
+fn shown_names_take_the_prefix_off() {
+    assert_eq!(shown(&format_ident!("__mcp_local3_line")), "line");
+    assert_eq!(
+        shown(&format_ident!("__mcp_local_line")),
+        "__mcp_local_line"
+    );
+    assert_eq!(shown(&format_ident!("line")), "line");
+    assert_eq!(shown(&format_ident!("__mcp_arg_question")), "question");
+    assert_eq!(shown(&format_ident!("__mcp_arg0")), "__mcp_arg0");
+    let ident = shown_ident(&format_ident!("__mcp_local12_type_of"));
+    assert_eq!(ident, "type_of");
+}
+
+#[test]
+fn only_the_format_string_of_a_macro_captures_names() {
+    // A string that is a value, not a format string, is left as written: `vec!`'s elements,
+    // a `format!` argument, `assert_eq!`'s operands; the message after them is a format.
+    let (out, _) = renamed(
+        "{ let x = a(); { let x = x.trim(); ask(x).await; } \
+         let v = vec![\"{x}\", x]; let s = format!(\"{}{x}\", \"{x}\"); \
+         assert_eq!(\"{x}\", x, \"{x} {y}\", y = x); (v, s) }",
+        &[],
+    );
+    let want = "{ let __mcp_local0_x = a(); { let x = __mcp_local0_x.trim(); ask(x).await; } \
+                let v = vec![\"{x}\", __mcp_local0_x]; \
+                let s = format!(\"{}{__mcp_local0_x}\", \"{x}\"); \
+                assert_eq!(\"{x}\", __mcp_local0_x, \"{__mcp_local0_x} {y}\", y = __mcp_local0_x); (v, s) }";
+    assert_eq!(out, tokens(want));
+}
+
+#[test]
+fn a_name_a_parameters_pattern_binds_stays_and_its_hider_is_renamed() {
+    // One source, as the compiler gives the macro: each token has a place of its own.
+    let function: syn::ItemFn = syn::parse_str(
+        "async fn f(State(spare): State<S>, db: Db) { let spare = &spare.0; ask().await; \
+         let db = db.clone(); ask().await; (spare, db) }",
+    )
+    .expect("the function parses");
+    let mut block = *function.block;
+    let patterns: Vec<syn::Pat> = (function.sig.inputs.iter())
+        .filter_map(|input| match input {
+            syn::FnArg::Typed(typed) => Some((*typed.pat).clone()),
+            syn::FnArg::Receiver(_) => None,
+        })
+        .collect();
+    let mut bindings = Bindings::resolve(&[], &patterns, &block);
+    rename(&mut block, &mut [], &mut bindings);
+    let want = "{ let __mcp_local0_spare = &spare.0; ask().await; \
+                let __mcp_local1_db = db.clone(); ask().await; (__mcp_local0_spare, __mcp_local1_db) }";
+    assert_eq!(block.to_token_stream().to_string(), tokens(want));
+}
+
+#[test]
+fn widths_and_precisions_named_in_a_format_spec_follow_the_rename() {
+    let (out, _) = renamed(
+        "{ let w = n(); { let w = w + 1; ask(w).await; } \
+         format!(\"{x:>w$} {:.w$} {{w$}} {w}\", y) }",
+        &[],
+    );
+    let want = "{ let __mcp_local0_w = n(); { let w = __mcp_local0_w + 1; ask(w).await; } \
+                format!(\"{x:>__mcp_local0_w$} {:.__mcp_local0_w$} {{w$}} {__mcp_local0_w}\", y) }";
+    assert_eq!(out, tokens(want));
+}
+
+#[test]
+fn a_format_spec_with_wide_characters_is_read_without_panicking() {
+    // Not valid specs for `format!`, whose own error the user should see: reading them must
+    // not panic the macro.
+    for text in [
+        "{:…w$}",
+        "{x:é$}",
+        "{:—<w$} {ü}",
+        "{:.€$}",
+        "{",
+        "{:",
+        "{:$}",
+    ] {
+        let _ = crate::flow::syntax::inline_args(text);
+    }
+    assert_eq!(
+        crate::flow::syntax::inline_args("{:—<w$}")
+            .into_iter()
+            .map(|range| &"{:—<w$}"[range])
+            .collect::<Vec<_>>(),
+        ["w"]
+    );
+}
+
+#[test]
+fn a_name_an_unknown_macros_string_may_hold_keeps_it() {
+    // `log!` may read `w` from its `w$`: the hider is renamed instead.
+    let (out, _) = renamed(
+        "{ let w = n(); { let w = w + 1; ask(w).await; } log!(\"{:>w$}\", 1); w }",
+        &[],
+    );
+    let want = "{ let w = n(); { let __mcp_local0_w = w + 1; ask(__mcp_local0_w).await; } \
+                log!(\"{:>w$}\", 1); w }";
+    assert_eq!(out, tokens(want));
+}

@@ -1,0 +1,190 @@
+//! The locals a resumed block needs from before its question, and those a pattern around it
+//! binds: carried, or had again.
+
+use std::collections::{BTreeSet, HashSet};
+
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote};
+use syn::{Block, Expr, Ident, Pat, Stmt};
+
+use super::syntax::{declaration, field_name, let_pattern};
+use super::{Carried, Hider, Resumer, block_expr};
+use crate::flow::analyse::{free, reborrow};
+use crate::flow::check::sites::Step;
+use crate::flow::scope::{self, Binding, Rederive};
+use crate::flow::step;
+
+impl Resumer<'_> {
+    /// `let` statements restoring the locals of `declared` that `free` names, the last
+    /// declaration of each name winning.
+    pub(super) fn restore(
+        &mut self,
+        declared: &[Binding],
+        free: &BTreeSet<String>,
+        level: usize,
+    ) -> Restored {
+        let mut free = free.clone();
+        let mut out = Vec::new();
+        let mut again = Vec::new();
+        let mut looped = false;
+        let mut seen = HashSet::new();
+        for binding in declared.iter().rev() {
+            let name = binding.ident.to_string();
+            if !free.contains(&name) || !seen.insert(name.clone()) {
+                continue;
+            }
+            looped |= matches!(binding.rederive, Some(Rederive::Loop(_)));
+            match &binding.rederive {
+                // A resumable `for` loop's iterator is rebuilt, not carried: its initialiser
+                // reads the carried position, declared just before it.
+                Some(Rederive::Loop(n)) => {
+                    let looped = &self.loops[*n];
+                    let position = &looped.position;
+                    let init = looped.rewind(&syn::parse_quote!(#position));
+                    free.extend(free::free_in_stmts(
+                        &[syn::parse_quote!(let _ = #init;)],
+                        self.questions,
+                    ));
+                    let ident = &binding.ident;
+                    out.push(syn::parse_quote!(let mut #ident = #init;));
+                    continue;
+                }
+                // A borrow of a place runs its `let` again, which binds every name of its
+                // pattern; the place's locals come before it.
+                Some(Rederive::Borrow(local)) => {
+                    let stmt = Stmt::Local((**local).clone());
+                    free.extend(free::free_in_stmts(
+                        std::slice::from_ref(&stmt),
+                        self.questions,
+                    ));
+                    for other in scope::let_bindings(local) {
+                        seen.insert(other.ident.to_string());
+                        again.push(other.ident);
+                    }
+                    out.push(syn::parse_quote! {
+                        #[allow(unused_variables)]
+                        #stmt
+                    });
+                    continue;
+                }
+                // Unless a block further down the path assigns it before the question.
+                Some(Rederive::Unassigned)
+                    if !self
+                        .assigned_on_path
+                        .as_ref()
+                        .is_some_and(|assigned| assigned.contains(&name)) =>
+                {
+                    let declaration = declaration(binding);
+                    out.push(syn::parse_quote! {
+                        #[allow(unused_mut, unused_variables)]
+                        #declaration
+                    });
+                    continue;
+                }
+                Some(Rederive::Unassigned) | None => {}
+            }
+            if !self.travels(binding) {
+                continue;
+            }
+            let value = format_ident!(
+                "__mcp_v{}",
+                self.first_value + self.carried.len(),
+                span = Span::mixed_site()
+            );
+            let field = self.field_name(&binding.ident);
+            let ident = &binding.ident;
+            let mutability = binding.mutable.then(|| quote!(mut));
+            out.push(syn::parse_quote! {
+                #[allow(unused_mut, unused_variables)]
+                let #mutability #ident = #value;
+            });
+            self.carried.push(Carried {
+                mutable: binding.mutable,
+                ident: ident.clone(),
+                field,
+                value,
+                slot: 0,
+                level,
+                alias: None,
+            });
+        }
+        out.reverse();
+        Restored {
+            stmts: out,
+            again,
+            looped,
+        }
+    }
+
+    pub(super) fn field_name(&self, ident: &Ident) -> Ident {
+        field_name(ident, |name| self.carried.iter().any(|c| c.field == name))
+    }
+
+    /// `block`, which its patterns (`if let` and `while let` conditions, a match arm's
+    /// pattern, each with what it matches) enclose, as an expression with the bindings it
+    /// uses had first: a pattern matched against a stable borrow (see `reborrow`) is matched
+    /// again, any other's bindings are restored from the state. `at` is the construct's path
+    /// and what it evaluates besides (see `hidden::Hider`).
+    ///
+    /// Output: `{ RESTORES; let PAT = SCRUTINEE else { break 'stop reader.no_longer_matches(); }; BLOCK }`
+    pub(super) fn with_pattern(
+        &mut self,
+        patterns: &[(&Pat, &Expr)],
+        block: Block,
+        (here, heads): (Vec<Step>, (TokenStream, bool)),
+    ) -> Expr {
+        let (free, _) = free::free_and_assigned_with(&block.stmts, self.questions, &self.stand_ins);
+        let level = self.level.saturating_sub(1);
+        let mut restored = Vec::new();
+        let mut matched: Vec<Stmt> = Vec::new();
+        for (pat, scrutinee) in patterns {
+            let mut bindings = Vec::new();
+            scope::pattern_bindings(pat, None, &mut bindings);
+            self.hiding.extend(
+                bindings
+                    .iter()
+                    .map(|binding| Hider::pattern(level, binding, &here, heads.clone())),
+            );
+            let used = bindings
+                .iter()
+                .any(|binding| free.contains(&binding.ident.to_string()));
+            let roots = reborrow::Roots {
+                hoisted: self.hoisted,
+                once: false,
+                bound: &[],
+            };
+            if used && reborrow::rematch(pat, scrutinee, roots) {
+                let pat = let_pattern(pat);
+                let (reader, label) = (step::reader(), step::stop_label());
+                matched.push(syn::parse_quote! {
+                    #[allow(irrefutable_let_patterns, unused_variables)]
+                    let #pat = #scrutinee else {
+                        break #label #reader.no_longer_matches();
+                    };
+                });
+            } else {
+                restored.extend(bindings);
+            }
+        }
+        let mut needed = free;
+        needed.extend(free::free_in_stmts(&matched, self.questions));
+        let mut stmts = self.restore(&restored, &needed, level).stmts;
+        stmts.extend(matched);
+        if stmts.is_empty() {
+            return block_expr(block);
+        }
+        stmts.extend(block.stmts);
+        block_expr(Block {
+            brace_token: block.brace_token,
+            stmts,
+        })
+    }
+}
+
+/// What [`Resumer::restore`] writes: the statements, the names it borrows again, and
+/// whether it has a loop's iterator again rather than carrying it.
+pub(super) struct Restored {
+    pub(super) stmts: Vec<Stmt>,
+    pub(super) again: Vec<Ident>,
+    pub(super) looped: bool,
+}

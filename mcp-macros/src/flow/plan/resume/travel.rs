@@ -1,0 +1,150 @@
+//! Whether each local a point carries can travel: a local hidden at the question by a binding
+//! of its name that cannot borrow it first, a borrow, code. What cannot is recorded as a
+//! `Refusal`, which the check stage reports (see `flow::refusals`).
+
+use super::{Binding, Resumer, free, scope};
+use crate::flow::check::refusals::{Refusal, cannot_travel};
+use crate::flow::lower::items::occurrences;
+use crate::flow::std_facts::{READS, TAKES_OUT, method_is};
+use proc_macro2::{TokenStream, TokenTree};
+
+impl Resumer<'_> {
+    /// Settles each carried local that a local of its name declared further down the path,
+    /// before the question, hides there: the state written at the question cannot name it.
+    /// Hidden by a `let` with a value, or by a construct's pattern where the construct
+    /// evaluates nothing that names it, it is written from a borrow of it taken just before
+    /// (asked for in `hidden`, used once `aliases` has it); otherwise it is refused.
+    pub(super) fn settle_hidden(&mut self) {
+        for carried in &mut self.carried {
+            let name = carried.ident.to_string();
+            // The innermost hider, a `let` or a pattern (which stand at levels apart).
+            let by_let = self
+                .hiding_lets
+                .iter()
+                .filter(|lets| lets.level > carried.level)
+                .filter_map(|lets| lets.prefix.hider(&name, lets.stmt, lets.level, &lets.here))
+                .min_by_key(|hider| hider.level);
+            let by_pattern = self
+                .hiding
+                .iter()
+                .filter(|hider| hider.level > carried.level && hider.ident == carried.ident)
+                .min_by_key(|hider| hider.level);
+            let hider = match (by_let, by_pattern) {
+                (Some(by_let), Some(by_pattern)) if by_pattern.level < by_let.level => {
+                    by_pattern.clone()
+                }
+                (Some(by_let), _) => by_let,
+                (None, Some(by_pattern)) => by_pattern.clone(),
+                (None, None) => continue,
+            };
+            // A construct that takes the value out of the hidden local once, before it binds
+            // (`if let Some(item) = item.take()`), has it evaluated first, then borrows it
+            // (`hidden::hide`).
+            let named = named_unshared(&hider.heads, &name)
+                && !(hider.once && takes_out(&hider.heads, &name));
+            if let Some(at) = hider.at.as_ref().filter(|_| !named) {
+                let Some(aliases) = self.aliases else {
+                    self.hidden.push((at.clone(), carried.ident.clone()));
+                    continue;
+                };
+                let alias = aliases.get(at).and_then(|hiding| {
+                    hiding
+                        .borrows
+                        .iter()
+                        .find(|(hidden, _)| *hidden == carried.ident)
+                        .map(|(_, alias)| alias.clone())
+                });
+                if let Some(alias) = alias {
+                    carried.alias = Some(alias);
+                    continue;
+                }
+            }
+            self.refusals.push(Refusal::Hidden {
+                hider: hider.ident.clone(),
+                carried: carried.ident.clone(),
+            });
+        }
+    }
+
+    /// Whether a carried local can travel; where it cannot, the refusal is recorded for the
+    /// check stage (see `flow::refusals`).
+    pub(super) fn travels(&mut self, binding: &Binding) -> bool {
+        let reads = || self.question_reads(&binding.ident);
+        let Some(what) = cannot_travel(binding, self.in_loop_condition, reads) else {
+            return true;
+        };
+        self.refusals.push(Refusal::Travels {
+            local: binding.ident.clone(),
+            what,
+        });
+        false
+    }
+
+    /// Whether the question of the point being resumed reads `local`.
+    fn question_reads(&self, local: &syn::Ident) -> bool {
+        let Some(site) = self.sites.iter().position(|site| site.path == self.full) else {
+            return false;
+        };
+        let question = &self.sites[site].question;
+        free::free_in_stmts(&[syn::parse_quote!(let _ = #question;)], self.questions)
+            .contains(&local.to_string())
+    }
+}
+
+/// Whether `tokens` are `name.method(args)`, with `method` one of `std`'s that take a value out ([`TAKES_OUT`]) and `args`
+/// not naming `name`: the local is borrowed for the call alone, and what the call gives back
+/// borrows nothing of it.
+fn takes_out(tokens: &TokenStream, name: &str) -> bool {
+    let trees: Vec<TokenTree> = tokens.clone().into_iter().collect();
+    match trees.as_slice() {
+        [
+            TokenTree::Ident(local),
+            TokenTree::Punct(dot),
+            TokenTree::Ident(method),
+            TokenTree::Group(args),
+        ] => {
+            local == name
+                && dot.as_char() == '.'
+                && method_is(&method.to_string(), TAKES_OUT)
+                && args.delimiter() == proc_macro2::Delimiter::Parenthesis
+                && occurrences(&args.stream(), name) == 0
+        }
+        _ => false,
+    }
+}
+
+/// Whether `tokens` name `name` other than as `&name` or as the receiver of a method that
+/// borrows it shared (`name.as_deref()`, `name.iter()`, `name.len()`), where a borrow of it
+/// taken before them would stand in the way.
+pub(super) fn named_unshared(tokens: &TokenStream, name: &str) -> bool {
+    let trees: Vec<TokenTree> = tokens.clone().into_iter().collect();
+    trees.iter().enumerate().any(|(i, tree)| match tree {
+        TokenTree::Ident(ident) if ident == name => {
+            let borrowed = i.checked_sub(1).is_some_and(
+                |before| matches!(&trees[before], TokenTree::Punct(p) if p.as_char() == '&'),
+            );
+            !borrowed && !shared_receiver(&trees[i + 1..])
+        }
+        TokenTree::Group(group) => named_unshared(&group.stream(), name),
+        _ => false,
+    })
+}
+
+/// Whether `after`, the tokens after a local's name, call a method on it that borrows it
+/// shared: `.method(..)` with `method` lending ([`scope::lends_shared`]) or reading ([`READS`]).
+fn shared_receiver(after: &[TokenTree]) -> bool {
+    match after {
+        [
+            TokenTree::Punct(dot),
+            TokenTree::Ident(method),
+            TokenTree::Group(args),
+            ..,
+        ] => {
+            let method = method.to_string();
+            dot.as_char() == '.'
+                && args.delimiter() == proc_macro2::Delimiter::Parenthesis
+                && (scope::lends_shared(&method) || method_is(&method, READS))
+        }
+        _ => false,
+    }
+}

@@ -1,0 +1,170 @@
+//! One level of a nest, as code: the locals it brings out of a question's statement, restored
+//! from the point's state or computed by running the statements before it (see `straight`).
+
+use proc_macro2::TokenStream;
+use quote::quote;
+use syn::{Ident, Local, Stmt};
+
+use super::Within;
+use crate::flow::analyse::point::Carried;
+use crate::flow::scope::{self, Binding};
+use crate::flow::step;
+
+/// After a level: the `let`s of [`again_at`](super::again_at) run again, which the statements after it may
+/// leave unused; in the level's branch that runs from the start: a use of each of their
+/// locals, which that branch leaves unused where only the statements after the level use
+/// them.
+pub(super) fn had_again(again: &[Local]) -> (TokenStream, TokenStream) {
+    let lets = again.iter().map(|local| {
+        quote! {
+            #[allow(unused_variables)]
+            #local
+        }
+    });
+    let idents: Vec<Ident> = again
+        .iter()
+        .flat_map(scope::let_bindings)
+        .map(|binding| binding.ident)
+        .collect();
+    (quote!(#(#lets)*), quote!(#(let _ = &#idents;)*))
+}
+
+/// `reader.take(&slot)` for each of `carried`, in order, the step stopping where one fails.
+pub(super) fn takes(carried: &[Carried]) -> impl Iterator<Item = TokenStream> + '_ {
+    carried.iter().map(|c| step::take(c.slot))
+}
+
+/// The level of a question at the head of a statement: the locals `carried` it needs,
+/// restored from point `id`'s state or computed by `inner` and `before`.
+pub(super) fn head_level(
+    inner: TokenStream,
+    before: &[&Stmt],
+    carried: &[Carried],
+    id: usize,
+    reader: &Ident,
+    uses: &TokenStream,
+) -> TokenStream {
+    let point = u32::try_from(id).unwrap_or(u32::MAX);
+    if carried.is_empty() {
+        // Nothing to bring along: the statements before run unless resuming here.
+        if inner.is_empty() && before.is_empty() {
+            return inner;
+        }
+        return quote! {
+            if !#reader.at(#point) {
+                #inner
+                #(#before)*
+                #uses
+            }
+        };
+    }
+    let takes = takes(carried);
+    let (bindings, keep_mut, idents) = out_of_level(carried.iter().map(|c| (&c.ident, c.mutable)));
+    quote! {
+        #[allow(unused_mut)]
+        let (#(#bindings,)*) = if #reader.at(#point) {
+            (#(#takes,)*)
+        } else {
+            #inner
+            #(#before)*
+            #uses
+            #(#keep_mut)*
+            (#(#idents,)*)
+        };
+    }
+}
+
+/// The level of the questions inside statement `k`, the last of `upto`: the locals `live` the
+/// statements after it need, out of `inner` and `upto` run from the start or out of the resume
+/// arm of the point the state names; or, when `live` is `None`, the body's value.
+pub(super) fn within_level(
+    inner: TokenStream,
+    upto: &[&Stmt],
+    live: Option<&[Binding]>,
+    points: &Within,
+    reader: &Ident,
+    uses: &TokenStream,
+) -> TokenStream {
+    let numbers = points.arms.iter().flat_map(|(numbers, _)| numbers);
+    let resumed = resumed_arms(points, reader);
+    let at_any = quote!(#reader.at_any(&[#(#numbers),*]));
+    let Some(live) = live.filter(|live| !live.is_empty()) else {
+        // The body's value, or nothing brought out.
+        return quote! {
+            if !#at_any {
+                #inner
+                #(#upto)*
+            } else {
+                #resumed
+            }
+        };
+    };
+    let (bindings, keep_mut, idents) =
+        out_of_level(live.iter().map(|binding| (&binding.ident, binding.mutable)));
+    quote! {
+        #[allow(unused_mut)]
+        let (#(#bindings,)*) = if !#at_any {
+            #inner
+            #(#upto)*
+            #uses
+            #(#keep_mut)*
+            (#(#idents,)*)
+        } else {
+            #resumed
+        };
+    }
+}
+
+/// The arms of the points inside one statement, for a state whose point is one of theirs:
+/// the one arm, or a `match` on the point.
+pub(super) fn resumed_arms(points: &Within, reader: &Ident) -> TokenStream {
+    let last = points.arms.len().saturating_sub(1);
+    let arms = points.arms.iter().enumerate().map(|(i, (numbers, arm))| {
+        // The state's point is one of the level's numbers here, so the last arm takes
+        // whatever the others do not.
+        let pattern = if i == last {
+            quote!(_)
+        } else {
+            quote!(::core::option::Option::Some(#(#numbers)|*))
+        };
+        // A resumed copy of the statement: its lints are the start's (the statement as
+        // written) again, plus what splicing adds (a label whose `break` came before the
+        // question), so they are silenced here and only here.
+        quote! {
+            #[allow(clippy::all, clippy::pedantic, unreachable_code, unused_braces, unused_labels)]
+            #pattern => { #arm }
+        }
+    });
+    match points.arms.as_slice() {
+        [(_, arm)] => quote! {
+            #[allow(clippy::all, clippy::pedantic, unreachable_code, unused_braces, unused_labels)]
+            { #arm }
+        },
+        _ => quote! {
+            match #reader.point() {
+                #(#arms,)*
+            }
+        },
+    }
+}
+
+/// For the locals a level brings out: their bindings after it, the borrows that keep a `mut`
+/// declaration's `mut` in use (the local moves into the tuple unchanged, and is mutated, if
+/// at all, through its rebinding), and their names.
+pub(super) fn out_of_level<'a>(
+    locals: impl Iterator<Item = (&'a Ident, bool)>,
+) -> (Vec<TokenStream>, Vec<TokenStream>, Vec<&'a Ident>) {
+    let mut bindings = Vec::new();
+    let mut keep_mut = Vec::new();
+    let mut idents = Vec::new();
+    for (ident, mutable) in locals {
+        if mutable {
+            bindings.push(quote!(mut #ident));
+            keep_mut.push(quote!(let _ = &mut #ident;));
+        } else {
+            bindings.push(quote!(#ident));
+        }
+        idents.push(ident);
+    }
+    (bindings, keep_mut, idents)
+}
