@@ -20,13 +20,13 @@ pub(crate) struct Errors {
 #[derive(PartialEq, Eq, Hash)]
 pub(crate) struct Identity {
     kind: &'static str,
-    at: String,
+    at: u32,
 }
 
 impl Identity {
-    /// The mistake `kind` at `at`, a key that tells one binding or token from every other
-    /// (such as `flow::scope::local_key`).
-    pub(crate) fn new(kind: &'static str, at: String) -> Self {
+    /// The mistake `kind` at `at`, a number that tells one binding or token from every other
+    /// (such as a `flow` binding's id, `BindingId::number`).
+    pub(crate) fn new(kind: &'static str, at: u32) -> Self {
         Self { kind, at }
     }
 }
@@ -115,14 +115,12 @@ mod tests {
     #[test]
     fn an_error_pushed_once_per_identity_is_reported_once() {
         let mut errors = Errors::new();
-        let at = |kind, local: &str| Identity::new(kind, local.to_owned());
+        let at = Identity::new;
         let error = |text: &str| syn::Error::new(Span::call_site(), text);
-        errors.push_once(at("borrow", "name@1"), || error("`name` is a borrow"));
-        errors.push_once(at("borrow", "name@1"), || {
-            error("`name` is a borrow, again")
-        });
-        errors.push_once(at("borrow", "name@2"), || error("another `name`"));
-        errors.push_once(at("hidden", "name@1"), || error("`name` is hidden"));
+        errors.push_once(at("borrow", 1), || error("`name` is a borrow"));
+        errors.push_once(at("borrow", 1), || error("`name` is a borrow, again"));
+        errors.push_once(at("borrow", 2), || error("another `name`"));
+        errors.push_once(at("hidden", 1), || error("`name` is hidden"));
         assert_eq!(
             messages(errors),
             ["`name` is a borrow", "another `name`", "`name` is hidden"]
@@ -133,9 +131,9 @@ mod tests {
     fn identities_carry_over_when_collectors_are_combined() {
         let (mut first, mut second) = (Errors::new(), Errors::new());
         let error = || syn::Error::new(Span::call_site(), "`name` is a borrow");
-        first.push_once(Identity::new("borrow", "name@1".to_owned()), error);
+        first.push_once(Identity::new("borrow", 1), error);
         second.extend(first);
-        second.push_once(Identity::new("borrow", "name@1".to_owned()), error);
+        second.push_once(Identity::new("borrow", 1), error);
         assert_eq!(messages(second), ["`name` is a borrow"]);
     }
 }

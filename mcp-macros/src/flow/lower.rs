@@ -1,8 +1,8 @@
 //! The lower stage.
 //!
 //! Input: the handler's body. Output: the body with `mut` parameters made locals, `let` chains
-//! split before a question, hiding locals renamed and items lifted out. Errors: a chain the
-//! split cannot keep.
+//! split before a question, its scopes resolved once (`bindings`), hiding locals renamed and
+//! items lifted out. Errors: a chain the split cannot keep.
 
 pub(crate) mod bindings;
 pub(crate) mod chains;

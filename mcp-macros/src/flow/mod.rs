@@ -11,10 +11,10 @@
 //! | stage | folder: modules | input | output | errors raised |
 //! | --- | --- | --- | --- | --- |
 //! | parse | `parse/`: [`model`], [`parse::presentation`], [`parse::kind`], [`parse::receiver`] | the attribute's tokens, the `ItemFn` | `model::Options`, `model::Handler` (parameters, context, arguments, body) | unknown, repeated or ill-typed keys; a signature of the wrong shape; a resource without its URI |
-//! | lower | `lower/`: [`mutable`], [`chains`], [`shadow`], [`items`] | the handler's body | `mut` parameters made locals, conditions that chain a `let` before a question split there, locals hidden by a binding that reads them renamed, the body's items lifted out | a chain the split cannot keep |
+//! | lower | `lower/`: [`mutable`], [`chains`], [`bindings`], [`shadow`], [`items`] | the handler's body | `mut` parameters made locals, conditions that chain a `let` before a question split there, the scopes resolved once (`bindings::Bindings`: every binding a `BindingId`, every use its binding's), locals hidden by a binding that reads them renamed through that table, the body's items lifted out | a chain the split cannot keep |
 //! | check | `check/`: [`valid`], [`sites`] (keys: `check/sites/keys.rs`), [`check::forbidden`] | the lowered body | each question point marked (`__mcp_site!().N`, [`syntax::marker`]) and recorded as a `sites::Site` (its path, keys, question), the resumable `for` loops (`sites::Loop`) | a question where the body cannot be split (in a closure, an `async` block, a macro's tokens, a larger expression), a key two questions share |
 //! | analyse | `analyse/`: [`analyse::facts`] (found by [`hoist`]), [`analyse::literals`], [`analyse::reborrow`], [`analyse::free`], [`analyse::point`]; per point, [`straight`] (`place`) and [`resume`] for its locals alone ([`analyse()`]) | the marked body | what the whole function tells of each name (`facts::Hoisted`: constants, bound once, unchanging, stable borrows), the locals that only hold string literals, per run of statements what it reads and assigns before reading (`free::Summary`), per block what its `let`s declare (`straight::Lets`, `plan/resume/prefix.rs`: found once per block, read by each point by name); each point's `straight::Placement` and locals (`point::Resumed` without its body), with the locals it would carry that cannot travel (`refusals::Refusal`) | none |
-//! | check (travel) | `check/`: [`refusals`] ([`refused`]) | the points' analysed locals | the errors, each once by its identity (`errors::Identity`) | a local that cannot travel: a borrow, code, a value held in a `while` loop's condition, a local hidden at its question by a binding that cannot borrow it first |
+//! | check (travel) | `check/`: [`refusals`] ([`refused`]) | the points' analysed locals | the errors, each once by its identity (`errors::Identity`: the mistake and the binding) | a local that cannot travel: a borrow, code, a value held in a `while` loop's condition, a local hidden at its question by a binding that cannot borrow it first |
 //! | plan | `plan/`: [`resume`] (`plan/resume/hidden.rs`: the hiding `let`s rewritten to borrow first, every point then analysed and checked again; `plan/resume/group.rs`), [`straight`] (the placements) | the checked analysis | the body rewritten for hidden locals, the points resumed together (`resume::Group`) | none |
 //! | emit | `emit/`: [`mod@expand`] (with `emit/expand/handler.rs`), [`emit::settle`], [`emit::graph`] (the flow graph); on error [`unbuilt`]. The code `plan/` builds: each point's resumed body, once ([`resume_body`]; `plan/resume/restore.rs`, `plan/resume/looped.rs`), and the nest ([`straight`]) | the plan | the step function and the items around it; on error, a stand-in beside the body as written | none |
 //!
@@ -51,9 +51,20 @@
 //!   item or a constant local (**hoisted**), a stable borrow (`reborrow`), a `for` loop's
 //!   iterator rebuilt from its position (`scope::Rederive::Loop`), a local with no value at the
 //!   question declared again without one (`scope::Rederive::Unassigned`).
+//! - **binding**: a name a parameter, a `let`, a pattern (of a `match` arm, an `if let`, a
+//!   `while let`, a closure's parameter) or a `for` loop's pattern introduces; recorded once
+//!   in `bindings::Bindings` with its name as written, its token and its kind.
+//! - **binding id**: the number of one binding (`bindings::BindingId`); the analysis keys what
+//!   it finds of a local by it (carried locals, slots, literal locals, refusals), not by name.
+//!   A local the macro made after lowering (an operand taken first, a loop's position) gets
+//!   one the first time a stage asks.
+//! - **use**: a path of one segment, or a name a standard macro's format string captures
+//!   (`"{name}"`), that reads a binding; the table maps its token to that binding
+//!   (`Bindings::id`), a token being its text and the line and column it starts and ends at.
 //! - **hidden**, **hider**: a carried local that a binding of its name hides at the question;
-//!   the hider borrows it first (`plan/resume/hidden.rs`). **Renamed**: a local hidden by a binding
-//!   that reads it, given a name of its own (`shadow`; `syntax::shown` gives the user's back).
+//!   the hider borrows it first (`plan/resume/hidden.rs`). **Renamed**: a local hidden by a
+//!   binding that reads it, given a name of its own (`shadow`, through the table, which
+//!   gives the user's name back: `Bindings::shown`).
 //! - **resumed body**: the body as it runs when the flow resumes at one point (`resume`).
 //! - **nest**: the body from the start, where the points in the body's own statements resume
 //!   in place (`straight`). **Placement**: a point `At` the head of a body statement, `Within`
@@ -89,6 +100,10 @@
 //!   `check/refusals.rs` (what cannot travel: its words; `plan/resume/travel.rs` finds it).
 //!   Each has a UI case under `trybuild/tests/ui` whose `.stderr` shows it.
 //! - **What the macro knows of a `std` method**: its row in `std_facts.rs`.
+//! - **What is a binding, what is a use, and which binding a use reads** (a new pattern
+//!   position, a macro whose arguments are code): `lower/bindings.rs` (the walk), and
+//!   `std_facts.rs` (`EXPRESSIONS`, the macros read as code); `lower/bindings/tests.rs` shows
+//!   each scope rule.
 //! - **What is had again rather than carried**: `analyse/facts.rs` and `analyse/hoist.rs`
 //!   (constants, stable borrows), `analyse/reborrow.rs` (which borrows are stable),
 //!   `analyse/literals.rs` (literal locals).
@@ -204,14 +219,14 @@ fn compile(kind: Kind, attr: TokenStream, function: ItemFn) -> syn::Result<Token
     }
     let (compiled, moved) = mutable::into_locals(kind, function);
     let mut handler = model::parse_handler(kind, options, compiled.clone(), &mut errors);
-    handler.moved = moved;
     chains::split(&mut handler.body, &handler.cx, &mut errors);
     valid::check_body(&handler.body, &handler.cx, &mut errors);
     if let Some(error) = stage_errors(&mut errors) {
         return Err(error);
     }
 
-    // A local hidden by a binding that reads it is renamed: each name then names one binding.
+    // The scopes, resolved once: every binding an id, every use its binding's. A local hidden
+    // by a binding that reads it is then renamed, so that each name names one binding.
     let patterns = handler.fixed_params();
     let mut names: Vec<&mut syn::Ident> = handler.params.iter_mut().map(|(name, _)| name).collect();
     if let Some((syn::Pat::Ident(args), _)) = &mut handler.args {
@@ -220,9 +235,10 @@ fn compile(kind: Kind, attr: TokenStream, function: ItemFn) -> syn::Result<Token
     let named: Vec<&syn::Ident> = names.iter().map(|name| &**name).collect();
     let mut bindings = bindings::Bindings::resolve(&named, &patterns, &handler.body);
     shadow::rename(&mut handler.body, &mut names, &mut bindings);
+    let moved: Vec<_> = moved.iter().map(|local| bindings.id(local)).collect();
     let mut body = handler.body.clone();
     let own = (kind == Kind::Elicit).then(|| handler.ident.clone());
-    let mut analyzer = sites::Analyzer::new(&handler.cx, own, &mut errors);
+    let mut analyzer = sites::Analyzer::new(&handler.cx, own, &bindings, &mut errors);
     analyzer.block(&mut body);
     let mut sites = std::mem::take(&mut analyzer.sites);
     let loops = std::mem::take(&mut analyzer.loops);
@@ -246,6 +262,7 @@ fn compile(kind: Kind, attr: TokenStream, function: ItemFn) -> syn::Result<Token
         questions: &questions,
         aliases: None,
         suffixes: &suffixes,
+        bindings: &bindings,
     };
     // Analyse, then check: each point's placement and locals, found without building its
     // resumed body, and what of those locals cannot travel, reported before any is built.
@@ -254,7 +271,7 @@ fn compile(kind: Kind, attr: TokenStream, function: ItemFn) -> syn::Result<Token
         ..base
     };
     let (mut placements, mut resumed) = analyse(&body, stages);
-    if let Some(error) = refused(&resumed, &mut errors) {
+    if let Some(error) = refused(&resumed, &bindings, &mut errors) {
         return Err(error);
     }
     // A carried local hidden at its question by a `let` of its name: the `let` borrows it
@@ -277,7 +294,7 @@ fn compile(kind: Kind, attr: TokenStream, function: ItemFn) -> syn::Result<Token
     };
     if !hidden.is_empty() {
         (placements, resumed) = analyse(&body, stages);
-        if let Some(error) = refused(&resumed, &mut errors) {
+        if let Some(error) = refused(&resumed, &bindings, &mut errors) {
             return Err(error);
         }
     }
@@ -299,6 +316,8 @@ fn compile(kind: Kind, attr: TokenStream, function: ItemFn) -> syn::Result<Token
     handler.body = body.clone();
     Ok(expand::expand(expand::Plan {
         handler: &handler,
+        bindings: &bindings,
+        moved: &moved,
         forward: body,
         sites: &sites,
         taken: &taken,
@@ -350,8 +369,16 @@ fn analyse(
 
 /// The check stage: the errors of the locals the points would carry that cannot travel
 /// (see [`refusals`]), if there are any.
-fn refused(resumed: &[resume::Resumed], errors: &mut Errors) -> Option<syn::Error> {
-    refusals::report(resumed.iter().flat_map(|point| &point.refusals), errors);
+fn refused(
+    resumed: &[resume::Resumed],
+    bindings: &bindings::Bindings,
+    errors: &mut Errors,
+) -> Option<syn::Error> {
+    refusals::report(
+        resumed.iter().flat_map(|point| &point.refusals),
+        bindings,
+        errors,
+    );
     stage_errors(errors)
 }
 

@@ -204,11 +204,6 @@ pub(crate) fn owned_for(ty: &Type) -> Option<String> {
     (!holds_borrow(&owned)).then(|| quote::quote!(#owned).to_string().replace(' ', ""))
 }
 
-/// Which local `ident`, as declared, is: its name and where it is declared.
-pub(crate) fn local_key(ident: &Ident) -> String {
-    format!("{}@{:?}", ident, ident.span())
-}
-
 /// The bindings of a `let` statement, marked as such.
 pub(crate) fn let_bindings(local: &Local) -> Vec<Binding> {
     let mut out = Vec::new();

@@ -130,16 +130,19 @@ fn parameters(function: &ItemFn) -> HashSet<String> {
 mod literal_tests {
     use super::Hoisted;
     use crate::flow::analyse::literals::literal_locals;
+    use crate::flow::lower::bindings::Bindings;
 
     /// The names of the locals of `body` found to hold only literals, with their literals.
     fn found(body: &str) -> Vec<(String, Vec<String>)> {
         let function: syn::ItemFn =
             syn::parse_str(&format!("async fn f() {body}")).expect("a body");
         let hoisted = Hoisted::of(&function, &syn::parse_quote!(cx));
+        let bindings = Bindings::resolve(&[], &[], &function.block);
+        let name = |id| bindings.get(id).map(|b| b.name.to_string());
         let mut found: Vec<(String, Vec<String>)> =
-            literal_locals(&function.block, &|name| hoisted.bound_once(name))
+            literal_locals(&function.block, &|name| hoisted.bound_once(name), &bindings)
                 .into_iter()
-                .map(|(key, literals)| (key.split('@').next().unwrap_or("").to_owned(), literals))
+                .map(|(id, literals)| (name(id).unwrap_or_default(), literals))
                 .collect();
         found.sort();
         found

@@ -10,17 +10,18 @@ use syn::visit::{self, Visit};
 use syn::{Block, Expr, Ident, Lit, Pat, Stmt};
 
 use super::free::{diverges, panics};
-use crate::flow::scope::local_key;
+use crate::flow::lower::bindings::{BindingId, Bindings};
 
-/// The literals of each local of `body` that only ever holds string literals, by
-/// [`local_key`]: its `let` has a single name, and its initialiser, if any, and every value
+/// The literals of each local of `body` that only ever holds string literals, by its binding
+/// in `bindings`: its `let` has a single name, and its initialiser, if any, and every value
 /// assigned to a local of its name anywhere in the body give a string literal, the value of
 /// such a local declared before (`if sure { kind } else { "other" }`, where `kind` is bound
 /// once in the function), or go nowhere.
 pub(crate) fn literal_locals(
     body: &Block,
     bound_once: &dyn Fn(&str) -> bool,
-) -> HashMap<String, Vec<String>> {
+    bindings: &Bindings,
+) -> HashMap<BindingId, Vec<String>> {
     let mut finder = Finder::default();
     finder.visit_block(body);
     // The literals of each such local bound once, by name, with the place of its `let`: a
@@ -60,7 +61,7 @@ pub(crate) fn literal_locals(
                 let before = known.insert(name, (at, texts.clone()));
                 changed |= before.is_none_or(|(_, literals)| literals != texts);
             }
-            out.insert(local_key(ident), texts);
+            out.insert(bindings.id(ident), texts);
         }
         if !changed {
             return out;

@@ -6,13 +6,15 @@ use syn::{Block, Ident};
 
 use crate::flow::check::refusals::Refusal;
 use crate::flow::check::sites::Step;
-use crate::flow::scope;
+use crate::flow::lower::bindings::BindingId;
 
 /// A local that travels in the state of one question point.
 #[derive(Clone)]
 pub(crate) struct Carried {
-    /// The local as the user wrote it.
+    /// The local as the body writes it.
     pub(crate) ident: Ident,
+    /// Which binding it is, the same for every point that carries it.
+    pub(crate) binding: BindingId,
     /// Its field in the state variant (unique within the variant).
     pub(crate) field: Ident,
     /// The binding of the field's value when the state is read.
@@ -31,10 +33,9 @@ pub(crate) struct Carried {
 }
 
 impl Carried {
-    /// Which local this is: its name and where it is declared, the same for every point
-    /// that carries it.
-    pub(crate) fn local(&self) -> String {
-        scope::local_key(&self.ident)
+    /// Which local this is, the same for every point that carries it.
+    pub(crate) fn local(&self) -> BindingId {
+        self.binding
     }
 }
 

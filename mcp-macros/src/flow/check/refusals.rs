@@ -9,8 +9,8 @@ use syn::Ident;
 use super::sites::is_operand;
 use crate::errors::Identity;
 use crate::flow::Errors;
+use crate::flow::lower::bindings::Bindings;
 use crate::flow::scope::{self, Binding, Borrowed, Code};
-use crate::flow::syntax;
 
 /// A local a point would carry that cannot travel.
 #[derive(Clone)]
@@ -60,7 +60,7 @@ pub(crate) fn cannot_travel(
     let borrows = binding.by_ref || binding.init_borrow.is_some() || owned.is_some();
     Some(if in_loop_condition {
         Cannot::InLoopCondition
-    } else if is_operand(&syntax::shown_ident(&binding.ident)) {
+    } else if is_operand(&binding.ident) {
         if borrows {
             Cannot::OperandBorrow
         } else if binding.init_is_code.is_some() {
@@ -85,19 +85,24 @@ pub(crate) fn cannot_travel(
     })
 }
 
-/// Records each of `refusals` in `errors`, once for each local: the points that carry one
-/// local each find its refusal.
-pub(crate) fn report<'r>(refusals: impl IntoIterator<Item = &'r Refusal>, errors: &mut Errors) {
+/// Records each of `refusals` in `errors`, once for each local (its binding in `bindings`):
+/// the points that carry one local each find its refusal. Each names the local as the user
+/// wrote it.
+pub(crate) fn report<'r>(
+    refusals: impl IntoIterator<Item = &'r Refusal>,
+    bindings: &Bindings,
+    errors: &mut Errors,
+) {
     for refusal in refusals {
         match refusal {
             Refusal::Hidden { hider, carried } => {
-                let identity = Identity::new("hidden", scope::local_key(hider));
-                errors.push_once(identity, || hidden(hider, carried));
+                let identity = Identity::new("hidden", bindings.id(hider).number());
+                errors.push_once(identity, || hidden(&bindings.shown(hider), carried));
             }
             Refusal::Travels { local, what } => {
-                let identity = Identity::new("cannot travel", scope::local_key(local));
+                let identity = Identity::new("cannot travel", bindings.id(local).number());
                 errors.push_once(identity, || {
-                    let ident = syntax::shown_ident(local);
+                    let ident = bindings.shown(local);
                     syn::Error::new(ident.span(), cannot(&ident, what))
                 });
             }
@@ -105,9 +110,8 @@ pub(crate) fn report<'r>(refusals: impl IntoIterator<Item = &'r Refusal>, errors
     }
 }
 
-/// The error of a carried local hidden by `hider`, at the hider and at the local.
-fn hidden(hider: &Ident, carried: &Ident) -> syn::Error {
-    let inner = &syntax::shown_ident(hider);
+/// The error of a carried local hidden by `inner`, at the hider and at the local.
+fn hidden(inner: &Ident, carried: &Ident) -> syn::Error {
     let mut error = syn::Error::new(
         inner.span(),
         format!(

@@ -10,6 +10,7 @@ use syn::{Block, Expr, Ident, LitStr, Pat, Stmt};
 
 use super::forbidden::{Forbidden, Position};
 use crate::flow::Errors;
+use crate::flow::lower::bindings::Bindings;
 use crate::flow::questions::{asks, awaited_in_macro, has_question};
 use crate::flow::syntax::compound;
 
@@ -186,11 +187,19 @@ pub(crate) struct Analyzer<'a> {
     own: Option<Ident>,
     /// How many operands were taken first into locals of their own (see `operands`).
     operands: usize,
+    /// Which binding each local is, and its name as the user wrote it (see `record`).
+    bindings: &'a Bindings,
 }
 
 impl<'a> Analyzer<'a> {
-    pub(crate) fn new(cx: &'a Ident, own: Option<Ident>, errors: &'a mut Errors) -> Self {
+    pub(crate) fn new(
+        cx: &'a Ident,
+        own: Option<Ident>,
+        bindings: &'a Bindings,
+        errors: &'a mut Errors,
+    ) -> Self {
         Self {
+            bindings,
             own,
             cx,
             sites: Vec::new(),

@@ -14,12 +14,11 @@ use crate::flow::analyse::hoist::Hoisted;
 use crate::flow::analyse::literals::literal_locals;
 use crate::flow::analyse::point::Resumed;
 use crate::flow::check::sites::Site;
+use crate::flow::lower::bindings::{BindingId, Bindings};
 use crate::flow::parse::model::{Handler, Kind};
 use crate::flow::plan::resume::Group;
 use crate::flow::plan::straight::{self, Placement};
-use crate::flow::scope::local_key;
 use crate::flow::step;
-use crate::flow::syntax;
 
 mod handler;
 
@@ -27,6 +26,10 @@ use handler::{expand_handler, expand_sub_flow};
 
 pub(crate) struct Plan<'a> {
     pub(crate) handler: &'a Handler,
+    /// Which binding each local is (see `lower::bindings`).
+    pub(crate) bindings: &'a Bindings,
+    /// The locals bound by parameters bound `mut`, moved into the body (`mutable`).
+    pub(crate) moved: &'a [BindingId],
     pub(crate) forward: Block,
     pub(crate) sites: &'a [Site],
     /// The queues of the `for` loops whose items are carried (see `sites::loops`).
@@ -55,10 +58,15 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
     let p = quote!(::mcp_runtime::__private);
     let resumed = plan.resumed;
     let slots = plan.slots;
-    let literals = literal_locals(&plan.forward, &|name| plan.hoisted.bound_once(name));
+    let bindings = plan.bindings;
+    let literals = literal_locals(
+        &plan.forward,
+        &|name| plan.hoisted.bound_once(name),
+        bindings,
+    );
     let literals: Vec<Option<&Vec<String>>> = slots
         .iter()
-        .map(|local| literals.get(&local_key(local)))
+        .map(|local| literals.get(&bindings.id(local)))
         .collect();
 
     let mut sites = SiteCode {
@@ -68,6 +76,7 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
         reader: &reader,
         sub_value: &sub_value,
         sub_resume: &sub_resume,
+        bindings,
     };
     let graph = match handler.kind {
         Kind::Elicit => TokenStream::new(),
@@ -76,6 +85,7 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
             resumed: &resumed,
             body: &plan.forward,
             items: &plan.items,
+            bindings,
         }),
     };
     let has_subs = plan.sites.iter().any(Site::is_sub);
@@ -189,7 +199,7 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
         }
         let carry = if plan.taken.contains(local) {
             quote!(CarryItems)
-        } else if handler.moved.contains(&local_key(&syntax::shown_ident(local))) {
+        } else if plan.moved.contains(&bindings.id(local)) {
             quote!(CarryArgument)
         } else {
             quote!(Carry)
@@ -322,7 +332,7 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
 /// Numbers the carried locals' slots: one per local, by its declaration, whichever points
 /// carry it. Returns each slot's local.
 pub(crate) fn slots(resumed: &mut [Resumed]) -> Vec<Ident> {
-    let mut locals: Vec<(String, Ident)> = Vec::new();
+    let mut locals: Vec<(BindingId, Ident)> = Vec::new();
     for point in resumed {
         for carried in &mut point.carried {
             let key = carried.local();

@@ -24,7 +24,7 @@ use syn::{Block, Expr, Ident, Item, UseTree};
 
 use crate::flow::analyse::point::Resumed;
 use crate::flow::check::sites::{Site, is_operand};
-use crate::flow::syntax::shown;
+use crate::flow::lower::bindings::Bindings;
 
 mod edges;
 mod text;
@@ -41,6 +41,8 @@ pub(crate) struct Records<'a> {
     pub(crate) body: &'a Block,
     /// The body's items, declared in the step function, out of the graph's reach.
     pub(crate) items: &'a [Item],
+    /// Which binding each local is, and its name as the user wrote it.
+    pub(crate) bindings: &'a Bindings,
 }
 
 /// The handler impl's `fn flow_graph`, or nothing for a handler that asks nothing.
@@ -66,7 +68,7 @@ pub(crate) fn method(records: &Records<'_>) -> TokenStream {
     let points = sites
         .iter()
         .enumerate()
-        .map(|(id, site)| point(&walk, &hidden, id, site, &records.resumed[id]));
+        .map(|(id, site)| point(&walk, records, &hidden, id, site));
     let exits = walk.exits.iter().enumerate().map(|(n, exit)| {
         let n = number(n);
         let way = match exit.way {
@@ -107,11 +109,12 @@ pub(crate) fn method(records: &Records<'_>) -> TokenStream {
 /// `Node::Point(..)` of point `id`.
 fn point(
     walk: &Walk<'_>,
+    records: &Records<'_>,
     hidden: &Hidden,
     id: usize,
     site: &Site,
-    resumed: &Resumed,
 ) -> TokenStream {
+    let resumed = &records.resumed[id];
     let g = quote!(::mcp_runtime::graph);
     let questions = match &site.question {
         Expr::Tuple(tuple) => tuple.elems.iter().collect(),
@@ -178,7 +181,7 @@ fn point(
         });
     let in_loop = walk.in_loop[id].then(|| quote!(.in_loop()));
     let carried = resumed.carried.iter().map(|carried| {
-        let (name, ty) = carried_name(walk, &carried.ident);
+        let (name, ty) = carried_name(walk, records.bindings, &carried.ident);
         let ty = owned(ty.as_deref());
         quote!(#g::Carried::new(#name, #ty))
     });
@@ -202,7 +205,7 @@ fn unkeyed(expr: &Expr) -> &Expr {
 /// How the graph names a carried local, and its type where a `let` writes one (the same
 /// everywhere the body declares it). The locals the macro makes are named for what they
 /// hold.
-fn carried_name(walk: &Walk<'_>, local: &Ident) -> (String, Option<String>) {
+fn carried_name(walk: &Walk<'_>, bindings: &Bindings, local: &Ident) -> (String, Option<String>) {
     let name = local.to_string();
     let collection = |walker: String| {
         walk.collections
@@ -230,7 +233,8 @@ fn carried_name(walk: &Walk<'_>, local: &Ident) -> (String, Option<String>) {
         (1.., Some(ty)) if types.iter().map(text::ty).all(|other| other == ty) => ty,
         _ => None,
     };
-    (shown(local), ty)
+    let shown = bindings.shown(local).to_string();
+    (shown.trim_start_matches("r#").to_owned(), ty)
 }
 
 /// The names the body's own items and `use`s declare: a type that names one is not in

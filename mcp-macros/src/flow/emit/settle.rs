@@ -7,6 +7,7 @@ use syn::{Expr, Ident};
 
 use crate::flow::analyse::point::Resumed;
 use crate::flow::check::sites::{Site, is_operand};
+use crate::flow::lower::bindings::Bindings;
 use crate::flow::step::{slot, stop_label};
 use crate::flow::syntax::marker_site;
 
@@ -37,6 +38,8 @@ pub(crate) struct SiteCode<'a> {
     pub(crate) reader: &'a Ident,
     pub(crate) sub_value: &'a Ident,
     pub(crate) sub_resume: &'a Ident,
+    /// Which binding each local is, and its name as the user wrote it.
+    pub(crate) bindings: &'a Bindings,
 }
 
 impl VisitMut for SiteCode<'_> {
@@ -129,7 +132,8 @@ impl SiteCode<'_> {
             let name = if is_operand(local) {
                 "a value held across a question within its expression".to_owned()
             } else {
-                crate::flow::syntax::shown(local)
+                let shown = self.bindings.shown(local).to_string();
+                shown.trim_start_matches("r#").to_owned()
             };
             // A local hidden here is written from the borrow its hider took (`resume::hide`).
             match &c.alias {

@@ -36,11 +36,6 @@ use crate::flow::syntax::inline_args;
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Debug)]
 pub(crate) struct BindingId(u32);
 
-/// A scope: the function's parameters, a block, an arm, a loop's pattern and body, a
-/// closure, or the branch an `if let` guards.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
-pub(crate) struct ScopeId(u32);
-
 /// What introduces a binding.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub(crate) enum BindingKind {
@@ -52,9 +47,6 @@ pub(crate) enum BindingKind {
     Pattern,
     /// The pattern of a `for` loop.
     LoopPattern,
-    /// A local the macro made after the body was resolved (an operand taken first, a loop's
-    /// position): given an id the first time a stage asks about it.
-    Made,
 }
 
 /// What the table records of one binding.
@@ -63,7 +55,6 @@ pub(crate) struct Binding {
     /// The name as the user wrote it, at the token that binds it.
     pub(crate) name: Ident,
     pub(crate) kind: BindingKind,
-    pub(crate) scope: ScopeId,
     /// The binding of the same name that the value it is bound from reads, and that it hides
     /// (`let name = name.trim();`).
     pub(crate) hides: Option<BindingId>,
@@ -129,8 +120,9 @@ impl Bindings {
     }
 
     /// The binding `ident` binds or uses, if it is one of the body's locals or parameters;
-    /// a local the macro made after resolving gets an id of its own the first time, the same
-    /// for each of its tokens.
+    /// a local the macro made after resolving (an operand taken first, a loop's position)
+    /// gets an id of its own the first time a stage asks, the same for each of its tokens,
+    /// and no record ([`Bindings::get`] gives `None`).
     pub(crate) fn id(&self, ident: &Ident) -> BindingId {
         let token = Token::of(ident);
         if let Some(&id) = self.tokens.get(&token) {
@@ -223,6 +215,11 @@ impl BindingId {
     fn index(self) -> usize {
         self.0 as usize
     }
+
+    /// The id as a number, for what keys by numbers outside `flow` (`errors::Identity`).
+    pub(crate) fn number(self) -> u32 {
+        self.0
+    }
 }
 
 /// The walk that fills the table: the bindings in scope, innermost last.
@@ -230,9 +227,6 @@ impl BindingId {
 struct Walk {
     table: Bindings,
     scope: Vec<BindingId>,
-    /// The scope each new binding enters, and how many were opened.
-    current: ScopeId,
-    scopes: u32,
     /// The uses so far, in order: what a value reads is the tail it added.
     uses: Vec<BindingId>,
 }
@@ -243,7 +237,6 @@ impl Walk {
         self.table.bindings.push(Binding {
             name: ident.clone(),
             kind,
-            scope: self.current,
             hides,
             fixed: false,
         });
@@ -272,12 +265,9 @@ impl Walk {
 
     /// Runs `inner` in a new scope, which ends with it.
     fn scoped(&mut self, inner: impl FnOnce(&mut Self)) {
-        let (depth, outer) = (self.scope.len(), self.current);
-        self.scopes += 1;
-        self.current = ScopeId(self.scopes);
+        let depth = self.scope.len();
         inner(self);
         self.scope.truncate(depth);
-        self.current = outer;
     }
 
     /// Visits `value`, the expression a pattern binds from; returns the uses it made.

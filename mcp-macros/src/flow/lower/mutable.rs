@@ -28,13 +28,12 @@ use syn::visit::{self, Visit};
 use syn::{FnArg, Ident, ItemFn, Pat, PatIdent, Stmt};
 
 use crate::flow::parse::model::{Kind, is_cx_type, is_state_type};
-use crate::flow::scope::local_key;
 use crate::flow::syntax::ARG;
 
 /// `function` with each parameter that binds a name `mut` moved into its body, and the
-/// locals its patterns bind (as `scope::local_key`s). A sub-flow's argument bound by another
+/// locals its patterns bind, at the tokens that bind them in the body. A sub-flow's argument bound by another
 /// pattern is left for `model` to refuse.
-pub(crate) fn into_locals(kind: Kind, mut function: ItemFn) -> (ItemFn, Vec<String>) {
+pub(crate) fn into_locals(kind: Kind, mut function: ItemFn) -> (ItemFn, Vec<Ident>) {
     let mut lets: Vec<Stmt> = Vec::new();
     let mut moved = Vec::new();
     for (n, input) in function.sig.inputs.iter_mut().enumerate() {
@@ -58,7 +57,7 @@ pub(crate) fn into_locals(kind: Kind, mut function: ItemFn) -> (ItemFn, Vec<Stri
                 subpat: None,
             }),
         );
-        moved.extend(bound(&pat).iter().map(|p| local_key(&p.ident)));
+        moved.extend(bound(&pat).iter().map(|p| p.ident.clone()));
         lets.push(syn::parse_quote!(let #pat = #param;));
     }
     if !lets.is_empty() {

@@ -34,7 +34,7 @@ use quote::ToTokens;
 use syn::visit_mut::{self, VisitMut};
 use syn::{Block, Expr, FnArg, ItemFn, LitStr, Pat};
 
-use super::bindings::{Args, BindingId, Bindings, argument_name};
+use super::bindings::{Args, BindingId, BindingKind, Bindings, argument_name};
 use crate::flow::questions::awaits;
 use crate::flow::std_facts::format_position;
 use crate::flow::syntax::{RENAMED, inline_args};
@@ -78,9 +78,16 @@ pub(crate) fn rename(body: &mut Block, params: &mut [&mut Ident], bindings: &mut
         renamed: 0,
     };
     renamer.visit_block_mut(body);
-    for param in params.iter_mut() {
-        if let Some(new) = renamer.new_name(param) {
-            **param = new;
+    let parameter = |id: &BindingId| {
+        bindings
+            .get(*id)
+            .is_some_and(|b| b.kind == BindingKind::Parameter)
+    };
+    if renames.keys().any(parameter) {
+        for param in params.iter_mut() {
+            if let Some(new) = renamer.new_name(param) {
+                **param = new;
+            }
         }
     }
     for (id, new) in &renames {

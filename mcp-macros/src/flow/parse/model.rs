@@ -157,9 +157,6 @@ pub(crate) struct Handler {
     /// `receiver`).
     pub(crate) reads_self: Option<Span>,
     pub(crate) body: Block,
-    /// The locals bound by parameters bound `mut`, moved into the body (`mutable`), as
-    /// `scope::local_key`s.
-    pub(crate) moved: Vec<String>,
 }
 
 impl Handler {
@@ -349,7 +346,6 @@ pub(crate) fn parse_handler(
         generics: sub_flow_generics(&sig.generics),
         reads_self,
         body,
-        moved: Vec::new(),
     }
 }
 

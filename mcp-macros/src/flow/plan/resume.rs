@@ -24,6 +24,7 @@ use super::straight;
 use crate::flow::analyse::free;
 use crate::flow::analyse::hoist::Hoisted;
 use crate::flow::check::sites::{Head, Loop, Site, Step};
+use crate::flow::lower::bindings::Bindings;
 use crate::flow::scope::{self, Binding};
 
 mod group;
@@ -55,6 +56,8 @@ pub(crate) struct Stages<'a> {
     pub(crate) aliases: Option<&'a Aliases>,
     /// What the statements after each question read, per block of the body.
     pub(crate) suffixes: &'a Suffixes,
+    /// Which binding each local is (see `lower::bindings`).
+    pub(crate) bindings: &'a Bindings,
 }
 
 /// For each block of one body, by its path, the summaries of the runs of its statements to
@@ -176,6 +179,7 @@ pub(crate) struct Resumer<'a> {
     first_value: usize,
     /// The locals found that cannot travel, for the check stage (see `travel`).
     refusals: Vec<Refusal>,
+    bindings: &'a Bindings,
 }
 
 impl<'a> Resumer<'a> {
@@ -187,6 +191,7 @@ impl<'a> Resumer<'a> {
             questions,
             aliases,
             suffixes,
+            bindings,
         } = stages;
         Self {
             declares: false,
@@ -213,6 +218,7 @@ impl<'a> Resumer<'a> {
             group: None,
             first_value: 0,
             refusals: Vec::new(),
+            bindings,
         }
     }
 

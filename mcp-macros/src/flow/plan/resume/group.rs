@@ -48,6 +48,7 @@ use syn::{Block, Ident, Local, Stmt};
 use super::syntax::block_at;
 use super::{Carried, Location, Resumed, Resumer, Stages, at_head, field_name, level_of};
 use crate::flow::check::sites::{Site, Step};
+use crate::flow::lower::bindings::{BindingId, Bindings};
 use crate::flow::plan::straight::{self, BlockLevel, Placement, Within};
 use crate::flow::scope::{self, Binding};
 use crate::flow::step;
@@ -161,7 +162,7 @@ pub(crate) fn group(
     }
     for order in orders {
         for (id, mut carried) in order {
-            name_fields(&mut carried);
+            name_fields(&mut carried, stages.bindings);
             resumed[id].carried = carried;
         }
     }
@@ -501,17 +502,18 @@ type Cut<'b> = (&'b Block, Option<Vec<Stmt>>);
 type Order = (usize, Vec<Carried>);
 
 /// What tells carried locals apart: the local and its scope.
-type Key = (String, usize);
+type Key = (BindingId, usize);
 
 fn key(carried: &Carried) -> Key {
     (carried.local(), carried.level)
 }
 
-/// Names each carried local's field after the local, unique within the list.
-fn name_fields(carried: &mut [Carried]) {
+/// Names each carried local's field after the local as the user wrote it, unique within the
+/// list.
+fn name_fields(carried: &mut [Carried], bindings: &Bindings) {
     let mut taken = HashSet::new();
     for c in carried {
-        c.field = field_name(&c.ident, |name| taken.contains(name));
+        c.field = field_name(&bindings.shown(&c.ident), |name| taken.contains(name));
         taken.insert(c.field.to_string());
     }
 }

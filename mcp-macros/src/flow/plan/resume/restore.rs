@@ -99,6 +99,7 @@ impl Resumer<'_> {
                 let #mutability #ident = #value;
             });
             self.carried.push(Carried {
+                binding: self.bindings.id(ident),
                 mutable: binding.mutable,
                 ident: ident.clone(),
                 field,
@@ -116,8 +117,10 @@ impl Resumer<'_> {
         }
     }
 
+    /// The field of `ident` in this point's state, named after the local as the user wrote it.
     pub(super) fn field_name(&self, ident: &Ident) -> Ident {
-        field_name(ident, |name| self.carried.iter().any(|c| c.field == name))
+        let shown = self.bindings.shown(ident);
+        field_name(&shown, |name| self.carried.iter().any(|c| c.field == name))
     }
 
     /// `block`, which its patterns (`if let` and `while let` conditions, a match arm's

@@ -127,9 +127,13 @@ pub(super) fn declaration(binding: &Binding) -> TokenStream {
     quote!(let #mutability #ident #ty;)
 }
 
-/// The field of `ident` in a state: named after the local, unique among those `taken`.
-pub(crate) fn field_name(ident: &Ident, taken: impl Fn(&str) -> bool) -> Ident {
-    let base = crate::flow::syntax::shown(ident)
+/// The field of the local `shown` (as the user wrote it, see `Bindings::shown`) in a state:
+/// named after the local, unique among those `taken`; a local the macro made is named
+/// without the macro's prefix.
+pub(crate) fn field_name(shown: &Ident, taken: impl Fn(&str) -> bool) -> Ident {
+    let name = shown.to_string();
+    let base = name
+        .trim_start_matches("r#")
         .trim_start_matches("__mcp_")
         .to_owned();
     let name = std::iter::once(base.clone())
