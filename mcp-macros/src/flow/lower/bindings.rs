@@ -227,6 +227,8 @@ impl BindingId {
 struct Walk {
     table: Bindings,
     scope: Vec<BindingId>,
+    /// The name of each binding, by id, as a use spells it (without `r#`).
+    names: Vec<String>,
     /// The uses so far, in order: what a value reads is the tail it added.
     uses: Vec<BindingId>,
 }
@@ -240,20 +242,16 @@ impl Walk {
             hides,
             fixed: false,
         });
-        self.table.point(Token::of(ident), id);
+        let token = Token::of(ident);
+        self.names.push(token.name.clone());
+        self.table.point(token, id);
         self.scope.push(id);
         id
     }
 
     fn resolve(&self, name: &str) -> Option<BindingId> {
         let name = name.trim_start_matches("r#");
-        self.scope.iter().rev().copied().find(|&id| {
-            self.table.bindings[id.index()]
-                .name
-                .to_string()
-                .trim_start_matches("r#")
-                == name
-        })
+        (self.scope.iter().rev().copied()).find(|&id| self.names[id.index()] == name)
     }
 
     fn use_of(&mut self, ident: &Ident) {
@@ -294,13 +292,10 @@ impl Walk {
                 continue;
             }
             seen.push(name.to_owned());
-            let hides = read.iter().copied().find(|&used| {
-                self.table.bindings[used.index()]
-                    .name
-                    .to_string()
-                    .trim_start_matches("r#")
-                    == name
-            });
+            let hides = read
+                .iter()
+                .copied()
+                .find(|&used| self.names[used.index()] == name);
             self.declare(&binding.ident, kind, hides);
         }
     }
