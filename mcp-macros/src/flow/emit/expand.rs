@@ -1,5 +1,6 @@
 //! Output: the step function, the state machine behind a handler or sub-flow; the items around
-//! it are `handler`'s, whose `expand_handler` sketches the whole output.
+//! it are `handler`'s, whose `expand_handler` sketches the whole output (the handler's trait
+//! impl is `trait_impl`'s), and `sub_flow`'s for an `#[elicit]`.
 
 use std::collections::HashMap;
 
@@ -21,8 +22,11 @@ use crate::flow::plan::straight::{self, Placement};
 use crate::flow::step;
 
 mod handler;
+mod sub_flow;
+mod trait_impl;
 
-use handler::{expand_handler, expand_sub_flow};
+use handler::expand_handler;
+use sub_flow::expand_sub_flow;
 
 pub(crate) struct Plan<'a> {
     pub(crate) handler: &'a Handler,

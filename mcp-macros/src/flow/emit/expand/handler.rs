@@ -1,14 +1,14 @@
-//! The items around the step function: the function the user declared, returning its handler
-//! (or, for `#[elicit]`, its sub-flow), and the handler's trait impl.
+//! The function the user declared, returning its handler, with the step function and the
+//! handler's type in its body or beside it. The trait impl is `trait_impl.rs`'s; a sub-flow's
+//! function is `sub_flow.rs`'s.
 
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::Ident;
-use syn::spanned::Spanned as _;
 
 use super::names_self;
+use super::trait_impl::handler_impl;
 use crate::flow::parse::model::{Handler, Kind};
-use crate::flow::syntax;
 
 /// Input:  `#[tool] pub async fn deploy(args: DeployArgs, cx: Cx) -> ToolResult { ... }`
 /// Output: the function, returning its handler; every item behind it lives in its body, so it
@@ -165,7 +165,7 @@ pub(super) fn expand_handler(
 }
 
 /// The `#[cfg]`s on the user's function, which a step beside it takes too.
-fn cfgs(handler: &Handler) -> impl Iterator<Item = &syn::Attribute> {
+pub(super) fn cfgs(handler: &Handler) -> impl Iterator<Item = &syn::Attribute> {
     handler
         .attrs
         .iter()
@@ -174,17 +174,17 @@ fn cfgs(handler: &Handler) -> impl Iterator<Item = &syn::Attribute> {
 
 /// How a handler's impl reaches its step function: by name where it is nested in the
 /// function the user declared, or through the pointer the handler holds where it is beside.
-struct Stepper {
+pub(super) struct Stepper {
     /// The impl's generics and their bounds, and the handler type it is for.
-    generics: TokenStream,
-    bounds: TokenStream,
-    self_ty: TokenStream,
-    step: TokenStream,
+    pub(super) generics: TokenStream,
+    pub(super) bounds: TokenStream,
+    pub(super) self_ty: TokenStream,
+    pub(super) step: TokenStream,
     /// The step's output and arguments, and its `State<T>` requirements, as the impl names
     /// them.
-    output: TokenStream,
-    args_ty: TokenStream,
-    states: TokenStream,
+    pub(super) output: TokenStream,
+    pub(super) args_ty: TokenStream,
+    pub(super) states: TokenStream,
 }
 
 impl Stepper {
@@ -269,315 +269,12 @@ fn written_types(handler: &Handler) -> (TokenStream, TokenStream) {
     (quote!(#output), args)
 }
 
-/// Input:  `#[elicit] async fn confirm(cx: &Cx, total: u32) -> R { ... }`
-/// Output: the function, capturing its arguments into the sub-flow the caller awaits, with
-/// the state machine behind it in its body:
-/// ```text
-/// fn confirm(cx: &Cx, total: u32) -> SubFlow<impl SubFlowStep<Output = R> + use<>> {
-///     let _ = cx;
-///     struct __mcp_elicit_confirm { total: u32 }
-///     async fn __mcp_step(total: u32, __mcp_cx: Cx, __mcp_state: Resume) -> R { ... }
-///     impl SubFlowStep for __mcp_elicit_confirm { ... }
-///     SubFlow::new(__mcp_elicit_confirm { total })
-/// }
-/// ```
-/// A generic sub-flow (`async fn ask<F: ElicitForm>(cx: &Cx) -> Result<F, Refusal>`) keeps
-/// its type parameters, each bound `Send + 'static` too, on the function (`use<F>`), its type
-/// (with a `PhantomData<fn() -> (F,)>` marker), the impl and the step (`__mcp_step::<F>`).
-/// One whose body names `Self` holds its step as a pointer, as a handler does, in a type
-/// generic over the step's future and arguments, and its step is beside it:
-/// ```text
-/// struct __mcp_elicit_confirm<F, __mcp_T0> {
-///     total: __mcp_T0,
-///     __mcp_step: fn(__mcp_T0, Cx, Resume) -> F,
-/// }
-/// ```
-pub(super) fn expand_sub_flow(
-    handler: &Handler,
-    step: &Ident,
-    body: TokenStream,
-    beside: Option<Span>,
-) -> TokenStream {
-    let ident = &handler.ident;
-    let hidden = handler_type(handler);
-    let vis = &handler.vis;
-    let attrs = &handler.attrs;
-    let output = &handler.output;
-    let cx = &handler.cx;
-    let cx_ty = &handler.cx_ty;
-    // The arguments as the user named them; the step function's may be renamed
-    // (`shadow::rename`).
-    let names: Vec<Ident> = handler
-        .params
-        .iter()
-        .map(|(name, _)| syntax::shown_ident(name))
-        .collect();
-    let types: Vec<_> = handler.params.iter().map(|(_, ty)| ty).collect();
-    let params = names
-        .iter()
-        .zip(&types)
-        .map(|(name, ty)| quote!(#name: #ty));
-    // A generic sub-flow's type parameters: its type and step take them, and a marker holds
-    // them where no argument does.
-    let (generics, ty_generics, where_clause) = handler.generics.split_for_impl();
-    let turbofish = ty_generics.as_turbofish();
-    let captured = handler.generics.type_params().map(|param| &param.ident);
-    let captured: Vec<_> = captured.collect();
-    let marker = (!captured.is_empty()).then(|| {
-        (
-            quote!(__mcp_marker: ::core::marker::PhantomData<fn() -> (#(#captured,)*)>,),
-            quote!(__mcp_marker: ::core::marker::PhantomData,),
-        )
-    });
-    let (marker_field, marker_value) = marker.unzip();
-    // Beside (a body that names `Self`; see `expand_handler`), the sub-flow holds its step as
-    // a pointer, and is generic over the step's future and arguments, which may name `Self`.
-    let (inside, impl_head, call, value) = if let Some(beside) = beside {
-        let self_ty = quote_spanned!(beside=> Self);
-        let params: Vec<Ident> = (0..names.len())
-            .map(|n| format_ident!("__mcp_T{}", n))
-            .collect();
-        let step_ty = quote! {
-            fn(#(#params,)* ::mcp_runtime::Cx, ::mcp_runtime::__private::Resume) -> F
-        };
-        (
-            quote!(struct #hidden<F, #(#params),*> { #(#names: #params,)* __mcp_step: #step_ty }),
-            quote! {
-                impl<F, #(#params),*> ::mcp_runtime::flow::SubFlowStep for #hidden<F, #(#params),*>
-                where
-                    F: ::core::future::Future + ::core::marker::Send + 'static,
-                    F::Output: ::core::marker::Send + 'static,
-                    #(#params: ::core::marker::Send + 'static,)*
-            },
-            quote!((self.__mcp_step)),
-            quote!(#hidden { #(#names,)* __mcp_step: #self_ty::#step #turbofish }),
-        )
-    } else {
-        (
-            quote! {
-                struct #hidden #generics #where_clause { #(#names: #types,)* #marker_field }
-                #body
-            },
-            quote!(impl #generics ::mcp_runtime::flow::SubFlowStep for #hidden #ty_generics #where_clause),
-            quote!(#step #turbofish),
-            quote!(#hidden { #(#names,)* #marker_value }),
-        )
-    };
-    let output_of = match beside {
-        Some(_) => quote!(<F as ::core::future::Future>::Output),
-        None => quote!(#output),
-    };
-    let made = quote! {
-        #(#attrs)*
-        #vis fn #ident #generics(#cx: #cx_ty, #(#params),*)
-            -> ::mcp_runtime::SubFlow<impl ::mcp_runtime::flow::SubFlowStep<Output = #output> + use<#(#captured),*>>
-            #where_clause
-        {
-            // The context is the caller's: the sub-flow runs on the one its caller awaits it with.
-            let _ = #cx;
-
-            #[allow(non_camel_case_types)]
-            #inside
-
-            #[automatically_derived]
-            #impl_head {
-                type Output = #output_of;
-                fn step(
-                    self,
-                    cx: ::mcp_runtime::Cx,
-                    state: ::mcp_runtime::__private::Resume,
-                ) -> impl ::core::future::Future<Output = Self::Output> + ::core::marker::Send + 'static {
-                    #call(#(self.#names,)* cx, state)
-                }
-            }
-
-            ::mcp_runtime::SubFlow::new(#value)
-        }
-    };
-    let cfgs = cfgs(handler);
-    match beside {
-        Some(_) => quote!(#made #(#cfgs)* #[doc(hidden)] #body),
-        None => made,
-    }
-}
-
 /// The hidden type of the handler value.
-fn handler_type(handler: &Handler) -> Ident {
+pub(super) fn handler_type(handler: &Handler) -> Ident {
     let name = handler.ident.to_string();
     format_ident!(
         "__mcp_{}_{}",
         handler.kind.attr(),
         name.trim_start_matches("r#")
     )
-}
-
-/// The handler's trait impl; `graph` is its `fn flow_graph`, if it has one (see `graph`).
-fn handler_impl(
-    handler: &Handler,
-    stepper: &Stepper,
-    asks: bool,
-    graph: &TokenStream,
-) -> TokenStream {
-    let Stepper {
-        generics,
-        bounds,
-        self_ty,
-        step,
-        output,
-        args_ty,
-        states,
-    } = stepper;
-    let max_rounds = match &handler.options.max_rounds {
-        Some(n) => quote!(::core::option::Option::Some(#n)),
-        None => quote!(::core::option::Option::None),
-    };
-    let restart = handler.options.restart_on_new_shape.unwrap_or(false);
-    let name = handler.wire_name();
-    let title = option_str(handler.options.title.as_ref());
-    let description = option_str(handler.description().as_ref());
-    let p = quote!(::mcp_runtime::__private);
-    let s = quote!(::mcp_runtime::server);
-    // Spanned at the return type: a type that is no handler result is reported there, once.
-    let output_span = syn::spanned::Spanned::span(&handler.output);
-    // The conversions are named at the return type, through the public traits: a type that
-    // is no handler result is reported there, once, in the trait's own words.
-    let f = quote!(::mcp_runtime::flow);
-    let flow =
-        quote!(#p::Flow { step: #step, asks: #asks, max_rounds: #max_rounds, restart: #restart });
-    let (drive, output_schema) = match handler.kind {
-        Kind::Tool => (
-            quote_spanned!(output_span=> #p::drive_tool(#flow, request, <#output as #f::IntoToolResult>::into_tool_result)),
-            quote_spanned!(output_span=> <#output as #f::IntoToolResult>::output_schema),
-        ),
-        Kind::Prompt => (
-            quote_spanned!(output_span=> #p::drive_prompt(#flow, request, <#output as #f::IntoPromptResult>::into_prompt_result)),
-            TokenStream::new(),
-        ),
-        Kind::Resource => {
-            let uri = handler.options.uri.as_ref();
-            (
-                quote_spanned!(output_span=> #p::drive_resource(#flow, #uri, request, <#output as #f::IntoResourceResult>::into_resource_result)),
-                TokenStream::new(),
-            )
-        }
-        Kind::Elicit => (TokenStream::new(), TokenStream::new()),
-    };
-    let presentation = handler.options.presentation.to_tokens(handler.kind);
-    let required = (!handler.state_params.is_empty()).then(|| {
-        quote! {
-            fn required_state(&self) -> ::std::vec::Vec<#p::StateType> {
-                #states
-            }
-        }
-    });
-    let single_use = handler.options.single_use.as_ref().map(|_| {
-        quote!(
-            fn single_use(&self) -> bool {
-                true
-            }
-        )
-    });
-    let cached = |ty: TokenStream, init: TokenStream| {
-        quote! {
-            static DEFINITION: #p::Cached<#ty> = #p::Cached::new();
-            DEFINITION.get(|| #init)
-        }
-    };
-    match handler.kind {
-        Kind::Tool => {
-            let definition = cached(
-                quote!(::mcp_runtime::protocol::Tool),
-                quote!(#p::tool_definition(#p::arguments_schema::<#args_ty>(), #name, #title, #description, #presentation, #output_schema)),
-            );
-            quote! {
-                #[automatically_derived]
-                impl #generics #s::ToolHandler for #self_ty #bounds {
-                    fn definition(&self) -> ::mcp_runtime::protocol::Tool { #definition }
-                    fn call(&self, request: #s::Request)
-                        -> #s::BoxFuture<'static, #s::HandlerResult<::mcp_runtime::protocol::CallToolResult>>
-                    {
-                        #drive
-                    }
-                    #single_use
-                    #required
-                    #graph
-                }
-            }
-        }
-        Kind::Prompt => {
-            let definition = cached(
-                quote!(::mcp_runtime::protocol::Prompt),
-                quote!(#p::prompt_definition(#p::arguments_schema::<#args_ty>(), #name, #title, #description, #presentation)),
-            );
-            let complete = completer(handler);
-            quote! {
-                #[automatically_derived]
-                impl #generics #s::PromptHandler for #self_ty #bounds {
-                    fn definition(&self) -> ::mcp_runtime::protocol::Prompt { #definition }
-                    fn get(&self, request: #s::Request)
-                        -> #s::BoxFuture<'static, #s::HandlerResult<::mcp_runtime::protocol::GetPromptResult>>
-                    {
-                        #drive
-                    }
-                    #single_use
-                    #required
-                    #graph
-                    #complete
-                }
-            }
-        }
-        // A sub-flow is no handler: it has no handler impl.
-        Kind::Elicit => TokenStream::new(),
-        Kind::Resource => {
-            let uri = handler
-                .options
-                .uri
-                .clone()
-                .unwrap_or_else(|| syn::LitStr::new("", handler.span()));
-            let mime = option_str(handler.options.mime_type.as_ref());
-            let complete = completer(handler);
-            let definition = cached(
-                quote!(#s::ResourceDefinition),
-                quote!(#p::resource_definition(#uri, #name, #title, #description, #mime, #presentation)),
-            );
-            quote! {
-                #[automatically_derived]
-                impl #generics #s::ResourceHandler for #self_ty #bounds {
-                    fn definition(&self) -> #s::ResourceDefinition { #definition }
-                    fn matches(&self, uri: &str) -> bool { #p::uri_matches(#uri, uri) }
-                    fn read(&self, request: #s::Request)
-                        -> #s::BoxFuture<'static, #s::HandlerResult<::mcp_runtime::protocol::ReadResourceResult>>
-                    {
-                        #drive
-                    }
-                    #single_use
-                    #required
-                    #graph
-                    #complete
-                }
-            }
-        }
-    }
-}
-
-/// `fn completer` of a prompt or resource with `complete = path`: the path's completer, its
-/// misuse reported at the path.
-fn completer(handler: &Handler) -> Option<TokenStream> {
-    handler.options.complete.as_ref().map(|path| {
-        let into = quote_spanned! {path.span()=>
-            ::mcp_runtime::server::IntoCompleter::into_completer(#path)
-        };
-        quote! {
-            fn completer(&self) -> ::core::option::Option<::mcp_runtime::server::Completer> {
-                ::core::option::Option::Some(#into)
-            }
-        }
-    })
-}
-
-fn option_str(value: Option<&syn::LitStr>) -> TokenStream {
-    match value {
-        Some(value) => quote!(::core::option::Option::Some(#value)),
-        None => quote!(::core::option::Option::None),
-    }
 }

@@ -1,6 +1,7 @@
 //! The walk: the marked body's control flow, in the order it runs, as edges between the
 //! start, the question points (the markers `sites` left), the ways out, and one join per
-//! loop, which [`Walk::finish`] then takes out.
+//! loop, which `edges::finish` then takes out. How a loop turns is `loops.rs`'s; what a
+//! `let` tells of types, `noted.rs`'s.
 //!
 //! What flows into the code being walked is a *frontier*: the nodes the handler may come from,
 //! each with the conditions taken since. A marker ends every way of the frontier at its
@@ -16,6 +17,9 @@ use syn::{Block, Expr, Pat, Stmt};
 use super::text;
 use crate::flow::check::sites::Site;
 use crate::flow::syntax::marker_site;
+
+mod loops;
+mod noted;
 
 /// A node while walking: a loop's join stands where the loop starts each turn.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
@@ -177,36 +181,6 @@ impl<'a> Walk<'a> {
         merge(&frontier, vec![frontier.clone(), otherwise])
     }
 
-    /// What a `let` tells of types: the local's type as written, the answer's type where
-    /// it binds a point's answer, the collection of a rewritten `for` loop.
-    fn note_type(&mut self, pat: &Pat, init: Option<&Expr>) {
-        if let (Pat::Ident(binding), Some(init)) = (pat, init) {
-            let name = binding.ident.to_string();
-            if let Some(collection) = loop_collection(&name, init) {
-                self.collections.insert(name, collection.clone());
-            }
-        }
-        let Pat::Type(typed) = pat else { return };
-        if let Pat::Ident(binding) = &*typed.pat {
-            let types = self.local_types.entry(binding.ident.to_string());
-            types.or_default().push((*typed.ty).clone());
-        }
-        match init.map(unparen) {
-            Some(Expr::Try(tried)) => {
-                if let Some(id) = marker(&tried.expr) {
-                    self.answer_types.insert(id, (*typed.ty).clone());
-                }
-            }
-            // `let x: Result<T, Refusal> = <point>;`
-            Some(expr) => {
-                if let (Some(id), Some(ty)) = (marker(expr), first_argument(&typed.ty)) {
-                    self.answer_types.insert(id, ty.clone());
-                }
-            }
-            None => {}
-        }
-    }
-
     fn expr(&mut self, expr: &Expr, frontier: Frontier) -> Frontier {
         match expr {
             Expr::Field(field) if marker_site(field).is_some() => {
@@ -346,102 +320,6 @@ impl<'a> Walk<'a> {
         };
         merge(&frontier, vec![then, otherwise])
     }
-
-    /// A `loop` (no `condition`) or a `while`; a rewritten `for` loop is shown as written.
-    fn looped(
-        &mut self,
-        label: Option<&syn::Label>,
-        condition: Option<&Expr>,
-        body: &Block,
-        frontier: Frontier,
-    ) -> Frontier {
-        let shown = condition.map(|condition| match self.rewritten_for(condition) {
-            Some(shown) => shown,
-            None => format!("while {}", text::expr(condition, self.sites, text::SHORT)),
-        });
-        let shown = shown.map(|shown| text::shorten(&shown, text::SHORT));
-        self.turns(label, shown, condition, body, frontier)
-    }
-
-    /// The turns of a loop: from its join (where `frontier` enters), its `condition`, then its
-    /// body under the condition `shown`, back to the join; out by its `break`s, and, where it
-    /// has a condition or iterates, where that ends it.
-    fn turns(
-        &mut self,
-        label: Option<&syn::Label>,
-        shown: Option<String>,
-        condition: Option<&Expr>,
-        body: &Block,
-        frontier: Frontier,
-    ) -> Frontier {
-        let join = self.join();
-        self.edges_to(&frontier, join, false);
-        self.targets.push(Target {
-            label: label.map(|label| label.name.ident.to_string()),
-            join: Some(join),
-            breaks: Vec::new(),
-        });
-        self.depth += 1;
-        let mut turn = vec![Entry {
-            from: join,
-            conditions: Vec::new(),
-            turn: true,
-        }];
-        if let Some(condition) = condition {
-            turn = self.expr(condition, turn);
-        }
-        let ends = shown.is_some();
-        let into_body = match shown {
-            Some(shown) => with(&turn, shown),
-            None => turn.clone(),
-        };
-        let end = self.block(body, into_body);
-        self.edges_to(&end, join, true);
-        self.depth -= 1;
-        let breaks = self.targets.pop().map(|target| target.breaks);
-        let mut out = if ends { turn } else { Vec::new() };
-        out.extend(breaks.unwrap_or_default());
-        // Out of the loop: no longer into its turn.
-        for entry in &mut out {
-            entry.turn = false;
-        }
-        out
-    }
-
-    /// `for PAT in EXPR`, where `condition` is the `let` a `for` loop was rewritten to.
-    fn rewritten_for(&self, condition: &Expr) -> Option<String> {
-        let Expr::Let(binding) = condition else {
-            return None;
-        };
-        let Expr::Call(next) = &*binding.expr else {
-            return None;
-        };
-        let Some(Expr::Reference(walker)) = next.args.first() else {
-            return None;
-        };
-        let Expr::Path(walker) = &*walker.expr else {
-            return None;
-        };
-        let walker = walker.path.get_ident()?.to_string();
-        let collection = self.collections.get(&walker)?;
-        let Pat::TupleStruct(some) = &*binding.pat else {
-            return None;
-        };
-        let item = some.elems.first()?;
-        Some(format!(
-            "for {} in {}",
-            text::pat(item, self.sites),
-            text::expr(collection, self.sites, text::SHORT)
-        ))
-    }
-
-    /// Where a `break` or `continue` labelled `label` goes; unlabelled, the innermost loop.
-    fn target(&mut self, label: Option<&str>) -> Option<&mut Target> {
-        self.targets.iter_mut().rev().find(|target| match label {
-            Some(label) => target.label.as_deref() == Some(label),
-            None => target.join.is_some(),
-        })
-    }
 }
 
 /// The direct sub-expressions of an expression, in the order they are written.
@@ -509,39 +387,4 @@ fn branches(expr: &Expr) -> bool {
         expr,
         Expr::If(_) | Expr::Match(_) | Expr::Block(_) | Expr::Loop(_) | Expr::Unsafe(_)
     )
-}
-
-/// `T` of `Result<T, E>` (or of any type with arguments).
-fn first_argument(ty: &syn::Type) -> Option<&syn::Type> {
-    let syn::Type::Path(path) = ty else {
-        return None;
-    };
-    let last = path.path.segments.last()?;
-    let syn::PathArguments::AngleBracketed(arguments) = &last.arguments else {
-        return None;
-    };
-    arguments.args.iter().find_map(|argument| match argument {
-        syn::GenericArgument::Type(ty) => Some(ty),
-        _ => None,
-    })
-}
-
-/// The collection a rewritten `for` loop iterates, from the `let` of its walker `name`:
-/// `__mcp_iter_N = Rewind::rewind(&(EXPR), ..)` or `__mcp_items_N = collect(into_iter(EXPR))`.
-fn loop_collection<'e>(name: &str, init: &'e Expr) -> Option<&'e Expr> {
-    let Expr::Call(call) = init else { return None };
-    let first = call.args.first()?;
-    if name.starts_with("__mcp_iter_") {
-        let Expr::Reference(borrow) = first else {
-            return None;
-        };
-        return Some(unparen(&borrow.expr));
-    }
-    if name.starts_with("__mcp_items_") {
-        let Expr::Call(into_iter) = first else {
-            return None;
-        };
-        return into_iter.args.first();
-    }
-    None
 }
