@@ -233,8 +233,7 @@ fn carried_name(walk: &Walk<'_>, bindings: &Bindings, local: &Ident) -> (String,
         (1.., Some(ty)) if types.iter().map(text::ty).all(|other| other == ty) => ty,
         _ => None,
     };
-    let shown = bindings.shown(local).to_string();
-    (shown.trim_start_matches("r#").to_owned(), ty)
+    (bindings.shown_name(local), ty)
 }
 
 /// The names the body's own items and `use`s declare: a type that names one is not in

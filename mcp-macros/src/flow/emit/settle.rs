@@ -132,8 +132,7 @@ impl SiteCode<'_> {
             let name = if is_operand(local) {
                 "a value held across a question within its expression".to_owned()
             } else {
-                let shown = self.bindings.shown(local).to_string();
-                shown.trim_start_matches("r#").to_owned()
+                self.bindings.shown_name(local)
             };
             // A local hidden here is written from the borrow its hider took (`resume::hide`).
             match &c.alias {

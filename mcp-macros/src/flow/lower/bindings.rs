@@ -172,6 +172,16 @@ impl Bindings {
         }
     }
 
+    /// The name of `ident`'s binding as the user wrote it, as text without `r#`: for
+    /// messages, keys and fields named after a local.
+    pub(crate) fn shown_name(&self, ident: &Ident) -> String {
+        let shown = self.shown(ident).to_string();
+        match shown.strip_prefix("r#") {
+            Some(name) => name.to_owned(),
+            None => shown,
+        }
+    }
+
     /// Every binding, with its id, in the order the walk met them.
     pub(crate) fn iter(&self) -> impl Iterator<Item = (BindingId, &Binding)> {
         (0..).map(BindingId).zip(&self.bindings)

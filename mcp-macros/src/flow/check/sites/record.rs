@@ -122,8 +122,7 @@ impl Analyzer<'_> {
                 (Some(key), _) => key,
                 (None, Some(names)) if names[i].is_some() => {
                     let ident = names[i].as_ref().expect("checked above");
-                    let shown = self.bindings.shown(ident).to_string();
-                    LitStr::new(shown.trim_start_matches("r#"), ident.span())
+                    LitStr::new(&self.bindings.shown_name(ident), ident.span())
                 }
                 // No binding names the answer (`if cx.elicit::<Sure>(..).await?.ok`, a
                 // question awaited as a statement): it is asked under its method's name

@@ -513,7 +513,7 @@ fn key(carried: &Carried) -> Key {
 fn name_fields(carried: &mut [Carried], bindings: &Bindings) {
     let mut taken = HashSet::new();
     for c in carried {
-        c.field = field_name(&bindings.shown(&c.ident), |name| taken.contains(name));
+        c.field = field_name(&bindings.shown_name(&c.ident), |name| taken.contains(name));
         taken.insert(c.field.to_string());
     }
 }

@@ -119,7 +119,7 @@ impl Resumer<'_> {
 
     /// The field of `ident` in this point's state, named after the local as the user wrote it.
     pub(super) fn field_name(&self, ident: &Ident) -> Ident {
-        let shown = self.bindings.shown(ident);
+        let shown = self.bindings.shown_name(ident);
         field_name(&shown, |name| self.carried.iter().any(|c| c.field == name))
     }
 

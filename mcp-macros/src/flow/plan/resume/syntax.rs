@@ -127,15 +127,11 @@ pub(super) fn declaration(binding: &Binding) -> TokenStream {
     quote!(let #mutability #ident #ty;)
 }
 
-/// The field of the local `shown` (as the user wrote it, see `Bindings::shown`) in a state:
+/// The field of the local `shown` (as the user wrote it, see `Bindings::shown_name`) in a state:
 /// named after the local, unique among those `taken`; a local the macro made is named
 /// without the macro's prefix.
-pub(crate) fn field_name(shown: &Ident, taken: impl Fn(&str) -> bool) -> Ident {
-    let name = shown.to_string();
-    let base = name
-        .trim_start_matches("r#")
-        .trim_start_matches("__mcp_")
-        .to_owned();
+pub(crate) fn field_name(shown: &str, taken: impl Fn(&str) -> bool) -> Ident {
+    let base = shown.trim_start_matches("__mcp_").to_owned();
     let name = std::iter::once(base.clone())
         .chain((1..).map(|n| format!("{base}_{n}")))
         .find(|name| !taken(name))
