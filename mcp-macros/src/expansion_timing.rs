@@ -36,6 +36,15 @@ fn chain(count: usize, shape: &str) -> TokenStream {
     function.parse().expect("the generated handler lexes")
 }
 
+/// The `deploy` snapshot's input, without its `#[tool]`.
+fn deploy() -> TokenStream {
+    let mut deploy: syn::ItemFn =
+        syn::parse_str(include_str!("../tests/snapshots/deploy.input.rs"))
+            .expect("the snapshot's input is a function");
+    deploy.attrs.retain(|attr| !attr.path().is_ident("tool"));
+    quote::quote!(#deploy)
+}
+
 /// The median time of expanding `item` under `kind`, over `runs` expansions.
 fn median(kind: Kind, item: &TokenStream, runs: usize) -> Duration {
     let mut times: Vec<Duration> = (0..runs)
@@ -57,11 +66,7 @@ fn median(kind: Kind, item: &TokenStream, runs: usize) -> Duration {
 #[test]
 #[ignore = "a timing, printed: run with --ignored --nocapture"]
 fn expansion_time_per_handler() {
-    let deploy: syn::ItemFn = syn::parse_str(include_str!("../tests/snapshots/deploy.input.rs"))
-        .expect("the snapshot's input is a function");
-    let mut deploy = deploy;
-    deploy.attrs.retain(|attr| !attr.path().is_ident("tool"));
-    let deploy = quote::quote!(#deploy);
+    let deploy = deploy();
     println!("{:<28} {:>10}", "handler", "ms");
     println!(
         "{:<28} {:>10.2}",
@@ -82,18 +87,21 @@ fn expansion_time_per_handler() {
 
 /// One chain expanded once, for a count of instructions (`valgrind --tool=callgrind`, which
 /// is steady where a clock on a shared machine is not): `MCP_CHAIN` names the shape and K,
-/// as `row:40`. The growth from K = 20 to 40 is (I40 - I0) / (I20 - I0) of the totals.
+/// as `row:40`, or is `deploy` for the snapshot's input. The growth from K = 20 to 40 is
+/// (I40 - I0) / (I20 - I0) of the totals. Prints the size of the output, in bytes as written.
 #[test]
 #[ignore = "one expansion, for an instruction count: run with --ignored under callgrind"]
 fn expansion_once() {
     let chosen = std::env::var("MCP_CHAIN").unwrap_or_else(|_| "row:20".to_owned());
-    let (shape, count) = chosen.split_once(':').expect("MCP_CHAIN is `shape:K`");
-    let count: usize = count.parse().expect("K is a number");
-    let item = chain(count, shape);
-    let out = flow::expand(Kind::Tool, TokenStream::new(), item);
+    let item = match chosen.split_once(':') {
+        Some((shape, count)) => chain(count.parse().expect("K is a number"), shape),
+        None if chosen == "deploy" => deploy(),
+        None => panic!("MCP_CHAIN is `shape:K` or `deploy`"),
+    };
+    let out = flow::expand(Kind::Tool, TokenStream::new(), item).to_string();
     assert!(
-        !out.to_string().contains("compile_error"),
+        !out.contains("compile_error"),
         "the handler expands without errors"
     );
-    println!("{shape} K={count}: {} tokens out", out.into_iter().count());
+    println!("{chosen}: {} bytes out", out.len());
 }
