@@ -17,11 +17,11 @@
 //! macro names its own locals apart (`__mcp_operand0`, `__mcp_pos_1`). And the line and column
 //! do not name the file: tokens of one name at the same place in two files (a declarative
 //! macro defined in another file), or one token repeated by such a macro, stand for one key.
-//! Where one key stands for two bindings the table says so ([`Bindings::clashes`]), and the
-//! renaming that needs the difference (`shadow`) is not done.
+//! Where one key stands for two bindings the table says so ([`Bindings::clashing`]), and the
+//! renaming that needs the difference (`shadow`) leaves those two as written.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use proc_macro2::{Ident, LineColumn, Span, TokenStream, TokenTree};
 use syn::punctuated::Punctuated;
@@ -93,8 +93,8 @@ pub(crate) struct Bindings {
     bindings: Vec<Binding>,
     /// The binding each token binds or uses.
     tokens: HashMap<Token, BindingId>,
-    /// Whether some token stands for two bindings.
-    clashes: bool,
+    /// The bindings a token stands for along with another binding.
+    clashing: HashSet<BindingId>,
     /// The locals the macro made after resolving, by token, numbered after `bindings`.
     made: RefCell<HashMap<Token, BindingId>>,
     /// The name a later stage gave each binding it renamed (see `shadow`).
@@ -187,10 +187,10 @@ impl Bindings {
         (0..).map(BindingId).zip(&self.bindings)
     }
 
-    /// Whether some token stands for two bindings, so that a token alone cannot say which
-    /// binding it is.
-    pub(crate) fn clashes(&self) -> bool {
-        self.clashes
+    /// Whether a token of binding `id` stands for another binding too, so that the token
+    /// alone cannot say which of them it is.
+    pub(crate) fn clashing(&self, id: BindingId) -> bool {
+        self.clashing.contains(&id)
     }
 
     /// Records that each token of binding `id` is now written `new`: the renamed tokens are
@@ -215,8 +215,10 @@ impl Bindings {
     }
 
     fn point(&mut self, token: Token, id: BindingId) {
-        if let Some(before) = self.tokens.insert(token, id) {
-            self.clashes |= before != id;
+        if let Some(before) = self.tokens.insert(token, id)
+            && before != id
+        {
+            self.clashing.extend([before, id]);
         }
     }
 }

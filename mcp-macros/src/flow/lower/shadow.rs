@@ -43,11 +43,11 @@ use crate::flow::syntax::{RENAMED, inline_args};
 /// `bindings` resolved them, and records each new name there. `params` are the handler's
 /// parameters bound to a name (a sub-flow's arguments, a tool's arguments struct), renamed in
 /// place where one is hidden so (the step function binds them under the new name); those a
-/// pattern binds (`State(db)`) are `fixed` in the table and keep their names. Nothing is
-/// renamed in a body that awaits nothing, nor where a token stands for two bindings
-/// ([`Bindings::clashes`]).
+/// pattern binds (`State(db)`) are `fixed` in the table and keep their names, as does a
+/// binding one of whose tokens stands for another binding too ([`Bindings::clashing`]).
+/// Nothing is renamed in a body that awaits nothing.
 pub(crate) fn rename(body: &mut Block, params: &mut [&mut Ident], bindings: &mut Bindings) {
-    if !awaits(body) || bindings.clashes() {
+    if !awaits(body) {
         return;
     }
     // Of a hidden local and its hider, the first whose name can change.
@@ -61,6 +61,7 @@ pub(crate) fn rename(body: &mut Block, params: &mut [&mut Ident], bindings: &mut
         }
         let free = [outer, inner]
             .into_iter()
+            .filter(|&id| !bindings.clashing(id))
             .find_map(|id| bindings.get(id).filter(|b| !b.fixed).map(|b| (id, b)));
         if let Some((id, binding)) = free {
             let name = binding.name.to_string();

@@ -234,3 +234,23 @@ fn a_name_an_unknown_macros_string_may_hold_keeps_it() {
                 log!(\"{:>w$}\", 1); w }";
     assert_eq!(out, tokens(want));
 }
+
+#[test]
+fn a_binding_whose_token_stands_for_another_keeps_its_name_and_the_rest_are_renamed() {
+    // One token bound twice, as a declarative macro repeating `$x` makes it: its two bindings
+    // cannot be told apart by the token, so neither is renamed; `name` still is.
+    let x = format_ident!("x");
+    let mut block: Block = syn::parse_str(
+        "{ let name = args.name.clone(); let name = name.trim(); ask(name).await; }",
+    )
+    .expect("the body parses");
+    let repeated: Block = syn::parse_quote!({ let #x = 1; let #x = #x + 1; use_it(#x); });
+    block.stmts.extend(repeated.stmts);
+    let mut bindings = Bindings::resolve(&[], &[], &block);
+    let repeated = bindings.find(&x).expect("`x` is a binding");
+    assert!(bindings.clashing(repeated));
+    rename(&mut block, &mut [], &mut bindings);
+    let want = "{ let __mcp_local0_name = args.name.clone(); let name = __mcp_local0_name.trim(); \
+                ask(name).await; let x = 1; let x = x + 1; use_it(x); }";
+    assert_eq!(block.to_token_stream().to_string(), tokens(want));
+}
