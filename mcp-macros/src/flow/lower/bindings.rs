@@ -154,9 +154,9 @@ impl Bindings {
         self.bindings.get(id.index())
     }
 
-    /// What the table records of `ident`'s binding, unless the macro made it.
+    /// What the table records of `ident`'s binding, if the resolver met it.
     pub(crate) fn of(&self, ident: &Ident) -> Option<&Binding> {
-        self.get(self.id(ident))
+        self.find(ident).and_then(|id| self.get(id))
     }
 
     /// The binding of `ident` as the user wrote it, at `ident`'s span: its name, where a
