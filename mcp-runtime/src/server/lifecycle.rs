@@ -4,6 +4,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::error::RpcError;
+use super::message::TopLevel;
 use super::{RequestFacts, SUPPORTED_VERSIONS};
 use crate::protocol::meta::{META_CLIENT_CAPABILITIES, META_LOG_LEVEL, META_PROTOCOL_VERSION};
 use crate::protocol::{ErrorObject, LoggingLevel, ProgressToken};
@@ -82,12 +83,13 @@ impl NestingScan {
 }
 
 /// Parses one JSON-RPC message.
+///
+/// The top level is read member by member into [`Members`], not built into a map first: only
+/// the members routing reads are kept, each as sent.
 pub(crate) fn parse_envelope(message: &[u8]) -> Result<Envelope, Rejected> {
-    let value: Value = serde_json::from_slice(message)
-        .map_err(|error| (Value::Null, RpcError::parse_error(error)))?;
-    let mut object = match value {
-        Value::Object(object) => object,
-        Value::Array(_) => {
+    let members = match serde_json::from_slice(message) {
+        Ok(TopLevel::Object(members)) => members,
+        Ok(TopLevel::Array) => {
             return Err((
                 Value::Null,
                 RpcError::invalid_request(
@@ -95,14 +97,15 @@ pub(crate) fn parse_envelope(message: &[u8]) -> Result<Envelope, Rejected> {
                 ),
             ));
         }
-        _ => {
+        Ok(TopLevel::Other) => {
             return Err((
                 Value::Null,
                 RpcError::invalid_request("a JSON-RPC message must be an object"),
             ));
         }
+        Err(error) => return Err((Value::Null, RpcError::parse_error(error))),
     };
-    let id = match object.remove("id") {
+    let id = match members.id {
         None => None,
         Some(id) if is_valid_id(&id) => Some(id),
         Some(_) => {
@@ -112,24 +115,32 @@ pub(crate) fn parse_envelope(message: &[u8]) -> Result<Envelope, Rejected> {
             ));
         }
     };
-    let echo = id.clone().unwrap_or(Value::Null);
-    if object.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
-        return Err((echo, RpcError::invalid_request("`jsonrpc` must be \"2.0\"")));
+    let echo = || id.clone().unwrap_or(Value::Null);
+    if !members.version_2_0 {
+        return Err((
+            echo(),
+            RpcError::invalid_request("`jsonrpc` must be \"2.0\""),
+        ));
     }
-    let method = match object.remove("method") {
+    let method = match members.method {
         Some(Value::String(method)) => method,
-        None if id.is_some() && (object.contains_key("result") || object.contains_key("error")) => {
-            return response(echo, object);
+        None if id.is_some() && (members.result.is_some() || members.error.is_some()) => {
+            return response(echo(), members.result, members.error);
         }
-        Some(_) => return Err((echo, RpcError::invalid_request("`method` must be a string"))),
-        None => return Err((echo, RpcError::invalid_request("missing `method`"))),
+        Some(_) => {
+            return Err((
+                echo(),
+                RpcError::invalid_request("`method` must be a string"),
+            ));
+        }
+        None => return Err((echo(), RpcError::invalid_request("missing `method`"))),
     };
-    let params = match object.remove("params") {
+    let params = match members.params {
         None | Some(Value::Null) => Map::new(),
         Some(Value::Object(params)) => params,
         Some(_) => {
             return Err((
-                echo,
+                echo(),
                 RpcError::invalid_request("`params` must be an object"),
             ));
         }
@@ -141,8 +152,8 @@ pub(crate) fn parse_envelope(message: &[u8]) -> Result<Envelope, Rejected> {
 }
 
 /// A JSON-RPC response: a `result`, or an `error` object.
-fn response(id: Value, mut object: Map<String, Value>) -> Result<Envelope, Rejected> {
-    let reply = match (object.remove("result"), object.remove("error")) {
+fn response(id: Value, result: Option<Value>, error: Option<Value>) -> Result<Envelope, Rejected> {
+    let reply = match (result, error) {
         (Some(result), None) => Ok(result),
         (None, Some(error)) => Err(serde_json::from_value::<ErrorObject>(error).map_err(|_| {
             (
