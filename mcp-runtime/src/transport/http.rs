@@ -20,7 +20,7 @@ use std::task::Poll;
 use axum::Router;
 use axum::body::Bytes;
 use axum::extract::{ConnectInfo, State};
-use axum::http::{HeaderValue, Method, StatusCode, header, request::Parts};
+use axum::http::{HeaderName, HeaderValue, Method, StatusCode, header, request::Parts};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use hyper::server::conn::http1;
@@ -358,7 +358,7 @@ where
 }
 
 fn session_id(parts: &Parts) -> Option<String> {
-    let value = parts.headers.get(SESSION_ID)?;
+    let value = parts.headers.get(&SESSION_ID)?;
     Some(String::from_utf8_lossy(value.as_bytes()).into_owned())
 }
 
@@ -451,8 +451,11 @@ where
     }
 }
 
+/// The header naming the protocol revision a request speaks.
+static PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
+
 fn protocol_version(parts: &Parts) -> Option<String> {
-    let value = parts.headers.get("mcp-protocol-version")?;
+    let value = parts.headers.get(&PROTOCOL_VERSION)?;
     Some(String::from_utf8_lossy(value.as_bytes()).into_owned())
 }
 
