@@ -98,7 +98,9 @@ impl Control {
         }
         self.quota.as_ref().is_none_or(|quota| {
             quota
-                .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |left| left.checked_sub(1))
+                .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |left| {
+                    left.checked_sub(1)
+                })
                 .is_ok()
         })
     }
@@ -191,7 +193,10 @@ async fn window(cli: &Cli, legacy: bool) -> Result<Option<f64>, String> {
         control.measuring.store(true, Ordering::SeqCst);
         tokio::time::sleep(Duration::from_secs_f64(cli.duration)).await;
         control.measuring.store(false, Ordering::SeqCst);
-        window = Some((started.elapsed(), cli.server_pid.map(cpu_seconds).transpose()?));
+        window = Some((
+            started.elapsed(),
+            cli.server_pid.map(cpu_seconds).transpose()?,
+        ));
         control.stop.store(true, Ordering::SeqCst);
     }
     let mut total = Tally::default();
@@ -211,7 +216,10 @@ async fn window(cli: &Cli, legacy: bool) -> Result<Option<f64>, String> {
     // With `--flows`, the run ends when the last flow does.
     let (elapsed, cpu_after) = match window {
         Some(window) => window,
-        None => (started.elapsed(), cli.server_pid.map(cpu_seconds).transpose()?),
+        None => (
+            started.elapsed(),
+            cli.server_pid.map(cpu_seconds).transpose()?,
+        ),
     };
     let elapsed = elapsed.as_secs_f64();
     if total.flows == 0 {
