@@ -54,31 +54,53 @@ pub(crate) struct NestingScan {
 }
 
 impl NestingScan {
-    /// Scans the next piece; whether the message so far nests deeper than `limit`.
+    /// Scans the next piece; whether the message so far nests deeper than `limit`. Inside a
+    /// string it jumps to the next quote or backslash, as nothing there can nest.
     pub(crate) fn exceeds(&mut self, piece: &[u8], limit: usize) -> bool {
-        for &byte in piece {
+        let mut rest = piece;
+        loop {
             if self.in_string {
-                match byte {
-                    _ if self.escaped => self.escaped = false,
-                    b'\\' => self.escaped = true,
-                    b'"' => self.in_string = false,
-                    _ => {}
+                if self.escaped {
+                    let Some((_, after)) = rest.split_first() else {
+                        return false;
+                    };
+                    self.escaped = false;
+                    rest = after;
                 }
+                let Some(at) = memchr::memchr2(b'"', b'\\', rest) else {
+                    return false;
+                };
+                match rest[at] {
+                    b'"' => self.in_string = false,
+                    _ => self.escaped = true,
+                }
+                rest = &rest[at + 1..];
                 continue;
             }
-            match byte {
-                b'"' => self.in_string = true,
-                b'[' | b'{' => {
-                    self.depth += 1;
-                    if self.depth > limit {
-                        return true;
+            // Outside strings: count brackets until the next string starts.
+            let mut next = None;
+            for (at, &byte) in rest.iter().enumerate() {
+                match byte {
+                    b'"' => {
+                        next = Some(at + 1);
+                        break;
                     }
+                    b'[' | b'{' => {
+                        self.depth += 1;
+                        if self.depth > limit {
+                            return true;
+                        }
+                    }
+                    b']' | b'}' => self.depth = self.depth.saturating_sub(1),
+                    _ => {}
                 }
-                b']' | b'}' => self.depth = self.depth.saturating_sub(1),
-                _ => {}
             }
+            let Some(next) = next else {
+                return false;
+            };
+            self.in_string = true;
+            rest = &rest[next..];
         }
-        false
     }
 }
 
