@@ -370,6 +370,47 @@ mod tests {
     }
 
     #[test]
+    fn members_are_read_as_a_map_of_the_message_would_hold_them() {
+        // A member sent twice keeps its last value; names are compared unescaped.
+        let twice = br#"{"jsonrpc":"1.0","id":1,"jsonrpc":"2.0","method":"a","method":"b"}"#;
+        let Ok(Envelope::Request { method, .. }) = parse_envelope(twice) else {
+            panic!("a request")
+        };
+        assert_eq!(method, "b");
+        let escaped = br#"{"jsonrpc":"2.0","\u0069d":7,"method":"ping"}"#;
+        assert!(matches!(parse_envelope(escaped), Ok(Envelope::Request { id, .. }) if id == 7));
+        // Any `jsonrpc` other than the string "2.0" is refused, the id still echoed.
+        for version in [
+            "2",
+            "2.0",
+            "null",
+            r#"["2.0"]"#,
+            r#"{"v":"2.0"}"#,
+            r#""2.00""#,
+        ] {
+            let message = format!(r#"{{"jsonrpc":{version},"id":"x","method":"ping"}}"#);
+            let (id, error) = rejected(&message);
+            assert_eq!(
+                (id, error.code()),
+                (json!("x"), ErrorCode::INVALID_REQUEST.0),
+                "{version}"
+            );
+        }
+        // Members it does not route on are read whole: nested past the parser's limit, the
+        // message is a parse error.
+        let deep = "[".repeat(200) + &"]".repeat(200);
+        let message = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"ping","x":{deep}}}"#);
+        assert_eq!(rejected(&message).1.code(), ErrorCode::PARSE_ERROR.0);
+        for other in ["1", "\"text\"", "true", "null"] {
+            assert_eq!(
+                rejected(other).1.code(),
+                ErrorCode::INVALID_REQUEST.0,
+                "{other}"
+            );
+        }
+    }
+
+    #[test]
     fn nesting_is_measured_outside_strings() {
         assert!(!nests_deeper_than(br#"{"a":[[1]]}"#, 3));
         assert!(nests_deeper_than(br#"{"a":[[[1]]]}"#, 3));
@@ -384,6 +425,25 @@ mod tests {
             let (head, tail) = message.split_at(split);
             let deeper = scan.exceeds(head, 3) || scan.exceeds(tail, 3);
             assert_eq!(deeper, nests_deeper_than(message, 3), "split at {split}");
+        }
+    }
+
+    #[test]
+    fn the_nesting_scan_ends_strings_only_at_unescaped_quotes() {
+        // An escaped backslash ends its escape: the quote after it closes the string.
+        assert!(nests_deeper_than(br#"{"a":"\\","b":[[[1]]]}"#, 3));
+        assert!(!nests_deeper_than(br#"{"a":"\\\"[[[[","b":[1]}"#, 3));
+        let long = format!(r#"{{"s":"{}","t":[[1]]}}"#, "[x\\\\".repeat(500));
+        assert!(!nests_deeper_than(long.as_bytes(), 3));
+        assert!(nests_deeper_than(long.as_bytes(), 2));
+        let message = br#"{"a":"\\","b":"\"[[","c":[[[1]]]}"#;
+        for split in 0..message.len() {
+            let mut scan = NestingScan::default();
+            let (head, tail) = message.split_at(split);
+            assert!(
+                scan.exceeds(head, 3) || scan.exceeds(tail, 3),
+                "split at {split}"
+            );
         }
     }
 

@@ -82,3 +82,64 @@ pub(super) fn is_request(message: &[u8]) -> bool {
     serde_json::from_slice::<Probe>(message)
         .map_or(true, |probe| probe.method.is_some() && probe.id.is_some())
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::VecDeque;
+    use std::convert::Infallible;
+    use std::pin::Pin;
+    use std::task::{Context, Poll};
+
+    use hyper::body::{Body, Frame};
+
+    use super::*;
+
+    /// A body that hands over the given frames, one per poll.
+    struct Frames(VecDeque<Bytes>);
+
+    impl Body for Frames {
+        type Data = Bytes;
+        type Error = Infallible;
+
+        fn poll_frame(
+            mut self: Pin<&mut Self>,
+            _: &mut Context<'_>,
+        ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+            Poll::Ready(self.0.pop_front().map(|data| Ok(Frame::data(data))))
+        }
+    }
+
+    async fn read_frames(frames: &[&'static str], limit: usize) -> Result<Bytes, BodyError> {
+        let frames = frames
+            .iter()
+            .map(|frame| Bytes::from_static(frame.as_bytes()));
+        read_body(Frames(frames.collect()), limit, None, 4).await
+    }
+
+    #[tokio::test]
+    async fn a_body_in_one_frame_is_that_frame_and_one_in_several_is_joined() {
+        let whole = r#"{"a":[1]}"#;
+        let Ok(read) = read_frames(&[whole], 100).await else {
+            panic!("a small body is read")
+        };
+        assert_eq!(read.as_ptr(), whole.as_ptr(), "not copied");
+        let Ok(read) = read_frames(&[r#"{"a""#, r#":[1"#, "]}"], 100).await else {
+            panic!("a body in pieces is read")
+        };
+        assert_eq!(read, whole.as_bytes());
+        assert!(matches!(read_frames(&[], 100).await, Ok(read) if read.is_empty()));
+    }
+
+    #[tokio::test]
+    async fn limits_count_every_frame_the_first_included() {
+        assert!(matches!(
+            read_frames(&["{\"a\":", "[1]}"], 8).await,
+            Err(BodyError::TooLarge)
+        ));
+        assert!(read_frames(&["{\"a\":", "[1]}"], 9).await.is_ok());
+        assert!(matches!(
+            read_frames(&["[[[", "[[]]]]]"], 100).await,
+            Err(BodyError::TooDeep)
+        ));
+    }
+}
