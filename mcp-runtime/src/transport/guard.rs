@@ -107,7 +107,7 @@ impl<'a> HostPort<'a> {
     /// Parses an authority strictly: `host` or `host:port`, where `host` is a DNS name, an
     /// IPv4 address or a bracketed IPv6 address and `port` is 1 to 5 digits below 65536.
     /// User information (`user@`), an empty or non-numeric port, and anything after the host
-    /// (`[::1]evil`) are refused: `http::uri::Authority` alone accepts all three.
+    /// (`[::1]evil`) are refused (`http::uri::Authority` would accept all three).
     fn parse(text: &'a str) -> Option<Self> {
         // A bracketed IPv6 literal ends at its `]`; any other host at the first `:`.
         let host_end = if text.starts_with('[') {
@@ -140,12 +140,15 @@ impl<'a> HostPort<'a> {
                     })
             }
         };
+        if !valid {
+            return None;
+        }
         let name = if host.bytes().any(|byte| byte.is_ascii_uppercase()) {
             Cow::Owned(host.to_ascii_lowercase())
         } else {
             Cow::Borrowed(host)
         };
-        valid.then_some(Self { name, port })
+        Some(Self { name, port })
     }
 
     /// Whether this is a loopback name: `localhost`, `127.0.0.1` or `[::1]` (any spelling).
