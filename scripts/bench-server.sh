@@ -4,11 +4,14 @@
 #
 # Expects SERVER_CPU and CLIENT_CPU; sets SERVER_PIN and CLIENT_PIN (commands to prefix),
 # and, once `start_deploy BINARY LOG [FILTER]` returns, PORT and SERVER_PID. BENCH_PORTS
-# (`FIRST-LAST`, default 20000-49999) bounds the ports tried.
+# (`FIRST-LAST`, default 20000-49999) bounds the ports tried. SERVER_WRAP, when the sourcing
+# script sets it, is a command the server runs under (such as valgrind); a wrapped server is
+# given 60 s to listen, not 10.
 
 BENCH_PORTS="${BENCH_PORTS:-20000-49999}"
 SERVER_PIN=()
 CLIENT_PIN=()
+SERVER_WRAP=()
 if command -v taskset >/dev/null 2>&1; then
   SERVER_PIN=(taskset -c "$SERVER_CPU")
   CLIENT_PIN=(taskset -c "$CLIENT_CPU")
@@ -23,7 +26,8 @@ port_in_use() {
 # Starts BINARY (a `deploy` server, or anything taking `--listen`) on a free loopback port, its
 # log in LOG, and waits until it listens. FILTER is the server's RUST_LOG (default `warn`), or
 # `default` for none at all: the server's own default, as users run it. taskset and env exec
-# the server, so SERVER_PID is the pid whose CPU time and memory are read.
+# the server (and valgrind runs in the process it starts), so SERVER_PID is the pid whose CPU
+# time and memory are read.
 start_deploy() {
   local binary="$1" log="$2" filter="${3:-warn}" candidate
   local environment=(env -u RUST_LOG)
@@ -38,9 +42,12 @@ start_deploy() {
     fi
   done
   [[ -n "$PORT" ]] || { echo "error: no free loopback port found" >&2; exit 1; }
-  "${SERVER_PIN[@]}" "${environment[@]}" "$binary" --listen "127.0.0.1:$PORT" 2>"$log" &
+  "${SERVER_PIN[@]}" "${environment[@]}" "${SERVER_WRAP[@]}" "$binary" \
+    --listen "127.0.0.1:$PORT" 2>"$log" &
   SERVER_PID=$!
-  for _ in $(seq 1 100); do
+  local tries=100
+  [[ ${#SERVER_WRAP[@]} -eq 0 ]] || tries=600
+  for _ in $(seq 1 "$tries"); do
     port_in_use "$PORT" && return 0
     if ! kill -0 "$SERVER_PID" 2>/dev/null; then
       echo "error: the server exited:" >&2

@@ -21,11 +21,36 @@
 # all three, interleaved, default 1; the medians are over them), LOAD_SERVER_CPU and
 # LOAD_CLIENT_CPU (cores to pin to, default 0 and 1), LOAD_DEPLOY (another `deploy` binary to
 # measure, such as one built from another commit).
+#
+# `scripts/load.sh --instructions` (or LOAD_INSTRUCTIONS=1) counts instead of timing, so its
+# figures hold on a busy machine: it runs each of the three servers (stateless rounds) under
+# valgrind's callgrind twice, for LOAD_FLOWS/5 flows and for that plus LOAD_FLOWS flows
+# (default 1000), with LOAD_CONCURRENCY flows in flight (default 4 in this mode). The
+# difference between the two runs, divided by LOAD_FLOWS, is what a flow costs with start-up,
+# connection set-up and shutdown taken out: user-space instructions per flow (the kernel's
+# share is not counted) and heap allocations per flow (calls to malloc, calloc and
+# posix_memalign), and the ratio of each server's instructions to the floor's. Valgrind's
+# virtual CPU has no SHA extensions, so the state codec's SHA-256 runs in software under it and
+# weighs more in these counts than it does natively.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 ROOT="$PWD"
 
-CONCURRENCY="${LOAD_CONCURRENCY:-32}"
+INSTRUCTIONS="${LOAD_INSTRUCTIONS:-0}"
+case "${1:-}" in
+  --instructions) INSTRUCTIONS=1 ;;
+  "") ;;
+  *)
+    echo "usage: scripts/load.sh [--instructions]" >&2
+    exit 2
+    ;;
+esac
+if [[ "$INSTRUCTIONS" == 1 ]]; then
+  CONCURRENCY="${LOAD_CONCURRENCY:-4}"
+else
+  CONCURRENCY="${LOAD_CONCURRENCY:-32}"
+fi
+FLOWS="${LOAD_FLOWS:-1000}"
 DURATION="${LOAD_DURATION:-10}"
 WARMUP="${LOAD_WARMUP:-1}"
 SERVER_CPU="${LOAD_SERVER_CPU:-0}"
@@ -73,6 +98,70 @@ measure() {
   rm -f "$WORK/server.log"
   sed -n 's/^server CPU: *\([0-9.]*\) µs\/flow.*/\1/p' "$WORK/out" | head -n 1 >>"$WORK/$name"
 }
+
+# count NAME BINARY FILTER FLOWS: one server under callgrind for FLOWS stateless flows; writes
+# its user-space instructions and heap allocations over the whole run to $WORK/count.
+count() {
+  local name="$1" binary="$2" filter="$3" flows="$4" out="$WORK/callgrind.out"
+  rm -f "$out"
+  SERVER_WRAP=(valgrind --tool=callgrind --callgrind-out-file="$out" --log-file="$WORK/valgrind.log")
+  start_deploy "$binary" "$WORK/server.log" "$filter"
+  "${CLIENT_PIN[@]}" "$TARGET/release/load" --addr "127.0.0.1:$PORT" --era stateless \
+    --concurrency "$CONCURRENCY" --flows "$flows" >"$WORK/out" ||
+    { cat "$WORK/out" "$WORK/server.log" >&2; exit 1; }
+  stop_server
+  SERVER_WRAP=()
+  rm -f "$WORK/server.log"
+  # The total is the `summary:` line; allocations are the calls into the allocator, summed over
+  # the call arcs into it (names are written once, then referred to by their number).
+  awk '
+    /^summary:/ { instructions = $2 }
+    /^c?fn=/ {
+      spec = substr($0, index($0, "=") + 1)
+      if (match(spec, /^\([0-9]+\) /)) { id = substr(spec, 1, RLENGTH - 1); names[id] = substr(spec, RLENGTH + 1) }
+      else if (spec ~ /^\([0-9]+\)$/) { id = spec } else { id = spec; names[id] = spec }
+      if ($0 ~ /^cfn=/) callee = names[id]
+    }
+    /^calls=/ {
+      if (callee ~ /^(malloc|calloc|posix_memalign)(\047[0-9]+)?$/) allocations += substr($1, 7)
+    }
+    END { printf "%d %d\n", instructions, allocations }
+  ' "$out" >"$WORK/count"
+}
+
+# instructions NAME BINARY FILTER: the instructions and allocations of one flow of a server,
+# from two runs; appends "instructions allocations" per flow to $WORK/NAME.
+instructions() {
+  local name="$1" few=$((FLOWS / 5))
+  local small_instructions small_allocations large_instructions large_allocations
+  count "$@" "$few"
+  read -r small_instructions small_allocations <"$WORK/count"
+  count "$@" $((few + FLOWS))
+  read -r large_instructions large_allocations <"$WORK/count"
+  awk -v i=$((large_instructions - small_instructions)) -v a=$((large_allocations - small_allocations)) \
+    -v flows="$FLOWS" 'BEGIN { printf "%.0f %.1f\n", i / flows, a / flows }' >"$WORK/$name"
+}
+
+if [[ "$INSTRUCTIONS" == 1 ]]; then
+  command -v valgrind >/dev/null || { echo "error: --instructions needs valgrind" >&2; exit 1; }
+  echo "== callgrind, $FLOWS stateless flows (after $((FLOWS / 5))), $CONCURRENCY in flight"
+  instructions floor "$TARGET/release/floor" warn
+  instructions default "$DEPLOY" default
+  instructions quiet "$DEPLOY" warn
+  read -r FLOOR _ <"$WORK/floor"
+  for name in floor default quiet; do
+    case "$name" in
+      floor) label="floor (bare hyper, canned bytes)" ;;
+      default) label="deploy, as users run it (no RUST_LOG)" ;;
+      quiet) label="deploy, RUST_LOG=warn" ;;
+    esac
+    read -r per_flow allocations <"$WORK/$name"
+    awk -v label="$label" -v i="$per_flow" -v a="$allocations" -v floor="$FLOOR" 'BEGIN {
+      printf "%-40s %8d instructions/flow  %5.2fx the floor  %6.1f allocations/flow (%.1f a round)\n",
+        label, i, i / floor, a, a / 2 }'
+  done
+  exit 0
+fi
 
 echo "== $CONCURRENCY flows in flight for ${DURATION}s per window (after ${WARMUP}s warm-up), $RUNS run(s); servers on CPU $SERVER_CPU, generator on CPU $CLIENT_CPU"
 for run in $(seq 1 "$RUNS"); do

@@ -17,10 +17,17 @@
 //! is read from `/proc/<pid>/stat` at both ends of the window. A legacy worker opens one
 //! session, then calls `confirm_deploy` on one connection, reads the `elicitation/create` on
 //! the call's stream, POSTs its answer on a second connection and reads the result.
+//!
+//! With `--flows N` it runs exactly N flows of each wire instead, with no warm-up and no
+//! window: `scripts/load.sh --instructions` runs a server under callgrind and counts its
+//! instructions for a known number of flows.
+
+#[path = "load/proc_stat.rs"]
+mod proc_stat;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use clap::Parser;
@@ -31,6 +38,8 @@ use hyper::{Request, StatusCode, header};
 use hyper_util::rt::TokioIo;
 use serde::Deserialize;
 use tokio::net::TcpStream;
+
+use proc_stat::{cpu_seconds, resident_kib};
 
 #[derive(Parser)]
 #[command(about = "Drives two-round `confirm_deploy` flows against a `deploy` server over HTTP")]
@@ -59,6 +68,9 @@ struct Cli {
     /// stateless flows only. The count is printed as `errors:`.
     #[arg(long)]
     keep_going: bool,
+    /// Run exactly this many flows of each wire, then stop: no warm-up and no measured window.
+    #[arg(long, conflicts_with_all = ["duration", "warmup"])]
+    flows: Option<u64>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -70,13 +82,28 @@ enum Era {
 
 const PROTOCOL_VERSION: &str = "2026-07-28";
 
-/// `USER_HZ`, the unit of `utime` and `stime` in `/proc/<pid>/stat`: 100 on Linux.
-const CLOCK_TICKS_PER_SECOND: f64 = 100.0;
-
 /// Set by the main task: whether finished flows count, and whether workers should stop.
 struct Control {
     measuring: AtomicBool,
     stop: AtomicBool,
+    /// Flows still to start, with `--flows`.
+    quota: Option<AtomicU64>,
+}
+
+impl Control {
+    /// Whether a worker may start another flow; takes it from the quota, if there is one.
+    fn next_flow(&self) -> bool {
+        if self.stop.load(Ordering::Relaxed) {
+            return false;
+        }
+        self.quota.as_ref().is_none_or(|quota| {
+            quota
+                .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |left| {
+                    left.checked_sub(1)
+                })
+                .is_ok()
+        })
+    }
 }
 
 /// What one worker measured.
@@ -135,8 +162,9 @@ async fn window(cli: &Cli, legacy: bool) -> Result<Option<f64>, String> {
         }
     );
     let control = Arc::new(Control {
-        measuring: AtomicBool::new(false),
+        measuring: AtomicBool::new(cli.flows.is_some()),
         stop: AtomicBool::new(false),
+        quota: cli.flows.map(AtomicU64::new),
     });
     let mut workers = tokio::task::JoinSet::new();
     for worker in 0..cli.concurrency {
@@ -155,15 +183,22 @@ async fn window(cli: &Cli, legacy: bool) -> Result<Option<f64>, String> {
             ));
         }
     }
-    tokio::time::sleep(Duration::from_secs_f64(cli.warmup)).await;
+    if cli.flows.is_none() {
+        tokio::time::sleep(Duration::from_secs_f64(cli.warmup)).await;
+    }
     let cpu_before = cli.server_pid.map(cpu_seconds).transpose()?;
     let started = Instant::now();
-    control.measuring.store(true, Ordering::SeqCst);
-    tokio::time::sleep(Duration::from_secs_f64(cli.duration)).await;
-    control.measuring.store(false, Ordering::SeqCst);
-    let elapsed = started.elapsed().as_secs_f64();
-    let cpu_after = cli.server_pid.map(cpu_seconds).transpose()?;
-    control.stop.store(true, Ordering::SeqCst);
+    let mut window = None;
+    if cli.flows.is_none() {
+        control.measuring.store(true, Ordering::SeqCst);
+        tokio::time::sleep(Duration::from_secs_f64(cli.duration)).await;
+        control.measuring.store(false, Ordering::SeqCst);
+        window = Some((
+            started.elapsed(),
+            cli.server_pid.map(cpu_seconds).transpose()?,
+        ));
+        control.stop.store(true, Ordering::SeqCst);
+    }
     let mut total = Tally::default();
     while let Some(joined) = workers.join_next().await {
         let tally = joined.map_err(|error| format!("a worker failed: {error}"))??;
@@ -178,6 +213,15 @@ async fn window(cli: &Cli, legacy: bool) -> Result<Option<f64>, String> {
             None => println!("errors:         0"),
         }
     }
+    // With `--flows`, the run ends when the last flow does.
+    let (elapsed, cpu_after) = match window {
+        Some(window) => window,
+        None => (
+            started.elapsed(),
+            cli.server_pid.map(cpu_seconds).transpose()?,
+        ),
+    };
+    let elapsed = elapsed.as_secs_f64();
     if total.flows == 0 {
         return Err("no flow finished in the measured window".to_owned());
     }
@@ -232,7 +276,7 @@ async fn drive_legacy(
     let _ = body.collect().await;
     let mut tally = Tally::default();
     let mut id = worker << 32;
-    while !control.stop.load(Ordering::Relaxed) {
+    while control.next_flow() {
         id += 1;
         let started = Instant::now();
         let call = format!(
@@ -316,7 +360,7 @@ async fn drive(
 ) -> Result<Tally, String> {
     let mut tally = Tally::default();
     let mut id = worker << 32;
-    while !control.stop.load(Ordering::Relaxed) {
+    while control.next_flow() {
         id += 2;
         match flow(&mut connection, id).await {
             Ok(rounds) => {
@@ -547,33 +591,4 @@ fn parse(body: &[u8]) -> Result<Round, String> {
         }
         _ => Err(unexpected()),
     }
-}
-
-/// The CPU time (user and system, all threads) a process has used, in seconds.
-fn cpu_seconds(pid: u32) -> Result<f64, String> {
-    let path = format!("/proc/{pid}/stat");
-    let stat =
-        std::fs::read_to_string(&path).map_err(|error| format!("cannot read {path}: {error}"))?;
-    // The command name (field 2) may hold spaces; the fields after it follow its `)`.
-    let after_name = stat
-        .rsplit_once(')')
-        .map(|(_, rest)| rest)
-        .ok_or_else(|| format!("unexpected {path}"))?;
-    let fields: Vec<&str> = after_name.split_whitespace().collect();
-    // Fields 14 and 15 of the line (utime, stime) are the 12th and 13th after the name.
-    let ticks = |index: usize| -> Result<f64, String> {
-        fields
-            .get(index)
-            .and_then(|field| field.parse::<u64>().ok())
-            .map(|ticks| ticks as f64)
-            .ok_or_else(|| format!("unexpected {path}"))
-    };
-    Ok((ticks(11)? + ticks(12)?) / CLOCK_TICKS_PER_SECOND)
-}
-
-/// The process's resident set size in KiB, from `/proc/<pid>/status`.
-fn resident_kib(pid: u32) -> Option<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    let line = status.lines().find(|line| line.starts_with("VmRSS:"))?;
-    line.split_whitespace().nth(1)?.parse().ok()
 }

@@ -147,7 +147,7 @@ pub(crate) fn read_literal(
 pub(crate) fn open(payload: &[u8], fields: &[usize]) -> Result<(u32, Fields), String> {
     claims_fit(payload)?;
     let mut rest = payload;
-    let point: u32 = read_item(&mut rest)?;
+    let point = read_point(&mut rest)?;
     let Some(&count) = usize::try_from(point).ok().and_then(|n| fields.get(n)) else {
         return Err(format!("point {point} is none of the flow's"));
     };
@@ -157,6 +157,20 @@ pub(crate) fn open(payload: &[u8], fields: &[usize]) -> Result<(u32, Fields), St
     };
     fields.check_end(payload)?;
     Ok((point, fields))
+}
+
+/// Reads a payload's point number. A plain unsigned integer is read from its header: serde's
+/// reader would first zero a 4 KiB scratch buffer, which costs more than the rest of the
+/// read. Anything else is left to [`read_item`], which reads it or says why it cannot.
+fn read_point(rest: &mut &[u8]) -> Result<u32, String> {
+    let mut decoder = ciborium_ll::Decoder::from(*rest);
+    if let Ok(ciborium_ll::Header::Positive(point)) = decoder.pull()
+        && let Ok(point) = u32::try_from(point)
+    {
+        *rest = &rest[decoder.offset()..];
+        return Ok(point);
+    }
+    read_item(rest)
 }
 
 /// Where the next field of an opened payload starts, and how many are left to read.
@@ -312,6 +326,26 @@ mod tests {
     use serde::de::DeserializeOwned;
 
     use super::{open, read_item, read_literal, write_item, write_literal};
+
+    #[test]
+    fn a_point_is_read_from_its_header_or_refused_as_the_reader_refuses_it() {
+        fn written<T: serde::Serialize + DeserializeOwned>(value: &T) -> Vec<u8> {
+            let mut payload = Vec::new();
+            write_item(value, &mut payload).unwrap();
+            payload
+        }
+        let (point, _) = open(&written(&1_u32), &[0, 0]).unwrap();
+        assert_eq!(point, 1);
+        for payload in [
+            written(&u64::MAX),
+            written(&-1_i64),
+            written(&"1".to_owned()),
+            vec![0xff],
+        ] {
+            let refused = read_item::<u32>(&mut payload.as_slice()).unwrap_err();
+            assert_eq!(open(&payload, &[0]).unwrap_err(), refused);
+        }
+    }
 
     /// `value` written as the only field of point 0, then opened and read back whole.
     fn round_trip<T: serde::Serialize + DeserializeOwned>(value: &T) -> Result<T, String> {

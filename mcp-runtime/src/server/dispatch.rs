@@ -35,6 +35,12 @@ impl Server {
         if lifecycle::nests_deeper_than(message, self.message_depth()) {
             return Handling::ready(self.too_deep());
         }
+        self.handle_shallow(message, facts)
+    }
+
+    /// [`Server::handle`] for a message whose nesting the transport has already measured
+    /// against [`Server::message_depth`] as it arrived, so it is not scanned twice.
+    pub(crate) fn handle_shallow(&self, message: &[u8], facts: RequestFacts) -> Handling {
         match lifecycle::parse_envelope(message) {
             Ok(Envelope::Request { id, method, params }) => {
                 let legacy = legacy::is_legacy(&method, &params, &facts);

@@ -12,6 +12,7 @@
 use std::borrow::Cow;
 
 use axum::http::HeaderMap;
+use axum::http::header::{AsHeaderName, HeaderName};
 use base64::Engine as _;
 use serde_json::{Map, Value};
 
@@ -19,9 +20,9 @@ use super::error::RpcError;
 use crate::logfield::untrusted;
 
 /// The header mirroring the JSON-RPC `method`.
-pub(crate) const MCP_METHOD: &str = "mcp-method";
+pub(crate) static MCP_METHOD: HeaderName = HeaderName::from_static("mcp-method");
 /// The header mirroring `params.name` or `params.uri`.
-pub(crate) const MCP_NAME: &str = "mcp-name";
+pub(crate) static MCP_NAME: HeaderName = HeaderName::from_static("mcp-name");
 
 const SENTINEL_PREFIX: &str = "=?base64?";
 const SENTINEL_SUFFIX: &str = "?=";
@@ -33,7 +34,7 @@ pub(crate) fn check_standard(
     params: &Map<String, Value>,
     headers: &HeaderMap,
 ) -> Result<(), RpcError> {
-    match single(headers, MCP_METHOD)? {
+    match single(headers, &MCP_METHOD)? {
         None => return Err(mismatch("missing `Mcp-Method` header")),
         Some(value) if value == method => {}
         Some(value) => {
@@ -50,7 +51,7 @@ pub(crate) fn check_standard(
         "tasks/get" | "tasks/update" | "tasks/cancel" => "taskId",
         _ => return Ok(()),
     };
-    let Some(value) = single(headers, MCP_NAME)? else {
+    let Some(value) = single(headers, &MCP_NAME)? else {
         return Err(mismatch(format!(
             "missing `Mcp-Name` header, required on `{method}`"
         )));
@@ -70,8 +71,12 @@ pub(crate) fn check_standard(
 }
 
 /// The only value of header `name` as text: `None` when absent; refused when repeated or not
-/// visible ASCII (with spaces and tabs), as header values must be.
-pub(crate) fn single<'a>(headers: &'a HeaderMap, name: &str) -> Result<Option<&'a str>, RpcError> {
+/// visible ASCII (with spaces and tabs), as header values must be. A [`HeaderName`] is looked
+/// up without being parsed again.
+pub(crate) fn single<N>(headers: &HeaderMap, name: N) -> Result<Option<&str>, RpcError>
+where
+    N: AsHeaderName + std::fmt::Display + Copy,
+{
     let mut values = headers.get_all(name).iter();
     let Some(first) = values.next() else {
         return Ok(None);

@@ -4,6 +4,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::error::RpcError;
+use super::message::TopLevel;
 use super::{RequestFacts, SUPPORTED_VERSIONS};
 use crate::protocol::meta::{META_CLIENT_CAPABILITIES, META_LOG_LEVEL, META_PROTOCOL_VERSION};
 use crate::protocol::{ErrorObject, LoggingLevel, ProgressToken};
@@ -53,41 +54,64 @@ pub(crate) struct NestingScan {
 }
 
 impl NestingScan {
-    /// Scans the next piece; whether the message so far nests deeper than `limit`.
+    /// Scans the next piece; whether the message so far nests deeper than `limit`. Inside a
+    /// string it jumps to the next quote or backslash, as nothing there can nest.
     pub(crate) fn exceeds(&mut self, piece: &[u8], limit: usize) -> bool {
-        for &byte in piece {
+        let mut rest = piece;
+        loop {
             if self.in_string {
-                match byte {
-                    _ if self.escaped => self.escaped = false,
-                    b'\\' => self.escaped = true,
-                    b'"' => self.in_string = false,
-                    _ => {}
+                if self.escaped {
+                    let Some((_, after)) = rest.split_first() else {
+                        return false;
+                    };
+                    self.escaped = false;
+                    rest = after;
                 }
+                let Some(at) = memchr::memchr2(b'"', b'\\', rest) else {
+                    return false;
+                };
+                match rest[at] {
+                    b'"' => self.in_string = false,
+                    _ => self.escaped = true,
+                }
+                rest = &rest[at + 1..];
                 continue;
             }
-            match byte {
-                b'"' => self.in_string = true,
-                b'[' | b'{' => {
-                    self.depth += 1;
-                    if self.depth > limit {
-                        return true;
+            // Outside strings: count brackets until the next string starts.
+            let mut next = None;
+            for (at, &byte) in rest.iter().enumerate() {
+                match byte {
+                    b'"' => {
+                        next = Some(at + 1);
+                        break;
                     }
+                    b'[' | b'{' => {
+                        self.depth += 1;
+                        if self.depth > limit {
+                            return true;
+                        }
+                    }
+                    b']' | b'}' => self.depth = self.depth.saturating_sub(1),
+                    _ => {}
                 }
-                b']' | b'}' => self.depth = self.depth.saturating_sub(1),
-                _ => {}
             }
+            let Some(next) = next else {
+                return false;
+            };
+            self.in_string = true;
+            rest = &rest[next..];
         }
-        false
     }
 }
 
 /// Parses one JSON-RPC message.
+///
+/// The top level is read member by member into [`Members`], not built into a map first: only
+/// the members routing reads are kept, each as sent.
 pub(crate) fn parse_envelope(message: &[u8]) -> Result<Envelope, Rejected> {
-    let value: Value = serde_json::from_slice(message)
-        .map_err(|error| (Value::Null, RpcError::parse_error(error)))?;
-    let mut object = match value {
-        Value::Object(object) => object,
-        Value::Array(_) => {
+    let members = match serde_json::from_slice(message) {
+        Ok(TopLevel::Object(members)) => members,
+        Ok(TopLevel::Array) => {
             return Err((
                 Value::Null,
                 RpcError::invalid_request(
@@ -95,14 +119,15 @@ pub(crate) fn parse_envelope(message: &[u8]) -> Result<Envelope, Rejected> {
                 ),
             ));
         }
-        _ => {
+        Ok(TopLevel::Other) => {
             return Err((
                 Value::Null,
                 RpcError::invalid_request("a JSON-RPC message must be an object"),
             ));
         }
+        Err(error) => return Err((Value::Null, RpcError::parse_error(error))),
     };
-    let id = match object.remove("id") {
+    let id = match members.id {
         None => None,
         Some(id) if is_valid_id(&id) => Some(id),
         Some(_) => {
@@ -112,24 +137,32 @@ pub(crate) fn parse_envelope(message: &[u8]) -> Result<Envelope, Rejected> {
             ));
         }
     };
-    let echo = id.clone().unwrap_or(Value::Null);
-    if object.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
-        return Err((echo, RpcError::invalid_request("`jsonrpc` must be \"2.0\"")));
+    let echo = || id.clone().unwrap_or(Value::Null);
+    if !members.version_2_0 {
+        return Err((
+            echo(),
+            RpcError::invalid_request("`jsonrpc` must be \"2.0\""),
+        ));
     }
-    let method = match object.remove("method") {
+    let method = match members.method {
         Some(Value::String(method)) => method,
-        None if id.is_some() && (object.contains_key("result") || object.contains_key("error")) => {
-            return response(echo, object);
+        None if id.is_some() && (members.result.is_some() || members.error.is_some()) => {
+            return response(echo(), members.result, members.error);
         }
-        Some(_) => return Err((echo, RpcError::invalid_request("`method` must be a string"))),
-        None => return Err((echo, RpcError::invalid_request("missing `method`"))),
+        Some(_) => {
+            return Err((
+                echo(),
+                RpcError::invalid_request("`method` must be a string"),
+            ));
+        }
+        None => return Err((echo(), RpcError::invalid_request("missing `method`"))),
     };
-    let params = match object.remove("params") {
+    let params = match members.params {
         None | Some(Value::Null) => Map::new(),
         Some(Value::Object(params)) => params,
         Some(_) => {
             return Err((
-                echo,
+                echo(),
                 RpcError::invalid_request("`params` must be an object"),
             ));
         }
@@ -141,8 +174,8 @@ pub(crate) fn parse_envelope(message: &[u8]) -> Result<Envelope, Rejected> {
 }
 
 /// A JSON-RPC response: a `result`, or an `error` object.
-fn response(id: Value, mut object: Map<String, Value>) -> Result<Envelope, Rejected> {
-    let reply = match (object.remove("result"), object.remove("error")) {
+fn response(id: Value, result: Option<Value>, error: Option<Value>) -> Result<Envelope, Rejected> {
+    let reply = match (result, error) {
         (Some(result), None) => Ok(result),
         (None, Some(error)) => Err(serde_json::from_value::<ErrorObject>(error).map_err(|_| {
             (
@@ -337,6 +370,47 @@ mod tests {
     }
 
     #[test]
+    fn members_are_read_as_a_map_of_the_message_would_hold_them() {
+        // A member sent twice keeps its last value; names are compared unescaped.
+        let twice = br#"{"jsonrpc":"1.0","id":1,"jsonrpc":"2.0","method":"a","method":"b"}"#;
+        let Ok(Envelope::Request { method, .. }) = parse_envelope(twice) else {
+            panic!("a request")
+        };
+        assert_eq!(method, "b");
+        let escaped = br#"{"jsonrpc":"2.0","\u0069d":7,"method":"ping"}"#;
+        assert!(matches!(parse_envelope(escaped), Ok(Envelope::Request { id, .. }) if id == 7));
+        // Any `jsonrpc` other than the string "2.0" is refused, the id still echoed.
+        for version in [
+            "2",
+            "2.0",
+            "null",
+            r#"["2.0"]"#,
+            r#"{"v":"2.0"}"#,
+            r#""2.00""#,
+        ] {
+            let message = format!(r#"{{"jsonrpc":{version},"id":"x","method":"ping"}}"#);
+            let (id, error) = rejected(&message);
+            assert_eq!(
+                (id, error.code()),
+                (json!("x"), ErrorCode::INVALID_REQUEST.0),
+                "{version}"
+            );
+        }
+        // Members it does not route on are read whole: nested past the parser's limit, the
+        // message is a parse error.
+        let deep = "[".repeat(200) + &"]".repeat(200);
+        let message = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"ping","x":{deep}}}"#);
+        assert_eq!(rejected(&message).1.code(), ErrorCode::PARSE_ERROR.0);
+        for other in ["1", "\"text\"", "true", "null"] {
+            assert_eq!(
+                rejected(other).1.code(),
+                ErrorCode::INVALID_REQUEST.0,
+                "{other}"
+            );
+        }
+    }
+
+    #[test]
     fn nesting_is_measured_outside_strings() {
         assert!(!nests_deeper_than(br#"{"a":[[1]]}"#, 3));
         assert!(nests_deeper_than(br#"{"a":[[[1]]]}"#, 3));
@@ -351,6 +425,25 @@ mod tests {
             let (head, tail) = message.split_at(split);
             let deeper = scan.exceeds(head, 3) || scan.exceeds(tail, 3);
             assert_eq!(deeper, nests_deeper_than(message, 3), "split at {split}");
+        }
+    }
+
+    #[test]
+    fn the_nesting_scan_ends_strings_only_at_unescaped_quotes() {
+        // An escaped backslash ends its escape: the quote after it closes the string.
+        assert!(nests_deeper_than(br#"{"a":"\\","b":[[[1]]]}"#, 3));
+        assert!(!nests_deeper_than(br#"{"a":"\\\"[[[[","b":[1]}"#, 3));
+        let long = format!(r#"{{"s":"{}","t":[[1]]}}"#, "[x\\\\".repeat(500));
+        assert!(!nests_deeper_than(long.as_bytes(), 3));
+        assert!(nests_deeper_than(long.as_bytes(), 2));
+        let message = br#"{"a":"\\","b":"\"[[","c":[[[1]]]}"#;
+        for split in 0..message.len() {
+            let mut scan = NestingScan::default();
+            let (head, tail) = message.split_at(split);
+            assert!(
+                scan.exceeds(head, 3) || scan.exceeds(tail, 3),
+                "split at {split}"
+            );
         }
     }
 

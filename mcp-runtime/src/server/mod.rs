@@ -155,6 +155,7 @@ mod headers;
 mod legacy;
 mod lifecycle;
 mod listen;
+mod message;
 mod method;
 mod oauth;
 #[cfg(feature = "opentelemetry")]

@@ -11,13 +11,13 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use axum::body::{Body, Bytes};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
 use crate::server::{BoxFuture, MessageReceiver, Outcome};
 
 /// The header naming a legacy session.
-pub(super) const SESSION_ID: &str = "mcp-session-id";
+pub(super) static SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
 
 /// A legacy session's standalone stream (`GET`): messages that belong to no request, until
 /// the client goes away or the session ends.
@@ -87,7 +87,7 @@ pub(super) fn json_response(outcome: Outcome) -> Response {
     if let Some(session) = outcome.session_id
         && let Ok(value) = HeaderValue::from_str(&session)
     {
-        response.headers_mut().insert(SESSION_ID, value);
+        response.headers_mut().insert(&SESSION_ID, value);
     }
     if let Some(challenge) = outcome.challenge
         && let Ok(value) = HeaderValue::from_str(&challenge)

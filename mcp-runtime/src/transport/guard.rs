@@ -1,9 +1,9 @@
 //! HTTP checks that run before a body is read: DNS-rebinding protection (`Host`, `Origin`),
 //! `Content-Type`, `Accept`, body size.
 
+use std::borrow::Cow;
 use std::net::Ipv6Addr;
 
-use axum::http::uri::Authority;
 use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 
@@ -95,26 +95,28 @@ pub(crate) fn too_large(limit: usize) -> Response {
 }
 
 /// A host as a `Host` header, an absolute-form request target or an `Origin` names it: the
-/// name lowercased (an IPv6 literal keeps its brackets), and the port when one is given.
+/// name lowercased (an IPv6 literal keeps its brackets), and the port when one is given. The
+/// name is borrowed from the text it was read from unless lowering its case changed it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-struct HostPort {
-    name: String,
+struct HostPort<'a> {
+    name: Cow<'a, str>,
     port: Option<u16>,
 }
 
-impl HostPort {
+impl<'a> HostPort<'a> {
     /// Parses an authority strictly: `host` or `host:port`, where `host` is a DNS name, an
     /// IPv4 address or a bracketed IPv6 address and `port` is 1 to 5 digits below 65536.
     /// User information (`user@`), an empty or non-numeric port, and anything after the host
-    /// (`[::1]evil`) are refused: `http::uri::Authority` alone accepts all three.
-    fn parse(text: &str) -> Option<Self> {
-        let authority: Authority = text.parse().ok()?;
-        let text = authority.as_str();
-        if text.contains('@') {
-            return None;
-        }
-        let host = authority.host();
-        let port = match &text[host.len()..] {
+    /// (`[::1]evil`) are refused (`http::uri::Authority` would accept all three).
+    fn parse(text: &'a str) -> Option<Self> {
+        // A bracketed IPv6 literal ends at its `]`; any other host at the first `:`.
+        let host_end = if text.starts_with('[') {
+            text.find(']')? + 1
+        } else {
+            text.find(':').unwrap_or(text.len())
+        };
+        let (host, rest) = text.split_at(host_end);
+        let port = match rest {
             "" => None,
             rest => {
                 let digits = rest.strip_prefix(':')?;
@@ -138,10 +140,15 @@ impl HostPort {
                     })
             }
         };
-        valid.then(|| Self {
-            name: host.to_ascii_lowercase(),
-            port,
-        })
+        if !valid {
+            return None;
+        }
+        let name = if host.bytes().any(|byte| byte.is_ascii_uppercase()) {
+            Cow::Owned(host.to_ascii_lowercase())
+        } else {
+            Cow::Borrowed(host)
+        };
+        Some(Self { name, port })
     }
 
     /// Whether this is a loopback name: `localhost`, `127.0.0.1` or `[::1]` (any spelling).
@@ -154,7 +161,7 @@ impl HostPort {
             Some(address) => address
                 .parse::<Ipv6Addr>()
                 .is_ok_and(|address| address == Ipv6Addr::LOCALHOST),
-            None => LOCAL_HOSTS.contains(&self.name.as_str()),
+            None => LOCAL_HOSTS.contains(&&*self.name),
         }
     }
 
@@ -166,7 +173,7 @@ impl HostPort {
         }
         self.port.is_some_and(|port| {
             entry
-                .strip_prefix(self.name.as_str())
+                .strip_prefix(&*self.name)
                 .and_then(|rest| rest.strip_prefix(':'))
                 .is_some_and(|entry_port| entry_port.parse() == Ok(port))
         })
@@ -207,7 +214,10 @@ fn origin_allowed(origin: &HeaderValue, inner: &Inner) -> bool {
 /// The host a request is for: an absolute-form target's authority, which must then agree
 /// with `Host`, else the `Host` header; `Ok(None)` when neither names one, `Err` with the
 /// reason when either is malformed or they disagree.
-fn requested_host(headers: &HeaderMap, uri: &Uri) -> Result<Option<HostPort>, &'static str> {
+fn requested_host<'a>(
+    headers: &'a HeaderMap,
+    uri: &'a Uri,
+) -> Result<Option<HostPort<'a>>, &'static str> {
     let header = single(headers, &header::HOST).map_err(|()| "more than one `Host` header")?;
     let host = match header {
         Some(value) => Some(
@@ -265,7 +275,7 @@ pub(crate) fn check_host_and_origin(
         None => inner.allowed_hosts.iter().any(|allowed| allowed == "*"),
     };
     if !host_ok {
-        let name = host.as_ref().map_or("", |host| host.name.as_str());
+        let name = host.as_ref().map_or("", |host| &*host.name);
         warn_limited!(
             REFUSED_HOST,
             host = %untrusted(name),

@@ -20,10 +20,9 @@ use std::task::Poll;
 use axum::Router;
 use axum::body::Bytes;
 use axum::extract::{ConnectInfo, State};
-use axum::http::{HeaderValue, Method, StatusCode, header, request::Parts};
+use axum::http::{HeaderName, HeaderValue, Method, StatusCode, header, request::Parts};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
-use http_body_util::BodyExt;
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
@@ -32,12 +31,13 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
 use tokio::task::JoinSet;
 use tracing::Instrument as _;
 
+use super::body::{BodyError, is_request, read_body};
 use super::connection::{AcceptBackoff, Activity, Expiry, Timeouts, Tracked, Watched};
 use super::event_stream::{SESSION_ID, json_response, respond_streaming, standalone_stream};
 use super::limits::RequestSlot;
 use super::roster::{Entered, Roster};
 use super::{bearer, guard};
-use crate::server::{NestingScan, Owner, RequestFacts, Server};
+use crate::server::{Owner, RequestFacts, Server};
 
 /// The path [`Server::serve_http`] and [`Server::router`] serve the endpoint at.
 pub const DEFAULT_PATH: &str = "/mcp";
@@ -358,7 +358,7 @@ where
 }
 
 fn session_id(parts: &Parts) -> Option<String> {
-    let value = parts.headers.get(SESSION_ID)?;
+    let value = parts.headers.get(&SESSION_ID)?;
     Some(String::from_utf8_lossy(value.as_bytes()).into_owned())
 }
 
@@ -437,7 +437,8 @@ where
     if let Some(peer) = peer {
         facts = facts.with_peer(peer);
     }
-    let handling = server.handle(&bytes, facts);
+    // `read_body` has measured the nesting against the server's limit.
+    let handling = server.handle_shallow(&bytes, facts);
     drop(bytes);
     match handling.messages {
         Some(messages) if accepts_sse => respond_streaming(handling.outcome, messages, slot).await,
@@ -450,72 +451,11 @@ where
     }
 }
 
-/// Why a request body could not be read.
-enum BodyError {
-    TooLarge,
-    /// Nested deeper than the server allows: refused before the rest arrives.
-    TooDeep,
-    Unreadable(Box<dyn std::error::Error + Send + Sync>),
-}
-
-/// The first allocation for a body, when its length is declared: clients may declare more
-/// than they send.
-const FIRST_BODY_ALLOCATION: u64 = 64 * 1024;
-
-/// Reads a whole body of at most `limit` bytes into one buffer, copying each frame as it
-/// arrives and dropping it. A frame is a slice of the connection's read buffer: keeping
-/// thousands of one-byte chunks as frames would keep thousands of read buffers alive. A body
-/// that nests deeper than `depth` is refused as soon as that shows.
-async fn read_body<B>(
-    body: B,
-    limit: usize,
-    declared: Option<u64>,
-    depth: usize,
-) -> Result<Vec<u8>, BodyError>
-where
-    B: hyper::body::Body<Data = Bytes>,
-    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
-{
-    let mut body = pin!(body);
-    let first = declared.map_or(0, |length| length.min(FIRST_BODY_ALLOCATION) as usize);
-    let mut bytes = Vec::with_capacity(first);
-    let mut nesting = NestingScan::default();
-    while let Some(frame) = body.frame().await {
-        let frame = frame.map_err(|error| BodyError::Unreadable(error.into()))?;
-        let Ok(data) = frame.into_data() else {
-            continue;
-        };
-        let needed = bytes.len() + data.len();
-        if needed > limit {
-            return Err(BodyError::TooLarge);
-        }
-        if nesting.exceeds(&data, depth) {
-            return Err(BodyError::TooDeep);
-        }
-        if needed > bytes.capacity() {
-            // Doubling, but never past the limit.
-            let target = needed.max(bytes.capacity() * 2).min(limit);
-            bytes.reserve_exact(target - bytes.len());
-        }
-        bytes.extend_from_slice(&data);
-    }
-    Ok(bytes)
-}
-
-/// Whether a message is a request (it has a `method` and an `id`), which needs a request
-/// slot; responses and notifications do not. Malformed messages count as requests.
-fn is_request(message: &[u8]) -> bool {
-    #[derive(serde::Deserialize)]
-    struct Probe {
-        method: Option<serde::de::IgnoredAny>,
-        id: Option<serde::de::IgnoredAny>,
-    }
-    serde_json::from_slice::<Probe>(message)
-        .map_or(true, |probe| probe.method.is_some() && probe.id.is_some())
-}
+/// The header naming the protocol revision a request speaks.
+static PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
 
 fn protocol_version(parts: &Parts) -> Option<String> {
-    let value = parts.headers.get("mcp-protocol-version")?;
+    let value = parts.headers.get(&PROTOCOL_VERSION)?;
     Some(String::from_utf8_lossy(value.as_bytes()).into_owned())
 }
 

@@ -41,6 +41,7 @@
 //! `connection`, the parent of its requests' spans (see [`server`](crate::server)).
 
 mod bearer;
+mod body;
 mod connection;
 mod event_stream;
 mod guard;

@@ -1,0 +1,186 @@
+//! The top level of a JSON-RPC message as it is read: the members routing needs, each as sent,
+//! and nothing built for the rest.
+//!
+//! A message parsed into a `serde_json::Value` first is a map whose keys are all copied, and
+//! whose members are then removed one by one. Read member by member instead, the message is
+//! checked for the same JSON grammar (and the same nesting limit of the parser) in one pass,
+//! and [`parse_envelope`](super::lifecycle::parse_envelope) applies its checks, in the same
+//! order and with the same words, to what was kept.
+
+use std::fmt;
+
+use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde_json::Value;
+
+/// What a message is at its top level.
+pub(crate) enum TopLevel {
+    Object(Members),
+    /// A batch, which is refused.
+    Array,
+    /// A string, a number, a boolean or `null`.
+    Other,
+}
+
+/// The members of a message object that routing reads, each as sent. A member sent twice keeps
+/// its last value, as a JSON object read into a map does.
+#[derive(Default)]
+pub(crate) struct Members {
+    pub(crate) id: Option<Value>,
+    /// Whether `jsonrpc` is the string `"2.0"`.
+    pub(crate) version_2_0: bool,
+    pub(crate) method: Option<Value>,
+    pub(crate) params: Option<Value>,
+    pub(crate) result: Option<Value>,
+    pub(crate) error: Option<Value>,
+}
+
+impl<'de> Deserialize<'de> for TopLevel {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(TopLevelVisitor)
+    }
+}
+
+struct TopLevelVisitor;
+
+impl<'de> Visitor<'de> for TopLevelVisitor {
+    type Value = TopLevel;
+
+    fn expecting(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter.write_str("a JSON value")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<TopLevel, A::Error> {
+        let mut members = Members::default();
+        while let Some(key) = map.next_key::<Key>()? {
+            match key {
+                Key::Id => members.id = Some(map.next_value()?),
+                Key::Jsonrpc => members.version_2_0 = map.next_value::<Version>()?.0,
+                Key::Method => members.method = Some(map.next_value()?),
+                Key::Params => members.params = Some(map.next_value()?),
+                Key::Result => members.result = Some(map.next_value()?),
+                Key::Error => members.error = Some(map.next_value()?),
+                // Read whole, as a map of the message would: deeper than the parser's
+                // nesting limit it is a parse error, not skipped.
+                Key::Other => drop(map.next_value::<Value>()?),
+            }
+        }
+        Ok(TopLevel::Object(members))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<TopLevel, A::Error> {
+        while seq.next_element::<Value>()?.is_some() {}
+        Ok(TopLevel::Array)
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<TopLevel, E> {
+        Ok(TopLevel::Other)
+    }
+
+    fn visit_i64<E>(self, _: i64) -> Result<TopLevel, E> {
+        Ok(TopLevel::Other)
+    }
+
+    fn visit_u64<E>(self, _: u64) -> Result<TopLevel, E> {
+        Ok(TopLevel::Other)
+    }
+
+    fn visit_f64<E>(self, _: f64) -> Result<TopLevel, E> {
+        Ok(TopLevel::Other)
+    }
+
+    fn visit_str<E>(self, _: &str) -> Result<TopLevel, E> {
+        Ok(TopLevel::Other)
+    }
+
+    fn visit_unit<E>(self) -> Result<TopLevel, E> {
+        Ok(TopLevel::Other)
+    }
+}
+
+/// A member's name, compared without being copied.
+enum Key {
+    Id,
+    Jsonrpc,
+    Method,
+    Params,
+    Result,
+    Error,
+    Other,
+}
+
+impl<'de> Deserialize<'de> for Key {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct KeyVisitor;
+        impl Visitor<'_> for KeyVisitor {
+            type Value = Key;
+
+            fn expecting(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+                formatter.write_str("a member name")
+            }
+
+            fn visit_str<E>(self, name: &str) -> Result<Key, E> {
+                Ok(match name {
+                    "id" => Key::Id,
+                    "jsonrpc" => Key::Jsonrpc,
+                    "method" => Key::Method,
+                    "params" => Key::Params,
+                    "result" => Key::Result,
+                    "error" => Key::Error,
+                    _ => Key::Other,
+                })
+            }
+        }
+        deserializer.deserialize_str(KeyVisitor)
+    }
+}
+
+/// Whether a `jsonrpc` member is the string `"2.0"`; any other value is read and refused.
+struct Version(bool);
+
+impl<'de> Deserialize<'de> for Version {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct VersionVisitor;
+        impl<'de> Visitor<'de> for VersionVisitor {
+            type Value = Version;
+
+            fn expecting(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+                formatter.write_str("a JSON value")
+            }
+
+            fn visit_str<E>(self, version: &str) -> Result<Version, E> {
+                Ok(Version(version == "2.0"))
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Version, A::Error> {
+                while map.next_entry::<IgnoredAny, Value>()?.is_some() {}
+                Ok(Version(false))
+            }
+
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Version, A::Error> {
+                while seq.next_element::<Value>()?.is_some() {}
+                Ok(Version(false))
+            }
+
+            fn visit_bool<E>(self, _: bool) -> Result<Version, E> {
+                Ok(Version(false))
+            }
+
+            fn visit_i64<E>(self, _: i64) -> Result<Version, E> {
+                Ok(Version(false))
+            }
+
+            fn visit_u64<E>(self, _: u64) -> Result<Version, E> {
+                Ok(Version(false))
+            }
+
+            fn visit_f64<E>(self, _: f64) -> Result<Version, E> {
+                Ok(Version(false))
+            }
+
+            fn visit_unit<E>(self) -> Result<Version, E> {
+                Ok(Version(false))
+            }
+        }
+        deserializer.deserialize_any(VersionVisitor)
+    }
+}

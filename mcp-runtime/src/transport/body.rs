@@ -1,0 +1,145 @@
+//! Reading a request body: bounded in size and nesting, kept as it arrived when it came in one
+//! piece.
+
+use std::pin::pin;
+
+use axum::body::Bytes;
+use http_body_util::BodyExt;
+
+use crate::server::NestingScan;
+
+/// Why a request body could not be read.
+pub(super) enum BodyError {
+    TooLarge,
+    /// Nested deeper than the server allows: refused before the rest arrives.
+    TooDeep,
+    Unreadable(Box<dyn std::error::Error + Send + Sync>),
+}
+
+/// The first allocation for a body that arrives in more than one frame, when its length is
+/// declared: clients may declare more than they send.
+const FIRST_BODY_ALLOCATION: u64 = 64 * 1024;
+
+/// Reads a whole body of at most `limit` bytes. A body that arrives in one frame (a small one
+/// usually does) is kept as that frame, not copied. Otherwise each frame is copied into one
+/// buffer as it arrives and dropped: a frame is a slice of the connection's read buffer, and
+/// keeping thousands of one-byte chunks as frames would keep thousands of read buffers alive.
+/// A body that nests deeper than `depth` is refused as soon as that shows.
+pub(super) async fn read_body<B>(
+    body: B,
+    limit: usize,
+    declared: Option<u64>,
+    depth: usize,
+) -> Result<Bytes, BodyError>
+where
+    B: hyper::body::Body<Data = Bytes>,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
+    let mut body = pin!(body);
+    // The first frame, kept whole until a second one arrives.
+    let mut first: Option<Bytes> = None;
+    let mut bytes = Vec::new();
+    let mut nesting = NestingScan::default();
+    while let Some(frame) = body.frame().await {
+        let frame = frame.map_err(|error| BodyError::Unreadable(error.into()))?;
+        let Ok(data) = frame.into_data() else {
+            continue;
+        };
+        let held = first.as_ref().map_or(0, Bytes::len);
+        let needed = held + bytes.len() + data.len();
+        if needed > limit {
+            return Err(BodyError::TooLarge);
+        }
+        if nesting.exceeds(&data, depth) {
+            return Err(BodyError::TooDeep);
+        }
+        if first.is_none() && bytes.is_empty() {
+            first = Some(data);
+            continue;
+        }
+        if needed > bytes.capacity() {
+            let declared = declared.map_or(0, |length| length.min(FIRST_BODY_ALLOCATION) as usize);
+            // Doubling, but never past the limit.
+            let target = needed.max(bytes.capacity() * 2).max(declared).min(limit);
+            bytes.reserve_exact(target - bytes.len());
+        }
+        if let Some(first) = first.take() {
+            bytes.extend_from_slice(&first);
+        }
+        bytes.extend_from_slice(&data);
+    }
+    Ok(first.unwrap_or_else(|| Bytes::from(bytes)))
+}
+
+/// Whether a message is a request (it has a `method` and an `id`), which needs a request
+/// slot; responses and notifications do not. Malformed messages count as requests.
+pub(super) fn is_request(message: &[u8]) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Probe {
+        method: Option<serde::de::IgnoredAny>,
+        id: Option<serde::de::IgnoredAny>,
+    }
+    serde_json::from_slice::<Probe>(message)
+        .map_or(true, |probe| probe.method.is_some() && probe.id.is_some())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::VecDeque;
+    use std::convert::Infallible;
+    use std::pin::Pin;
+    use std::task::{Context, Poll};
+
+    use hyper::body::{Body, Frame};
+
+    use super::*;
+
+    /// A body that hands over the given frames, one per poll.
+    struct Frames(VecDeque<Bytes>);
+
+    impl Body for Frames {
+        type Data = Bytes;
+        type Error = Infallible;
+
+        fn poll_frame(
+            mut self: Pin<&mut Self>,
+            _: &mut Context<'_>,
+        ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+            Poll::Ready(self.0.pop_front().map(|data| Ok(Frame::data(data))))
+        }
+    }
+
+    async fn read_frames(frames: &[&'static str], limit: usize) -> Result<Bytes, BodyError> {
+        let frames = frames
+            .iter()
+            .map(|frame| Bytes::from_static(frame.as_bytes()));
+        read_body(Frames(frames.collect()), limit, None, 4).await
+    }
+
+    #[tokio::test]
+    async fn a_body_in_one_frame_is_that_frame_and_one_in_several_is_joined() {
+        let whole = r#"{"a":[1]}"#;
+        let Ok(read) = read_frames(&[whole], 100).await else {
+            panic!("a small body is read")
+        };
+        assert_eq!(read.as_ptr(), whole.as_ptr(), "not copied");
+        let Ok(read) = read_frames(&[r#"{"a""#, r#":[1"#, "]}"], 100).await else {
+            panic!("a body in pieces is read")
+        };
+        assert_eq!(read, whole.as_bytes());
+        assert!(matches!(read_frames(&[], 100).await, Ok(read) if read.is_empty()));
+    }
+
+    #[tokio::test]
+    async fn limits_count_every_frame_the_first_included() {
+        assert!(matches!(
+            read_frames(&["{\"a\":", "[1]}"], 8).await,
+            Err(BodyError::TooLarge)
+        ));
+        assert!(read_frames(&["{\"a\":", "[1]}"], 9).await.is_ok());
+        assert!(matches!(
+            read_frames(&["[[[", "[[]]]]]"], 100).await,
+            Err(BodyError::TooDeep)
+        ));
+    }
+}
