@@ -35,6 +35,7 @@ use crate::protocol::ElicitRequestedSchema;
 
 mod json;
 mod mermaid;
+mod steps;
 
 pub use json::VERSION;
 
@@ -399,6 +400,8 @@ impl FlowGraphs {
 #[doc(hidden)]
 pub mod __private {
     use std::marker::PhantomData;
+
+    pub use super::steps::{End as GraphEnd, Step as GraphStep, edges as graph_edges};
 
     use crate::form::ElicitForm;
     use crate::protocol::ElicitRequestedSchema;

@@ -28,7 +28,9 @@ pub use server::State;
 pub mod __private {
     pub use crate::flow::__private::*;
     pub use crate::form::__private as form;
-    pub use crate::graph::__private::{SchemaOfAny, SchemaOfForm, SchemaProbe};
+    pub use crate::graph::__private::{
+        GraphEnd, GraphStep, SchemaOfAny, SchemaOfForm, SchemaProbe, graph_edges,
+    };
     pub use schemars;
     pub use serde;
     pub use serde_json;

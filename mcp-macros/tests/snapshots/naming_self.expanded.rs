@@ -77,20 +77,33 @@ fn greet() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
                                 ::mcp_runtime::graph::ExitKind::Tail,
                                 ::core::option::Option::Some(::std::string::String::from("Ok(text(Self::greeting(&args.name, sure.ok)))")))),
                             ],
-                            ::std::vec![
-                                ::mcp_runtime::graph::Edge::new(::mcp_runtime::graph::NodeId::Start,
-                                ::mcp_runtime::graph::NodeId::Point(0u32),
-                                ::mcp_runtime::graph::EdgeKind::Straight,
-                                ::core::option::Option::None),
-                                ::mcp_runtime::graph::Edge::new(::mcp_runtime::graph::NodeId::Point(0u32),
-                                ::mcp_runtime::graph::NodeId::Exit(0u32),
-                                ::mcp_runtime::graph::EdgeKind::Branch,
-                                ::core::option::Option::None),
-                                ::mcp_runtime::graph::Edge::new(::mcp_runtime::graph::NodeId::Point(0u32),
-                                ::mcp_runtime::graph::NodeId::Exit(1u32),
-                                ::mcp_runtime::graph::EdgeKind::Straight,
-                                ::core::option::Option::None),
-                            ],
+                            ::mcp_runtime::__private::graph_edges(
+                                &[
+                                    ::mcp_runtime::__private::GraphStep(
+                                        ::mcp_runtime::__private::GraphEnd::Start,
+                                        ::mcp_runtime::__private::GraphEnd::Point(0u32),
+                                        false,
+                                        false,
+                                        &[],
+                                    ),
+                                    ::mcp_runtime::__private::GraphStep(
+                                        ::mcp_runtime::__private::GraphEnd::Point(0u32),
+                                        ::mcp_runtime::__private::GraphEnd::Exit(0u32),
+                                        false,
+                                        false,
+                                        &[],
+                                    ),
+                                    ::mcp_runtime::__private::GraphStep(
+                                        ::mcp_runtime::__private::GraphEnd::Point(0u32),
+                                        ::mcp_runtime::__private::GraphEnd::Exit(1u32),
+                                        false,
+                                        false,
+                                        &[],
+                                    ),
+                                ],
+                                &[],
+                                &[0u32],
+                            ),
                         )
                     }),
             )

@@ -11,7 +11,9 @@
 //!     Some(__MCP_GRAPH.get_or_init(|| FlowGraph::new(
 //!         vec![Node::Start, Node::Point(Point::new(0, vec![Ask::new("target", AskKind::Form)
 //!             .message("\"Where?\"").form("Target", Some(<Target as ElicitForm>::requested_schema()))])), ..],
-//!         vec![Edge::new(NodeId::Start, NodeId::Point(0), EdgeKind::Straight, None), ..],
+//!         // The walk's steps, through joins; the runtime takes the joins out (see `walk`).
+//!         graph_edges(&[GraphStep(GraphEnd::Start, GraphEnd::Point(0), false, false, &[]), ..],
+//!             &[/* points that call a sub-flow */], &[/* exits a condition leads to */]),
 //!     )))
 //! }
 //! ```
@@ -26,12 +28,10 @@ use crate::flow::analyse::point::Resumed;
 use crate::flow::check::sites::{Site, is_operand};
 use crate::flow::lower::bindings::Bindings;
 
-mod edges;
 mod text;
 mod walk;
 
-use edges::{End, Kind};
-use walk::{Walk, Way};
+use walk::{Id, Walk, Way};
 
 /// What the graph is drawn from.
 pub(crate) struct Records<'a> {
@@ -53,16 +53,6 @@ pub(crate) fn method(records: &Records<'_>) -> TokenStream {
     }
     let mut walk = Walk::new(sites);
     walk.body(records.body);
-    let branch_exits: Vec<bool> = walk
-        .exits
-        .iter()
-        .map(|exit| matches!(exit.way, Way::Try | Way::Refusal))
-        .collect();
-    let edges = edges::finish(
-        std::mem::take(&mut walk.edges),
-        &|point| sites.get(point).is_some_and(Site::is_sub),
-        &|exit| branch_exits.get(exit).copied().unwrap_or(false),
-    );
     let g = quote!(::mcp_runtime::graph);
     let hidden = Hidden::of(records.items);
     let points = sites
@@ -80,18 +70,24 @@ pub(crate) fn method(records: &Records<'_>) -> TokenStream {
         let source = owned(exit.source.as_deref());
         quote!(#g::Node::Exit(#g::Exit::new(#n, #g::ExitKind::#way, #source)))
     });
-    let edges = edges.iter().map(|edge| {
-        let (from, to) = (node_id(edge.from), node_id(edge.to));
-        let kind = match edge.kind {
-            Kind::LoopBack => quote!(LoopBack),
-            Kind::Call => quote!(Call),
-            Kind::Return => quote!(Return),
-            Kind::Branch => quote!(Branch),
-            Kind::Straight => quote!(Straight),
-        };
-        let condition = owned(edge.condition.as_deref());
-        quote!(#g::Edge::new(#g::NodeId::#from, #g::NodeId::#to, #g::EdgeKind::#kind, #condition))
+    let p = quote!(::mcp_runtime::__private);
+    let steps = walk.edges.iter().map(|edge| {
+        let (from, to) = (step_end(edge.from), step_end(edge.to));
+        let (back, turn) = (edge.back, edge.turn);
+        let conditions = &edge.conditions;
+        quote!(#p::GraphStep(#p::GraphEnd::#from, #p::GraphEnd::#to, #back, #turn, &[#(#conditions),*]))
     });
+    let sub_points = sites
+        .iter()
+        .enumerate()
+        .filter(|(_, site)| site.is_sub())
+        .map(|(n, _)| number(n));
+    let branch_exits = walk
+        .exits
+        .iter()
+        .enumerate()
+        .filter(|(_, exit)| matches!(exit.way, Way::Try | Way::Refusal))
+        .map(|(n, _)| number(n));
     let graph = Ident::new("__MCP_GRAPH", Span::mixed_site());
     quote! {
         fn flow_graph(&self) -> ::core::option::Option<&'static #g::FlowGraph> {
@@ -99,7 +95,11 @@ pub(crate) fn method(records: &Records<'_>) -> TokenStream {
             ::core::option::Option::Some(#graph.get_or_init(|| {
                 #g::FlowGraph::new(
                     ::std::vec![#g::Node::Start, #(#points,)* #(#exits,)*],
-                    ::std::vec![#(#edges,)*],
+                    #p::graph_edges(
+                        &[#(#steps,)*],
+                        &[#(#sub_points),*],
+                        &[#(#branch_exits),*],
+                    ),
                 )
             }))
         }
@@ -303,18 +303,16 @@ impl Hidden {
     }
 }
 
-fn node_id(end: End) -> TokenStream {
-    match end {
-        End::Start => quote!(Start),
-        End::Point(n) => {
-            let n = number(n);
-            quote!(Point(#n))
-        }
-        End::Exit(n) => {
-            let n = number(n);
-            quote!(Exit(#n))
-        }
-    }
+/// A step's end, as `GraphEnd` names it.
+fn step_end(id: Id) -> TokenStream {
+    let (kind, n) = match id {
+        Id::Start => return quote!(Start),
+        Id::Point(n) => (quote!(Point), n),
+        Id::Exit(n) => (quote!(Exit), n),
+        Id::Join(n) => (quote!(Join), n),
+    };
+    let n = number(n);
+    quote!(#kind(#n))
 }
 
 fn number(n: usize) -> TokenStream {

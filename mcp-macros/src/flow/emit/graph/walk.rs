@@ -1,7 +1,9 @@
 //! The walk: the marked body's control flow, in the order it runs, as edges between the
-//! start, the question points (the markers `sites` left), the ways out, and one join per
-//! loop, which `edges::finish` then takes out. How a loop turns is `loops.rs`'s; what a
-//! `let` tells of types, `noted.rs`'s.
+//! start, the question points (the markers `sites` left), the ways out, and joins: one per
+//! loop, and one wherever several ways go on into the same statement. The runtime takes the
+//! joins out when the graph is first read (`mcp_runtime::graph::__private::Steps`), so what
+//! the macro writes grows with the body, not with the number of ways through it. How a loop
+//! turns is `loops.rs`'s; what a `let` tells of types, `noted.rs`'s.
 //!
 //! What flows into the code being walked is a *frontier*: the nodes the handler may come from,
 //! each with the conditions taken since. A marker ends every way of the frontier at its
@@ -81,6 +83,9 @@ pub(super) struct Walk<'a> {
     targets: Vec<Target>,
     /// How many loops the walk is in.
     depth: usize,
+    /// How many arms of branches the walk is in. Only outside them are several ways gathered
+    /// into a join: inside, the branch still tells its ways apart by where they came from.
+    arms: usize,
     /// Whether each point sits in a loop.
     pub(super) in_loop: Vec<bool>,
     /// The type a `let` gives the answer of a point: `let x: T = <point>?;`.
@@ -101,6 +106,7 @@ impl<'a> Walk<'a> {
             joins: 0,
             targets: Vec::new(),
             depth: 0,
+            arms: 0,
             in_loop: vec![false; sites.len()],
             answer_types: HashMap::new(),
             local_types: HashMap::new(),
@@ -155,8 +161,25 @@ impl<'a> Walk<'a> {
         }
     }
 
+    /// The frontier as one way, from a join all its ways go into, where it has several and
+    /// no branch is being walked: each later edge is then one, not one per way.
+    fn gathered(&mut self, frontier: Frontier) -> Frontier {
+        if frontier.len() < 2 || self.arms > 0 {
+            return frontier;
+        }
+        let join = self.join();
+        self.edges_to(&frontier, join, false);
+        vec![Entry {
+            from: join,
+            conditions: Vec::new(),
+            // A way into a loop's turn stays one through the join.
+            turn: frontier.iter().any(|way| way.turn),
+        }]
+    }
+
     fn block(&mut self, block: &Block, mut frontier: Frontier) -> Frontier {
         for stmt in &block.stmts {
+            frontier = self.gathered(frontier);
             frontier = match stmt {
                 Stmt::Local(local) => self.local(local, frontier),
                 Stmt::Expr(expr, _) => self.expr(expr, frontier),
@@ -177,7 +200,9 @@ impl<'a> Walk<'a> {
             return frontier;
         };
         let refuted = format!("not {}", text::pat(&local.pat, self.sites));
+        self.arms += 1;
         let otherwise = self.expr(otherwise, with(&frontier, refuted));
+        self.arms -= 1;
         merge(&frontier, vec![frontier.clone(), otherwise])
     }
 
@@ -224,6 +249,7 @@ impl<'a> Walk<'a> {
             Expr::Match(matched) => {
                 let frontier = self.expr(&matched.expr, frontier);
                 let mut arms = Vec::new();
+                self.arms += 1;
                 for arm in &matched.arms {
                     let condition = text::pat(&arm.pat, self.sites);
                     let mut arm_frontier = with(&frontier, condition);
@@ -232,6 +258,7 @@ impl<'a> Walk<'a> {
                     }
                     arms.push(self.expr(&arm.body, arm_frontier));
                 }
+                self.arms -= 1;
                 merge(&frontier, arms)
             }
             Expr::Loop(looped) => {
@@ -310,6 +337,7 @@ impl<'a> Walk<'a> {
     fn branch(&mut self, branch: &syn::ExprIf, frontier: Frontier) -> Frontier {
         let frontier = self.expr(&branch.cond, frontier);
         let condition = text::expr(&branch.cond, self.sites, text::SHORT);
+        self.arms += 1;
         let then = self.block(&branch.then_branch, with(&frontier, condition));
         let otherwise = match &branch.else_branch {
             Some((_, otherwise)) if matches!(**otherwise, Expr::If(_)) => {
@@ -318,6 +346,7 @@ impl<'a> Walk<'a> {
             Some((_, otherwise)) => self.expr(otherwise, with(&frontier, "else".to_owned())),
             None => with(&frontier, "else".to_owned()),
         };
+        self.arms -= 1;
         merge(&frontier, vec![then, otherwise])
     }
 }
