@@ -22,6 +22,7 @@ use crate::flow::plan::straight::{self, Placement};
 use crate::flow::step;
 
 mod handler;
+mod stepper;
 mod sub_flow;
 mod trait_impl;
 

@@ -5,7 +5,8 @@ use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::Ident;
 
-use super::handler::{cfgs, handler_type};
+use super::handler::cfgs;
+use super::stepper::handler_type;
 use crate::flow::parse::model::Handler;
 use crate::flow::syntax;
 

@@ -4,7 +4,7 @@ use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned as _;
 
-use super::handler::Stepper;
+use super::stepper::Stepper;
 use crate::flow::parse::model::{Handler, Kind};
 
 /// The handler's trait impl; `graph` is its `fn flow_graph`, if it has one (see `graph`).
