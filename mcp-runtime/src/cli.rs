@@ -48,9 +48,11 @@ use crate::server::{RequestFacts, Server, ServerBuilder};
 use crate::state::Signer;
 
 mod access_line;
+mod log_fields;
 mod log_layer;
 mod log_writer;
 mod logging;
+mod timestamp;
 use logging::flush_log;
 pub use logging::{LOG_BUFFER_BYTES, LogGuard, init_logging};
 

@@ -6,7 +6,8 @@ use tracing::Level;
 use tracing_subscriber::Registry;
 use tracing_subscriber::registry::LookupSpan as _;
 
-use super::log_layer::{FieldValue, Fields, LogLayer, Request, TARGET};
+use super::log_fields::{FieldValue, Fields};
+use super::log_layer::{LogLayer, Request, TARGET};
 use crate::server::{AccessLog, AccessRecord, with_current_access};
 
 impl Request {

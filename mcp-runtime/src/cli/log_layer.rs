@@ -13,18 +13,15 @@
 //! ```
 
 use std::cell::RefCell;
-use std::fmt::Write as _;
 
-use tracing::field::{Field, Visit};
 use tracing::span::{Attributes, Id, Record};
 use tracing::subscriber::Interest;
 use tracing::{Event, Level, Metadata, Subscriber};
-use tracing_subscriber::fmt::format::Writer;
-use tracing_subscriber::fmt::time::{FormatTime, SystemTime};
 use tracing_subscriber::layer::Context;
 use tracing_subscriber::registry::LookupSpan;
 
 use super::LogFormat;
+use super::log_fields::{Fields, json_string};
 use super::log_writer::BatchWriter;
 
 /// Writes the log's lines to a [`BatchWriter`].
@@ -60,130 +57,6 @@ impl Request {
     }
 }
 
-/// A span's or an event's fields, in the order recorded; a field recorded again replaces its
-/// value.
-#[derive(Default)]
-pub(super) struct Fields(pub(super) Vec<(&'static str, FieldValue)>);
-
-pub(super) enum FieldValue {
-    Str(String),
-    /// A string known when the program was built.
-    Static(&'static str),
-    /// A number written as a string of `.1` hexadecimal digits.
-    Hex(u64, usize),
-    /// A value written with `Debug` (or `Display`, for the message), unquoted.
-    Text(String),
-    I64(i64),
-    U64(u64),
-    F64(f64),
-    Bool(bool),
-}
-
-impl Fields {
-    fn set(&mut self, field: &Field, value: FieldValue) {
-        let name = field.name();
-        match self.0.iter_mut().find(|(known, _)| *known == name) {
-            Some((_, old)) => *old = value,
-            None => self.0.push((name, value)),
-        }
-    }
-
-    /// The message an event carries, taken out of its fields.
-    fn take_message(&mut self) -> Option<String> {
-        let at = self.0.iter().position(|(name, _)| *name == "message")?;
-        match self.0.remove(at).1 {
-            FieldValue::Str(text) | FieldValue::Text(text) => Some(text),
-            FieldValue::Static(text) => Some(text.to_owned()),
-            other => {
-                let mut text = String::new();
-                other.write_human(&mut text);
-                Some(text)
-            }
-        }
-    }
-
-    fn write_human(&self, out: &mut String) {
-        for (at, (name, value)) in self.0.iter().enumerate() {
-            if at > 0 {
-                out.push(' ');
-            }
-            out.push_str(name);
-            out.push('=');
-            value.write_human(out);
-        }
-    }
-
-    /// Writes the fields as the members of a JSON object, after `first` members already
-    /// written; a field named `skip` is left out (the member the object writes itself).
-    fn write_json(&self, out: &mut String, mut first: bool, skip: &str) {
-        for (name, value) in self.0.iter().filter(|(name, _)| *name != skip) {
-            if !first {
-                out.push(',');
-            }
-            first = false;
-            json_string(out, name);
-            out.push(':');
-            match value {
-                FieldValue::Str(text) | FieldValue::Text(text) => json_string(out, text),
-                FieldValue::Static(text) => json_string(out, text),
-                FieldValue::F64(n) if !n.is_finite() => out.push_str("null"),
-                // `Debug` keeps the decimal point JSON readers expect of a float.
-                FieldValue::F64(n) => {
-                    let _ = write!(out, "{n:?}");
-                }
-                // Integers, booleans and quoted hexadecimal read alike in both formats.
-                other => other.write_human(out),
-            }
-        }
-    }
-}
-
-/// Writes `text` as a JSON string: quoted, with quotes, backslashes and control characters
-/// escaped as `serde_json` escapes them.
-fn json_string(out: &mut String, text: &str) {
-    out.push('"');
-    let mut rest = text;
-    while let Some(at) = rest.find(|c: char| c == '"' || c == '\\' || c < ' ') {
-        out.push_str(&rest[..at]);
-        let c = rest.as_bytes()[at];
-        match c {
-            b'"' => out.push_str("\\\""),
-            b'\\' => out.push_str("\\\\"),
-            b'\n' => out.push_str("\\n"),
-            b'\r' => out.push_str("\\r"),
-            b'\t' => out.push_str("\\t"),
-            0x08 => out.push_str("\\b"),
-            0x0c => out.push_str("\\f"),
-            _ => {
-                let _ = write!(out, "\\u{c:04x}");
-            }
-        }
-        rest = &rest[at + 1..];
-    }
-    out.push_str(rest);
-    out.push('"');
-}
-
-impl FieldValue {
-    /// Writes the value as the human format shows it: strings quoted and escaped, the rest
-    /// as they print.
-    fn write_human(&self, out: &mut String) {
-        let _ = match self {
-            Self::Str(text) => write!(out, "{text:?}"),
-            Self::Static(text) => write!(out, "{text:?}"),
-            Self::Hex(n, width) => write!(out, "\"{n:0width$x}\""),
-            Self::Text(text) => {
-                out.push_str(text);
-                Ok(())
-            }
-            Self::I64(n) => write!(out, "{n}"),
-            Self::U64(n) => write!(out, "{n}"),
-            Self::F64(n) => write!(out, "{n}"),
-            Self::Bool(b) => write!(out, "{b}"),
-        };
-    }
-}
-
 /// What one line says, whatever its format.
 struct Line<'a> {
     timestamp: &'a str,
@@ -191,27 +64,6 @@ struct Line<'a> {
     target: &'a str,
     message: &'a str,
     fields: &'a Fields,
-}
-
-impl Visit for Fields {
-    fn record_str(&mut self, field: &Field, value: &str) {
-        self.set(field, FieldValue::Str(value.to_owned()));
-    }
-    fn record_i64(&mut self, field: &Field, value: i64) {
-        self.set(field, FieldValue::I64(value));
-    }
-    fn record_u64(&mut self, field: &Field, value: u64) {
-        self.set(field, FieldValue::U64(value));
-    }
-    fn record_f64(&mut self, field: &Field, value: f64) {
-        self.set(field, FieldValue::F64(value));
-    }
-    fn record_bool(&mut self, field: &Field, value: bool) {
-        self.set(field, FieldValue::Bool(value));
-    }
-    fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
-        self.set(field, FieldValue::Text(format!("{value:?}")));
-    }
 }
 
 impl LogLayer {
@@ -251,7 +103,7 @@ impl LogLayer {
             LINE.with_borrow_mut(|line| {
                 line.clear();
                 timestamp.clear();
-                let _ = SystemTime.format_time(&mut Writer::new(timestamp));
+                super::timestamp::write_now(timestamp);
                 let parts = Line {
                     timestamp,
                     level,
@@ -291,10 +143,21 @@ impl LogLayer {
             Level::DEBUG => "\x1b[34m",
             Level::TRACE => "\x1b[35m",
         };
+        // As `{level:>5}` writes it.
+        let padded = match level {
+            Level::ERROR => "ERROR",
+            Level::WARN => " WARN",
+            Level::INFO => " INFO",
+            Level::DEBUG => "DEBUG",
+            Level::TRACE => "TRACE",
+        };
         if self.colours {
-            let _ = write!(line, "{colour}{level:>5}\x1b[0m ");
+            line.push_str(colour);
+            line.push_str(padded);
+            line.push_str("\x1b[0m ");
         } else {
-            let _ = write!(line, "{level:>5} ");
+            line.push_str(padded);
+            line.push(' ');
         }
         let human_span = |line: &mut String, name: &str, fields: Option<&Fields>| {
             line.push_str(name);
@@ -587,13 +450,5 @@ pub(super) mod tests {
         );
         assert_eq!(parsed[2]["span"]["name"], "connection");
         assert!(parsed[1]["timestamp"].as_str().unwrap().ends_with('Z'));
-    }
-
-    #[test]
-    fn json_strings_are_escaped_as_serde_json_escapes_them() {
-        let text = "quote\" slash\\ line\n\r\t bell\u{7} nul\0 \u{8}\u{c} é /";
-        let mut written = String::new();
-        json_string(&mut written, text);
-        assert_eq!(written, serde_json::to_string(text).unwrap());
     }
 }

@@ -23,11 +23,28 @@ use tracing::field::Empty;
 use super::Outcome;
 use super::handler::BoxFuture;
 use super::trace_context::TraceContext;
-use crate::logfield::untrusted;
+use crate::logfield::{SHOWN_CHARS, untrusted};
 
 /// Client-chosen text as a span records it: escaped, cut, and a string.
 pub(crate) fn escaped(text: &str) -> String {
+    if plain(text) {
+        return text.to_owned();
+    }
     untrusted(text).to_string()
+}
+
+/// [`escaped`] for text already owned, kept as it is when it needs no escape.
+fn escaped_owned(text: String) -> String {
+    if plain(&text) {
+        return text;
+    }
+    untrusted(&text).to_string()
+}
+
+/// Whether `text` reads the same escaped and cut: printable ASCII with no backslash, too
+/// short to be cut. Method names, ids and most targets are, and are then copied as they are.
+fn plain(text: &str) -> bool {
+    text.len() <= SHOWN_CHARS && text.bytes().all(|b| matches!(b, b' '..=b'~') && b != b'\\')
 }
 
 /// Where finished requests' records go: the log that [`init_logging`](crate::cli::init_logging)
@@ -161,7 +178,7 @@ impl Access {
             }
             return Self::Record(Some(Box::new(AccessRecord::new(
                 escaped(method),
-                escaped(&id.to_string()),
+                escaped_owned(id.to_string()),
                 legacy,
                 TraceContext::of(params),
             ))));
@@ -480,5 +497,23 @@ mod tests {
             panic!("the record is back in its request");
         };
         assert_eq!(outer.round, Some(2));
+    }
+
+    #[test]
+    fn plain_text_is_kept_and_the_rest_escaped_as_untrusted_text_is() {
+        let long = "a".repeat(SHOWN_CHARS + 1);
+        for text in [
+            "tools/call",
+            "\"7\"",
+            "back\\slash",
+            "line\n",
+            "é",
+            &long,
+            &long[1..],
+        ] {
+            let expected = untrusted(text).to_string();
+            assert_eq!(escaped(text), expected, "{text}");
+            assert_eq!(escaped_owned(text.to_owned()), expected, "{text}");
+        }
     }
 }
