@@ -45,6 +45,15 @@ case "${1:-}" in
     exit 2
     ;;
 esac
+# label NAME: how the summary names a measured server.
+label() {
+  case "$1" in
+    floor) echo "floor (bare hyper, canned bytes)" ;;
+    default) echo "deploy, as users run it (no RUST_LOG)" ;;
+    quiet) echo "deploy, RUST_LOG=warn" ;;
+  esac
+}
+
 if [[ "$INSTRUCTIONS" == 1 ]]; then
   CONCURRENCY="${LOAD_CONCURRENCY:-4}"
 else
@@ -150,11 +159,7 @@ if [[ "$INSTRUCTIONS" == 1 ]]; then
   instructions quiet "$DEPLOY" warn
   read -r FLOOR _ <"$WORK/floor"
   for name in floor default quiet; do
-    case "$name" in
-      floor) label="floor (bare hyper, canned bytes)" ;;
-      default) label="deploy, as users run it (no RUST_LOG)" ;;
-      quiet) label="deploy, RUST_LOG=warn" ;;
-    esac
+    label="$(label "$name")"
     read -r per_flow allocations <"$WORK/$name"
     awk -v label="$label" -v i="$per_flow" -v a="$allocations" -v floor="$FLOOR" 'BEGIN {
       printf "%-40s %8d instructions/flow  %5.2fx the floor  %6.1f allocations/flow (%.1f a round)\n",
@@ -179,11 +184,7 @@ FLOOR="$(median "$WORK/floor")"
 echo
 echo "== stateless server CPU per flow, median of $RUNS run(s) (each run's figures in order)"
 for name in floor default quiet; do
-  case "$name" in
-    floor) label="floor (bare hyper, canned bytes)" ;;
-    default) label="deploy, as users run it (no RUST_LOG)" ;;
-    quiet) label="deploy, RUST_LOG=warn" ;;
-  esac
+  label="$(label "$name")"
   awk -v label="$label" -v value="$(median "$WORK/$name")" -v floor="$FLOOR" -v runs="$(paste -sd' ' "$WORK/$name")" \
     'BEGIN { printf "%-40s %7.1f µs/flow  %5.2fx the floor  (%s)\n", label, value, value / floor, runs }'
 done
