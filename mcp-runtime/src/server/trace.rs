@@ -9,6 +9,7 @@
 //!
 //! Each field is recorded once: a human formatter writes every value it is given.
 
+use std::borrow::Cow;
 use std::cell::Cell;
 use std::future::Future;
 use std::pin::Pin;
@@ -26,17 +27,11 @@ use super::trace_context::TraceContext;
 use crate::logfield::{SHOWN_CHARS, untrusted};
 
 /// Client-chosen text as a span records it: escaped, cut, and a string.
-pub(crate) fn escaped(text: &str) -> String {
-    if plain(text) {
-        return text.to_owned();
-    }
-    untrusted(text).to_string()
-}
-
-/// [`escaped`] for text already owned, kept as it is when it needs no escape.
-fn escaped_owned(text: String) -> String {
+pub(crate) fn escaped<'a>(text: impl Into<Cow<'a, str>>) -> String {
+    let text = text.into();
     if plain(&text) {
-        return text;
+        // Owned text is kept as it is; borrowed text is copied once.
+        return text.into_owned();
     }
     untrusted(&text).to_string()
 }
@@ -178,7 +173,7 @@ impl Access {
             }
             return Self::Record(Some(Box::new(AccessRecord::new(
                 escaped(method),
-                escaped_owned(id.to_string()),
+                escaped(id.to_string()),
                 legacy,
                 TraceContext::of(params),
             ))));
@@ -229,7 +224,7 @@ fn request_span(method: &str, id: &Value, legacy: bool) -> Span {
     tracing::info_span!(
         "request",
         method = escaped(method).as_str(),
-        id = escaped(&id.to_string()).as_str(),
+        id = escaped(id.to_string()).as_str(),
         legacy,
         target = Empty,
         round = Empty,
@@ -513,7 +508,7 @@ mod tests {
         ] {
             let expected = untrusted(text).to_string();
             assert_eq!(escaped(text), expected, "{text}");
-            assert_eq!(escaped_owned(text.to_owned()), expected, "{text}");
+            assert_eq!(escaped(text.to_owned()), expected, "{text}");
         }
     }
 }
