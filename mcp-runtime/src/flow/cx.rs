@@ -494,14 +494,38 @@ pub fn settle_one<A>(
     cx: &Cx,
     key: &'static str,
 ) -> Settled<A> {
+    // This shell is compiled once per question point, its closure's type being the point's
+    // own; the work is in the two calls, compiled once per answer type.
+    match read_one(read, cx, key) {
+        Ok(settled) => settled,
+        Err((key, problem)) => ask_one(ask(), cx, key, problem),
+    }
+}
+
+/// The answer under `key`, or the stop for an answer that cannot be read; else the key and
+/// what was wrong with the answer given, if one was.
+fn read_one<A>(
+    read: fn(&Value) -> Reading<A>,
+    cx: &Cx,
+    key: &'static str,
+) -> Result<Settled<A>, (Cow<'static, str>, Option<String>)> {
     let key = cx.wire_key(key);
     let answers = cx.take_answers(std::slice::from_ref(&key));
-    let read = match read_answer(&key, answers.as_ref(), read) {
-        Ok(Read::Answered(answer)) => return Settled::Answered(answer),
-        Ok(read) => read,
-        Err(error) => return Settled::Stop(Stop(StopKind::Fail(error))),
-    };
-    match ask().ask(cx, key, &read) {
+    match read_answer(&key, answers.as_ref(), read) {
+        Ok(Read::Answered(answer)) => Ok(Settled::Answered(answer)),
+        Ok(Read::Open(problem)) => Err((key, problem)),
+        Err(error) => Ok(Settled::Stop(Stop(StopKind::Fail(error)))),
+    }
+}
+
+/// The stop that asks `question` under `key`.
+fn ask_one<A>(
+    question: Question<A>,
+    cx: &Cx,
+    key: Cow<'static, str>,
+    problem: Option<String>,
+) -> Settled<A> {
+    match question.ask(cx, key, &Read::Open(problem)) {
         Ok(request) => Settled::Stop(Stop(StopKind::Ask(vec![request]))),
         Err(error) => Settled::Stop(Stop(StopKind::Fail(error))),
     }
