@@ -35,6 +35,7 @@ use crate::protocol::ElicitRequestedSchema;
 
 mod json;
 mod mermaid;
+mod spec;
 mod steps;
 
 pub use json::VERSION;
@@ -401,7 +402,10 @@ impl FlowGraphs {
 pub mod __private {
     use std::marker::PhantomData;
 
-    pub use super::steps::{End as GraphEnd, Step as GraphStep, edges as graph_edges};
+    pub use super::spec::{
+        AskSpec as GraphAsk, PointSpec as GraphPoint, Spec as GraphSpec, graph as flow_graph,
+    };
+    pub use super::steps::{End as GraphEnd, Step as GraphStep};
 
     use crate::form::ElicitForm;
     use crate::protocol::ElicitRequestedSchema;

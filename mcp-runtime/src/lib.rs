@@ -29,7 +29,8 @@ pub mod __private {
     pub use crate::flow::__private::*;
     pub use crate::form::__private as form;
     pub use crate::graph::__private::{
-        GraphEnd, GraphStep, SchemaOfAny, SchemaOfForm, SchemaProbe, graph_edges,
+        GraphAsk, GraphEnd, GraphPoint, GraphSpec, GraphStep, SchemaOfAny, SchemaOfForm,
+        SchemaProbe, flow_graph,
     };
     pub use schemars;
     pub use serde;

@@ -186,107 +186,142 @@ pub fn deploy() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Cop
             &self,
         ) -> ::core::option::Option<&'static ::mcp_runtime::graph::FlowGraph> {
             static __MCP_GRAPH: ::std::sync::OnceLock<::mcp_runtime::graph::FlowGraph> = ::std::sync::OnceLock::new();
+            static __MCP_SPEC: ::mcp_runtime::__private::GraphSpec = ::mcp_runtime::__private::GraphSpec {
+                points: &[
+                    ::mcp_runtime::__private::GraphPoint {
+                        asks: &[
+                            ::mcp_runtime::__private::GraphAsk {
+                                key: "target",
+                                kind: ::mcp_runtime::graph::AskKind::Form,
+                                message: ::core::option::Option::Some(
+                                    "format!(\"Where should {} go?\", args.service)",
+                                ),
+                                form: ::core::option::Option::Some((
+                                    "Target",
+                                    || {
+                                        #[allow(unused_imports)]
+                                        use ::mcp_runtime::__private::{
+                                            SchemaOfAny as _, SchemaOfForm as _,
+                                        };
+                                        (&&::mcp_runtime::__private::SchemaProbe::<Target>::new())
+                                            .schema()
+                                    },
+                                )),
+                                call: ::core::option::Option::None,
+                            },
+                        ],
+                        in_loop: false,
+                        carried: &[],
+                    },
+                    ::mcp_runtime::__private::GraphPoint {
+                        asks: &[
+                            ::mcp_runtime::__private::GraphAsk {
+                                key: "confirm",
+                                kind: ::mcp_runtime::graph::AskKind::Form,
+                                message: ::core::option::Option::Some(
+                                    "format!(\"Ship {replicas} replicas to production?\")",
+                                ),
+                                form: ::core::option::Option::Some((
+                                    "Confirm",
+                                    || {
+                                        #[allow(unused_imports)]
+                                        use ::mcp_runtime::__private::{
+                                            SchemaOfAny as _, SchemaOfForm as _,
+                                        };
+                                        (&&::mcp_runtime::__private::SchemaProbe::<Confirm>::new())
+                                            .schema()
+                                    },
+                                )),
+                                call: ::core::option::Option::None,
+                            },
+                        ],
+                        in_loop: false,
+                        carried: &[("replicas", ::core::option::Option::Some("u32"))],
+                    },
+                ],
+                exits: &[
+                    (
+                        ::mcp_runtime::graph::ExitKind::Refused,
+                        ::core::option::Option::None,
+                    ),
+                    (
+                        ::mcp_runtime::graph::ExitKind::Refused,
+                        ::core::option::Option::None,
+                    ),
+                    (
+                        ::mcp_runtime::graph::ExitKind::Return,
+                        ::core::option::Option::Some("Ok(text(\"Nothing deployed.\"))"),
+                    ),
+                    (
+                        ::mcp_runtime::graph::ExitKind::Tail,
+                        ::core::option::Option::Some(
+                            "Ok(text(format!(\"Deployed {} replicas of {}.\",…",
+                        ),
+                    ),
+                ],
+                steps: &[
+                    ::mcp_runtime::__private::GraphStep(
+                        ::mcp_runtime::__private::GraphEnd::Start,
+                        ::mcp_runtime::__private::GraphEnd::Point(0u32),
+                        false,
+                        false,
+                        &[],
+                    ),
+                    ::mcp_runtime::__private::GraphStep(
+                        ::mcp_runtime::__private::GraphEnd::Point(0u32),
+                        ::mcp_runtime::__private::GraphEnd::Exit(0u32),
+                        false,
+                        false,
+                        &[],
+                    ),
+                    ::mcp_runtime::__private::GraphStep(
+                        ::mcp_runtime::__private::GraphEnd::Point(0u32),
+                        ::mcp_runtime::__private::GraphEnd::Point(1u32),
+                        false,
+                        false,
+                        &["target.environment == Environment::Production"],
+                    ),
+                    ::mcp_runtime::__private::GraphStep(
+                        ::mcp_runtime::__private::GraphEnd::Point(1u32),
+                        ::mcp_runtime::__private::GraphEnd::Exit(1u32),
+                        false,
+                        false,
+                        &[],
+                    ),
+                    ::mcp_runtime::__private::GraphStep(
+                        ::mcp_runtime::__private::GraphEnd::Point(1u32),
+                        ::mcp_runtime::__private::GraphEnd::Exit(2u32),
+                        false,
+                        false,
+                        &["!confirm.ok"],
+                    ),
+                    ::mcp_runtime::__private::GraphStep(
+                        ::mcp_runtime::__private::GraphEnd::Point(1u32),
+                        ::mcp_runtime::__private::GraphEnd::Join(0u32),
+                        false,
+                        false,
+                        &["else"],
+                    ),
+                    ::mcp_runtime::__private::GraphStep(
+                        ::mcp_runtime::__private::GraphEnd::Point(0u32),
+                        ::mcp_runtime::__private::GraphEnd::Join(0u32),
+                        false,
+                        false,
+                        &["else"],
+                    ),
+                    ::mcp_runtime::__private::GraphStep(
+                        ::mcp_runtime::__private::GraphEnd::Join(0u32),
+                        ::mcp_runtime::__private::GraphEnd::Exit(3u32),
+                        false,
+                        false,
+                        &[],
+                    ),
+                ],
+                sub_points: &[],
+                branch_exits: &[0u32, 1u32],
+            };
             ::core::option::Option::Some(
-                __MCP_GRAPH
-                    .get_or_init(|| {
-                        ::mcp_runtime::graph::FlowGraph::new(
-                            ::std::vec![
-                                ::mcp_runtime::graph::Node::Start,
-                                ::mcp_runtime::graph::Node::Point(::mcp_runtime::graph::Point::new(0u32,
-                                ::std::vec![::mcp_runtime::graph::Ask::new("target",
-                                ::mcp_runtime::graph::AskKind::Form)
-                                .message("format!(\"Where should {} go?\", args.service)")
-                                .form("Target", { #[allow(unused_imports)] use
-                                ::mcp_runtime::__private:: { SchemaOfAny as _, SchemaOfForm
-                                as _ }; (&& ::mcp_runtime::__private::SchemaProbe:: < Target
-                                > ::new()).schema() })])),
-                                ::mcp_runtime::graph::Node::Point(::mcp_runtime::graph::Point::new(1u32,
-                                ::std::vec![::mcp_runtime::graph::Ask::new("confirm",
-                                ::mcp_runtime::graph::AskKind::Form)
-                                .message("format!(\"Ship {replicas} replicas to production?\")")
-                                .form("Confirm", { #[allow(unused_imports)] use
-                                ::mcp_runtime::__private:: { SchemaOfAny as _, SchemaOfForm
-                                as _ }; (&& ::mcp_runtime::__private::SchemaProbe:: <
-                                Confirm > ::new()).schema() })])
-                                .carrying(::std::vec![::mcp_runtime::graph::Carried::new("replicas",
-                                ::core::option::Option::Some(::std::string::String::from("u32")))])),
-                                ::mcp_runtime::graph::Node::Exit(::mcp_runtime::graph::Exit::new(0u32,
-                                ::mcp_runtime::graph::ExitKind::Refused,
-                                ::core::option::Option::None)),
-                                ::mcp_runtime::graph::Node::Exit(::mcp_runtime::graph::Exit::new(1u32,
-                                ::mcp_runtime::graph::ExitKind::Refused,
-                                ::core::option::Option::None)),
-                                ::mcp_runtime::graph::Node::Exit(::mcp_runtime::graph::Exit::new(2u32,
-                                ::mcp_runtime::graph::ExitKind::Return,
-                                ::core::option::Option::Some(::std::string::String::from("Ok(text(\"Nothing deployed.\"))")))),
-                                ::mcp_runtime::graph::Node::Exit(::mcp_runtime::graph::Exit::new(3u32,
-                                ::mcp_runtime::graph::ExitKind::Tail,
-                                ::core::option::Option::Some(::std::string::String::from("Ok(text(format!(\"Deployed {} replicas of {}.\",…")))),
-                            ],
-                            ::mcp_runtime::__private::graph_edges(
-                                &[
-                                    ::mcp_runtime::__private::GraphStep(
-                                        ::mcp_runtime::__private::GraphEnd::Start,
-                                        ::mcp_runtime::__private::GraphEnd::Point(0u32),
-                                        false,
-                                        false,
-                                        &[],
-                                    ),
-                                    ::mcp_runtime::__private::GraphStep(
-                                        ::mcp_runtime::__private::GraphEnd::Point(0u32),
-                                        ::mcp_runtime::__private::GraphEnd::Exit(0u32),
-                                        false,
-                                        false,
-                                        &[],
-                                    ),
-                                    ::mcp_runtime::__private::GraphStep(
-                                        ::mcp_runtime::__private::GraphEnd::Point(0u32),
-                                        ::mcp_runtime::__private::GraphEnd::Point(1u32),
-                                        false,
-                                        false,
-                                        &["target.environment == Environment::Production"],
-                                    ),
-                                    ::mcp_runtime::__private::GraphStep(
-                                        ::mcp_runtime::__private::GraphEnd::Point(1u32),
-                                        ::mcp_runtime::__private::GraphEnd::Exit(1u32),
-                                        false,
-                                        false,
-                                        &[],
-                                    ),
-                                    ::mcp_runtime::__private::GraphStep(
-                                        ::mcp_runtime::__private::GraphEnd::Point(1u32),
-                                        ::mcp_runtime::__private::GraphEnd::Exit(2u32),
-                                        false,
-                                        false,
-                                        &["!confirm.ok"],
-                                    ),
-                                    ::mcp_runtime::__private::GraphStep(
-                                        ::mcp_runtime::__private::GraphEnd::Point(1u32),
-                                        ::mcp_runtime::__private::GraphEnd::Join(0u32),
-                                        false,
-                                        false,
-                                        &["else"],
-                                    ),
-                                    ::mcp_runtime::__private::GraphStep(
-                                        ::mcp_runtime::__private::GraphEnd::Point(0u32),
-                                        ::mcp_runtime::__private::GraphEnd::Join(0u32),
-                                        false,
-                                        false,
-                                        &["else"],
-                                    ),
-                                    ::mcp_runtime::__private::GraphStep(
-                                        ::mcp_runtime::__private::GraphEnd::Join(0u32),
-                                        ::mcp_runtime::__private::GraphEnd::Exit(3u32),
-                                        false,
-                                        false,
-                                        &[],
-                                    ),
-                                ],
-                                &[],
-                                &[0u32, 1u32],
-                            ),
-                        )
-                    }),
+                ::mcp_runtime::__private::flow_graph(&__MCP_GRAPH, &__MCP_SPEC),
             )
         }
     }

@@ -394,159 +394,204 @@ fn tag() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
             &self,
         ) -> ::core::option::Option<&'static ::mcp_runtime::graph::FlowGraph> {
             static __MCP_GRAPH: ::std::sync::OnceLock<::mcp_runtime::graph::FlowGraph> = ::std::sync::OnceLock::new();
+            static __MCP_SPEC: ::mcp_runtime::__private::GraphSpec = ::mcp_runtime::__private::GraphSpec {
+                points: &[
+                    ::mcp_runtime::__private::GraphPoint {
+                        asks: &[
+                            ::mcp_runtime::__private::GraphAsk {
+                                key: "first",
+                                kind: ::mcp_runtime::graph::AskKind::Form,
+                                message: ::core::option::Option::Some("\"First?\""),
+                                form: ::core::option::Option::Some((
+                                    "Word",
+                                    || {
+                                        #[allow(unused_imports)]
+                                        use ::mcp_runtime::__private::{
+                                            SchemaOfAny as _, SchemaOfForm as _,
+                                        };
+                                        (&&::mcp_runtime::__private::SchemaProbe::<Word>::new())
+                                            .schema()
+                                    },
+                                )),
+                                call: ::core::option::Option::None,
+                            },
+                        ],
+                        in_loop: true,
+                        carried: &[
+                            ("round", ::core::option::Option::None),
+                            ("log", ::core::option::Option::None),
+                            ("label", ::core::option::Option::None),
+                        ],
+                    },
+                    ::mcp_runtime::__private::GraphPoint {
+                        asks: &[
+                            ::mcp_runtime::__private::GraphAsk {
+                                key: "more",
+                                kind: ::mcp_runtime::graph::AskKind::Form,
+                                message: ::core::option::Option::Some("\"More?\""),
+                                form: ::core::option::Option::Some((
+                                    "Keep",
+                                    || {
+                                        #[allow(unused_imports)]
+                                        use ::mcp_runtime::__private::{
+                                            SchemaOfAny as _, SchemaOfForm as _,
+                                        };
+                                        (&&::mcp_runtime::__private::SchemaProbe::<Keep>::new())
+                                            .schema()
+                                    },
+                                )),
+                                call: ::core::option::Option::None,
+                            },
+                        ],
+                        in_loop: true,
+                        carried: &[
+                            ("round", ::core::option::Option::None),
+                            ("log", ::core::option::Option::None),
+                        ],
+                    },
+                    ::mcp_runtime::__private::GraphPoint {
+                        asks: &[
+                            ::mcp_runtime::__private::GraphAsk {
+                                key: "second",
+                                kind: ::mcp_runtime::graph::AskKind::Form,
+                                message: ::core::option::Option::Some("\"Second?\""),
+                                form: ::core::option::Option::Some((
+                                    "Word",
+                                    || {
+                                        #[allow(unused_imports)]
+                                        use ::mcp_runtime::__private::{
+                                            SchemaOfAny as _, SchemaOfForm as _,
+                                        };
+                                        (&&::mcp_runtime::__private::SchemaProbe::<Word>::new())
+                                            .schema()
+                                    },
+                                )),
+                                call: ::core::option::Option::None,
+                            },
+                        ],
+                        in_loop: true,
+                        carried: &[
+                            ("round", ::core::option::Option::None),
+                            ("log", ::core::option::Option::None),
+                        ],
+                    },
+                ],
+                exits: &[
+                    (
+                        ::mcp_runtime::graph::ExitKind::Refused,
+                        ::core::option::Option::None,
+                    ),
+                    (
+                        ::mcp_runtime::graph::ExitKind::Refused,
+                        ::core::option::Option::None,
+                    ),
+                    (
+                        ::mcp_runtime::graph::ExitKind::Refused,
+                        ::core::option::Option::None,
+                    ),
+                    (
+                        ::mcp_runtime::graph::ExitKind::Tail,
+                        ::core::option::Option::Some("Ok(text(log.join(\" \")))"),
+                    ),
+                ],
+                steps: &[
+                    ::mcp_runtime::__private::GraphStep(
+                        ::mcp_runtime::__private::GraphEnd::Start,
+                        ::mcp_runtime::__private::GraphEnd::Join(0u32),
+                        false,
+                        false,
+                        &[],
+                    ),
+                    ::mcp_runtime::__private::GraphStep(
+                        ::mcp_runtime::__private::GraphEnd::Join(0u32),
+                        ::mcp_runtime::__private::GraphEnd::Point(0u32),
+                        false,
+                        true,
+                        &["while round < args.rounds", "round.is_multiple_of(2)"],
+                    ),
+                    ::mcp_runtime::__private::GraphStep(
+                        ::mcp_runtime::__private::GraphEnd::Point(0u32),
+                        ::mcp_runtime::__private::GraphEnd::Exit(0u32),
+                        false,
+                        false,
+                        &[],
+                    ),
+                    ::mcp_runtime::__private::GraphStep(
+                        ::mcp_runtime::__private::GraphEnd::Point(0u32),
+                        ::mcp_runtime::__private::GraphEnd::Join(1u32),
+                        false,
+                        false,
+                        &[],
+                    ),
+                    ::mcp_runtime::__private::GraphStep(
+                        ::mcp_runtime::__private::GraphEnd::Join(0u32),
+                        ::mcp_runtime::__private::GraphEnd::Join(1u32),
+                        false,
+                        true,
+                        &["while round < args.rounds", "else"],
+                    ),
+                    ::mcp_runtime::__private::GraphStep(
+                        ::mcp_runtime::__private::GraphEnd::Join(1u32),
+                        ::mcp_runtime::__private::GraphEnd::Point(1u32),
+                        false,
+                        true,
+                        &[],
+                    ),
+                    ::mcp_runtime::__private::GraphStep(
+                        ::mcp_runtime::__private::GraphEnd::Point(1u32),
+                        ::mcp_runtime::__private::GraphEnd::Exit(1u32),
+                        false,
+                        false,
+                        &[],
+                    ),
+                    ::mcp_runtime::__private::GraphStep(
+                        ::mcp_runtime::__private::GraphEnd::Point(1u32),
+                        ::mcp_runtime::__private::GraphEnd::Point(2u32),
+                        false,
+                        false,
+                        &["more.ok"],
+                    ),
+                    ::mcp_runtime::__private::GraphStep(
+                        ::mcp_runtime::__private::GraphEnd::Point(2u32),
+                        ::mcp_runtime::__private::GraphEnd::Exit(2u32),
+                        false,
+                        false,
+                        &[],
+                    ),
+                    ::mcp_runtime::__private::GraphStep(
+                        ::mcp_runtime::__private::GraphEnd::Point(2u32),
+                        ::mcp_runtime::__private::GraphEnd::Join(2u32),
+                        false,
+                        false,
+                        &[],
+                    ),
+                    ::mcp_runtime::__private::GraphStep(
+                        ::mcp_runtime::__private::GraphEnd::Point(1u32),
+                        ::mcp_runtime::__private::GraphEnd::Join(2u32),
+                        false,
+                        false,
+                        &["else"],
+                    ),
+                    ::mcp_runtime::__private::GraphStep(
+                        ::mcp_runtime::__private::GraphEnd::Join(2u32),
+                        ::mcp_runtime::__private::GraphEnd::Join(0u32),
+                        true,
+                        false,
+                        &[],
+                    ),
+                    ::mcp_runtime::__private::GraphStep(
+                        ::mcp_runtime::__private::GraphEnd::Join(0u32),
+                        ::mcp_runtime::__private::GraphEnd::Exit(3u32),
+                        false,
+                        false,
+                        &[],
+                    ),
+                ],
+                sub_points: &[],
+                branch_exits: &[0u32, 1u32, 2u32],
+            };
             ::core::option::Option::Some(
-                __MCP_GRAPH
-                    .get_or_init(|| {
-                        ::mcp_runtime::graph::FlowGraph::new(
-                            ::std::vec![
-                                ::mcp_runtime::graph::Node::Start,
-                                ::mcp_runtime::graph::Node::Point(::mcp_runtime::graph::Point::new(0u32,
-                                ::std::vec![::mcp_runtime::graph::Ask::new("first",
-                                ::mcp_runtime::graph::AskKind::Form).message("\"First?\"")
-                                .form("Word", { #[allow(unused_imports)] use
-                                ::mcp_runtime::__private:: { SchemaOfAny as _, SchemaOfForm
-                                as _ }; (&& ::mcp_runtime::__private::SchemaProbe:: < Word >
-                                ::new()).schema() })]).in_loop()
-                                .carrying(::std::vec![::mcp_runtime::graph::Carried::new("round",
-                                ::core::option::Option::None),
-                                ::mcp_runtime::graph::Carried::new("log",
-                                ::core::option::Option::None),
-                                ::mcp_runtime::graph::Carried::new("label",
-                                ::core::option::Option::None)])),
-                                ::mcp_runtime::graph::Node::Point(::mcp_runtime::graph::Point::new(1u32,
-                                ::std::vec![::mcp_runtime::graph::Ask::new("more",
-                                ::mcp_runtime::graph::AskKind::Form).message("\"More?\"")
-                                .form("Keep", { #[allow(unused_imports)] use
-                                ::mcp_runtime::__private:: { SchemaOfAny as _, SchemaOfForm
-                                as _ }; (&& ::mcp_runtime::__private::SchemaProbe:: < Keep >
-                                ::new()).schema() })]).in_loop()
-                                .carrying(::std::vec![::mcp_runtime::graph::Carried::new("round",
-                                ::core::option::Option::None),
-                                ::mcp_runtime::graph::Carried::new("log",
-                                ::core::option::Option::None)])),
-                                ::mcp_runtime::graph::Node::Point(::mcp_runtime::graph::Point::new(2u32,
-                                ::std::vec![::mcp_runtime::graph::Ask::new("second",
-                                ::mcp_runtime::graph::AskKind::Form).message("\"Second?\"")
-                                .form("Word", { #[allow(unused_imports)] use
-                                ::mcp_runtime::__private:: { SchemaOfAny as _, SchemaOfForm
-                                as _ }; (&& ::mcp_runtime::__private::SchemaProbe:: < Word >
-                                ::new()).schema() })]).in_loop()
-                                .carrying(::std::vec![::mcp_runtime::graph::Carried::new("round",
-                                ::core::option::Option::None),
-                                ::mcp_runtime::graph::Carried::new("log",
-                                ::core::option::Option::None)])),
-                                ::mcp_runtime::graph::Node::Exit(::mcp_runtime::graph::Exit::new(0u32,
-                                ::mcp_runtime::graph::ExitKind::Refused,
-                                ::core::option::Option::None)),
-                                ::mcp_runtime::graph::Node::Exit(::mcp_runtime::graph::Exit::new(1u32,
-                                ::mcp_runtime::graph::ExitKind::Refused,
-                                ::core::option::Option::None)),
-                                ::mcp_runtime::graph::Node::Exit(::mcp_runtime::graph::Exit::new(2u32,
-                                ::mcp_runtime::graph::ExitKind::Refused,
-                                ::core::option::Option::None)),
-                                ::mcp_runtime::graph::Node::Exit(::mcp_runtime::graph::Exit::new(3u32,
-                                ::mcp_runtime::graph::ExitKind::Tail,
-                                ::core::option::Option::Some(::std::string::String::from("Ok(text(log.join(\" \")))")))),
-                            ],
-                            ::mcp_runtime::__private::graph_edges(
-                                &[
-                                    ::mcp_runtime::__private::GraphStep(
-                                        ::mcp_runtime::__private::GraphEnd::Start,
-                                        ::mcp_runtime::__private::GraphEnd::Join(0u32),
-                                        false,
-                                        false,
-                                        &[],
-                                    ),
-                                    ::mcp_runtime::__private::GraphStep(
-                                        ::mcp_runtime::__private::GraphEnd::Join(0u32),
-                                        ::mcp_runtime::__private::GraphEnd::Point(0u32),
-                                        false,
-                                        true,
-                                        &["while round < args.rounds", "round.is_multiple_of(2)"],
-                                    ),
-                                    ::mcp_runtime::__private::GraphStep(
-                                        ::mcp_runtime::__private::GraphEnd::Point(0u32),
-                                        ::mcp_runtime::__private::GraphEnd::Exit(0u32),
-                                        false,
-                                        false,
-                                        &[],
-                                    ),
-                                    ::mcp_runtime::__private::GraphStep(
-                                        ::mcp_runtime::__private::GraphEnd::Point(0u32),
-                                        ::mcp_runtime::__private::GraphEnd::Join(1u32),
-                                        false,
-                                        false,
-                                        &[],
-                                    ),
-                                    ::mcp_runtime::__private::GraphStep(
-                                        ::mcp_runtime::__private::GraphEnd::Join(0u32),
-                                        ::mcp_runtime::__private::GraphEnd::Join(1u32),
-                                        false,
-                                        true,
-                                        &["while round < args.rounds", "else"],
-                                    ),
-                                    ::mcp_runtime::__private::GraphStep(
-                                        ::mcp_runtime::__private::GraphEnd::Join(1u32),
-                                        ::mcp_runtime::__private::GraphEnd::Point(1u32),
-                                        false,
-                                        true,
-                                        &[],
-                                    ),
-                                    ::mcp_runtime::__private::GraphStep(
-                                        ::mcp_runtime::__private::GraphEnd::Point(1u32),
-                                        ::mcp_runtime::__private::GraphEnd::Exit(1u32),
-                                        false,
-                                        false,
-                                        &[],
-                                    ),
-                                    ::mcp_runtime::__private::GraphStep(
-                                        ::mcp_runtime::__private::GraphEnd::Point(1u32),
-                                        ::mcp_runtime::__private::GraphEnd::Point(2u32),
-                                        false,
-                                        false,
-                                        &["more.ok"],
-                                    ),
-                                    ::mcp_runtime::__private::GraphStep(
-                                        ::mcp_runtime::__private::GraphEnd::Point(2u32),
-                                        ::mcp_runtime::__private::GraphEnd::Exit(2u32),
-                                        false,
-                                        false,
-                                        &[],
-                                    ),
-                                    ::mcp_runtime::__private::GraphStep(
-                                        ::mcp_runtime::__private::GraphEnd::Point(2u32),
-                                        ::mcp_runtime::__private::GraphEnd::Join(2u32),
-                                        false,
-                                        false,
-                                        &[],
-                                    ),
-                                    ::mcp_runtime::__private::GraphStep(
-                                        ::mcp_runtime::__private::GraphEnd::Point(1u32),
-                                        ::mcp_runtime::__private::GraphEnd::Join(2u32),
-                                        false,
-                                        false,
-                                        &["else"],
-                                    ),
-                                    ::mcp_runtime::__private::GraphStep(
-                                        ::mcp_runtime::__private::GraphEnd::Join(2u32),
-                                        ::mcp_runtime::__private::GraphEnd::Join(0u32),
-                                        true,
-                                        false,
-                                        &[],
-                                    ),
-                                    ::mcp_runtime::__private::GraphStep(
-                                        ::mcp_runtime::__private::GraphEnd::Join(0u32),
-                                        ::mcp_runtime::__private::GraphEnd::Exit(3u32),
-                                        false,
-                                        false,
-                                        &[],
-                                    ),
-                                ],
-                                &[],
-                                &[0u32, 1u32, 2u32],
-                            ),
-                        )
-                    }),
+                ::mcp_runtime::__private::flow_graph(&__MCP_GRAPH, &__MCP_SPEC),
             )
         }
     }

@@ -57,55 +57,72 @@ fn greet() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
             &self,
         ) -> ::core::option::Option<&'static ::mcp_runtime::graph::FlowGraph> {
             static __MCP_GRAPH: ::std::sync::OnceLock<::mcp_runtime::graph::FlowGraph> = ::std::sync::OnceLock::new();
+            static __MCP_SPEC: ::mcp_runtime::__private::GraphSpec = ::mcp_runtime::__private::GraphSpec {
+                points: &[
+                    ::mcp_runtime::__private::GraphPoint {
+                        asks: &[
+                            ::mcp_runtime::__private::GraphAsk {
+                                key: "sure",
+                                kind: ::mcp_runtime::graph::AskKind::Form,
+                                message: ::core::option::Option::Some("\"Greet?\""),
+                                form: ::core::option::Option::Some((
+                                    "Confirm",
+                                    || {
+                                        #[allow(unused_imports)]
+                                        use ::mcp_runtime::__private::{
+                                            SchemaOfAny as _, SchemaOfForm as _,
+                                        };
+                                        (&&::mcp_runtime::__private::SchemaProbe::<Confirm>::new())
+                                            .schema()
+                                    },
+                                )),
+                                call: ::core::option::Option::None,
+                            },
+                        ],
+                        in_loop: false,
+                        carried: &[],
+                    },
+                ],
+                exits: &[
+                    (
+                        ::mcp_runtime::graph::ExitKind::Refused,
+                        ::core::option::Option::None,
+                    ),
+                    (
+                        ::mcp_runtime::graph::ExitKind::Tail,
+                        ::core::option::Option::Some(
+                            "Ok(text(Self::greeting(&args.name, sure.ok)))",
+                        ),
+                    ),
+                ],
+                steps: &[
+                    ::mcp_runtime::__private::GraphStep(
+                        ::mcp_runtime::__private::GraphEnd::Start,
+                        ::mcp_runtime::__private::GraphEnd::Point(0u32),
+                        false,
+                        false,
+                        &[],
+                    ),
+                    ::mcp_runtime::__private::GraphStep(
+                        ::mcp_runtime::__private::GraphEnd::Point(0u32),
+                        ::mcp_runtime::__private::GraphEnd::Exit(0u32),
+                        false,
+                        false,
+                        &[],
+                    ),
+                    ::mcp_runtime::__private::GraphStep(
+                        ::mcp_runtime::__private::GraphEnd::Point(0u32),
+                        ::mcp_runtime::__private::GraphEnd::Exit(1u32),
+                        false,
+                        false,
+                        &[],
+                    ),
+                ],
+                sub_points: &[],
+                branch_exits: &[0u32],
+            };
             ::core::option::Option::Some(
-                __MCP_GRAPH
-                    .get_or_init(|| {
-                        ::mcp_runtime::graph::FlowGraph::new(
-                            ::std::vec![
-                                ::mcp_runtime::graph::Node::Start,
-                                ::mcp_runtime::graph::Node::Point(::mcp_runtime::graph::Point::new(0u32,
-                                ::std::vec![::mcp_runtime::graph::Ask::new("sure",
-                                ::mcp_runtime::graph::AskKind::Form).message("\"Greet?\"")
-                                .form("Confirm", { #[allow(unused_imports)] use
-                                ::mcp_runtime::__private:: { SchemaOfAny as _, SchemaOfForm
-                                as _ }; (&& ::mcp_runtime::__private::SchemaProbe:: <
-                                Confirm > ::new()).schema() })])),
-                                ::mcp_runtime::graph::Node::Exit(::mcp_runtime::graph::Exit::new(0u32,
-                                ::mcp_runtime::graph::ExitKind::Refused,
-                                ::core::option::Option::None)),
-                                ::mcp_runtime::graph::Node::Exit(::mcp_runtime::graph::Exit::new(1u32,
-                                ::mcp_runtime::graph::ExitKind::Tail,
-                                ::core::option::Option::Some(::std::string::String::from("Ok(text(Self::greeting(&args.name, sure.ok)))")))),
-                            ],
-                            ::mcp_runtime::__private::graph_edges(
-                                &[
-                                    ::mcp_runtime::__private::GraphStep(
-                                        ::mcp_runtime::__private::GraphEnd::Start,
-                                        ::mcp_runtime::__private::GraphEnd::Point(0u32),
-                                        false,
-                                        false,
-                                        &[],
-                                    ),
-                                    ::mcp_runtime::__private::GraphStep(
-                                        ::mcp_runtime::__private::GraphEnd::Point(0u32),
-                                        ::mcp_runtime::__private::GraphEnd::Exit(0u32),
-                                        false,
-                                        false,
-                                        &[],
-                                    ),
-                                    ::mcp_runtime::__private::GraphStep(
-                                        ::mcp_runtime::__private::GraphEnd::Point(0u32),
-                                        ::mcp_runtime::__private::GraphEnd::Exit(1u32),
-                                        false,
-                                        false,
-                                        &[],
-                                    ),
-                                ],
-                                &[],
-                                &[0u32],
-                            ),
-                        )
-                    }),
+                ::mcp_runtime::__private::flow_graph(&__MCP_GRAPH, &__MCP_SPEC),
             )
         }
     }

@@ -53,7 +53,7 @@ struct Way {
 
 /// The graph's edges from the walk's `steps`: `sub_points` are the points that call a
 /// sub-flow, `branch_exits` the exits a condition leads to (a `?`).
-pub fn edges(steps: &[Step], sub_points: &[u32], branch_exits: &[u32]) -> Vec<Edge> {
+pub(crate) fn edges(steps: &[Step], sub_points: &[u32], branch_exits: &[u32]) -> Vec<Edge> {
     let mut ways: Vec<Way> = steps
         .iter()
         .map(|&Step(from, to, back, turn, conditions)| Way {

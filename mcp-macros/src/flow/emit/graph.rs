@@ -4,17 +4,22 @@
 //! the locals each point carries (`point::Resumed`).
 //!
 //! Input:  the marked body `{ let target: Target = __mcp_site!().0?; if c { .. } .. }`
-//! Output: the handler impl's method, which builds the graph once:
+//! Output: the handler impl's method, which reads the graph from static records once (see
+//! `mcp_runtime::graph`'s `spec`: records, not calls, so that no code is compiled per node):
 //! ```text
 //! fn flow_graph(&self) -> Option<&'static FlowGraph> {
 //!     static __MCP_GRAPH: OnceLock<FlowGraph> = OnceLock::new();
-//!     Some(__MCP_GRAPH.get_or_init(|| FlowGraph::new(
-//!         vec![Node::Start, Node::Point(Point::new(0, vec![Ask::new("target", AskKind::Form)
-//!             .message("\"Where?\"").form("Target", Some(<Target as ElicitForm>::requested_schema()))])), ..],
+//!     static __MCP_SPEC: GraphSpec = GraphSpec {
+//!         points: &[GraphPoint { asks: &[GraphAsk { key: "target", kind: AskKind::Form,
+//!             message: Some("\"Where?\""), form: Some(("Target", || probe::<Target>())),
+//!             call: None }], in_loop: false, carried: &[("replicas", Some("u32"))] }, ..],
+//!         exits: &[(ExitKind::Tail, Some("Ok(done)")), ..],
 //!         // The walk's steps, through joins; the runtime takes the joins out (see `walk`).
-//!         graph_edges(&[GraphStep(GraphEnd::Start, GraphEnd::Point(0), false, false, &[]), ..],
-//!             &[/* points that call a sub-flow */], &[/* exits a condition leads to */]),
-//!     )))
+//!         steps: &[GraphStep(GraphEnd::Start, GraphEnd::Point(0), false, false, &[]), ..],
+//!         sub_points: &[/* points that call a sub-flow */],
+//!         branch_exits: &[/* exits a condition leads to */],
+//!     };
+//!     Some(flow_graph(&__MCP_GRAPH, &__MCP_SPEC))
 //! }
 //! ```
 
@@ -59,16 +64,15 @@ pub(crate) fn method(records: &Records<'_>) -> TokenStream {
         .iter()
         .enumerate()
         .map(|(id, site)| point(&walk, records, &hidden, id, site));
-    let exits = walk.exits.iter().enumerate().map(|(n, exit)| {
-        let n = number(n);
+    let exits = walk.exits.iter().map(|exit| {
         let way = match exit.way {
             Way::Return => quote!(Return),
             Way::Try => quote!(Try),
             Way::Refusal => quote!(Refused),
             Way::Tail => quote!(Tail),
         };
-        let source = owned(exit.source.as_deref());
-        quote!(#g::Node::Exit(#g::Exit::new(#n, #g::ExitKind::#way, #source)))
+        let source = text_or_none(exit.source.as_deref());
+        quote!((#g::ExitKind::#way, #source))
     });
     let p = quote!(::mcp_runtime::__private);
     let steps = walk.edges.iter().map(|edge| {
@@ -89,24 +93,23 @@ pub(crate) fn method(records: &Records<'_>) -> TokenStream {
         .filter(|(_, exit)| matches!(exit.way, Way::Try | Way::Refusal))
         .map(|(n, _)| number(n));
     let graph = Ident::new("__MCP_GRAPH", Span::mixed_site());
+    let spec = Ident::new("__MCP_SPEC", Span::mixed_site());
     quote! {
         fn flow_graph(&self) -> ::core::option::Option<&'static #g::FlowGraph> {
             static #graph: ::std::sync::OnceLock<#g::FlowGraph> = ::std::sync::OnceLock::new();
-            ::core::option::Option::Some(#graph.get_or_init(|| {
-                #g::FlowGraph::new(
-                    ::std::vec![#g::Node::Start, #(#points,)* #(#exits,)*],
-                    #p::graph_edges(
-                        &[#(#steps,)*],
-                        &[#(#sub_points),*],
-                        &[#(#branch_exits),*],
-                    ),
-                )
-            }))
+            static #spec: #p::GraphSpec = #p::GraphSpec {
+                points: &[#(#points),*],
+                exits: &[#(#exits),*],
+                steps: &[#(#steps),*],
+                sub_points: &[#(#sub_points),*],
+                branch_exits: &[#(#branch_exits),*],
+            };
+            ::core::option::Option::Some(#p::flow_graph(&#graph, &#spec))
         }
     }
 }
 
-/// `Node::Point(..)` of point `id`.
+/// The `GraphPoint { .. }` record of point `id`.
 fn point(
     walk: &Walk<'_>,
     records: &Records<'_>,
@@ -120,77 +123,98 @@ fn point(
         Expr::Tuple(tuple) => tuple.elems.iter().collect(),
         question => vec![question],
     };
+    let p = quote!(::mcp_runtime::__private);
+    let none = quote!(::core::option::Option::None);
     let asks = site
         .calls
         .iter()
         .zip(&site.keys)
         .enumerate()
         .map(|(n, (call, key))| {
-            if call.sub {
+            let (mut message, mut form, mut called) = (none.clone(), none.clone(), none.clone());
+            let kind = if call.sub {
                 let source = text::expr(&site.question, walk.sites(), text::MESSAGE);
-                return quote!(#g::Ask::new(#key, #g::AskKind::SubFlowCall).call(#source));
-            }
-            let question = questions.get(n).map(|question| unkeyed(question));
-            let method = call.method.to_string();
-            let kind = match method.as_str() {
-                "elicit" => quote!(Form),
-                "elicit_url" => quote!(Url),
-                "sample" => quote!(Sampling),
-                _ => quote!(Roots),
-            };
-            let mut ask = quote!(#g::Ask::new(#key, #g::AskKind::#kind));
-            let call_expr = question.and_then(|question| match question {
-                Expr::MethodCall(call) => Some(call),
-                _ => None,
-            });
-            if let Some(message) = call_expr
-                .filter(|_| matches!(method.as_str(), "elicit" | "elicit_url"))
-                .and_then(|call| call.args.first())
-            {
-                let message = text::expr(message, walk.sites(), text::MESSAGE);
-                ask.extend(quote!(.message(#message)));
-            }
-            if method == "elicit" {
-                let turbofish = call_expr
-                    .and_then(|call| call.turbofish.as_ref())
-                    .and_then(|turbofish| turbofish.args.first())
-                    .and_then(|argument| match argument {
-                        syn::GenericArgument::Type(ty) => Some(ty),
-                        _ => None,
-                    });
-                let annotated = (site.calls.len() == 1)
-                    .then(|| walk.answer_types.get(&id))
-                    .flatten();
-                if let Some(ty) = turbofish.or(annotated)
-                    && let Some(name) = text::ty(ty)
+                called = quote!(::core::option::Option::Some(#source));
+                quote!(SubFlowCall)
+            } else {
+                let question = questions.get(n).map(|question| unkeyed(question));
+                let method = call.method.to_string();
+                let call_expr = question.and_then(|question| match question {
+                    Expr::MethodCall(call) => Some(call),
+                    _ => None,
+                });
+                if let Some(text) = call_expr
+                    .filter(|_| matches!(method.as_str(), "elicit" | "elicit_url"))
+                    .and_then(|call| call.args.first())
                 {
-                    let schema = match hidden.hides(ty) {
-                        true => quote!(::core::option::Option::None),
-                        // Through the probe: a type that is no form gives no schema, and no
-                        // second error beside the one where it is asked.
-                        false => quote! {{
-                            #[allow(unused_imports)]
-                            use ::mcp_runtime::__private::{SchemaOfAny as _, SchemaOfForm as _};
-                            (&&::mcp_runtime::__private::SchemaProbe::<#ty>::new()).schema()
-                        }},
-                    };
-                    ask.extend(quote!(.form(#name, #schema)));
+                    let text = text::expr(text, walk.sites(), text::MESSAGE);
+                    message = quote!(::core::option::Option::Some(#text));
+                }
+                if method == "elicit"
+                    && let Some(read) = form_schema(walk, hidden, id, site, call_expr)
+                {
+                    form = read;
+                }
+                match method.as_str() {
+                    "elicit" => quote!(Form),
+                    "elicit_url" => quote!(Url),
+                    "sample" => quote!(Sampling),
+                    _ => quote!(Roots),
+                }
+            };
+            quote! {
+                #p::GraphAsk {
+                    key: #key,
+                    kind: #g::AskKind::#kind,
+                    message: #message,
+                    form: #form,
+                    call: #called,
                 }
             }
-            ask
         });
-    let in_loop = walk.in_loop[id].then(|| quote!(.in_loop()));
+    let in_loop = walk.in_loop[id];
     let carried = resumed.carried.iter().map(|carried| {
         let (name, ty) = carried_name(walk, records.bindings, &carried.ident);
-        let ty = owned(ty.as_deref());
-        quote!(#g::Carried::new(#name, #ty))
+        let ty = text_or_none(ty.as_deref());
+        quote!((#name, #ty))
     });
-    let carrying =
-        (!resumed.carried.is_empty()).then(|| quote!(.carrying(::std::vec![#(#carried),*])));
-    let n = number(id);
     quote! {
-        #g::Node::Point(#g::Point::new(#n, ::std::vec![#(#asks),*])#in_loop #carrying)
+        #p::GraphPoint { asks: &[#(#asks),*], in_loop: #in_loop, carried: &[#(#carried),*] }
     }
+}
+
+/// A form question's `Some((type name, reader of its schema))`, where the handler names the
+/// form's type (by a turbofish, or by the `let` of a point that asks one question).
+fn form_schema(
+    walk: &Walk<'_>,
+    hidden: &Hidden,
+    id: usize,
+    site: &Site,
+    call: Option<&syn::ExprMethodCall>,
+) -> Option<TokenStream> {
+    let turbofish = call
+        .and_then(|call| call.turbofish.as_ref())
+        .and_then(|turbofish| turbofish.args.first())
+        .and_then(|argument| match argument {
+            syn::GenericArgument::Type(ty) => Some(ty),
+            _ => None,
+        });
+    let annotated = (site.calls.len() == 1)
+        .then(|| walk.answer_types.get(&id))
+        .flatten();
+    let ty = turbofish.or(annotated)?;
+    let name = text::ty(ty)?;
+    let schema = match hidden.hides(ty) {
+        true => quote!(::core::option::Option::None),
+        // Through the probe: a type that is no form gives no schema, and no second error
+        // beside the one where it is asked.
+        false => quote! {{
+            #[allow(unused_imports)]
+            use ::mcp_runtime::__private::{SchemaOfAny as _, SchemaOfForm as _};
+            (&&::mcp_runtime::__private::SchemaProbe::<#ty>::new()).schema()
+        }},
+    };
+    Some(quote!(::core::option::Option::Some((#name, || #schema))))
 }
 
 /// The question of `expr`, without its `.key(..)`.
@@ -320,10 +344,10 @@ fn number(n: usize) -> TokenStream {
     quote!(#n)
 }
 
-/// `Some(String::from("text"))`, or `None`.
-fn owned(text: Option<&str>) -> TokenStream {
+/// `Some("text")`, or `None`.
+fn text_or_none(text: Option<&str>) -> TokenStream {
     match text {
-        Some(text) => quote!(::core::option::Option::Some(::std::string::String::from(#text))),
+        Some(text) => quote!(::core::option::Option::Some(#text)),
         None => quote!(::core::option::Option::None),
     }
 }
