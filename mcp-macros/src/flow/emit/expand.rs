@@ -159,16 +159,17 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
             ::core::option::Option::Some(#n) => { #arm }
         });
     }
-    if !same_as_start.is_empty() {
-        forward = straight::nest(
+    let forward = match same_as_start.is_empty() {
+        true => forward.into_token_stream(),
+        false => straight::nest(
             &forward,
             plan.placements,
             &resumed,
             &within,
             plan.hoisted,
             &reader,
-        );
-    }
+        ),
+    };
 
     let (inputs, context) = step_inputs(handler);
     let mut shape = shape(plan.sites, &resumed);

@@ -310,7 +310,7 @@ pub(crate) fn nest(
     within: &HashMap<usize, Within>,
     hoisted: &Hoisted,
     reader: &Ident,
-) -> Block {
+) -> TokenStream {
     let items: Vec<&Stmt> = body
         .stmts
         .iter()
@@ -372,7 +372,9 @@ pub(crate) fn nest(
         }
     }
     let after = code(start..body.stmts.len());
-    syn::parse_quote!({
+    // Tokens, not a parsed `Block`: nothing reads the nest again, and parsing the whole
+    // body back was most of what building it cost.
+    quote!({
         #(#items)*
         #inner
         #(#after)*
