@@ -111,12 +111,31 @@ impl SiteCode<'_> {
         } else {
             quote_spanned!(span=> ::mcp_runtime::__private::Batch::settle(|| #question, &#cx, &[#(#keys),*]))
         };
-        syn::parse_quote_spanned! {span=>
-            match #settle {
-                #p::Settled::Answered(#answer) => #answer,
-                #p::Settled::Stop(#halt) => break #label #write.stop(#halt),
-            }
-        }
+        // Built, not parsed: a point's code is a `match` the compiler reads as written, and
+        // parsing it back cost the macro more than writing it.
+        let arm = |pat: TokenStream, body: TokenStream| syn::Arm {
+            attrs: Vec::new(),
+            pat: syn::Pat::Verbatim(pat),
+            fat_arrow_token: syn::Token![=>](span),
+            body: Box::new(Expr::Verbatim(body)),
+            comma: Some(syn::Token![,](span)),
+        };
+        Expr::Match(syn::ExprMatch {
+            attrs: Vec::new(),
+            match_token: syn::Token![match](span),
+            expr: Box::new(Expr::Verbatim(settle)),
+            brace_token: syn::token::Brace(span),
+            arms: vec![
+                arm(
+                    quote_spanned!(span=> #p::Settled::Answered(#answer)),
+                    quote_spanned!(span=> #answer),
+                ),
+                arm(
+                    quote_spanned!(span=> #p::Settled::Stop(#halt)),
+                    quote_spanned!(span=> break #label #write.stop(#halt)),
+                ),
+            ],
+        })
     }
 }
 
