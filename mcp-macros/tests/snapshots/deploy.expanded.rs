@@ -196,17 +196,7 @@ pub fn deploy() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Cop
                                 message: ::core::option::Option::Some(
                                     "format!(\"Where should {} go?\", args.service)",
                                 ),
-                                form: ::core::option::Option::Some((
-                                    "Target",
-                                    || {
-                                        #[allow(unused_imports)]
-                                        use ::mcp_runtime::__private::{
-                                            SchemaOfAny as _, SchemaOfForm as _,
-                                        };
-                                        (&&::mcp_runtime::__private::SchemaProbe::<Target>::new())
-                                            .schema()
-                                    },
-                                )),
+                                form: ::core::option::Option::Some(("Target", 0u32)),
                                 call: ::core::option::Option::None,
                             },
                         ],
@@ -221,17 +211,7 @@ pub fn deploy() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Cop
                                 message: ::core::option::Option::Some(
                                     "format!(\"Ship {replicas} replicas to production?\")",
                                 ),
-                                form: ::core::option::Option::Some((
-                                    "Confirm",
-                                    || {
-                                        #[allow(unused_imports)]
-                                        use ::mcp_runtime::__private::{
-                                            SchemaOfAny as _, SchemaOfForm as _,
-                                        };
-                                        (&&::mcp_runtime::__private::SchemaProbe::<Confirm>::new())
-                                            .schema()
-                                    },
-                                )),
+                                form: ::core::option::Option::Some(("Confirm", 1u32)),
                                 call: ::core::option::Option::None,
                             },
                         ],
@@ -319,7 +299,27 @@ pub fn deploy() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Cop
                 ],
                 sub_points: &[],
                 branch_exits: &[0u32, 1u32],
+                schemas: __mcp_schemas,
             };
+            fn __mcp_schemas(
+                form: u32,
+            ) -> ::core::option::Option<
+                &'static ::mcp_runtime::protocol::ElicitRequestedSchema,
+            > {
+                #[allow(unused_imports)]
+                use ::mcp_runtime::__private::{SchemaOfAny as _, SchemaOfForm as _};
+                match form {
+                    0u32 => {
+                        (&&::mcp_runtime::__private::SchemaProbe::<Target>::new())
+                            .schema()
+                    }
+                    1u32 => {
+                        (&&::mcp_runtime::__private::SchemaProbe::<Confirm>::new())
+                            .schema()
+                    }
+                    _ => ::core::option::Option::None,
+                }
+            }
             ::core::option::Option::Some(
                 ::mcp_runtime::__private::flow_graph(&__MCP_GRAPH, &__MCP_SPEC),
             )

@@ -279,17 +279,7 @@ fn review() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
                                 message: ::core::option::Option::Some(
                                     "format!(\"Keep {name}?\")",
                                 ),
-                                form: ::core::option::Option::Some((
-                                    "Keep",
-                                    || {
-                                        #[allow(unused_imports)]
-                                        use ::mcp_runtime::__private::{
-                                            SchemaOfAny as _, SchemaOfForm as _,
-                                        };
-                                        (&&::mcp_runtime::__private::SchemaProbe::<Keep>::new())
-                                            .schema()
-                                    },
-                                )),
+                                form: ::core::option::Option::Some(("Keep", 0u32)),
                                 call: ::core::option::Option::None,
                             },
                         ],
@@ -350,7 +340,22 @@ fn review() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
                 ],
                 sub_points: &[],
                 branch_exits: &[0u32],
+                schemas: __mcp_schemas,
             };
+            fn __mcp_schemas(
+                form: u32,
+            ) -> ::core::option::Option<
+                &'static ::mcp_runtime::protocol::ElicitRequestedSchema,
+            > {
+                #[allow(unused_imports)]
+                use ::mcp_runtime::__private::{SchemaOfAny as _, SchemaOfForm as _};
+                match form {
+                    0u32 => {
+                        (&&::mcp_runtime::__private::SchemaProbe::<Keep>::new()).schema()
+                    }
+                    _ => ::core::option::Option::None,
+                }
+            }
             ::core::option::Option::Some(
                 ::mcp_runtime::__private::flow_graph(&__MCP_GRAPH, &__MCP_SPEC),
             )

@@ -402,17 +402,7 @@ fn tag() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
                                 key: "first",
                                 kind: ::mcp_runtime::graph::AskKind::Form,
                                 message: ::core::option::Option::Some("\"First?\""),
-                                form: ::core::option::Option::Some((
-                                    "Word",
-                                    || {
-                                        #[allow(unused_imports)]
-                                        use ::mcp_runtime::__private::{
-                                            SchemaOfAny as _, SchemaOfForm as _,
-                                        };
-                                        (&&::mcp_runtime::__private::SchemaProbe::<Word>::new())
-                                            .schema()
-                                    },
-                                )),
+                                form: ::core::option::Option::Some(("Word", 0u32)),
                                 call: ::core::option::Option::None,
                             },
                         ],
@@ -429,17 +419,7 @@ fn tag() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
                                 key: "more",
                                 kind: ::mcp_runtime::graph::AskKind::Form,
                                 message: ::core::option::Option::Some("\"More?\""),
-                                form: ::core::option::Option::Some((
-                                    "Keep",
-                                    || {
-                                        #[allow(unused_imports)]
-                                        use ::mcp_runtime::__private::{
-                                            SchemaOfAny as _, SchemaOfForm as _,
-                                        };
-                                        (&&::mcp_runtime::__private::SchemaProbe::<Keep>::new())
-                                            .schema()
-                                    },
-                                )),
+                                form: ::core::option::Option::Some(("Keep", 1u32)),
                                 call: ::core::option::Option::None,
                             },
                         ],
@@ -455,17 +435,7 @@ fn tag() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
                                 key: "second",
                                 kind: ::mcp_runtime::graph::AskKind::Form,
                                 message: ::core::option::Option::Some("\"Second?\""),
-                                form: ::core::option::Option::Some((
-                                    "Word",
-                                    || {
-                                        #[allow(unused_imports)]
-                                        use ::mcp_runtime::__private::{
-                                            SchemaOfAny as _, SchemaOfForm as _,
-                                        };
-                                        (&&::mcp_runtime::__private::SchemaProbe::<Word>::new())
-                                            .schema()
-                                    },
-                                )),
+                                form: ::core::option::Option::Some(("Word", 2u32)),
                                 call: ::core::option::Option::None,
                             },
                         ],
@@ -589,7 +559,28 @@ fn tag() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
                 ],
                 sub_points: &[],
                 branch_exits: &[0u32, 1u32, 2u32],
+                schemas: __mcp_schemas,
             };
+            fn __mcp_schemas(
+                form: u32,
+            ) -> ::core::option::Option<
+                &'static ::mcp_runtime::protocol::ElicitRequestedSchema,
+            > {
+                #[allow(unused_imports)]
+                use ::mcp_runtime::__private::{SchemaOfAny as _, SchemaOfForm as _};
+                match form {
+                    0u32 => {
+                        (&&::mcp_runtime::__private::SchemaProbe::<Word>::new()).schema()
+                    }
+                    1u32 => {
+                        (&&::mcp_runtime::__private::SchemaProbe::<Keep>::new()).schema()
+                    }
+                    2u32 => {
+                        (&&::mcp_runtime::__private::SchemaProbe::<Word>::new()).schema()
+                    }
+                    _ => ::core::option::Option::None,
+                }
+            }
             ::core::option::Option::Some(
                 ::mcp_runtime::__private::flow_graph(&__MCP_GRAPH, &__MCP_SPEC),
             )

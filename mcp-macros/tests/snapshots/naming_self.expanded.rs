@@ -65,17 +65,7 @@ fn greet() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
                                 key: "sure",
                                 kind: ::mcp_runtime::graph::AskKind::Form,
                                 message: ::core::option::Option::Some("\"Greet?\""),
-                                form: ::core::option::Option::Some((
-                                    "Confirm",
-                                    || {
-                                        #[allow(unused_imports)]
-                                        use ::mcp_runtime::__private::{
-                                            SchemaOfAny as _, SchemaOfForm as _,
-                                        };
-                                        (&&::mcp_runtime::__private::SchemaProbe::<Confirm>::new())
-                                            .schema()
-                                    },
-                                )),
+                                form: ::core::option::Option::Some(("Confirm", 0u32)),
                                 call: ::core::option::Option::None,
                             },
                         ],
@@ -120,7 +110,23 @@ fn greet() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
                 ],
                 sub_points: &[],
                 branch_exits: &[0u32],
+                schemas: __mcp_schemas,
             };
+            fn __mcp_schemas(
+                form: u32,
+            ) -> ::core::option::Option<
+                &'static ::mcp_runtime::protocol::ElicitRequestedSchema,
+            > {
+                #[allow(unused_imports)]
+                use ::mcp_runtime::__private::{SchemaOfAny as _, SchemaOfForm as _};
+                match form {
+                    0u32 => {
+                        (&&::mcp_runtime::__private::SchemaProbe::<Confirm>::new())
+                            .schema()
+                    }
+                    _ => ::core::option::Option::None,
+                }
+            }
             ::core::option::Option::Some(
                 ::mcp_runtime::__private::flow_graph(&__MCP_GRAPH, &__MCP_SPEC),
             )

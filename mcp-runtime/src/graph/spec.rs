@@ -26,6 +26,10 @@ pub struct Spec {
     pub sub_points: &'static [u32],
     /// The exits a condition leads to (a `?`).
     pub branch_exits: &'static [u32],
+    /// The schema of form `n`, as an [`AskSpec`] numbers it; `None` where its type is no
+    /// form. One function for the handler, not one per question: each would be compiled on
+    /// its own.
+    pub schemas: fn(u32) -> Option<&'static ElicitRequestedSchema>,
 }
 
 /// One question point, as the macro writes it.
@@ -48,9 +52,9 @@ pub struct AskSpec {
     pub kind: AskKind,
     /// The source text of its message, for a form or URL question.
     pub message: Option<&'static str>,
-    /// The form's type as written, and what reads its schema (nothing where the type is no
-    /// form), for a form question whose type the handler names.
-    pub form: Option<(&'static str, fn() -> Option<&'static ElicitRequestedSchema>)>,
+    /// The form's type as written, and the number [`Spec::schemas`] reads its schema by, for
+    /// a form question whose type the handler names.
+    pub form: Option<(&'static str, u32)>,
     /// The source text of a sub-flow call.
     pub call: Option<&'static str>,
 }
@@ -64,7 +68,8 @@ impl Spec {
     /// The graph these records describe.
     fn read(&self) -> FlowGraph {
         let points = self.points.iter().zip(0u32..).map(|(point, number)| {
-            let mut read = Point::new(number, point.asks.iter().map(AskSpec::read).collect());
+            let asks = point.asks.iter().map(|ask| ask.read(self.schemas));
+            let mut read = Point::new(number, asks.collect());
             read.in_loop = point.in_loop;
             read.carried = point
                 .carried
@@ -85,12 +90,12 @@ impl Spec {
 }
 
 impl AskSpec {
-    fn read(&self) -> Ask {
+    fn read(&self, schemas: fn(u32) -> Option<&'static ElicitRequestedSchema>) -> Ask {
         let mut ask = Ask::new(self.key, self.kind);
         ask.message = self.message.map(str::to_owned);
         ask.call = self.call.map(str::to_owned);
-        if let Some((name, schema)) = self.form {
-            ask = ask.form(name, schema());
+        if let Some((name, n)) = self.form {
+            ask = ask.form(name, schemas(n));
         }
         ask
     }
@@ -102,7 +107,7 @@ mod tests {
     use super::super::{EdgeKind, NodeId};
     use super::*;
 
-    fn no_schema() -> Option<&'static ElicitRequestedSchema> {
+    fn no_schema(_: u32) -> Option<&'static ElicitRequestedSchema> {
         None
     }
 
@@ -113,7 +118,7 @@ mod tests {
                     key: "target",
                     kind: AskKind::Form,
                     message: Some("\"Where?\""),
-                    form: Some(("Target", no_schema)),
+                    form: Some(("Target", 0)),
                     call: None,
                 }],
                 in_loop: false,
@@ -139,6 +144,7 @@ mod tests {
         ],
         sub_points: &[1],
         branch_exits: &[],
+        schemas: no_schema,
     };
 
     #[test]

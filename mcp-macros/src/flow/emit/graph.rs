@@ -11,14 +11,19 @@
 //!     static __MCP_GRAPH: OnceLock<FlowGraph> = OnceLock::new();
 //!     static __MCP_SPEC: GraphSpec = GraphSpec {
 //!         points: &[GraphPoint { asks: &[GraphAsk { key: "target", kind: AskKind::Form,
-//!             message: Some("\"Where?\""), form: Some(("Target", || probe::<Target>())),
+//!             message: Some("\"Where?\""), form: Some(("Target", 0)),
 //!             call: None }], in_loop: false, carried: &[("replicas", Some("u32"))] }, ..],
 //!         exits: &[(ExitKind::Tail, Some("Ok(done)")), ..],
 //!         // The walk's steps, through joins; the runtime takes the joins out (see `walk`).
 //!         steps: &[GraphStep(GraphEnd::Start, GraphEnd::Point(0), false, false, &[]), ..],
 //!         sub_points: &[/* points that call a sub-flow */],
 //!         branch_exits: &[/* exits a condition leads to */],
+//!         schemas: __mcp_schemas,
 //!     };
+//!     // One reader of the named forms' schemas, by number: one body, not one per question.
+//!     fn __mcp_schemas(form: u32) -> Option<&'static ElicitRequestedSchema> {
+//!         match form { 0 => probe::<Target>(), _ => None }
+//!     }
 //!     Some(flow_graph(&__MCP_GRAPH, &__MCP_SPEC))
 //! }
 //! ```
@@ -60,10 +65,13 @@ pub(crate) fn method(records: &Records<'_>) -> TokenStream {
     walk.body(records.body);
     let g = quote!(::mcp_runtime::graph);
     let hidden = Hidden::of(records.items);
-    let points = sites
+    let mut forms = Vec::new();
+    let points: Vec<TokenStream> = sites
         .iter()
         .enumerate()
-        .map(|(id, site)| point(&walk, records, &hidden, id, site));
+        .map(|(id, site)| point(&walk, records, &hidden, &mut forms, id, site))
+        .collect();
+    let form_numbers = (0..forms.len()).map(number);
     let exits = walk.exits.iter().map(|exit| {
         let way = match exit.way {
             Way::Return => quote!(Return),
@@ -94,6 +102,7 @@ pub(crate) fn method(records: &Records<'_>) -> TokenStream {
         .map(|(n, _)| number(n));
     let graph = Ident::new("__MCP_GRAPH", Span::mixed_site());
     let spec = Ident::new("__MCP_SPEC", Span::mixed_site());
+    let schemas = Ident::new("__mcp_schemas", Span::mixed_site());
     quote! {
         fn flow_graph(&self) -> ::core::option::Option<&'static #g::FlowGraph> {
             static #graph: ::std::sync::OnceLock<#g::FlowGraph> = ::std::sync::OnceLock::new();
@@ -103,7 +112,20 @@ pub(crate) fn method(records: &Records<'_>) -> TokenStream {
                 steps: &[#(#steps),*],
                 sub_points: &[#(#sub_points),*],
                 branch_exits: &[#(#branch_exits),*],
+                schemas: #schemas,
             };
+            // Through the probe: a type that is no form gives no schema, and no second error
+            // beside the one where it is asked.
+            fn #schemas(
+                form: u32,
+            ) -> ::core::option::Option<&'static ::mcp_runtime::protocol::ElicitRequestedSchema> {
+                #[allow(unused_imports)]
+                use ::mcp_runtime::__private::{SchemaOfAny as _, SchemaOfForm as _};
+                match form {
+                    #(#form_numbers => (&&::mcp_runtime::__private::SchemaProbe::<#forms>::new()).schema(),)*
+                    _ => ::core::option::Option::None,
+                }
+            }
             ::core::option::Option::Some(#p::flow_graph(&#graph, &#spec))
         }
     }
@@ -114,6 +136,7 @@ fn point(
     walk: &Walk<'_>,
     records: &Records<'_>,
     hidden: &Hidden,
+    forms: &mut Vec<syn::Type>,
     id: usize,
     site: &Site,
 ) -> TokenStream {
@@ -151,9 +174,9 @@ fn point(
                     message = quote!(::core::option::Option::Some(#text));
                 }
                 if method == "elicit"
-                    && let Some(read) = form_schema(walk, hidden, id, site, call_expr)
+                    && let Some(named) = form_named(walk, hidden, forms, id, site, call_expr)
                 {
-                    form = read;
+                    form = named;
                 }
                 match method.as_str() {
                     "elicit" => quote!(Form),
@@ -183,11 +206,14 @@ fn point(
     }
 }
 
-/// A form question's `Some((type name, reader of its schema))`, where the handler names the
-/// form's type (by a turbofish, or by the `let` of a point that asks one question).
-fn form_schema(
+/// A form question's `Some((type name, n))`, where the handler names the form's type (by a
+/// turbofish, or by the `let` of a point that asks one question): `n` is its number among
+/// `forms`, the types whose schema the graph's one reader gives. A type the graph cannot
+/// reach is numbered past them, and has none.
+fn form_named(
     walk: &Walk<'_>,
     hidden: &Hidden,
+    forms: &mut Vec<syn::Type>,
     id: usize,
     site: &Site,
     call: Option<&syn::ExprMethodCall>,
@@ -204,17 +230,14 @@ fn form_schema(
         .flatten();
     let ty = turbofish.or(annotated)?;
     let name = text::ty(ty)?;
-    let schema = match hidden.hides(ty) {
-        true => quote!(::core::option::Option::None),
-        // Through the probe: a type that is no form gives no schema, and no second error
-        // beside the one where it is asked.
-        false => quote! {{
-            #[allow(unused_imports)]
-            use ::mcp_runtime::__private::{SchemaOfAny as _, SchemaOfForm as _};
-            (&&::mcp_runtime::__private::SchemaProbe::<#ty>::new()).schema()
-        }},
+    let n = match hidden.hides(ty) {
+        true => u32::MAX,
+        false => {
+            forms.push(ty.clone());
+            u32::try_from(forms.len() - 1).unwrap_or(u32::MAX)
+        }
     };
-    Some(quote!(::core::option::Option::Some((#name, || #schema))))
+    Some(quote!(::core::option::Option::Some((#name, #n))))
 }
 
 /// The question of `expr`, without its `.key(..)`.
