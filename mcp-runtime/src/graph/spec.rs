@@ -78,9 +78,10 @@ impl Spec {
                 .collect();
             Node::Point(read)
         });
-        let exits = self.exits.iter().zip(0u32..).map(|(&(way, source), n)| {
-            Node::Exit(Exit::new(n, way, source.map(str::to_owned)))
-        });
+        let exits =
+            self.exits.iter().zip(0u32..).map(|(&(way, source), n)| {
+                Node::Exit(Exit::new(n, way, source.map(str::to_owned)))
+            });
         let nodes = std::iter::once(Node::Start)
             .chain(points)
             .chain(exits)
@@ -180,6 +181,9 @@ mod tests {
             (from_second[0].to, from_second[0].kind),
             (NodeId::Exit(0), EdgeKind::Return)
         );
-        assert!(std::ptr::eq(graph, super::graph(&GRAPH, &SPEC)), "read once");
+        assert!(
+            std::ptr::eq(graph, super::graph(&GRAPH, &SPEC)),
+            "read once"
+        );
     }
 }
