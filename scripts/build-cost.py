@@ -436,8 +436,8 @@ def report(opts):
         found = series_growth(series, get, prefix, title)
         for metric, value in found.items():
             growth[metric] = max(growth.get(metric, 0), value)
-    print("\nBudgets (issue 12): a question-free handler at most 1.2x hand-written, each question\n"
-          "point at most 10 ms, linear growth in K (taken here as at most 2.5x):")
+    print("\nBudgets (issue 32): a question-free handler at most 1.1x hand-written, each question\n"
+          "point at most 5 ms, linear growth in K (at most 2.0x from K=20 to K=40):")
 
     def verdict(ok):
         return f"{'within' if ok else 'OVER':>8}"
@@ -445,13 +445,13 @@ def report(opts):
     print(f"  {'':<44}{'clean leaf':>16}{'edit in line':>16}{'edit + line':>16}")
     print(f"  {'':<44}" + f"{'wall':>8}{'CPU':>8}" * 3)
     print(f"  {'question-free handler / hand-written':<44}"
-          + "".join(verdict(figures[c][0] <= 1.2) for c in columns))
+          + "".join(verdict(figures[c][0] <= 1.1) for c in columns))
     if q:
         print(f"  {'question point':<44}"
-              + "".join(verdict(figures[c][2] <= 10) for c in columns))
+              + "".join(verdict(figures[c][2] <= 5) for c in columns))
     if growth:
         print(f"  {'growth in K, any shape (clean leaf)':<44}"
-              + "".join(verdict(growth[m] <= 2.5) for m in (0, 1)))
+              + "".join(verdict(growth[m] <= 2.0) for m in (0, 1)))
 
 
 def main():

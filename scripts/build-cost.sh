@@ -28,7 +28,7 @@
 #                 every line below it (and the spans of everything the macros expand there).
 # Prints the medians, the ratios macro / hand-written, ms per tool, ms per question point
 # ((asking - no questions) / (N * Q)), and for the K series the seconds per question and the
-# growth from K=20 to K=40 above K=0 (2x linear, 4x quadratic), against issue 12's budgets.
+# growth from K=20 to K=40 above K=0 (2x linear, 4x quadratic), against issue 32's budgets.
 # Takes a few minutes to build the dependencies, then 17 timed leaf builds per run.
 #
 # Usage: scripts/build-cost.sh [--tools N] [--questions Q] [--runs R] [--quick] [--keep]
