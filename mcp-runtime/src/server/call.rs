@@ -15,6 +15,7 @@ use super::handler::{
 use super::outbound::Logger;
 use super::outcome::{error_outcome, raw_result_outcome};
 use super::panic::guarded;
+use super::params::{Answers, CallParams};
 use super::single_use::{self, Replay, StoredReply, Use, Verdict};
 use super::{Outcome, Server, trace};
 use crate::flow::refuse_state;
@@ -31,21 +32,17 @@ pub(super) struct RoundInput {
     request_state: Option<String>,
 }
 
-pub(super) fn take_round(params: &mut Map<String, Value>) -> Result<RoundInput, RpcError> {
-    let input_responses = match params.remove("inputResponses") {
+pub(super) fn take_round(params: &mut CallParams) -> Result<RoundInput, RpcError> {
+    let input_responses = match params.input_responses.take() {
         None => None,
-        Some(responses @ Value::Object(_)) => Some(
-            serde_json::from_value::<InputResponses>(responses).map_err(|error| {
-                RpcError::invalid_params(format!("invalid `inputResponses`: {error}"))
-            })?,
-        ),
-        Some(_) => {
+        Some(Answers::Object(responses)) => Some(responses),
+        Some(Answers::NotAnObject(_)) => {
             return Err(RpcError::invalid_params(
                 "`inputResponses` must be an object",
             ));
         }
     };
-    let request_state = match params.remove("requestState") {
+    let request_state = match params.request_state.take() {
         None => None,
         Some(Value::String(state)) => Some(state),
         Some(_) => return Err(RpcError::invalid_params("`requestState` must be a string")),
