@@ -7,7 +7,7 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 use tracing::Instrument as _;
 
-use super::context::{RequestContext, stamp};
+use super::context::{RequestContext, stamp, with_member};
 use super::error::RpcError;
 use super::handler::{
     BoxFuture, HandlerResult, Progress, PromptHandler, Reply, Request, ResourceHandler, ToolHandler,
@@ -15,6 +15,7 @@ use super::handler::{
 use super::outbound::Logger;
 use super::outcome::{error_outcome, raw_result_outcome};
 use super::panic::guarded;
+use super::params::{Answers, CallParams};
 use super::single_use::{self, Replay, StoredReply, Use, Verdict};
 use super::{Outcome, Server, trace};
 use crate::flow::refuse_state;
@@ -31,21 +32,17 @@ pub(super) struct RoundInput {
     request_state: Option<String>,
 }
 
-pub(super) fn take_round(params: &mut Map<String, Value>) -> Result<RoundInput, RpcError> {
-    let input_responses = match params.remove("inputResponses") {
+pub(super) fn take_round(params: &mut CallParams) -> Result<RoundInput, RpcError> {
+    let input_responses = match params.input_responses.take() {
         None => None,
-        Some(responses @ Value::Object(_)) => Some(
-            serde_json::from_value::<InputResponses>(responses).map_err(|error| {
-                RpcError::invalid_params(format!("invalid `inputResponses`: {error}"))
-            })?,
-        ),
-        Some(_) => {
+        Some(Answers::Object(responses)) => Some(responses),
+        Some(Answers::NotAnObject(_)) => {
             return Err(RpcError::invalid_params(
                 "`inputResponses` must be an object",
             ));
         }
     };
-    let request_state = match params.remove("requestState") {
+    let request_state = match params.request_state.take() {
         None => None,
         Some(Value::String(state)) => Some(state),
         Some(_) => return Err(RpcError::invalid_params("`requestState` must be a string")),
@@ -278,6 +275,7 @@ impl<H: Serves> Call<H> {
         // The one round takes the arguments as parsed: no copy.
         let mut input_required = false;
         let info = self.server.inner.context.shared_server_info();
+        let member = self.server.inner.context.server_info_member();
         let launch = self.launch.take();
         let round = self.last_round(state, input_responses);
         let round = match launch {
@@ -299,10 +297,17 @@ impl<H: Serves> Call<H> {
                 if let Some(cache) = cache {
                     result.apply_cache_hints(cache);
                 }
-                if let Some(info) = &info {
-                    stamp(result.meta_slot(), info);
+                match (&info, &member) {
+                    // The identity serialised once, not in every answer.
+                    (Some(_), Some(member)) if result.meta_slot().is_none() => {
+                        serialised(&result).map(|bytes| with_member(bytes, member))
+                    }
+                    (Some(info), _) => {
+                        stamp(result.meta_slot(), info);
+                        serialised(&result)
+                    }
+                    (None, _) => serialised(&result),
                 }
-                serialised(&result)
             }
             Ok(Reply::InputRequired(mut asked)) => {
                 let unasked = asked.take_unasked();
@@ -311,7 +316,12 @@ impl<H: Serves> Call<H> {
                 trace::record_state_bytes(token.as_ref().map_or(0, String::len));
                 input_required = true;
                 match InputRequiredResult::new(requests, token) {
-                    Ok(result) => serialised(&with_meta(result, unasked, info.as_deref())),
+                    Ok(result) => match &member {
+                        Some(member) if unasked.is_empty() => {
+                            serialised(&result).map(|bytes| with_member(bytes, member))
+                        }
+                        _ => serialised(&with_meta(result, unasked, info.as_deref())),
+                    },
                     Err(empty) => Err(ErrorObject::new(
                         ErrorCode::INTERNAL_ERROR,
                         empty.to_string(),

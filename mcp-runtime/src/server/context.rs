@@ -206,6 +206,9 @@ pub(crate) struct ContextSettings {
     /// The identity results carry, set at build; `None` when they carry none. Shared: every
     /// round's answer holds it until it is stamped.
     server_info: Option<Arc<Implementation>>,
+    /// [`server_info`](Self::server_info) as the last member of a result that has no `_meta`
+    /// of its own: serialised once, at build, rather than in every answer.
+    server_info_member: Option<Arc<str>>,
 }
 
 impl Default for ContextSettings {
@@ -216,6 +219,7 @@ impl Default for ContextSettings {
             all: false,
             server_info_in_results: true,
             server_info: None,
+            server_info_member: None,
         }
     }
 }
@@ -225,6 +229,7 @@ impl ContextSettings {
     /// identity.
     pub(crate) fn checked(mut self, info: &Implementation) -> Result<Self, BuildError> {
         self.server_info = self.server_info_in_results.then(|| Arc::new(info.clone()));
+        self.server_info_member = self.server_info.as_deref().and_then(meta_member);
         let mut exposed = Vec::with_capacity(self.requested.len());
         for name in self.requested.drain(..) {
             let header = HeaderName::from_bytes(name.as_bytes())
@@ -246,6 +251,12 @@ impl ContextSettings {
     /// [`server_info`](Self::server_info), shared, for an answer still to come.
     pub(crate) fn shared_server_info(&self) -> Option<Arc<Implementation>> {
         self.server_info.clone()
+    }
+
+    /// The `_meta` member carrying [`server_info`](Self::server_info), serialised, for a
+    /// result that has no `_meta`: see [`with_member`].
+    pub(crate) fn server_info_member(&self) -> Option<Arc<str>> {
+        self.server_info_member.clone()
     }
 
     /// The exposed headers among `headers`.
@@ -293,6 +304,30 @@ impl ServerBuilder {
         self.context.server_info_in_results = on;
         self
     }
+}
+
+/// The `_meta` member [`stamp`] gives a result that had none, serialised: `"_meta":{...}`.
+/// `None` if `info` does not serialise, and results are then stamped one by one.
+fn meta_member(info: &Implementation) -> Option<Arc<str>> {
+    let mut meta = None;
+    stamp(&mut meta, info);
+    let meta = serde_json::to_string(&meta?).ok()?;
+    Some(format!(r#""_meta":{meta}"#).into())
+}
+
+/// `result`, a serialised result object whose `_meta` is absent (it goes last, so it would
+/// have been written last), with `member` (from [`ContextSettings::server_info_member`])
+/// written where it would have been: the bytes a stamped result serialises to.
+pub(crate) fn with_member(mut result: Vec<u8>, member: &str) -> Vec<u8> {
+    if result.last() == Some(&b'}') {
+        result.pop();
+        if result.last() != Some(&b'{') {
+            result.push(b',');
+        }
+        result.extend_from_slice(member.as_bytes());
+        result.push(b'}');
+    }
+    result
 }
 
 /// Puts `info` in a result's `_meta`, unless the handler put an identity there itself.
@@ -369,5 +404,69 @@ mod tests {
                 name: "bad header".into()
             }
         );
+    }
+
+    #[test]
+    fn a_result_with_the_identity_written_after_it_reads_as_one_stamped() {
+        use crate::protocol::{
+            CacheHints, CacheScope, CallToolResult, ContentBlock, GetPromptResult, InputRequests,
+            InputRequiredResult, PromptMessage, ReadResourceResult, ResourceContents, Role,
+            TextResourceContents,
+        };
+        let mut info = Implementation::new("deploy \"quoted\"", "1.0");
+        info.title = Some("Deploy".into());
+        let member = meta_member(&info).unwrap();
+        // Written after the result's own members, whatever they are, the identity gives the
+        // bytes that a result stamped in place serialises to.
+        fn alike<R: serde::Serialize>(plain: &R, stamped: &R, member: &str) -> (String, String) {
+            let written = with_member(serde_json::to_vec(plain).unwrap(), member);
+            (
+                String::from_utf8(written).unwrap(),
+                serde_json::to_string(stamped).unwrap(),
+            )
+        }
+        let mut tool = CallToolResult::new(vec![ContentBlock::text("done")]);
+        tool.structured_content = Some(serde_json::json!({"n": 1}));
+        tool.is_error = Some(false);
+        let mut stamped = tool.clone();
+        stamp(&mut stamped.meta, &info);
+        let (written, expected) = alike(&tool, &stamped, &member);
+        assert_eq!(written, expected);
+        let prompt = GetPromptResult {
+            description: Some("d".into()),
+            messages: vec![PromptMessage::text(Role::User, "hi")],
+            ..GetPromptResult::default()
+        };
+        let mut stamped = prompt.clone();
+        stamp(&mut stamped.meta, &info);
+        let (written, expected) = alike(&prompt, &stamped, &member);
+        assert_eq!(written, expected);
+        let read = ReadResourceResult {
+            contents: vec![ResourceContents::Text(TextResourceContents {
+                uri: "file:///a".into(),
+                text: "a".into(),
+                ..TextResourceContents::default()
+            })],
+            cache: CacheHints {
+                ttl_ms: 5,
+                cache_scope: CacheScope::default(),
+            },
+            ..ReadResourceResult::default()
+        };
+        let mut stamped = read.clone();
+        stamp(&mut stamped.meta, &info);
+        let (written, expected) = alike(&read, &stamped, &member);
+        assert_eq!(written, expected);
+        let requests: InputRequests = serde_json::from_value(serde_json::json!({
+            "ok": {"method": "roots/list"},
+        }))
+        .unwrap();
+        let asked = InputRequiredResult::with_state(requests, "AbC-_9");
+        let mut meta = None;
+        stamp(&mut meta, &info);
+        let stamped = asked.clone().with_meta(meta.unwrap());
+        let (written, expected) = alike(&asked, &stamped, &member);
+        assert_eq!(written, expected);
+        assert!(written.ends_with(r#""_meta":{"io.modelcontextprotocol/serverInfo":{"name":"deploy \"quoted\"","version":"1.0","title":"Deploy"}}}"#), "{written}");
     }
 }

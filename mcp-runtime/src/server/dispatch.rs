@@ -16,6 +16,7 @@ use super::lifecycle::{self, Envelope};
 use super::method::Method;
 use super::outbound::{self, LevelCell, Logger};
 use super::outcome::{error_outcome, raw_result_outcome, result_outcome};
+use super::params::{CallParams, Params};
 use super::registry::{ListKind, cursor_of};
 use super::{
     Handling, Outcome, RequestFacts, Server, cancel, headers, listen, param_headers, trace,
@@ -43,8 +44,8 @@ impl Server {
     pub(crate) fn handle_shallow(&self, message: &[u8], facts: RequestFacts) -> Handling {
         match lifecycle::parse_envelope(message) {
             Ok(Envelope::Request { id, method, params }) => {
-                let legacy = legacy::is_legacy(&method, &params, &facts);
-                let mut access = trace::Access::start(&method, &id, legacy, &params);
+                let legacy = legacy::is_legacy(&method, params.rest(), &facts);
+                let mut access = trace::Access::start(&method, &id, legacy, params.rest());
                 let mut handling = access.within(|| {
                     // On a stdio connection a call may be cancelled by its id.
                     let registration = facts
@@ -76,12 +77,12 @@ impl Server {
         &self,
         id: Value,
         method: &str,
-        params: Map<String, Value>,
+        params: Params,
         facts: RequestFacts,
         legacy: bool,
     ) -> Handling {
         if legacy {
-            return self.handle_legacy(id, method, params, &facts);
+            return self.handle_legacy(id, method, params.into_map(), &facts);
         }
         match self.route(&id, method, params, facts) {
             Ok(handling) => handling,
@@ -140,16 +141,27 @@ impl Server {
         &self,
         id: &Value,
         name: &str,
-        mut params: Map<String, Value>,
+        params: Params,
         facts: RequestFacts,
     ) -> Result<Handling, RpcError> {
         let method = self
             .method(name)
             .ok_or_else(|| RpcError::method_not_found(name))?;
-        let meta = lifecycle::check_meta(&params, &facts)?;
+        let meta = lifecycle::check_meta(params.rest(), &facts)?;
         if let Some(headers) = facts.headers.as_deref().filter(|_| facts.http) {
-            headers::check_standard(name, &params, headers)?;
+            headers::check_standard(name, params.rest(), headers)?;
         }
+        // A call read as one goes straight to its round; a map of a call's members (its
+        // `method` came after its `params`) is taken apart below.
+        let params = match (method, params) {
+            (
+                Method::ToolsCall | Method::PromptsGet | Method::ResourcesRead,
+                Params::Call(call),
+            ) => {
+                return self.route_call(id, method, call, meta, facts);
+            }
+            (_, params) => params.into_map(),
+        };
         let snapshot = self.inner.registry.snapshot();
         let page = |kind| {
             let page = snapshot.list(kind).page(cursor_of(&params)?, false)?;
@@ -208,63 +220,73 @@ impl Server {
                 })
             }
             Method::ToolsCall | Method::PromptsGet | Method::ResourcesRead => {
-                let round = take_round(&mut params)?;
-                // `check_meta` has seen `_meta` and its capabilities object: take them, not a
-                // copy.
-                // Kept whole for the binding policy, which may read any of it.
-                let meta_map = match params.remove("_meta") {
-                    Some(Value::Object(meta)) => Some(meta),
-                    _ => None,
-                };
-                // Read in place: the capabilities object is not copied to be parsed.
-                let capabilities = match meta_map
-                    .as_ref()
-                    .and_then(|meta| meta.get(META_CLIENT_CAPABILITIES))
-                {
-                    Some(capabilities) => ClientCapabilities::deserialize(capabilities),
-                    None => Ok(ClientCapabilities::default()),
-                }
-                .map_err(|error| {
-                    RpcError::invalid_meta(format!("invalid client capabilities: {error}"))
-                })?;
-                let (sender, receiver) = match (&meta.progress_token, meta.log_level) {
-                    (None, None) => (None, None),
-                    _ => {
-                        let (sender, receiver) = outbound::channel();
-                        (Some(sender), Some(receiver))
-                    }
-                };
-                let progress = match (meta.progress_token, &sender) {
-                    (Some(token), Some(sender)) => Progress::new(token, sender.clone()),
-                    _ => Progress::none(),
-                };
-                let logger = match (meta.log_level, sender) {
-                    (Some(level), Some(sender)) => {
-                        Logger::new(sender, Arc::new(LevelCell::new(Some(level))))
-                    }
-                    _ => Logger::none(),
-                };
-                let request = RequestContext::modern(
-                    meta_map.unwrap_or_default(),
-                    self.inner.context.exposed(facts.headers.as_deref()),
-                );
-                let context = CallContext {
-                    request,
-                    peer: facts.peer,
-                    capabilities,
-                    subject: facts.subject,
-                    claims: facts.claims,
-                    progress,
-                    logger,
-                    headers: facts.headers,
-                };
-                let outcome = self.call(id.clone(), method, params, context, Era::Modern(round))?;
-                Ok(Handling {
-                    messages: receiver,
-                    outcome,
-                })
+                self.route_call(id, method, CallParams::from_map(params), meta, facts)
             }
         }
+    }
+
+    /// A stateless call: its round taken out of `params`, its context built from `_meta`.
+    fn route_call(
+        &self,
+        id: &Value,
+        method: Method,
+        mut params: CallParams,
+        meta: lifecycle::Meta,
+        facts: RequestFacts,
+    ) -> Result<Handling, RpcError> {
+        let round = take_round(&mut params)?;
+        // `check_meta` has seen `_meta` and its capabilities object: take them, not a
+        // copy.
+        // Kept whole for the binding policy, which may read any of it.
+        let meta_map = match params.rest.remove("_meta") {
+            Some(Value::Object(meta)) => Some(meta),
+            _ => None,
+        };
+        // Read in place: the capabilities object is not copied to be parsed.
+        let capabilities = match meta_map
+            .as_ref()
+            .and_then(|meta| meta.get(META_CLIENT_CAPABILITIES))
+        {
+            Some(capabilities) => ClientCapabilities::deserialize(capabilities),
+            None => Ok(ClientCapabilities::default()),
+        }
+        .map_err(|error| RpcError::invalid_meta(format!("invalid client capabilities: {error}")))?;
+        let (sender, receiver) = match (&meta.progress_token, meta.log_level) {
+            (None, None) => (None, None),
+            _ => {
+                let (sender, receiver) = outbound::channel();
+                (Some(sender), Some(receiver))
+            }
+        };
+        let progress = match (meta.progress_token, &sender) {
+            (Some(token), Some(sender)) => Progress::new(token, sender.clone()),
+            _ => Progress::none(),
+        };
+        let logger = match (meta.log_level, sender) {
+            (Some(level), Some(sender)) => {
+                Logger::new(sender, Arc::new(LevelCell::new(Some(level))))
+            }
+            _ => Logger::none(),
+        };
+        let request = RequestContext::modern(
+            meta_map.unwrap_or_default(),
+            self.inner.context.exposed(facts.headers.as_deref()),
+        );
+        let context = CallContext {
+            request,
+            peer: facts.peer,
+            capabilities,
+            subject: facts.subject,
+            claims: facts.claims,
+            progress,
+            logger,
+            headers: facts.headers,
+        };
+        let outcome = self.call(id.clone(), method, params, context, Era::Modern(round))?;
+        Ok(Handling {
+            messages: receiver,
+            outcome,
+        })
     }
 
     /// Starts a call of a tool, prompt or resource: one round on the stateless wire, or the
@@ -273,7 +295,7 @@ impl Server {
         &self,
         id: Value,
         method: Method,
-        mut params: Map<String, Value>,
+        mut params: CallParams,
         mut context: CallContext,
         era: Era,
     ) -> Result<BoxFuture<'static, Outcome>, RpcError> {
@@ -282,7 +304,7 @@ impl Server {
             Method::PromptsGet => ("prompts/get", "name"),
             _ => ("resources/read", "uri"),
         };
-        let target = match params.remove(key) {
+        let target = match params.rest.remove(key) {
             Some(Value::String(target)) => target,
             Some(_) => {
                 return Err(RpcError::invalid_params(format!(
@@ -292,7 +314,7 @@ impl Server {
             None => return Err(RpcError::invalid_params(format!("missing `{key}`"))),
         };
         trace::record_target(&target);
-        let arguments = match params.remove("arguments") {
+        let arguments = match params.arguments {
             None | Some(Value::Null) => None,
             Some(Value::Object(arguments)) if method != Method::ResourcesRead => Some(arguments),
             Some(_) => return Err(RpcError::invalid_params("`arguments` must be an object")),

@@ -5,6 +5,7 @@ use serde_json::{Map, Value};
 
 use super::error::RpcError;
 use super::message::TopLevel;
+use super::params::{CallParams, Params, ParamsMember, is_call};
 use super::{RequestFacts, SUPPORTED_VERSIONS};
 use crate::protocol::meta::{META_CLIENT_CAPABILITIES, META_LOG_LEVEL, META_PROTOCOL_VERSION};
 use crate::protocol::{ErrorObject, LoggingLevel, ProgressToken};
@@ -16,7 +17,7 @@ pub(crate) enum Envelope {
     Request {
         id: Value,
         method: String,
-        params: Map<String, Value>,
+        params: Params,
     },
     /// A notification: nothing to answer.
     Notification {
@@ -158,9 +159,10 @@ pub(crate) fn parse_envelope(message: &[u8]) -> Result<Envelope, Rejected> {
         None => return Err((echo(), RpcError::invalid_request("missing `method`"))),
     };
     let params = match members.params {
-        None | Some(Value::Null) => Map::new(),
-        Some(Value::Object(params)) => params,
-        Some(_) => {
+        None | Some(ParamsMember::Null) if is_call(&method) => Params::Call(CallParams::default()),
+        None | Some(ParamsMember::Null) => Params::Map(Map::new()),
+        Some(ParamsMember::Object(params)) => params,
+        Some(ParamsMember::Other) => {
             return Err((
                 echo(),
                 RpcError::invalid_request("`params` must be an object"),
@@ -169,7 +171,10 @@ pub(crate) fn parse_envelope(message: &[u8]) -> Result<Envelope, Rejected> {
     };
     match id {
         Some(id) => Ok(Envelope::Request { id, method, params }),
-        None => Ok(Envelope::Notification { method, params }),
+        None => Ok(Envelope::Notification {
+            method,
+            params: params.into_map(),
+        }),
     }
 }
 
@@ -467,7 +472,7 @@ mod tests {
             panic!("not a request")
         };
         assert_eq!(
-            (id, method.as_str(), params.len()),
+            (id, method.as_str(), params.rest().len()),
             (json!("x"), "tools/list", 0)
         );
     }

@@ -5,14 +5,21 @@
 //! whose members are then removed one by one. Read member by member instead, the message is
 //! checked for the same JSON grammar (and the same nesting limit of the parser) in one pass,
 //! and [`parse_envelope`](super::lifecycle::parse_envelope) applies its checks, in the same
-//! order and with the same words, to what was kept.
+//! order and with the same words, to what was kept. When `method` comes before `params`, as
+//! clients write it, a call's `params` are read as a call reads them (see [`params`](super::params)).
 
 use std::fmt;
 
 use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
+use super::params::{ParamsMember, ParamsSeed, is_call};
+
 /// What a message is at its top level.
+#[allow(
+    clippy::large_enum_variant,
+    reason = "one per message, on the stack and moved once: boxing it would cost an allocation"
+)]
 pub(crate) enum TopLevel {
     Object(Members),
     /// A batch, which is refused.
@@ -29,7 +36,7 @@ pub(crate) struct Members {
     /// Whether `jsonrpc` is the string `"2.0"`.
     pub(crate) version_2_0: bool,
     pub(crate) method: Option<Value>,
-    pub(crate) params: Option<Value>,
+    pub(crate) params: Option<ParamsMember>,
     pub(crate) result: Option<Value>,
     pub(crate) error: Option<Value>,
 }
@@ -56,7 +63,11 @@ impl<'de> Visitor<'de> for TopLevelVisitor {
                 Key::Id => members.id = Some(map.next_value()?),
                 Key::Jsonrpc => members.version_2_0 = map.next_value::<Version>()?.0,
                 Key::Method => members.method = Some(map.next_value()?),
-                Key::Params => members.params = Some(map.next_value()?),
+                Key::Params => {
+                    let call =
+                        matches!(&members.method, Some(Value::String(method)) if is_call(method));
+                    members.params = Some(map.next_value_seed(ParamsSeed { call })?);
+                }
                 Key::Result => members.result = Some(map.next_value()?),
                 Key::Error => members.error = Some(map.next_value()?),
                 // Read whole, as a map of the message would: deeper than the parser's

@@ -165,6 +165,7 @@ mod outcome;
 mod owner;
 mod panic;
 mod param_headers;
+mod params;
 mod register;
 mod registry;
 mod session;

@@ -20,6 +20,7 @@ use super::method::Method;
 use super::outbound::{self, Logger, MessageReceiver, Outbound};
 use super::outcome::{error_outcome, legacy_outcome, raw_result_outcome, result_outcome};
 use super::owner::Owner;
+use super::params::CallParams;
 use super::registry::{ListKind, cursor_of};
 use super::session::{Carrier, OpenError, Opening, Session, StreamGuard};
 use super::subscriptions::{Notice, announce};
@@ -328,7 +329,13 @@ impl Server {
                 // Refused now, before anything runs, when the caps are reached.
                 let running = session.start_call(id)?;
                 let era = Era::Legacy { running, outbound };
-                let outcome = self.call(id.clone(), method, params, context, era)?;
+                let outcome = self.call(
+                    id.clone(),
+                    method,
+                    CallParams::from_map(params),
+                    context,
+                    era,
+                )?;
                 Ok(Handling {
                     messages: Some(receiver),
                     outcome,

@@ -1,0 +1,292 @@
+//! A request's `params`, read in the same pass as the message into what its method needs.
+//!
+//! A call (`tools/call`, `prompts/get`, `resources/read`) takes out what its round reads as
+//! it is read: `arguments`, `inputResponses` (straight into [`InputResponses`], not first
+//! into a map of values and then copied into one) and `requestState`. The other members
+//! (`_meta`, the target, members the call does not read) stay in a map, where the lifecycle
+//! checks and the handler's context read them. Any other method gets its `params` as a map.
+//!
+//! Only the shape differs: every member is read in full, with the same grammar and nesting
+//! limit, and the checks that follow see what they saw in a map, in the same order.
+
+use std::fmt;
+
+use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::{Map, Value};
+
+use crate::protocol::InputResponses;
+
+/// The methods whose `params` are read as a [`CallParams`].
+pub(crate) fn is_call(method: &str) -> bool {
+    matches!(method, "tools/call" | "prompts/get" | "resources/read")
+}
+
+/// A request's `params` object (empty when it was missing or `null`).
+#[derive(Debug)]
+pub(crate) enum Params {
+    /// The members of a method that is not a call, or of a call whose `method` member came
+    /// after its `params`.
+    Map(Map<String, Value>),
+    /// The members of a call.
+    Call(CallParams),
+}
+
+impl Params {
+    /// The members left in a map: all of them, or a call's members besides those it took out.
+    /// `_meta` and the target are always there.
+    pub(crate) fn rest(&self) -> &Map<String, Value> {
+        match self {
+            Self::Map(map) => map,
+            Self::Call(call) => &call.rest,
+        }
+    }
+
+    /// Every member in one map, as a method that is not a call reads them.
+    pub(crate) fn into_map(self) -> Map<String, Value> {
+        match self {
+            Self::Map(map) => map,
+            Self::Call(call) => call.into_map(),
+        }
+    }
+}
+
+/// The `params` of a call, the members its round reads taken out.
+#[derive(Debug, Default)]
+pub(crate) struct CallParams {
+    /// `arguments`, as sent.
+    pub(crate) arguments: Option<Value>,
+    /// `inputResponses`.
+    pub(crate) input_responses: Option<Answers>,
+    /// `requestState`, as sent.
+    pub(crate) request_state: Option<Value>,
+    /// Every other member.
+    pub(crate) rest: Map<String, Value>,
+}
+
+/// An `inputResponses` member: an object, read as the answers, or anything else (refused),
+/// kept as sent.
+#[derive(Debug)]
+pub(crate) enum Answers {
+    Object(InputResponses),
+    NotAnObject(Value),
+}
+
+impl CallParams {
+    /// A call's members, taken out of a map of them.
+    pub(crate) fn from_map(mut map: Map<String, Value>) -> Self {
+        Self {
+            arguments: map.remove("arguments"),
+            input_responses: map.remove("inputResponses").map(|answers| match answers {
+                Value::Object(answers) => Answers::Object(answers.into_iter().collect()),
+                other => Answers::NotAnObject(other),
+            }),
+            request_state: map.remove("requestState"),
+            rest: map,
+        }
+    }
+
+    fn into_map(self) -> Map<String, Value> {
+        let mut map = self.rest;
+        if let Some(arguments) = self.arguments {
+            map.insert("arguments".to_owned(), arguments);
+        }
+        if let Some(answers) = self.input_responses {
+            let answers = match answers {
+                Answers::Object(answers) => Value::Object(answers.into_iter().collect()),
+                Answers::NotAnObject(other) => other,
+            };
+            map.insert("inputResponses".to_owned(), answers);
+        }
+        if let Some(state) = self.request_state {
+            map.insert("requestState".to_owned(), state);
+        }
+        map
+    }
+}
+
+/// What a `params` member holds.
+pub(crate) enum ParamsMember {
+    Object(Params),
+    Null,
+    /// A string, a number, a boolean or an array: refused.
+    Other,
+}
+
+/// Reads a `params` member: as a call's when `call`, as a map otherwise.
+pub(crate) struct ParamsSeed {
+    pub(crate) call: bool,
+}
+
+impl<'de> DeserializeSeed<'de> for ParamsSeed {
+    type Value = ParamsMember;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<ParamsMember, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for ParamsSeed {
+    type Value = ParamsMember;
+
+    fn expecting(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter.write_str("a JSON value")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<ParamsMember, A::Error> {
+        if !self.call {
+            let mut map = Map::new();
+            while let Some((key, value)) = access.next_entry::<String, Value>()? {
+                map.insert(key, value);
+            }
+            return Ok(ParamsMember::Object(Params::Map(map)));
+        }
+        let mut call = CallParams::default();
+        while let Some(key) = access.next_key::<CallKey>()? {
+            match key {
+                CallKey::Arguments => call.arguments = Some(access.next_value()?),
+                CallKey::InputResponses => {
+                    call.input_responses = Some(access.next_value_seed(AnswersSeed)?);
+                }
+                CallKey::RequestState => call.request_state = Some(access.next_value()?),
+                CallKey::Other(key) => {
+                    call.rest.insert(key, access.next_value()?);
+                }
+            }
+        }
+        Ok(ParamsMember::Object(Params::Call(call)))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<ParamsMember, A::Error> {
+        // Read whole, as a value of the message would be.
+        while seq.next_element::<Value>()?.is_some() {}
+        Ok(ParamsMember::Other)
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<ParamsMember, E> {
+        Ok(ParamsMember::Other)
+    }
+
+    fn visit_i64<E>(self, _: i64) -> Result<ParamsMember, E> {
+        Ok(ParamsMember::Other)
+    }
+
+    fn visit_u64<E>(self, _: u64) -> Result<ParamsMember, E> {
+        Ok(ParamsMember::Other)
+    }
+
+    fn visit_f64<E>(self, _: f64) -> Result<ParamsMember, E> {
+        Ok(ParamsMember::Other)
+    }
+
+    fn visit_str<E>(self, _: &str) -> Result<ParamsMember, E> {
+        Ok(ParamsMember::Other)
+    }
+
+    fn visit_unit<E>(self) -> Result<ParamsMember, E> {
+        Ok(ParamsMember::Null)
+    }
+}
+
+/// A member name of a call's `params`; only a name kept in the map is copied.
+enum CallKey {
+    Arguments,
+    InputResponses,
+    RequestState,
+    Other(String),
+}
+
+impl<'de> serde::Deserialize<'de> for CallKey {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct KeyVisitor;
+        impl Visitor<'_> for KeyVisitor {
+            type Value = CallKey;
+
+            fn expecting(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+                formatter.write_str("a member name")
+            }
+
+            fn visit_str<E>(self, name: &str) -> Result<CallKey, E> {
+                Ok(match name {
+                    "arguments" => CallKey::Arguments,
+                    "inputResponses" => CallKey::InputResponses,
+                    "requestState" => CallKey::RequestState,
+                    _ => CallKey::Other(name.to_owned()),
+                })
+            }
+
+            fn visit_string<E>(self, name: String) -> Result<CallKey, E> {
+                Ok(match name.as_str() {
+                    "arguments" => CallKey::Arguments,
+                    "inputResponses" => CallKey::InputResponses,
+                    "requestState" => CallKey::RequestState,
+                    _ => CallKey::Other(name),
+                })
+            }
+        }
+        deserializer.deserialize_str(KeyVisitor)
+    }
+}
+
+/// Reads `inputResponses`: an object straight into the answers (a key sent twice keeps its
+/// last value, as in a map), anything else as the value it is.
+struct AnswersSeed;
+
+impl<'de> DeserializeSeed<'de> for AnswersSeed {
+    type Value = Answers;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Answers, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for AnswersSeed {
+    type Value = Answers;
+
+    fn expecting(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter.write_str("a JSON value")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<Answers, A::Error> {
+        let mut answers = InputResponses::new();
+        while let Some((key, value)) = access.next_entry::<String, Value>()? {
+            answers.insert(key, value);
+        }
+        Ok(Answers::Object(answers))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Answers, A::Error> {
+        let mut items = Vec::new();
+        while let Some(item) = seq.next_element::<Value>()? {
+            items.push(item);
+        }
+        Ok(Answers::NotAnObject(Value::Array(items)))
+    }
+
+    fn visit_bool<E>(self, value: bool) -> Result<Answers, E> {
+        Ok(Answers::NotAnObject(Value::Bool(value)))
+    }
+
+    fn visit_i64<E>(self, value: i64) -> Result<Answers, E> {
+        Ok(Answers::NotAnObject(Value::from(value)))
+    }
+
+    fn visit_u64<E>(self, value: u64) -> Result<Answers, E> {
+        Ok(Answers::NotAnObject(Value::from(value)))
+    }
+
+    fn visit_f64<E>(self, value: f64) -> Result<Answers, E> {
+        Ok(Answers::NotAnObject(Value::from(value)))
+    }
+
+    fn visit_str<E>(self, value: &str) -> Result<Answers, E> {
+        Ok(Answers::NotAnObject(Value::String(value.to_owned())))
+    }
+
+    fn visit_string<E>(self, value: String) -> Result<Answers, E> {
+        Ok(Answers::NotAnObject(Value::String(value)))
+    }
+
+    fn visit_unit<E>(self) -> Result<Answers, E> {
+        Ok(Answers::NotAnObject(Value::Null))
+    }
+}
