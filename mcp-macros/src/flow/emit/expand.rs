@@ -64,11 +64,7 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
     let resumed = plan.resumed;
     let slots = plan.slots;
     let bindings = plan.bindings;
-    let literals = literal_locals(
-        &plan.forward,
-        &|name| plan.hoisted.bound_once(name),
-        bindings,
-    );
+    let literals = literal_locals(&plan.forward, bindings);
     let literals: Vec<Option<&Vec<String>>> = slots
         .iter()
         .map(|local| literals.get(&bindings.id(local)))
