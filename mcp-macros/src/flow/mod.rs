@@ -57,7 +57,12 @@
 //! - **binding id**: the number of one binding (`bindings::BindingId`); the analysis keys what
 //!   it finds of a local by it (carried locals, slots, literal locals, refusals), not by name.
 //!   A local the macro made after lowering (an operand taken first, a loop's position) gets
-//!   one the first time a stage asks.
+//!   one the first time a stage asks; the walk that makes it records what it holds
+//!   (`bindings::Made`), which later stages read rather than its name.
+//! - **made local**: a local the macro writes into the body (`__mcp_operand0`, `__mcp_pos_0`,
+//!   `__mcp_items_0`); users read it named for what it holds ("position in items"), from its
+//!   `Made` record. A parameter bound `mut` and moved into the body (`mutable`) keeps in the
+//!   table the name the user wrote (`Bindings::written_as`).
 //! - **use**: a path of one segment, or a name a standard macro's format string captures
 //!   (`"{name}"`), that reads a binding; the table maps its token to that binding
 //!   (`Bindings::id`), a token being its text and the line and column it starts and ends at.
@@ -86,7 +91,8 @@
 //! # Where to change
 //!
 //! - **How a `for` loop resumes**: `check/sites/loops.rs` (which loops resume, rewritten to a
-//!   `while let` over a `Rewind` at a counted position), `plan/resume/looped.rs` (the rest of
+//!   `while let` over a `Rewind` at a counted position; the locals it makes recorded as
+//!   `Made`, which the graph reads to show the loop as written), `plan/resume/looped.rs` (the rest of
 //!   the iteration stopped in runs once, then the loop; the current item taken afresh),
 //!   `plan/resume/restore.rs` (`Rederive::Loop`: the iterator rebuilt from its position).
 //! - **How a new operand position is accepted** (a question as an argument or element): a
@@ -234,11 +240,18 @@ fn compile(kind: Kind, attr: TokenStream, function: ItemFn) -> syn::Result<Token
     }
     let named: Vec<&syn::Ident> = names.iter().map(|name| &**name).collect();
     let mut bindings = bindings::Bindings::resolve(&named, &patterns, &handler.body);
+    for (param, written) in &moved.params {
+        bindings.written_as(param, written);
+    }
     shadow::rename(&mut handler.body, &mut names, &mut bindings);
-    let moved: Vec<_> = moved.iter().map(|local| bindings.id(local)).collect();
+    let moved: Vec<_> = moved
+        .locals
+        .iter()
+        .map(|local| bindings.id(local))
+        .collect();
     let mut body = handler.body.clone();
     let own = (kind == Kind::Elicit).then(|| handler.ident.clone());
-    let mut analyzer = sites::Analyzer::new(&handler.cx, own, &bindings, &mut errors);
+    let mut analyzer = sites::Analyzer::new(&handler.cx, own, &mut bindings, &mut errors);
     analyzer.block(&mut body);
     let mut sites = std::mem::take(&mut analyzer.sites);
     let loops = std::mem::take(&mut analyzer.loops);
@@ -321,6 +334,7 @@ fn compile(kind: Kind, attr: TokenStream, function: ItemFn) -> syn::Result<Token
         forward: body,
         sites: &sites,
         taken: &taken,
+        loops: &loops,
         hoisted: &hoisted,
         placements: &placements,
         resumed,

@@ -171,11 +171,10 @@ mod tests {
             syn::parse_str(&format!("async fn f() {body}")).expect("a body");
         let bindings = Bindings::resolve(&[], &[], &function.block);
         let name = |id| bindings.get(id).map(|b| b.name.to_string());
-        let mut found: Vec<(String, Vec<String>)> =
-            literal_locals(&function.block, &bindings)
-                .into_iter()
-                .map(|(id, literals)| (name(id).unwrap_or_default(), literals))
-                .collect();
+        let mut found: Vec<(String, Vec<String>)> = literal_locals(&function.block, &bindings)
+            .into_iter()
+            .map(|(id, literals)| (name(id).unwrap_or_default(), literals))
+            .collect();
         found.sort();
         found
     }

@@ -28,6 +28,8 @@ use syn::punctuated::Punctuated;
 use syn::visit::{self, Visit};
 use syn::{Block, Expr, LitStr, Pat, Stmt, Token};
 
+pub(crate) use made::Made;
+
 use super::mutable::bound;
 use crate::flow::std_facts::format_position;
 use crate::flow::syntax::inline_args;
@@ -99,6 +101,8 @@ pub(crate) struct Bindings {
     made: RefCell<HashMap<Token, BindingId>>,
     /// The name a later stage gave each binding it renamed (see `shadow`).
     renamed: HashMap<BindingId, String>,
+    /// What each local the macro made holds (see [`Made`]).
+    made_kinds: HashMap<BindingId, Made>,
 }
 
 impl Bindings {
@@ -496,5 +500,6 @@ pub(crate) fn argument_name(arg: &Expr) -> Option<String> {
     }
 }
 
+mod made;
 #[cfg(test)]
 mod tests;
