@@ -16,7 +16,7 @@
 //! | analyse | `analyse/`: [`analyse::facts`] (found by [`hoist`]), [`analyse::literals`], [`analyse::reborrow`], [`analyse::free`], [`analyse::point`]; per point, [`straight`] (`place`) and [`resume`] for its locals alone ([`analyse()`]) | the marked body | what the whole function tells of each name (`facts::Hoisted`: constants, bound once, unchanging, stable borrows), the locals that only hold string literals (by binding id), per run of statements what it reads and assigns before reading (`free::Summary`), per block what its `let`s declare (`straight::Lets`, `plan/resume/prefix.rs`: found once per block, read by each point by name); each point's `straight::Placement` and locals (`point::Resumed` without its body), with the locals it would carry that cannot travel (`refusals::Refusal`) | none |
 //! | check (travel) | `check/`: [`refusals`] ([`refused`]) | the points' analysed locals | the errors, each once by its identity (`errors::Identity`: the mistake and the binding) | a local that cannot travel: a borrow, code, a value held in a `while` loop's condition, a local hidden at its question by a binding that cannot borrow it first |
 //! | plan | `plan/`: [`resume`] (`plan/resume/hidden.rs`: the hiding `let`s rewritten to borrow first, every point then analysed and checked again; `plan/resume/group.rs`, whose `group/planner.rs` plans each group's nest), [`straight`] (the placements) | the checked analysis | the body rewritten for hidden locals, the points resumed together (`resume::Group`) | none |
-//! | emit | `emit/`: [`mod@expand`] (with `emit/expand/handler.rs`, `emit/expand/trait_impl.rs`, `emit/expand/sub_flow.rs`, `emit/expand/stepper.rs`), [`emit::settle`], [`emit::graph`] (the flow graph); on error [`unbuilt`]. The code `plan/` builds: each point's resumed body, once ([`resume_body`]; the walk down its path `plan/resume/walk.rs`, with what the points of one block share found once, `plan/resume/suffixes.rs`; `plan/resume/restore.rs`, `plan/resume/looped.rs`), and the nest ([`straight`]) | the plan | the step function and the items around it; on error, a stand-in beside the body as written | none |
+//! | emit | `emit/`: [`mod@expand`] (with `emit/expand/handler.rs`, `emit/expand/trait_impl.rs`, `emit/expand/sub_flow.rs`, `emit/expand/stepper.rs`), [`emit::settle`], [`emit::graph`] (the flow graph); on error [`unbuilt`] (`unbuilt::fallback`: the errors, a stand-in, the body as written). The code `plan/` builds: each point's resumed body, once ([`resume_body`]; the walk down its path `plan/resume/walk.rs`, with what the points of one block share found once, `plan/resume/suffixes.rs`; `plan/resume/restore.rs`, `plan/resume/looped.rs`), and the nest ([`straight`]) | the plan | the step function and the items around it; on error, a stand-in beside the body as written | none |
 //!
 //! Two modules span stages and sit in `plan/`: [`straight`] places each point and builds the
 //! nest, and [`resume`] finds a point's locals, rewrites hidden locals, groups points and
@@ -107,7 +107,7 @@
 //!   Each has a UI case under `trybuild/tests/ui` whose `.stderr` shows it.
 //! - **What the macro knows of a `std` method**: its row in `std_facts.rs`.
 //! - **What is a binding, what is a use, and which binding a use reads** (a new pattern
-//!   position, a macro whose arguments are code): `lower/bindings.rs` (the walk), and
+//!   position, a macro whose arguments are code): `lower/bindings/walk.rs` (the walk), and
 //!   `std_facts.rs` (`EXPRESSIONS`, the macros read as code); `lower/bindings/tests.rs` shows
 //!   each scope rule.
 //! - **What is had again rather than carried**: `analyse/facts.rs` and `analyse/hoist.rs`
@@ -153,7 +153,8 @@ fn stage_errors(errors: &mut Errors) -> Option<syn::Error> {
     std::mem::take(errors).finish().err()
 }
 
-/// The handler `item` declares, or the errors that stop it beside a stand-in (see [`fallback`]).
+/// The handler `item` declares, or the errors that stop it beside a stand-in (see
+/// [`unbuilt::fallback`]).
 pub(crate) fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenStream {
     let function: ItemFn = match syn::parse2(item.clone()) {
         Ok(function) => function,
@@ -172,7 +173,7 @@ pub(crate) fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenS
     };
     let Some(variants) = cfgs::variants(&function) else {
         let compiled = compile(kind, attr, function.clone());
-        return compiled.unwrap_or_else(|error| fallback(kind, &function, error));
+        return compiled.unwrap_or_else(|error| unbuilt::fallback(kind, &function, error));
     };
     // One copy per way the `#[cfg]`s of the body's statements fall (see [`cfgs`]); the errors
     // of all, each once.
@@ -199,7 +200,7 @@ pub(crate) fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenS
         }
     }
     match stage_errors(&mut errors) {
-        Some(error) => fallback(kind, &function, error),
+        Some(error) => unbuilt::fallback(kind, &function, error),
         None => quote!(#(#built)*),
     }
 }
@@ -458,43 +459,4 @@ fn through_nest(placement: &straight::Placement, point: &resume::Resumed) -> boo
                 .all(|binding| !point.borrowed_again.contains(&binding.ident)),
             straight::Placement::Own => true,
         }
-}
-
-/// On error: the errors, and in place of the handler a stand-in every registration and call
-/// site accepts, beside the body as written for the compiler to read (see [`unbuilt`]), so
-/// that what is reported is the macro's errors and the body's own.
-fn fallback(kind: Kind, function: &ItemFn, error: syn::Error) -> TokenStream {
-    let error = error.to_compile_error();
-    let ItemFn {
-        attrs, vis, sig, ..
-    } = function;
-    let ident = &sig.ident;
-    let copy = unbuilt::checked_copy(function);
-    let unbuilt = quote!(::mcp_runtime::__private::Unbuilt);
-    if kind != Kind::Elicit {
-        return quote! {
-            #error
-            #(#attrs)*
-            #vis fn #ident() -> #unbuilt {
-                #unbuilt::new()
-            }
-            #copy
-        };
-    }
-    let inputs = &sig.inputs;
-    let output = match &sig.output {
-        syn::ReturnType::Type(_, ty) => quote!(#ty),
-        syn::ReturnType::Default => quote!(()),
-    };
-    let generics = model::sub_flow_generics(&sig.generics);
-    let (generics, _, where_clause) = generics.split_for_impl();
-    quote! {
-        #error
-        #(#attrs)*
-        #[allow(unused_variables)]
-        #vis fn #ident #generics(#inputs) -> ::mcp_runtime::SubFlow<#unbuilt<#output>> #where_clause {
-            ::mcp_runtime::SubFlow::new(#unbuilt::new())
-        }
-        #copy
-    }
 }
