@@ -12,11 +12,11 @@
 //! | --- | --- | --- | --- | --- |
 //! | parse | `parse/`: [`model`], [`parse::presentation`], [`parse::kind`], [`parse::receiver`] | the attribute's tokens, the `ItemFn` | `model::Options`, `model::Handler` (parameters, context, arguments, body) | unknown, repeated or ill-typed keys; a signature of the wrong shape; a resource without its URI |
 //! | lower | `lower/`: [`mutable`], [`chains`], [`bindings`], [`shadow`], [`items`] | the handler's body | `mut` parameters made locals, conditions that chain a `let` before a question split there, the scopes resolved once (`bindings::Bindings`: every binding a `BindingId`, every use its binding's), locals hidden by a binding that reads them renamed through that table, the body's items lifted out | a chain the split cannot keep |
-//! | check | `check/`: [`valid`], [`sites`] (keys: `check/sites/keys.rs`), [`check::forbidden`] | the lowered body | each question point marked (`__mcp_site!().N`, [`syntax::marker`]) and recorded as a `sites::Site` (its path, keys, question), the resumable `for` loops (`sites::Loop`) | a question where the body cannot be split (in a closure, an `async` block, a macro's tokens, a larger expression), a key two questions share |
-//! | analyse | `analyse/`: [`analyse::facts`] (found by [`hoist`]), [`analyse::literals`], [`analyse::reborrow`], [`analyse::free`], [`analyse::point`]; per point, [`straight`] (`place`) and [`resume`] for its locals alone ([`analyse()`]) | the marked body | what the whole function tells of each name (`facts::Hoisted`: constants, bound once, unchanging, stable borrows), the locals that only hold string literals, per run of statements what it reads and assigns before reading (`free::Summary`), per block what its `let`s declare (`straight::Lets`, `plan/resume/prefix.rs`: found once per block, read by each point by name); each point's `straight::Placement` and locals (`point::Resumed` without its body), with the locals it would carry that cannot travel (`refusals::Refusal`) | none |
+//! | check | `check/`: [`valid`], [`sites`] (keys: `check/sites/keys.rs`), [`check::forbidden`] | the lowered body | each question point marked (`__mcp_site!().N`, [`syntax::marker`]) and recorded as a `sites::Site` (its path, keys, question), the resumable `for` loops (`sites::Loop`, `sites::Taken`); each local the walk makes recorded in the binding table with what it holds (`bindings::Made`: a loop's position, iterator or items, an operand taken first) | a question where the body cannot be split (in a closure, an `async` block, a macro's tokens, a larger expression), a key two questions share |
+//! | analyse | `analyse/`: [`analyse::facts`] (found by [`hoist`]), [`analyse::literals`], [`analyse::reborrow`], [`analyse::free`], [`analyse::point`]; per point, [`straight`] (`place`) and [`resume`] for its locals alone ([`analyse()`]) | the marked body | what the whole function tells of each name (`facts::Hoisted`: constants, bound once, unchanging, stable borrows), the locals that only hold string literals (by binding id), per run of statements what it reads and assigns before reading (`free::Summary`), per block what its `let`s declare (`straight::Lets`, `plan/resume/prefix.rs`: found once per block, read by each point by name); each point's `straight::Placement` and locals (`point::Resumed` without its body), with the locals it would carry that cannot travel (`refusals::Refusal`) | none |
 //! | check (travel) | `check/`: [`refusals`] ([`refused`]) | the points' analysed locals | the errors, each once by its identity (`errors::Identity`: the mistake and the binding) | a local that cannot travel: a borrow, code, a value held in a `while` loop's condition, a local hidden at its question by a binding that cannot borrow it first |
-//! | plan | `plan/`: [`resume`] (`plan/resume/hidden.rs`: the hiding `let`s rewritten to borrow first, every point then analysed and checked again; `plan/resume/group.rs`), [`straight`] (the placements) | the checked analysis | the body rewritten for hidden locals, the points resumed together (`resume::Group`) | none |
-//! | emit | `emit/`: [`mod@expand`] (with `emit/expand/handler.rs`, `emit/expand/trait_impl.rs`, `emit/expand/sub_flow.rs`, `emit/expand/stepper.rs`), [`emit::settle`], [`emit::graph`] (the flow graph); on error [`unbuilt`]. The code `plan/` builds: each point's resumed body, once ([`resume_body`]; `plan/resume/restore.rs`, `plan/resume/looped.rs`), and the nest ([`straight`]) | the plan | the step function and the items around it; on error, a stand-in beside the body as written | none |
+//! | plan | `plan/`: [`resume`] (`plan/resume/hidden.rs`: the hiding `let`s rewritten to borrow first, every point then analysed and checked again; `plan/resume/group.rs`, whose `group/planner.rs` plans each group's nest), [`straight`] (the placements) | the checked analysis | the body rewritten for hidden locals, the points resumed together (`resume::Group`) | none |
+//! | emit | `emit/`: [`mod@expand`] (with `emit/expand/handler.rs`, `emit/expand/trait_impl.rs`, `emit/expand/sub_flow.rs`, `emit/expand/stepper.rs`), [`emit::settle`], [`emit::graph`] (the flow graph); on error [`unbuilt`] (`unbuilt::fallback`: the errors, a stand-in, the body as written). The code `plan/` builds: each point's resumed body, once ([`resume_body`]; the walk down its path `plan/resume/walk.rs`, with what the points of one block share found once, `plan/resume/suffixes.rs`; `plan/resume/restore.rs`, `plan/resume/looped.rs`), and the nest ([`straight`]) | the plan | the step function and the items around it; on error, a stand-in beside the body as written | none |
 //!
 //! Two modules span stages and sit in `plan/`: [`straight`] places each point and builds the
 //! nest, and [`resume`] finds a point's locals, rewrites hidden locals, groups points and
@@ -57,7 +57,12 @@
 //! - **binding id**: the number of one binding (`bindings::BindingId`); the analysis keys what
 //!   it finds of a local by it (carried locals, slots, literal locals, refusals), not by name.
 //!   A local the macro made after lowering (an operand taken first, a loop's position) gets
-//!   one the first time a stage asks.
+//!   one the first time a stage asks; the walk that makes it records what it holds
+//!   (`bindings::Made`), which later stages read rather than its name.
+//! - **made local**: a local the macro writes into the body (`__mcp_operand0`, `__mcp_pos_0`,
+//!   `__mcp_items_0`); users read it named for what it holds ("position in items"), from its
+//!   `Made` record. A parameter bound `mut` and moved into the body (`mutable`) keeps in the
+//!   table the name the user wrote (`Bindings::written_as`).
 //! - **use**: a path of one segment, or a name a standard macro's format string captures
 //!   (`"{name}"`), that reads a binding; the table maps its token to that binding
 //!   (`Bindings::id`), a token being its text and the line and column it starts and ends at.
@@ -86,7 +91,8 @@
 //! # Where to change
 //!
 //! - **How a `for` loop resumes**: `check/sites/loops.rs` (which loops resume, rewritten to a
-//!   `while let` over a `Rewind` at a counted position), `plan/resume/looped.rs` (the rest of
+//!   `while let` over a `Rewind` at a counted position; the locals it makes recorded as
+//!   `Made`, which the graph reads to show the loop as written), `plan/resume/looped.rs` (the rest of
 //!   the iteration stopped in runs once, then the loop; the current item taken afresh),
 //!   `plan/resume/restore.rs` (`Rederive::Loop`: the iterator rebuilt from its position).
 //! - **How a new operand position is accepted** (a question as an argument or element): a
@@ -101,7 +107,7 @@
 //!   Each has a UI case under `trybuild/tests/ui` whose `.stderr` shows it.
 //! - **What the macro knows of a `std` method**: its row in `std_facts.rs`.
 //! - **What is a binding, what is a use, and which binding a use reads** (a new pattern
-//!   position, a macro whose arguments are code): `lower/bindings.rs` (the walk), and
+//!   position, a macro whose arguments are code): `lower/bindings/walk.rs` (the walk), and
 //!   `std_facts.rs` (`EXPRESSIONS`, the macros read as code); `lower/bindings/tests.rs` shows
 //!   each scope rule.
 //! - **What is had again rather than carried**: `analyse/facts.rs` and `analyse/hoist.rs`
@@ -147,7 +153,8 @@ fn stage_errors(errors: &mut Errors) -> Option<syn::Error> {
     std::mem::take(errors).finish().err()
 }
 
-/// The handler `item` declares, or the errors that stop it beside a stand-in (see [`fallback`]).
+/// The handler `item` declares, or the errors that stop it beside a stand-in (see
+/// [`unbuilt::fallback`]).
 pub(crate) fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenStream {
     let function: ItemFn = match syn::parse2(item.clone()) {
         Ok(function) => function,
@@ -166,7 +173,7 @@ pub(crate) fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenS
     };
     let Some(variants) = cfgs::variants(&function) else {
         let compiled = compile(kind, attr, function.clone());
-        return compiled.unwrap_or_else(|error| fallback(kind, &function, error));
+        return compiled.unwrap_or_else(|error| unbuilt::fallback(kind, &function, error));
     };
     // One copy per way the `#[cfg]`s of the body's statements fall (see [`cfgs`]); the errors
     // of all, each once.
@@ -193,7 +200,7 @@ pub(crate) fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenS
         }
     }
     match stage_errors(&mut errors) {
-        Some(error) => fallback(kind, &function, error),
+        Some(error) => unbuilt::fallback(kind, &function, error),
         None => quote!(#(#built)*),
     }
 }
@@ -234,11 +241,18 @@ fn compile(kind: Kind, attr: TokenStream, function: ItemFn) -> syn::Result<Token
     }
     let named: Vec<&syn::Ident> = names.iter().map(|name| &**name).collect();
     let mut bindings = bindings::Bindings::resolve(&named, &patterns, &handler.body);
+    for (param, written) in &moved.params {
+        bindings.written_as(param, written);
+    }
     shadow::rename(&mut handler.body, &mut names, &mut bindings);
-    let moved: Vec<_> = moved.iter().map(|local| bindings.id(local)).collect();
+    let moved: Vec<_> = moved
+        .locals
+        .iter()
+        .map(|local| bindings.id(local))
+        .collect();
     let mut body = handler.body.clone();
     let own = (kind == Kind::Elicit).then(|| handler.ident.clone());
-    let mut analyzer = sites::Analyzer::new(&handler.cx, own, &bindings, &mut errors);
+    let mut analyzer = sites::Analyzer::new(&handler.cx, own, &mut bindings, &mut errors);
     analyzer.block(&mut body);
     let mut sites = std::mem::take(&mut analyzer.sites);
     let loops = std::mem::take(&mut analyzer.loops);
@@ -321,6 +335,7 @@ fn compile(kind: Kind, attr: TokenStream, function: ItemFn) -> syn::Result<Token
         forward: body,
         sites: &sites,
         taken: &taken,
+        loops: &loops,
         hoisted: &hoisted,
         placements: &placements,
         resumed,
@@ -444,43 +459,4 @@ fn through_nest(placement: &straight::Placement, point: &resume::Resumed) -> boo
                 .all(|binding| !point.borrowed_again.contains(&binding.ident)),
             straight::Placement::Own => true,
         }
-}
-
-/// On error: the errors, and in place of the handler a stand-in every registration and call
-/// site accepts, beside the body as written for the compiler to read (see [`unbuilt`]), so
-/// that what is reported is the macro's errors and the body's own.
-fn fallback(kind: Kind, function: &ItemFn, error: syn::Error) -> TokenStream {
-    let error = error.to_compile_error();
-    let ItemFn {
-        attrs, vis, sig, ..
-    } = function;
-    let ident = &sig.ident;
-    let copy = unbuilt::checked_copy(function);
-    let unbuilt = quote!(::mcp_runtime::__private::Unbuilt);
-    if kind != Kind::Elicit {
-        return quote! {
-            #error
-            #(#attrs)*
-            #vis fn #ident() -> #unbuilt {
-                #unbuilt::new()
-            }
-            #copy
-        };
-    }
-    let inputs = &sig.inputs;
-    let output = match &sig.output {
-        syn::ReturnType::Type(_, ty) => quote!(#ty),
-        syn::ReturnType::Default => quote!(()),
-    };
-    let generics = model::sub_flow_generics(&sig.generics);
-    let (generics, _, where_clause) = generics.split_for_impl();
-    quote! {
-        #error
-        #(#attrs)*
-        #[allow(unused_variables)]
-        #vis fn #ident #generics(#inputs) -> ::mcp_runtime::SubFlow<#unbuilt<#output>> #where_clause {
-            ::mcp_runtime::SubFlow::new(#unbuilt::new())
-        }
-        #copy
-    }
 }

@@ -8,11 +8,10 @@ use proc_macro2::{Ident, Span};
 use syn::punctuated::Punctuated;
 use syn::{Expr, Token};
 
-/// The prefix of a parameter moved into the body; `shown` takes it off.
+/// The prefix of a parameter moved into the body (see `mutable`).
 pub(crate) const ARG: &str = "__mcp_arg";
 
-/// The prefix of a local renamed because a binding that reads it hides it (see `shadow`);
-/// [`shown`] takes it off.
+/// The prefix of a local renamed because a binding that reads it hides it (see `shadow`).
 pub(crate) const RENAMED: &str = "__mcp_local";
 
 /// The macro whose value's field marks a question point inside the rewritten body.
@@ -128,37 +127,4 @@ pub(crate) fn inline_args(text: &str) -> Vec<std::ops::Range<usize>> {
         at = close;
     }
     names
-}
-
-/// The name the user wrote for `ident`, which this module may have renamed.
-pub(crate) fn shown(ident: &Ident) -> String {
-    let name = ident.to_string();
-    let name = name.trim_start_matches("r#");
-    let local = name
-        .strip_prefix(RENAMED)
-        .and_then(|rest| rest.split_once('_'))
-        .filter(|(n, _)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
-    let param = name
-        .strip_prefix(ARG)
-        .and_then(|rest| rest.strip_prefix('_'));
-    local
-        .map(|(_, original)| original)
-        .or(param)
-        .unwrap_or(name)
-        .to_owned()
-}
-
-/// `ident` as the user wrote it, with its span, for messages that name it.
-pub(crate) fn shown_ident(ident: &Ident) -> Ident {
-    let name = shown(ident);
-    if *ident == name {
-        ident.clone()
-    } else {
-        syn::parse_str::<Ident>(&name)
-            .map(|mut shown| {
-                shown.set_span(ident.span());
-                shown
-            })
-            .unwrap_or_else(|_| Ident::new_raw(&name, ident.span()))
-    }
 }

@@ -14,26 +14,26 @@ use crate::flow::lower::bindings::{BindingId, Bindings};
 
 /// The literals of each local of `body` that only ever holds string literals, by its binding
 /// in `bindings`: its `let` has a single name, and its initialiser, if any, and every value
-/// assigned to a local of its name anywhere in the body give a string literal, the value of
-/// such a local declared before (`if sure { kind } else { "other" }`, where `kind` is bound
-/// once in the function), or go nowhere.
-pub(crate) fn literal_locals(
-    body: &Block,
-    bound_once: &dyn Fn(&str) -> bool,
-    bindings: &Bindings,
-) -> HashMap<BindingId, Vec<String>> {
-    let mut finder = Finder::default();
+/// assigned to that binding anywhere in the body give a string literal, the value of such a
+/// local declared before (`if sure { kind } else { "other" }`), or go nowhere.
+pub(crate) fn literal_locals(body: &Block, bindings: &Bindings) -> HashMap<BindingId, Vec<String>> {
+    let mut finder = Finder {
+        bindings,
+        lets: Vec::new(),
+        assigned: HashMap::new(),
+    };
     finder.visit_block(body);
-    // The literals of each such local bound once, by name, with the place of its `let`: a
-    // value read from it after that place is one of them. Found again until nothing changes,
-    // as one local's literals may come from another's.
-    let mut known: HashMap<String, (usize, Vec<String>)> = HashMap::new();
+    // The literals of each such local, by its binding, with the place of its `let`: a value
+    // read from it after that place is one of them. Found again until nothing changes, as one
+    // local's literals may come from another's. A binding whose token stands for another too
+    // (`Bindings::clashing`) lends its literals to no read: the read may be of the other.
+    let mut known: HashMap<BindingId, (usize, Vec<String>)> = HashMap::new();
     let mut out = HashMap::new();
     loop {
         let mut changed = false;
         for (at, (ident, init)) in finder.lets.iter().enumerate() {
-            let name = ident.to_string();
-            let assigned = finder.assigned.get(&name).map_or(&[][..], Vec::as_slice);
+            let id = bindings.id(ident);
+            let assigned = finder.assigned.get(&id).map_or(&[][..], Vec::as_slice);
             let mut literals = Vec::new();
             let all = init
                 .iter()
@@ -42,7 +42,7 @@ pub(crate) fn literal_locals(
                 .all(|(place, value)| {
                     let read = |from: &Ident| {
                         known
-                            .get(&from.to_string())
+                            .get(&bindings.find(from)?)
                             .filter(|(declared, _)| *declared < place)
                             .map(|(_, literals)| literals.clone())
                     };
@@ -57,11 +57,11 @@ pub(crate) fn literal_locals(
                     texts.push(text);
                 }
             }
-            if bound_once(&name) {
-                let before = known.insert(name, (at, texts.clone()));
+            if !bindings.clashing(id) {
+                let before = known.insert(id, (at, texts.clone()));
                 changed |= before.is_none_or(|(_, literals)| literals != texts);
             }
-            out.insert(bindings.id(ident), texts);
+            out.insert(id, texts);
         }
         if !changed {
             return out;
@@ -69,12 +69,12 @@ pub(crate) fn literal_locals(
     }
 }
 
-#[derive(Default)]
 struct Finder<'ast> {
+    bindings: &'ast Bindings,
     /// Each `let` of a single name, with its initialiser, in the order written.
     lets: Vec<(&'ast Ident, Option<&'ast Expr>)>,
-    /// The values assigned to each name, with the number of `let`s written before each.
-    assigned: HashMap<String, Vec<(usize, &'ast Expr)>>,
+    /// The values assigned to each binding, with the number of `let`s written before each.
+    assigned: HashMap<BindingId, Vec<(usize, &'ast Expr)>>,
 }
 
 impl<'ast> Visit<'ast> for Finder<'ast> {
@@ -101,7 +101,7 @@ impl<'ast> Visit<'ast> for Finder<'ast> {
             && let Some(ident) = path.path.get_ident()
         {
             self.assigned
-                .entry(ident.to_string())
+                .entry(self.bindings.id(ident))
                 .or_default()
                 .push((self.lets.len(), &assign.right));
         }
@@ -157,5 +157,90 @@ fn block_tails(block: &Block, out: &mut Vec<String>, read: &Read<'_>) -> bool {
         Some(Stmt::Expr(expr, Some(_))) => diverges(expr),
         Some(Stmt::Macro(mac)) => panics(&mac.mac),
         _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::literal_locals;
+    use crate::flow::lower::bindings::Bindings;
+
+    /// The names of the locals of `body` found to hold only literals, with their literals.
+    fn found(body: &str) -> Vec<(String, Vec<String>)> {
+        let function: syn::ItemFn =
+            syn::parse_str(&format!("async fn f() {body}")).expect("a body");
+        let bindings = Bindings::resolve(&[], &[], &function.block);
+        let name = |id| bindings.get(id).map(|b| b.name.to_string());
+        let mut found: Vec<(String, Vec<String>)> = literal_locals(&function.block, &bindings)
+            .into_iter()
+            .map(|(id, literals)| (name(id).unwrap_or_default(), literals))
+            .collect();
+        found.sort();
+        found
+    }
+
+    #[test]
+    fn literal_values_through_branches_and_assignments_are_found() {
+        let body = r#"{
+            let kind = match n { 0 => "none", 1 => { "one" } _ => return Err(e) };
+            let label;
+            if big { label = "big"; } else { label = if huge { "huge" } else { panic!() }; }
+            let mut status = "pending";
+            status = "done";
+            let plain: &str = "x";
+        }"#;
+        let strings = |items: &[&str]| items.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+        assert_eq!(
+            found(body),
+            [
+                ("kind".to_owned(), strings(&["none", "one"])),
+                ("label".to_owned(), strings(&["big", "huge"])),
+                ("plain".to_owned(), strings(&["x"])),
+                ("status".to_owned(), strings(&["pending", "done"])),
+            ]
+        );
+    }
+
+    #[test]
+    fn the_value_of_another_literal_local_declared_before_is_its_literals() {
+        let body = r#"{
+            let kind = if big { "large" } else { "small" };
+            let shown = if sure { kind } else { "other" };
+            let mut last = "none";
+            last = shown;
+            let early = if c { later } else { "x" };
+            let later = "y";
+            let twice = "a";
+            let twice = "b";
+            let from_twice = if c { twice } else { "z" };
+        }"#;
+        let found = found(body);
+        let literals = |name: &str| {
+            found
+                .iter()
+                .find(|(found, _)| found == name)
+                .map(|(_, literals)| literals.join(" "))
+        };
+        assert_eq!(literals("shown").as_deref(), Some("large small other"));
+        assert_eq!(literals("last").as_deref(), Some("none large small other"));
+        // Read before its `let`: the read is of no binding of the body.
+        assert_eq!(literals("early"), None);
+        // Bound twice: the read is of the binding in scope, the second.
+        assert_eq!(literals("from_twice").as_deref(), Some("b z"));
+    }
+
+    #[test]
+    fn a_local_with_any_other_value_is_not() {
+        let body = r#"{
+            let owned = "a".to_owned();
+            let maybe = if c { "a" } else { name };
+            let partial = if c { "a" };
+            let mut changed = "a";
+            changed = NAME;
+            let (a, b) = ("x", "y");
+            let never;
+            let number = 1;
+        }"#;
+        assert_eq!(found(body), []);
     }
 }

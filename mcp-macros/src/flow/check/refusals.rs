@@ -6,7 +6,6 @@
 
 use syn::Ident;
 
-use super::sites::is_operand;
 use crate::errors::Identity;
 use crate::flow::Errors;
 use crate::flow::lower::bindings::Bindings;
@@ -45,10 +44,12 @@ pub(crate) enum Cannot {
 
 /// Whether `binding`, a local a point carries, can travel: `None` if it can, else why not.
 /// Its type is the compiler's to check (at its slot); what is refused here is what the source
-/// shows: a borrow, or code. `in_loop_condition` says the point's question is in a `while`
-/// loop's condition; `read_by_question` whether its question reads the local.
+/// shows: a borrow, or code. `operand` says the local is one an operand was taken into
+/// (`Made::Operand`); `in_loop_condition` that the point's question is in a `while` loop's
+/// condition; `read_by_question` whether its question reads the local.
 pub(crate) fn cannot_travel(
     binding: &Binding,
+    operand: bool,
     in_loop_condition: bool,
     read_by_question: impl FnOnce() -> bool,
 ) -> Option<Cannot> {
@@ -60,7 +61,7 @@ pub(crate) fn cannot_travel(
     let borrows = binding.by_ref || binding.init_borrow.is_some() || owned.is_some();
     Some(if in_loop_condition {
         Cannot::InLoopCondition
-    } else if is_operand(&binding.ident) {
+    } else if operand {
         if borrows {
             Cannot::OperandBorrow
         } else if binding.init_is_code.is_some() {

@@ -21,8 +21,7 @@ mod operands;
 mod record;
 
 pub(crate) use keys::check_keys;
-pub(crate) use loops::Loop;
-pub(crate) use operands::is_operand;
+pub(crate) use loops::{Loop, Taken, collection};
 use operands::{by_reference, is_place, place_name, pure};
 
 /// One step from the body block down to a question point.
@@ -181,21 +180,22 @@ pub(crate) struct Analyzer<'a> {
     path: Vec<Step>,
     naming: Option<Naming>,
     pub(crate) loops: Vec<Loop>,
-    /// The queues of the `for` loops whose items are taken once and carried.
-    pub(crate) taken: Vec<Ident>,
+    /// The `for` loops whose items are taken once into a queue, which is carried.
+    pub(crate) taken: Vec<Taken>,
     /// The sub-flow being compiled, to refuse a call of itself.
     own: Option<Ident>,
     /// How many operands were taken first into locals of their own (see `operands`).
     operands: usize,
-    /// Which binding each local is, and its name as the user wrote it (see `record`).
-    bindings: &'a Bindings,
+    /// Which binding each local is, and its name as the user wrote it (see `record`); the
+    /// locals the walk makes are recorded in it.
+    bindings: &'a mut Bindings,
 }
 
 impl<'a> Analyzer<'a> {
     pub(crate) fn new(
         cx: &'a Ident,
         own: Option<Ident>,
-        bindings: &'a Bindings,
+        bindings: &'a mut Bindings,
         errors: &'a mut Errors,
     ) -> Self {
         Self {

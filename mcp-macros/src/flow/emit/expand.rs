@@ -14,8 +14,8 @@ use super::settle::SiteCode;
 use crate::flow::analyse::hoist::Hoisted;
 use crate::flow::analyse::literals::literal_locals;
 use crate::flow::analyse::point::Resumed;
-use crate::flow::check::sites::Site;
-use crate::flow::lower::bindings::{BindingId, Bindings};
+use crate::flow::check::sites::{Loop, Site, Taken};
+use crate::flow::lower::bindings::{BindingId, Bindings, Made};
 use crate::flow::parse::model::{Handler, Kind};
 use crate::flow::plan::resume::Group;
 use crate::flow::plan::straight::{self, Placement};
@@ -37,8 +37,10 @@ pub(crate) struct Plan<'a> {
     pub(crate) moved: &'a [BindingId],
     pub(crate) forward: Block,
     pub(crate) sites: &'a [Site],
-    /// The queues of the `for` loops whose items are carried (see `sites::loops`).
-    pub(crate) taken: &'a [Ident],
+    /// The `for` loops whose items are taken once and carried (see `sites::loops`).
+    pub(crate) taken: &'a [Taken],
+    /// The `for` loops whose position is carried (see `sites::loops`).
+    pub(crate) loops: &'a [Loop],
     /// The statements declared again rather than carried (see `hoist`).
     pub(crate) hoisted: &'a Hoisted,
     /// Where each point resumes.
@@ -64,11 +66,7 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
     let resumed = plan.resumed;
     let slots = plan.slots;
     let bindings = plan.bindings;
-    let literals = literal_locals(
-        &plan.forward,
-        &|name| plan.hoisted.bound_once(name),
-        bindings,
-    );
+    let literals = literal_locals(&plan.forward, bindings);
     let literals: Vec<Option<&Vec<String>>> = slots
         .iter()
         .map(|local| literals.get(&bindings.id(local)))
@@ -90,6 +88,8 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
             resumed: &resumed,
             body: &plan.forward,
             items: &plan.items,
+            loops: plan.loops,
+            taken: plan.taken,
             bindings,
         }),
     };
@@ -203,7 +203,7 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
                 let #slot = ::mcp_runtime::__private::Slot::literals(&[#(#literals),*]);
             };
         }
-        let carry = if plan.taken.contains(local) {
+        let carry = if let Some(Made::Items(_)) = bindings.made(local) {
             quote!(CarryItems)
         } else if plan.moved.contains(&bindings.id(local)) {
             quote!(CarryArgument)
@@ -330,7 +330,7 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
         }
     };
     match handler.kind {
-        Kind::Elicit => expand_sub_flow(handler, &step, step_fn, beside),
+        Kind::Elicit => expand_sub_flow(handler, bindings, &step, step_fn, beside),
         _ => expand_handler(handler, &step, step_fn, asks, beside, graph),
     }
 }

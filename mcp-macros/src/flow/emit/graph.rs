@@ -35,8 +35,8 @@ use quote::{ToTokens, quote};
 use syn::{Block, Expr, Ident, Item, UseTree};
 
 use crate::flow::analyse::point::Resumed;
-use crate::flow::check::sites::{Site, is_operand};
-use crate::flow::lower::bindings::Bindings;
+use crate::flow::check::sites::{Loop, Site, Taken};
+use crate::flow::lower::bindings::{Bindings, Made};
 
 mod text;
 mod walk;
@@ -51,7 +51,11 @@ pub(crate) struct Records<'a> {
     pub(crate) body: &'a Block,
     /// The body's items, declared in the step function, out of the graph's reach.
     pub(crate) items: &'a [Item],
-    /// Which binding each local is, and its name as the user wrote it.
+    /// The rewritten `for` loops: their collections, shown as written.
+    pub(crate) loops: &'a [Loop],
+    pub(crate) taken: &'a [Taken],
+    /// Which binding each local is, its name as the user wrote it, and what a local the
+    /// macro made holds.
     pub(crate) bindings: &'a Bindings,
 }
 
@@ -61,7 +65,11 @@ pub(crate) fn method(records: &Records<'_>) -> TokenStream {
     if sites.is_empty() {
         return TokenStream::new();
     }
-    let mut walk = Walk::new(sites);
+    let source = text::Source {
+        sites,
+        bindings: records.bindings,
+    };
+    let mut walk = Walk::new(source, records.loops, records.taken);
     walk.body(records.body);
     let g = quote!(::mcp_runtime::graph);
     let hidden = Hidden::of(records.items);
@@ -156,7 +164,7 @@ fn point(
         .map(|(n, (call, key))| {
             let (mut message, mut form, mut called) = (none.clone(), none.clone(), none.clone());
             let kind = if call.sub {
-                let source = text::expr(&site.question, walk.sites(), text::MESSAGE);
+                let source = text::expr(&site.question, walk.source(), text::MESSAGE);
                 called = quote!(::core::option::Option::Some(#source));
                 quote!(SubFlowCall)
             } else {
@@ -170,7 +178,7 @@ fn point(
                     .filter(|_| matches!(method.as_str(), "elicit" | "elicit_url"))
                     .and_then(|call| call.args.first())
                 {
-                    let text = text::expr(text, walk.sites(), text::MESSAGE);
+                    let text = text::expr(text, walk.source(), text::MESSAGE);
                     message = quote!(::core::option::Option::Some(#text));
                 }
                 if method == "elicit"
@@ -253,23 +261,21 @@ fn unkeyed(expr: &Expr) -> &Expr {
 /// everywhere the body declares it). The locals the macro makes are named for what they
 /// hold.
 fn carried_name(walk: &Walk<'_>, bindings: &Bindings, local: &Ident) -> (String, Option<String>) {
-    let name = local.to_string();
-    let collection = |walker: String| {
-        walk.collections
-            .get(&walker)
-            .map(|collection| text::expr(collection, walk.sites(), text::SHORT))
+    let collection = || {
+        walk.collection(local)
+            .map(|collection| text::expr(collection, walk.source(), text::SHORT))
             .unwrap_or_default()
     };
-    if let Some(n) = name.strip_prefix("__mcp_pos_") {
-        let shown = format!("position in {}", collection(format!("__mcp_iter_{n}")));
-        return (shown, Some("usize".to_owned()));
+    match bindings.made(local) {
+        Some(Made::Position(_)) => {
+            let shown = format!("position in {}", collection());
+            return (shown, Some("usize".to_owned()));
+        }
+        Some(Made::Items(_)) => return (format!("items left of {}", collection()), None),
+        Some(Made::Operand) => return ("a value held within its expression".to_owned(), None),
+        Some(Made::Iterator(_)) | None => {}
     }
-    if name.starts_with("__mcp_items_") {
-        return (format!("items left of {}", collection(name)), None);
-    }
-    if is_operand(local) {
-        return ("a value held within its expression".to_owned(), None);
-    }
+    let name = local.to_string();
     let types = walk
         .local_types
         .get(&name)

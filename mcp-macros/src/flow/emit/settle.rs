@@ -6,7 +6,7 @@ use syn::visit_mut::{self, VisitMut};
 use syn::{Expr, Ident};
 
 use crate::flow::analyse::point::Resumed;
-use crate::flow::check::sites::{Site, is_operand};
+use crate::flow::check::sites::Site;
 use crate::flow::lower::bindings::Bindings;
 use crate::flow::step::{slot, stop_label};
 use crate::flow::syntax::marker_site;
@@ -148,7 +148,7 @@ impl SiteCode<'_> {
         let puts = self.resumed[id].carried.iter().map(|c| {
             let local = &c.ident;
             let slot = slot(c.slot);
-            let name = if is_operand(local) {
+            let name = if self.bindings.is_operand(local) {
                 "a value held across a question within its expression".to_owned()
             } else {
                 self.bindings.shown_name(local)

@@ -1,5 +1,6 @@
-//! Beside a macro error: the function as written, its questions answered by stand-ins, so that
-//! the compiler still reads the body. The names it uses then count as used (no "unused
+//! On a macro error, [`fallback`]: the errors, a stand-in for the handler, and beside it the
+//! function as written, its questions answered by stand-ins, so that the compiler still reads
+//! the body. The names it uses then count as used (no "unused
 //! import" beside the macro's error) and its own mistakes are reported in the same build. The
 //! copy is never called. It sits beside the handler's stand-in, where the user declared the
 //! handler, so in an `impl` block it may name `Self` and take `self`.
@@ -26,8 +27,48 @@ use syn::punctuated::Punctuated;
 use syn::visit_mut::{self, VisitMut};
 use syn::{Expr, Ident, ItemFn, Token};
 
-use crate::flow::parse::model::context;
+use crate::flow::parse::kind::Kind;
+use crate::flow::parse::model::{context, sub_flow_generics};
 use crate::flow::questions::{awaited_in_macro, is_question_base, is_question_call, strip_parens};
+
+/// On error: the errors, and in place of the handler a stand-in every registration and call
+/// site accepts, beside the body as written for the compiler to read (see [`checked_copy`]), so
+/// that what is reported is the macro's errors and the body's own.
+pub(crate) fn fallback(kind: Kind, function: &ItemFn, error: syn::Error) -> TokenStream {
+    let error = error.to_compile_error();
+    let ItemFn {
+        attrs, vis, sig, ..
+    } = function;
+    let ident = &sig.ident;
+    let copy = checked_copy(function);
+    let unbuilt = quote!(::mcp_runtime::__private::Unbuilt);
+    if kind != Kind::Elicit {
+        return quote! {
+            #error
+            #(#attrs)*
+            #vis fn #ident() -> #unbuilt {
+                #unbuilt::new()
+            }
+            #copy
+        };
+    }
+    let inputs = &sig.inputs;
+    let output = match &sig.output {
+        syn::ReturnType::Type(_, ty) => quote!(#ty),
+        syn::ReturnType::Default => quote!(()),
+    };
+    let generics = sub_flow_generics(&sig.generics);
+    let (generics, _, where_clause) = generics.split_for_impl();
+    quote! {
+        #error
+        #(#attrs)*
+        #[allow(unused_variables)]
+        #vis fn #ident #generics(#inputs) -> ::mcp_runtime::SubFlow<#unbuilt<#output>> #where_clause {
+            ::mcp_runtime::SubFlow::new(#unbuilt::new())
+        }
+        #copy
+    }
+}
 
 /// The copy of `function` to emit beside its macro's error, if it can be read as written.
 pub(crate) fn checked_copy(function: &ItemFn) -> Option<TokenStream> {

@@ -30,12 +30,22 @@ use syn::{FnArg, Ident, ItemFn, Pat, PatIdent, Stmt};
 use crate::flow::parse::model::{Kind, is_cx_type, is_state_type};
 use crate::flow::syntax::ARG;
 
-/// `function` with each parameter that binds a name `mut` moved into its body, and the
-/// locals its patterns bind, at the tokens that bind them in the body. A sub-flow's argument bound by another
-/// pattern is left for `model` to refuse.
-pub(crate) fn into_locals(kind: Kind, mut function: ItemFn) -> (ItemFn, Vec<Ident>) {
+/// What [`into_locals`] moved into the body.
+#[derive(Default)]
+pub(crate) struct Moved {
+    /// The locals the moved parameters' patterns bind, at the tokens that bind them in the
+    /// body.
+    pub(crate) locals: Vec<Ident>,
+    /// Each parameter the function now takes in place of one bound by a name, with that name
+    /// as the user wrote it (`__mcp_arg_question` for `mut question`).
+    pub(crate) params: Vec<(Ident, Ident)>,
+}
+
+/// `function` with each parameter that binds a name `mut` moved into its body, and what was
+/// moved. A sub-flow's argument bound by another pattern is left for `model` to refuse.
+pub(crate) fn into_locals(kind: Kind, mut function: ItemFn) -> (ItemFn, Moved) {
     let mut lets: Vec<Stmt> = Vec::new();
-    let mut moved = Vec::new();
+    let mut moved = Moved::default();
     for (n, input) in function.sig.inputs.iter_mut().enumerate() {
         let FnArg::Typed(typed) = input else { continue };
         let refused = kind == Kind::Elicit && !matches!(&*typed.pat, Pat::Ident(_));
@@ -57,7 +67,12 @@ pub(crate) fn into_locals(kind: Kind, mut function: ItemFn) -> (ItemFn, Vec<Iden
                 subpat: None,
             }),
         );
-        moved.extend(bound(&pat).iter().map(|p| p.ident.clone()));
+        if let Pat::Ident(named) = &pat {
+            moved.params.push((param.clone(), named.ident.clone()));
+        }
+        moved
+            .locals
+            .extend(bound(&pat).iter().map(|p| p.ident.clone()));
         lets.push(syn::parse_quote!(let #pat = #param;));
     }
     if !lets.is_empty() {
@@ -123,7 +138,29 @@ mod tests {
         let parsed: ItemFn = syn::parse_str(function).expect("the function parses");
         let (out, moved) = into_locals(Kind::Elicit, parsed);
         assert_eq!(out.to_token_stream().to_string(), tokens(function));
-        assert!(moved.is_empty());
+        assert!(moved.locals.is_empty() && moved.params.is_empty());
+    }
+
+    #[test]
+    fn a_parameter_moved_by_its_name_is_recorded_with_that_name() {
+        let function = "async fn f(cx: &Cx, mut q: String, Args { mut items }: Args) { go(); }";
+        let parsed: ItemFn = syn::parse_str(function).expect("the function parses");
+        let (_, moved) = into_locals(Kind::Tool, parsed);
+        let names =
+            |idents: &[&syn::Ident]| idents.iter().map(ToString::to_string).collect::<Vec<_>>();
+        let params: Vec<_> = moved
+            .params
+            .iter()
+            .map(|(param, written)| [param, written])
+            .collect();
+        assert_eq!(
+            params.iter().map(|pair| names(pair)).collect::<Vec<_>>(),
+            [["__mcp_arg_q", "q"]]
+        );
+        assert_eq!(
+            names(&moved.locals.iter().collect::<Vec<_>>()),
+            ["q", "items"]
+        );
     }
 
     #[test]

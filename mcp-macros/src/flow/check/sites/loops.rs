@@ -8,6 +8,7 @@ use syn::spanned::Spanned;
 use syn::{Expr, Ident, Stmt};
 
 use super::{Analyzer, Step};
+use crate::flow::lower::bindings::Made;
 use crate::flow::scope;
 use crate::flow::syntax::literal;
 
@@ -20,6 +21,28 @@ pub(crate) struct Loop {
     pub(crate) position: Ident,
     /// The local holding the iterator, rebuilt on resume from the other two.
     pub(crate) iter: Ident,
+}
+
+/// A `for` loop that asks questions over a collection evaluated once (see [`taken`]): its
+/// items are taken into a queue, which is carried (`Made::Items`).
+pub(crate) struct Taken {
+    /// The collection iterated, as written.
+    pub(crate) source: Expr,
+}
+
+/// The collection the `for` loop a local the macro made belongs to iterates, as written: the
+/// loop's position or iterator (`Made::Position`, `Made::Iterator`) or its queue of items
+/// (`Made::Items`).
+pub(crate) fn collection<'a>(
+    made: Made,
+    loops: &'a [Loop],
+    taken: &'a [Taken],
+) -> Option<&'a Expr> {
+    match made {
+        Made::Position(n) | Made::Iterator(n) => loops.get(n).map(|record| &record.source),
+        Made::Items(n) => taken.get(n).map(|record| &record.source),
+        Made::Operand => None,
+    }
 }
 
 impl Loop {
@@ -49,13 +72,16 @@ impl Analyzer<'_> {
             *expr = self.rewound(e);
             self.rewritten_for(expr);
         } else {
+            let n = self.taken.len();
             let items = quote::format_ident!(
                 "__mcp_items_{}",
-                self.taken.len(),
+                n,
                 span = Span::mixed_site().located_at(e.expr.span())
             );
+            self.bindings.make(&items, Made::Items(n));
+            let source = (*e.expr).clone();
             *expr = taken(e, &items);
-            self.taken.push(items);
+            self.taken.push(Taken { source });
             self.head(expr);
         }
     }
@@ -79,6 +105,8 @@ impl Analyzer<'_> {
             position: quote::format_ident!("__mcp_pos_{}", n, span = Span::mixed_site()),
             iter: quote::format_ident!("__mcp_iter_{}", n, span = Span::mixed_site()),
         };
+        self.bindings.make(&record.position, Made::Position(n));
+        self.bindings.make(&record.iter, Made::Iterator(n));
         let (label, pat, body) = (&e.label, &e.pat, &e.body);
         let (pos, iter) = (&record.position, &record.iter);
         let rewind = record.rewind(&syn::parse_quote!(#pos));

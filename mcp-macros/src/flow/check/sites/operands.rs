@@ -13,17 +13,12 @@ use syn::spanned::Spanned;
 use syn::{Expr, Ident, Stmt};
 
 use super::{Analyzer, Head, Position, Step};
+use crate::flow::lower::bindings::Made;
 use crate::flow::questions::asks;
 use crate::flow::syntax::compound;
 
 /// What the macro names the locals it takes operands into.
 const OPERAND: &str = "__mcp_operand";
-
-/// Whether `ident` is a local an operand was taken into: what users read names it by what it
-/// holds, not by this name.
-pub(crate) fn is_operand(ident: &Ident) -> bool {
-    ident.to_string().starts_with(OPERAND)
-}
 
 /// Where the operands of an expression, in the order they run, ask.
 #[derive(Clone, Copy)]
@@ -90,11 +85,14 @@ impl Analyzer<'_> {
     }
 
     /// A local of its own for an operand taken first, named where the operand stands, so
-    /// that what the compiler says of it (that it cannot travel) points there.
+    /// that what the compiler says of it (that it cannot travel) points there; recorded in
+    /// the binding table as an operand (`Made::Operand`).
     pub(super) fn operand_local(&mut self, at: Span) -> Ident {
         let name = format!("{OPERAND}{}", self.operands);
         self.operands += 1;
-        Ident::new(&name, at)
+        let local = Ident::new(&name, at);
+        self.bindings.make(&local, Made::Operand);
+        local
     }
 
     /// `expr`, which reads the local `value` in place of `operand`, after a `let` of `value`

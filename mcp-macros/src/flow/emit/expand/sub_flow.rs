@@ -7,8 +7,8 @@ use syn::Ident;
 
 use super::handler::cfgs;
 use super::stepper::handler_type;
+use crate::flow::lower::bindings::Bindings;
 use crate::flow::parse::model::Handler;
-use crate::flow::syntax;
 
 /// Input:  `#[elicit] async fn confirm(cx: &Cx, total: u32) -> R { ... }`
 /// Output: the function, capturing its arguments into the sub-flow the caller awaits, with
@@ -35,6 +35,7 @@ use crate::flow::syntax;
 /// ```
 pub(super) fn expand_sub_flow(
     handler: &Handler,
+    bindings: &Bindings,
     step: &Ident,
     body: TokenStream,
     beside: Option<Span>,
@@ -46,12 +47,12 @@ pub(super) fn expand_sub_flow(
     let output = &handler.output;
     let cx = &handler.cx;
     let cx_ty = &handler.cx_ty;
-    // The arguments as the user named them; the step function's may be renamed
-    // (`shadow::rename`).
+    // The arguments as the user named them; the step function's may be renamed (moved into
+    // the body by `mutable`, or by `shadow::rename`).
     let names: Vec<Ident> = handler
         .params
         .iter()
-        .map(|(name, _)| syntax::shown_ident(name))
+        .map(|(name, _)| bindings.shown(name))
         .collect();
     let types: Vec<_> = handler.params.iter().map(|(_, ty)| ty).collect();
     let params = names

@@ -6,7 +6,8 @@ use syn::visit_mut::{self, VisitMut};
 use syn::{Expr, Pat, Type};
 
 use crate::flow::check::sites::Site;
-use crate::flow::syntax::{marker_site, shown_ident};
+use crate::flow::lower::bindings::Bindings;
+use crate::flow::syntax::marker_site;
 
 /// The most characters a condition or a way out shows; longer text ends in `…`.
 pub(super) const SHORT: usize = 48;
@@ -14,16 +15,24 @@ pub(super) const SHORT: usize = 48;
 /// The most characters a question's message shows.
 pub(super) const MESSAGE: usize = 80;
 
+/// What the text reads besides the code: the points, whose markers it shows as their
+/// questions, and the binding table, which gives a renamed local's name as written.
+#[derive(Clone, Copy)]
+pub(super) struct Source<'a> {
+    pub(super) sites: &'a [Site],
+    pub(super) bindings: &'a Bindings,
+}
+
 /// Puts back what the stages before rewrote: a renamed local's name, a question marker's
 /// question.
 struct AsWritten<'a> {
-    sites: &'a [Site],
+    source: Source<'a>,
 }
 
 impl VisitMut for AsWritten<'_> {
     fn visit_expr_mut(&mut self, expr: &mut Expr) {
         if let Expr::Field(field) = expr
-            && let Some(site) = marker_site(field).and_then(|id| self.sites.get(id))
+            && let Some(site) = marker_site(field).and_then(|id| self.source.sites.get(id))
         {
             *expr = Expr::Await(syn::ExprAwait {
                 attrs: Vec::new(),
@@ -37,14 +46,14 @@ impl VisitMut for AsWritten<'_> {
     }
 
     fn visit_ident_mut(&mut self, ident: &mut syn::Ident) {
-        *ident = shown_ident(ident);
+        *ident = self.source.bindings.shown(ident);
     }
 }
 
 /// `expr` as written, on one line, at most `max` characters.
-pub(super) fn expr(expr: &Expr, sites: &[Site], max: usize) -> String {
+pub(super) fn expr(expr: &Expr, source: Source<'_>, max: usize) -> String {
     let mut expr = expr.clone();
-    AsWritten { sites }.visit_expr_mut(&mut expr);
+    AsWritten { source }.visit_expr_mut(&mut expr);
     // The user's syntax is set into a tree of the macro's, never parsed again.
     let mut item: syn::ItemConst = syn::parse_quote!(
         const _: () = ();
@@ -56,16 +65,16 @@ pub(super) fn expr(expr: &Expr, sites: &[Site], max: usize) -> String {
 }
 
 /// `pat` as written, on one line, shortened.
-pub(super) fn pat(pat: &Pat, sites: &[Site]) -> String {
+pub(super) fn pat(pat: &Pat, source: Source<'_>) -> String {
     if let Pat::Guard(guarded) = pat {
         let (pat, guard) = (
-            self::pat(&guarded.pat, sites),
-            expr(&guarded.guard, sites, SHORT),
+            self::pat(&guarded.pat, source),
+            expr(&guarded.guard, source, SHORT),
         );
         return shorten(&format!("{pat} if {guard}"), SHORT);
     }
     let mut pat = pat.clone();
-    AsWritten { sites }.visit_pat_mut(&mut pat);
+    AsWritten { source }.visit_pat_mut(&mut pat);
     let mut item: syn::ItemFn = syn::parse_quote!(
         fn f() {
             let x;

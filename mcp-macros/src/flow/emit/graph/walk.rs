@@ -17,7 +17,7 @@ use syn::visit::Visit;
 use syn::{Block, Expr, Pat, Stmt};
 
 use super::text;
-use crate::flow::check::sites::Site;
+use crate::flow::check::sites::{Loop, Taken, collection};
 use crate::flow::syntax::marker_site;
 
 mod loops;
@@ -76,7 +76,10 @@ struct Target {
 }
 
 pub(super) struct Walk<'a> {
-    sites: &'a [Site],
+    source: text::Source<'a>,
+    /// The rewritten `for` loops, which the graph shows as written.
+    loops: &'a [Loop],
+    taken: &'a [Taken],
     pub(super) edges: Vec<Edge>,
     pub(super) exits: Vec<Exit>,
     joins: usize,
@@ -92,31 +95,36 @@ pub(super) struct Walk<'a> {
     pub(super) answer_types: HashMap<usize, syn::Type>,
     /// The types `let`s give each local, by its name in the body.
     pub(super) local_types: HashMap<String, Vec<syn::Type>>,
-    /// The collection each rewritten `for` loop iterates, by its number and the local that
-    /// walks it (`__mcp_iter_N`, `__mcp_items_N`).
-    pub(super) collections: HashMap<String, Expr>,
 }
 
 impl<'a> Walk<'a> {
-    pub(super) fn new(sites: &'a [Site]) -> Self {
+    pub(super) fn new(source: text::Source<'a>, loops: &'a [Loop], taken: &'a [Taken]) -> Self {
         Self {
-            sites,
+            source,
+            loops,
+            taken,
             edges: Vec::new(),
             exits: Vec::new(),
             joins: 0,
             targets: Vec::new(),
             depth: 0,
             arms: 0,
-            in_loop: vec![false; sites.len()],
+            in_loop: vec![false; source.sites.len()],
             answer_types: HashMap::new(),
             local_types: HashMap::new(),
-            collections: HashMap::new(),
         }
     }
 
-    /// The points the walk knows.
-    pub(super) fn sites(&self) -> &'a [Site] {
-        self.sites
+    /// What the walk's text reads besides the code.
+    pub(super) fn source(&self) -> text::Source<'a> {
+        self.source
+    }
+
+    /// The collection the rewritten `for` loop a local the macro made belongs to iterates
+    /// (see `sites::collection`).
+    pub(super) fn collection(&self, local: &syn::Ident) -> Option<&'a Expr> {
+        let made = self.source.bindings.made(local)?;
+        collection(made, self.loops, self.taken)
     }
 
     /// Walks the handler's body from the start; what reaches its end leaves by its tail.
@@ -130,7 +138,7 @@ impl<'a> Walk<'a> {
         if !end.is_empty() {
             let source = match body.stmts.last() {
                 Some(Stmt::Expr(tail, None)) if !branches(tail) => {
-                    Some(text::expr(tail, self.sites, text::SHORT))
+                    Some(text::expr(tail, self.source, text::SHORT))
                 }
                 _ => None,
             };
@@ -199,7 +207,7 @@ impl<'a> Walk<'a> {
         let Some((_, otherwise)) = &init.diverge else {
             return frontier;
         };
-        let refuted = format!("not {}", text::pat(&local.pat, self.sites));
+        let refuted = format!("not {}", text::pat(&local.pat, self.source));
         self.arms += 1;
         let otherwise = self.expr(otherwise, with(&frontier, refuted));
         self.arms -= 1;
@@ -225,7 +233,7 @@ impl<'a> Walk<'a> {
                 let exit = match marker(&tried.expr) {
                     Some(_) => self.exit(Way::Refusal, None),
                     None => {
-                        let source = text::expr(&tried.expr, self.sites, text::SHORT);
+                        let source = text::expr(&tried.expr, self.source, text::SHORT);
                         self.exit(Way::Try, Some(source))
                     }
                 };
@@ -240,7 +248,7 @@ impl<'a> Walk<'a> {
                 let source = returned
                     .expr
                     .as_ref()
-                    .map(|value| text::expr(value, self.sites, text::SHORT));
+                    .map(|value| text::expr(value, self.source, text::SHORT));
                 let exit = self.exit(Way::Return, source);
                 self.edges_to(&frontier, exit, false);
                 Vec::new()
@@ -251,7 +259,7 @@ impl<'a> Walk<'a> {
                 let mut arms = Vec::new();
                 self.arms += 1;
                 for arm in &matched.arms {
-                    let condition = text::pat(&arm.pat, self.sites);
+                    let condition = text::pat(&arm.pat, self.source);
                     let mut arm_frontier = with(&frontier, condition);
                     if let Pat::Guard(guarded) = &arm.pat {
                         arm_frontier = self.expr(&guarded.guard, arm_frontier);
@@ -274,8 +282,8 @@ impl<'a> Walk<'a> {
                 let label = looped.label.as_ref();
                 let condition = format!(
                     "for {} in {}",
-                    text::pat(&looped.pat, self.sites),
-                    text::expr(&looped.expr, self.sites, text::SHORT)
+                    text::pat(&looped.pat, self.source),
+                    text::expr(&looped.expr, self.source, text::SHORT)
                 );
                 let condition = Some(text::shorten(&condition, text::SHORT));
                 self.turns(label, condition, None, &looped.body, frontier)
@@ -336,7 +344,7 @@ impl<'a> Walk<'a> {
 
     fn branch(&mut self, branch: &syn::ExprIf, frontier: Frontier) -> Frontier {
         let frontier = self.expr(&branch.cond, frontier);
-        let condition = text::expr(&branch.cond, self.sites, text::SHORT);
+        let condition = text::expr(&branch.cond, self.source, text::SHORT);
         self.arms += 1;
         let then = self.block(&branch.then_branch, with(&frontier, condition));
         let otherwise = match &branch.else_branch {

@@ -8,7 +8,6 @@ use syn::Block;
 use super::rename;
 use crate::flow::lower::bindings::Bindings;
 use crate::flow::parsed::tokens;
-use crate::flow::syntax::{shown, shown_ident};
 
 /// `body` after renaming, as tokens printed, with the parameters that came out.
 fn renamed(body: &str, params: &[&str]) -> (String, Vec<String>) {
@@ -135,17 +134,21 @@ fn a_body_without_await_or_without_a_reading_hider_is_left_as_written() {
 }
 
 #[test]
-fn shown_names_take_the_prefix_off() {
-    assert_eq!(shown(&format_ident!("__mcp_local3_line")), "line");
-    assert_eq!(
-        shown(&format_ident!("__mcp_local_line")),
-        "__mcp_local_line"
-    );
-    assert_eq!(shown(&format_ident!("line")), "line");
-    assert_eq!(shown(&format_ident!("__mcp_arg_question")), "question");
-    assert_eq!(shown(&format_ident!("__mcp_arg0")), "__mcp_arg0");
-    let ident = shown_ident(&format_ident!("__mcp_local12_type_of"));
-    assert_eq!(ident, "type_of");
+fn the_table_shows_a_renamed_local_by_the_name_written() {
+    let mut block: Block =
+        syn::parse_str("{ let line = read(); let line = line.trim(); ask(line).await; }")
+            .expect("the body parses");
+    let mut bindings = Bindings::resolve(&[], &[], &block);
+    rename(&mut block, &mut [], &mut bindings);
+    let syn::Stmt::Local(local) = &block.stmts[0] else {
+        panic!("the first statement is a `let`");
+    };
+    let syn::Pat::Ident(renamed) = &local.pat else {
+        panic!("the `let` binds a name");
+    };
+    assert_eq!(renamed.ident, "__mcp_local0_line");
+    assert_eq!(bindings.shown(&renamed.ident), "line");
+    assert_eq!(bindings.shown_name(&renamed.ident), "line");
 }
 
 #[test]

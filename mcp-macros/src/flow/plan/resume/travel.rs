@@ -2,9 +2,10 @@
 //! of its name that cannot borrow it first, a borrow, code. What cannot is recorded as a
 //! `Refusal`, which the check stage reports (see `flow::refusals`).
 
-use super::{Binding, Resumer, free, scope};
+use super::{Binding, Resumer, free};
 use crate::flow::check::refusals::{Refusal, cannot_travel};
 use crate::flow::lower::items::occurrences;
+use crate::flow::scope;
 use crate::flow::std_facts::{READS, TAKES_OUT, method_is};
 use proc_macro2::{TokenStream, TokenTree};
 
@@ -70,7 +71,8 @@ impl Resumer<'_> {
     /// check stage (see `flow::refusals`).
     pub(super) fn travels(&mut self, binding: &Binding) -> bool {
         let reads = || self.question_reads(&binding.ident);
-        let Some(what) = cannot_travel(binding, self.in_loop_condition, reads) else {
+        let operand = self.bindings.is_operand(&binding.ident);
+        let Some(what) = cannot_travel(binding, operand, self.in_loop_condition, reads) else {
             return true;
         };
         self.refusals.push(Refusal::Travels {

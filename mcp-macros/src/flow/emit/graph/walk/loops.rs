@@ -16,7 +16,7 @@ impl Walk<'_> {
     ) -> Frontier {
         let shown = condition.map(|condition| match self.rewritten_for(condition) {
             Some(shown) => shown,
-            None => format!("while {}", text::expr(condition, self.sites, text::SHORT)),
+            None => format!("while {}", text::expr(condition, self.source, text::SHORT)),
         });
         let shown = shown.map(|shown| text::shorten(&shown, text::SHORT));
         self.turns(label, shown, condition, body, frontier)
@@ -81,16 +81,15 @@ impl Walk<'_> {
         let Expr::Path(walker) = &*walker.expr else {
             return None;
         };
-        let walker = walker.path.get_ident()?.to_string();
-        let collection = self.collections.get(&walker)?;
+        let collection = self.collection(walker.path.get_ident()?)?;
         let Pat::TupleStruct(some) = &*binding.pat else {
             return None;
         };
         let item = some.elems.first()?;
         Some(format!(
             "for {} in {}",
-            text::pat(item, self.sites),
-            text::expr(collection, self.sites, text::SHORT)
+            text::pat(item, self.source),
+            text::expr(collection, self.source, text::SHORT)
         ))
     }
 

@@ -1,0 +1,89 @@
+//! What every point resumed in one block shares: the summaries of the runs of its statements,
+//! its `let`s and what it declares, found once per block and body.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use syn::{Block, Expr};
+
+use super::Resumer;
+use super::prefix::Prefix;
+use crate::flow::analyse::free;
+use crate::flow::analyse::hoist::Hoisted;
+use crate::flow::check::sites::Step;
+use crate::flow::plan::straight;
+
+/// For each block of one body, by its path, the summaries of the runs of its statements to
+/// its end (see `free::suffixes`) and its `let`s (`straight::Lets`): found the first time a
+/// point resumed in the block needs them, then shared by every point resumed there, so that
+/// each point's resume walks its own statement and not the rest of its block.
+#[derive(Default)]
+pub(crate) struct Suffixes {
+    summaries: RefCell<HashMap<Vec<Step>, Rc<Vec<free::Summary>>>>,
+    lets: RefCell<HashMap<Vec<Step>, Rc<straight::Lets>>>,
+    prefixes: RefCell<HashMap<PrefixKey, Rc<Prefix>>>,
+}
+
+impl Suffixes {
+    /// The summaries of `block`, the body's block at `here`.
+    pub(super) fn of(
+        &self,
+        here: &[Step],
+        block: &Block,
+        sites: &HashMap<usize, Expr>,
+    ) -> Rc<Vec<free::Summary>> {
+        if let Some(found) = self.summaries.borrow().get(here)
+            && found.len() == block.stmts.len() + 1
+        {
+            return Rc::clone(found);
+        }
+        let found = Rc::new(free::suffixes(&block.stmts, sites));
+        self.summaries
+            .borrow_mut()
+            .insert(here.to_vec(), Rc::clone(&found));
+        found
+    }
+
+    /// What `block`, the body's block at `here`, declares, as `resumer` has it again (see
+    /// `prefix`; at the body's top level when `top`).
+    pub(super) fn prefix(
+        &self,
+        resumer: &Resumer<'_>,
+        block: &Block,
+        here: &[Step],
+        top: bool,
+    ) -> Rc<Prefix> {
+        let key = (here.to_vec(), top);
+        if let Some(found) = self.prefixes.borrow().get(&key)
+            && found.describes(block)
+        {
+            return Rc::clone(found);
+        }
+        let found = Rc::new(Prefix::of(resumer, block, here, top));
+        self.prefixes.borrow_mut().insert(key, Rc::clone(&found));
+        found
+    }
+
+    /// The `let`s of `block`, the body's block at `here`.
+    pub(super) fn lets(
+        &self,
+        here: &[Step],
+        block: &Block,
+        hoisted: &Hoisted,
+    ) -> Rc<straight::Lets> {
+        if let Some(found) = self.lets.borrow().get(here)
+            && found.describe(block)
+        {
+            return Rc::clone(found);
+        }
+        let found = Rc::new(straight::Lets::of(block, hoisted));
+        self.lets
+            .borrow_mut()
+            .insert(here.to_vec(), Rc::clone(&found));
+        found
+    }
+}
+
+/// A block's path, and whether it is the body's (see `Resumer::top`).
+type PrefixKey = (Vec<Step>, bool);
