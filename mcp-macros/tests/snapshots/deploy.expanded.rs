@@ -33,34 +33,50 @@ pub fn deploy() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Cop
                 | ::core::option::Option::Some(0u32 | 1u32) => {
                     #[allow(unused_mut)]
                     let (replicas,) = if !__mcp_r.at_any(&[1u32]) {
-                        let target: Target = match ::mcp_runtime::__private::settle_one(
-                            || cx.elicit(format!("Where should {} go?", args.service)),
+                        let target: Target = match ::mcp_runtime::__private::settle_form(
                             <_ as ::mcp_runtime::ElicitForm>::read_answer,
                             &cx,
                             "target",
                         ) {
-                            ::mcp_runtime::__private::Settled::Answered(__mcp_answer) => {
-                                __mcp_answer
-                            }
-                            ::mcp_runtime::__private::Settled::Stop(__mcp_halt) => {
+                            ::core::result::Result::Ok(__mcp_answer) => __mcp_answer,
+                            ::core::result::Result::Err(__mcp_halt) => {
+                                let __mcp_halt = match __mcp_halt {
+                                    ::mcp_runtime::__private::Halt::Ask(__mcp_asking) => {
+                                        __mcp_asking
+                                            .ask(
+                                                &cx,
+                                                cx.elicit(format!("Where should {} go?", args.service)),
+                                            )
+                                    }
+                                    ::mcp_runtime::__private::Halt::Stop(__mcp_halt) => {
+                                        __mcp_halt
+                                    }
+                                };
                                 break '__mcp_stop __mcp_r.write(0u32).stop(__mcp_halt);
                             }
                         }?;
                         let replicas: u32 = target.replicas;
                         if target.environment == Environment::Production {
-                            let confirm: Confirm = match ::mcp_runtime::__private::settle_one(
-                                || {
-                                    cx
-                                        .elicit(format!("Ship {replicas} replicas to production?"))
-                                },
+                            let confirm: Confirm = match ::mcp_runtime::__private::settle_form(
                                 <_ as ::mcp_runtime::ElicitForm>::read_answer,
                                 &cx,
                                 "confirm",
                             ) {
-                                ::mcp_runtime::__private::Settled::Answered(
-                                    __mcp_answer,
-                                ) => __mcp_answer,
-                                ::mcp_runtime::__private::Settled::Stop(__mcp_halt) => {
+                                ::core::result::Result::Ok(__mcp_answer) => __mcp_answer,
+                                ::core::result::Result::Err(__mcp_halt) => {
+                                    let __mcp_halt = match __mcp_halt {
+                                        ::mcp_runtime::__private::Halt::Ask(__mcp_asking) => {
+                                            __mcp_asking
+                                                .ask(
+                                                    &cx,
+                                                    cx
+                                                        .elicit(format!("Ship {replicas} replicas to production?")),
+                                                )
+                                        }
+                                        ::mcp_runtime::__private::Halt::Stop(__mcp_halt) => {
+                                            __mcp_halt
+                                        }
+                                    };
                                     break '__mcp_stop __mcp_r
                                         .write(1u32)
                                         .put(&replicas, &__mcp_s0, "replicas")
@@ -91,19 +107,26 @@ pub fn deploy() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Cop
                                 #[allow(unused_mut, unused_variables)]
                                 let replicas = __mcp_v0;
                                 {
-                                    let confirm: Confirm = match ::mcp_runtime::__private::settle_one(
-                                        || {
-                                            cx
-                                                .elicit(format!("Ship {replicas} replicas to production?"))
-                                        },
+                                    let confirm: Confirm = match ::mcp_runtime::__private::settle_form(
                                         <_ as ::mcp_runtime::ElicitForm>::read_answer,
                                         &cx,
                                         "confirm",
                                     ) {
-                                        ::mcp_runtime::__private::Settled::Answered(
-                                            __mcp_answer,
-                                        ) => __mcp_answer,
-                                        ::mcp_runtime::__private::Settled::Stop(__mcp_halt) => {
+                                        ::core::result::Result::Ok(__mcp_answer) => __mcp_answer,
+                                        ::core::result::Result::Err(__mcp_halt) => {
+                                            let __mcp_halt = match __mcp_halt {
+                                                ::mcp_runtime::__private::Halt::Ask(__mcp_asking) => {
+                                                    __mcp_asking
+                                                        .ask(
+                                                            &cx,
+                                                            cx
+                                                                .elicit(format!("Ship {replicas} replicas to production?")),
+                                                        )
+                                                }
+                                                ::mcp_runtime::__private::Halt::Stop(__mcp_halt) => {
+                                                    __mcp_halt
+                                                }
+                                            };
                                             break '__mcp_stop __mcp_r
                                                 .write(1u32)
                                                 .put(&replicas, &__mcp_s0, "replicas")

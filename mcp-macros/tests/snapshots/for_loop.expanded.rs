@@ -51,16 +51,21 @@ fn review() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
                             ) {
                                 __mcp_pos_0 += 1;
                                 {
-                                    let keep: Keep = match ::mcp_runtime::__private::settle_one(
-                                        || cx.elicit(format!("Keep {name}?")),
+                                    let keep: Keep = match ::mcp_runtime::__private::settle_form(
                                         <_ as ::mcp_runtime::ElicitForm>::read_answer,
                                         &cx,
                                         "keep",
                                     ) {
-                                        ::mcp_runtime::__private::Settled::Answered(
-                                            __mcp_answer,
-                                        ) => __mcp_answer,
-                                        ::mcp_runtime::__private::Settled::Stop(__mcp_halt) => {
+                                        ::core::result::Result::Ok(__mcp_answer) => __mcp_answer,
+                                        ::core::result::Result::Err(__mcp_halt) => {
+                                            let __mcp_halt = match __mcp_halt {
+                                                ::mcp_runtime::__private::Halt::Ask(__mcp_asking) => {
+                                                    __mcp_asking.ask(&cx, cx.elicit(format!("Keep {name}?")))
+                                                }
+                                                ::mcp_runtime::__private::Halt::Stop(__mcp_halt) => {
+                                                    __mcp_halt
+                                                }
+                                            };
                                             break '__mcp_stop __mcp_r
                                                 .write(0u32)
                                                 .put(&__mcp_pos_0, &__mcp_s0, "__mcp_pos_0")
@@ -128,16 +133,21 @@ fn review() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
                                                 break '__mcp_stop __mcp_r.no_longer_matches();
                                             };
                                             {
-                                                let keep: Keep = match ::mcp_runtime::__private::settle_one(
-                                                    || cx.elicit(format!("Keep {name}?")),
+                                                let keep: Keep = match ::mcp_runtime::__private::settle_form(
                                                     <_ as ::mcp_runtime::ElicitForm>::read_answer,
                                                     &cx,
                                                     "keep",
                                                 ) {
-                                                    ::mcp_runtime::__private::Settled::Answered(
-                                                        __mcp_answer,
-                                                    ) => __mcp_answer,
-                                                    ::mcp_runtime::__private::Settled::Stop(__mcp_halt) => {
+                                                    ::core::result::Result::Ok(__mcp_answer) => __mcp_answer,
+                                                    ::core::result::Result::Err(__mcp_halt) => {
+                                                        let __mcp_halt = match __mcp_halt {
+                                                            ::mcp_runtime::__private::Halt::Ask(__mcp_asking) => {
+                                                                __mcp_asking.ask(&cx, cx.elicit(format!("Keep {name}?")))
+                                                            }
+                                                            ::mcp_runtime::__private::Halt::Stop(__mcp_halt) => {
+                                                                __mcp_halt
+                                                            }
+                                                        };
                                                         break '__mcp_stop __mcp_r
                                                             .write(0u32)
                                                             .put(&__mcp_pos_0, &__mcp_s0, "__mcp_pos_0")
@@ -156,16 +166,21 @@ fn review() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
                                         ) {
                                             __mcp_pos_0 += 1;
                                             {
-                                                let keep: Keep = match ::mcp_runtime::__private::settle_one(
-                                                    || cx.elicit(format!("Keep {name}?")),
+                                                let keep: Keep = match ::mcp_runtime::__private::settle_form(
                                                     <_ as ::mcp_runtime::ElicitForm>::read_answer,
                                                     &cx,
                                                     "keep",
                                                 ) {
-                                                    ::mcp_runtime::__private::Settled::Answered(
-                                                        __mcp_answer,
-                                                    ) => __mcp_answer,
-                                                    ::mcp_runtime::__private::Settled::Stop(__mcp_halt) => {
+                                                    ::core::result::Result::Ok(__mcp_answer) => __mcp_answer,
+                                                    ::core::result::Result::Err(__mcp_halt) => {
+                                                        let __mcp_halt = match __mcp_halt {
+                                                            ::mcp_runtime::__private::Halt::Ask(__mcp_asking) => {
+                                                                __mcp_asking.ask(&cx, cx.elicit(format!("Keep {name}?")))
+                                                            }
+                                                            ::mcp_runtime::__private::Halt::Stop(__mcp_halt) => {
+                                                                __mcp_halt
+                                                            }
+                                                        };
                                                         break '__mcp_stop __mcp_r
                                                             .write(0u32)
                                                             .put(&__mcp_pos_0, &__mcp_s0, "__mcp_pos_0")

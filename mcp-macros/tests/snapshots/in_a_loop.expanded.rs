@@ -39,16 +39,21 @@ fn tag() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
                         while round < args.rounds {
                             let label = format!("r{round}");
                             if round.is_multiple_of(2) {
-                                let first: Word = match ::mcp_runtime::__private::settle_one(
-                                    || cx.elicit("First?"),
+                                let first: Word = match ::mcp_runtime::__private::settle_form(
                                     <_ as ::mcp_runtime::ElicitForm>::read_answer,
                                     &cx,
                                     "first",
                                 ) {
-                                    ::mcp_runtime::__private::Settled::Answered(
-                                        __mcp_answer,
-                                    ) => __mcp_answer,
-                                    ::mcp_runtime::__private::Settled::Stop(__mcp_halt) => {
+                                    ::core::result::Result::Ok(__mcp_answer) => __mcp_answer,
+                                    ::core::result::Result::Err(__mcp_halt) => {
+                                        let __mcp_halt = match __mcp_halt {
+                                            ::mcp_runtime::__private::Halt::Ask(__mcp_asking) => {
+                                                __mcp_asking.ask(&cx, cx.elicit("First?"))
+                                            }
+                                            ::mcp_runtime::__private::Halt::Stop(__mcp_halt) => {
+                                                __mcp_halt
+                                            }
+                                        };
                                         break '__mcp_stop __mcp_r
                                             .write(0u32)
                                             .put(&round, &__mcp_s1, "round")
@@ -59,16 +64,21 @@ fn tag() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
                                 }?;
                                 log.push(format!("{label}:{}", first.word));
                             }
-                            let more: Keep = match ::mcp_runtime::__private::settle_one(
-                                || cx.elicit("More?"),
+                            let more: Keep = match ::mcp_runtime::__private::settle_form(
                                 <_ as ::mcp_runtime::ElicitForm>::read_answer,
                                 &cx,
                                 "more",
                             ) {
-                                ::mcp_runtime::__private::Settled::Answered(
-                                    __mcp_answer,
-                                ) => __mcp_answer,
-                                ::mcp_runtime::__private::Settled::Stop(__mcp_halt) => {
+                                ::core::result::Result::Ok(__mcp_answer) => __mcp_answer,
+                                ::core::result::Result::Err(__mcp_halt) => {
+                                    let __mcp_halt = match __mcp_halt {
+                                        ::mcp_runtime::__private::Halt::Ask(__mcp_asking) => {
+                                            __mcp_asking.ask(&cx, cx.elicit("More?"))
+                                        }
+                                        ::mcp_runtime::__private::Halt::Stop(__mcp_halt) => {
+                                            __mcp_halt
+                                        }
+                                    };
                                     break '__mcp_stop __mcp_r
                                         .write(1u32)
                                         .put(&round, &__mcp_s1, "round")
@@ -77,16 +87,21 @@ fn tag() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
                                 }
                             }?;
                             if more.ok {
-                                let second: Word = match ::mcp_runtime::__private::settle_one(
-                                    || cx.elicit("Second?"),
+                                let second: Word = match ::mcp_runtime::__private::settle_form(
                                     <_ as ::mcp_runtime::ElicitForm>::read_answer,
                                     &cx,
                                     "second",
                                 ) {
-                                    ::mcp_runtime::__private::Settled::Answered(
-                                        __mcp_answer,
-                                    ) => __mcp_answer,
-                                    ::mcp_runtime::__private::Settled::Stop(__mcp_halt) => {
+                                    ::core::result::Result::Ok(__mcp_answer) => __mcp_answer,
+                                    ::core::result::Result::Err(__mcp_halt) => {
+                                        let __mcp_halt = match __mcp_halt {
+                                            ::mcp_runtime::__private::Halt::Ask(__mcp_asking) => {
+                                                __mcp_asking.ask(&cx, cx.elicit("Second?"))
+                                            }
+                                            ::mcp_runtime::__private::Halt::Stop(__mcp_halt) => {
+                                                __mcp_halt
+                                            }
+                                        };
                                         break '__mcp_stop __mcp_r
                                             .write(2u32)
                                             .put(&round, &__mcp_s1, "round")
@@ -148,16 +163,21 @@ fn tag() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
                                                         #[allow(unused_mut, unused_variables)]
                                                         let label = __mcp_v0;
                                                         {
-                                                            let first: Word = match ::mcp_runtime::__private::settle_one(
-                                                                || cx.elicit("First?"),
+                                                            let first: Word = match ::mcp_runtime::__private::settle_form(
                                                                 <_ as ::mcp_runtime::ElicitForm>::read_answer,
                                                                 &cx,
                                                                 "first",
                                                             ) {
-                                                                ::mcp_runtime::__private::Settled::Answered(
-                                                                    __mcp_answer,
-                                                                ) => __mcp_answer,
-                                                                ::mcp_runtime::__private::Settled::Stop(__mcp_halt) => {
+                                                                ::core::result::Result::Ok(__mcp_answer) => __mcp_answer,
+                                                                ::core::result::Result::Err(__mcp_halt) => {
+                                                                    let __mcp_halt = match __mcp_halt {
+                                                                        ::mcp_runtime::__private::Halt::Ask(__mcp_asking) => {
+                                                                            __mcp_asking.ask(&cx, cx.elicit("First?"))
+                                                                        }
+                                                                        ::mcp_runtime::__private::Halt::Stop(__mcp_halt) => {
+                                                                            __mcp_halt
+                                                                        }
+                                                                    };
                                                                     break '__mcp_stop __mcp_r
                                                                         .write(0u32)
                                                                         .put(&round, &__mcp_s1, "round")
@@ -171,16 +191,21 @@ fn tag() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
                                                     }
                                                 }
                                             }
-                                            let more: Keep = match ::mcp_runtime::__private::settle_one(
-                                                || cx.elicit("More?"),
+                                            let more: Keep = match ::mcp_runtime::__private::settle_form(
                                                 <_ as ::mcp_runtime::ElicitForm>::read_answer,
                                                 &cx,
                                                 "more",
                                             ) {
-                                                ::mcp_runtime::__private::Settled::Answered(
-                                                    __mcp_answer,
-                                                ) => __mcp_answer,
-                                                ::mcp_runtime::__private::Settled::Stop(__mcp_halt) => {
+                                                ::core::result::Result::Ok(__mcp_answer) => __mcp_answer,
+                                                ::core::result::Result::Err(__mcp_halt) => {
+                                                    let __mcp_halt = match __mcp_halt {
+                                                        ::mcp_runtime::__private::Halt::Ask(__mcp_asking) => {
+                                                            __mcp_asking.ask(&cx, cx.elicit("More?"))
+                                                        }
+                                                        ::mcp_runtime::__private::Halt::Stop(__mcp_halt) => {
+                                                            __mcp_halt
+                                                        }
+                                                    };
                                                     break '__mcp_stop __mcp_r
                                                         .write(1u32)
                                                         .put(&round, &__mcp_s1, "round")
@@ -189,16 +214,21 @@ fn tag() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
                                                 }
                                             }?;
                                             if more.ok {
-                                                let second: Word = match ::mcp_runtime::__private::settle_one(
-                                                    || cx.elicit("Second?"),
+                                                let second: Word = match ::mcp_runtime::__private::settle_form(
                                                     <_ as ::mcp_runtime::ElicitForm>::read_answer,
                                                     &cx,
                                                     "second",
                                                 ) {
-                                                    ::mcp_runtime::__private::Settled::Answered(
-                                                        __mcp_answer,
-                                                    ) => __mcp_answer,
-                                                    ::mcp_runtime::__private::Settled::Stop(__mcp_halt) => {
+                                                    ::core::result::Result::Ok(__mcp_answer) => __mcp_answer,
+                                                    ::core::result::Result::Err(__mcp_halt) => {
+                                                        let __mcp_halt = match __mcp_halt {
+                                                            ::mcp_runtime::__private::Halt::Ask(__mcp_asking) => {
+                                                                __mcp_asking.ask(&cx, cx.elicit("Second?"))
+                                                            }
+                                                            ::mcp_runtime::__private::Halt::Stop(__mcp_halt) => {
+                                                                __mcp_halt
+                                                            }
+                                                        };
                                                         break '__mcp_stop __mcp_r
                                                             .write(2u32)
                                                             .put(&round, &__mcp_s1, "round")
@@ -219,16 +249,21 @@ fn tag() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
                                             {
                                                 {
                                                     {
-                                                        let second: Word = match ::mcp_runtime::__private::settle_one(
-                                                            || cx.elicit("Second?"),
+                                                        let second: Word = match ::mcp_runtime::__private::settle_form(
                                                             <_ as ::mcp_runtime::ElicitForm>::read_answer,
                                                             &cx,
                                                             "second",
                                                         ) {
-                                                            ::mcp_runtime::__private::Settled::Answered(
-                                                                __mcp_answer,
-                                                            ) => __mcp_answer,
-                                                            ::mcp_runtime::__private::Settled::Stop(__mcp_halt) => {
+                                                            ::core::result::Result::Ok(__mcp_answer) => __mcp_answer,
+                                                            ::core::result::Result::Err(__mcp_halt) => {
+                                                                let __mcp_halt = match __mcp_halt {
+                                                                    ::mcp_runtime::__private::Halt::Ask(__mcp_asking) => {
+                                                                        __mcp_asking.ask(&cx, cx.elicit("Second?"))
+                                                                    }
+                                                                    ::mcp_runtime::__private::Halt::Stop(__mcp_halt) => {
+                                                                        __mcp_halt
+                                                                    }
+                                                                };
                                                                 break '__mcp_stop __mcp_r
                                                                     .write(2u32)
                                                                     .put(&round, &__mcp_s1, "round")
@@ -246,16 +281,21 @@ fn tag() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
                                     while round < args.rounds {
                                         let label = format!("r{round}");
                                         if round.is_multiple_of(2) {
-                                            let first: Word = match ::mcp_runtime::__private::settle_one(
-                                                || cx.elicit("First?"),
+                                            let first: Word = match ::mcp_runtime::__private::settle_form(
                                                 <_ as ::mcp_runtime::ElicitForm>::read_answer,
                                                 &cx,
                                                 "first",
                                             ) {
-                                                ::mcp_runtime::__private::Settled::Answered(
-                                                    __mcp_answer,
-                                                ) => __mcp_answer,
-                                                ::mcp_runtime::__private::Settled::Stop(__mcp_halt) => {
+                                                ::core::result::Result::Ok(__mcp_answer) => __mcp_answer,
+                                                ::core::result::Result::Err(__mcp_halt) => {
+                                                    let __mcp_halt = match __mcp_halt {
+                                                        ::mcp_runtime::__private::Halt::Ask(__mcp_asking) => {
+                                                            __mcp_asking.ask(&cx, cx.elicit("First?"))
+                                                        }
+                                                        ::mcp_runtime::__private::Halt::Stop(__mcp_halt) => {
+                                                            __mcp_halt
+                                                        }
+                                                    };
                                                     break '__mcp_stop __mcp_r
                                                         .write(0u32)
                                                         .put(&round, &__mcp_s1, "round")
@@ -266,16 +306,21 @@ fn tag() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
                                             }?;
                                             log.push(format!("{label}:{}", first.word));
                                         }
-                                        let more: Keep = match ::mcp_runtime::__private::settle_one(
-                                            || cx.elicit("More?"),
+                                        let more: Keep = match ::mcp_runtime::__private::settle_form(
                                             <_ as ::mcp_runtime::ElicitForm>::read_answer,
                                             &cx,
                                             "more",
                                         ) {
-                                            ::mcp_runtime::__private::Settled::Answered(
-                                                __mcp_answer,
-                                            ) => __mcp_answer,
-                                            ::mcp_runtime::__private::Settled::Stop(__mcp_halt) => {
+                                            ::core::result::Result::Ok(__mcp_answer) => __mcp_answer,
+                                            ::core::result::Result::Err(__mcp_halt) => {
+                                                let __mcp_halt = match __mcp_halt {
+                                                    ::mcp_runtime::__private::Halt::Ask(__mcp_asking) => {
+                                                        __mcp_asking.ask(&cx, cx.elicit("More?"))
+                                                    }
+                                                    ::mcp_runtime::__private::Halt::Stop(__mcp_halt) => {
+                                                        __mcp_halt
+                                                    }
+                                                };
                                                 break '__mcp_stop __mcp_r
                                                     .write(1u32)
                                                     .put(&round, &__mcp_s1, "round")
@@ -284,16 +329,21 @@ fn tag() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
                                             }
                                         }?;
                                         if more.ok {
-                                            let second: Word = match ::mcp_runtime::__private::settle_one(
-                                                || cx.elicit("Second?"),
+                                            let second: Word = match ::mcp_runtime::__private::settle_form(
                                                 <_ as ::mcp_runtime::ElicitForm>::read_answer,
                                                 &cx,
                                                 "second",
                                             ) {
-                                                ::mcp_runtime::__private::Settled::Answered(
-                                                    __mcp_answer,
-                                                ) => __mcp_answer,
-                                                ::mcp_runtime::__private::Settled::Stop(__mcp_halt) => {
+                                                ::core::result::Result::Ok(__mcp_answer) => __mcp_answer,
+                                                ::core::result::Result::Err(__mcp_halt) => {
+                                                    let __mcp_halt = match __mcp_halt {
+                                                        ::mcp_runtime::__private::Halt::Ask(__mcp_asking) => {
+                                                            __mcp_asking.ask(&cx, cx.elicit("Second?"))
+                                                        }
+                                                        ::mcp_runtime::__private::Halt::Stop(__mcp_halt) => {
+                                                            __mcp_halt
+                                                        }
+                                                    };
                                                     break '__mcp_stop __mcp_r
                                                         .write(2u32)
                                                         .put(&round, &__mcp_s1, "round")

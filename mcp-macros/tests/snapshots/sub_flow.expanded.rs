@@ -30,16 +30,21 @@ fn confirm(
                 ::core::option::Option::None
                 | ::core::option::Option::Some(0u32 | 1u32) => {
                     if !__mcp_r.at(1u32) {
-                        let first: Confirm = match ::mcp_runtime::__private::settle_one(
-                            || cx.elicit(format!("{what}?")),
+                        let first: Confirm = match ::mcp_runtime::__private::settle_form(
                             <_ as ::mcp_runtime::ElicitForm>::read_answer,
                             &cx,
                             "first",
                         ) {
-                            ::mcp_runtime::__private::Settled::Answered(__mcp_answer) => {
-                                __mcp_answer
-                            }
-                            ::mcp_runtime::__private::Settled::Stop(__mcp_halt) => {
+                            ::core::result::Result::Ok(__mcp_answer) => __mcp_answer,
+                            ::core::result::Result::Err(__mcp_halt) => {
+                                let __mcp_halt = match __mcp_halt {
+                                    ::mcp_runtime::__private::Halt::Ask(__mcp_asking) => {
+                                        __mcp_asking.ask(&cx, cx.elicit(format!("{what}?")))
+                                    }
+                                    ::mcp_runtime::__private::Halt::Stop(__mcp_halt) => {
+                                        __mcp_halt
+                                    }
+                                };
                                 break '__mcp_stop __mcp_r.write(0u32).stop(__mcp_halt);
                             }
                         }?;
@@ -47,16 +52,22 @@ fn confirm(
                             return Ok(true);
                         }
                     }
-                    let really: Confirm = match ::mcp_runtime::__private::settle_one(
-                        || cx.elicit(format!("Really not {what}?")),
+                    let really: Confirm = match ::mcp_runtime::__private::settle_form(
                         <_ as ::mcp_runtime::ElicitForm>::read_answer,
                         &cx,
                         "really",
                     ) {
-                        ::mcp_runtime::__private::Settled::Answered(__mcp_answer) => {
-                            __mcp_answer
-                        }
-                        ::mcp_runtime::__private::Settled::Stop(__mcp_halt) => {
+                        ::core::result::Result::Ok(__mcp_answer) => __mcp_answer,
+                        ::core::result::Result::Err(__mcp_halt) => {
+                            let __mcp_halt = match __mcp_halt {
+                                ::mcp_runtime::__private::Halt::Ask(__mcp_asking) => {
+                                    __mcp_asking
+                                        .ask(&cx, cx.elicit(format!("Really not {what}?")))
+                                }
+                                ::mcp_runtime::__private::Halt::Stop(__mcp_halt) => {
+                                    __mcp_halt
+                                }
+                            };
                             break '__mcp_stop __mcp_r.write(1u32).stop(__mcp_halt);
                         }
                     }?;

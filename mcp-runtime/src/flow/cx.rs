@@ -1,6 +1,7 @@
 //! The per-request context a handler receives, and how a question point settles.
 
 use std::borrow::Cow;
+use std::marker::PhantomData;
 use std::fmt;
 use std::future::{Future, poll_fn};
 use std::pin::pin;
@@ -483,58 +484,66 @@ batch!(q0 r0 k0 A0 0, q1 r1 k1 A1 1, q2 r2 k2 A2 2, q3 r3 k3 A3 3);
 batch!(q0 r0 k0 A0 0, q1 r1 k1 A1 1, q2 r2 k2 A2 2, q3 r3 k3 A3 3, q4 r4 k4 A4 4);
 batch!(q0 r0 k0 A0 0, q1 r1 k1 A1 1, q2 r2 k2 A2 2, q3 r3 k3 A3 3, q4 r4 k4 A4 4, q5 r5 k5 A5 5);
 
-/// Settles one question whose answers `read` reads: what [`Batch::settle`] does for a single
-/// question. The macro calls it directly for a form question, naming the form's reader where
-/// the form type is, so that a type that is no form is reported there, once, with no chain
-/// of this module's traits.
+/// Settles one form question whose answers `read` reads, up to asking it: its answer, or why
+/// the flow stops there. The macro calls it for a form question, naming the form's reader
+/// where the form type is, so that a type that is no form is reported there, once, with no
+/// chain of this module's traits. It takes no closure, so a question point compiles to a
+/// `match` and no function of its own; the question is made only where it is asked
+/// ([`Halt::Ask`]).
 #[doc(hidden)]
-pub fn settle_one<A>(
-    ask: impl FnOnce() -> Question<A>,
+pub fn settle_form<A>(
     read: fn(&Value) -> Reading<A>,
     cx: &Cx,
     key: &'static str,
-) -> Settled<A> {
-    // This shell is compiled once per question point, its closure's type being the point's
-    // own; the work is in the two calls, compiled once per answer type.
-    match read_one(read, cx, key) {
-        Ok(settled) => settled,
-        Err((key, problem)) => ask_one(ask(), cx, key, problem),
-    }
-}
-
-/// The answer under `key`, or the stop for an answer that cannot be read; else the key and
-/// what was wrong with the answer given, if one was.
-fn read_one<A>(
-    read: fn(&Value) -> Reading<A>,
-    cx: &Cx,
-    key: &'static str,
-) -> Result<Settled<A>, (Cow<'static, str>, Option<String>)> {
+) -> Result<A, Halt<A>> {
     let key = cx.wire_key(key);
     let answers = cx.take_answers(std::slice::from_ref(&key));
     match read_answer(&key, answers.as_ref(), read) {
-        Ok(Read::Answered(answer)) => Ok(Settled::Answered(answer)),
-        Ok(Read::Open(problem)) => Err((key, problem)),
-        Err(error) => Ok(Settled::Stop(Stop(StopKind::Fail(error)))),
+        Ok(Read::Answered(answer)) => Ok(answer),
+        Ok(Read::Open(problem)) => Err(Halt::Ask(Asking {
+            key,
+            problem,
+            answer: PhantomData,
+        })),
+        Err(error) => Err(Halt::Stop(Stop(StopKind::Fail(error)))),
     }
 }
 
-/// The stop that asks `question` under `key`.
-fn ask_one<A>(
-    question: Question<A>,
-    cx: &Cx,
+/// Why a form question's point stops the flow.
+#[doc(hidden)]
+pub enum Halt<A> {
+    /// The question is to be asked (again).
+    Ask(Asking<A>),
+    /// The flow stops for another reason: the answer given could not be read.
+    Stop(Stop),
+}
+
+/// A form question still open: its key, and what was wrong with the answer given, if one was.
+#[doc(hidden)]
+pub struct Asking<A> {
     key: Cow<'static, str>,
     problem: Option<String>,
-) -> Settled<A> {
-    match question.ask(cx, key, &Read::Open(problem)) {
-        Ok(request) => Settled::Stop(Stop(StopKind::Ask(vec![request]))),
-        Err(error) => Settled::Stop(Stop(StopKind::Fail(error))),
+    answer: PhantomData<fn() -> A>,
+}
+
+impl<A> Asking<A> {
+    /// The stop that asks `question`.
+    pub fn ask(self, cx: &Cx, question: Question<A>) -> Stop {
+        match question.ask(cx, self.key, &Read::Open(self.problem)) {
+            Ok(request) => Stop(StopKind::Ask(vec![request])),
+            Err(error) => Stop(StopKind::Fail(error)),
+        }
     }
 }
 
 impl<A: Answer> Batch for Question<A> {
     type Answers = A;
     fn settle(ask: impl FnOnce() -> Self, cx: &Cx, keys: &[&'static str]) -> Settled<A> {
-        settle_one(ask, A::read, cx, keys[0])
+        match settle_form(A::read, cx, keys[0]) {
+            Ok(answer) => Settled::Answered(answer),
+            Err(Halt::Stop(stop)) => Settled::Stop(stop),
+            Err(Halt::Ask(asking)) => Settled::Stop(asking.ask(cx, ask())),
+        }
     }
 }
 

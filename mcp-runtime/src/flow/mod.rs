@@ -40,7 +40,7 @@ pub mod __private {
     };
     pub use super::carry::{Probe, ProbeAny, ProbeHash, Rewind, RewindsInOrder};
     pub use super::continuation::{Reader, Resume, Stopped, Writer};
-    pub use super::cx::{Batch, Settled, Stop, app_state, settle_one};
+    pub use super::cx::{Asking, Batch, Halt, Settled, Stop, app_state, settle_form};
     pub use super::definitions::{
         Cached, Presentation, arguments_schema, prompt_definition, resource_definition,
         tool_definition, uri_matches,

@@ -16,13 +16,24 @@ use crate::flow::syntax::marker_site;
 /// Input:  `__mcp_site!().1`
 /// Output, for a form question:
 /// ```text
-/// match settle_one(|| cx.elicit("..."), <_ as ElicitForm>::read_answer, &cx, "confirm") {
-///     Settled::Answered(answer) => answer,
-///     Settled::Stop(stop) => break 'stop reader.write(1).put(&target, &slot0, "target").stop(stop),
+/// match settle_form(<_ as ElicitForm>::read_answer, &cx, "confirm") {
+///     Ok(answer) => answer,
+///     Err(halt) => {
+///         let halt = match halt {
+///             Halt::Ask(asking) => asking.ask(&cx, cx.elicit("...")),
+///             Halt::Stop(halt) => halt,
+///         };
+///         break 'stop reader.write(1).put(&target, &slot0, "target").stop(halt)
+///     }
 /// }
 /// ```
-/// and for any other question, or several asked together, `Batch::settle(|| (q1, q2), &cx,
-/// &["a", "b"])` in place of `settle_one(...)`.
+/// and for any other question, or several asked together,
+/// ```text
+/// match Batch::settle(|| (q1, q2), &cx, &["a", "b"]) {
+///     Settled::Answered(answer) => answer,
+///     Settled::Stop(halt) => break 'stop reader.write(1).put(..).stop(halt),
+/// }
+/// ```
 /// and a sub-flow call `check(&cx).await` at point `N` becomes
 /// ```text
 /// { let call = check(&cx); match run_sub(IntoSubFlow::into_sub_flow(call), &cx, "key", resume.take()).await {
@@ -98,18 +109,40 @@ impl SiteCode<'_> {
         // itself, so that a type that is no form fails the one bound `cx.elicit` states, not
         // a chain of the runtime's traits.
         let span = question_span(question);
-        let settle = if question_method(question).is_some_and(|method| method == "elicit") {
+        let form = question_method(question).is_some_and(|method| method == "elicit");
+        let (settle, answered, stopped, halted) = if form {
+            // A form question takes no closure: its point compiles to this `match`, and the
+            // question is made only in the arm that asks it.
             let key = &keys[0];
-            quote_spanned! {span=>
-                ::mcp_runtime::__private::settle_one(
-                    || #question,
-                    <_ as ::mcp_runtime::ElicitForm>::read_answer,
-                    &#cx,
-                    #key,
-                )
-            }
+            let asking = Ident::new("__mcp_asking", Span::mixed_site());
+            (
+                quote_spanned! {span=>
+                    ::mcp_runtime::__private::settle_form(
+                        <_ as ::mcp_runtime::ElicitForm>::read_answer,
+                        &#cx,
+                        #key,
+                    )
+                },
+                quote_spanned!(span=> ::core::result::Result::Ok(#answer)),
+                quote_spanned!(span=> ::core::result::Result::Err(#halt)),
+                // The question is made before the carried locals are written: it may borrow
+                // one mutably, as the rest of the body before it may.
+                quote_spanned! {span=>
+                    let #halt = match #halt {
+                        #p::Halt::Ask(#asking) => #asking.ask(&#cx, #question),
+                        #p::Halt::Stop(#halt) => #halt,
+                    };
+                },
+            )
         } else {
-            quote_spanned!(span=> ::mcp_runtime::__private::Batch::settle(|| #question, &#cx, &[#(#keys),*]))
+            (
+                quote_spanned! {span=>
+                    ::mcp_runtime::__private::Batch::settle(|| #question, &#cx, &[#(#keys),*])
+                },
+                quote_spanned!(span=> #p::Settled::Answered(#answer)),
+                quote_spanned!(span=> #p::Settled::Stop(#halt)),
+                TokenStream::new(),
+            )
         };
         // Built, not parsed: a point's code is a `match` the compiler reads as written, and
         // parsing it back cost the macro more than writing it.
@@ -126,14 +159,8 @@ impl SiteCode<'_> {
             expr: Box::new(Expr::Verbatim(settle)),
             brace_token: syn::token::Brace(span),
             arms: vec![
-                arm(
-                    quote_spanned!(span=> #p::Settled::Answered(#answer)),
-                    quote_spanned!(span=> #answer),
-                ),
-                arm(
-                    quote_spanned!(span=> #p::Settled::Stop(#halt)),
-                    quote_spanned!(span=> break #label #write.stop(#halt)),
-                ),
+                arm(answered, quote_spanned!(span=> #answer)),
+                arm(stopped, quote_spanned!(span=> { #halted break #label #write.stop(#halt) })),
             ],
         })
     }
