@@ -359,3 +359,57 @@ async fn a_dropped_call_stream_cancels_the_call_and_forgets_its_question() {
     );
     assert_eq!(server.legacy_requests_waiting(), 0);
 }
+
+/// Says which capabilities the call sees, as JSON.
+#[mcp_runtime::tool]
+async fn declared(cx: mcp_runtime::Cx) -> mcp_runtime::ToolResult {
+    Ok(mcp_runtime::text(
+        serde_json::to_string(cx.capabilities()).unwrap_or_default(),
+    ))
+}
+
+/// Sessions whose clients declared the same things share one copy of them: each still sees
+/// its own declaration, and a session that declared otherwise is not mistaken for them.
+#[tokio::test]
+async fn sessions_that_declared_the_same_each_keep_their_capabilities() {
+    let server = Server::builder()
+        .tool(deploy_tools::confirm_deploy)
+        .tool(declared)
+        .build();
+    let running = client::start(server).await;
+    let both = json!({"elicitation": {"form": {}, "url": {}}});
+    let (first, _) = Client::open_with(running.addr, LEGACY, both.clone()).await;
+    let (second, _) = Client::open_with(running.addr, LEGACY, both.clone()).await;
+    let (without, _) = Client::open_with(running.addr, LEGACY, json!({"roots": {}})).await;
+    for (id, session) in [(1, &first), (2, &second)] {
+        let seen = session.call(id, "declared", json!({}), |_| json!({})).await;
+        assert_eq!(
+            serde_json::from_str::<serde_json::Value>(seen.text()).unwrap(),
+            both
+        );
+        let confirmed = session
+            .call(
+                id + 10,
+                "confirm_deploy",
+                json!({}),
+                |_| json!({"action": "accept", "content": {"ok": true}}),
+            )
+            .await;
+        assert_eq!(confirmed.requests().len(), 1, "{confirmed:?}");
+        assert_eq!(confirmed.text(), "Deployment confirmed.");
+    }
+    let seen = without.call(3, "declared", json!({}), |_| json!({})).await;
+    assert_eq!(seen.text(), r#"{"roots":{}}"#);
+    let refused = without
+        .call(13, "confirm_deploy", json!({}), |_| {
+            panic!("a client without elicitation is asked nothing")
+        })
+        .await;
+    assert!(refused.requests().is_empty(), "{refused:?}");
+    assert_eq!(
+        refused.response["error"]["data"]["requiredCapabilities"],
+        json!({"elicitation": {"form": {}}}),
+        "{}",
+        refused.response
+    );
+}

@@ -17,8 +17,10 @@
 //!
 //! Only authenticated states are read, and a state is at most the server's state size cap.
 //! Before reading, no header may claim more items or bytes than the state has left (serde
-//! would preallocate up to 1 MiB for what a collection claims); text and byte strings are
-//! allocated as their bytes arrive, and nesting stops at 128 levels.
+//! would preallocate up to 1 MiB for what a collection claims), and arrays and maps may nest
+//! at most 128 deep; text and byte strings are allocated as their bytes arrive. Fields are
+//! read through one 4 KiB scratch buffer per thread, ciborium's own size, zeroed once rather
+//! than for every field.
 
 use std::cell::RefCell;
 
@@ -31,8 +33,18 @@ use serde::{Deserialize, Serialize, Serializer};
 /// as this one's.
 pub(crate) const FORMAT: u32 = 0x4342_5232; // "CBR2"
 
-/// How deeply a payload may nest: deeper input is refused before it can exhaust the stack.
+/// How deeply a payload's arrays and maps may nest: deeper input is refused before it can
+/// exhaust the stack. (The reader itself stops at 256 levels, tags and enums counted.)
 const MAX_DEPTH: usize = 128;
+
+/// The reader's scratch buffer: text of up to this many bytes is read through it in one
+/// piece, longer text in pieces. ciborium's own size, so that what reads stays the same.
+const SCRATCH_LEN: usize = 4096;
+
+thread_local! {
+    /// The scratch buffer of the reads on this thread.
+    static SCRATCH: RefCell<[u8; SCRATCH_LEN]> = const { RefCell::new([0; SCRATCH_LEN]) };
+}
 
 /// Why a carried value could not be written, or read back as written.
 #[derive(Debug)]
@@ -85,8 +97,15 @@ pub(crate) fn write_item<T: Serialize + DeserializeOwned>(
     }
     READ_FAILED_AT.with(|at| at.borrow_mut().take());
     let mut rest = &out[start..];
-    let read: Result<TrackedOwned<T>, _> =
-        ciborium::de::from_reader_with_recursion_limit(&mut rest, MAX_DEPTH);
+    // As the next round reads it: its nesting checked, then read.
+    if let Err(detail) = claims_fit(rest) {
+        return Err(WriteError {
+            what: "is written but does not read back",
+            inside: String::new(),
+            detail,
+        });
+    }
+    let read: Result<TrackedOwned<T>, _> = read(&mut rest);
     match read {
         Ok(_) if rest.is_empty() => Ok(()),
         Ok(_) => Err(WriteError {
@@ -105,9 +124,19 @@ pub(crate) fn write_item<T: Serialize + DeserializeOwned>(
     }
 }
 
-/// Reads one CBOR item from the front of `rest`, nested at most 128 deep.
+/// Reads one CBOR item from the front of `rest`. A payload [`open`] accepts nests its arrays
+/// and maps at most [`MAX_DEPTH`] deep; the reader stops any item at 256 levels.
 pub(crate) fn read_item<T: DeserializeOwned>(rest: &mut &[u8]) -> Result<T, String> {
-    ciborium::de::from_reader_with_recursion_limit(rest, MAX_DEPTH).map_err(read_error)
+    read(rest).map_err(read_error)
+}
+
+/// Reads one CBOR item from the front of `rest` through this thread's scratch buffer.
+fn read<T: DeserializeOwned>(rest: &mut &[u8]) -> Result<T, ciborium::de::Error<std::io::Error>> {
+    SCRATCH.with(|scratch| match scratch.try_borrow_mut() {
+        Ok(mut scratch) => ciborium::de::from_reader_with_buffer(rest, &mut scratch[..]),
+        // A read within a read (a carried type whose `Deserialize` reads a state itself).
+        Err(_) => ciborium::de::from_reader_with_buffer(rest, &mut [0; SCRATCH_LEN]),
+    })
 }
 
 /// Writes `value`, one of `literals`, as its index among them.
@@ -159,9 +188,8 @@ pub(crate) fn open(payload: &[u8], fields: &[usize]) -> Result<(u32, Fields), St
     Ok((point, fields))
 }
 
-/// Reads a payload's point number. A plain unsigned integer is read from its header: serde's
-/// reader would first zero a 4 KiB scratch buffer, which costs more than the rest of the
-/// read. Anything else is left to [`read_item`], which reads it or says why it cannot.
+/// Reads a payload's point number. A plain unsigned integer is read from its header, without
+/// serde. Anything else is left to [`read_item`], which reads it or says why it cannot.
 fn read_point(rest: &mut &[u8]) -> Result<u32, String> {
     let mut decoder = ciborium_ll::Decoder::from(*rest);
     if let Ok(ciborium_ll::Header::Positive(point)) = decoder.pull()
@@ -210,39 +238,86 @@ impl Fields {
     }
 }
 
-/// Refuses a payload whose headers claim more items or bytes than it has left: serde
-/// preallocates up to 1 MiB for a collection's claimed length, which a few bytes could
-/// otherwise claim. Every item takes at least one byte, every map entry two.
+/// Refuses a payload whose headers claim more items or bytes than it has left, or whose
+/// arrays and maps nest more than [`MAX_DEPTH`] deep. Serde preallocates up to 1 MiB for a
+/// collection's claimed length, which a few bytes could otherwise claim; every item takes at
+/// least one byte, every map entry two. Tags belong to the item after them and do not nest.
 fn claims_fit(bytes: &[u8]) -> Result<(), String> {
-    use ciborium_io::Read as _;
     use ciborium_ll::{Decoder, Header};
 
-    let mut decoder = Decoder::from(bytes);
-    let mut scratch = [0_u8; 512];
-    // Malformed input is left to the reader, which says where it breaks.
-    while let Ok(header) = decoder.pull() {
-        let left = bytes.len() - decoder.offset();
-        let (claimed, payload) = match header {
-            Header::Array(Some(items)) => (items, false),
-            Header::Map(Some(entries)) => (entries.saturating_mul(2), false),
-            Header::Bytes(Some(len)) | Header::Text(Some(len)) => (len, true),
-            _ => continue,
+    /// The items left of an array or map of indefinite length: all of them until its break.
+    const UNTIL_BREAK: u32 = u32::MAX;
+    // The items each open array or map has left, innermost last.
+    let mut open = [0_u32; MAX_DEPTH];
+    let mut depth = 0_usize;
+    // Inside a text or byte string of indefinite length: its chunks come, until a break.
+    let mut chunked = false;
+    let mut at = 0;
+    loop {
+        let mut decoder = Decoder::from(&bytes[at..]);
+        // The end, or malformed input: left to the reader, which says where it breaks.
+        let Ok(header) = decoder.pull() else {
+            return Ok(());
+        };
+        at += decoder.offset();
+        let left = bytes.len() - at;
+        let claimed = match header {
+            Header::Array(Some(items)) => items,
+            Header::Map(Some(entries)) => entries.saturating_mul(2),
+            Header::Bytes(Some(len)) | Header::Text(Some(len)) => len,
+            _ => 0,
         };
         if claimed > left {
             return Err(format!(
                 "a header claims {claimed} items or bytes with {left} bytes left"
             ));
         }
-        let mut skip = if payload { claimed } else { 0 };
-        while skip > 0 {
-            let step = skip.min(scratch.len());
-            if decoder.read_exact(&mut scratch[..step]).is_err() {
-                return Ok(());
+        match header {
+            Header::Bytes(Some(_)) | Header::Text(Some(_)) if chunked => {
+                at += claimed;
+                continue;
             }
-            skip -= step;
+            Header::Break if chunked => chunked = false,
+            _ if chunked => return Ok(()),
+            Header::Tag(_) => continue,
+            Header::Break => match depth.checked_sub(1) {
+                Some(inner) if open[inner] == UNTIL_BREAK => depth = inner,
+                _ => return Ok(()),
+            },
+            header => {
+                // One more item of the innermost array or map.
+                if let Some(inner) = depth.checked_sub(1)
+                    && open[inner] != UNTIL_BREAK
+                {
+                    open[inner] -= 1;
+                }
+                match header {
+                    Header::Array(len) | Header::Map(len) => {
+                        let Some(slot) = open.get_mut(depth) else {
+                            return Err(format!("nested more than {MAX_DEPTH} deep"));
+                        };
+                        *slot = match len {
+                            // At most the bytes left, which a state of 4 GiB would take.
+                            Some(_) => u32::try_from(claimed)
+                                .ok()
+                                .filter(|&items| items != UNTIL_BREAK)
+                                .ok_or_else(|| format!("a header claims {claimed} items"))?,
+                            None => UNTIL_BREAK,
+                        };
+                        depth += 1;
+                    }
+                    Header::Bytes(None) | Header::Text(None) => chunked = true,
+                    _ => at += claimed,
+                }
+            }
+        }
+        // The arrays and maps whose last item has ended are closed.
+        while let Some(inner) = depth.checked_sub(1)
+            && open[inner] == 0
+        {
+            depth = inner;
         }
     }
-    Ok(())
 }
 
 /// Where inside a value a failure lies, as serde's path (`.items[3].price`), or nothing at
@@ -275,9 +350,7 @@ fn read_error(error: ciborium::de::Error<std::io::Error>) -> String {
     match error {
         ciborium::de::Error::Semantic(_, message) => message,
         ciborium::de::Error::Syntax(offset) => format!("malformed CBOR at byte {offset}"),
-        ciborium::de::Error::RecursionLimitExceeded => {
-            format!("nested more than {MAX_DEPTH} deep")
-        }
+        ciborium::de::Error::RecursionLimitExceeded => "nested too deeply".to_owned(),
         ciborium::de::Error::Io(_) => "the input ends early".to_owned(),
     }
 }
@@ -375,16 +448,61 @@ mod tests {
         assert_eq!(round_trip(&long), Ok(long));
     }
 
-    #[test]
-    fn input_nested_too_deeply_is_refused_when_read() {
-        // 200 one-element arrays in a row, then 0: past the depth limit.
-        let mut bytes = vec![0x81; 200];
-        bytes.push(0x00);
-        let error = read_item::<serde_json::Value>(&mut &bytes[..]).expect_err("too deep");
-        assert!(error.contains("nested more than"), "{error}");
+    /// A state of point 0 whose one field is `levels` arrays, each holding the next, around 0:
+    /// one-element arrays (`0x81`), or arrays of indefinite length (`0x9f`, ended by `0xff`).
+    fn nested(levels: usize, array: u8) -> Vec<u8> {
         let mut state = vec![0x00];
-        state.extend_from_slice(&bytes);
-        assert!(read_all(&state, &[1]).is_err());
+        state.extend(std::iter::repeat_n(array, levels));
+        state.push(0x00);
+        if array == 0x9f {
+            state.extend(std::iter::repeat_n(0xff, levels));
+        }
+        state
+    }
+
+    #[test]
+    fn arrays_and_maps_nesting_past_128_are_refused_when_opened() {
+        for array in [0x81, 0x9f] {
+            read_all(&nested(128, array), &[1]).expect("128 deep is read");
+            let error = open(&nested(129, array), &[1]).expect_err("too deep");
+            assert_eq!(error, "nested more than 128 deep");
+        }
+        // A map nests as an array does: {0: {0: ... 0}}.
+        let mut maps = vec![0x00];
+        maps.extend([0xa1, 0x00].repeat(129));
+        maps.push(0x00);
+        assert_eq!(open(&maps, &[1]).unwrap_err(), "nested more than 128 deep");
+        // Arrays side by side do not nest: 200 empty ones in one array.
+        let mut side_by_side = vec![0x00, 0x98, 200];
+        side_by_side.extend([0x80; 200]);
+        read_all(&side_by_side, &[1]).expect("one level deep");
+    }
+
+    #[test]
+    fn tags_and_chunked_strings_are_items_of_the_array_they_stand_in() {
+        // An array of two: a tagged 0, or a text of indefinite length in two chunks ("a" "b"),
+        // then 128 levels more. Counted as more than one item, either would close the outer
+        // array early and leave the levels after it a level too shallow.
+        for first in [&[0xc1, 0x00][..], &[0x7f, 0x61, b'a', 0x61, b'b', 0xff]] {
+            let mut state = vec![0x00, 0x82];
+            state.extend_from_slice(first);
+            state.extend_from_slice(&nested(128, 0x81)[1..]);
+            assert_eq!(open(&state, &[1]).unwrap_err(), "nested more than 128 deep");
+            let mut shallower = vec![0x00, 0x82];
+            shallower.extend_from_slice(first);
+            shallower.extend_from_slice(&nested(127, 0x81)[1..]);
+            read_all(&shallower, &[1]).expect("128 deep is read");
+        }
+    }
+
+    #[test]
+    fn the_reader_stops_at_256_levels_of_anything() {
+        // Tags do not count towards the 128 levels of arrays and maps, but the reader stops
+        // them: 300 tags around 0.
+        let mut bytes = vec![0xc1; 300];
+        bytes.push(0x00);
+        let error = read_item::<serde::de::IgnoredAny>(&mut &bytes[..]).expect_err("too deep");
+        assert_eq!(error, "nested too deeply");
     }
 
     #[test]

@@ -200,7 +200,6 @@ impl Server {
             version,
             capabilities: params.capabilities,
             client_info: Some(bounded_client_info(params.client_info.clone())),
-            subject: facts.subject.clone(),
             owner: Owner::of(facts.subject.as_deref(), facts.peer),
             carrier,
         };
@@ -320,7 +319,7 @@ impl Server {
                     request: session_context(self, &session, &mut params, facts, call),
                     peer: facts.peer,
                     headers: facts.headers.clone(),
-                    capabilities: session.capabilities.clone(),
+                    capabilities: session.capabilities().clone(),
                     subject: facts.subject.clone(),
                     claims: facts.claims.clone(),
                     progress,
@@ -507,7 +506,7 @@ fn session_context(
         _ => Map::new(),
     };
     let headers = server.inner.context.exposed(facts.headers.as_deref());
-    let info = session.client_info.clone();
+    let info = session.client_info().cloned();
     RequestContext::new(
         ProtocolEra::Legacy,
         session.version,

@@ -66,7 +66,7 @@ impl Answerer for ClientAnswerer {
             // event streams is answered with JSON alone. Its questions could never arrive:
             // pages to open are listed in a `-32042`, anything else is refused.
             if self.outbound.is_closed() {
-                let capabilities = &self.session.capabilities;
+                let capabilities = self.session.capabilities();
                 if let Some(error) = url_elicitation::required_error(&requests, capabilities) {
                     return Err(error);
                 }

@@ -2,7 +2,8 @@
 //! (or 2025-06-18, 2025-03-26), and the table that holds them.
 //!
 //! A session keeps what those revisions remember between requests: the negotiated version,
-//! a bounded copy of the client's capabilities, its log level and subscriptions, the
+//! a bounded copy of the client's capabilities and `clientInfo` (one copy for all the
+//! sessions that declared the same, `declared.rs`), its log level and subscriptions, the
 //! server-to-client requests still waiting for the client's response, the calls it may
 //! cancel, and its standalone stream (an HTTP `GET` stream, or stdout). Everything a call
 //! registers is removed when the call ends, whichever way it ends.
@@ -13,6 +14,7 @@
 
 mod answerer;
 mod capabilities;
+mod declared;
 mod table;
 #[cfg(test)]
 mod tests;
@@ -32,7 +34,8 @@ pub(crate) use table::{OpenError, Sessions};
 use super::cancel::{Cancellable, Registration};
 use super::outbound::{LevelCell, Outbound};
 use super::owner::Owner;
-use crate::protocol::{ClientCapabilities, ErrorObject};
+use crate::protocol::{ClientCapabilities, ErrorObject, Implementation};
+use declared::Declared;
 
 /// How long a legacy session may stay idle (no call running, no stream open) before it
 /// expires: 30 minutes.
@@ -159,11 +162,10 @@ fn give_back(counter: &AtomicUsize) {
 pub(crate) struct Session {
     pub(crate) id: Box<str>,
     pub(crate) version: &'static str,
-    pub(crate) capabilities: ClientCapabilities,
-    /// The client's `clientInfo` from `initialize`, cut to a bounded summary.
-    pub(crate) client_info: Option<crate::protocol::Implementation>,
-    /// The subject that opened the session: only it may use the session.
-    pub(crate) subject: Option<String>,
+    /// The client's capabilities and `clientInfo`, bounded and shared with the sessions
+    /// that declared the same.
+    declared: Arc<Declared>,
+    /// Who opened the session; with a subject, only that subject may use the session.
     owner: Owner,
     pub(crate) carrier: Carrier,
     pub(crate) log_level: Arc<LevelCell>,
@@ -185,7 +187,12 @@ struct SessionState {
     pending: HashMap<u64, oneshot::Sender<Result<Value, ErrorObject>>>,
     /// The standalone stream: a newer one replaces it.
     stream: Option<Outbound>,
-    subscriptions: HashSet<String>,
+    /// The subscribed resources, from the first subscription to the last unsubscription.
+    #[allow(
+        clippy::box_collection,
+        reason = "most sessions subscribe to nothing: 8 bytes each instead of an empty set's 48"
+    )]
+    subscriptions: Option<Box<HashSet<String>>>,
     /// Calls running.
     calls: usize,
     /// Calls running and streams open: a busy session never expires.
@@ -211,13 +218,32 @@ impl std::fmt::Debug for Session {
 pub(crate) struct Opening {
     pub(crate) version: &'static str,
     pub(crate) capabilities: ClientCapabilities,
-    pub(crate) client_info: Option<crate::protocol::Implementation>,
-    pub(crate) subject: Option<String>,
+    pub(crate) client_info: Option<Implementation>,
+    /// The subject (see [`Owner::of`]) or peer that opens the session.
     pub(crate) owner: Owner,
     pub(crate) carrier: Carrier,
 }
 
 impl Session {
+    /// The capabilities the client declared, as far as the session keeps them (see
+    /// `capabilities`).
+    pub(crate) fn capabilities(&self) -> &ClientCapabilities {
+        &self.declared.capabilities
+    }
+
+    /// The client's `clientInfo` from `initialize`, cut to a bounded summary.
+    pub(crate) fn client_info(&self) -> Option<&Implementation> {
+        self.declared.client_info.as_ref()
+    }
+
+    /// The subject that opened the session: only it may use the session.
+    pub(crate) fn subject(&self) -> Option<&str> {
+        match &self.owner {
+            Owner::Subject(subject) => Some(subject),
+            Owner::Peer(_) | Owner::Unknown => None,
+        }
+    }
+
     /// Whether the caps on calls and streams apply: over stdio the connection bounds them.
     fn capped(&self) -> bool {
         self.carrier == Carrier::Http
@@ -299,19 +325,30 @@ impl Session {
     pub(crate) fn subscribe(&self, uri: String) -> Result<(), Refused> {
         let mut state = lock(&self.state);
         let max = self.settings.max_subscriptions;
-        if state.subscriptions.len() >= max && !state.subscriptions.contains(&uri) {
+        let subscriptions = state.subscriptions.get_or_insert_default();
+        if subscriptions.len() >= max && !subscriptions.contains(&uri) {
             return Err(Refused::Subscriptions(max));
         }
-        state.subscriptions.insert(uri);
+        subscriptions.insert(uri);
         Ok(())
     }
 
     pub(crate) fn unsubscribe(&self, uri: &str) {
-        lock(&self.state).subscriptions.remove(uri);
+        let mut state = lock(&self.state);
+        if let Some(subscriptions) = &mut state.subscriptions {
+            subscriptions.remove(uri);
+            if subscriptions.is_empty() {
+                state.subscriptions = None;
+            }
+        }
     }
 
     pub(crate) fn is_subscribed(&self, uri: &str) -> bool {
-        lock(&self.state).subscriptions.contains(uri)
+        let state = lock(&self.state);
+        state
+            .subscriptions
+            .as_ref()
+            .is_some_and(|subscriptions| subscriptions.contains(uri))
     }
 
     /// How many server-to-client requests wait for the client's response.

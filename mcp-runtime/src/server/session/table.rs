@@ -1,5 +1,6 @@
 //! Every legacy session of a server, by id and by owner, and the sweeper that closes those
-//! left idle.
+//! left idle. What their clients declared is shared among those that declared the same
+//! (`declared.rs`).
 //!
 //! At an owner's cap (HTTP sessions only), opening closes that owner's least recently active
 //! idle session, or is refused when all of them are busy. At the server's cap, opening closes
@@ -7,13 +8,16 @@
 //! since the sweeper last ran; failing that, it is refused. A client never closes another
 //! owner's live session. One lock of the table per `initialize`.
 
-use std::collections::HashMap;
+use std::borrow::Borrow;
+use std::collections::{HashMap, HashSet};
+use std::hash::{Hash, Hasher};
 use std::sync::{Arc, Mutex, Once, Weak};
 use std::time::Duration;
 
 use tokio::time::Instant;
 
 use super::capabilities::bounded;
+use super::declared::{Declarations, Declared};
 use super::{Carrier, Opening, Session, SessionSettings, SessionState, Usage, lock};
 use crate::server::owner::Owner;
 
@@ -36,13 +40,39 @@ pub(crate) struct Sessions {
     table: Arc<Mutex<Table>>,
     /// The server's open standalone streams.
     streams: Arc<std::sync::atomic::AtomicUsize>,
+    /// What the sessions' clients declared, shared among those that declared the same.
+    pub(super) declarations: Arc<Declarations>,
     sweeper: Once,
 }
 
 #[derive(Default)]
 struct Table {
-    by_id: HashMap<Box<str>, Arc<Session>>,
+    by_id: HashSet<ById>,
     owners: HashMap<Owner, Owned>,
+}
+
+/// A session in the table, found by its id without keeping a second copy of the id.
+struct ById(Arc<Session>);
+
+impl Borrow<str> for ById {
+    fn borrow(&self) -> &str {
+        &self.0.id
+    }
+}
+
+impl PartialEq for ById {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.id == other.0.id
+    }
+}
+
+impl Eq for ById {}
+
+impl Hash for ById {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        // As the `str` it borrows as.
+        str::hash(&self.0.id, state);
+    }
 }
 
 /// One owner's sessions, and what they hold together.
@@ -59,14 +89,14 @@ impl Default for Sessions {
 
 impl Table {
     fn insert(&mut self, session: Arc<Session>) {
-        self.by_id.insert(session.id.clone(), Arc::clone(&session));
+        self.by_id.insert(ById(Arc::clone(&session)));
         if let Some(owned) = self.owners.get_mut(&session.owner) {
             owned.sessions.push(session);
         }
     }
 
     fn remove(&mut self, id: &str) -> Option<Arc<Session>> {
-        let session = self.by_id.remove(id)?;
+        let ById(session) = self.by_id.take(id)?;
         if let Some(owned) = self.owners.get_mut(&session.owner) {
             owned.sessions.retain(|kept| !Arc::ptr_eq(kept, &session));
             if owned.sessions.is_empty() {
@@ -92,8 +122,8 @@ impl Table {
         let expired: Vec<Box<str>> = self
             .by_id
             .iter()
-            .filter(|(_, session)| session.expired(now, timeout))
-            .map(|(id, _)| id.clone())
+            .filter(|ById(session)| session.expired(now, timeout))
+            .map(|ById(session)| session.id.clone())
             .collect();
         expired.iter().filter_map(|id| self.remove(id)).collect()
     }
@@ -106,6 +136,7 @@ impl Sessions {
             shared: Arc::new(settings),
             table: Arc::default(),
             streams: Arc::default(),
+            declarations: Arc::default(),
             sweeper: Once::new(),
         }
     }
@@ -114,7 +145,10 @@ impl Sessions {
     pub(crate) fn open(&self, opening: Opening) -> Result<Arc<Session>, OpenError> {
         self.start_sweeper();
         let id = super::new_session_id().map_err(OpenError::Random)?;
-        let capabilities = bounded(opening.capabilities);
+        let declared = self.declarations.share(Declared {
+            capabilities: bounded(opening.capabilities),
+            client_info: opening.client_info,
+        });
         let settings = self.settings;
         let mut closed = Vec::new();
         let mut table = lock(&self.table);
@@ -145,7 +179,8 @@ impl Sessions {
                 .owners
                 .entry(opening.owner.clone())
                 .or_insert_with(|| Owned {
-                    sessions: Vec::new(),
+                    // Most owners open one session.
+                    sessions: Vec::with_capacity(1),
                     usage: Arc::default(),
                 })
                 .usage,
@@ -153,9 +188,7 @@ impl Sessions {
         let session = Arc::new(Session {
             id,
             version: opening.version,
-            client_info: opening.client_info,
-            capabilities,
-            subject: opening.subject,
+            declared,
             owner: opening.owner,
             carrier: opening.carrier,
             log_level: Arc::default(),
@@ -178,8 +211,8 @@ impl Sessions {
     /// The HTTP session `id`, if it exists, has not expired and belongs to `subject`.
     pub(crate) fn find(&self, id: &str, subject: Option<&str>) -> Option<Arc<Session>> {
         let mut table = lock(&self.table);
-        let session = table.by_id.get(id)?;
-        if session.carrier != Carrier::Http || session.subject.as_deref() != subject {
+        let ById(session) = table.by_id.get(id)?;
+        if session.carrier != Carrier::Http || session.subject() != subject {
             return None;
         }
         if session.expired(Instant::now(), self.settings.idle_timeout) {
@@ -200,7 +233,12 @@ impl Sessions {
 
     /// The sessions open now.
     pub(crate) fn all(&self) -> Vec<Arc<Session>> {
-        lock(&self.table).by_id.values().cloned().collect()
+        let table = lock(&self.table);
+        table
+            .by_id
+            .iter()
+            .map(|ById(session)| Arc::clone(session))
+            .collect()
     }
 
     /// How many sessions are open.
@@ -208,8 +246,8 @@ impl Sessions {
         lock(&self.table).by_id.len()
     }
 
-    /// Starts, once and where a runtime runs, the task that closes expired sessions. It looks
-    /// every quarter of the idle timeout (between 50 ms and a minute), and ends with the
+    /// Starts, once and where a runtime runs, the task that closes expired sessions and
+    /// forgets the declarations no session holds any more. It looks every quarter of the idle timeout (between 50 ms and a minute), and ends with the
     /// server.
     fn start_sweeper(&self) {
         let Ok(runtime) = tokio::runtime::Handle::try_current() else {
@@ -217,14 +255,20 @@ impl Sessions {
         };
         self.sweeper.call_once(|| {
             let table = Arc::downgrade(&self.table);
+            let declarations = Arc::downgrade(&self.declarations);
             let timeout = self.settings.idle_timeout;
             let period = (timeout / 4).clamp(Duration::from_millis(50), Duration::from_secs(60));
-            runtime.spawn(sweep(table, timeout, period));
+            runtime.spawn(sweep(table, declarations, timeout, period));
         });
     }
 }
 
-async fn sweep(table: Weak<Mutex<Table>>, timeout: Duration, period: Duration) {
+async fn sweep(
+    table: Weak<Mutex<Table>>,
+    declarations: Weak<Declarations>,
+    timeout: Duration,
+    period: Duration,
+) {
     let mut ticks = tokio::time::interval_at(Instant::now() + period, period);
     ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
@@ -236,6 +280,9 @@ async fn sweep(table: Weak<Mutex<Table>>, timeout: Duration, period: Duration) {
             tracing::debug!(sessions = expired.len(), "closed idle legacy sessions");
         }
         close_all(expired);
+        if let Some(declarations) = declarations.upgrade() {
+            declarations.sweep();
+        }
     }
 }
 

@@ -28,7 +28,6 @@ fn opening(owner: Owner) -> Opening {
         version: "2025-11-25",
         capabilities: ClientCapabilities::default(),
         client_info: None,
-        subject: None,
         owner,
         carrier: Carrier::Http,
     }
@@ -343,4 +342,38 @@ async fn idle_sessions_are_swept_on_a_timer_and_busy_ones_stay() {
     assert_eq!(sessions.len(), 1);
     assert!(Arc::ptr_eq(&sessions.all()[0], &busy));
     assert!(idle.iter().all(|session| session.held() == (0, 0, 0, 0)));
+}
+
+#[tokio::test(start_paused = true)]
+async fn sessions_that_declared_the_same_share_it_until_the_last_one_goes() {
+    let settings = SessionSettings {
+        idle_timeout: Duration::from_secs(60),
+        ..SessionSettings::default()
+    };
+    let sessions = Sessions::new(settings);
+    let declaring = |capabilities: serde_json::Value, owner| Opening {
+        capabilities: serde_json::from_value(capabilities).unwrap(),
+        client_info: Some(Implementation::new("client", "1.0.0")),
+        ..opening(owner)
+    };
+    let form = serde_json::json!({"elicitation": {"form": {}}});
+    let first = sessions.open(declaring(form.clone(), peer(1))).unwrap();
+    let second = sessions.open(declaring(form.clone(), peer(2))).unwrap();
+    let sampling = sessions
+        .open(declaring(serde_json::json!({"sampling": {}}), peer(1)))
+        .unwrap();
+    assert!(Arc::ptr_eq(&first.declared, &second.declared));
+    assert!(!Arc::ptr_eq(&first.declared, &sampling.declared));
+    for session in [&first, &second] {
+        assert_eq!(serde_json::to_value(session.capabilities()).unwrap(), form);
+        assert_eq!(session.client_info().unwrap().name, "client");
+    }
+    assert!(sampling.capabilities().elicitation.is_none());
+    assert!(sampling.capabilities().sampling.is_some());
+    assert_eq!(sessions.declarations.len(), 2);
+    // The sessions expire; the sweeper then forgets what they declared.
+    drop((first, second, sampling));
+    tokio::time::sleep(Duration::from_secs(76)).await;
+    assert_eq!(sessions.len(), 0);
+    assert_eq!(sessions.declarations.len(), 0);
 }
