@@ -1,9 +1,9 @@
 //! The per-request context a handler receives, and how a question point settles.
 
 use std::borrow::Cow;
-use std::marker::PhantomData;
 use std::fmt;
 use std::future::{Future, poll_fn};
+use std::marker::PhantomData;
 use std::pin::pin;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::task::Poll;

@@ -160,7 +160,10 @@ impl SiteCode<'_> {
             brace_token: syn::token::Brace(span),
             arms: vec![
                 arm(answered, quote_spanned!(span=> #answer)),
-                arm(stopped, quote_spanned!(span=> { #halted break #label #write.stop(#halt) })),
+                arm(
+                    stopped,
+                    quote_spanned!(span=> { #halted break #label #write.stop(#halt) }),
+                ),
             ],
         })
     }
