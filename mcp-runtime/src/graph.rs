@@ -29,7 +29,7 @@
 
 use std::collections::BTreeMap;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::protocol::ElicitRequestedSchema;
 
@@ -243,7 +243,7 @@ impl Ask {
 }
 
 /// What kind of question an [`Ask`] is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum AskKind {
@@ -309,7 +309,7 @@ impl Exit {
 }
 
 /// How a handler leaves.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum ExitKind {
@@ -402,10 +402,7 @@ impl FlowGraphs {
 pub mod __private {
     use std::marker::PhantomData;
 
-    pub use super::spec::{
-        AskSpec as GraphAsk, PointSpec as GraphPoint, Spec as GraphSpec, graph as flow_graph,
-    };
-    pub use super::steps::{End as GraphEnd, Step as GraphStep};
+    pub use super::spec::{Schemas as GraphSchemas, graph as flow_graph};
 
     use crate::form::ElicitForm;
     use crate::protocol::ElicitRequestedSchema;

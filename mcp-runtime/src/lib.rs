@@ -29,8 +29,7 @@ pub mod __private {
     pub use crate::flow::__private::*;
     pub use crate::form::__private as form;
     pub use crate::graph::__private::{
-        GraphAsk, GraphEnd, GraphPoint, GraphSpec, GraphStep, SchemaOfAny, SchemaOfForm,
-        SchemaProbe, flow_graph,
+        GraphSchemas, SchemaOfAny, SchemaOfForm, SchemaProbe, flow_graph,
     };
     pub use schemars;
     pub use serde;

@@ -208,122 +208,9 @@ pub fn deploy() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Cop
         fn flow_graph(
             &self,
         ) -> ::core::option::Option<&'static ::mcp_runtime::graph::FlowGraph> {
-            static __MCP_GRAPH: ::std::sync::OnceLock<::mcp_runtime::graph::FlowGraph> = ::std::sync::OnceLock::new();
-            static __MCP_SPEC: ::mcp_runtime::__private::GraphSpec = ::mcp_runtime::__private::GraphSpec {
-                points: &[
-                    ::mcp_runtime::__private::GraphPoint {
-                        asks: &[
-                            ::mcp_runtime::__private::GraphAsk {
-                                key: "target",
-                                kind: ::mcp_runtime::graph::AskKind::Form,
-                                message: ::core::option::Option::Some(
-                                    "format!(\"Where should {} go?\", args.service)",
-                                ),
-                                form: ::core::option::Option::Some(("Target", 0u32)),
-                                call: ::core::option::Option::None,
-                            },
-                        ],
-                        in_loop: false,
-                        carried: &[],
-                    },
-                    ::mcp_runtime::__private::GraphPoint {
-                        asks: &[
-                            ::mcp_runtime::__private::GraphAsk {
-                                key: "confirm",
-                                kind: ::mcp_runtime::graph::AskKind::Form,
-                                message: ::core::option::Option::Some(
-                                    "format!(\"Ship {replicas} replicas to production?\")",
-                                ),
-                                form: ::core::option::Option::Some(("Confirm", 1u32)),
-                                call: ::core::option::Option::None,
-                            },
-                        ],
-                        in_loop: false,
-                        carried: &[("replicas", ::core::option::Option::Some("u32"))],
-                    },
-                ],
-                exits: &[
-                    (
-                        ::mcp_runtime::graph::ExitKind::Refused,
-                        ::core::option::Option::None,
-                    ),
-                    (
-                        ::mcp_runtime::graph::ExitKind::Refused,
-                        ::core::option::Option::None,
-                    ),
-                    (
-                        ::mcp_runtime::graph::ExitKind::Return,
-                        ::core::option::Option::Some("Ok(text(\"Nothing deployed.\"))"),
-                    ),
-                    (
-                        ::mcp_runtime::graph::ExitKind::Tail,
-                        ::core::option::Option::Some(
-                            "Ok(text(format!(\"Deployed {} replicas of {}.\",…",
-                        ),
-                    ),
-                ],
-                steps: &[
-                    ::mcp_runtime::__private::GraphStep(
-                        ::mcp_runtime::__private::GraphEnd::Start,
-                        ::mcp_runtime::__private::GraphEnd::Point(0u32),
-                        false,
-                        false,
-                        &[],
-                    ),
-                    ::mcp_runtime::__private::GraphStep(
-                        ::mcp_runtime::__private::GraphEnd::Point(0u32),
-                        ::mcp_runtime::__private::GraphEnd::Exit(0u32),
-                        false,
-                        false,
-                        &[],
-                    ),
-                    ::mcp_runtime::__private::GraphStep(
-                        ::mcp_runtime::__private::GraphEnd::Point(0u32),
-                        ::mcp_runtime::__private::GraphEnd::Point(1u32),
-                        false,
-                        false,
-                        &["target.environment == Environment::Production"],
-                    ),
-                    ::mcp_runtime::__private::GraphStep(
-                        ::mcp_runtime::__private::GraphEnd::Point(1u32),
-                        ::mcp_runtime::__private::GraphEnd::Exit(1u32),
-                        false,
-                        false,
-                        &[],
-                    ),
-                    ::mcp_runtime::__private::GraphStep(
-                        ::mcp_runtime::__private::GraphEnd::Point(1u32),
-                        ::mcp_runtime::__private::GraphEnd::Exit(2u32),
-                        false,
-                        false,
-                        &["!confirm.ok"],
-                    ),
-                    ::mcp_runtime::__private::GraphStep(
-                        ::mcp_runtime::__private::GraphEnd::Point(1u32),
-                        ::mcp_runtime::__private::GraphEnd::Join(0u32),
-                        false,
-                        false,
-                        &["else"],
-                    ),
-                    ::mcp_runtime::__private::GraphStep(
-                        ::mcp_runtime::__private::GraphEnd::Point(0u32),
-                        ::mcp_runtime::__private::GraphEnd::Join(0u32),
-                        false,
-                        false,
-                        &["else"],
-                    ),
-                    ::mcp_runtime::__private::GraphStep(
-                        ::mcp_runtime::__private::GraphEnd::Join(0u32),
-                        ::mcp_runtime::__private::GraphEnd::Exit(3u32),
-                        false,
-                        false,
-                        &[],
-                    ),
-                ],
-                sub_points: &[],
-                branch_exits: &[0u32, 1u32],
-                schemas: __mcp_schemas,
-            };
+            static __MCP_GRAPH: ::std::sync::OnceLock<
+                ::core::option::Option<::mcp_runtime::graph::FlowGraph>,
+            > = ::std::sync::OnceLock::new();
             fn __mcp_schemas(
                 form: u32,
             ) -> ::core::option::Option<
@@ -343,8 +230,10 @@ pub fn deploy() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Cop
                     _ => ::core::option::Option::None,
                 }
             }
-            ::core::option::Option::Some(
-                ::mcp_runtime::__private::flow_graph(&__MCP_GRAPH, &__MCP_SPEC),
+            ::mcp_runtime::__private::flow_graph(
+                &__MCP_GRAPH,
+                r#"{"branch_exits":[0,1],"exits":[["refusal",null],["refusal",null],["return","Ok(text(\"Nothing deployed.\"))"],["tail","Ok(text(format!(\"Deployed {} replicas of {}.\",…"]],"points":[{"asks":[{"call":null,"form":["Target",0],"key":"target","kind":"form","message":"format!(\"Where should {} go?\", args.service)"}],"carried":[],"in_loop":false},{"asks":[{"call":null,"form":["Confirm",1],"key":"confirm","kind":"form","message":"format!(\"Ship {replicas} replicas to production?\")"}],"carried":[["replicas","u32"]],"in_loop":false}],"steps":[["start",{"point":0},false,false,[]],[{"point":0},{"exit":0},false,false,[]],[{"point":0},{"point":1},false,false,["target.environment == Environment::Production"]],[{"point":1},{"exit":1},false,false,[]],[{"point":1},{"exit":2},false,false,["!confirm.ok"]],[{"point":1},{"join":0},false,false,["else"]],[{"point":0},{"join":0},false,false,["else"]],[{"join":0},{"exit":3},false,false,[]]],"sub_points":[]}"#,
+                __mcp_schemas,
             )
         }
     }

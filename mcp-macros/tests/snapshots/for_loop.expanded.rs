@@ -283,80 +283,9 @@ fn review() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
         fn flow_graph(
             &self,
         ) -> ::core::option::Option<&'static ::mcp_runtime::graph::FlowGraph> {
-            static __MCP_GRAPH: ::std::sync::OnceLock<::mcp_runtime::graph::FlowGraph> = ::std::sync::OnceLock::new();
-            static __MCP_SPEC: ::mcp_runtime::__private::GraphSpec = ::mcp_runtime::__private::GraphSpec {
-                points: &[
-                    ::mcp_runtime::__private::GraphPoint {
-                        asks: &[
-                            ::mcp_runtime::__private::GraphAsk {
-                                key: "keep",
-                                kind: ::mcp_runtime::graph::AskKind::Form,
-                                message: ::core::option::Option::Some(
-                                    "format!(\"Keep {name}?\")",
-                                ),
-                                form: ::core::option::Option::Some(("Keep", 0u32)),
-                                call: ::core::option::Option::None,
-                            },
-                        ],
-                        in_loop: true,
-                        carried: &[
-                            ("position in names", ::core::option::Option::Some("usize")),
-                            ("kept", ::core::option::Option::Some("Vec<String>")),
-                            ("names", ::core::option::Option::Some("Vec<String>")),
-                        ],
-                    },
-                ],
-                exits: &[
-                    (
-                        ::mcp_runtime::graph::ExitKind::Refused,
-                        ::core::option::Option::None,
-                    ),
-                    (
-                        ::mcp_runtime::graph::ExitKind::Tail,
-                        ::core::option::Option::Some("Ok(text(kept.join(\", \")))"),
-                    ),
-                ],
-                steps: &[
-                    ::mcp_runtime::__private::GraphStep(
-                        ::mcp_runtime::__private::GraphEnd::Start,
-                        ::mcp_runtime::__private::GraphEnd::Join(0u32),
-                        false,
-                        false,
-                        &[],
-                    ),
-                    ::mcp_runtime::__private::GraphStep(
-                        ::mcp_runtime::__private::GraphEnd::Join(0u32),
-                        ::mcp_runtime::__private::GraphEnd::Point(0u32),
-                        false,
-                        true,
-                        &["for name in names"],
-                    ),
-                    ::mcp_runtime::__private::GraphStep(
-                        ::mcp_runtime::__private::GraphEnd::Point(0u32),
-                        ::mcp_runtime::__private::GraphEnd::Exit(0u32),
-                        false,
-                        false,
-                        &[],
-                    ),
-                    ::mcp_runtime::__private::GraphStep(
-                        ::mcp_runtime::__private::GraphEnd::Point(0u32),
-                        ::mcp_runtime::__private::GraphEnd::Join(0u32),
-                        true,
-                        false,
-                        &[],
-                    ),
-                    ::mcp_runtime::__private::GraphStep(
-                        ::mcp_runtime::__private::GraphEnd::Join(0u32),
-                        ::mcp_runtime::__private::GraphEnd::Exit(1u32),
-                        false,
-                        false,
-                        &[],
-                    ),
-                ],
-                sub_points: &[],
-                branch_exits: &[0u32],
-                schemas: __mcp_schemas,
-            };
+            static __MCP_GRAPH: ::std::sync::OnceLock<
+                ::core::option::Option<::mcp_runtime::graph::FlowGraph>,
+            > = ::std::sync::OnceLock::new();
             fn __mcp_schemas(
                 form: u32,
             ) -> ::core::option::Option<
@@ -371,8 +300,10 @@ fn review() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
                     _ => ::core::option::Option::None,
                 }
             }
-            ::core::option::Option::Some(
-                ::mcp_runtime::__private::flow_graph(&__MCP_GRAPH, &__MCP_SPEC),
+            ::mcp_runtime::__private::flow_graph(
+                &__MCP_GRAPH,
+                r#"{"branch_exits":[0],"exits":[["refusal",null],["tail","Ok(text(kept.join(\", \")))"]],"points":[{"asks":[{"call":null,"form":["Keep",0],"key":"keep","kind":"form","message":"format!(\"Keep {name}?\")"}],"carried":[["position in names","usize"],["kept","Vec<String>"],["names","Vec<String>"]],"in_loop":true}],"steps":[["start",{"join":0},false,false,[]],[{"join":0},{"point":0},false,true,["for name in names"]],[{"point":0},{"exit":0},false,false,[]],[{"point":0},{"join":0},true,false,[]],[{"join":0},{"exit":1},false,false,[]]],"sub_points":[]}"#,
+                __mcp_schemas,
             )
         }
     }

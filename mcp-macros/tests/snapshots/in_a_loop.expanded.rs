@@ -443,174 +443,9 @@ fn tag() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
         fn flow_graph(
             &self,
         ) -> ::core::option::Option<&'static ::mcp_runtime::graph::FlowGraph> {
-            static __MCP_GRAPH: ::std::sync::OnceLock<::mcp_runtime::graph::FlowGraph> = ::std::sync::OnceLock::new();
-            static __MCP_SPEC: ::mcp_runtime::__private::GraphSpec = ::mcp_runtime::__private::GraphSpec {
-                points: &[
-                    ::mcp_runtime::__private::GraphPoint {
-                        asks: &[
-                            ::mcp_runtime::__private::GraphAsk {
-                                key: "first",
-                                kind: ::mcp_runtime::graph::AskKind::Form,
-                                message: ::core::option::Option::Some("\"First?\""),
-                                form: ::core::option::Option::Some(("Word", 0u32)),
-                                call: ::core::option::Option::None,
-                            },
-                        ],
-                        in_loop: true,
-                        carried: &[
-                            ("round", ::core::option::Option::None),
-                            ("log", ::core::option::Option::None),
-                            ("label", ::core::option::Option::None),
-                        ],
-                    },
-                    ::mcp_runtime::__private::GraphPoint {
-                        asks: &[
-                            ::mcp_runtime::__private::GraphAsk {
-                                key: "more",
-                                kind: ::mcp_runtime::graph::AskKind::Form,
-                                message: ::core::option::Option::Some("\"More?\""),
-                                form: ::core::option::Option::Some(("Keep", 1u32)),
-                                call: ::core::option::Option::None,
-                            },
-                        ],
-                        in_loop: true,
-                        carried: &[
-                            ("round", ::core::option::Option::None),
-                            ("log", ::core::option::Option::None),
-                        ],
-                    },
-                    ::mcp_runtime::__private::GraphPoint {
-                        asks: &[
-                            ::mcp_runtime::__private::GraphAsk {
-                                key: "second",
-                                kind: ::mcp_runtime::graph::AskKind::Form,
-                                message: ::core::option::Option::Some("\"Second?\""),
-                                form: ::core::option::Option::Some(("Word", 2u32)),
-                                call: ::core::option::Option::None,
-                            },
-                        ],
-                        in_loop: true,
-                        carried: &[
-                            ("round", ::core::option::Option::None),
-                            ("log", ::core::option::Option::None),
-                        ],
-                    },
-                ],
-                exits: &[
-                    (
-                        ::mcp_runtime::graph::ExitKind::Refused,
-                        ::core::option::Option::None,
-                    ),
-                    (
-                        ::mcp_runtime::graph::ExitKind::Refused,
-                        ::core::option::Option::None,
-                    ),
-                    (
-                        ::mcp_runtime::graph::ExitKind::Refused,
-                        ::core::option::Option::None,
-                    ),
-                    (
-                        ::mcp_runtime::graph::ExitKind::Tail,
-                        ::core::option::Option::Some("Ok(text(log.join(\" \")))"),
-                    ),
-                ],
-                steps: &[
-                    ::mcp_runtime::__private::GraphStep(
-                        ::mcp_runtime::__private::GraphEnd::Start,
-                        ::mcp_runtime::__private::GraphEnd::Join(0u32),
-                        false,
-                        false,
-                        &[],
-                    ),
-                    ::mcp_runtime::__private::GraphStep(
-                        ::mcp_runtime::__private::GraphEnd::Join(0u32),
-                        ::mcp_runtime::__private::GraphEnd::Point(0u32),
-                        false,
-                        true,
-                        &["while round < args.rounds", "round.is_multiple_of(2)"],
-                    ),
-                    ::mcp_runtime::__private::GraphStep(
-                        ::mcp_runtime::__private::GraphEnd::Point(0u32),
-                        ::mcp_runtime::__private::GraphEnd::Exit(0u32),
-                        false,
-                        false,
-                        &[],
-                    ),
-                    ::mcp_runtime::__private::GraphStep(
-                        ::mcp_runtime::__private::GraphEnd::Point(0u32),
-                        ::mcp_runtime::__private::GraphEnd::Join(1u32),
-                        false,
-                        false,
-                        &[],
-                    ),
-                    ::mcp_runtime::__private::GraphStep(
-                        ::mcp_runtime::__private::GraphEnd::Join(0u32),
-                        ::mcp_runtime::__private::GraphEnd::Join(1u32),
-                        false,
-                        true,
-                        &["while round < args.rounds", "else"],
-                    ),
-                    ::mcp_runtime::__private::GraphStep(
-                        ::mcp_runtime::__private::GraphEnd::Join(1u32),
-                        ::mcp_runtime::__private::GraphEnd::Point(1u32),
-                        false,
-                        true,
-                        &[],
-                    ),
-                    ::mcp_runtime::__private::GraphStep(
-                        ::mcp_runtime::__private::GraphEnd::Point(1u32),
-                        ::mcp_runtime::__private::GraphEnd::Exit(1u32),
-                        false,
-                        false,
-                        &[],
-                    ),
-                    ::mcp_runtime::__private::GraphStep(
-                        ::mcp_runtime::__private::GraphEnd::Point(1u32),
-                        ::mcp_runtime::__private::GraphEnd::Point(2u32),
-                        false,
-                        false,
-                        &["more.ok"],
-                    ),
-                    ::mcp_runtime::__private::GraphStep(
-                        ::mcp_runtime::__private::GraphEnd::Point(2u32),
-                        ::mcp_runtime::__private::GraphEnd::Exit(2u32),
-                        false,
-                        false,
-                        &[],
-                    ),
-                    ::mcp_runtime::__private::GraphStep(
-                        ::mcp_runtime::__private::GraphEnd::Point(2u32),
-                        ::mcp_runtime::__private::GraphEnd::Join(2u32),
-                        false,
-                        false,
-                        &[],
-                    ),
-                    ::mcp_runtime::__private::GraphStep(
-                        ::mcp_runtime::__private::GraphEnd::Point(1u32),
-                        ::mcp_runtime::__private::GraphEnd::Join(2u32),
-                        false,
-                        false,
-                        &["else"],
-                    ),
-                    ::mcp_runtime::__private::GraphStep(
-                        ::mcp_runtime::__private::GraphEnd::Join(2u32),
-                        ::mcp_runtime::__private::GraphEnd::Join(0u32),
-                        true,
-                        false,
-                        &[],
-                    ),
-                    ::mcp_runtime::__private::GraphStep(
-                        ::mcp_runtime::__private::GraphEnd::Join(0u32),
-                        ::mcp_runtime::__private::GraphEnd::Exit(3u32),
-                        false,
-                        false,
-                        &[],
-                    ),
-                ],
-                sub_points: &[],
-                branch_exits: &[0u32, 1u32, 2u32],
-                schemas: __mcp_schemas,
-            };
+            static __MCP_GRAPH: ::std::sync::OnceLock<
+                ::core::option::Option<::mcp_runtime::graph::FlowGraph>,
+            > = ::std::sync::OnceLock::new();
             fn __mcp_schemas(
                 form: u32,
             ) -> ::core::option::Option<
@@ -631,8 +466,10 @@ fn tag() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
                     _ => ::core::option::Option::None,
                 }
             }
-            ::core::option::Option::Some(
-                ::mcp_runtime::__private::flow_graph(&__MCP_GRAPH, &__MCP_SPEC),
+            ::mcp_runtime::__private::flow_graph(
+                &__MCP_GRAPH,
+                r#"{"branch_exits":[0,1,2],"exits":[["refusal",null],["refusal",null],["refusal",null],["tail","Ok(text(log.join(\" \")))"]],"points":[{"asks":[{"call":null,"form":["Word",0],"key":"first","kind":"form","message":"\"First?\""}],"carried":[["round",null],["log",null],["label",null]],"in_loop":true},{"asks":[{"call":null,"form":["Keep",1],"key":"more","kind":"form","message":"\"More?\""}],"carried":[["round",null],["log",null]],"in_loop":true},{"asks":[{"call":null,"form":["Word",2],"key":"second","kind":"form","message":"\"Second?\""}],"carried":[["round",null],["log",null]],"in_loop":true}],"steps":[["start",{"join":0},false,false,[]],[{"join":0},{"point":0},false,true,["while round < args.rounds","round.is_multiple_of(2)"]],[{"point":0},{"exit":0},false,false,[]],[{"point":0},{"join":1},false,false,[]],[{"join":0},{"join":1},false,true,["while round < args.rounds","else"]],[{"join":1},{"point":1},false,true,[]],[{"point":1},{"exit":1},false,false,[]],[{"point":1},{"point":2},false,false,["more.ok"]],[{"point":2},{"exit":2},false,false,[]],[{"point":2},{"join":2},false,false,[]],[{"point":1},{"join":2},false,false,["else"]],[{"join":2},{"join":0},true,false,[]],[{"join":0},{"exit":3},false,false,[]]],"sub_points":[]}"#,
+                __mcp_schemas,
             )
         }
     }

@@ -56,62 +56,9 @@ fn greet() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
         fn flow_graph(
             &self,
         ) -> ::core::option::Option<&'static ::mcp_runtime::graph::FlowGraph> {
-            static __MCP_GRAPH: ::std::sync::OnceLock<::mcp_runtime::graph::FlowGraph> = ::std::sync::OnceLock::new();
-            static __MCP_SPEC: ::mcp_runtime::__private::GraphSpec = ::mcp_runtime::__private::GraphSpec {
-                points: &[
-                    ::mcp_runtime::__private::GraphPoint {
-                        asks: &[
-                            ::mcp_runtime::__private::GraphAsk {
-                                key: "sure",
-                                kind: ::mcp_runtime::graph::AskKind::Form,
-                                message: ::core::option::Option::Some("\"Greet?\""),
-                                form: ::core::option::Option::Some(("Confirm", 0u32)),
-                                call: ::core::option::Option::None,
-                            },
-                        ],
-                        in_loop: false,
-                        carried: &[],
-                    },
-                ],
-                exits: &[
-                    (
-                        ::mcp_runtime::graph::ExitKind::Refused,
-                        ::core::option::Option::None,
-                    ),
-                    (
-                        ::mcp_runtime::graph::ExitKind::Tail,
-                        ::core::option::Option::Some(
-                            "Ok(text(Self::greeting(&args.name, sure.ok)))",
-                        ),
-                    ),
-                ],
-                steps: &[
-                    ::mcp_runtime::__private::GraphStep(
-                        ::mcp_runtime::__private::GraphEnd::Start,
-                        ::mcp_runtime::__private::GraphEnd::Point(0u32),
-                        false,
-                        false,
-                        &[],
-                    ),
-                    ::mcp_runtime::__private::GraphStep(
-                        ::mcp_runtime::__private::GraphEnd::Point(0u32),
-                        ::mcp_runtime::__private::GraphEnd::Exit(0u32),
-                        false,
-                        false,
-                        &[],
-                    ),
-                    ::mcp_runtime::__private::GraphStep(
-                        ::mcp_runtime::__private::GraphEnd::Point(0u32),
-                        ::mcp_runtime::__private::GraphEnd::Exit(1u32),
-                        false,
-                        false,
-                        &[],
-                    ),
-                ],
-                sub_points: &[],
-                branch_exits: &[0u32],
-                schemas: __mcp_schemas,
-            };
+            static __MCP_GRAPH: ::std::sync::OnceLock<
+                ::core::option::Option<::mcp_runtime::graph::FlowGraph>,
+            > = ::std::sync::OnceLock::new();
             fn __mcp_schemas(
                 form: u32,
             ) -> ::core::option::Option<
@@ -127,8 +74,10 @@ fn greet() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
                     _ => ::core::option::Option::None,
                 }
             }
-            ::core::option::Option::Some(
-                ::mcp_runtime::__private::flow_graph(&__MCP_GRAPH, &__MCP_SPEC),
+            ::mcp_runtime::__private::flow_graph(
+                &__MCP_GRAPH,
+                r#"{"branch_exits":[0],"exits":[["refusal",null],["tail","Ok(text(Self::greeting(&args.name, sure.ok)))"]],"points":[{"asks":[{"call":null,"form":["Confirm",0],"key":"sure","kind":"form","message":"\"Greet?\""}],"carried":[],"in_loop":false}],"steps":[["start",{"point":0},false,false,[]],[{"point":0},{"exit":0},false,false,[]],[{"point":0},{"exit":1},false,false,[]]],"sub_points":[]}"#,
+                __mcp_schemas,
             )
         }
     }

@@ -8,6 +8,8 @@
 //! steps' conditions, in that order. Then edges between the same two nodes, of the same kind,
 //! become one, under either condition (or none, if either has none).
 
+use serde::Deserialize;
+
 use super::{Edge, EdgeKind, NodeId};
 
 /// The most edges taking the joins out may make before it gives up (a body of many loops one
@@ -18,8 +20,9 @@ const MOST: usize = 4096;
 const SHOWN: usize = 64;
 
 /// One end of a [`Step`].
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub enum End {
+#[derive(Clone, Copy, PartialEq, Eq, Debug, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub(crate) enum End {
     /// Where a first round begins.
     Start,
     /// A question point, by its number.
@@ -32,50 +35,44 @@ pub enum End {
 
 /// One step of the macro's walk: from, to, whether it goes back to the start of a loop's turn,
 /// whether it goes from a loop's join into its next turn, and the conditions taken, as shown.
-#[derive(Clone, Copy, Debug)]
-pub struct Step(
-    pub End,
-    pub End,
-    pub bool,
-    pub bool,
-    pub &'static [&'static str],
-);
+#[derive(Clone, Debug, Deserialize)]
+pub(crate) struct Step(End, End, bool, bool, Vec<String>);
 
 /// A step while the joins are taken out: its conditions grow as steps are joined.
 #[derive(Clone, PartialEq, Eq)]
-struct Way {
+struct Way<'a> {
     from: End,
     to: End,
     back: bool,
     turn: bool,
-    conditions: Vec<&'static str>,
+    conditions: Vec<&'a str>,
 }
 
 /// The graph's edges from the walk's `steps`: `sub_points` are the points that call a
 /// sub-flow, `branch_exits` the exits a condition leads to (a `?`).
 pub(crate) fn edges(steps: &[Step], sub_points: &[u32], branch_exits: &[u32]) -> Vec<Edge> {
-    let mut ways: Vec<Way> = steps
+    let mut ways: Vec<Way<'_>> = steps
         .iter()
-        .map(|&Step(from, to, back, turn, conditions)| Way {
-            from,
-            to,
-            back,
-            turn,
-            conditions: conditions.to_vec(),
+        .map(|Step(from, to, back, turn, conditions)| Way {
+            from: *from,
+            to: *to,
+            back: *back,
+            turn: *turn,
+            conditions: conditions.iter().map(String::as_str).collect(),
         })
         .collect();
     while let Some(join) = ways.iter().find_map(|way| match way.to {
         End::Join(_) => Some(way.to),
         _ => None,
     }) {
-        let (touching, rest): (Vec<Way>, Vec<Way>) = ways
+        let (touching, rest): (Vec<Way<'_>>, Vec<Way<'_>>) = ways
             .into_iter()
             .partition(|way| way.from == join || way.to == join);
         ways = rest;
         let into = touching
             .iter()
             .filter(|way| way.to == join && way.from != join);
-        let out: Vec<&Way> = touching
+        let out: Vec<&Way<'_>> = touching
             .iter()
             .filter(|way| way.from == join && way.to != join)
             .collect();
@@ -171,17 +168,22 @@ fn shorten(text: &str) -> String {
 mod tests {
     use super::*;
 
+    fn step(from: End, to: End, back: bool, turn: bool, conditions: &[&str]) -> Step {
+        let conditions = conditions.iter().map(|&c| c.to_owned()).collect();
+        Step(from, to, back, turn, conditions)
+    }
+
     /// Three `if`s in a row, each with its question, gathered by joins: every point reaches
     /// each later one, past the `if`s between, under their `else`s.
     #[test]
     fn joins_come_out_as_every_way_past_them() {
         let steps = [
-            Step(End::Start, End::Point(0), false, false, &["a"]),
-            Step(End::Start, End::Join(0), false, false, &["else"]),
-            Step(End::Point(0), End::Join(0), false, false, &[]),
-            Step(End::Join(0), End::Point(1), false, false, &["b"]),
-            Step(End::Join(0), End::Exit(0), false, false, &["else"]),
-            Step(End::Point(1), End::Exit(0), false, false, &[]),
+            step(End::Start, End::Point(0), false, false, &["a"]),
+            step(End::Start, End::Join(0), false, false, &["else"]),
+            step(End::Point(0), End::Join(0), false, false, &[]),
+            step(End::Join(0), End::Point(1), false, false, &["b"]),
+            step(End::Join(0), End::Exit(0), false, false, &["else"]),
+            step(End::Point(1), End::Exit(0), false, false, &[]),
         ];
         let edges = edges(&steps, &[], &[]);
         let shown: Vec<(NodeId, NodeId, EdgeKind, Option<&str>)> = edges
@@ -226,10 +228,10 @@ mod tests {
     #[test]
     fn a_turn_through_the_join_is_a_loop_back() {
         let steps = [
-            Step(End::Start, End::Join(0), false, false, &[]),
-            Step(End::Join(0), End::Point(0), false, true, &["while go"]),
-            Step(End::Point(0), End::Join(0), true, false, &[]),
-            Step(End::Join(0), End::Exit(0), false, false, &[]),
+            step(End::Start, End::Join(0), false, false, &[]),
+            step(End::Join(0), End::Point(0), false, true, &["while go"]),
+            step(End::Point(0), End::Join(0), true, false, &[]),
+            step(End::Join(0), End::Exit(0), false, false, &[]),
         ];
         let edges = edges(&steps, &[], &[]);
         let back: Vec<(NodeId, NodeId, EdgeKind)> = edges
@@ -251,12 +253,10 @@ mod tests {
     #[test]
     fn the_same_way_twice_is_one_edge_and_long_conditions_are_cut() {
         let long = "x".repeat(80);
-        let long: &'static str = Box::leak(long.into_boxed_str());
-        let conditions: &'static [&'static str] = Box::leak(Box::new([long]));
         let steps = [
-            Step(End::Start, End::Point(0), false, false, &["a"]),
-            Step(End::Start, End::Point(0), false, false, &["b"]),
-            Step(End::Point(0), End::Exit(0), false, false, conditions),
+            step(End::Start, End::Point(0), false, false, &["a"]),
+            step(End::Start, End::Point(0), false, false, &["b"]),
+            step(End::Point(0), End::Exit(0), false, false, &[&long]),
         ];
         let edges = edges(&steps, &[], &[0]);
         assert_eq!(edges[0].condition.as_deref(), Some("a or b"));

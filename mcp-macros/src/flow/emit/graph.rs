@@ -4,34 +4,31 @@
 //! the locals each point carries (`point::Resumed`).
 //!
 //! Input:  the marked body `{ let target: Target = __mcp_site!().0?; if c { .. } .. }`
-//! Output: the handler impl's method, which reads the graph from static records once (see
-//! `mcp_runtime::graph`'s `spec`: records, not calls, so that no code is compiled per node):
+//! Output: the handler impl's method, which reads the graph from one JSON text once (see
+//! `mcp_runtime::graph`'s `spec`: a string literal costs the build nearly nothing, where
+//! records written as Rust values were type-checked and laid out, and calls compiled):
 //! ```text
 //! fn flow_graph(&self) -> Option<&'static FlowGraph> {
-//!     static __MCP_GRAPH: OnceLock<FlowGraph> = OnceLock::new();
-//!     static __MCP_SPEC: GraphSpec = GraphSpec {
-//!         points: &[GraphPoint { asks: &[GraphAsk { key: "target", kind: AskKind::Form,
-//!             message: Some("\"Where?\""), form: Some(("Target", 0)),
-//!             call: None }], in_loop: false, carried: &[("replicas", Some("u32"))] }, ..],
-//!         exits: &[(ExitKind::Tail, Some("Ok(done)")), ..],
-//!         // The walk's steps, through joins; the runtime takes the joins out (see `walk`).
-//!         steps: &[GraphStep(GraphEnd::Start, GraphEnd::Point(0), false, false, &[]), ..],
-//!         sub_points: &[/* points that call a sub-flow */],
-//!         branch_exits: &[/* exits a condition leads to */],
-//!         schemas: __mcp_schemas,
-//!     };
+//!     static __MCP_GRAPH: OnceLock<Option<FlowGraph>> = OnceLock::new();
 //!     // One reader of the named forms' schemas, by number: one body, not one per question.
 //!     fn __mcp_schemas(form: u32) -> Option<&'static ElicitRequestedSchema> {
 //!         match form { 0 => probe::<Target>(), _ => None }
 //!     }
-//!     Some(flow_graph(&__MCP_GRAPH, &__MCP_SPEC))
+//!     flow_graph(&__MCP_GRAPH, r#"{"points":[{"asks":[{"key":"target","kind":"form",
+//!         "message":"\"Where?\"","form":["Target",0],"call":null}],"in_loop":false,
+//!         "carried":[["replicas","u32"]]}],"exits":[["tail","Ok(done)"]],
+//!         // The walk's steps, through joins; the runtime takes the joins out (see `walk`).
+//!         "steps":[["start",{"point":0},false,false,[]],..],
+//!         "sub_points":[/* points that call a sub-flow */],
+//!         "branch_exits":[/* exits a condition leads to */]}"#, __mcp_schemas)
 //! }
 //! ```
 
 use std::collections::HashSet;
 
-use proc_macro2::{Span, TokenStream, TokenTree};
+use proc_macro2::{Literal, Span, TokenStream, TokenTree};
 use quote::{ToTokens, quote};
+use serde_json::{Value, json};
 use syn::{Block, Expr, Ident, Item, UseTree};
 
 use crate::flow::analyse::point::Resumed;
@@ -74,54 +71,61 @@ pub(crate) fn method(records: &Records<'_>) -> TokenStream {
     let g = quote!(::mcp_runtime::graph);
     let hidden = Hidden::of(records.items);
     let mut forms = Vec::new();
-    let points: Vec<TokenStream> = sites
+    let points: Vec<Value> = sites
         .iter()
         .enumerate()
         .map(|(id, site)| point(&walk, records, &hidden, &mut forms, id, site))
         .collect();
-    let form_numbers = (0..forms.len()).map(number);
-    let exits = walk.exits.iter().map(|exit| {
-        let way = match exit.way {
-            Way::Return => quote!(Return),
-            Way::Try => quote!(Try),
-            Way::Refusal => quote!(Refused),
-            Way::Tail => quote!(Tail),
-        };
-        let source = text_or_none(exit.source.as_deref());
-        quote!((#g::ExitKind::#way, #source))
-    });
-    let p = quote!(::mcp_runtime::__private);
-    let steps = walk.edges.iter().map(|edge| {
-        let (from, to) = (step_end(edge.from), step_end(edge.to));
-        let (back, turn) = (edge.back, edge.turn);
-        let conditions = &edge.conditions;
-        quote!(#p::GraphStep(#p::GraphEnd::#from, #p::GraphEnd::#to, #back, #turn, &[#(#conditions),*]))
-    });
-    let sub_points = sites
+    let form_numbers = (0..forms.len()).map(|n| u32::try_from(n).unwrap_or(u32::MAX));
+    let exits: Vec<Value> = walk
+        .exits
+        .iter()
+        .map(|exit| {
+            let way = match exit.way {
+                Way::Return => "return",
+                Way::Try => "try",
+                Way::Refusal => "refusal",
+                Way::Tail => "tail",
+            };
+            json!([way, exit.source])
+        })
+        .collect();
+    let steps: Vec<Value> = walk
+        .edges
+        .iter()
+        .map(|edge| {
+            let (from, to) = (step_end(edge.from), step_end(edge.to));
+            json!([from, to, edge.back, edge.turn, edge.conditions])
+        })
+        .collect();
+    let sub_points: Vec<usize> = sites
         .iter()
         .enumerate()
         .filter(|(_, site)| site.is_sub())
-        .map(|(n, _)| number(n));
-    let branch_exits = walk
+        .map(|(n, _)| n)
+        .collect();
+    let branch_exits: Vec<usize> = walk
         .exits
         .iter()
         .enumerate()
         .filter(|(_, exit)| matches!(exit.way, Way::Try | Way::Refusal))
-        .map(|(n, _)| number(n));
+        .map(|(n, _)| n)
+        .collect();
+    let text = json!({
+        "points": points,
+        "exits": exits,
+        "steps": steps,
+        "sub_points": sub_points,
+        "branch_exits": branch_exits,
+    });
+    let text = raw_string(&text.to_string());
+    let p = quote!(::mcp_runtime::__private);
     let graph = Ident::new("__MCP_GRAPH", Span::mixed_site());
-    let spec = Ident::new("__MCP_SPEC", Span::mixed_site());
     let schemas = Ident::new("__mcp_schemas", Span::mixed_site());
     quote! {
         fn flow_graph(&self) -> ::core::option::Option<&'static #g::FlowGraph> {
-            static #graph: ::std::sync::OnceLock<#g::FlowGraph> = ::std::sync::OnceLock::new();
-            static #spec: #p::GraphSpec = #p::GraphSpec {
-                points: &[#(#points),*],
-                exits: &[#(#exits),*],
-                steps: &[#(#steps),*],
-                sub_points: &[#(#sub_points),*],
-                branch_exits: &[#(#branch_exits),*],
-                schemas: #schemas,
-            };
+            static #graph: ::std::sync::OnceLock<::core::option::Option<#g::FlowGraph>> =
+                ::std::sync::OnceLock::new();
             // Through the probe: a type that is no form gives no schema, and no second error
             // beside the one where it is asked.
             fn #schemas(
@@ -134,12 +138,12 @@ pub(crate) fn method(records: &Records<'_>) -> TokenStream {
                     _ => ::core::option::Option::None,
                 }
             }
-            ::core::option::Option::Some(#p::flow_graph(&#graph, &#spec))
+            #p::flow_graph(&#graph, #text, #schemas)
         }
     }
 }
 
-/// The `GraphPoint { .. }` record of point `id`.
+/// The record of point `id`.
 fn point(
     walk: &Walk<'_>,
     records: &Records<'_>,
@@ -147,26 +151,22 @@ fn point(
     forms: &mut Vec<syn::Type>,
     id: usize,
     site: &Site,
-) -> TokenStream {
+) -> Value {
     let resumed = &records.resumed[id];
-    let g = quote!(::mcp_runtime::graph);
     let questions = match &site.question {
         Expr::Tuple(tuple) => tuple.elems.iter().collect(),
         question => vec![question],
     };
-    let p = quote!(::mcp_runtime::__private);
-    let none = quote!(::core::option::Option::None);
-    let asks = site
+    let asks: Vec<Value> = site
         .calls
         .iter()
         .zip(&site.keys)
         .enumerate()
         .map(|(n, (call, key))| {
-            let (mut message, mut form, mut called) = (none.clone(), none.clone(), none.clone());
+            let (mut message, mut form, mut called) = (None, None, None);
             let kind = if call.sub {
-                let source = text::expr(&site.question, walk.source(), text::MESSAGE);
-                called = quote!(::core::option::Option::Some(#source));
-                quote!(SubFlowCall)
+                called = Some(text::expr(&site.question, walk.source(), text::MESSAGE));
+                "sub_flow"
             } else {
                 let question = questions.get(n).map(|question| unkeyed(question));
                 let method = call.method.to_string();
@@ -178,43 +178,29 @@ fn point(
                     .filter(|_| matches!(method.as_str(), "elicit" | "elicit_url"))
                     .and_then(|call| call.args.first())
                 {
-                    let text = text::expr(text, walk.source(), text::MESSAGE);
-                    message = quote!(::core::option::Option::Some(#text));
+                    message = Some(text::expr(text, walk.source(), text::MESSAGE));
                 }
-                if method == "elicit"
-                    && let Some(named) = form_named(walk, hidden, forms, id, site, call_expr)
-                {
-                    form = named;
+                if method == "elicit" {
+                    form = form_named(walk, hidden, forms, id, site, call_expr);
                 }
                 match method.as_str() {
-                    "elicit" => quote!(Form),
-                    "elicit_url" => quote!(Url),
-                    "sample" => quote!(Sampling),
-                    _ => quote!(Roots),
+                    "elicit" => "form",
+                    "elicit_url" => "url",
+                    "sample" => "sampling",
+                    _ => "roots",
                 }
             };
-            quote! {
-                #p::GraphAsk {
-                    key: #key,
-                    kind: #g::AskKind::#kind,
-                    message: #message,
-                    form: #form,
-                    call: #called,
-                }
-            }
-        });
+            json!({ "key": key.value(), "kind": kind, "message": message, "form": form, "call": called })
+        })
+        .collect();
     let in_loop = walk.in_loop[id];
-    let carried = resumed.carried.iter().map(|carried| {
-        let (name, ty) = carried_name(walk, records.bindings, &carried.ident);
-        let ty = text_or_none(ty.as_deref());
-        quote!((#name, #ty))
-    });
-    quote! {
-        #p::GraphPoint { asks: &[#(#asks),*], in_loop: #in_loop, carried: &[#(#carried),*] }
-    }
+    let carried: Vec<(String, Option<String>)> = (resumed.carried.iter())
+        .map(|carried| carried_name(walk, records.bindings, &carried.ident))
+        .collect();
+    json!({ "asks": asks, "in_loop": in_loop, "carried": carried })
 }
 
-/// A form question's `Some((type name, n))`, where the handler names the form's type (by a
+/// A form question's type name and number, where the handler names the form's type (by a
 /// turbofish, or by the `let` of a point that asks one question): `n` is its number among
 /// `forms`, the types whose schema the graph's one reader gives. A type the graph cannot
 /// reach is numbered past them, and has none.
@@ -225,7 +211,7 @@ fn form_named(
     id: usize,
     site: &Site,
     call: Option<&syn::ExprMethodCall>,
-) -> Option<TokenStream> {
+) -> Option<(String, u32)> {
     let turbofish = call
         .and_then(|call| call.turbofish.as_ref())
         .and_then(|turbofish| turbofish.args.first())
@@ -245,7 +231,7 @@ fn form_named(
             u32::try_from(forms.len() - 1).unwrap_or(u32::MAX)
         }
     };
-    Some(quote!(::core::option::Option::Some((#name, #n))))
+    Some((name, n))
 }
 
 /// The question of `expr`, without its `.key(..)`.
@@ -356,27 +342,24 @@ impl Hidden {
     }
 }
 
-/// A step's end, as `GraphEnd` names it.
-fn step_end(id: Id) -> TokenStream {
-    let (kind, n) = match id {
-        Id::Start => return quote!(Start),
-        Id::Point(n) => (quote!(Point), n),
-        Id::Exit(n) => (quote!(Exit), n),
-        Id::Join(n) => (quote!(Join), n),
-    };
-    let n = number(n);
-    quote!(#kind(#n))
+/// `text` as a raw string literal (`r#"..."#`), which reads as the JSON it holds.
+fn raw_string(text: &str) -> TokenStream {
+    let mut hashes = String::from("#");
+    while text.contains(&format!("\"{hashes}")) {
+        hashes.push('#');
+    }
+    match format!("r{hashes}\"{text}\"{hashes}").parse::<Literal>() {
+        Ok(literal) => literal.into_token_stream(),
+        Err(_) => quote!(#text),
+    }
 }
 
-fn number(n: usize) -> TokenStream {
-    let n = u32::try_from(n).unwrap_or(u32::MAX);
-    quote!(#n)
-}
-
-/// `Some("text")`, or `None`.
-fn text_or_none(text: Option<&str>) -> TokenStream {
-    match text {
-        Some(text) => quote!(::core::option::Option::Some(#text)),
-        None => quote!(::core::option::Option::None),
+/// A step's end, as the runtime's records name it.
+fn step_end(id: Id) -> Value {
+    match id {
+        Id::Start => json!("start"),
+        Id::Point(n) => json!({ "point": n }),
+        Id::Exit(n) => json!({ "exit": n }),
+        Id::Join(n) => json!({ "join": n }),
     }
 }
