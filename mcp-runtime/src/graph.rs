@@ -402,7 +402,7 @@ impl FlowGraphs {
 pub mod __private {
     use std::marker::PhantomData;
 
-    pub use super::spec::{Schemas as GraphSchemas, graph as flow_graph};
+    pub use super::spec::graph as flow_graph;
 
     use crate::form::ElicitForm;
     use crate::protocol::ElicitRequestedSchema;

@@ -27,7 +27,7 @@ use crate::protocol::ElicitRequestedSchema;
 /// The schema of a handler's form `n`, as an [`AskSpec`] numbers it; `None` where its type is
 /// no form. One function for the handler, not one per question: each would be compiled on its
 /// own.
-pub type Schemas = fn(u32) -> Option<&'static ElicitRequestedSchema>;
+pub(crate) type Schemas = fn(u32) -> Option<&'static ElicitRequestedSchema>;
 
 /// One handler's graph, as the macro writes it.
 #[derive(Debug, Deserialize)]
