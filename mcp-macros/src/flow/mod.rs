@@ -13,7 +13,7 @@
 //! | parse | `parse/`: [`model`], [`parse::presentation`], [`parse::kind`], [`parse::receiver`] | the attribute's tokens, the `ItemFn` | `model::Options`, `model::Handler` (parameters, context, arguments, body) | unknown, repeated or ill-typed keys; a signature of the wrong shape; a resource without its URI |
 //! | lower | `lower/`: [`mutable`], [`chains`], [`bindings`], [`shadow`], [`items`] | the handler's body | `mut` parameters made locals, conditions that chain a `let` before a question split there, the scopes resolved once (`bindings::Bindings`: every binding a `BindingId`, every use its binding's), locals hidden by a binding that reads them renamed through that table, the body's items lifted out | a chain the split cannot keep |
 //! | check | `check/`: [`valid`], [`sites`] (keys: `check/sites/keys.rs`), [`check::forbidden`] | the lowered body | each question point marked (`__mcp_site!().N`, [`syntax::marker`]) and recorded as a `sites::Site` (its path, keys, question), the resumable `for` loops (`sites::Loop`, `sites::Taken`); each local the walk makes recorded in the binding table with what it holds (`bindings::Made`: a loop's position, iterator or items, an operand taken first) | a question where the body cannot be split (in a closure, an `async` block, a macro's tokens, a larger expression), a key two questions share |
-//! | analyse | `analyse/`: [`analyse::facts`] (found by [`hoist`]), [`analyse::literals`], [`analyse::reborrow`], [`analyse::free`], [`analyse::point`]; per point, [`straight`] (`place`) and [`resume`] for its locals alone ([`analyse()`]) | the marked body | what the whole function tells of each name (`facts::Hoisted`: constants, bound once, unchanging, stable borrows), the locals that only hold string literals (by binding id), per run of statements what it reads and assigns before reading (`free::Summary`), per block what its `let`s declare (`straight::Lets`, `plan/resume/prefix.rs`: found once per block, read by each point by name); each point's `straight::Placement` and locals (`point::Resumed` without its body), with the locals it would carry that cannot travel (`refusals::Refusal`) | none |
+//! | analyse | `analyse/`: [`analyse::facts`] (found by [`hoist`]), [`analyse::literals`], [`analyse::reborrow`], [`analyse::free`], [`analyse::point`]; per point, [`straight`] (`place`) and [`resume`] for its locals alone ([`analyse()`]) | the marked body | what the whole function tells of each name (`facts::Hoisted`: constants, bound once, unchanging, stable borrows), the locals that only hold string literals (by binding id), per run of statements the bindings it reads and assigns before reading (`free::Summary`, by binding id), per block what its `let`s declare (`straight::Lets`, `plan/resume/prefix.rs`: found once per block, read by each point by binding id); each point's `straight::Placement` and locals (`point::Resumed` without its body), with the locals it would carry that cannot travel (`refusals::Refusal`) | none |
 //! | check (travel) | `check/`: [`refusals`] ([`refused`]) | the points' analysed locals | the errors, each once by its identity (`errors::Identity`: the mistake and the binding) | a local that cannot travel: a borrow, code, a value held in a `while` loop's condition, a local hidden at its question by a binding that cannot borrow it first |
 //! | plan | `plan/`: [`resume`] (`plan/resume/hidden.rs`: the hiding `let`s rewritten to borrow first, every point then analysed and checked again; `plan/resume/group.rs`, whose `group/planner.rs` plans each group's nest), [`straight`] (the placements) | the checked analysis | the body rewritten for hidden locals, the points resumed together (`resume::Group`) | none |
 //! | emit | `emit/`: [`mod@expand`] (with `emit/expand/handler.rs`, `emit/expand/trait_impl.rs`, `emit/expand/sub_flow.rs`, `emit/expand/stepper.rs`), [`emit::settle`], [`emit::graph`] (the flow graph); on error [`unbuilt`] (`unbuilt::fallback`: the errors, a stand-in, the body as written). The code `plan/` builds: each point's resumed body, once ([`resume_body`]; the walk down its path `plan/resume/walk.rs`, with what the points of one block share found once, `plan/resume/suffixes.rs`; `plan/resume/restore.rs`, `plan/resume/looped.rs`), and the nest ([`straight`]) | the plan | the step function and the items around it; on error, a stand-in beside the body as written | none |
@@ -55,10 +55,12 @@
 //!   `while let`, a closure's parameter) or a `for` loop's pattern introduces; recorded once
 //!   in `bindings::Bindings` with its name as written, its token and its kind.
 //! - **binding id**: the number of one binding (`bindings::BindingId`); the analysis keys what
-//!   it finds of a local by it (carried locals, slots, literal locals, refusals), not by name.
-//!   A local the macro made after lowering (an operand taken first, a loop's position) gets
-//!   one the first time a stage asks; the walk that makes it records what it holds
-//!   (`bindings::Made`), which later stages read rather than its name.
+//!   it finds of a local by it (what a run of statements reads and assigns, the `let`s a
+//!   point has again or restores, carried locals, slots, literal locals, refusals), not by
+//!   name. A name the resolver did not meet (a local the macro made after lowering, such as
+//!   an operand taken first or a loop's position, or an item) gets one the first time a
+//!   stage asks, the same for every token of that name; the walk that makes a local records
+//!   what it holds (`bindings::Made`), which later stages read rather than its name.
 //! - **made local**: a local the macro writes into the body (`__mcp_operand0`, `__mcp_pos_0`,
 //!   `__mcp_items_0`); users read it named for what it holds ("position in items"), from its
 //!   `Made` record. A parameter bound `mut` and moved into the body (`mutable`) keeps in the
@@ -76,11 +78,12 @@
 //!   one (resumed in the nest's arm for it), or in an arm of its `Own`.
 //! - **group**: points inside one statement resumed together in one arm (`resume::group`).
 //! - **level**: the depth of a scope down a path, where a carried local is restored.
-//! - **summary**, **stand-in**: what a run of statements reads and assigns first
-//!   (`free::Summary`), and the marker that stands for such a run in a walk (`free::StandIn`).
+//! - **summary**, **stand-in**: the bindings a run of statements reads and assigns first
+//!   (`free::Summary`, by binding id), and the marker that stands for such a run in a walk
+//!   (`free::StandIn`).
 //! - **prefix**: what the statements of a block declare, found once per block
-//!   (`plan/resume/prefix.rs`; `straight::Lets` for the nest): a point reads from it the last
-//!   binding of each name its rest uses, rather than walking the statements before it.
+//!   (`plan/resume/prefix.rs`; `straight::Lets` for the nest): a point finds in it, by id,
+//!   each binding its rest reads, rather than walking the statements before it.
 //! - **settle**: the code at a question: ask it, read its answer, or stop with the state
 //!   (`emit/settle.rs`).
 //! - **stage**: one step of the pipeline above, one folder of `flow/`.
@@ -266,6 +269,7 @@ fn compile(kind: Kind, attr: TokenStream, function: ItemFn) -> syn::Result<Token
     let hoisted = hoist::Hoisted::of(
         &shadow::renamed(&compiled, &handler.body, &bindings),
         &handler.cx,
+        &bindings,
     );
     let questions = expand::question_map(&sites);
     let suffixes = resume::Suffixes::default();
@@ -352,7 +356,7 @@ fn analyse(
     body: &syn::Block,
     stages: resume::Stages<'_>,
 ) -> (Vec<straight::Placement>, Vec<resume::Resumed>) {
-    let mut placements = straight::place(body, stages.sites, stages.hoisted, stages.questions);
+    let mut placements = straight::place(body, stages.sites, stages.hoisted, stages.lookup());
     let locals = |id: usize, placement: &straight::Placement| {
         let resumer = resume::Resumer::new(stages).locals_only();
         match placement {

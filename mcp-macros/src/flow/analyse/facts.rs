@@ -3,11 +3,12 @@
 //! which are bound once, never changed, or bound to a stable borrow, and which is the
 //! context.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use syn::{Expr, Local, Pat, Stmt};
 
 use super::{free, literals};
+use crate::flow::lower::bindings::{BindingKind, Bindings};
 use crate::flow::lower::items;
 use crate::flow::syntax::literal;
 
@@ -24,8 +25,6 @@ pub(crate) struct Hoisted {
     /// The context parameter's name: what its accessors give (see
     /// `reborrow::CONTEXT_ACCESSORS`) is had again, never carried.
     pub(super) context: String,
-    /// The names the function's parameters bind.
-    pub(super) parameters: HashSet<String>,
 }
 
 #[derive(Default)]
@@ -40,11 +39,20 @@ impl Hoisted {
     /// as the index of its literal (see `literals`), rather than being chosen again from what
     /// it read, which would travel in its place. A choice made by the parameters alone, had
     /// again each round, is made again.
-    pub(crate) fn literal_choice(&self, init: &Expr) -> bool {
+    pub(crate) fn literal_choice(&self, init: &Expr, bindings: &Bindings) -> bool {
+        let lookup = free::Lookup {
+            questions: &HashMap::new(),
+            bindings,
+        };
+        let parameter = |id| {
+            bindings
+                .get(id)
+                .is_some_and(|binding| binding.kind == BindingKind::Parameter)
+        };
         literals::only_literals(init)
-            && !free::free_in_stmts(&[syn::parse_quote!(let _ = #init;)], &HashMap::new())
-                .iter()
-                .all(|name| self.parameters.contains(name))
+            && !free::free_in_stmts(&[syn::parse_quote!(let _ = #init;)], lookup)
+                .into_iter()
+                .all(parameter)
     }
 
     /// Whether `name` is a local bound once, without `mut`, to a stable borrow.

@@ -9,13 +9,13 @@
 //! Input:  `let env = "prod"; let ok: Yes = __mcp_site!().0?; deploy(env, ok)`
 //! Output, resumed at point 0: `{ let env = "prod"; let ok: Yes = __mcp_site!().0?; deploy(env, ok) }`
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use syn::visit::{self, Visit};
 use syn::{Expr, ItemFn, Local};
 
 use super::reborrow;
-use crate::flow::lower::mutable;
+use crate::flow::lower::bindings::Bindings;
 
 pub(crate) use super::facts::Hoisted;
 use super::facts::{Bound, constant, single};
@@ -26,7 +26,7 @@ impl Hoisted {
     /// else (a parameter, another `let`, a pattern, a closure's parameter), or twice in one
     /// block, is left to travel as usual: declaring it again ahead of its place could hide
     /// another binding of the name.
-    pub(crate) fn of(function: &ItemFn, context: &syn::Ident) -> Self {
+    pub(crate) fn of(function: &ItemFn, context: &syn::Ident, bindings: &Bindings) -> Self {
         #[derive(Default)]
         struct Names {
             bound: HashMap<String, Bound>,
@@ -92,10 +92,10 @@ impl Hoisted {
             bindings: bound,
             borrowing: Vec::new(),
             context,
-            parameters: parameters(function),
         };
         let roots = reborrow::Roots {
             hoisted: &hoisted,
+            bindings,
             once: true,
             bound: &[],
         };
@@ -104,23 +104,11 @@ impl Hoisted {
             .filter(|(name, init)| {
                 hoisted.bound_once(name)
                     && reborrow::stable(init, roots)
-                    && !hoisted.literal_choice(init)
+                    && !hoisted.literal_choice(init, bindings)
             })
             .map(|(name, _)| name)
             .collect();
         hoisted.borrowing = borrowing;
         hoisted
     }
-}
-
-/// The names the parameters of `function` bind.
-fn parameters(function: &ItemFn) -> HashSet<String> {
-    let patterns = function.sig.inputs.iter().filter_map(|input| match input {
-        syn::FnArg::Typed(typed) => Some(&*typed.pat),
-        syn::FnArg::Receiver(_) => None,
-    });
-    patterns
-        .flat_map(mutable::bound)
-        .map(|bound| bound.ident.to_string())
-        .collect()
 }

@@ -19,6 +19,7 @@ use syn::{Expr, Local, Pat, Stmt, Token};
 
 use super::facts::Hoisted;
 use super::free;
+use crate::flow::lower::bindings::Bindings;
 use crate::flow::scope::{self, Binding};
 use crate::flow::std_facts::{self, BY_VALUE, PASSES, TAKES_FUNCTIONS};
 use crate::flow::syntax::{compound, literal};
@@ -63,9 +64,10 @@ pub(crate) fn stable(expr: &Expr, roots: Roots<'_>) -> bool {
             let by_value = facts.any(BY_VALUE);
             (scope::lends(call) || adapter || facts.any(PASSES))
                 && (call.turbofish.is_none() || call.method == "collect")
-                && call.args.iter().all(|arg| {
-                    unchanging(arg, roots.hoisted) || adapter && function(arg, roots.hoisted)
-                })
+                && call
+                    .args
+                    .iter()
+                    .all(|arg| unchanging(arg, roots) || adapter && function(arg, roots))
                 && (!by_value && place(&call.receiver, roots) || stable(&call.receiver, roots))
         }
         Expr::Tuple(tuple) => {
@@ -75,7 +77,7 @@ pub(crate) fn stable(expr: &Expr, roots: Roots<'_>) -> bool {
         // branches may borrow from what the pattern binds) or by an unchanging value.
         Expr::Match(matched) => {
             let borrowed = stable(&matched.expr, roots);
-            (borrowed || unchanging(&matched.expr, roots.hoisted))
+            (borrowed || unchanging(&matched.expr, roots))
                 && matched.arms.iter().all(|arm| {
                     let pat = borrowed.then_some(&arm.pat);
                     !matches!(arm.pat, Pat::Guard(_)) && branch(&arm.body, pat, roots)
@@ -88,7 +90,7 @@ pub(crate) fn stable(expr: &Expr, roots: Roots<'_>) -> bool {
             let pat = match &*branches.cond {
                 Expr::Let(cond) if stable(&cond.expr, roots) => Some(&*cond.pat),
                 Expr::Let(_) => return false,
-                cond if unchanging(cond, roots.hoisted) => None,
+                cond if unchanging(cond, roots) => None,
                 _ => return false,
             };
             block_value(&branches.then_branch).is_some_and(|then| branch(then, pat, roots))
@@ -137,30 +139,31 @@ fn ident_of(expr: &Expr) -> Option<String> {
 /// Whether `expr` has the same value however often it is evaluated: a literal, a place whose
 /// root is bound once without `mut` (or is an item), or a negation or comparison of those
 /// (`args.verbose`, `args.count > 3`).
-fn unchanging(expr: &Expr, hoisted: &Hoisted) -> bool {
+fn unchanging(expr: &Expr, roots: Roots<'_>) -> bool {
     let roots = Roots {
         once: true,
         bound: &[],
-        hoisted,
+        ..roots
     };
+    let hoisted = roots.hoisted;
     match expr {
         Expr::Path(path) => path
             .path
             .get_ident()
             .is_some_and(|ident| hoisted.unchanging(&ident.to_string())),
-        Expr::Field(_) | Expr::Index(_) => place(expr, roots) && unchanging(root(expr), hoisted),
+        Expr::Field(_) | Expr::Index(_) => place(expr, roots) && unchanging(root(expr), roots),
         Expr::Unary(unary) => {
-            matches!(unary.op, syn::UnOp::Not(_)) && unchanging(&unary.expr, hoisted)
+            matches!(unary.op, syn::UnOp::Not(_)) && unchanging(&unary.expr, roots)
         }
         Expr::Binary(binary) => {
             use syn::BinOp::*;
             matches!(
                 binary.op,
                 Eq(_) | Ne(_) | Lt(_) | Le(_) | Gt(_) | Ge(_) | And(_) | Or(_)
-            ) && unchanging(&binary.left, hoisted)
-                && unchanging(&binary.right, hoisted)
+            ) && unchanging(&binary.left, roots)
+                && unchanging(&binary.right, roots)
         }
-        Expr::Paren(inner) => unchanging(&inner.expr, hoisted),
+        Expr::Paren(inner) => unchanging(&inner.expr, roots),
         expr => literal(expr),
     }
 }
@@ -187,6 +190,8 @@ fn block_value(block: &syn::Block) -> Option<&Expr> {
 #[derive(Clone, Copy)]
 pub(crate) struct Roots<'a> {
     pub(crate) hoisted: &'a Hoisted,
+    /// Which binding each name is (see `lower::bindings`).
+    pub(crate) bindings: &'a Bindings,
     /// Only those bound once in the function, or in `bound`; otherwise any.
     pub(crate) once: bool,
     /// Names a pattern on the way in binds to borrows of what it matched.
@@ -196,7 +201,7 @@ pub(crate) struct Roots<'a> {
 /// A function given to an adapter: a path to one (`str::trim`), or a closure that assigns
 /// nothing and reads no local that can change (run again on resume, like a `for` loop's
 /// chain evaluated again).
-fn function(expr: &Expr, hoisted: &Hoisted) -> bool {
+fn function(expr: &Expr, roots: Roots<'_>) -> bool {
     struct Assigns(bool);
     impl<'ast> Visit<'ast> for Assigns {
         fn visit_expr_assign(&mut self, _: &'ast syn::ExprAssign) {
@@ -214,10 +219,21 @@ fn function(expr: &Expr, hoisted: &Hoisted) -> bool {
             let mut assigns = Assigns(false);
             assigns.visit_expr_closure(closure);
             let stmt = Stmt::Expr(expr.clone(), None);
-            let reads = free::free_in_stmts(std::slice::from_ref(&stmt), &HashMap::new());
+            let lookup = free::Lookup {
+                questions: &HashMap::new(),
+                bindings: roots.bindings,
+            };
+            let reads = free::free_in_stmts(std::slice::from_ref(&stmt), lookup);
             closure.capture.is_none()
                 && !assigns.0
-                && reads.iter().all(|name| hoisted.unchanging(name))
+                && reads.iter().all(|&id| {
+                    // A name the function binds nowhere (an item) always means the same.
+                    let binding = roots.bindings.get(id);
+                    binding.is_none_or(|binding| {
+                        let name = roots.bindings.written(&binding.name).to_string();
+                        roots.hoisted.unchanging(&name)
+                    })
+                })
         }
         _ => false,
     }
@@ -234,7 +250,7 @@ fn place(expr: &Expr, roots: Roots<'_>) -> bool {
         }
         Expr::Field(field) => place(&field.base, roots),
         Expr::Index(index) => {
-            (index_literal(&index.index) || unchanging(&index.index, roots.hoisted))
+            (index_literal(&index.index) || unchanging(&index.index, roots))
                 && place(&index.expr, roots)
         }
         Expr::Paren(inner) => place(&inner.expr, roots),
@@ -283,12 +299,13 @@ fn bindings_rematch(bindings: &[Binding]) -> bool {
 /// level, a literal runs again only if it holds a string, which could not be carried: a
 /// number or a `bool` travels, rather than run again after every question (see
 /// `straight::again_at`).
-pub(crate) fn again(local: &Local, hoisted: &Hoisted, top: bool) -> bool {
+pub(crate) fn again(local: &Local, hoisted: &Hoisted, bindings: &Bindings, top: bool) -> bool {
     let Some(init) = &local.init else {
         return false;
     };
     let roots = Roots {
         hoisted,
+        bindings,
         once: true,
         bound: &[],
     };
@@ -298,7 +315,7 @@ pub(crate) fn again(local: &Local, hoisted: &Hoisted, top: bool) -> bool {
         && !binds_mut(&local.pat);
     constant
         || init.diverge.is_none() && made_again(&init.expr)
-        || rematch(&local.pat, &init.expr, roots) && !hoisted.literal_choice(&init.expr)
+        || rematch(&local.pat, &init.expr, roots) && !hoisted.literal_choice(&init.expr, bindings)
 }
 
 /// Whether `expr` is a closure that borrows what it captures (not `move`, not `async`): it
