@@ -19,7 +19,7 @@ use syn::{Expr, Local, Pat, Stmt, Token};
 
 use super::facts::Hoisted;
 use super::free;
-use crate::flow::lower::bindings::Bindings;
+use crate::flow::lower::bindings::{BindingId, Bindings};
 use crate::flow::scope::{self, Binding};
 use crate::flow::std_facts::{self, BY_VALUE, PASSES, TAKES_FUNCTIONS};
 use crate::flow::syntax::{compound, literal};
@@ -53,7 +53,7 @@ pub(crate) fn stable(expr: &Expr, roots: Roots<'_>) -> bool {
         Expr::Reference(reference) => place(&reference.expr, roots),
         Expr::MethodCall(call)
             if CONTEXT_ACCESSORS.iter().any(|name| call.method == name)
-                && ident_of(&call.receiver).is_some_and(|cx| roots.hoisted.is_context(&cx)) =>
+                && id_of(&call.receiver, roots).is_some_and(|cx| roots.hoisted.is_context(cx)) =>
         {
             call.args.is_empty()
         }
@@ -117,21 +117,24 @@ fn branch(value: &Expr, pat: Option<&Pat>, roots: Roots<'_>) -> bool {
     if !bindings_rematch(&bindings) {
         return false;
     }
-    let names: Vec<String> = bindings.iter().map(|b| b.ident.to_string()).collect();
-    let bound: Vec<String> = roots.bound.iter().cloned().chain(names.clone()).collect();
+    let ids: Vec<BindingId> = bindings
+        .iter()
+        .map(|b| roots.bindings.id(&b.ident))
+        .collect();
+    let bound: Vec<BindingId> = roots.bound.iter().copied().chain(ids.clone()).collect();
     let within = Roots {
         bound: &bound,
         ..roots
     };
     literal(value)
         || stable(value, within)
-        || place(value, within) && ident_of(root(value)).is_some_and(|name| names.contains(&name))
+        || place(value, within) && id_of(root(value), roots).is_some_and(|id| ids.contains(&id))
 }
 
-/// The name of the local `expr` names, if it names one.
-fn ident_of(expr: &Expr) -> Option<String> {
+/// The binding `expr` names, if it is a name.
+fn id_of(expr: &Expr, roots: Roots<'_>) -> Option<BindingId> {
     match expr {
-        Expr::Path(path) => path.path.get_ident().map(ToString::to_string),
+        Expr::Path(path) => path.path.get_ident().map(|ident| roots.bindings.id(ident)),
         _ => None,
     }
 }
@@ -145,12 +148,8 @@ fn unchanging(expr: &Expr, roots: Roots<'_>) -> bool {
         bound: &[],
         ..roots
     };
-    let hoisted = roots.hoisted;
     match expr {
-        Expr::Path(path) => path
-            .path
-            .get_ident()
-            .is_some_and(|ident| hoisted.unchanging(&ident.to_string())),
+        Expr::Path(_) => id_of(expr, roots).is_some_and(|id| roots.hoisted.unchanging(id)),
         Expr::Field(_) | Expr::Index(_) => place(expr, roots) && unchanging(root(expr), roots),
         Expr::Unary(unary) => {
             matches!(unary.op, syn::UnOp::Not(_)) && unchanging(&unary.expr, roots)
@@ -194,8 +193,8 @@ pub(crate) struct Roots<'a> {
     pub(crate) bindings: &'a Bindings,
     /// Only those bound once in the function, or in `bound`; otherwise any.
     pub(crate) once: bool,
-    /// Names a pattern on the way in binds to borrows of what it matched.
-    pub(crate) bound: &'a [String],
+    /// Bindings a pattern on the way in binds to borrows of what it matched.
+    pub(crate) bound: &'a [BindingId],
 }
 
 /// A function given to an adapter: a path to one (`str::trim`), or a closure that assigns
@@ -226,14 +225,7 @@ fn function(expr: &Expr, roots: Roots<'_>) -> bool {
             let reads = free::free_in_stmts(std::slice::from_ref(&stmt), lookup);
             closure.capture.is_none()
                 && !assigns.0
-                && reads.iter().all(|&id| {
-                    // A name the function binds nowhere (an item) always means the same.
-                    let binding = roots.bindings.get(id);
-                    binding.is_none_or(|binding| {
-                        let name = roots.bindings.written(&binding.name).to_string();
-                        roots.hoisted.unchanging(&name)
-                    })
-                })
+                && reads.iter().all(|&id| roots.hoisted.unchanging(id))
         }
         _ => false,
     }
@@ -244,8 +236,8 @@ fn place(expr: &Expr, roots: Roots<'_>) -> bool {
         Expr::Path(path) => {
             path.qself.is_none()
                 && path.path.get_ident().is_some_and(|ident| {
-                    let name = ident.to_string();
-                    !roots.once || roots.hoisted.bound_once(&name) || roots.bound.contains(&name)
+                    let id = roots.bindings.id(ident);
+                    !roots.once || roots.hoisted.bound_once(id) || roots.bound.contains(&id)
                 })
         }
         Expr::Field(field) => place(&field.base, roots),
@@ -274,7 +266,7 @@ fn index_literal(index: &Expr) -> bool {
 pub(crate) fn rematch(pat: &Pat, scrutinee: &Expr, roots: Roots<'_>) -> bool {
     let mut bindings = Vec::new();
     scope::pattern_bindings(pat, None, &mut bindings);
-    let borrowing = ident_of(scrutinee).is_some_and(|name| roots.hoisted.borrowing(&name));
+    let borrowing = id_of(scrutinee, roots).is_some_and(|id| roots.hoisted.borrowing(id));
     !bindings.is_empty()
         && bindings_rematch(&bindings)
         && (stable(scrutinee, roots)
