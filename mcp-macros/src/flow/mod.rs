@@ -57,10 +57,11 @@
 //! - **binding id**: the number of one binding (`bindings::BindingId`); the analysis keys what
 //!   it finds of a local by it (what the function tells of it, what a run of statements
 //!   reads and assigns, the `let`s a point has again or restores, carried locals, slots,
-//!   literal locals, refusals), not by name. A name the resolver did not meet (a local the macro made after lowering, such as
-//!   an operand taken first or a loop's position, or an item) gets one the first time a
-//!   stage asks, the same for every token of that name; the walk that makes a local records
-//!   what it holds (`bindings::Made`), which later stages read rather than its name.
+//!   literal locals, refusals, the type the graph shows), not by name. A name the resolver
+//!   did not meet (a local the macro made after lowering, such as an operand taken first or
+//!   a loop's position, or an item) gets one the first time a stage asks, the same for every
+//!   token of that name; the walk that makes a local records what it holds
+//!   (`bindings::Made`), which later stages read rather than its name.
 //! - **made local**: a local the macro writes into the body (`__mcp_operand0`, `__mcp_pos_0`,
 //!   `__mcp_items_0`); users read it named for what it holds ("position in items"), from its
 //!   `Made` record. A parameter bound `mut` and moved into the body (`mutable`) keeps in the
