@@ -374,7 +374,7 @@ fn analyse(
         .enumerate()
         .map(|(id, placement)| {
             let point = locals(id, placement);
-            if through_nest(placement, &point) {
+            if through_nest(placement, &point, stages.bindings) {
                 return point;
             }
             // Its locals in the whole body are those found at the head of its statement,
@@ -444,24 +444,31 @@ fn with_slots(
 }
 
 /// Whether `point`, as analysed, can hand its locals on through the start's nest where
-/// `placement` puts it: not if its resumed body would declare a local it only assigns, or borrows again one of the
-/// body's locals the nest does not have again after its level (see `straight::again_at`);
-/// it then resumes in an arm of its own.
-fn through_nest(placement: &straight::Placement, point: &resume::Resumed) -> bool {
+/// `placement` puts it: not if its resumed body would declare a local it only assigns, or
+/// borrows again one of the body's locals (by binding id) the nest does not have again after
+/// its level (see `straight::again_at`); it then resumes in an arm of its own.
+fn through_nest(
+    placement: &straight::Placement,
+    point: &resume::Resumed,
+    bindings: &bindings::Bindings,
+) -> bool {
+    let borrowed: Vec<_> = (point.borrowed_again.iter())
+        .map(|ident| bindings.id(ident))
+        .collect();
     !point.declares
         && match placement {
             straight::Placement::At { again, .. } => {
                 let again: Vec<_> = again
                     .iter()
                     .flat_map(scope::let_bindings)
-                    .map(|binding| binding.ident)
+                    .map(|binding| bindings.id(&binding.ident))
                     .collect();
-                point.borrowed_again.iter().all(|name| again.contains(name))
+                borrowed.iter().all(|id| again.contains(id))
             }
             straight::Placement::Within { live, .. } => live
                 .iter()
                 .flatten()
-                .all(|binding| !point.borrowed_again.contains(&binding.ident)),
+                .all(|binding| !borrowed.contains(&bindings.id(&binding.ident))),
             straight::Placement::Own => true,
         }
 }
