@@ -288,3 +288,53 @@ async fn a_let_under_cfg_leaves_the_local_it_would_hide_to_the_code_after_it() {
     let hidden = answered(mocked_always, arguments, &[yes(false)]).await;
     assert_eq!(hidden, "local false");
 }
+
+#[tool]
+async fn nested_names(args: Args, cx: Cx) -> ToolResult {
+    let x = args.start;
+    let inner = {
+        let x = format!("inner {x}");
+        let go: Yes = cx.elicit(format!("Go {x}?")).await?;
+        format!("{x} {}", go.ok)
+    };
+    let x = x + 1;
+    let again: Yes = cx.elicit(format!("Again {x}?")).await?;
+    Ok(text(format!("{inner} / {x} {}", again.ok)))
+}
+
+#[tokio::test]
+async fn two_bindings_of_one_name_in_nested_scopes_cross_a_question_apart() {
+    let done = answered(nested_names, args(3, &[]), &[yes(true), yes(false)]).await;
+    assert_eq!(done, "inner 3 true / 4 false");
+}
+
+#[tool]
+async fn count_typed(args: Args, cx: Cx) -> ToolResult {
+    let label = {
+        let count: String = args.items.join(",");
+        count
+    };
+    let count: usize = args.items.len();
+    let go: Yes = cx.elicit("Count?").await?;
+    Ok(text(format!("{label} {count} {}", go.ok)))
+}
+
+#[tokio::test]
+async fn a_carried_local_shows_its_own_type_not_that_of_another_of_its_name() {
+    use mcp_runtime::graph::Carried;
+    use mcp_runtime::server::ToolHandler;
+
+    let done = answered(count_typed, args(0, &["a", "b"]), &[yes(true)]).await;
+    assert_eq!(done, "a,b 2 true");
+    let handler = count_typed();
+    let graph = handler.flow_graph().expect("it asks, so it has a graph");
+    let point = graph.point(0).expect("the question is point 0");
+    // The block's `count: String` is another binding: the carried `count` is the `usize`.
+    assert_eq!(
+        point.carried,
+        [
+            Carried::new("count", Some("usize".to_owned())),
+            Carried::new("label", None)
+        ]
+    );
+}

@@ -13,7 +13,7 @@
 //! | parse | `parse/`: [`model`], [`parse::presentation`], [`parse::kind`], [`parse::receiver`] | the attribute's tokens, the `ItemFn` | `model::Options`, `model::Handler` (parameters, context, arguments, body) | unknown, repeated or ill-typed keys; a signature of the wrong shape; a resource without its URI |
 //! | lower | `lower/`: [`mutable`], [`chains`], [`bindings`], [`shadow`], [`items`] | the handler's body | `mut` parameters made locals, conditions that chain a `let` before a question split there, the scopes resolved once (`bindings::Bindings`: every binding a `BindingId`, every use its binding's), locals hidden by a binding that reads them renamed through that table, the body's items lifted out | a chain the split cannot keep |
 //! | check | `check/`: [`valid`], [`sites`] (keys: `check/sites/keys.rs`), [`check::forbidden`] | the lowered body | each question point marked (`__mcp_site!().N`, [`syntax::marker`]) and recorded as a `sites::Site` (its path, keys, question), the resumable `for` loops (`sites::Loop`, `sites::Taken`); each local the walk makes recorded in the binding table with what it holds (`bindings::Made`: a loop's position, iterator or items, an operand taken first) | a question where the body cannot be split (in a closure, an `async` block, a macro's tokens, a larger expression), a key two questions share |
-//! | analyse | `analyse/`: [`analyse::facts`] (found by [`hoist`]), [`analyse::literals`], [`analyse::reborrow`], [`analyse::free`], [`analyse::point`]; per point, [`straight`] (`place`) and [`resume`] for its locals alone ([`analyse()`]) | the marked body | what the whole function tells of each name (`facts::Hoisted`: constants, bound once, unchanging, stable borrows), the locals that only hold string literals (by binding id), per run of statements what it reads and assigns before reading (`free::Summary`), per block what its `let`s declare (`straight::Lets`, `plan/resume/prefix.rs`: found once per block, read by each point by name); each point's `straight::Placement` and locals (`point::Resumed` without its body), with the locals it would carry that cannot travel (`refusals::Refusal`) | none |
+//! | analyse | `analyse/`: [`analyse::facts`] (found by [`hoist`]), [`analyse::literals`], [`analyse::reborrow`], [`analyse::free`], [`analyse::point`]; per point, [`straight`] (`place`) and [`resume`] for its locals alone ([`analyse()`]) | the marked body | what the whole function tells of each binding, by binding id (`facts::Hoisted`: bound once, unchanging, a stable borrow, the context; the constants by name), the locals that only hold string literals (by binding id), per run of statements the bindings it reads and assigns before reading (`free::Summary`, by binding id), per block what its `let`s declare (`straight::Lets`, `plan/resume/prefix.rs`: found once per block, read by each point by binding id); each point's `straight::Placement` and locals (`point::Resumed` without its body), with the locals it would carry that cannot travel (`refusals::Refusal`) | none |
 //! | check (travel) | `check/`: [`refusals`] ([`refused`]) | the points' analysed locals | the errors, each once by its identity (`errors::Identity`: the mistake and the binding) | a local that cannot travel: a borrow, code, a value held in a `while` loop's condition, a local hidden at its question by a binding that cannot borrow it first |
 //! | plan | `plan/`: [`resume`] (`plan/resume/hidden.rs`: the hiding `let`s rewritten to borrow first, every point then analysed and checked again; `plan/resume/group.rs`, whose `group/planner.rs` plans each group's nest), [`straight`] (the placements) | the checked analysis | the body rewritten for hidden locals, the points resumed together (`resume::Group`) | none |
 //! | emit | `emit/`: [`mod@expand`] (with `emit/expand/handler.rs`, `emit/expand/trait_impl.rs`, `emit/expand/sub_flow.rs`, `emit/expand/stepper.rs`), [`emit::settle`], [`emit::graph`] (the flow graph); on error [`unbuilt`] (`unbuilt::fallback`: the errors, a stand-in, the body as written). The code `plan/` builds: each point's resumed body, once ([`resume_body`]; the walk down its path `plan/resume/walk.rs`, with what the points of one block share found once, `plan/resume/suffixes.rs`; `plan/resume/restore.rs`, `plan/resume/looped.rs`), and the nest ([`straight`]) | the plan | the step function and the items around it; on error, a stand-in beside the body as written | none |
@@ -55,9 +55,12 @@
 //!   `while let`, a closure's parameter) or a `for` loop's pattern introduces; recorded once
 //!   in `bindings::Bindings` with its name as written, its token and its kind.
 //! - **binding id**: the number of one binding (`bindings::BindingId`); the analysis keys what
-//!   it finds of a local by it (carried locals, slots, literal locals, refusals), not by name.
-//!   A local the macro made after lowering (an operand taken first, a loop's position) gets
-//!   one the first time a stage asks; the walk that makes it records what it holds
+//!   it finds of a local by it (what the function tells of it, what a run of statements
+//!   reads and assigns, the `let`s a point has again or restores, carried locals, slots,
+//!   literal locals, refusals, the type the graph shows), not by name. A name the resolver
+//!   did not meet (a local the macro made after lowering, such as an operand taken first or
+//!   a loop's position, or an item) gets one the first time a stage asks, the same for every
+//!   token of that name; the walk that makes a local records what it holds
 //!   (`bindings::Made`), which later stages read rather than its name.
 //! - **made local**: a local the macro writes into the body (`__mcp_operand0`, `__mcp_pos_0`,
 //!   `__mcp_items_0`); users read it named for what it holds ("position in items"), from its
@@ -76,11 +79,12 @@
 //!   one (resumed in the nest's arm for it), or in an arm of its `Own`.
 //! - **group**: points inside one statement resumed together in one arm (`resume::group`).
 //! - **level**: the depth of a scope down a path, where a carried local is restored.
-//! - **summary**, **stand-in**: what a run of statements reads and assigns first
-//!   (`free::Summary`), and the marker that stands for such a run in a walk (`free::StandIn`).
+//! - **summary**, **stand-in**: the bindings a run of statements reads and assigns first
+//!   (`free::Summary`, by binding id), and the marker that stands for such a run in a walk
+//!   (`free::StandIn`).
 //! - **prefix**: what the statements of a block declare, found once per block
-//!   (`plan/resume/prefix.rs`; `straight::Lets` for the nest): a point reads from it the last
-//!   binding of each name its rest uses, rather than walking the statements before it.
+//!   (`plan/resume/prefix.rs`; `straight::Lets` for the nest): a point finds in it, by id,
+//!   each binding its rest reads, rather than walking the statements before it.
 //! - **settle**: the code at a question: ask it, read its answer, or stop with the state
 //!   (`emit/settle.rs`).
 //! - **stage**: one step of the pipeline above, one folder of `flow/`.
@@ -266,6 +270,7 @@ fn compile(kind: Kind, attr: TokenStream, function: ItemFn) -> syn::Result<Token
     let hoisted = hoist::Hoisted::of(
         &shadow::renamed(&compiled, &handler.body, &bindings),
         &handler.cx,
+        &bindings,
     );
     let questions = expand::question_map(&sites);
     let suffixes = resume::Suffixes::default();
@@ -352,7 +357,7 @@ fn analyse(
     body: &syn::Block,
     stages: resume::Stages<'_>,
 ) -> (Vec<straight::Placement>, Vec<resume::Resumed>) {
-    let mut placements = straight::place(body, stages.sites, stages.hoisted, stages.questions);
+    let mut placements = straight::place(body, stages.sites, stages.hoisted, stages.lookup());
     let locals = |id: usize, placement: &straight::Placement| {
         let resumer = resume::Resumer::new(stages).locals_only();
         match placement {
@@ -369,7 +374,7 @@ fn analyse(
         .enumerate()
         .map(|(id, placement)| {
             let point = locals(id, placement);
-            if through_nest(placement, &point) {
+            if through_nest(placement, &point, stages.bindings) {
                 return point;
             }
             // Its locals in the whole body are those found at the head of its statement,
@@ -439,24 +444,31 @@ fn with_slots(
 }
 
 /// Whether `point`, as analysed, can hand its locals on through the start's nest where
-/// `placement` puts it: not if its resumed body would declare a local it only assigns, or borrows again one of the
-/// body's locals the nest does not have again after its level (see `straight::again_at`);
-/// it then resumes in an arm of its own.
-fn through_nest(placement: &straight::Placement, point: &resume::Resumed) -> bool {
+/// `placement` puts it: not if its resumed body would declare a local it only assigns, or
+/// borrows again one of the body's locals (by binding id) the nest does not have again after
+/// its level (see `straight::again_at`); it then resumes in an arm of its own.
+fn through_nest(
+    placement: &straight::Placement,
+    point: &resume::Resumed,
+    bindings: &bindings::Bindings,
+) -> bool {
+    let borrowed: Vec<_> = (point.borrowed_again.iter())
+        .map(|ident| bindings.id(ident))
+        .collect();
     !point.declares
         && match placement {
             straight::Placement::At { again, .. } => {
                 let again: Vec<_> = again
                     .iter()
                     .flat_map(scope::let_bindings)
-                    .map(|binding| binding.ident)
+                    .map(|binding| bindings.id(&binding.ident))
                     .collect();
-                point.borrowed_again.iter().all(|name| again.contains(name))
+                borrowed.iter().all(|id| again.contains(id))
             }
             straight::Placement::Within { live, .. } => live
                 .iter()
                 .flatten()
-                .all(|binding| !point.borrowed_again.contains(&binding.ident)),
+                .all(|binding| !borrowed.contains(&bindings.id(&binding.ident))),
             straight::Placement::Own => true,
         }
 }

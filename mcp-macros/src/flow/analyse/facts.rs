@@ -1,13 +1,14 @@
-//! What the whole function tells of each name, found once (by `hoist::Hoisted::of`) and read
-//! by every later stage: which locals are constants declared again where the flow resumes,
-//! which are bound once, never changed, or bound to a stable borrow, and which is the
-//! context.
+//! What the whole function tells of each binding, found once (by `hoist::Hoisted::of`) and
+//! read by every later stage, by binding id: which are bound once, never changed, or bound
+//! to a stable borrow, and which is the context; and, by name, which locals are constants
+//! declared again where the flow resumes.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
-use syn::{Expr, Local, Pat, Stmt};
+use syn::{Expr, Ident, Local, Pat, Stmt};
 
 use super::{free, literals};
+use crate::flow::lower::bindings::{BindingId, BindingKind, Bindings};
 use crate::flow::lower::items;
 use crate::flow::syntax::literal;
 
@@ -15,20 +16,19 @@ use crate::flow::syntax::literal;
 pub(crate) struct Hoisted {
     /// The locals bound once in the whole function, by a `let` of a literal without `mut`.
     pub(super) constants: Vec<String>,
-    /// Each name bound in the whole function (parameters and locals alike): how often, and
-    /// whether ever `mut`.
-    pub(super) bindings: HashMap<String, Bound>,
+    /// Each binding of the whole function (parameters and locals alike), by id: how often
+    /// the function binds its name, and whether ever `mut`.
+    pub(super) bindings: HashMap<BindingId, Bound>,
     /// The locals bound once in the whole function, without `mut`, to a stable borrow (see
     /// `reborrow::stable`): matched again, they give the same borrows.
-    pub(super) borrowing: Vec<String>,
-    /// The context parameter's name: what its accessors give (see
-    /// `reborrow::CONTEXT_ACCESSORS`) is had again, never carried.
-    pub(super) context: String,
-    /// The names the function's parameters bind.
-    pub(super) parameters: HashSet<String>,
+    pub(super) borrowing: Vec<BindingId>,
+    /// The context parameter, if the function binds its name once: what its accessors give
+    /// (see `reborrow::CONTEXT_ACCESSORS`) is had again, never carried.
+    pub(super) context: Option<BindingId>,
 }
 
-#[derive(Default)]
+/// How often a function binds a name, and whether ever `mut`.
+#[derive(Clone, Copy, Default)]
 pub(super) struct Bound {
     pub(super) count: usize,
     pub(super) mutable: bool,
@@ -40,36 +40,43 @@ impl Hoisted {
     /// as the index of its literal (see `literals`), rather than being chosen again from what
     /// it read, which would travel in its place. A choice made by the parameters alone, had
     /// again each round, is made again.
-    pub(crate) fn literal_choice(&self, init: &Expr) -> bool {
+    pub(crate) fn literal_choice(&self, init: &Expr, bindings: &Bindings) -> bool {
+        let lookup = free::Lookup {
+            questions: &HashMap::new(),
+            bindings,
+        };
+        let parameter = |id| {
+            bindings
+                .get(id)
+                .is_some_and(|binding| binding.kind == BindingKind::Parameter)
+        };
         literals::only_literals(init)
-            && !free::free_in_stmts(&[syn::parse_quote!(let _ = #init;)], &HashMap::new())
-                .iter()
-                .all(|name| self.parameters.contains(name))
+            && !free::free_in_stmts(&[syn::parse_quote!(let _ = #init;)], lookup)
+                .into_iter()
+                .all(parameter)
     }
 
-    /// Whether `name` is a local bound once, without `mut`, to a stable borrow.
-    pub(crate) fn borrowing(&self, name: &str) -> bool {
-        self.borrowing.iter().any(|local| local == name)
+    /// Whether binding `id` is a local bound once, without `mut`, to a stable borrow.
+    pub(crate) fn borrowing(&self, id: BindingId) -> bool {
+        self.borrowing.contains(&id)
     }
 
-    /// Whether `name` names the context, bound once in the function.
-    pub(crate) fn is_context(&self, name: &str) -> bool {
-        self.context == name && self.bound_once(name)
+    /// Whether binding `id` is the context, its name bound once in the function.
+    pub(crate) fn is_context(&self, id: BindingId) -> bool {
+        self.context == Some(id)
     }
 
-    /// Whether `name` is bound once in the whole function, as a parameter or a local: where
-    /// it is named, it names that one binding.
-    pub(crate) fn bound_once(&self, name: &str) -> bool {
+    /// Whether binding `id` has a name the whole function binds once, as a parameter or a
+    /// local: where the name is written, it names that one binding.
+    pub(crate) fn bound_once(&self, id: BindingId) -> bool {
+        self.bindings.get(&id).is_some_and(|bound| bound.count == 1)
+    }
+
+    /// Whether binding `id`, where the function names it, always has the same value: it is
+    /// no binding of the function (an item), or its name is bound once, without `mut`.
+    pub(crate) fn unchanging(&self, id: BindingId) -> bool {
         self.bindings
-            .get(name)
-            .is_some_and(|bound| bound.count == 1)
-    }
-
-    /// Whether `name`, where the function names it, always has the same value: it is bound
-    /// nowhere in the function (an item), or once and without `mut`.
-    pub(crate) fn unchanging(&self, name: &str) -> bool {
-        self.bindings
-            .get(name)
+            .get(&id)
             .is_none_or(|bound| bound.count == 1 && !bound.mutable)
     }
 
@@ -94,18 +101,18 @@ pub(super) fn constant(local: &Local) -> Option<String> {
     if init.diverge.is_some() || !literal(&init.expr) {
         return None;
     }
-    single(local)
+    single(local).map(ToString::to_string)
 }
 
 /// The name `local` binds, if it binds one name, by value and without `mut`.
-pub(super) fn single(local: &Local) -> Option<String> {
+pub(super) fn single(local: &Local) -> Option<&Ident> {
     let pat = match &local.pat {
         Pat::Type(typed) => &*typed.pat,
         pat => pat,
     };
     match pat {
         Pat::Ident(p) if p.mutability.is_none() && p.by_ref.is_none() && p.subpat.is_none() => {
-            Some(p.ident.to_string())
+            Some(&p.ident)
         }
         _ => None,
     }

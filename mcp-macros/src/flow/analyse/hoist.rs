@@ -9,13 +9,13 @@
 //! Input:  `let env = "prod"; let ok: Yes = __mcp_site!().0?; deploy(env, ok)`
 //! Output, resumed at point 0: `{ let env = "prod"; let ok: Yes = __mcp_site!().0?; deploy(env, ok) }`
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use syn::visit::{self, Visit};
 use syn::{Expr, ItemFn, Local};
 
 use super::reborrow;
-use crate::flow::lower::mutable;
+use crate::flow::lower::bindings::{BindingId, Bindings};
 
 pub(crate) use super::facts::Hoisted;
 use super::facts::{Bound, constant, single};
@@ -26,18 +26,20 @@ impl Hoisted {
     /// else (a parameter, another `let`, a pattern, a closure's parameter), or twice in one
     /// block, is left to travel as usual: declaring it again ahead of its place could hide
     /// another binding of the name.
-    pub(crate) fn of(function: &ItemFn, context: &syn::Ident) -> Self {
-        #[derive(Default)]
-        struct Names {
+    pub(crate) fn of(function: &ItemFn, context: &syn::Ident, bindings: &Bindings) -> Self {
+        struct Names<'b> {
+            table: &'b Bindings,
             bound: HashMap<String, Bound>,
+            /// Each binding the function's patterns make, by id, with its name.
+            ids: Vec<(BindingId, String)>,
             /// Each constant `let`: its block and its name.
             literal: Vec<(usize, String)>,
-            /// Each `let` of one name without `mut`: the name and its value.
-            single: Vec<(String, Expr)>,
+            /// Each `let` of one name without `mut`: its binding and its value.
+            single: Vec<(BindingId, Expr)>,
             blocks: usize,
             block: Vec<usize>,
         }
-        impl<'ast> Visit<'ast> for Names {
+        impl<'ast> Visit<'ast> for Names<'_> {
             fn visit_block(&mut self, block: &'ast syn::Block) {
                 self.blocks += 1;
                 self.block.push(self.blocks);
@@ -45,7 +47,9 @@ impl Hoisted {
                 self.block.pop();
             }
             fn visit_pat_ident(&mut self, pat: &'ast syn::PatIdent) {
-                let bound = self.bound.entry(pat.ident.to_string()).or_default();
+                let name = pat.ident.to_string();
+                self.ids.push((self.table.id(&pat.ident), name.clone()));
+                let bound = self.bound.entry(name).or_default();
                 bound.count += 1;
                 bound.mutable |= pat.mutability.is_some();
                 visit::visit_pat_ident(self, pat);
@@ -55,18 +59,28 @@ impl Hoisted {
                     let block = self.block.last().copied().unwrap_or(0);
                     self.literal.push((block, name));
                 }
-                if let (Some(name), Some(init)) = (single(local), &local.init)
+                if let (Some(ident), Some(init)) = (single(local), &local.init)
                     && init.diverge.is_none()
                 {
-                    self.single.push((name, (*init.expr).clone()));
+                    self.single
+                        .push((self.table.id(ident), (*init.expr).clone()));
                 }
                 visit::visit_local(self, local);
             }
         }
-        let mut names = Names::default();
+        let mut names = Names {
+            table: bindings,
+            bound: HashMap::new(),
+            ids: Vec::new(),
+            literal: Vec::new(),
+            single: Vec::new(),
+            blocks: 0,
+            block: Vec::new(),
+        };
         names.visit_item_fn(function);
         let Names {
             bound,
+            ids,
             literal,
             single,
             ..
@@ -87,40 +101,96 @@ impl Hoisted {
             }
         }
         let context = context.to_string();
+        let context = (ids.iter())
+            .find(|(_, name)| *name == context && bound.get(name).is_some_and(|b| b.count == 1))
+            .map(|&(id, _)| id);
+        // Each binding has what the function tells of its name.
+        let by_id = (ids.into_iter())
+            .filter_map(|(id, name)| Some((id, *bound.get(&name)?)))
+            .collect();
         let mut hoisted = Self {
             constants,
-            bindings: bound,
+            bindings: by_id,
             borrowing: Vec::new(),
             context,
-            parameters: parameters(function),
         };
         let roots = reborrow::Roots {
             hoisted: &hoisted,
+            bindings,
             once: true,
             bound: &[],
         };
         let borrowing = single
             .into_iter()
-            .filter(|(name, init)| {
-                hoisted.bound_once(name)
+            .filter(|(id, init)| {
+                hoisted.bound_once(*id)
                     && reborrow::stable(init, roots)
-                    && !hoisted.literal_choice(init)
+                    && !hoisted.literal_choice(init, bindings)
             })
-            .map(|(name, _)| name)
+            .map(|(id, _)| id)
             .collect();
         hoisted.borrowing = borrowing;
         hoisted
     }
 }
 
-/// The names the parameters of `function` bind.
-fn parameters(function: &ItemFn) -> HashSet<String> {
-    let patterns = function.sig.inputs.iter().filter_map(|input| match input {
-        syn::FnArg::Typed(typed) => Some(&*typed.pat),
-        syn::FnArg::Receiver(_) => None,
-    });
-    patterns
-        .flat_map(mutable::bound)
-        .map(|bound| bound.ident.to_string())
-        .collect()
+#[cfg(test)]
+mod tests {
+    use proc_macro2::{Ident, TokenStream, TokenTree};
+    use quote::ToTokens;
+    use syn::ItemFn;
+
+    use super::Hoisted;
+    use crate::flow::lower::bindings::{BindingId, Bindings};
+
+    /// The binding of the `n`th token named `name` in `function`.
+    fn nth(function: &ItemFn, bindings: &Bindings, name: &str, n: usize) -> BindingId {
+        fn each(tokens: TokenStream, name: &str, out: &mut Vec<Ident>) {
+            for tree in tokens {
+                match tree {
+                    TokenTree::Ident(ident) if ident == name => out.push(ident),
+                    TokenTree::Group(group) => each(group.stream(), name, out),
+                    _ => {}
+                }
+            }
+        }
+        let mut found = Vec::new();
+        each(function.to_token_stream(), name, &mut found);
+        bindings.id(&found[n])
+    }
+
+    #[test]
+    fn what_the_function_tells_of_a_binding_is_read_by_its_id() {
+        let function: ItemFn = syn::parse_str(
+            "async fn f(args: Args, cx: Cx) -> R { let shown = &args.name; let mut n = 0; \
+             n += 1; let kept = n; { let twice = 1; } let twice = 2; \
+             helper(shown, kept, twice, cx.state::<Db>()) }",
+        )
+        .expect("the function parses");
+        let params: Vec<Ident> = (function.sig.inputs.iter())
+            .map(|input| match input {
+                syn::FnArg::Typed(typed) => match &*typed.pat {
+                    syn::Pat::Ident(pat) => pat.ident.clone(),
+                    _ => panic!("a named parameter"),
+                },
+                syn::FnArg::Receiver(_) => panic!("no receiver"),
+            })
+            .collect();
+        let (args, cx) = (&params[0], &params[1]);
+        let bindings = Bindings::resolve(&[args, cx], &[], &function.block);
+        let hoisted = Hoisted::of(&function, cx, &bindings);
+        let id = |name, n| nth(&function, &bindings, name, n);
+        // A stable borrow of a parameter's field, its name bound once: had again.
+        assert!(hoisted.borrowing(id("shown", 0)) && hoisted.borrowing(id("shown", 1)));
+        assert!(hoisted.unchanging(id("shown", 1)));
+        // A `mut` local changes; a local bound once from it does not, and borrows nothing.
+        assert!(!hoisted.unchanging(id("n", 0)) && !hoisted.unchanging(id("n", 2)));
+        assert!(hoisted.unchanging(id("kept", 0)) && !hoisted.borrowing(id("kept", 0)));
+        // Two bindings of one name, in nested scopes: neither is bound once.
+        assert_ne!(id("twice", 0), id("twice", 1));
+        assert!(!hoisted.bound_once(id("twice", 0)) && !hoisted.bound_once(id("twice", 1)));
+        // The context, at its use; an item, bound nowhere, always means the same.
+        assert!(hoisted.is_context(id("cx", 1)) && !hoisted.is_context(id("args", 1)));
+        assert!(hoisted.unchanging(id("helper", 0)) && !hoisted.bound_once(id("helper", 0)));
+    }
 }

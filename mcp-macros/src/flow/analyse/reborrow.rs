@@ -19,6 +19,7 @@ use syn::{Expr, Local, Pat, Stmt, Token};
 
 use super::facts::Hoisted;
 use super::free;
+use crate::flow::lower::bindings::{BindingId, Bindings};
 use crate::flow::scope::{self, Binding};
 use crate::flow::std_facts::{self, BY_VALUE, PASSES, TAKES_FUNCTIONS};
 use crate::flow::syntax::{compound, literal};
@@ -52,7 +53,7 @@ pub(crate) fn stable(expr: &Expr, roots: Roots<'_>) -> bool {
         Expr::Reference(reference) => place(&reference.expr, roots),
         Expr::MethodCall(call)
             if CONTEXT_ACCESSORS.iter().any(|name| call.method == name)
-                && ident_of(&call.receiver).is_some_and(|cx| roots.hoisted.is_context(&cx)) =>
+                && id_of(&call.receiver, roots).is_some_and(|cx| roots.hoisted.is_context(cx)) =>
         {
             call.args.is_empty()
         }
@@ -63,9 +64,10 @@ pub(crate) fn stable(expr: &Expr, roots: Roots<'_>) -> bool {
             let by_value = facts.any(BY_VALUE);
             (scope::lends(call) || adapter || facts.any(PASSES))
                 && (call.turbofish.is_none() || call.method == "collect")
-                && call.args.iter().all(|arg| {
-                    unchanging(arg, roots.hoisted) || adapter && function(arg, roots.hoisted)
-                })
+                && call
+                    .args
+                    .iter()
+                    .all(|arg| unchanging(arg, roots) || adapter && function(arg, roots))
                 && (!by_value && place(&call.receiver, roots) || stable(&call.receiver, roots))
         }
         Expr::Tuple(tuple) => {
@@ -75,7 +77,7 @@ pub(crate) fn stable(expr: &Expr, roots: Roots<'_>) -> bool {
         // branches may borrow from what the pattern binds) or by an unchanging value.
         Expr::Match(matched) => {
             let borrowed = stable(&matched.expr, roots);
-            (borrowed || unchanging(&matched.expr, roots.hoisted))
+            (borrowed || unchanging(&matched.expr, roots))
                 && matched.arms.iter().all(|arm| {
                     let pat = borrowed.then_some(&arm.pat);
                     !matches!(arm.pat, Pat::Guard(_)) && branch(&arm.body, pat, roots)
@@ -88,7 +90,7 @@ pub(crate) fn stable(expr: &Expr, roots: Roots<'_>) -> bool {
             let pat = match &*branches.cond {
                 Expr::Let(cond) if stable(&cond.expr, roots) => Some(&*cond.pat),
                 Expr::Let(_) => return false,
-                cond if unchanging(cond, roots.hoisted) => None,
+                cond if unchanging(cond, roots) => None,
                 _ => return false,
             };
             block_value(&branches.then_branch).is_some_and(|then| branch(then, pat, roots))
@@ -115,21 +117,24 @@ fn branch(value: &Expr, pat: Option<&Pat>, roots: Roots<'_>) -> bool {
     if !bindings_rematch(&bindings) {
         return false;
     }
-    let names: Vec<String> = bindings.iter().map(|b| b.ident.to_string()).collect();
-    let bound: Vec<String> = roots.bound.iter().cloned().chain(names.clone()).collect();
+    let ids: Vec<BindingId> = bindings
+        .iter()
+        .map(|b| roots.bindings.id(&b.ident))
+        .collect();
+    let bound: Vec<BindingId> = roots.bound.iter().copied().chain(ids.clone()).collect();
     let within = Roots {
         bound: &bound,
         ..roots
     };
     literal(value)
         || stable(value, within)
-        || place(value, within) && ident_of(root(value)).is_some_and(|name| names.contains(&name))
+        || place(value, within) && id_of(root(value), roots).is_some_and(|id| ids.contains(&id))
 }
 
-/// The name of the local `expr` names, if it names one.
-fn ident_of(expr: &Expr) -> Option<String> {
+/// The binding `expr` names, if it is a name.
+fn id_of(expr: &Expr, roots: Roots<'_>) -> Option<BindingId> {
     match expr {
-        Expr::Path(path) => path.path.get_ident().map(ToString::to_string),
+        Expr::Path(path) => path.path.get_ident().map(|ident| roots.bindings.id(ident)),
         _ => None,
     }
 }
@@ -137,30 +142,27 @@ fn ident_of(expr: &Expr) -> Option<String> {
 /// Whether `expr` has the same value however often it is evaluated: a literal, a place whose
 /// root is bound once without `mut` (or is an item), or a negation or comparison of those
 /// (`args.verbose`, `args.count > 3`).
-fn unchanging(expr: &Expr, hoisted: &Hoisted) -> bool {
+fn unchanging(expr: &Expr, roots: Roots<'_>) -> bool {
     let roots = Roots {
         once: true,
         bound: &[],
-        hoisted,
+        ..roots
     };
     match expr {
-        Expr::Path(path) => path
-            .path
-            .get_ident()
-            .is_some_and(|ident| hoisted.unchanging(&ident.to_string())),
-        Expr::Field(_) | Expr::Index(_) => place(expr, roots) && unchanging(root(expr), hoisted),
+        Expr::Path(_) => id_of(expr, roots).is_some_and(|id| roots.hoisted.unchanging(id)),
+        Expr::Field(_) | Expr::Index(_) => place(expr, roots) && unchanging(root(expr), roots),
         Expr::Unary(unary) => {
-            matches!(unary.op, syn::UnOp::Not(_)) && unchanging(&unary.expr, hoisted)
+            matches!(unary.op, syn::UnOp::Not(_)) && unchanging(&unary.expr, roots)
         }
         Expr::Binary(binary) => {
             use syn::BinOp::*;
             matches!(
                 binary.op,
                 Eq(_) | Ne(_) | Lt(_) | Le(_) | Gt(_) | Ge(_) | And(_) | Or(_)
-            ) && unchanging(&binary.left, hoisted)
-                && unchanging(&binary.right, hoisted)
+            ) && unchanging(&binary.left, roots)
+                && unchanging(&binary.right, roots)
         }
-        Expr::Paren(inner) => unchanging(&inner.expr, hoisted),
+        Expr::Paren(inner) => unchanging(&inner.expr, roots),
         expr => literal(expr),
     }
 }
@@ -187,16 +189,18 @@ fn block_value(block: &syn::Block) -> Option<&Expr> {
 #[derive(Clone, Copy)]
 pub(crate) struct Roots<'a> {
     pub(crate) hoisted: &'a Hoisted,
+    /// Which binding each name is (see `lower::bindings`).
+    pub(crate) bindings: &'a Bindings,
     /// Only those bound once in the function, or in `bound`; otherwise any.
     pub(crate) once: bool,
-    /// Names a pattern on the way in binds to borrows of what it matched.
-    pub(crate) bound: &'a [String],
+    /// Bindings a pattern on the way in binds to borrows of what it matched.
+    pub(crate) bound: &'a [BindingId],
 }
 
 /// A function given to an adapter: a path to one (`str::trim`), or a closure that assigns
 /// nothing and reads no local that can change (run again on resume, like a `for` loop's
 /// chain evaluated again).
-fn function(expr: &Expr, hoisted: &Hoisted) -> bool {
+fn function(expr: &Expr, roots: Roots<'_>) -> bool {
     struct Assigns(bool);
     impl<'ast> Visit<'ast> for Assigns {
         fn visit_expr_assign(&mut self, _: &'ast syn::ExprAssign) {
@@ -214,10 +218,14 @@ fn function(expr: &Expr, hoisted: &Hoisted) -> bool {
             let mut assigns = Assigns(false);
             assigns.visit_expr_closure(closure);
             let stmt = Stmt::Expr(expr.clone(), None);
-            let reads = free::free_in_stmts(std::slice::from_ref(&stmt), &HashMap::new());
+            let lookup = free::Lookup {
+                questions: &HashMap::new(),
+                bindings: roots.bindings,
+            };
+            let reads = free::free_in_stmts(std::slice::from_ref(&stmt), lookup);
             closure.capture.is_none()
                 && !assigns.0
-                && reads.iter().all(|name| hoisted.unchanging(name))
+                && reads.iter().all(|&id| roots.hoisted.unchanging(id))
         }
         _ => false,
     }
@@ -228,13 +236,13 @@ fn place(expr: &Expr, roots: Roots<'_>) -> bool {
         Expr::Path(path) => {
             path.qself.is_none()
                 && path.path.get_ident().is_some_and(|ident| {
-                    let name = ident.to_string();
-                    !roots.once || roots.hoisted.bound_once(&name) || roots.bound.contains(&name)
+                    let id = roots.bindings.id(ident);
+                    !roots.once || roots.hoisted.bound_once(id) || roots.bound.contains(&id)
                 })
         }
         Expr::Field(field) => place(&field.base, roots),
         Expr::Index(index) => {
-            (index_literal(&index.index) || unchanging(&index.index, roots.hoisted))
+            (index_literal(&index.index) || unchanging(&index.index, roots))
                 && place(&index.expr, roots)
         }
         Expr::Paren(inner) => place(&inner.expr, roots),
@@ -258,7 +266,7 @@ fn index_literal(index: &Expr) -> bool {
 pub(crate) fn rematch(pat: &Pat, scrutinee: &Expr, roots: Roots<'_>) -> bool {
     let mut bindings = Vec::new();
     scope::pattern_bindings(pat, None, &mut bindings);
-    let borrowing = ident_of(scrutinee).is_some_and(|name| roots.hoisted.borrowing(&name));
+    let borrowing = id_of(scrutinee, roots).is_some_and(|id| roots.hoisted.borrowing(id));
     !bindings.is_empty()
         && bindings_rematch(&bindings)
         && (stable(scrutinee, roots)
@@ -283,12 +291,13 @@ fn bindings_rematch(bindings: &[Binding]) -> bool {
 /// level, a literal runs again only if it holds a string, which could not be carried: a
 /// number or a `bool` travels, rather than run again after every question (see
 /// `straight::again_at`).
-pub(crate) fn again(local: &Local, hoisted: &Hoisted, top: bool) -> bool {
+pub(crate) fn again(local: &Local, hoisted: &Hoisted, bindings: &Bindings, top: bool) -> bool {
     let Some(init) = &local.init else {
         return false;
     };
     let roots = Roots {
         hoisted,
+        bindings,
         once: true,
         bound: &[],
     };
@@ -298,7 +307,7 @@ pub(crate) fn again(local: &Local, hoisted: &Hoisted, top: bool) -> bool {
         && !binds_mut(&local.pat);
     constant
         || init.diverge.is_none() && made_again(&init.expr)
-        || rematch(&local.pat, &init.expr, roots) && !hoisted.literal_choice(&init.expr)
+        || rematch(&local.pat, &init.expr, roots) && !hoisted.literal_choice(&init.expr, bindings)
 }
 
 /// Whether `expr` is a closure that borrows what it captures (not `move`, not `async`): it

@@ -243,9 +243,8 @@ fn unkeyed(expr: &Expr) -> &Expr {
     }
 }
 
-/// How the graph names a carried local, and its type where a `let` writes one (the same
-/// everywhere the body declares it). The locals the macro makes are named for what they
-/// hold.
+/// How the graph names a carried local, and its type where its `let` writes one. The locals
+/// the macro makes are named for what they hold.
 fn carried_name(walk: &Walk<'_>, bindings: &Bindings, local: &Ident) -> (String, Option<String>) {
     let collection = || {
         walk.collection(local)
@@ -261,17 +260,7 @@ fn carried_name(walk: &Walk<'_>, bindings: &Bindings, local: &Ident) -> (String,
         Some(Made::Operand) => return ("a value held within its expression".to_owned(), None),
         Some(Made::Iterator(_)) | None => {}
     }
-    let name = local.to_string();
-    let types = walk
-        .local_types
-        .get(&name)
-        .map(Vec::as_slice)
-        .unwrap_or_default();
-    let shown_types: HashSet<Option<String>> = types.iter().map(text::ty).collect();
-    let ty = match (types.len(), shown_types.into_iter().next()) {
-        (1.., Some(ty)) if types.iter().map(text::ty).all(|other| other == ty) => ty,
-        _ => None,
-    };
+    let ty = walk.local_types.get(&bindings.id(local)).and_then(text::ty);
     (bindings.shown_name(local), ty)
 }
 

@@ -96,8 +96,9 @@ pub(crate) struct Bindings {
     tokens: HashMap<Token, BindingId>,
     /// The bindings a token stands for along with another binding.
     clashing: HashSet<BindingId>,
-    /// The locals the macro made after resolving, by token, numbered after `bindings`.
-    made: RefCell<HashMap<Token, BindingId>>,
+    /// The names the resolver did not meet (the locals the macro made after resolving, and
+    /// items), numbered after `bindings`.
+    made: RefCell<HashMap<String, BindingId>>,
     /// The name a later stage gave each binding it renamed (see `shadow`).
     renamed: HashMap<BindingId, String>,
     /// What each local the macro made holds (see [`Made`]).
@@ -123,9 +124,10 @@ impl Bindings {
     }
 
     /// The binding `ident` binds or uses, if it is one of the body's locals or parameters;
-    /// a local the macro made after resolving (an operand taken first, a loop's position)
-    /// gets an id of its own the first time a stage asks, the same for each of its tokens,
-    /// and no record ([`Bindings::get`] gives `None`).
+    /// a name the resolver did not meet (a local the macro made after resolving, such as an
+    /// operand taken first or a loop's position, or an item) gets an id of its own the first
+    /// time a stage asks, the same for every token of that name, and no record
+    /// ([`Bindings::get`] gives `None`).
     pub(crate) fn id(&self, ident: &Ident) -> BindingId {
         let token = Token::of(ident);
         if let Some(&id) = self.tokens.get(&token) {
@@ -134,7 +136,7 @@ impl Bindings {
         let mut made = self.made.borrow_mut();
         let next = self.bindings.len() + made.len();
         *made
-            .entry(token)
+            .entry(token.name)
             .or_insert_with(|| BindingId(u32::try_from(next).unwrap_or(u32::MAX)))
     }
 
@@ -211,8 +213,8 @@ impl Bindings {
         self.renamed.insert(id, new.to_owned());
     }
 
-    /// The binding the name `name`, at `span`, is: a capture of a format string, whose
-    /// literal's span it has.
+    /// The binding the name `name`, at `span`, is: a capture of a format string, or a word of
+    /// another macro's string literal, whose literal's span it has.
     pub(crate) fn captured(&self, name: &str, span: Span) -> Option<BindingId> {
         self.tokens.get(&Token::new(name, span)).copied()
     }

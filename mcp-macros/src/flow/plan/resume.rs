@@ -12,7 +12,7 @@
 //! { let target = __mcp_v0; { let ok: Confirm = __mcp_site!().1?; stop_unless(ok)?; } finish(target) }
 //! ```
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 use std::rc::Rc;
 
 use syn::{Block, Expr, Ident, Stmt};
@@ -59,6 +59,16 @@ pub(crate) struct Stages<'a> {
     pub(crate) bindings: &'a Bindings,
 }
 
+impl<'a> Stages<'a> {
+    /// What a walk of the body's code looks up (see `free::Lookup`).
+    pub(crate) fn lookup(&self) -> free::Lookup<'a> {
+        free::Lookup {
+            questions: self.questions,
+            bindings: self.bindings,
+        }
+    }
+}
+
 /// The `let`s of a block down a point's path, before statement `stmt`, at `level`.
 struct HidingLets {
     prefix: Rc<Prefix>,
@@ -99,7 +109,7 @@ pub(crate) struct Resumer<'a> {
     /// The outer locals the statements before the question assign on every way to it, in the
     /// blocks down the path below the first that declares a local without a value (`None`
     /// above it, where nothing asks).
-    assigned_on_path: Option<BTreeSet<String>>,
+    assigned_on_path: Option<free::Ids>,
     aliases: Option<&'a Aliases>,
     hidden: Vec<(Location, Ident)>,
     borrowed_again: Vec<Ident>,
@@ -203,6 +213,16 @@ impl<'a> Resumer<'a> {
 
 // The resumed code is put together as syntax trees, not printed and parsed again: the
 // blocks spliced in are as long as the rest of the block a point stands in.
+
+impl<'a> Resumer<'a> {
+    /// What a walk of the code resumed looks up (see `free::Lookup`).
+    fn lookup(&self) -> free::Lookup<'a> {
+        free::Lookup {
+            questions: self.questions,
+            bindings: self.bindings,
+        }
+    }
+}
 
 /// `block` as an expression.
 fn block_expr(block: Block) -> Expr {

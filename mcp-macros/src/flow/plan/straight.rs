@@ -61,7 +61,7 @@ use std::collections::{BTreeSet, HashMap};
 
 use proc_macro2::TokenStream;
 use quote::quote;
-use syn::{Block, Expr, Ident, Local, Stmt};
+use syn::{Block, Ident, Local, Stmt};
 
 use crate::flow::analyse::free;
 use crate::flow::analyse::hoist::Hoisted;
@@ -108,7 +108,7 @@ pub(crate) fn place(
     body: &Block,
     sites: &[Site],
     hoisted: &Hoisted,
-    questions: &HashMap<usize, Expr>,
+    lookup: free::Lookup<'_>,
 ) -> Vec<Placement> {
     let heads: BTreeSet<usize> = sites
         .iter()
@@ -116,8 +116,8 @@ pub(crate) fn place(
         .filter_map(Site::body_stmt)
         .collect();
     let last = body.stmts.len().saturating_sub(1);
-    let summaries = free::suffixes(&body.stmts, questions);
-    let lets = Lets::of(body, hoisted);
+    let summaries = free::suffixes(&body.stmts, lookup);
+    let lets = Lets::of(body, hoisted, lookup.bindings);
     sites
         .iter()
         .map(|site| {
@@ -125,7 +125,7 @@ pub(crate) fn place(
                 return Placement::Own;
             }
             if let Some(k) = site.body_stmt() {
-                let again = again_at(body, k, &lets, questions, &summaries)
+                let again = again_at(body, k, &lets, lookup, &summaries)
                     .into_iter()
                     .cloned();
                 return Placement::At {
@@ -136,7 +136,7 @@ pub(crate) fn place(
             match site.path.first() {
                 Some(Step::Stmt(k)) if !heads.contains(k) => {
                     // After the last statement nothing is live, and nothing had again.
-                    let (live, again) = live_after(body, *k, &lets, questions, &summaries);
+                    let (live, again) = live_after(body, *k, &lets, lookup, &summaries);
                     let live = (*k != last).then_some(live);
                     Placement::Within {
                         stmt: *k,
@@ -163,31 +163,31 @@ pub(crate) fn cut_tail(live: Option<&[Binding]>) -> Option<Vec<Stmt>> {
     Some(vec![Stmt::Expr(syn::parse_quote!((#(#idents,)*)), None)])
 }
 
-/// The locals declared in the body's statements up to `k` (the last of each name) that the
-/// statements after `k` use, but for those had again after the level; and the `let`s that
-/// have those again (see [`again_at`]). `summaries` are those of the body's statements (see
-/// `free::suffixes`), `lets` its `let`s.
+/// The locals declared in the body's statements up to `k` that the statements after `k`
+/// read (each binding found by its id), but for those had again after the level; and the
+/// `let`s that have those again (see [`again_at`]). `summaries` are those of the body's
+/// statements (see `free::suffixes`), `lets` its `let`s.
 pub(crate) fn live_after(
     body: &Block,
     k: usize,
     lets: &Lets,
-    questions: &HashMap<usize, Expr>,
+    lookup: free::Lookup<'_>,
     summaries: &[free::Summary],
 ) -> (Vec<Binding>, Vec<Local>) {
-    let again = again_at(body, k + 1, lets, questions, summaries);
+    let again = again_at(body, k + 1, lets, lookup, summaries);
     // The `let`s had again, then the statements after `k`.
     let after = again
         .iter()
         .rev()
         .fold(summaries[k + 1].clone(), |after, local| {
-            free::before(&Stmt::Local((*local).clone()), &after, questions, &[])
+            free::before(&Stmt::Local((*local).clone()), &after, lookup, &[])
         });
-    let names: Vec<String> = again
+    let skipped: Vec<_> = again
         .iter()
         .flat_map(|local| scope::let_bindings(local))
-        .map(|binding| binding.ident.to_string())
+        .map(|binding| lookup.bindings.id(&binding.ident))
         .collect();
-    let declared = again::declared_up_to(lets, k, &after.free, &names);
+    let declared = again::declared_up_to(lets, k, &after.free, &skipped);
     (declared, again.into_iter().cloned().collect())
 }
 

@@ -1,11 +1,9 @@
 //! How each construct scopes what it binds and what it assigns: the walk itself.
 
-use std::collections::BTreeSet;
-
 use syn::visit::{self, Visit};
 use syn::{Block, Expr, Pat};
 
-use super::{Break, FreeVars, both};
+use super::{Break, FreeVars, Ids, both};
 use crate::flow::syntax::marker_site;
 
 impl<'ast> Visit<'ast> for FreeVars<'_> {
@@ -17,7 +15,7 @@ impl<'ast> Visit<'ast> for FreeVars<'_> {
     fn visit_expr_field(&mut self, field: &'ast syn::ExprField) {
         match marker_site(field) {
             Some(site) => {
-                if let Some(question) = self.sites.get(&site) {
+                if let Some(question) = self.lookup.questions.get(&site) {
                     self.visit_expr(question);
                 }
             }
@@ -29,7 +27,7 @@ impl<'ast> Visit<'ast> for FreeVars<'_> {
         if path.qself.is_none()
             && let Some(ident) = path.path.get_ident()
         {
-            self.use_name(ident.to_string());
+            self.use_binding(self.id(ident));
         }
         visit::visit_expr_path(self, path);
     }
@@ -168,7 +166,7 @@ impl<'ast> Visit<'ast> for FreeVars<'_> {
                     assigned = Some(both(assigned, els_assigned));
                 }
             }
-            None => assigned = Some(BTreeSet::new()),
+            None => assigned = Some(Ids::new()),
         }
         self.assigned_by(assigned);
     }
@@ -181,11 +179,11 @@ impl<'ast> Visit<'ast> for FreeVars<'_> {
             && path.qself.is_none()
             && let Some(ident) = path.path.get_ident()
         {
-            let name = ident.to_string();
-            if !self.bound(&name) {
-                self.assigned.insert(name.clone());
+            let id = self.id(ident);
+            if !self.bound(id) {
+                self.assigned.insert(id);
             }
-            self.assign(name);
+            self.assign(id);
             return;
         }
         self.visit_expr(&assign.left);

@@ -1,5 +1,7 @@
 //! Macro calls, read as tokens: the walk cannot see what a macro's body means, so it takes
-//! every identifier in it, and every name a format string in it names inline, for a use.
+//! every identifier in it, and every name a format string in it names inline, for a use: of
+//! the binding the table resolved it to (a name in a string literal, at the literal's span;
+//! see `Bindings::captured`).
 
 use proc_macro2::{TokenStream, TokenTree};
 
@@ -30,16 +32,18 @@ impl FreeVars<'_> {
                             && p.spacing() == proc_macro2::Spacing::Alone)
                     });
                     if !after_dot && !before_assign {
-                        self.use_name(ident.to_string());
+                        self.use_binding(self.id(ident));
                     }
                 }
                 TokenTree::Group(group) => self.tokens(group.stream()),
                 TokenTree::Literal(lit) => {
-                    let lit = lit.clone();
                     let text = lit.to_string();
                     if text.starts_with('"') || text.starts_with('r') {
                         for name in format_args_in(&text) {
-                            self.use_name(name);
+                            let captured = self.lookup.bindings.captured(&name, lit.span());
+                            if let Some(id) = captured {
+                                self.use_binding(id);
+                            }
                         }
                     }
                 }

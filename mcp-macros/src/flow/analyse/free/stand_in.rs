@@ -9,12 +9,11 @@
 //! whether the last of them goes on. Walking the marker so comes to what walking the run in
 //! its place would.
 
-use std::collections::{BTreeSet, HashMap};
-
 use proc_macro2::{Literal, Span, TokenStream, TokenTree};
 use syn::{Block, Expr, Ident, Stmt};
 
-use super::{Break, FreeVars, Summary, block_diverges, block_ends, both, ends, panics};
+use super::panics;
+use super::{Break, FreeVars, Ids, Lookup, Summary, block_diverges, block_ends, both, ends};
 
 /// The macro a marker calls: it names nothing and is never expanded, nor emitted.
 const MARKER: &str = "__mcp_stand_in";
@@ -67,10 +66,10 @@ pub(super) fn marked(mac: &syn::Macro) -> Option<usize> {
 /// markers stand for the runs of `stand_ins`.
 pub(crate) fn free_and_assigned_with(
     stmts: &[Stmt],
-    sites: &HashMap<usize, Expr>,
+    lookup: Lookup<'_>,
     stand_ins: &[StandIn],
-) -> (BTreeSet<String>, BTreeSet<String>) {
-    let mut finder = FreeVars::new(sites, stand_ins);
+) -> (Ids, Ids) {
+    let mut finder = FreeVars::new(lookup, stand_ins);
     finder.stmts(stmts);
     (finder.free, finder.assigned)
 }
@@ -82,16 +81,16 @@ impl FreeVars<'_> {
         let Some(StandIn { summary, .. }) = stand_ins.get(n) else {
             return;
         };
-        for name in &summary.free {
-            self.use_name(name.clone());
+        for &id in &summary.free {
+            self.use_binding(id);
         }
-        for name in &summary.assigned {
-            if !self.bound(name) {
-                self.assigned.insert(name.clone());
+        for &id in &summary.assigned {
+            if !self.bound(id) {
+                self.assigned.insert(id);
             }
         }
         // What a `break` in the run has assigned: what the code around it has, and what the
-        // run has but for the names the code around it declares.
+        // run has but for the bindings the code around it declares.
         for exit in &summary.breaks {
             let target = self.exit(exit.label.as_ref());
             if target.is_none() && self.opaque > 0 {
@@ -100,7 +99,7 @@ impl FreeVars<'_> {
             let depth = target.map_or(0, |target| self.exits[target].depth);
             let mut here = self.assigned_since(depth);
             let declared = self.declared_since(depth);
-            here.extend(exit.assigned.difference(&declared).cloned());
+            here.extend(exit.assigned.difference(&declared).copied());
             match target {
                 Some(target) => {
                     let exit = &mut self.exits[target];
@@ -112,8 +111,8 @@ impl FreeVars<'_> {
                 }),
             }
         }
-        for name in &summary.every_way {
-            self.assign(name.clone());
+        for &id in &summary.every_way {
+            self.assign(id);
         }
     }
 

@@ -18,6 +18,7 @@ use syn::{Block, Expr, Pat, Stmt};
 
 use super::text;
 use crate::flow::check::sites::{Loop, Taken, collection};
+use crate::flow::lower::bindings::BindingId;
 use crate::flow::syntax::marker_site;
 
 mod loops;
@@ -93,8 +94,8 @@ pub(super) struct Walk<'a> {
     pub(super) in_loop: Vec<bool>,
     /// The type a `let` gives the answer of a point: `let x: T = <point>?;`.
     pub(super) answer_types: HashMap<usize, syn::Type>,
-    /// The types `let`s give each local, by its name in the body.
-    pub(super) local_types: HashMap<String, Vec<syn::Type>>,
+    /// The type a `let` gives each local, by its binding id.
+    pub(super) local_types: HashMap<BindingId, syn::Type>,
 }
 
 impl<'a> Walk<'a> {

@@ -110,7 +110,9 @@ impl Walk {
     }
 
     /// Marks the bindings another macro's tokens may name: each identifier, and each word of
-    /// its string literals (`"{name}"`, `"{:>width$}"`, or whatever the macro makes of them).
+    /// its string literals (`"{name}"`, `"{:>width$}"`, or whatever the macro makes of them),
+    /// which the table points at the binding, a word at its literal's span (as a format
+    /// string's capture is).
     fn taint(&mut self, tokens: TokenStream) {
         for tree in tokens {
             match tree {
@@ -126,6 +128,7 @@ impl Walk {
                     for word in text.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
                         if let Some(id) = self.resolve(word) {
                             self.table.bindings[id.index()].fixed = true;
+                            self.table.point(Token::new(word, literal.span()), id);
                         }
                     }
                 }

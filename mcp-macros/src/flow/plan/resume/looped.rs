@@ -88,7 +88,7 @@ impl Resumer<'_> {
         if !self.locals_only {
             return body.clone();
         }
-        let summaries = self.suffixes.of(&self.here(rest), body, self.questions);
+        let summaries = self.suffixes.of(&self.here(rest), body, self.lookup());
         Block {
             brace_token: body.brace_token,
             stmts: vec![self.stand_in(body, &summaries[0])],

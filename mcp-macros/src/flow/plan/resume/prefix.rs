@@ -1,6 +1,6 @@
 //! What the statements of one block declare, found once per block and read by every point
-//! resumed in it: each point then costs the names its rest reads, not a walk of the
-//! statements before it.
+//! resumed in it: each point then costs the bindings its rest reads, each found by its id,
+//! not a walk of the statements before it.
 
 use std::collections::{BTreeSet, HashMap};
 
@@ -9,14 +9,18 @@ use syn::{Block, Local, Stmt};
 use super::{Hider, Location, Resumer};
 use crate::flow::analyse::{free, reborrow};
 use crate::flow::check::sites::Step;
+use crate::flow::lower::bindings::BindingId;
 use crate::flow::scope::{self, Binding, Rederive};
 
 /// A block's `let`s, but for those declared again as items (see `hoist`): each binding in
 /// order, and the statements declared again that stand among them.
 pub(super) struct Prefix {
     bindings: Vec<Declared>,
-    /// For each name, the `bindings` of it, in order.
-    by_name: HashMap<String, Vec<usize>>,
+    /// Where each binding stands in `bindings`, by its id.
+    by_id: HashMap<BindingId, usize>,
+    /// For each name, its first binding in `bindings`: what hides a carried local of that
+    /// name declared further up (see `hider`).
+    first_of_name: HashMap<String, usize>,
     /// The `bindings` of `let`s without a value.
     unvalued: Vec<usize>,
     /// The statements `hoisted` holds.
@@ -33,7 +37,7 @@ struct Declared {
     /// Whether its `let` gives no value.
     unvalued: bool,
     /// What having it again reads.
-    reads: BTreeSet<String>,
+    reads: free::Ids,
 }
 
 impl Prefix {
@@ -42,7 +46,8 @@ impl Prefix {
     pub(super) fn of(resumer: &Resumer<'_>, block: &Block, here: &[Step], top: bool) -> Self {
         let mut prefix = Prefix {
             bindings: Vec::new(),
-            by_name: HashMap::new(),
+            by_id: HashMap::new(),
+            first_of_name: HashMap::new(),
             unvalued: Vec::new(),
             hoisted: Vec::new(),
             len: block.stmts.len(),
@@ -56,7 +61,7 @@ impl Prefix {
                 continue;
             };
             let local = resumer.written(here, j, local);
-            let again = reborrow::again(local, resumer.hoisted, top);
+            let again = reborrow::again(local, resumer.hoisted, resumer.bindings, top);
             for mut binding in scope::let_bindings(local) {
                 let looped = resumer.loops.iter().position(|l| l.iter == binding.ident);
                 let reads = match looped {
@@ -65,24 +70,24 @@ impl Prefix {
                         let looped = &resumer.loops[n];
                         let position = &looped.position;
                         let init = looped.rewind(&syn::parse_quote!(#position));
-                        free::free_in_stmts(&[syn::parse_quote!(let _ = #init;)], resumer.questions)
+                        free::free_in_stmts(&[syn::parse_quote!(let _ = #init;)], resumer.lookup())
                     }
                     None if again => {
                         binding.rederive = Some(Rederive::Borrow(Box::new(local.clone())));
                         let stmt = Stmt::Local(local.clone());
-                        free::free_in_stmts(std::slice::from_ref(&stmt), resumer.questions)
+                        free::free_in_stmts(std::slice::from_ref(&stmt), resumer.lookup())
                     }
-                    None => BTreeSet::new(),
+                    None => free::Ids::new(),
                 };
                 let at = prefix.bindings.len();
                 if local.init.is_none() {
                     prefix.unvalued.push(at);
                 }
+                prefix.by_id.insert(resumer.bindings.id(&binding.ident), at);
                 prefix
-                    .by_name
+                    .first_of_name
                     .entry(binding.ident.to_string())
-                    .or_default()
-                    .push(at);
+                    .or_insert(at);
                 prefix.bindings.push(Declared {
                     stmt: j,
                     binding,
@@ -99,11 +104,9 @@ impl Prefix {
         self.len == block.stmts.len()
     }
 
-    /// The last binding of `name` among the first `end` bindings.
-    fn last(&self, name: &str, end: usize) -> Option<usize> {
-        let named = self.by_name.get(name)?;
-        let count = named.partition_point(|&at| at < end);
-        count.checked_sub(1).map(|n| named[n])
+    /// Where binding `id` stands, if it is among the first `end` bindings.
+    fn find(&self, id: BindingId, end: usize) -> Option<usize> {
+        self.by_id.get(&id).copied().filter(|&at| at < end)
     }
 
     /// How many bindings stand before statement `i`.
@@ -111,29 +114,24 @@ impl Prefix {
         self.bindings.partition_point(|declared| declared.stmt < i)
     }
 
-    /// The bindings before statement `i` that restoring the names `free` reads may have
-    /// again or carry, and those declaring again the names `assigned` (see
-    /// `syntax::declare_assigned`), in order: each the last of its name before a binding had
-    /// again that reads it, or before `i`. Any binding left out is one those skip.
-    pub(super) fn declared(
-        &self,
-        i: usize,
-        free: &BTreeSet<String>,
-        assigned: &BTreeSet<String>,
-    ) -> Vec<usize> {
+    /// The bindings before statement `i` that restoring the bindings `free` reads may have
+    /// again or carry, and those declaring again the bindings `assigned` (see
+    /// `syntax::declare_assigned`), in order: each read, or read by a binding had again that
+    /// stands after it. Any binding left out is one those skip.
+    pub(super) fn declared(&self, i: usize, free: &free::Ids, assigned: &free::Ids) -> Vec<usize> {
         let end = self.before(i);
         let mut found = BTreeSet::new();
         let mut pending: Vec<usize> = free
             .iter()
             .chain(assigned)
-            .filter_map(|name| self.last(name, end))
+            .filter_map(|&id| self.find(id, end))
             .collect();
         while let Some(at) = pending.pop() {
             if !found.insert(at) {
                 continue;
             }
             let reads = &self.bindings[at].reads;
-            pending.extend(reads.iter().filter_map(|name| self.last(name, at)));
+            pending.extend(reads.iter().filter_map(|&id| self.find(id, at)));
             if matches!(
                 self.bindings[at].binding.rederive,
                 Some(Rederive::Borrow(_))
@@ -165,8 +163,8 @@ impl Prefix {
         let mut binding = declared.binding.clone();
         if declared.unvalued && binding.rederive.is_none() {
             let assigned =
-                free::assigned_by_stmts(&block.stmts[declared.stmt + 1..i], resumer.questions);
-            if !assigned.contains(&binding.ident.to_string()) {
+                free::assigned_by_stmts(&block.stmts[declared.stmt + 1..i], resumer.lookup());
+            if !assigned.contains(&resumer.bindings.id(&binding.ident)) {
                 binding.rederive = Some(Rederive::Unassigned);
             }
         }
@@ -188,7 +186,7 @@ impl Prefix {
     /// The first binding of `name` before statement `i`, as a hider at `level` of the block
     /// at `here` (see `hidden::Hider`).
     pub(super) fn hider(&self, name: &str, i: usize, level: usize, here: &[Step]) -> Option<Hider> {
-        let first = *self.by_name.get(name)?.first()?;
+        let first = *self.first_of_name.get(name)?;
         let declared = self.bindings.get(first).filter(|d| d.stmt < i)?;
         let at = (!declared.unvalued).then(|| Location::Let {
             block: here.to_vec(),

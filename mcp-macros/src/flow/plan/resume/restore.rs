@@ -1,7 +1,7 @@
 //! The locals a resumed block needs from before its question, and those a pattern around it
 //! binds: carried, or had again.
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::HashSet;
 
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote};
@@ -15,12 +15,12 @@ use crate::flow::scope::{self, Binding, Rederive};
 use crate::flow::step;
 
 impl Resumer<'_> {
-    /// `let` statements restoring the locals of `declared` that `free` names, the last
-    /// declaration of each name winning.
+    /// `let` statements restoring the locals of `declared` that `free` reads, each binding
+    /// once.
     pub(super) fn restore(
         &mut self,
         declared: &[Binding],
-        free: &BTreeSet<String>,
+        free: &free::Ids,
         level: usize,
     ) -> Restored {
         let mut free = free.clone();
@@ -29,8 +29,8 @@ impl Resumer<'_> {
         let mut looped = false;
         let mut seen = HashSet::new();
         for binding in declared.iter().rev() {
-            let name = binding.ident.to_string();
-            if !free.contains(&name) || !seen.insert(name.clone()) {
+            let id = self.bindings.id(&binding.ident);
+            if !free.contains(&id) || !seen.insert(id) {
                 continue;
             }
             looped |= matches!(binding.rederive, Some(Rederive::Loop(_)));
@@ -43,7 +43,7 @@ impl Resumer<'_> {
                     let init = looped.rewind(&syn::parse_quote!(#position));
                     free.extend(free::free_in_stmts(
                         &[syn::parse_quote!(let _ = #init;)],
-                        self.questions,
+                        self.lookup(),
                     ));
                     let ident = &binding.ident;
                     out.push(syn::parse_quote!(let mut #ident = #init;));
@@ -55,10 +55,10 @@ impl Resumer<'_> {
                     let stmt = Stmt::Local((**local).clone());
                     free.extend(free::free_in_stmts(
                         std::slice::from_ref(&stmt),
-                        self.questions,
+                        self.lookup(),
                     ));
                     for other in scope::let_bindings(local) {
-                        seen.insert(other.ident.to_string());
+                        seen.insert(self.bindings.id(&other.ident));
                         again.push(other.ident);
                     }
                     out.push(syn::parse_quote! {
@@ -72,7 +72,7 @@ impl Resumer<'_> {
                     if !self
                         .assigned_on_path
                         .as_ref()
-                        .is_some_and(|assigned| assigned.contains(&name)) =>
+                        .is_some_and(|assigned| assigned.contains(&id)) =>
                 {
                     let declaration = declaration(binding);
                     out.push(syn::parse_quote! {
@@ -136,7 +136,7 @@ impl Resumer<'_> {
         block: Block,
         (here, heads): (Vec<Step>, (TokenStream, bool)),
     ) -> Expr {
-        let (free, _) = free::free_and_assigned_with(&block.stmts, self.questions, &self.stand_ins);
+        let (free, _) = free::free_and_assigned_with(&block.stmts, self.lookup(), &self.stand_ins);
         let level = self.level.saturating_sub(1);
         let mut restored = Vec::new();
         let mut matched: Vec<Stmt> = Vec::new();
@@ -150,9 +150,10 @@ impl Resumer<'_> {
             );
             let used = bindings
                 .iter()
-                .any(|binding| free.contains(&binding.ident.to_string()));
+                .any(|binding| free.contains(&self.bindings.id(&binding.ident)));
             let roots = reborrow::Roots {
                 hoisted: self.hoisted,
+                bindings: self.bindings,
                 once: false,
                 bound: &[],
             };
@@ -170,7 +171,7 @@ impl Resumer<'_> {
             }
         }
         let mut needed = free;
-        needed.extend(free::free_in_stmts(&matched, self.questions));
+        needed.extend(free::free_in_stmts(&matched, self.lookup()));
         let mut stmts = self.restore(&restored, &needed, level).stmts;
         stmts.extend(matched);
         if stmts.is_empty() {

@@ -5,13 +5,14 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 
-use syn::{Block, Expr};
+use syn::Block;
 
 use super::Resumer;
 use super::prefix::Prefix;
 use crate::flow::analyse::free;
 use crate::flow::analyse::hoist::Hoisted;
 use crate::flow::check::sites::Step;
+use crate::flow::lower::bindings::Bindings;
 use crate::flow::plan::straight;
 
 /// For each block of one body, by its path, the summaries of the runs of its statements to
@@ -31,14 +32,14 @@ impl Suffixes {
         &self,
         here: &[Step],
         block: &Block,
-        sites: &HashMap<usize, Expr>,
+        lookup: free::Lookup<'_>,
     ) -> Rc<Vec<free::Summary>> {
         if let Some(found) = self.summaries.borrow().get(here)
             && found.len() == block.stmts.len() + 1
         {
             return Rc::clone(found);
         }
-        let found = Rc::new(free::suffixes(&block.stmts, sites));
+        let found = Rc::new(free::suffixes(&block.stmts, lookup));
         self.summaries
             .borrow_mut()
             .insert(here.to_vec(), Rc::clone(&found));
@@ -71,13 +72,14 @@ impl Suffixes {
         here: &[Step],
         block: &Block,
         hoisted: &Hoisted,
+        bindings: &Bindings,
     ) -> Rc<straight::Lets> {
         if let Some(found) = self.lets.borrow().get(here)
             && found.describe(block)
         {
             return Rc::clone(found);
         }
-        let found = Rc::new(straight::Lets::of(block, hoisted));
+        let found = Rc::new(straight::Lets::of(block, hoisted, bindings));
         self.lets
             .borrow_mut()
             .insert(here.to_vec(), Rc::clone(&found));

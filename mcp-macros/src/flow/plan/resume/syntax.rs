@@ -1,7 +1,7 @@
 //! What the resumer reads of the syntax along a point's path, and the declarations and
 //! names it writes.
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::HashSet;
 
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, quote};
@@ -9,7 +9,9 @@ use syn::{Block, Expr, Ident, Pat, Stmt};
 
 use super::Binding;
 
+use crate::flow::analyse::free::Ids;
 use crate::flow::check::sites::Step;
+use crate::flow::lower::bindings::Bindings;
 
 /// The `let` patterns of an `if` or `while` condition, each with what it matches, in order.
 pub(super) fn cond_lets(cond: &Expr) -> Vec<(&Pat, &Expr)> {
@@ -100,14 +102,14 @@ fn block_in<'b>(expr: &'b mut Expr, path: &[Step]) -> Option<&'b mut Block> {
 /// before): nothing of theirs is carried, but the assignment needs them in scope.
 pub(super) fn declare_assigned(
     declared: &[Binding],
-    free: &BTreeSet<String>,
-    assigned: &BTreeSet<String>,
+    (free, assigned): (&Ids, &Ids),
+    bindings: &Bindings,
 ) -> Vec<Stmt> {
     let mut seen = HashSet::new();
     let mut out = Vec::new();
     for binding in declared.iter().rev() {
-        let name = binding.ident.to_string();
-        if free.contains(&name) || !assigned.contains(&name) || !seen.insert(name) {
+        let id = bindings.id(&binding.ident);
+        if free.contains(&id) || !assigned.contains(&id) || !seen.insert(id) {
             continue;
         }
         let declaration = declaration(binding);

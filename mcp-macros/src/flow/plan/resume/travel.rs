@@ -88,8 +88,8 @@ impl Resumer<'_> {
             return false;
         };
         let question = &self.sites[site].question;
-        free::free_in_stmts(&[syn::parse_quote!(let _ = #question;)], self.questions)
-            .contains(&local.to_string())
+        free::free_in_stmts(&[syn::parse_quote!(let _ = #question;)], self.lookup())
+            .contains(&self.bindings.id(local))
     }
 }
 

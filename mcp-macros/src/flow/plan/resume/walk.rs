@@ -2,7 +2,6 @@
 //! with the locals the rest of it uses restored ahead of it, and each statement and
 //! expression on the way resumed inside it (see the expansion sketch in `resume`).
 
-use std::collections::BTreeSet;
 use std::rc::Rc;
 
 use proc_macro2::TokenStream;
@@ -35,10 +34,11 @@ impl Resumer<'_> {
         let prefix = self.suffixes.prefix(self, block, &here, top);
         // Each block further down tells the locals declared here without a value what it
         // assigns before the question (see `restore`); found only where one is declared.
+        let lookup = self.lookup();
         if let Some(assigned) = &mut self.assigned_on_path {
-            assigned.extend(free::assigned_by_stmts(&block.stmts[..i], self.questions));
+            assigned.extend(free::assigned_by_stmts(&block.stmts[..i], lookup));
         } else if prefix.any_unassigned(self, block, i) {
-            self.assigned_on_path = Some(BTreeSet::new());
+            self.assigned_on_path = Some(free::Ids::new());
         }
         self.hiding_lets.push(HidingLets {
             prefix: Rc::clone(&prefix),
@@ -52,7 +52,7 @@ impl Resumer<'_> {
         // The rest of a block the body's summaries describe is summarised; a cut block's,
         // or a `let`'s `else` (which has no rest), is walked.
         let walked = cut.is_some() || rest.first() == Some(&Step::LetElse);
-        let after = (!walked).then(|| self.suffixes.of(&here, block, self.questions));
+        let after = (!walked).then(|| self.suffixes.of(&here, block, self.lookup()));
         // A `let`'s `else` never goes on to the statements after it.
         if rest.first() != Some(&Step::LetElse) {
             match (cut, &after) {
@@ -65,10 +65,10 @@ impl Resumer<'_> {
             }
         }
         let (free, assigned) = match &after {
-            None => free::free_and_assigned_with(&stmts, self.questions, &self.stand_ins),
+            None => free::free_and_assigned_with(&stmts, self.lookup(), &self.stand_ins),
             Some(after) => {
-                let (questions, stand_ins) = (self.questions, &self.stand_ins);
-                let summary = free::before(&stmts[0], &after[i + 1], questions, stand_ins);
+                let (lookup, stand_ins) = (self.lookup(), &self.stand_ins);
+                let summary = free::before(&stmts[0], &after[i + 1], lookup, stand_ins);
                 (summary.free, summary.assigned)
             }
         };
@@ -78,7 +78,7 @@ impl Resumer<'_> {
         // locals, and so do the constant locals the rest uses (see `hoist`). A `fn` the rest
         // does not call stays behind; any other item goes along as a copy the rest may leave
         // unused, which is no concern of the handler as written.
-        let used = |ident: &Ident| free.contains(&ident.to_string());
+        let used = |ident: &Ident| free.contains(&self.bindings.id(ident));
         // The borrows the hiding `let`s before the question take, taken again first, while
         // the names still mean what they hide.
         let mut restores: Vec<Stmt> = self
@@ -126,7 +126,7 @@ impl Resumer<'_> {
             .map(|at| prefix.binding(self, block, at, i))
             .collect();
         let restored = self.restore(&declared, &free, level);
-        let declarations = declare_assigned(&declared, &free, &assigned);
+        let declarations = declare_assigned(&declared, (&free, &assigned), self.bindings);
         if at_head {
             self.head_of = Some(HeadOf {
                 level,

@@ -1,14 +1,15 @@
 //! The `let`s of one block, found once per block and read for each point placed in it: so
-//! that placing a point costs the `let`s it has again and the names read after it, not a walk
-//! of the statements before it.
+//! that placing a point costs the `let`s it has again and the bindings read after it, each
+//! found by its id, not a walk of the statements before it.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 
-use syn::{Block, Expr, Local, Stmt};
+use syn::{Block, Local, Stmt};
 
 use crate::flow::analyse::free;
 use crate::flow::analyse::hoist::Hoisted;
 use crate::flow::analyse::reborrow;
+use crate::flow::lower::bindings::{BindingId, Bindings};
 use crate::flow::scope::{self, Binding};
 
 /// A block's `let`s, but for those declared again as items (see `hoist`), in order.
@@ -16,8 +17,8 @@ pub(crate) struct Lets {
     lets: Vec<Let>,
     /// The `lets` that run again at the body's top level rather than travel.
     again: Vec<usize>,
-    /// For each name, the `lets` that bind it, in order.
-    by_name: HashMap<String, Vec<usize>>,
+    /// For each binding, by id, the `let` that binds it.
+    by_id: HashMap<BindingId, usize>,
     /// The number of the block's statements.
     len: usize,
 }
@@ -25,14 +26,16 @@ pub(crate) struct Lets {
 struct Let {
     stmt: usize,
     bindings: Vec<Binding>,
+    /// The id of each of `bindings`.
+    ids: Vec<BindingId>,
 }
 
 impl Lets {
-    pub(crate) fn of(block: &Block, hoisted: &Hoisted) -> Self {
+    pub(crate) fn of(block: &Block, hoisted: &Hoisted, table: &Bindings) -> Self {
         let mut lets = Lets {
             lets: Vec::new(),
             again: Vec::new(),
-            by_name: HashMap::new(),
+            by_id: HashMap::new(),
             len: block.stmts.len(),
         };
         for (stmt, written) in block.stmts.iter().enumerate() {
@@ -43,17 +46,17 @@ impl Lets {
                 continue;
             }
             let at = lets.lets.len();
-            if reborrow::again(local, hoisted, true) {
+            if reborrow::again(local, hoisted, table, true) {
                 lets.again.push(at);
             }
             let bindings = scope::let_bindings(local);
-            for binding in &bindings {
-                let named = lets.by_name.entry(binding.ident.to_string()).or_default();
-                if named.last() != Some(&at) {
-                    named.push(at);
-                }
-            }
-            lets.lets.push(Let { stmt, bindings });
+            let ids: Vec<BindingId> = bindings.iter().map(|b| table.id(&b.ident)).collect();
+            lets.by_id.extend(ids.iter().map(|&id| (id, at)));
+            lets.lets.push(Let {
+                stmt,
+                bindings,
+                ids,
+            });
         }
         lets
     }
@@ -68,14 +71,10 @@ impl Lets {
         self.lets.partition_point(|entry| entry.stmt < end)
     }
 
-    /// The `let`s of `name` among statements `from..end`.
-    fn binding(&self, name: &str, from: usize, end: usize) -> &[usize] {
-        let Some(named) = self.by_name.get(name) else {
-            return &[];
-        };
-        let start = named.partition_point(|&at| self.lets[at].stmt < from);
-        let stop = named.partition_point(|&at| self.lets[at].stmt < end);
-        &named[start..stop.max(start)]
+    /// The `let` of binding `id`, if it stands among statements `from..end`.
+    fn binding(&self, id: BindingId, from: usize, end: usize) -> Option<usize> {
+        let at = *self.by_id.get(&id)?;
+        (from..end).contains(&self.lets[at].stmt).then_some(at)
     }
 }
 
@@ -86,65 +85,51 @@ impl Lets {
 /// of it in its tuple, which could not hold a borrow of the locals beside it. `summaries` are
 /// those of the body's statements (see `free::suffixes`), `lets` its `let`s.
 ///
-/// Walked back from `k`, a `let` is used if it binds a name read after it that no `let` in
-/// between binds once that name is read: a name read after `k` from the start, one that a
-/// `let` had again reads from the statement of that `let` on.
+/// Walked back from `k`, a `let` is used if it binds a binding read after it: read after
+/// `k`, or read by a `let` had again after it.
 pub(crate) fn again_at<'b>(
     body: &'b Block,
     k: usize,
     lets: &Lets,
-    questions: &HashMap<usize, Expr>,
+    lookup: free::Lookup<'_>,
     summaries: &[free::Summary],
 ) -> Vec<&'b Local> {
     let k = k.min(body.stmts.len());
     let mut free = summaries[k].free.clone();
-    // For a name a `let` had again reads, the statement of that `let`: `let`s after it do
-    // not hide the name from those before.
-    let mut read_from: HashMap<String, usize> = HashMap::new();
     let mut again = Vec::new();
     let count = lets.again.partition_point(|&at| at < lets.before(k));
     for &at in lets.again[..count].iter().rev() {
         let entry = &lets.lets[at];
-        let used = entry.bindings.iter().any(|binding| {
-            let name = binding.ident.to_string();
-            let end = read_from.get(&name).map_or(k, |&from| from + 1);
-            free.contains(&name) && lets.binding(&name, entry.stmt + 1, end).is_empty()
-        });
-        if !used {
+        if !entry.ids.iter().any(|id| free.contains(id)) {
             continue;
         }
         let Stmt::Local(local) = &body.stmts[entry.stmt] else {
             continue;
         };
-        for name in free::free_in_stmts(std::slice::from_ref(&body.stmts[entry.stmt]), questions) {
-            if !free.contains(&name) {
-                read_from.insert(name.clone(), entry.stmt);
-                free.insert(name);
-            }
-        }
+        free.extend(free::free_in_stmts(
+            std::slice::from_ref(&body.stmts[entry.stmt]),
+            lookup,
+        ));
         again.push(local);
     }
     again.reverse();
     again
 }
 
-/// The last binding of each name `free` holds, but for `skipped`, among the `let`s of the
-/// statements up to `k`, in the order of those `let`s.
+/// The bindings `free` holds, but for `skipped`, among the `let`s of the statements up to
+/// `k`, in the order of those `let`s.
 pub(crate) fn declared_up_to(
     lets: &Lets,
     k: usize,
-    free: &BTreeSet<String>,
-    skipped: &[String],
+    free: &free::Ids,
+    skipped: &[BindingId],
 ) -> Vec<Binding> {
     let mut found: Vec<(usize, usize)> = free
         .iter()
-        .filter(|name| !skipped.contains(name))
-        .filter_map(|name| {
-            let at = *lets.binding(name, 0, k + 1).last()?;
-            let binding = lets.lets[at]
-                .bindings
-                .iter()
-                .position(|binding| binding.ident == name)?;
+        .filter(|id| !skipped.contains(id))
+        .filter_map(|&id| {
+            let at = lets.binding(id, 0, k + 1)?;
+            let binding = lets.lets[at].ids.iter().position(|&other| other == id)?;
             Some((at, binding))
         })
         .collect();

@@ -10,8 +10,8 @@ impl Walk<'_> {
     pub(super) fn note_type(&mut self, pat: &Pat, init: Option<&Expr>) {
         let Pat::Type(typed) = pat else { return };
         if let Pat::Ident(binding) = &*typed.pat {
-            let types = self.local_types.entry(binding.ident.to_string());
-            types.or_default().push((*typed.ty).clone());
+            let id = self.source().bindings.id(&binding.ident);
+            self.local_types.insert(id, (*typed.ty).clone());
         }
         match init.map(unparen) {
             Some(Expr::Try(tried)) => {

@@ -141,16 +141,15 @@ impl Planner<'_, '_> {
                 let point = &self.resumed[id];
                 // The block's borrows it has again are those the nest runs again after
                 // the level before it (see `straight::again_at`).
-                let summaries = self
-                    .stages
-                    .suffixes
-                    .of(&prefix, &block, self.stages.questions);
-                let lets = self
-                    .stages
-                    .suffixes
-                    .lets(&prefix, &block, self.stages.hoisted);
-                let questions = self.stages.questions;
-                let again: Vec<Local> = straight::again_at(&block, j, &lets, questions, &summaries)
+                let lookup = self.stages.lookup();
+                let summaries = self.stages.suffixes.of(&prefix, &block, lookup);
+                let lets = self.stages.suffixes.lets(
+                    &prefix,
+                    &block,
+                    self.stages.hoisted,
+                    lookup.bindings,
+                );
+                let again: Vec<Local> = straight::again_at(&block, j, &lets, lookup, &summaries)
                     .into_iter()
                     .cloned()
                     .collect();
@@ -265,13 +264,10 @@ impl Planner<'_, '_> {
     /// again (see `straight::live_after`); unless one of the locals is a loop's iterator,
     /// which is rebuilt rather than carried. `block` is the body's at `prefix`.
     fn live(&self, prefix: &[Step], block: &Block, j: usize) -> Option<(Vec<Binding>, Vec<Local>)> {
-        let questions = self.stages.questions;
-        let summaries = self.stages.suffixes.of(prefix, block, questions);
-        let lets = self
-            .stages
-            .suffixes
-            .lets(prefix, block, self.stages.hoisted);
-        let (live, again) = straight::live_after(block, j, &lets, questions, &summaries);
+        let lookup = self.stages.lookup();
+        let summaries = self.stages.suffixes.of(prefix, block, lookup);
+        let lets = (self.stages.suffixes).lets(prefix, block, self.stages.hoisted, lookup.bindings);
+        let (live, again) = straight::live_after(block, j, &lets, lookup, &summaries);
         let loops = self.stages.loops;
         let rebuilt = live
             .iter()
