@@ -41,13 +41,21 @@ pub(crate) struct Members {
     pub(crate) error: Option<Value>,
 }
 
-impl<'de> Deserialize<'de> for TopLevel {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_any(TopLevelVisitor)
+impl TopLevel {
+    /// Reads `message` whole. With `read_meta`, a call's `_meta` is read as
+    /// [`CallMeta`](super::call_meta::CallMeta) reads it, and a `_meta` in another shape is
+    /// an error; without, it is kept in the call's map.
+    pub(crate) fn read(message: &[u8], read_meta: bool) -> serde_json::Result<Self> {
+        let mut deserializer = serde_json::Deserializer::from_slice(message);
+        let top = deserializer.deserialize_any(TopLevelVisitor { read_meta })?;
+        deserializer.end()?;
+        Ok(top)
     }
 }
 
-struct TopLevelVisitor;
+struct TopLevelVisitor {
+    read_meta: bool,
+}
 
 impl<'de> Visitor<'de> for TopLevelVisitor {
     type Value = TopLevel;
@@ -66,7 +74,10 @@ impl<'de> Visitor<'de> for TopLevelVisitor {
                 Key::Params => {
                     let call =
                         matches!(&members.method, Some(Value::String(method)) if is_call(method));
-                    members.params = Some(map.next_value_seed(ParamsSeed { call })?);
+                    members.params = Some(map.next_value_seed(ParamsSeed {
+                        call,
+                        read_meta: self.read_meta,
+                    })?);
                 }
                 Key::Result => members.result = Some(map.next_value()?),
                 Key::Error => members.error = Some(map.next_value()?),

@@ -2,19 +2,23 @@
 //!
 //! A call (`tools/call`, `prompts/get`, `resources/read`) takes out what its round reads as
 //! it is read: `arguments`, `inputResponses` (straight into [`InputResponses`], not first
-//! into a map of values and then copied into one) and `requestState`. The other members
-//! (`_meta`, the target, members the call does not read) stay in a map, where the lifecycle
-//! checks and the handler's context read them. Any other method gets its `params` as a map.
+//! into a map of values and then copied into one), `requestState`, and `_meta` when it is in
+//! the shape [`CallMeta`] reads. The other members (the target, members the call does not
+//! read, `_meta` in another shape) stay in a map, where the lifecycle checks and the
+//! handler's context read them. Any other method gets its `params` as a map.
 //!
 //! Only the shape differs: every member is read in full, with the same grammar and nesting
 //! limit, and the checks that follow see what they saw in a map, in the same order.
 
 use std::fmt;
 
-use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::de::{DeserializeSeed, Deserializer, Error as _, MapAccess, SeqAccess, Visitor};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
+use super::call_meta::CallMeta;
 use crate::protocol::InputResponses;
+use crate::protocol::meta::META_PROTOCOL_VERSION;
 
 /// The methods whose `params` are read as a [`CallParams`].
 pub(crate) fn is_call(method: &str) -> bool {
@@ -33,11 +37,23 @@ pub(crate) enum Params {
 
 impl Params {
     /// The members left in a map: all of them, or a call's members besides those it took out.
-    /// `_meta` and the target are always there.
+    /// The target is always there, and `_meta` unless the call read it ([`CallParams::meta`]).
     pub(crate) fn rest(&self) -> &Map<String, Value> {
         match self {
             Self::Map(map) => map,
             Self::Call(call) => &call.rest,
+        }
+    }
+
+    /// Whether `_meta` names a protocol version, as 2026-07-28 requests do.
+    pub(crate) fn names_a_version(&self) -> bool {
+        match self {
+            Self::Call(CallParams { meta: Some(_), .. }) => true,
+            params => params
+                .rest()
+                .get("_meta")
+                .and_then(|meta| meta.get(META_PROTOCOL_VERSION))
+                .is_some(),
         }
     }
 
@@ -59,6 +75,8 @@ pub(crate) struct CallParams {
     pub(crate) input_responses: Option<Answers>,
     /// `requestState`, as sent.
     pub(crate) request_state: Option<Value>,
+    /// `_meta`, when it is in the shape [`CallMeta`] reads; in [`rest`](Self::rest) when not.
+    pub(crate) meta: Option<CallMeta>,
     /// Every other member.
     pub(crate) rest: Map<String, Value>,
 }
@@ -81,6 +99,7 @@ impl CallParams {
                 other => Answers::NotAnObject(other),
             }),
             request_state: map.remove("requestState"),
+            meta: None,
             rest: map,
         }
     }
@@ -100,6 +119,9 @@ impl CallParams {
         if let Some(state) = self.request_state {
             map.insert("requestState".to_owned(), state);
         }
+        if let Some(meta) = self.meta {
+            map.insert("_meta".to_owned(), Value::Object(meta.into_map()));
+        }
         map
     }
 }
@@ -112,9 +134,11 @@ pub(crate) enum ParamsMember {
     Other,
 }
 
-/// Reads a `params` member: as a call's when `call`, as a map otherwise.
+/// Reads a `params` member: as a call's when `call`, as a map otherwise. With `read_meta`, a
+/// call's `_meta` is read by [`CallMeta`], and one in another shape is an error.
 pub(crate) struct ParamsSeed {
     pub(crate) call: bool,
+    pub(crate) read_meta: bool,
 }
 
 impl<'de> DeserializeSeed<'de> for ParamsSeed {
@@ -148,6 +172,15 @@ impl<'de> Visitor<'de> for ParamsSeed {
                     call.input_responses = Some(access.next_value_seed(AnswersSeed)?);
                 }
                 CallKey::RequestState => call.request_state = Some(access.next_value()?),
+                CallKey::Meta if self.read_meta => {
+                    let text = access.next_value::<Box<RawValue>>()?;
+                    let meta = CallMeta::read(text)
+                        .ok_or_else(|| A::Error::custom("`_meta` in another shape"))?;
+                    call.meta = Some(meta);
+                }
+                CallKey::Meta => {
+                    call.rest.insert("_meta".to_owned(), access.next_value()?);
+                }
                 CallKey::Other(key) => {
                     call.rest.insert(key, access.next_value()?);
                 }
@@ -192,6 +225,7 @@ enum CallKey {
     Arguments,
     InputResponses,
     RequestState,
+    Meta,
     Other(String),
 }
 
@@ -210,6 +244,7 @@ impl<'de> serde::Deserialize<'de> for CallKey {
                     "arguments" => CallKey::Arguments,
                     "inputResponses" => CallKey::InputResponses,
                     "requestState" => CallKey::RequestState,
+                    "_meta" => CallKey::Meta,
                     _ => CallKey::Other(name.to_owned()),
                 })
             }
@@ -219,6 +254,7 @@ impl<'de> serde::Deserialize<'de> for CallKey {
                     "arguments" => CallKey::Arguments,
                     "inputResponses" => CallKey::InputResponses,
                     "requestState" => CallKey::RequestState,
+                    "_meta" => CallKey::Meta,
                     _ => CallKey::Other(name),
                 })
             }
