@@ -119,7 +119,7 @@ impl Server {
         let modern =
             facts.protocol_version_header.as_deref() == Some(crate::protocol::PROTOCOL_VERSION);
         if let Some(headers) = facts.headers.as_deref().filter(|_| facts.http && modern)
-            && let Err(error) = headers::check_standard(method, params, headers)
+            && let Err(error) = headers::check_standard(method, |key| params.get(key), headers)
         {
             return error_outcome(&Value::Null, &error);
         }
@@ -149,7 +149,7 @@ impl Server {
             .ok_or_else(|| RpcError::method_not_found(name))?;
         let meta = lifecycle::check_meta(&params, &facts)?;
         if let Some(headers) = facts.headers.as_deref().filter(|_| facts.http) {
-            headers::check_standard(name, params.rest(), headers)?;
+            headers::check_standard(name, |key| params.member(key), headers)?;
         }
         // A call read as one goes straight to its round; a map of a call's members (its
         // `method` came after its `params`) is taken apart below.
@@ -311,7 +311,11 @@ impl Server {
             Method::PromptsGet => ("prompts/get", "name"),
             _ => ("resources/read", "uri"),
         };
-        let target = match params.rest.remove(key) {
+        let target = match params.target.take().map(|(_, target)| target) {
+            None => params.rest.remove(key),
+            read => read,
+        };
+        let target = match target {
             Some(Value::String(target)) => target,
             Some(_) => {
                 return Err(RpcError::invalid_params(format!(

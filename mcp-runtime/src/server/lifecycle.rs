@@ -5,7 +5,7 @@ use serde_json::{Map, Value};
 
 use super::error::RpcError;
 use super::message::TopLevel;
-use super::params::{CallParams, Params, ParamsMember, is_call};
+use super::params::{CallParams, Params, ParamsMember, target_key};
 use super::shape::is_valid_id;
 use super::{RequestFacts, SUPPORTED_VERSIONS};
 use crate::protocol::meta::{META_CLIENT_CAPABILITIES, META_LOG_LEVEL, META_PROTOCOL_VERSION};
@@ -97,7 +97,9 @@ pub(crate) fn parse_envelope(message: &[u8]) -> Result<Envelope, Rejected> {
         None => return Err((echo(), RpcError::invalid_request("missing `method`"))),
     };
     let params = match members.params {
-        None | Some(ParamsMember::Null) if is_call(&method) => Params::Call(CallParams::default()),
+        None | Some(ParamsMember::Null) if target_key(&method).is_some() => {
+            Params::Call(CallParams::default())
+        }
         None | Some(ParamsMember::Null) => Params::Map(Map::new()),
         Some(ParamsMember::Object(params)) => params,
         Some(ParamsMember::Other) => {

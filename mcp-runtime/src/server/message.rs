@@ -13,7 +13,7 @@ use std::fmt;
 use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
-use super::params::{ParamsMember, ParamsSeed, is_call};
+use super::params::{ParamsMember, ParamsSeed, target_key};
 
 /// What a message is at its top level.
 #[allow(
@@ -72,10 +72,12 @@ impl<'de> Visitor<'de> for TopLevelVisitor {
                 Key::Jsonrpc => members.version_2_0 = map.next_value::<Version>()?.0,
                 Key::Method => members.method = Some(map.next_value()?),
                 Key::Params => {
-                    let call =
-                        matches!(&members.method, Some(Value::String(method)) if is_call(method));
+                    let target = match &members.method {
+                        Some(Value::String(method)) => target_key(method),
+                        _ => None,
+                    };
                     members.params = Some(map.next_value_seed(ParamsSeed {
-                        call,
+                        target,
                         read_meta: self.read_meta,
                     })?);
                 }

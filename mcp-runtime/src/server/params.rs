@@ -20,9 +20,14 @@ use super::call_meta::CallMeta;
 use crate::protocol::InputResponses;
 use crate::protocol::meta::META_PROTOCOL_VERSION;
 
-/// The methods whose `params` are read as a [`CallParams`].
-pub(crate) fn is_call(method: &str) -> bool {
-    matches!(method, "tools/call" | "prompts/get" | "resources/read")
+/// The member naming what a call acts on (`name`, or `uri` for a resource), for the methods
+/// whose `params` are read as a [`CallParams`]; `None` for the others.
+pub(crate) fn target_key(method: &str) -> Option<&'static str> {
+    match method {
+        "tools/call" | "prompts/get" => Some("name"),
+        "resources/read" => Some("uri"),
+        _ => None,
+    }
 }
 
 /// A request's `params` object (empty when it was missing or `null`).
@@ -37,11 +42,22 @@ pub(crate) enum Params {
 
 impl Params {
     /// The members left in a map: all of them, or a call's members besides those it took out.
-    /// The target is always there, and `_meta` unless the call read it ([`CallParams::meta`]).
+    /// `_meta` is there unless the call read it ([`CallParams::meta`]).
     pub(crate) fn rest(&self) -> &Map<String, Value> {
         match self {
             Self::Map(map) => map,
             Self::Call(call) => &call.rest,
+        }
+    }
+
+    /// The member `key`, wherever it was kept.
+    pub(crate) fn member(&self, key: &str) -> Option<&Value> {
+        match self {
+            Self::Call(CallParams {
+                target: Some((target_key, target)),
+                ..
+            }) if *target_key == key => Some(target),
+            params => params.rest().get(key),
         }
     }
 
@@ -77,6 +93,9 @@ pub(crate) struct CallParams {
     pub(crate) request_state: Option<Value>,
     /// `_meta`, when it is in the shape [`CallMeta`] reads; in [`rest`](Self::rest) when not.
     pub(crate) meta: Option<CallMeta>,
+    /// The target member (see [`target_key`]) under its name, as sent, when read with the
+    /// call; in [`rest`](Self::rest) when the call was taken from a map.
+    pub(crate) target: Option<(&'static str, Value)>,
     /// Every other member.
     pub(crate) rest: Map<String, Value>,
 }
@@ -100,6 +119,7 @@ impl CallParams {
             }),
             request_state: map.remove("requestState"),
             meta: None,
+            target: None,
             rest: map,
         }
     }
@@ -122,6 +142,9 @@ impl CallParams {
         if let Some(meta) = self.meta {
             map.insert("_meta".to_owned(), Value::Object(meta.into_map()));
         }
+        if let Some((key, target)) = self.target {
+            map.insert(key.to_owned(), target);
+        }
         map
     }
 }
@@ -134,10 +157,11 @@ pub(crate) enum ParamsMember {
     Other,
 }
 
-/// Reads a `params` member: as a call's when `call`, as a map otherwise. With `read_meta`, a
-/// call's `_meta` is read by [`CallMeta`], and one in another shape is an error.
+/// Reads a `params` member: as a call's when `target` (the call's [`target_key`]), as a map
+/// otherwise. With `read_meta`, a call's `_meta` is read by [`CallMeta`], and one in another
+/// shape is an error.
 pub(crate) struct ParamsSeed {
-    pub(crate) call: bool,
+    pub(crate) target: Option<&'static str>,
     pub(crate) read_meta: bool,
 }
 
@@ -157,13 +181,13 @@ impl<'de> Visitor<'de> for ParamsSeed {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<ParamsMember, A::Error> {
-        if !self.call {
+        let Some(target_key) = self.target else {
             let mut map = Map::new();
             while let Some((key, value)) = access.next_entry::<String, Value>()? {
                 map.insert(key, value);
             }
             return Ok(ParamsMember::Object(Params::Map(map)));
-        }
+        };
         let mut call = CallParams::default();
         while let Some(key) = access.next_key::<CallKey>()? {
             match key {
@@ -180,6 +204,12 @@ impl<'de> Visitor<'de> for ParamsSeed {
                 }
                 CallKey::Meta => {
                     call.rest.insert("_meta".to_owned(), access.next_value()?);
+                }
+                CallKey::Target(key) if key == target_key => {
+                    call.target = Some((key, access.next_value()?));
+                }
+                CallKey::Target(key) => {
+                    call.rest.insert(key.to_owned(), access.next_value()?);
                 }
                 CallKey::Other(key) => {
                     call.rest.insert(key, access.next_value()?);
@@ -226,6 +256,8 @@ enum CallKey {
     InputResponses,
     RequestState,
     Meta,
+    /// `name` or `uri`: the target of one call or another.
+    Target(&'static str),
     Other(String),
 }
 
@@ -245,6 +277,8 @@ impl<'de> serde::Deserialize<'de> for CallKey {
                     "inputResponses" => CallKey::InputResponses,
                     "requestState" => CallKey::RequestState,
                     "_meta" => CallKey::Meta,
+                    "name" => CallKey::Target("name"),
+                    "uri" => CallKey::Target("uri"),
                     _ => CallKey::Other(name.to_owned()),
                 })
             }
@@ -255,6 +289,8 @@ impl<'de> serde::Deserialize<'de> for CallKey {
                     "inputResponses" => CallKey::InputResponses,
                     "requestState" => CallKey::RequestState,
                     "_meta" => CallKey::Meta,
+                    "name" => CallKey::Target("name"),
+                    "uri" => CallKey::Target("uri"),
                     _ => CallKey::Other(name),
                 })
             }
