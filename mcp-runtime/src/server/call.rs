@@ -365,7 +365,8 @@ impl<H: Serves> Call<H> {
             .with_audience(&self.server.inner.audience)
             .with_subject(self.context.subject.as_deref())
             .with_arguments(bound)
-            .with_meta(Some(self.context.request.meta()))
+            // Only a policy reads `_meta`: built from its text only for one.
+            .with_meta(signer.has_policy().then(|| self.context.request.meta()))
             .with_headers(self.context.headers.as_deref());
         let binding = signer.binding(&context);
         if let (true, Value::Object(arguments)) = (had_arguments, arguments) {

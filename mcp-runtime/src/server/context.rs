@@ -2,10 +2,11 @@
 //! which revision and era, the request's `_meta`, and the HTTP headers the server was told to
 //! expose; and the builder settings that shape it.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use axum::http::{HeaderMap, HeaderName};
 use serde::Deserialize as _;
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::ServerBuilder;
@@ -49,10 +50,25 @@ struct ContextInner {
     client_info: Option<Implementation>,
     version: Option<&'static str>,
     era: Option<ProtocolEra>,
-    meta: Map<String, Value>,
+    meta: Meta,
     headers: HeaderMap,
     /// A call on a legacy session: its URL elicitations' ids and notifications.
     legacy_call: Option<LegacyCall>,
+}
+
+/// A request's `_meta`: a map, or the text of one, read into a map on first use.
+enum Meta {
+    Map(Map<String, Value>),
+    Text {
+        text: Box<RawValue>,
+        map: OnceLock<Map<String, Value>>,
+    },
+}
+
+impl Default for Meta {
+    fn default() -> Self {
+        Self::Map(Map::new())
+    }
 }
 
 impl std::fmt::Debug for RequestContext {
@@ -72,6 +88,24 @@ impl RequestContext {
         version: &'static str,
         client_info: Option<Implementation>,
         meta: Map<String, Value>,
+        headers: HeaderMap,
+        legacy_call: Option<LegacyCall>,
+    ) -> Self {
+        Self::with_meta(
+            era,
+            version,
+            client_info,
+            Meta::Map(meta),
+            headers,
+            legacy_call,
+        )
+    }
+
+    fn with_meta(
+        era: ProtocolEra,
+        version: &'static str,
+        client_info: Option<Implementation>,
+        meta: Meta,
         headers: HeaderMap,
         legacy_call: Option<LegacyCall>,
     ) -> Self {
@@ -103,6 +137,28 @@ impl RequestContext {
         )
     }
 
+    /// The context of a 2026-07-28 call whose `_meta` was read as text (see `call_meta`), with
+    /// the client's identity read from it: the text is read into a map on the first
+    /// [`meta`](Self::meta).
+    pub(crate) fn modern_text(
+        text: Box<RawValue>,
+        client_info: Option<Implementation>,
+        headers: HeaderMap,
+    ) -> Self {
+        let meta = Meta::Text {
+            text,
+            map: OnceLock::new(),
+        };
+        Self::with_meta(
+            ProtocolEra::Modern,
+            crate::protocol::PROTOCOL_VERSION,
+            client_info,
+            meta,
+            headers,
+            None,
+        )
+    }
+
     /// The caller's `clientInfo`: from this request's `_meta`
     /// (`io.modelcontextprotocol/clientInfo`) on the stateless wire, from `initialize` on a
     /// legacy session; `None` when the client gave none. Client-chosen and unverified: for
@@ -125,9 +181,13 @@ impl RequestContext {
         self.inner.era.unwrap_or(ProtocolEra::Modern)
     }
 
-    /// The request's `_meta`, as the client sent it (empty when it sent none).
+    /// The request's `_meta`, as the client sent it (empty when it sent none). On the
+    /// stateless wire it is built on the first call, from the text the request carried.
     pub fn meta(&self) -> &Map<String, Value> {
-        &self.inner.meta
+        match &self.inner.meta {
+            Meta::Map(map) => map,
+            Meta::Text { text, map } => map.get_or_init(|| super::call_meta::map_of(text)),
+        }
     }
 
     /// The value of HTTP header `name` (any case), when the request came over HTTP, carried

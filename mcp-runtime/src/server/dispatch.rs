@@ -19,7 +19,7 @@ use super::outcome::{error_outcome, raw_result_outcome, result_outcome};
 use super::params::{CallParams, Params};
 use super::registry::{ListKind, cursor_of};
 use super::{
-    Handling, Outcome, RequestFacts, Server, cancel, headers, listen, param_headers, trace,
+    Handling, Outcome, RequestFacts, Server, cancel, headers, listen, param_headers, shape, trace,
 };
 use crate::logfield::untrusted;
 use crate::protocol::ClientCapabilities;
@@ -33,7 +33,7 @@ impl Server {
     /// errors and list methods are answered at once; calls run their handler inside the
     /// returned future. A handler that panics answers `-32603` for its request only.
     pub fn handle(&self, message: &[u8], facts: RequestFacts) -> Handling {
-        if lifecycle::nests_deeper_than(message, self.message_depth()) {
+        if shape::nests_deeper_than(message, self.message_depth()) {
             return Handling::ready(self.too_deep());
         }
         self.handle_shallow(message, facts)
@@ -44,7 +44,7 @@ impl Server {
     pub(crate) fn handle_shallow(&self, message: &[u8], facts: RequestFacts) -> Handling {
         match lifecycle::parse_envelope(message) {
             Ok(Envelope::Request { id, method, params }) => {
-                let legacy = legacy::is_legacy(&method, params.rest(), &facts);
+                let legacy = legacy::is_legacy(&method, &params, &facts);
                 let mut access = trace::Access::start(&method, &id, legacy, params.rest());
                 let mut handling = access.within(|| {
                     // On a stdio connection a call may be cancelled by its id.
@@ -119,7 +119,7 @@ impl Server {
         let modern =
             facts.protocol_version_header.as_deref() == Some(crate::protocol::PROTOCOL_VERSION);
         if let Some(headers) = facts.headers.as_deref().filter(|_| facts.http && modern)
-            && let Err(error) = headers::check_standard(method, params, headers)
+            && let Err(error) = headers::check_standard(method, |key| params.get(key), headers)
         {
             return error_outcome(&Value::Null, &error);
         }
@@ -147,9 +147,9 @@ impl Server {
         let method = self
             .method(name)
             .ok_or_else(|| RpcError::method_not_found(name))?;
-        let meta = lifecycle::check_meta(params.rest(), &facts)?;
+        let meta = lifecycle::check_meta(&params, &facts)?;
         if let Some(headers) = facts.headers.as_deref().filter(|_| facts.http) {
-            headers::check_standard(name, params.rest(), headers)?;
+            headers::check_standard(name, |key| params.member(key), headers)?;
         }
         // A call read as one goes straight to its round; a map of a call's members (its
         // `method` came after its `params`) is taken apart below.
@@ -235,22 +235,33 @@ impl Server {
         facts: RequestFacts,
     ) -> Result<Handling, RpcError> {
         let round = take_round(&mut params)?;
-        // `check_meta` has seen `_meta` and its capabilities object: take them, not a
-        // copy.
-        // Kept whole for the binding policy, which may read any of it.
-        let meta_map = match params.rest.remove("_meta") {
-            Some(Value::Object(meta)) => Some(meta),
-            _ => None,
+        let exposed = self.inner.context.exposed(facts.headers.as_deref());
+        let (capabilities, request) = match params.meta.take() {
+            // Read as the message was: its text is read into a map only if asked for.
+            Some(meta) => {
+                let read = &meta.read;
+                let context =
+                    RequestContext::modern_text(meta.text, read.client_info.clone(), exposed);
+                (read.capabilities.clone(), context)
+            }
+            None => {
+                // `check_meta` has seen `_meta` and its capabilities object: take them, not a
+                // copy. Kept whole for the binding policy, which may read any of it.
+                let meta_map = match params.rest.remove("_meta") {
+                    Some(Value::Object(meta)) => meta,
+                    _ => Map::new(),
+                };
+                // Read in place: the capabilities object is not copied to be parsed.
+                let capabilities = match meta_map.get(META_CLIENT_CAPABILITIES) {
+                    Some(capabilities) => ClientCapabilities::deserialize(capabilities),
+                    None => Ok(ClientCapabilities::default()),
+                }
+                .map_err(|error| {
+                    RpcError::invalid_meta(format!("invalid client capabilities: {error}"))
+                })?;
+                (capabilities, RequestContext::modern(meta_map, exposed))
+            }
         };
-        // Read in place: the capabilities object is not copied to be parsed.
-        let capabilities = match meta_map
-            .as_ref()
-            .and_then(|meta| meta.get(META_CLIENT_CAPABILITIES))
-        {
-            Some(capabilities) => ClientCapabilities::deserialize(capabilities),
-            None => Ok(ClientCapabilities::default()),
-        }
-        .map_err(|error| RpcError::invalid_meta(format!("invalid client capabilities: {error}")))?;
         let (sender, receiver) = match (&meta.progress_token, meta.log_level) {
             (None, None) => (None, None),
             _ => {
@@ -268,10 +279,6 @@ impl Server {
             }
             _ => Logger::none(),
         };
-        let request = RequestContext::modern(
-            meta_map.unwrap_or_default(),
-            self.inner.context.exposed(facts.headers.as_deref()),
-        );
         let context = CallContext {
             request,
             peer: facts.peer,
@@ -304,7 +311,11 @@ impl Server {
             Method::PromptsGet => ("prompts/get", "name"),
             _ => ("resources/read", "uri"),
         };
-        let target = match params.rest.remove(key) {
+        let target = match params.target.take().map(|(_, target)| target) {
+            None => params.rest.remove(key),
+            read => read,
+        };
+        let target = match target {
             Some(Value::String(target)) => target,
             Some(_) => {
                 return Err(RpcError::invalid_params(format!(

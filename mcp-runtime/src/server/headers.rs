@@ -14,7 +14,7 @@ use std::borrow::Cow;
 use axum::http::HeaderMap;
 use axum::http::header::{AsHeaderName, HeaderName};
 use base64::Engine as _;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::error::RpcError;
 use crate::logfield::untrusted;
@@ -28,10 +28,10 @@ const SENTINEL_PREFIX: &str = "=?base64?";
 const SENTINEL_SUFFIX: &str = "?=";
 
 /// Checks `Mcp-Method` against `method` and, where the method names a target, `Mcp-Name`
-/// against `params.name` or `params.uri`.
-pub(crate) fn check_standard(
+/// against `params.name` or `params.uri`, which `lookup` finds by name.
+pub(crate) fn check_standard<'p>(
     method: &str,
-    params: &Map<String, Value>,
+    lookup: impl Fn(&str) -> Option<&'p Value>,
     headers: &HeaderMap,
 ) -> Result<(), RpcError> {
     match single(headers, &MCP_METHOD)? {
@@ -57,7 +57,7 @@ pub(crate) fn check_standard(
         )));
     };
     let name = decode(value).ok_or_else(|| mismatch("malformed `Mcp-Name` header"))?;
-    match params.get(member) {
+    match lookup(member) {
         Some(Value::String(body)) if *body == name => Ok(()),
         Some(Value::String(body)) => Err(mismatch(format!(
             "the `Mcp-Name` header `{}` does not match the body's `{member}` `{}`",
@@ -124,7 +124,7 @@ mod tests {
         map
     }
 
-    fn params(value: Value) -> Map<String, Value> {
+    fn params(value: Value) -> serde_json::Map<String, Value> {
         value.as_object().unwrap().clone()
     }
 
@@ -154,9 +154,9 @@ mod tests {
     fn method_and_name_must_be_present_and_match() {
         let call = params(json!({"name": "get_weather"}));
         let ok = headers(&[("mcp-method", "tools/call"), ("mcp-name", "get_weather")]);
-        assert!(check_standard("tools/call", &call, &ok).is_ok());
+        assert!(check_standard("tools/call", |key| call.get(key), &ok).is_ok());
         let mixed_case = headers(&[("Mcp-Method", "tools/call"), ("MCP-NAME", "get_weather")]);
-        assert!(check_standard("tools/call", &call, &mixed_case).is_ok());
+        assert!(check_standard("tools/call", |key| call.get(key), &mixed_case).is_ok());
         for bad in [
             headers(&[("mcp-name", "get_weather")]),
             headers(&[("mcp-method", "tools/list"), ("mcp-name", "get_weather")]),
@@ -171,7 +171,7 @@ mod tests {
             headers(&[("mcp-method", "tools/call"), ("mcp-name", "=?base64?!!?=")]),
         ] {
             assert_eq!(
-                code(check_standard("tools/call", &call, &bad)),
+                code(check_standard("tools/call", |key| call.get(key), &bad)),
                 Some((-32020, 400)),
                 "{bad:?}"
             );
@@ -184,9 +184,9 @@ mod tests {
                 "=?base64?ZmlsZTovLy9wcm9qZWN0cy9hIGIuanNvbg==?=",
             ),
         ]);
-        assert!(check_standard("resources/read", &read, &encoded).is_ok());
+        assert!(check_standard("resources/read", |key| read.get(key), &encoded).is_ok());
         // Methods without a target need only `Mcp-Method`.
         let list = headers(&[("mcp-method", "tools/list")]);
-        assert!(check_standard("tools/list", &Map::new(), &list).is_ok());
+        assert!(check_standard("tools/list", |_| None, &list).is_ok());
     }
 }

@@ -5,7 +5,8 @@ use serde_json::{Map, Value};
 
 use super::error::RpcError;
 use super::message::TopLevel;
-use super::params::{CallParams, Params, ParamsMember, is_call};
+use super::params::{CallParams, Params, ParamsMember, target_key};
+use super::shape::is_valid_id;
 use super::{RequestFacts, SUPPORTED_VERSIONS};
 use crate::protocol::meta::{META_CLIENT_CAPABILITIES, META_LOG_LEVEL, META_PROTOCOL_VERSION};
 use crate::protocol::{ErrorObject, LoggingLevel, ProgressToken};
@@ -38,79 +39,16 @@ pub(crate) type Rejected = (Value, RpcError);
 /// `params`, `inputResponses`, the answer under its key.
 pub(crate) const ENVELOPE_DEPTH: usize = 4;
 
-/// Whether `message` nests arrays and objects deeper than `limit` levels. One pass over the
-/// bytes that allocates nothing, so a message built to make parsing expensive is refused for
-/// the price of reading it; brackets inside strings do not count.
-pub(crate) fn nests_deeper_than(message: &[u8], limit: usize) -> bool {
-    NestingScan::default().exceeds(message, limit)
-}
-
-/// [`nests_deeper_than`] over a message that arrives in pieces: each call scans the next
-/// piece, so a transport can refuse a message before the rest of it has arrived.
-#[derive(Debug, Default)]
-pub(crate) struct NestingScan {
-    depth: usize,
-    in_string: bool,
-    escaped: bool,
-}
-
-impl NestingScan {
-    /// Scans the next piece; whether the message so far nests deeper than `limit`. Inside a
-    /// string it jumps to the next quote or backslash, as nothing there can nest.
-    pub(crate) fn exceeds(&mut self, piece: &[u8], limit: usize) -> bool {
-        let mut rest = piece;
-        loop {
-            if self.in_string {
-                if self.escaped {
-                    let Some((_, after)) = rest.split_first() else {
-                        return false;
-                    };
-                    self.escaped = false;
-                    rest = after;
-                }
-                let Some(at) = memchr::memchr2(b'"', b'\\', rest) else {
-                    return false;
-                };
-                match rest[at] {
-                    b'"' => self.in_string = false,
-                    _ => self.escaped = true,
-                }
-                rest = &rest[at + 1..];
-                continue;
-            }
-            // Outside strings: count brackets until the next string starts.
-            let mut next = None;
-            for (at, &byte) in rest.iter().enumerate() {
-                match byte {
-                    b'"' => {
-                        next = Some(at + 1);
-                        break;
-                    }
-                    b'[' | b'{' => {
-                        self.depth += 1;
-                        if self.depth > limit {
-                            return true;
-                        }
-                    }
-                    b']' | b'}' => self.depth = self.depth.saturating_sub(1),
-                    _ => {}
-                }
-            }
-            let Some(next) = next else {
-                return false;
-            };
-            self.in_string = true;
-            rest = &rest[next..];
-        }
-    }
-}
-
 /// Parses one JSON-RPC message.
 ///
 /// The top level is read member by member into [`Members`], not built into a map first: only
 /// the members routing reads are kept, each as sent.
 pub(crate) fn parse_envelope(message: &[u8]) -> Result<Envelope, Rejected> {
-    let members = match serde_json::from_slice(message) {
+    // A call's `_meta` is first read in the shape clients send it every round (see
+    // `call_meta`). In any other shape, or when the message does not parse, the message is
+    // read again with `_meta` in a map, and the answer is the one that reading gives.
+    let top = TopLevel::read(message, true).or_else(|_| TopLevel::read(message, false));
+    let members = match top {
         Ok(TopLevel::Object(members)) => members,
         Ok(TopLevel::Array) => {
             return Err((
@@ -159,7 +97,9 @@ pub(crate) fn parse_envelope(message: &[u8]) -> Result<Envelope, Rejected> {
         None => return Err((echo(), RpcError::invalid_request("missing `method`"))),
     };
     let params = match members.params {
-        None | Some(ParamsMember::Null) if is_call(&method) => Params::Call(CallParams::default()),
+        None | Some(ParamsMember::Null) if target_key(&method).is_some() => {
+            Params::Call(CallParams::default())
+        }
         None | Some(ParamsMember::Null) => Params::Map(Map::new()),
         Some(ParamsMember::Object(params)) => params,
         Some(ParamsMember::Other) => {
@@ -198,17 +138,6 @@ fn response(id: Value, result: Option<Value>, error: Option<Value>) -> Result<En
     Ok(Envelope::Response { id, reply })
 }
 
-/// Whether `id` is a request id the schema allows, one that is echoed exactly: a string, or
-/// an integer that fits 64 bits. `1.5`, `-0`, `1e3` and `18446744073709551616` (which would
-/// come back changed) are refused.
-fn is_valid_id(id: &Value) -> bool {
-    match id {
-        Value::String(_) => true,
-        Value::Number(number) => number.is_i64() || number.is_u64(),
-        _ => false,
-    }
-}
-
 /// What the lifecycle checks learned from a request's `_meta`.
 #[derive(Debug)]
 pub(crate) struct Meta {
@@ -219,11 +148,19 @@ pub(crate) struct Meta {
 
 /// The stateless lifecycle: `_meta` present and complete, the HTTP header agreeing with it
 /// (checked first), then a supported version.
-pub(crate) fn check_meta(
-    params: &Map<String, Value>,
-    facts: &RequestFacts,
-) -> Result<Meta, RpcError> {
-    let meta = match params.get("_meta") {
+pub(crate) fn check_meta(params: &Params, facts: &RequestFacts) -> Result<Meta, RpcError> {
+    // Read in its usual shape, `_meta` passes every check but the version's.
+    if let Params::Call(CallParams {
+        meta: Some(meta), ..
+    }) = params
+    {
+        check_version(&meta.read.version, facts)?;
+        return Ok(Meta {
+            progress_token: meta.read.progress_token.clone(),
+            log_level: meta.read.log_level,
+        });
+    }
+    let meta = match params.rest().get("_meta") {
         Some(Value::Object(meta)) => meta,
         Some(_) => return Err(RpcError::invalid_meta("`_meta` must be an object")),
         None => return Err(RpcError::invalid_meta("missing `_meta`")),
@@ -254,25 +191,7 @@ pub(crate) fn check_meta(
             )));
         }
     };
-    if facts.http {
-        match facts.protocol_version_header.as_deref() {
-            Some(header) if header == version => {}
-            Some(header) => {
-                return Err(RpcError::header_mismatch(format!(
-                    "the `MCP-Protocol-Version` header `{header}` does not match `_meta` version `{version}`"
-                )));
-            }
-            None => {
-                return Err(RpcError::header_mismatch(
-                    "missing `MCP-Protocol-Version` header",
-                ));
-            }
-        }
-    }
-    // Legacy versions are listed as supported, but only through `initialize`.
-    if version != crate::protocol::PROTOCOL_VERSION {
-        return Err(RpcError::unsupported_version(version, SUPPORTED_VERSIONS));
-    }
+    check_version(version, facts)?;
     let progress_token = match meta.get("progressToken") {
         Some(token) if is_valid_id(token) => ProgressToken::deserialize(token).ok(),
         Some(_) => {
@@ -292,6 +211,31 @@ pub(crate) fn check_meta(
         progress_token,
         log_level,
     })
+}
+
+/// The HTTP header agreeing with `_meta`'s `version` (checked first), then a supported
+/// version.
+fn check_version(version: &str, facts: &RequestFacts) -> Result<(), RpcError> {
+    if facts.http {
+        match facts.protocol_version_header.as_deref() {
+            Some(header) if header == version => {}
+            Some(header) => {
+                return Err(RpcError::header_mismatch(format!(
+                    "the `MCP-Protocol-Version` header `{header}` does not match `_meta` version `{version}`"
+                )));
+            }
+            None => {
+                return Err(RpcError::header_mismatch(
+                    "missing `MCP-Protocol-Version` header",
+                ));
+            }
+        }
+    }
+    // Legacy versions are listed as supported, but only through `initialize`.
+    if version != crate::protocol::PROTOCOL_VERSION {
+        return Err(RpcError::unsupported_version(version, SUPPORTED_VERSIONS));
+    }
+    Ok(())
 }
 
 /// The progress token of a request's `_meta`, on a legacy session (where `_meta` is optional).
@@ -416,43 +360,6 @@ mod tests {
     }
 
     #[test]
-    fn nesting_is_measured_outside_strings() {
-        assert!(!nests_deeper_than(br#"{"a":[[1]]}"#, 3));
-        assert!(nests_deeper_than(br#"{"a":[[[1]]]}"#, 3));
-        assert!(!nests_deeper_than(br#"{"a":"[[[[[[\"[[[["}"#, 1));
-        assert!(!nests_deeper_than(br#"[[]],[[]],[[]]"#, 2));
-        let deep = "[".repeat(120) + &"]".repeat(120);
-        assert!(nests_deeper_than(deep.as_bytes(), 36));
-        // In pieces, split anywhere (inside a string, after an escape), it judges alike.
-        let message = br#"{"a":"[[\"[[","b":[[[1]]]}"#;
-        for split in 0..message.len() {
-            let mut scan = NestingScan::default();
-            let (head, tail) = message.split_at(split);
-            let deeper = scan.exceeds(head, 3) || scan.exceeds(tail, 3);
-            assert_eq!(deeper, nests_deeper_than(message, 3), "split at {split}");
-        }
-    }
-
-    #[test]
-    fn the_nesting_scan_ends_strings_only_at_unescaped_quotes() {
-        // An escaped backslash ends its escape: the quote after it closes the string.
-        assert!(nests_deeper_than(br#"{"a":"\\","b":[[[1]]]}"#, 3));
-        assert!(!nests_deeper_than(br#"{"a":"\\\"[[[[","b":[1]}"#, 3));
-        let long = format!(r#"{{"s":"{}","t":[[1]]}}"#, "[x\\\\".repeat(500));
-        assert!(!nests_deeper_than(long.as_bytes(), 3));
-        assert!(nests_deeper_than(long.as_bytes(), 2));
-        let message = br#"{"a":"\\","b":"\"[[","c":[[[1]]]}"#;
-        for split in 0..message.len() {
-            let mut scan = NestingScan::default();
-            let (head, tail) = message.split_at(split);
-            assert!(
-                scan.exceeds(head, 3) || scan.exceeds(tail, 3),
-                "split at {split}"
-            );
-        }
-    }
-
-    #[test]
     fn notifications_and_requests_are_told_apart() {
         let note = parse_envelope(br#"{"jsonrpc":"2.0","method":"notifications/cancelled"}"#);
         assert!(
@@ -484,31 +391,78 @@ mod tests {
             .clone()
     }
 
+    /// `params` as a map, and as a call reads them (its `_meta` read by `call_meta`).
+    fn both_ways(params: &Map<String, Value>) -> [Params; 2] {
+        let message = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params});
+        let Ok(Envelope::Request { params: call, .. }) =
+            parse_envelope(message.to_string().as_bytes())
+        else {
+            panic!("a call");
+        };
+        assert!(matches!(
+            &call,
+            Params::Call(CallParams { meta: Some(_), .. })
+        ));
+        [Params::Map(params.clone()), call]
+    }
+
     #[test]
-    fn header_mismatch_is_checked_before_version_support() {
-        let facts = RequestFacts::http(Some("2026-07-28".into()), None);
-        assert_eq!(
-            check_meta(&meta("v9"), &facts).unwrap_err().code(),
-            ErrorCode::HEADER_MISMATCH.0
-        );
-        let facts = RequestFacts::http(Some("v9".into()), None);
-        assert_eq!(
-            check_meta(&meta("v9"), &facts).unwrap_err().code(),
-            ErrorCode::UNSUPPORTED_PROTOCOL_VERSION.0
-        );
-        assert!(check_meta(&meta("2026-07-28"), &RequestFacts::stdio()).is_ok());
-        let missing = RequestFacts::http(None, None);
-        assert_eq!(
-            check_meta(&meta("2026-07-28"), &missing)
-                .unwrap_err()
-                .code(),
-            ErrorCode::HEADER_MISMATCH.0
+    fn a_meta_nested_near_the_parsers_limit_is_judged_as_in_a_map() {
+        let capabilities = format!(r#""{META_CLIENT_CAPABILITIES}":{{}}"#);
+        let (mut read_whole, mut refused) = (false, false);
+        for depth in 118..132 {
+            let deep = "[".repeat(depth) + &"]".repeat(depth);
+            let message = format!(
+                r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"_meta":{{"{META_PROTOCOL_VERSION}":"2026-07-28",{capabilities},"d":{deep}}}}}}}"#
+            );
+            let read = parse_envelope(message.as_bytes()).map_err(|(_, error)| error.error.message);
+            let mapped =
+                TopLevel::read(message.as_bytes(), false).map_err(|error| error.to_string());
+            match (read, mapped) {
+                (Ok(Envelope::Request { params, .. }), Ok(_)) => {
+                    assert!(params.rest().contains_key("_meta"), "{depth}");
+                    read_whole = true;
+                }
+                (Err(error), Err(expected)) => {
+                    assert_eq!(error, format!("parse error: {expected}"), "{depth}");
+                    refused = true;
+                }
+                _ => panic!("read differently at depth {depth}"),
+            }
+        }
+        assert!(
+            read_whole && refused,
+            "the limit lies within the depths tried"
         );
     }
 
     #[test]
+    fn header_mismatch_is_checked_before_version_support() {
+        for params in both_ways(&meta("v9")) {
+            let facts = RequestFacts::http(Some("2026-07-28".into()), None);
+            assert_eq!(
+                check_meta(&params, &facts).unwrap_err().code(),
+                ErrorCode::HEADER_MISMATCH.0
+            );
+            let facts = RequestFacts::http(Some("v9".into()), None);
+            assert_eq!(
+                check_meta(&params, &facts).unwrap_err().code(),
+                ErrorCode::UNSUPPORTED_PROTOCOL_VERSION.0
+            );
+        }
+        for params in both_ways(&meta("2026-07-28")) {
+            assert!(check_meta(&params, &RequestFacts::stdio()).is_ok());
+            let missing = RequestFacts::http(None, None);
+            assert_eq!(
+                check_meta(&params, &missing).unwrap_err().code(),
+                ErrorCode::HEADER_MISMATCH.0
+            );
+        }
+    }
+
+    #[test]
     fn incomplete_meta_is_invalid_params_with_status_400() {
-        let empty = Map::new();
+        let empty = Params::Map(Map::new());
         let error = check_meta(&empty, &RequestFacts::stdio()).unwrap_err();
         assert_eq!(
             (error.code(), error.status),
@@ -520,7 +474,7 @@ mod tests {
             .unwrap()
             .remove(META_CLIENT_CAPABILITIES);
         assert_eq!(
-            check_meta(&no_caps, &RequestFacts::stdio())
+            check_meta(&Params::Map(no_caps), &RequestFacts::stdio())
                 .unwrap_err()
                 .code(),
             ErrorCode::INVALID_PARAMS.0

@@ -13,7 +13,7 @@ use std::fmt;
 use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
-use super::params::{ParamsMember, ParamsSeed, is_call};
+use super::params::{ParamsMember, ParamsSeed, target_key};
 
 /// What a message is at its top level.
 #[allow(
@@ -41,13 +41,21 @@ pub(crate) struct Members {
     pub(crate) error: Option<Value>,
 }
 
-impl<'de> Deserialize<'de> for TopLevel {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_any(TopLevelVisitor)
+impl TopLevel {
+    /// Reads `message` whole. With `read_meta`, a call's `_meta` is read as
+    /// [`CallMeta`](super::call_meta::CallMeta) reads it, and a `_meta` in another shape is
+    /// an error; without, it is kept in the call's map.
+    pub(crate) fn read(message: &[u8], read_meta: bool) -> serde_json::Result<Self> {
+        let mut deserializer = serde_json::Deserializer::from_slice(message);
+        let top = deserializer.deserialize_any(TopLevelVisitor { read_meta })?;
+        deserializer.end()?;
+        Ok(top)
     }
 }
 
-struct TopLevelVisitor;
+struct TopLevelVisitor {
+    read_meta: bool,
+}
 
 impl<'de> Visitor<'de> for TopLevelVisitor {
     type Value = TopLevel;
@@ -64,9 +72,14 @@ impl<'de> Visitor<'de> for TopLevelVisitor {
                 Key::Jsonrpc => members.version_2_0 = map.next_value::<Version>()?.0,
                 Key::Method => members.method = Some(map.next_value()?),
                 Key::Params => {
-                    let call =
-                        matches!(&members.method, Some(Value::String(method)) if is_call(method));
-                    members.params = Some(map.next_value_seed(ParamsSeed { call })?);
+                    let target = match &members.method {
+                        Some(Value::String(method)) => target_key(method),
+                        _ => None,
+                    };
+                    members.params = Some(map.next_value_seed(ParamsSeed {
+                        target,
+                        read_meta: self.read_meta,
+                    })?);
                 }
                 Key::Result => members.result = Some(map.next_value()?),
                 Key::Error => members.error = Some(map.next_value()?),

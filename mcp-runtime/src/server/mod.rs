@@ -143,6 +143,7 @@ mod bounds;
 mod build_check;
 mod builder;
 mod call;
+mod call_meta;
 mod cancel;
 mod complete;
 mod completer;
@@ -169,6 +170,7 @@ mod params;
 mod register;
 mod registry;
 mod session;
+mod shape;
 mod single_use;
 mod subscriptions;
 mod tasks;
@@ -212,10 +214,10 @@ pub use trace_context::{
 pub(crate) use builder::Inner;
 pub(crate) use complete::complete;
 pub(crate) use legacy::Connection;
-pub(crate) use lifecycle::NestingScan;
 pub(crate) use outbound::channel as message_channel;
 pub(crate) use owner::Owner;
 pub(crate) use session::StreamGuard;
+pub(crate) use shape::NestingScan;
 pub(crate) use trace::with_current as with_current_access;
 pub(crate) use trace::{
     AccessLog, AccessRecord, install_access_log, record_answer, record_flow, record_round,

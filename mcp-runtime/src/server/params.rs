@@ -2,23 +2,32 @@
 //!
 //! A call (`tools/call`, `prompts/get`, `resources/read`) takes out what its round reads as
 //! it is read: `arguments`, `inputResponses` (straight into [`InputResponses`], not first
-//! into a map of values and then copied into one) and `requestState`. The other members
-//! (`_meta`, the target, members the call does not read) stay in a map, where the lifecycle
-//! checks and the handler's context read them. Any other method gets its `params` as a map.
+//! into a map of values and then copied into one), `requestState`, and `_meta` when it is in
+//! the shape [`CallMeta`] reads. The other members (the target, members the call does not
+//! read, `_meta` in another shape) stay in a map, where the lifecycle checks and the
+//! handler's context read them. Any other method gets its `params` as a map.
 //!
 //! Only the shape differs: every member is read in full, with the same grammar and nesting
 //! limit, and the checks that follow see what they saw in a map, in the same order.
 
 use std::fmt;
 
-use serde::de::{DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::de::{DeserializeSeed, Deserializer, Error as _, MapAccess, SeqAccess, Visitor};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
+use super::call_meta::CallMeta;
 use crate::protocol::InputResponses;
+use crate::protocol::meta::META_PROTOCOL_VERSION;
 
-/// The methods whose `params` are read as a [`CallParams`].
-pub(crate) fn is_call(method: &str) -> bool {
-    matches!(method, "tools/call" | "prompts/get" | "resources/read")
+/// The member naming what a call acts on (`name`, or `uri` for a resource), for the methods
+/// whose `params` are read as a [`CallParams`]; `None` for the others.
+pub(crate) fn target_key(method: &str) -> Option<&'static str> {
+    match method {
+        "tools/call" | "prompts/get" => Some("name"),
+        "resources/read" => Some("uri"),
+        _ => None,
+    }
 }
 
 /// A request's `params` object (empty when it was missing or `null`).
@@ -33,11 +42,34 @@ pub(crate) enum Params {
 
 impl Params {
     /// The members left in a map: all of them, or a call's members besides those it took out.
-    /// `_meta` and the target are always there.
+    /// `_meta` is there unless the call read it ([`CallParams::meta`]).
     pub(crate) fn rest(&self) -> &Map<String, Value> {
         match self {
             Self::Map(map) => map,
             Self::Call(call) => &call.rest,
+        }
+    }
+
+    /// The member `key`, wherever it was kept.
+    pub(crate) fn member(&self, key: &str) -> Option<&Value> {
+        match self {
+            Self::Call(CallParams {
+                target: Some((target_key, target)),
+                ..
+            }) if *target_key == key => Some(target),
+            params => params.rest().get(key),
+        }
+    }
+
+    /// Whether `_meta` names a protocol version, as 2026-07-28 requests do.
+    pub(crate) fn names_a_version(&self) -> bool {
+        match self {
+            Self::Call(CallParams { meta: Some(_), .. }) => true,
+            params => params
+                .rest()
+                .get("_meta")
+                .and_then(|meta| meta.get(META_PROTOCOL_VERSION))
+                .is_some(),
         }
     }
 
@@ -59,6 +91,11 @@ pub(crate) struct CallParams {
     pub(crate) input_responses: Option<Answers>,
     /// `requestState`, as sent.
     pub(crate) request_state: Option<Value>,
+    /// `_meta`, when it is in the shape [`CallMeta`] reads; in [`rest`](Self::rest) when not.
+    pub(crate) meta: Option<CallMeta>,
+    /// The target member (see [`target_key`]) under its name, as sent, when read with the
+    /// call; in [`rest`](Self::rest) when the call was taken from a map.
+    pub(crate) target: Option<(&'static str, Value)>,
     /// Every other member.
     pub(crate) rest: Map<String, Value>,
 }
@@ -81,6 +118,8 @@ impl CallParams {
                 other => Answers::NotAnObject(other),
             }),
             request_state: map.remove("requestState"),
+            meta: None,
+            target: None,
             rest: map,
         }
     }
@@ -100,6 +139,12 @@ impl CallParams {
         if let Some(state) = self.request_state {
             map.insert("requestState".to_owned(), state);
         }
+        if let Some(meta) = self.meta {
+            map.insert("_meta".to_owned(), Value::Object(meta.into_map()));
+        }
+        if let Some((key, target)) = self.target {
+            map.insert(key.to_owned(), target);
+        }
         map
     }
 }
@@ -112,9 +157,12 @@ pub(crate) enum ParamsMember {
     Other,
 }
 
-/// Reads a `params` member: as a call's when `call`, as a map otherwise.
+/// Reads a `params` member: as a call's when `target` (the call's [`target_key`]), as a map
+/// otherwise. With `read_meta`, a call's `_meta` is read by [`CallMeta`], and one in another
+/// shape is an error.
 pub(crate) struct ParamsSeed {
-    pub(crate) call: bool,
+    pub(crate) target: Option<&'static str>,
+    pub(crate) read_meta: bool,
 }
 
 impl<'de> DeserializeSeed<'de> for ParamsSeed {
@@ -133,13 +181,13 @@ impl<'de> Visitor<'de> for ParamsSeed {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<ParamsMember, A::Error> {
-        if !self.call {
+        let Some(target_key) = self.target else {
             let mut map = Map::new();
             while let Some((key, value)) = access.next_entry::<String, Value>()? {
                 map.insert(key, value);
             }
             return Ok(ParamsMember::Object(Params::Map(map)));
-        }
+        };
         let mut call = CallParams::default();
         while let Some(key) = access.next_key::<CallKey>()? {
             match key {
@@ -148,6 +196,21 @@ impl<'de> Visitor<'de> for ParamsSeed {
                     call.input_responses = Some(access.next_value_seed(AnswersSeed)?);
                 }
                 CallKey::RequestState => call.request_state = Some(access.next_value()?),
+                CallKey::Meta if self.read_meta => {
+                    let text = access.next_value::<Box<RawValue>>()?;
+                    let meta = CallMeta::read(text)
+                        .ok_or_else(|| A::Error::custom("`_meta` in another shape"))?;
+                    call.meta = Some(meta);
+                }
+                CallKey::Meta => {
+                    call.rest.insert("_meta".to_owned(), access.next_value()?);
+                }
+                CallKey::Target(key) if key == target_key => {
+                    call.target = Some((key, access.next_value()?));
+                }
+                CallKey::Target(key) => {
+                    call.rest.insert(key.to_owned(), access.next_value()?);
+                }
                 CallKey::Other(key) => {
                     call.rest.insert(key, access.next_value()?);
                 }
@@ -192,6 +255,9 @@ enum CallKey {
     Arguments,
     InputResponses,
     RequestState,
+    Meta,
+    /// `name` or `uri`: the target of one call or another.
+    Target(&'static str),
     Other(String),
 }
 
@@ -210,6 +276,9 @@ impl<'de> serde::Deserialize<'de> for CallKey {
                     "arguments" => CallKey::Arguments,
                     "inputResponses" => CallKey::InputResponses,
                     "requestState" => CallKey::RequestState,
+                    "_meta" => CallKey::Meta,
+                    "name" => CallKey::Target("name"),
+                    "uri" => CallKey::Target("uri"),
                     _ => CallKey::Other(name.to_owned()),
                 })
             }
@@ -219,6 +288,9 @@ impl<'de> serde::Deserialize<'de> for CallKey {
                     "arguments" => CallKey::Arguments,
                     "inputResponses" => CallKey::InputResponses,
                     "requestState" => CallKey::RequestState,
+                    "_meta" => CallKey::Meta,
+                    "name" => CallKey::Target("name"),
+                    "uri" => CallKey::Target("uri"),
                     _ => CallKey::Other(name),
                 })
             }

@@ -266,6 +266,12 @@ impl Signer {
         }
     }
 
+    /// Whether this signer binds with a policy of its own, the only binding that may read
+    /// more than the default policy does (the request's `_meta`).
+    pub(crate) fn has_policy(&self) -> bool {
+        matches!(self.inner.binding, BindingSource::Policy(_))
+    }
+
     /// Mints a token carrying `payload`, bound to the request `cx` under this signer's policy,
     /// with the minting key, expiring one time-to-live from now.
     ///

@@ -11,7 +11,7 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use axum::body::{Body, Bytes};
-use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, header};
+use axum::http::{HeaderName, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
 use crate::server::{BoxFuture, MessageReceiver, Outcome};
@@ -74,13 +74,16 @@ fn event_stream_response(stream: EventStream) -> Response {
 pub(super) fn json_response(outcome: Outcome) -> Response {
     let status = StatusCode::from_u16(outcome.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
     let mut response = match outcome.body {
+        // Built in place: through `IntoResponse`, the body would set one content type and a
+        // second map of headers replace it.
         Some(body) => {
-            let mut headers = HeaderMap::new();
-            headers.insert(
+            let mut response = Response::new(Body::from(body));
+            *response.status_mut() = status;
+            response.headers_mut().insert(
                 header::CONTENT_TYPE,
                 HeaderValue::from_static("application/json"),
             );
-            (status, headers, body).into_response()
+            response
         }
         None => status.into_response(),
     };

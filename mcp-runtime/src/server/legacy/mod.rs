@@ -20,14 +20,13 @@ use super::method::Method;
 use super::outbound::{self, Logger, MessageReceiver, Outbound};
 use super::outcome::{error_outcome, legacy_outcome, raw_result_outcome, result_outcome};
 use super::owner::Owner;
-use super::params::CallParams;
+use super::params::{CallParams, Params};
 use super::registry::{ListKind, cursor_of};
 use super::session::{Carrier, OpenError, Opening, Session, StreamGuard};
 use super::subscriptions::{Notice, announce};
 use super::url_elicitation::LegacyCall;
 use super::{Handling, Outcome, RequestFacts, Server};
 use crate::logfield::untrusted;
-use crate::protocol::meta::META_PROTOCOL_VERSION;
 use crate::protocol::{
     ErrorObject, InitializeRequestParams, InitializeResult, LEGACY_PROTOCOL_VERSIONS,
     SetLevelRequestParams, SubscribeRequestParams, legacy, method,
@@ -88,12 +87,8 @@ impl Connection {
 /// Whether a request is served by the legacy rules: it lacks the 2026-07-28 `_meta`, and it
 /// is an `initialize`, or travels on a legacy session (or names a legacy version in its HTTP
 /// header, so that a missing session is reported as such).
-pub(crate) fn is_legacy(method: &str, params: &Map<String, Value>, facts: &RequestFacts) -> bool {
-    let modern = params
-        .get("_meta")
-        .and_then(|meta| meta.get(META_PROTOCOL_VERSION))
-        .is_some();
-    if modern {
+pub(crate) fn is_legacy(method: &str, params: &Params, facts: &RequestFacts) -> bool {
+    if params.names_a_version() {
         return false;
     }
     method == method::INITIALIZE
