@@ -170,10 +170,12 @@
 
 mod binding;
 mod clock;
+mod envelope;
 mod id;
 mod keys;
 mod seal;
 mod signer;
+mod varint;
 
 use std::fmt;
 
@@ -182,7 +184,7 @@ pub use clock::{Clock, ManualClock, SystemClock};
 pub use id::StateId;
 pub use keys::{KeyError, KeyRing, MIN_SECRET_LEN};
 pub use signer::{DEFAULT_MAX_TOKEN_LEN, DEFAULT_TTL, Opened, Signer};
-pub(crate) use signer::{get_varint, put_varint};
+pub(crate) use varint::{get_varint, put_varint};
 
 /// The one message a client sees when its `requestState` is refused, whatever the reason.
 ///

@@ -9,8 +9,8 @@ use aes_gcm_siv::{Nonce, Tag};
 
 use super::StateError;
 use super::binding::Binding;
+use super::envelope::HEADER_LEN;
 use super::keys::SealCipher;
-use super::signer::HEADER_LEN;
 
 /// Format byte of sealed tokens.
 pub(super) const FORMAT_SEALED: u8 = 3;

@@ -5,14 +5,17 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use base64::Engine as _;
-use hmac::Mac as _;
 
 use super::StateError;
 use super::binding::{Binding, BindingContext, BindingPolicy, default_binding};
 use super::clock::{Clock, SystemClock, unix_secs};
+use super::envelope::{
+    CHECK_LEN, FORMAT_SIGNED, HEADER_LEN, Header, Parts, TAG_LEN, sign_into, verify_signed,
+};
 use super::id::StateId;
-use super::keys::{Key, KeyError, KeyRing, PreparedMac};
+use super::keys::{Key, KeyError, KeyRing};
 use super::seal::{self, FORMAT_SEALED};
+use super::varint::MAX_VARINT_LEN;
 
 /// How long a minted state stays valid unless the signer says otherwise: ten minutes.
 pub const DEFAULT_TTL: Duration = Duration::from_secs(10 * 60);
@@ -29,21 +32,6 @@ static BASE64: std::sync::LazyLock<base64::engine::Simd> = std::sync::LazyLock::
 /// URL-safe base64 without padding, strict: no padding, no non-zero trailing bits.
 #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
 static BASE64: base64::engine::GeneralPurpose = base64::engine::general_purpose::URL_SAFE_NO_PAD;
-
-/// Format byte of signed tokens. Format 1, signed tokens without a state id, is retired.
-const FORMAT_SIGNED: u8 = 2;
-/// Format, key id, expiry and state id: the header both formats share.
-pub(super) const HEADER_LEN: usize = 1 + 2 + 8 + 16;
-/// The longest LEB128 encoding of a `u64`.
-const MAX_VARINT_LEN: usize = 10;
-/// Bytes of the binding check kept in the token.
-const CHECK_LEN: usize = 8;
-/// Bytes of the tag.
-const TAG_LEN: usize = 32;
-/// Domain byte after the payload in the binding check's MAC input.
-const CHECK_DOMAIN: u8 = 0x00;
-/// Domain byte after the payload in the tag's MAC input.
-const TAG_DOMAIN: u8 = 0x01;
 
 /// Mints `requestState` tokens and verifies them: HMAC-SHA256 (or, [sealed](Self::sealed),
 /// AES-256-GCM-SIV) under a [`KeyRing`], an expiry, a random [`StateId`] and a binding to the
@@ -469,143 +457,6 @@ fn find(ring: &KeyRing, key_id: u16) -> Result<&Key, StateError> {
     ring.find(key_id).ok_or(StateError::UnknownKey)
 }
 
-/// Appends the payload length, `payload`, the binding check and the tag to `raw`, which holds
-/// exactly the token's header.
-fn sign_into(prepared: &PreparedMac, raw: &mut Vec<u8>, binding: &Binding, payload: &[u8]) {
-    put_varint(raw, payload.len() as u64);
-    raw.extend_from_slice(payload);
-
-    // Header and payload are absorbed once; both MACs continue from that state.
-    let mut mac = prepared.clone();
-    mac.update(raw);
-    let mut check_mac = mac.clone();
-    check_mac.update(&[CHECK_DOMAIN]);
-    let check = check_mac.finalize().into_bytes();
-    let check = &check[..CHECK_LEN];
-    mac.update(&[TAG_DOMAIN]);
-    mac.update(check);
-    mac.update(binding.as_bytes());
-    let tag = mac.finalize().into_bytes();
-
-    raw.extend_from_slice(check);
-    raw.extend_from_slice(&tag);
-}
-
-/// Verifies the tag of the signed token `raw` for `binding`.
-fn verify_signed(
-    prepared: &PreparedMac,
-    raw: &[u8],
-    parts: &Parts,
-    binding: &Binding,
-) -> Result<(), StateError> {
-    let (body, trailer) = raw.split_at(parts.body_end);
-    let (check, tag) = trailer.split_at(CHECK_LEN);
-    let mut mac = prepared.clone();
-    mac.update(body);
-    mac.update(&[TAG_DOMAIN]);
-    mac.update(check);
-    mac.update(binding.as_bytes());
-    mac.verify_slice(tag)
-        .map_err(|_| classify_failure(prepared, body, check))
-}
-
-/// The tag failed. If the binding check holds, the token is ours but minted for another
-/// binding; otherwise it was altered or forged. Only reached on failure, so a successful
-/// verification never pays for the check.
-fn classify_failure(prepared: &PreparedMac, body: &[u8], check: &[u8]) -> StateError {
-    let mut check_mac = prepared.clone();
-    check_mac.update(body);
-    check_mac.update(&[CHECK_DOMAIN]);
-    match check_mac.verify_truncated_left(check) {
-        Ok(()) => StateError::BindingMismatch,
-        Err(_) => StateError::BadSignature,
-    }
-}
-
-/// The header both formats share.
-struct Header {
-    format: u8,
-    key_id: u16,
-    expires: u64,
-    id: StateId,
-}
-
-impl Header {
-    /// The header at the start of `raw`, whatever the format byte says.
-    fn parse(raw: &[u8]) -> Result<Self, StateError> {
-        let (header, _) = raw
-            .split_first_chunk::<HEADER_LEN>()
-            .ok_or(StateError::Malformed)?;
-        let (&[format, k0, k1], rest) = header
-            .split_first_chunk::<3>()
-            .ok_or(StateError::Malformed)?;
-        let (&expires, rest) = rest.split_first_chunk::<8>().ok_or(StateError::Malformed)?;
-        let &id = <&[u8; 16]>::try_from(rest).map_err(|_| StateError::Malformed)?;
-        Ok(Self {
-            format,
-            key_id: u16::from_be_bytes([k0, k1]),
-            expires: u64::from_be_bytes(expires),
-            id: StateId::from_bytes(id),
-        })
-    }
-}
-
-/// Where the payload of a signed token lies.
-struct Parts {
-    payload_start: usize,
-    /// End of the payload: the binding check and the tag follow.
-    body_end: usize,
-}
-
-impl Parts {
-    /// The payload of the signed token `raw`, whose header has been parsed.
-    fn parse(raw: &[u8]) -> Result<Self, StateError> {
-        let rest = raw.get(HEADER_LEN..).ok_or(StateError::Malformed)?;
-        let (payload_len, varint_len) = get_varint(rest).ok_or(StateError::Malformed)?;
-        let payload_start = HEADER_LEN + varint_len;
-        let body_end = usize::try_from(payload_len)
-            .ok()
-            .and_then(|len| payload_start.checked_add(len))
-            .ok_or(StateError::Malformed)?;
-        if body_end.checked_add(CHECK_LEN + TAG_LEN) != Some(raw.len()) {
-            return Err(StateError::Malformed);
-        }
-        Ok(Self {
-            payload_start,
-            body_end,
-        })
-    }
-}
-
-/// Appends `value` as an unsigned LEB128 varint.
-pub(crate) fn put_varint(out: &mut Vec<u8>, mut value: u64) {
-    while value >= 0x80 {
-        out.push((value as u8) | 0x80);
-        value >>= 7;
-    }
-    out.push(value as u8);
-}
-
-/// Reads a canonical (shortest-form) unsigned LEB128 varint from the start of `bytes`;
-/// returns the value and its length in bytes.
-pub(crate) fn get_varint(bytes: &[u8]) -> Option<(u64, usize)> {
-    let mut value: u64 = 0;
-    for (index, &byte) in bytes.iter().enumerate().take(MAX_VARINT_LEN) {
-        let low = u64::from(byte & 0x7f);
-        let shift = 7 * index as u32;
-        let shifted = low.checked_shl(shift).filter(|s| s >> shift == low)?;
-        value |= shifted;
-        if byte & 0x80 == 0 {
-            // A zero final byte after the first is an overlong encoding.
-            if byte == 0 && index > 0 {
-                return None;
-            }
-            return Some((value, index + 1));
-        }
-    }
-    None
-}
-
 impl fmt::Debug for Signer {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let inner = &*self.inner;
@@ -627,25 +478,6 @@ impl fmt::Debug for Signer {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn varints_round_trip_and_refuse_overlong_forms() {
-        for value in [0, 1, 127, 128, 300, 16_384, u64::from(u32::MAX), u64::MAX] {
-            let mut out = Vec::new();
-            put_varint(&mut out, value);
-            out.push(0xff);
-            assert_eq!(get_varint(&out), Some((value, out.len() - 1)));
-        }
-        assert_eq!(get_varint(&[0x80, 0x00]), None);
-        assert_eq!(get_varint(&[0x80]), None);
-        assert_eq!(get_varint(&[]), None);
-        // Eleven bytes, and a tenth byte carrying bits beyond 64.
-        assert_eq!(get_varint(&[0xff; 11]), None);
-        assert_eq!(
-            get_varint(&[0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x02]),
-            None
-        );
-    }
 
     #[test]
     fn envelope_overhead_is_fixed_plus_varint() {
