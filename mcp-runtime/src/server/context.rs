@@ -127,14 +127,7 @@ impl RequestContext {
         let client_info = meta
             .get(META_CLIENT_INFO)
             .and_then(|info| Implementation::deserialize(info).ok());
-        Self::new(
-            ProtocolEra::Modern,
-            crate::protocol::PROTOCOL_VERSION,
-            client_info,
-            meta,
-            headers,
-            None,
-        )
+        Self::modern_with(Meta::Map(meta), client_info, headers)
     }
 
     /// The context of a 2026-07-28 call whose `_meta` was read as text (see `call_meta`), with
@@ -149,6 +142,11 @@ impl RequestContext {
             text,
             map: OnceLock::new(),
         };
+        Self::modern_with(meta, client_info, headers)
+    }
+
+    /// A 2026-07-28 context: this revision, no legacy call.
+    fn modern_with(meta: Meta, client_info: Option<Implementation>, headers: HeaderMap) -> Self {
         Self::with_meta(
             ProtocolEra::Modern,
             crate::protocol::PROTOCOL_VERSION,

@@ -136,27 +136,16 @@ impl Hoisted {
 
 #[cfg(test)]
 mod tests {
-    use proc_macro2::{Ident, TokenStream, TokenTree};
-    use quote::ToTokens;
+    use proc_macro2::Ident;
     use syn::ItemFn;
 
     use super::Hoisted;
+    use crate::flow::lower::bindings::tests::each;
     use crate::flow::lower::bindings::{BindingId, Bindings};
 
     /// The binding of the `n`th token named `name` in `function`.
     fn nth(function: &ItemFn, bindings: &Bindings, name: &str, n: usize) -> BindingId {
-        fn each(tokens: TokenStream, name: &str, out: &mut Vec<Ident>) {
-            for tree in tokens {
-                match tree {
-                    TokenTree::Ident(ident) if ident == name => out.push(ident),
-                    TokenTree::Group(group) => each(group.stream(), name, out),
-                    _ => {}
-                }
-            }
-        }
-        let mut found = Vec::new();
-        each(function.to_token_stream(), name, &mut found);
-        bindings.id(&found[n])
+        each(function, bindings, name)[n]
     }
 
     #[test]

@@ -254,5 +254,5 @@ pub(crate) fn argument_name(arg: &Expr) -> Option<String> {
 
 mod made;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 mod walk;

@@ -10,6 +10,7 @@ use syn::visit_mut::{self, VisitMut};
 use syn::{Block, Expr, Stmt};
 
 use super::{Ids, Lookup, StandIn, free_and_assigned_in_stmts, free_and_assigned_with, suffixes};
+use crate::flow::lower::bindings::tests::each;
 use crate::flow::lower::bindings::{BindingId, Bindings};
 
 /// Bodies whose statements bind, shadow, assign before reading, assign on some ways only,
@@ -159,18 +160,7 @@ fn a_let_under_cfg_may_be_compiled_out_and_hides_nothing() {
 
 /// The binding of the token named `name` that is the `n`th of that name in `body`.
 fn nth(body: &Block, bindings: &Bindings, name: &str, n: usize) -> BindingId {
-    fn each(tokens: TokenStream, name: &str, out: &mut Vec<Ident>) {
-        for tree in tokens {
-            match tree {
-                TokenTree::Ident(ident) if ident == name => out.push(ident),
-                TokenTree::Group(group) => each(group.stream(), name, out),
-                _ => {}
-            }
-        }
-    }
-    let mut found = Vec::new();
-    each(body.to_token_stream(), name, &mut found);
-    bindings.id(&found[n])
+    each(body, bindings, name)[n]
 }
 
 #[test]

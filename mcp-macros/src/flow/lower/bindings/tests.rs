@@ -15,8 +15,9 @@ fn resolved(body: &str, params: &[&str]) -> (Block, Bindings) {
     (block, bindings)
 }
 
-/// The binding of each token named `name` in `body`, in the order written.
-fn each(body: &Block, bindings: &Bindings, name: &str) -> Vec<BindingId> {
+/// The binding of each token named `name` in `body`, in the order written. Other stages'
+/// tests find a binding by it too.
+pub(crate) fn each(body: &impl ToTokens, bindings: &Bindings, name: &str) -> Vec<BindingId> {
     fn idents(tokens: TokenStream, name: &str, out: &mut Vec<Ident>) {
         for tree in tokens {
             match tree {
