@@ -352,3 +352,22 @@ fn step_end(id: Id) -> Value {
         Id::Join(n) => json!({ "join": n }),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::raw_string;
+
+    /// The text comes back whole, whatever quotes and hashes the source text it holds has.
+    #[test]
+    fn a_raw_string_holds_any_text() {
+        for text in [
+            "{}",
+            r#"{"message":"\"Where?\""}"#,
+            "a \"# b \"## c",
+            "r#\"\"#",
+        ] {
+            let literal: syn::LitStr = syn::parse2(raw_string(text)).expect("a string literal");
+            assert_eq!(literal.value(), text);
+        }
+    }
+}
