@@ -19,6 +19,9 @@ pub const META_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabi
 pub const META_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
 /// `_meta` key of the log level the client wants for this request.
 pub const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
+/// `_meta` key of the token a request's progress notifications carry. Both readings of a
+/// call's `_meta` (`server::call_meta`, and the map `server::lifecycle` reads) name it here.
+pub(crate) const META_PROGRESS_TOKEN: &str = "progressToken";
 /// `_meta` key of the server's identity in results.
 pub const META_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
 

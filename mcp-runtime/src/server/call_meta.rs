@@ -28,7 +28,8 @@ use serde_json::{Map, Value};
 use super::shape::{is_valid_id, nests_deeper_than};
 use super::trace_context::{META_BAGGAGE, META_TRACEPARENT, META_TRACESTATE};
 use crate::protocol::meta::{
-    META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_PROTOCOL_VERSION,
+    META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_PROGRESS_TOKEN,
+    META_PROTOCOL_VERSION,
 };
 use crate::protocol::{ClientCapabilities, Implementation, LoggingLevel, ProgressToken};
 
@@ -177,7 +178,7 @@ impl<'de> Visitor<'de> for KeysVisitor {
             let bit = match key {
                 META_PROTOCOL_VERSION => VERSION,
                 META_CLIENT_CAPABILITIES => CAPABILITIES,
-                "progressToken" => PROGRESS_TOKEN,
+                META_PROGRESS_TOKEN => PROGRESS_TOKEN,
                 META_LOG_LEVEL => LOG_LEVEL,
                 META_CLIENT_INFO => CLIENT_INFO,
                 META_TRACEPARENT | META_TRACESTATE | META_BAGGAGE => {

@@ -8,7 +8,9 @@ use super::message::TopLevel;
 use super::params::{CallParams, Params, ParamsMember, target_key};
 use super::shape::is_valid_id;
 use super::{RequestFacts, SUPPORTED_VERSIONS};
-use crate::protocol::meta::{META_CLIENT_CAPABILITIES, META_LOG_LEVEL, META_PROTOCOL_VERSION};
+use crate::protocol::meta::{
+    META_CLIENT_CAPABILITIES, META_LOG_LEVEL, META_PROGRESS_TOKEN, META_PROTOCOL_VERSION,
+};
 use crate::protocol::{ErrorObject, LoggingLevel, ProgressToken};
 
 /// One parsed JSON-RPC message.
@@ -192,7 +194,7 @@ pub(crate) fn check_meta(params: &Params, facts: &RequestFacts) -> Result<Meta, 
         }
     };
     check_version(version, facts)?;
-    let progress_token = match meta.get("progressToken") {
+    let progress_token = match meta.get(META_PROGRESS_TOKEN) {
         Some(token) if is_valid_id(token) => ProgressToken::deserialize(token).ok(),
         Some(_) => {
             return Err(RpcError::invalid_meta(
@@ -240,7 +242,7 @@ fn check_version(version: &str, facts: &RequestFacts) -> Result<(), RpcError> {
 
 /// The progress token of a request's `_meta`, on a legacy session (where `_meta` is optional).
 pub(crate) fn progress_token(params: &Map<String, Value>) -> Option<ProgressToken> {
-    let token = params.get("_meta")?.get("progressToken")?;
+    let token = params.get("_meta")?.get(META_PROGRESS_TOKEN)?;
     is_valid_id(token)
         .then(|| ProgressToken::deserialize(token).ok())
         .flatten()
