@@ -111,7 +111,6 @@
 //! `JsonSchema` on it either.
 
 mod dates;
-mod defaults;
 mod errors;
 mod field;
 mod formats;

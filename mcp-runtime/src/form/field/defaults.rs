@@ -2,7 +2,7 @@
 //! can read as a literal at compile time; one it cannot evaluate (a `const`, a call) is
 //! checked here, by the field's own parser, as if a client had sent it back.
 
-use super::field::{FieldMeta, Kind};
+use super::{FieldMeta, Kind};
 
 /// Panics, naming the form and the field, when the field would refuse `default` as an answer.
 pub(super) fn check<K: Kind>(form: &str, meta: &FieldMeta, default: &K::Value) {
