@@ -1,10 +1,11 @@
-//! Points inside an `if` or a `loop` among the body's statements, resumed in place: the
-//! statement appears once in the start's nest, the reader steering its control flow, and
-//! each block holding points is written as a nest of its own (see `straight`), so that no
-//! point's code is copied and each question costs the compiler its own statement.
+//! Points inside an `if`, a `loop`, a `while` or a block among the body's statements,
+//! resumed in place: the statement appears once in the start's nest, the reader steering its
+//! control flow, and each block holding points is written as a nest of its own (see
+//! `straight`), so that no point's code is copied and each question costs the compiler its
+//! own statement.
 //!
-//! Input: statement `k` of the body, point 1 at the head of the `then` block's statement,
-//! point 2 inside a loop's body:
+//! Input: point 1 at the head of a statement of an `if`'s `then` block, point 2 at the head
+//! of one of a loop's body:
 //! ```text
 //! if COND { let a: A = __mcp_site!().1?; S1 }
 //! loop { S2; let b: B = __mcp_site!().2?; S3 }
@@ -12,28 +13,33 @@
 //! Output: each statement a level of the start's nest, tested as a point at a statement's
 //! head is (`straight::resumed_here`), and written once:
 //! ```text
-//! let (x,) = if reader.at_any(&[1]) { (TAKE(slot_x),) } else { INNER LEVELS; S..; (x,) };
-//! if reader.at_any(&[1]) || (COND) {
-//!     if !reader.arrive(1) { }                // the `then` block, nested
+//! let (x, __mcp_then) = if reader.at_any(&[1]) {
+//!     (TAKE(slot_x), true)                     // the branch the point stands in
+//! } else {
+//!     INNER LEVELS; S..; let __mcp_then: bool = COND; (x, __mcp_then)
+//! };
+//! if __mcp_then {
+//!     reader.arrive(1);                        // the `then` block, nested
 //!     let a: A = __mcp_site!().1?; S1
 //! }
-//! let (y,) = if reader.at_any(&[2]) { (TAKE(slot_y),) } else { ..; (y,) };
+//! let (y,) = if reader.at_any(&[2]) { (TAKE(slot_y),) } else { LEVEL ABOVE; if ..; (y,) };
 //! loop {
 //!     let (c,) = if reader.arrive(2) { (TAKE(slot_c),) } else { S2; (c,) };
 //!     let b: B = __mcp_site!().2?; S3
 //! }
 //! ```
 //! Resuming at a point of the `then` block, `COND` is not evaluated, as the statement's
-//! resume never did; resuming at an earlier point, or from the start, the reader is at none
-//! of the statement's points and `COND` runs as written. The innermost test of a point
-//! (`Reader::arrive`) leaves the reader at no point, so a loop's next iteration runs as
-//! written.
+//! copy never did; resuming at an earlier point, or from the start, `COND` runs as written,
+//! at the end of the level (so a local only it reads need not come out). A `while` tests
+//! `reader.at_any(&[..]) || (COND)`. The innermost test of a point (`Reader::arrive`) leaves
+//! the reader at no point, so a loop's next iteration runs as written.
 //!
 //! A statement is resumed in place only where every level can hand on its locals in a
-//! tuple: each of its points carries, at each level, exactly the locals the statements from
-//! the level's on read (none moved before the question and given a value after it, none
-//! had again rather than carried), and none declares a local, hides one or borrows one
-//! again. Otherwise its points keep a copy of the statement each (`straight::within_level`).
+//! tuple: each of its points carries, at each level, exactly the locals that the code from
+//! the level on reads (none moved before the question and given a value after it, none
+//! read only before it, none had again rather than carried), and none declares a local,
+//! hides one or borrows one again. Otherwise its points keep a copy of the statement each
+//! (`straight::within_level`, `group`).
 
 use std::collections::BTreeMap;
 
@@ -89,8 +95,8 @@ pub(crate) fn in_place(
 }
 
 /// Whether point `point`, inside statement `k` of the body, can resume in place as far as
-/// its own analysis tells: no sub-flow, no local declared or hidden, its locals those of
-/// blocks (not of a construct's patterns).
+/// its own analysis tells: no local declared, hidden or refused, its locals those of blocks
+/// (not of a construct's patterns).
 fn plain(stages: Stages<'_>, point: &Resumed, k: usize) -> bool {
     let hides = stages.aliases.is_some_and(|aliases| {
         aliases.keys().any(|at| match at {
