@@ -1,5 +1,5 @@
 //! Expansion snapshots of representative inputs, reviewed like code: a two-question tool
-//! (`deploy`), a `for` loop that asks, questions in a loop's body resumed together (one at
+//! (`deploy`), a `for` loop that asks, questions in a `while` loop's body resumed in place (one at
 //! the head of a statement, two inside an `if`), an `#[elicit]` sub-flow, a tool whose body
 //! names `Self` (stepped beside its function), a form and a choice.
 //!

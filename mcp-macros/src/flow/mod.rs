@@ -15,7 +15,7 @@
 //! | check | `check/`: [`valid`], [`sites`] (keys: `check/sites/keys.rs`), [`check::forbidden`] | the lowered body | each question point marked (`__mcp_site!().N`, [`syntax::marker`]) and recorded as a `sites::Site` (its path, keys, question), the resumable `for` loops (`sites::Loop`, `sites::Taken`); each local the walk makes recorded in the binding table with what it holds (`bindings::Made`: a loop's position, iterator or items, an operand taken first) | a question where the body cannot be split (in a closure, an `async` block, a macro's tokens, a larger expression), a key two questions share |
 //! | analyse | `analyse/`: [`analyse::facts`] (found by [`hoist`]), [`analyse::literals`], [`analyse::reborrow`], [`analyse::free`], [`analyse::point`]; per point, [`straight`] (`place`) and [`resume`] for its locals alone ([`analyse()`]) | the marked body | what the whole function tells of each binding, by binding id (`facts::Hoisted`: bound once, unchanging, a stable borrow, the context; the constants by name), the locals that only hold string literals (by binding id), per run of statements the bindings it reads and assigns before reading (`free::Summary`, by binding id), per block what its `let`s declare (`straight::Lets`, `plan/resume/prefix.rs`: found once per block, read by each point by binding id); each point's `straight::Placement` and locals (`point::Resumed` without its body), with the locals it would carry that cannot travel (`refusals::Refusal`) | none |
 //! | check (travel) | `check/`: [`refusals`] ([`refused`]) | the points' analysed locals | the errors, each once by its identity (`errors::Identity`: the mistake and the binding) | a local that cannot travel: a borrow, code, a value held in a `while` loop's condition, a local hidden at its question by a binding that cannot borrow it first |
-//! | plan | `plan/`: [`resume`] (`plan/resume/hidden.rs`: the hiding `let`s rewritten to borrow first, every point then analysed and checked again; `plan/resume/group.rs`, whose `group/planner.rs` plans each group's nest), [`straight`] (the placements) | the checked analysis | the body rewritten for hidden locals, the points resumed together (`resume::Group`) | none |
+//! | plan | `plan/`: [`resume`] (`plan/resume/hidden.rs`: the hiding `let`s rewritten to borrow first, every point then analysed and checked again; `plan/resume/in_place.rs`: the statements whose points resume in place, written once; `plan/resume/group.rs`, whose `group/planner.rs` plans each group's nest, for the points of the other statements), [`straight`] (the placements) | the checked analysis | the body rewritten for hidden locals, the statements resumed in place (`straight::InPlace`), the points resumed together (`resume::Group`) | none |
 //! | emit | `emit/`: [`mod@expand`] (with `emit/expand/handler.rs`, `emit/expand/trait_impl.rs`, `emit/expand/sub_flow.rs`, `emit/expand/stepper.rs`), [`emit::settle`], [`emit::graph`] (the flow graph); on error [`unbuilt`] (`unbuilt::fallback`: the errors, a stand-in, the body as written). The code `plan/` builds: each point's resumed body, once ([`resume_body`]; the walk down its path `plan/resume/walk.rs`, with what the points of one block share found once, `plan/resume/suffixes.rs`; `plan/resume/restore.rs`, `plan/resume/looped.rs`), and the nest ([`straight`]) | the plan | the step function and the items around it; on error, a stand-in beside the body as written | none |
 //!
 //! Two modules span stages and sit in `plan/`: [`straight`] places each point and builds the
@@ -35,8 +35,8 @@
 //! A point is analysed without its resumed body: the code after it stands in the walk as its
 //! summary (see `free::StandIn`). Only a point in a copy of its statement or in an arm of its
 //! own, and not in a group, then gets its resumed body, once; one at the head of a statement
-//! has none (the nest resumes it in place). So each point costs the macro its own statement,
-//! not the rest of the body.
+//! or in a statement resumed in place has none (the nest resumes it where it stands). So each
+//! point costs the macro its own statement, not the rest of the body.
 //!
 //! # Glossary
 //!
@@ -77,6 +77,9 @@
 //! - **nest**: the body from the start, where the points in the body's own statements resume
 //!   in place (`straight`). **Placement**: a point `At` the head of a body statement, `Within`
 //!   one (resumed in the nest's arm for it), or in an arm of its `Own`.
+//! - **in place**: a statement of the body holding points (a plain `if`, `loop`, `while` or
+//!   block) written once in the nest, the reader steering its control flow, rather than
+//!   copied for its points (`plan/resume/in_place.rs`, `straight::InPlace`).
 //! - **group**: points inside one statement resumed together in one arm (`resume::group`).
 //! - **level**: the depth of a scope down a path, where a carried local is restored.
 //! - **summary**, **stand-in**: the bindings a run of statements reads and assigns first
@@ -99,6 +102,10 @@
 //!   `Made`, which the graph reads to show the loop as written), `plan/resume/looped.rs` (the rest of
 //!   the iteration stopped in runs once, then the loop; the current item taken afresh),
 //!   `plan/resume/restore.rs` (`Rederive::Loop`: the iterator rebuilt from its position).
+//! - **Which statements resume in place** (no copy of the statement per point), and how:
+//!   `plan/resume/in_place.rs` (which constructs, the conditions on their locals, the code),
+//!   `plan/straight/levels.rs` (`resumed_here`: the level), and `Reader::arrive` in
+//!   `mcp-runtime/src/flow/continuation.rs` (a loop's later iterations run as written).
 //! - **How a new operand position is accepted** (a question as an argument or element): a
 //!   `sites::Head` for it with its `child`, the walk into it in `check/sites.rs`
 //!   (`Analyzer::expr`, which calls `operand`), `check/sites/operands.rs` (what is taken first
@@ -320,11 +327,14 @@ fn compile(kind: Kind, attr: TokenStream, function: ItemFn) -> syn::Result<Token
     // Emit: the points inside one statement resumed together, then each other point that
     // needs a resumed body, once, where its placement puts it.
     let mut slots = expand::slots(&mut resumed);
-    let groups = resume::group(&body, stages, &placements, &mut resumed);
-    let grouped: HashSet<usize> = groups
+    let in_place = resume::in_place(&body, stages, &placements, &mut resumed);
+    // Resumed in place: no group, no resumed body.
+    let mut grouped: HashSet<usize> = in_place
         .iter()
-        .flat_map(|group| group.points.iter().copied())
+        .flat_map(|level| level.points.iter().copied())
         .collect();
+    let groups = resume::group(&body, stages, &placements, &mut resumed, &grouped);
+    grouped.extend(groups.iter().flat_map(|group| group.points.iter().copied()));
     for (id, placement) in placements.iter().enumerate() {
         if !grouped.contains(&id)
             && let Some(point) = resume_body(&body, stages, id, placement)
@@ -344,6 +354,7 @@ fn compile(kind: Kind, attr: TokenStream, function: ItemFn) -> syn::Result<Token
         hoisted: &hoisted,
         placements: &placements,
         resumed,
+        in_place,
         groups,
         slots,
         items,

@@ -32,7 +32,17 @@ pub fn deploy() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Cop
                 ::core::option::Option::None
                 | ::core::option::Option::Some(0u32 | 1u32) => {
                     #[allow(unused_mut)]
-                    let (replicas,) = if !__mcp_r.at_any(&[1u32]) {
+                    let (replicas, __mcp_then) = if __mcp_r.at_any(&[1u32]) {
+                        (
+                            match __mcp_r.take(&__mcp_s0) {
+                                ::core::result::Result::Ok(__mcp_value) => __mcp_value,
+                                ::core::result::Result::Err(__mcp_stopped) => {
+                                    break '__mcp_stop __mcp_stopped;
+                                }
+                            },
+                            true,
+                        )
+                    } else {
                         let target: Target = match ::mcp_runtime::__private::settle_form(
                             <_ as ::mcp_runtime::ElicitForm>::read_answer,
                             &cx,
@@ -56,91 +66,42 @@ pub fn deploy() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Cop
                             }
                         }?;
                         let replicas: u32 = target.replicas;
-                        if target.environment == Environment::Production {
-                            let confirm: Confirm = match ::mcp_runtime::__private::settle_form(
-                                <_ as ::mcp_runtime::ElicitForm>::read_answer,
-                                &cx,
-                                "confirm",
-                            ) {
-                                ::core::result::Result::Ok(__mcp_answer) => __mcp_answer,
-                                ::core::result::Result::Err(__mcp_halt) => {
-                                    let __mcp_halt = match __mcp_halt {
-                                        ::mcp_runtime::__private::Halt::Ask(__mcp_asking) => {
-                                            __mcp_asking
-                                                .ask(
-                                                    &cx,
-                                                    cx
-                                                        .elicit(format!("Ship {replicas} replicas to production?")),
-                                                )
-                                        }
-                                        ::mcp_runtime::__private::Halt::Stop(__mcp_halt) => {
-                                            __mcp_halt
-                                        }
-                                    };
-                                    break '__mcp_stop __mcp_r
-                                        .write(1u32)
-                                        .put(&replicas, &__mcp_s0, "replicas")
-                                        .stop(__mcp_halt);
-                                }
-                            }?;
-                            if !confirm.ok {
-                                return Ok(text("Nothing deployed."));
-                            }
-                        }
-                        (replicas,)
-                    } else {
-                        #[allow(
-                            clippy::all,
-                            clippy::pedantic,
-                            unreachable_code,
-                            unused_braces,
-                            unused_labels
-                        )]
-                        {
-                            let __mcp_v0 = match __mcp_r.take(&__mcp_s0) {
-                                ::core::result::Result::Ok(__mcp_value) => __mcp_value,
-                                ::core::result::Result::Err(__mcp_stopped) => {
-                                    break '__mcp_stop __mcp_stopped;
-                                }
-                            };
-                            {
-                                #[allow(unused_mut, unused_variables)]
-                                let replicas = __mcp_v0;
-                                {
-                                    let confirm: Confirm = match ::mcp_runtime::__private::settle_form(
-                                        <_ as ::mcp_runtime::ElicitForm>::read_answer,
-                                        &cx,
-                                        "confirm",
-                                    ) {
-                                        ::core::result::Result::Ok(__mcp_answer) => __mcp_answer,
-                                        ::core::result::Result::Err(__mcp_halt) => {
-                                            let __mcp_halt = match __mcp_halt {
-                                                ::mcp_runtime::__private::Halt::Ask(__mcp_asking) => {
-                                                    __mcp_asking
-                                                        .ask(
-                                                            &cx,
-                                                            cx
-                                                                .elicit(format!("Ship {replicas} replicas to production?")),
-                                                        )
-                                                }
-                                                ::mcp_runtime::__private::Halt::Stop(__mcp_halt) => {
-                                                    __mcp_halt
-                                                }
-                                            };
-                                            break '__mcp_stop __mcp_r
-                                                .write(1u32)
-                                                .put(&replicas, &__mcp_s0, "replicas")
-                                                .stop(__mcp_halt);
-                                        }
-                                    }?;
-                                    if !confirm.ok {
-                                        return Ok(text("Nothing deployed."));
-                                    }
-                                }
-                                (replicas,)
-                            }
-                        }
+                        let __mcp_then: bool = target.environment
+                            == Environment::Production;
+                        (replicas, __mcp_then)
                     };
+                    if __mcp_then {
+                        __mcp_r.arrive(1u32);
+                        let confirm: Confirm = match ::mcp_runtime::__private::settle_form(
+                            <_ as ::mcp_runtime::ElicitForm>::read_answer,
+                            &cx,
+                            "confirm",
+                        ) {
+                            ::core::result::Result::Ok(__mcp_answer) => __mcp_answer,
+                            ::core::result::Result::Err(__mcp_halt) => {
+                                let __mcp_halt = match __mcp_halt {
+                                    ::mcp_runtime::__private::Halt::Ask(__mcp_asking) => {
+                                        __mcp_asking
+                                            .ask(
+                                                &cx,
+                                                cx
+                                                    .elicit(format!("Ship {replicas} replicas to production?")),
+                                            )
+                                    }
+                                    ::mcp_runtime::__private::Halt::Stop(__mcp_halt) => {
+                                        __mcp_halt
+                                    }
+                                };
+                                break '__mcp_stop __mcp_r
+                                    .write(1u32)
+                                    .put(&replicas, &__mcp_s0, "replicas")
+                                    .stop(__mcp_halt);
+                            }
+                        }?;
+                        if !confirm.ok {
+                            return Ok(text("Nothing deployed."));
+                        }
+                    }
                     Ok(
                         text(
                             format!(

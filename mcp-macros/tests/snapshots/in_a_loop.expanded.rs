@@ -33,36 +33,77 @@ fn tag() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
                 ::core::option::Option::None
                 | ::core::option::Option::Some(0u32 | 1u32 | 2u32) => {
                     #[allow(unused_mut)]
-                    let (mut log,) = if !__mcp_r.at_any(&[0u32, 1u32, 2u32]) {
+                    let (mut round, mut log) = if __mcp_r.at_any(&[0u32, 1u32, 2u32]) {
+                        (
+                            match __mcp_r.take(&__mcp_s1) {
+                                ::core::result::Result::Ok(__mcp_value) => __mcp_value,
+                                ::core::result::Result::Err(__mcp_stopped) => {
+                                    break '__mcp_stop __mcp_stopped;
+                                }
+                            },
+                            match __mcp_r.take(&__mcp_s2) {
+                                ::core::result::Result::Ok(__mcp_value) => __mcp_value,
+                                ::core::result::Result::Err(__mcp_stopped) => {
+                                    break '__mcp_stop __mcp_stopped;
+                                }
+                            },
+                        )
+                    } else {
                         let mut log = Vec::new();
                         let mut round = 0_u32;
-                        while round < args.rounds {
-                            let label = format!("r{round}");
-                            if round.is_multiple_of(2) {
-                                let first: Word = match ::mcp_runtime::__private::settle_form(
-                                    <_ as ::mcp_runtime::ElicitForm>::read_answer,
-                                    &cx,
-                                    "first",
-                                ) {
-                                    ::core::result::Result::Ok(__mcp_answer) => __mcp_answer,
-                                    ::core::result::Result::Err(__mcp_halt) => {
-                                        let __mcp_halt = match __mcp_halt {
-                                            ::mcp_runtime::__private::Halt::Ask(__mcp_asking) => {
-                                                __mcp_asking.ask(&cx, cx.elicit("First?"))
+                        let _ = &mut round;
+                        let _ = &mut log;
+                        (round, log)
+                    };
+                    while __mcp_r.at_any(&[0u32, 1u32, 2u32]) || (round < args.rounds) {
+                        #[allow(unused_mut)]
+                        let (__mcp_then,) = if __mcp_r.at_any(&[2u32]) {
+                            (true,)
+                        } else {
+                            if !__mcp_r.arrive(1u32) {
+                                #[allow(unused_mut)]
+                                let (label, __mcp_then) = if __mcp_r.at_any(&[0u32]) {
+                                    (
+                                        match __mcp_r.take(&__mcp_s0) {
+                                            ::core::result::Result::Ok(__mcp_value) => __mcp_value,
+                                            ::core::result::Result::Err(__mcp_stopped) => {
+                                                break '__mcp_stop __mcp_stopped;
                                             }
-                                            ::mcp_runtime::__private::Halt::Stop(__mcp_halt) => {
-                                                __mcp_halt
-                                            }
-                                        };
-                                        break '__mcp_stop __mcp_r
-                                            .write(0u32)
-                                            .put(&round, &__mcp_s1, "round")
-                                            .put(&log, &__mcp_s2, "log")
-                                            .put(&label, &__mcp_s0, "label")
-                                            .stop(__mcp_halt);
-                                    }
-                                }?;
-                                log.push(format!("{label}:{}", first.word));
+                                        },
+                                        true,
+                                    )
+                                } else {
+                                    let label = format!("r{round}");
+                                    let __mcp_then: bool = round.is_multiple_of(2);
+                                    (label, __mcp_then)
+                                };
+                                if __mcp_then {
+                                    __mcp_r.arrive(0u32);
+                                    let first: Word = match ::mcp_runtime::__private::settle_form(
+                                        <_ as ::mcp_runtime::ElicitForm>::read_answer,
+                                        &cx,
+                                        "first",
+                                    ) {
+                                        ::core::result::Result::Ok(__mcp_answer) => __mcp_answer,
+                                        ::core::result::Result::Err(__mcp_halt) => {
+                                            let __mcp_halt = match __mcp_halt {
+                                                ::mcp_runtime::__private::Halt::Ask(__mcp_asking) => {
+                                                    __mcp_asking.ask(&cx, cx.elicit("First?"))
+                                                }
+                                                ::mcp_runtime::__private::Halt::Stop(__mcp_halt) => {
+                                                    __mcp_halt
+                                                }
+                                            };
+                                            break '__mcp_stop __mcp_r
+                                                .write(0u32)
+                                                .put(&round, &__mcp_s1, "round")
+                                                .put(&log, &__mcp_s2, "log")
+                                                .put(&label, &__mcp_s0, "label")
+                                                .stop(__mcp_halt);
+                                        }
+                                    }?;
+                                    log.push(format!("{label}:{}", first.word));
+                                }
                             }
                             let more: Keep = match ::mcp_runtime::__private::settle_form(
                                 <_ as ::mcp_runtime::ElicitForm>::read_answer,
@@ -86,280 +127,37 @@ fn tag() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
                                         .stop(__mcp_halt);
                                 }
                             }?;
-                            if more.ok {
-                                let second: Word = match ::mcp_runtime::__private::settle_form(
-                                    <_ as ::mcp_runtime::ElicitForm>::read_answer,
-                                    &cx,
-                                    "second",
-                                ) {
-                                    ::core::result::Result::Ok(__mcp_answer) => __mcp_answer,
-                                    ::core::result::Result::Err(__mcp_halt) => {
-                                        let __mcp_halt = match __mcp_halt {
-                                            ::mcp_runtime::__private::Halt::Ask(__mcp_asking) => {
-                                                __mcp_asking.ask(&cx, cx.elicit("Second?"))
-                                            }
-                                            ::mcp_runtime::__private::Halt::Stop(__mcp_halt) => {
-                                                __mcp_halt
-                                            }
-                                        };
-                                        break '__mcp_stop __mcp_r
-                                            .write(2u32)
-                                            .put(&round, &__mcp_s1, "round")
-                                            .put(&log, &__mcp_s2, "log")
-                                            .stop(__mcp_halt);
-                                    }
-                                }?;
-                                log.push(second.word);
-                            }
-                            round += 1;
+                            let __mcp_then: bool = more.ok;
+                            (__mcp_then,)
+                        };
+                        if __mcp_then {
+                            __mcp_r.arrive(2u32);
+                            let second: Word = match ::mcp_runtime::__private::settle_form(
+                                <_ as ::mcp_runtime::ElicitForm>::read_answer,
+                                &cx,
+                                "second",
+                            ) {
+                                ::core::result::Result::Ok(__mcp_answer) => __mcp_answer,
+                                ::core::result::Result::Err(__mcp_halt) => {
+                                    let __mcp_halt = match __mcp_halt {
+                                        ::mcp_runtime::__private::Halt::Ask(__mcp_asking) => {
+                                            __mcp_asking.ask(&cx, cx.elicit("Second?"))
+                                        }
+                                        ::mcp_runtime::__private::Halt::Stop(__mcp_halt) => {
+                                            __mcp_halt
+                                        }
+                                    };
+                                    break '__mcp_stop __mcp_r
+                                        .write(2u32)
+                                        .put(&round, &__mcp_s1, "round")
+                                        .put(&log, &__mcp_s2, "log")
+                                        .stop(__mcp_halt);
+                                }
+                            }?;
+                            log.push(second.word);
                         }
-                        let _ = &mut log;
-                        (log,)
-                    } else {
-                        #[allow(
-                            clippy::all,
-                            clippy::pedantic,
-                            unreachable_code,
-                            unused_braces,
-                            unused_labels
-                        )]
-                        {
-                            let __mcp_v1 = match __mcp_r.take(&__mcp_s1) {
-                                ::core::result::Result::Ok(__mcp_value) => __mcp_value,
-                                ::core::result::Result::Err(__mcp_stopped) => {
-                                    break '__mcp_stop __mcp_stopped;
-                                }
-                            };
-                            let __mcp_v2 = match __mcp_r.take(&__mcp_s2) {
-                                ::core::result::Result::Ok(__mcp_value) => __mcp_value,
-                                ::core::result::Result::Err(__mcp_stopped) => {
-                                    break '__mcp_stop __mcp_stopped;
-                                }
-                            };
-                            {
-                                #[allow(unused_mut, unused_variables)]
-                                let mut log = __mcp_v2;
-                                #[allow(unused_mut, unused_variables)]
-                                let mut round = __mcp_v1;
-                                '__mcp_loop2: {
-                                    '__mcp_rest2: {
-                                        if !__mcp_r.at_any(&[2u32]) {
-                                            if !__mcp_r.at(1u32) {
-                                                #[allow(
-                                                    clippy::all,
-                                                    clippy::pedantic,
-                                                    unreachable_code,
-                                                    unused_braces,
-                                                    unused_labels
-                                                )]
-                                                {
-                                                    let __mcp_v0 = match __mcp_r.take(&__mcp_s0) {
-                                                        ::core::result::Result::Ok(__mcp_value) => __mcp_value,
-                                                        ::core::result::Result::Err(__mcp_stopped) => {
-                                                            break '__mcp_stop __mcp_stopped;
-                                                        }
-                                                    };
-                                                    {
-                                                        #[allow(unused_mut, unused_variables)]
-                                                        let label = __mcp_v0;
-                                                        {
-                                                            let first: Word = match ::mcp_runtime::__private::settle_form(
-                                                                <_ as ::mcp_runtime::ElicitForm>::read_answer,
-                                                                &cx,
-                                                                "first",
-                                                            ) {
-                                                                ::core::result::Result::Ok(__mcp_answer) => __mcp_answer,
-                                                                ::core::result::Result::Err(__mcp_halt) => {
-                                                                    let __mcp_halt = match __mcp_halt {
-                                                                        ::mcp_runtime::__private::Halt::Ask(__mcp_asking) => {
-                                                                            __mcp_asking.ask(&cx, cx.elicit("First?"))
-                                                                        }
-                                                                        ::mcp_runtime::__private::Halt::Stop(__mcp_halt) => {
-                                                                            __mcp_halt
-                                                                        }
-                                                                    };
-                                                                    break '__mcp_stop __mcp_r
-                                                                        .write(0u32)
-                                                                        .put(&round, &__mcp_s1, "round")
-                                                                        .put(&log, &__mcp_s2, "log")
-                                                                        .put(&label, &__mcp_s0, "label")
-                                                                        .stop(__mcp_halt);
-                                                                }
-                                                            }?;
-                                                            log.push(format!("{label}:{}", first.word));
-                                                        }
-                                                    }
-                                                }
-                                            }
-                                            let more: Keep = match ::mcp_runtime::__private::settle_form(
-                                                <_ as ::mcp_runtime::ElicitForm>::read_answer,
-                                                &cx,
-                                                "more",
-                                            ) {
-                                                ::core::result::Result::Ok(__mcp_answer) => __mcp_answer,
-                                                ::core::result::Result::Err(__mcp_halt) => {
-                                                    let __mcp_halt = match __mcp_halt {
-                                                        ::mcp_runtime::__private::Halt::Ask(__mcp_asking) => {
-                                                            __mcp_asking.ask(&cx, cx.elicit("More?"))
-                                                        }
-                                                        ::mcp_runtime::__private::Halt::Stop(__mcp_halt) => {
-                                                            __mcp_halt
-                                                        }
-                                                    };
-                                                    break '__mcp_stop __mcp_r
-                                                        .write(1u32)
-                                                        .put(&round, &__mcp_s1, "round")
-                                                        .put(&log, &__mcp_s2, "log")
-                                                        .stop(__mcp_halt);
-                                                }
-                                            }?;
-                                            if more.ok {
-                                                let second: Word = match ::mcp_runtime::__private::settle_form(
-                                                    <_ as ::mcp_runtime::ElicitForm>::read_answer,
-                                                    &cx,
-                                                    "second",
-                                                ) {
-                                                    ::core::result::Result::Ok(__mcp_answer) => __mcp_answer,
-                                                    ::core::result::Result::Err(__mcp_halt) => {
-                                                        let __mcp_halt = match __mcp_halt {
-                                                            ::mcp_runtime::__private::Halt::Ask(__mcp_asking) => {
-                                                                __mcp_asking.ask(&cx, cx.elicit("Second?"))
-                                                            }
-                                                            ::mcp_runtime::__private::Halt::Stop(__mcp_halt) => {
-                                                                __mcp_halt
-                                                            }
-                                                        };
-                                                        break '__mcp_stop __mcp_r
-                                                            .write(2u32)
-                                                            .put(&round, &__mcp_s1, "round")
-                                                            .put(&log, &__mcp_s2, "log")
-                                                            .stop(__mcp_halt);
-                                                    }
-                                                }?;
-                                                log.push(second.word);
-                                            }
-                                        } else {
-                                            #[allow(
-                                                clippy::all,
-                                                clippy::pedantic,
-                                                unreachable_code,
-                                                unused_braces,
-                                                unused_labels
-                                            )]
-                                            {
-                                                {
-                                                    {
-                                                        let second: Word = match ::mcp_runtime::__private::settle_form(
-                                                            <_ as ::mcp_runtime::ElicitForm>::read_answer,
-                                                            &cx,
-                                                            "second",
-                                                        ) {
-                                                            ::core::result::Result::Ok(__mcp_answer) => __mcp_answer,
-                                                            ::core::result::Result::Err(__mcp_halt) => {
-                                                                let __mcp_halt = match __mcp_halt {
-                                                                    ::mcp_runtime::__private::Halt::Ask(__mcp_asking) => {
-                                                                        __mcp_asking.ask(&cx, cx.elicit("Second?"))
-                                                                    }
-                                                                    ::mcp_runtime::__private::Halt::Stop(__mcp_halt) => {
-                                                                        __mcp_halt
-                                                                    }
-                                                                };
-                                                                break '__mcp_stop __mcp_r
-                                                                    .write(2u32)
-                                                                    .put(&round, &__mcp_s1, "round")
-                                                                    .put(&log, &__mcp_s2, "log")
-                                                                    .stop(__mcp_halt);
-                                                            }
-                                                        }?;
-                                                        log.push(second.word);
-                                                    }
-                                                }
-                                            }
-                                        }
-                                        round += 1;
-                                    }
-                                    while round < args.rounds {
-                                        let label = format!("r{round}");
-                                        if round.is_multiple_of(2) {
-                                            let first: Word = match ::mcp_runtime::__private::settle_form(
-                                                <_ as ::mcp_runtime::ElicitForm>::read_answer,
-                                                &cx,
-                                                "first",
-                                            ) {
-                                                ::core::result::Result::Ok(__mcp_answer) => __mcp_answer,
-                                                ::core::result::Result::Err(__mcp_halt) => {
-                                                    let __mcp_halt = match __mcp_halt {
-                                                        ::mcp_runtime::__private::Halt::Ask(__mcp_asking) => {
-                                                            __mcp_asking.ask(&cx, cx.elicit("First?"))
-                                                        }
-                                                        ::mcp_runtime::__private::Halt::Stop(__mcp_halt) => {
-                                                            __mcp_halt
-                                                        }
-                                                    };
-                                                    break '__mcp_stop __mcp_r
-                                                        .write(0u32)
-                                                        .put(&round, &__mcp_s1, "round")
-                                                        .put(&log, &__mcp_s2, "log")
-                                                        .put(&label, &__mcp_s0, "label")
-                                                        .stop(__mcp_halt);
-                                                }
-                                            }?;
-                                            log.push(format!("{label}:{}", first.word));
-                                        }
-                                        let more: Keep = match ::mcp_runtime::__private::settle_form(
-                                            <_ as ::mcp_runtime::ElicitForm>::read_answer,
-                                            &cx,
-                                            "more",
-                                        ) {
-                                            ::core::result::Result::Ok(__mcp_answer) => __mcp_answer,
-                                            ::core::result::Result::Err(__mcp_halt) => {
-                                                let __mcp_halt = match __mcp_halt {
-                                                    ::mcp_runtime::__private::Halt::Ask(__mcp_asking) => {
-                                                        __mcp_asking.ask(&cx, cx.elicit("More?"))
-                                                    }
-                                                    ::mcp_runtime::__private::Halt::Stop(__mcp_halt) => {
-                                                        __mcp_halt
-                                                    }
-                                                };
-                                                break '__mcp_stop __mcp_r
-                                                    .write(1u32)
-                                                    .put(&round, &__mcp_s1, "round")
-                                                    .put(&log, &__mcp_s2, "log")
-                                                    .stop(__mcp_halt);
-                                            }
-                                        }?;
-                                        if more.ok {
-                                            let second: Word = match ::mcp_runtime::__private::settle_form(
-                                                <_ as ::mcp_runtime::ElicitForm>::read_answer,
-                                                &cx,
-                                                "second",
-                                            ) {
-                                                ::core::result::Result::Ok(__mcp_answer) => __mcp_answer,
-                                                ::core::result::Result::Err(__mcp_halt) => {
-                                                    let __mcp_halt = match __mcp_halt {
-                                                        ::mcp_runtime::__private::Halt::Ask(__mcp_asking) => {
-                                                            __mcp_asking.ask(&cx, cx.elicit("Second?"))
-                                                        }
-                                                        ::mcp_runtime::__private::Halt::Stop(__mcp_halt) => {
-                                                            __mcp_halt
-                                                        }
-                                                    };
-                                                    break '__mcp_stop __mcp_r
-                                                        .write(2u32)
-                                                        .put(&round, &__mcp_s1, "round")
-                                                        .put(&log, &__mcp_s2, "log")
-                                                        .stop(__mcp_halt);
-                                                }
-                                            }?;
-                                            log.push(second.word);
-                                        }
-                                        round += 1;
-                                    }
-                                }
-                                (log,)
-                            }
-                        }
-                    };
+                        round += 1;
+                    }
                     Ok(text(log.join(" ")))
                 }
                 ::core::option::Option::Some(_) => {

@@ -177,6 +177,18 @@ impl Reader {
         self.point == Some(point)
     }
 
+    /// Whether the flow resumes at `point`; if it does, from then on it resumes nowhere, so
+    /// that code run again after the point (a loop's next iteration) runs as written. The
+    /// macro tests a point resumed inside a loop's body this way, where its locals are taken.
+    #[doc(hidden)]
+    pub fn arrive(&mut self, point: u32) -> bool {
+        let here = self.at(point);
+        if here {
+            self.point = None;
+        }
+        here
+    }
+
     /// Whether the flow resumes at one of `points`.
     pub fn at_any(&self, points: &[u32]) -> bool {
         self.point.is_some_and(|point| points.contains(&point))

@@ -46,6 +46,8 @@ pub(crate) struct Plan<'a> {
     /// Where each point resumes.
     pub(crate) placements: &'a [Placement],
     pub(crate) resumed: Vec<Resumed>,
+    /// The statements of the body whose points resume in place (see `resume::in_place`).
+    pub(crate) in_place: Vec<straight::InPlace>,
     /// The points inside one statement resumed in one arm (see `resume::group`).
     pub(crate) groups: Vec<Group>,
     /// Each slot's local (see [`slots`]).
@@ -102,6 +104,10 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
         }
     });
     let mut forward = plan.forward.clone();
+    // The statements whose points resume in place, as the nest writes them.
+    for level in &plan.in_place {
+        forward.stmts[level.stmt] = level.code.clone();
+    }
     sites.visit_block_mut(&mut forward);
     // The points in the body's own statements, and inside the constructs among them, resume
     // in the start's arm, whose body nests them (see `straight`); the others keep an arm of
@@ -115,7 +121,8 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
         if placement.stmt().is_some() {
             same_as_start.push(n);
         }
-        if matches!(placement, Placement::At { .. }) {
+        let in_place = plan.in_place.iter().any(|level| level.points.contains(&id));
+        if in_place || matches!(placement, Placement::At { .. }) {
             continue;
         }
         let group = plan.groups.iter().find(|group| group.points.contains(&id));
@@ -163,7 +170,7 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
         true => forward.into_token_stream(),
         false => straight::nest(
             &forward,
-            plan.placements,
+            (plan.placements, &plan.in_place),
             &resumed,
             &within,
             plan.hoisted,

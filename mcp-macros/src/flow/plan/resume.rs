@@ -25,6 +25,7 @@ use crate::flow::scope::Binding;
 
 mod group;
 mod hidden;
+mod in_place;
 mod looped;
 mod prefix;
 mod restore;
@@ -37,6 +38,7 @@ use crate::flow::check::refusals::Refusal;
 pub(crate) use group::{Group, group};
 use hidden::Hider;
 pub(crate) use hidden::{Aliases, hide};
+pub(crate) use in_place::in_place;
 use prefix::Prefix;
 pub(crate) use suffixes::Suffixes;
 use syntax::at_head;

@@ -41,6 +41,20 @@
 //!   types already settled. When `k` is the body's last statement, its value is the body's:
 //!   the level is that `if` itself.
 //!
+//! - Questions inside statement `k` where it can resume in place (a plain `if`, `loop`,
+//!   `while` or block, see `resume::in_place`): no copy; the level is tested as a head's is,
+//!   on all the statement's points, and statement `k` is written once, its blocks nested the
+//!   same way ([`InPlace`]):
+//!   ```text
+//!   let (c, __mcp_then) = if reader.at_any(&[2, 3]) {
+//!       (TAKE(slot_c), reader.at_any(&[2]))
+//!   } else {
+//!       INNER LEVELS; S.. up to k; let __mcp_then: bool = COND; (c, __mcp_then)
+//!   };
+//!   if __mcp_then { NESTED THEN } else { NESTED ELSE }
+//!   Sk+1 ..
+//!   ```
+//!
 //! Every statement before the last level appears once. The body's items and constant locals
 //! (see `hoist`) move to its top, where they are visible from every level as they were from
 //! every statement. A `let` had again rather than carried (see `reborrow`) cannot travel out
@@ -72,6 +86,7 @@ use crate::flow::scope::{self, Binding};
 mod again;
 mod levels;
 pub(crate) use again::{Lets, again_at};
+pub(crate) use levels::resumed_here;
 use levels::{had_again, head_level, out_of_level, resumed_arms, takes, within_level};
 
 /// Where a question point resumes.
@@ -81,7 +96,8 @@ pub(crate) enum Placement {
     At { stmt: usize, again: Vec<Local> },
     /// In the start's nest, in a copy of statement `k` of the body resumed at the point; the
     /// body is cut after `k` with `live` as its value, unless `k` is its last statement, and
-    /// the `let`s `again` run again after its level.
+    /// the `let`s `again` run again after its level. Where the statement's points can, they
+    /// resume in place instead ([`InPlace`]), and `live` and `again` are not read.
     Within {
         stmt: usize,
         live: Option<Vec<Binding>>,
@@ -199,6 +215,39 @@ pub(crate) struct Within {
     pub(crate) arms: Vec<(Vec<u32>, TokenStream)>,
 }
 
+/// A statement of the body whose points resume in place (see `resume::in_place`): a level
+/// of the nest tested as a statement's head is, the statement after it written once.
+pub(crate) struct InPlace {
+    /// The statement of the body.
+    pub(crate) stmt: usize,
+    pub(crate) points: Vec<usize>,
+    /// The body's locals the points carry, the same for each, taken at the level.
+    pub(crate) carried: Vec<Carried>,
+    /// The body's `let`s had again after the level (see [`again_at`]).
+    pub(crate) again: Vec<Local>,
+    /// The statement as the nest writes it, its points still marked.
+    pub(crate) code: Stmt,
+    /// Where the statement is an `if`, which branch runs.
+    pub(crate) branch: Option<Branch>,
+}
+
+/// Which branch of an `if` resumed in place runs: `resumed` (a test of the reader) where the
+/// flow resumes at one of the `if`'s points, else `cond`, the `if`'s condition, evaluated at
+/// the end of the level's branch that runs from the start. The `if` then tests
+/// [`Branch::taken`], so that a local only its condition reads need not come out of the
+/// level.
+pub(crate) struct Branch {
+    pub(crate) resumed: TokenStream,
+    pub(crate) cond: syn::Expr,
+}
+
+impl Branch {
+    /// The local that holds which branch runs.
+    pub(crate) fn taken() -> Ident {
+        Ident::new("__mcp_then", proc_macro2::Span::mixed_site())
+    }
+}
+
 /// A level of an inner block whose points resume together (see `resume::group`).
 pub(crate) enum BlockLevel {
     /// A point at the head of statement `stmt`, and its locals of the block.
@@ -302,10 +351,11 @@ pub(crate) fn heads(
 
 /// The body, resumable at every point `placements` put in the start's nest, for the step
 /// function's opened state `reader`; `within[k]` holds the arms of the points inside
-/// statement `k`.
+/// statement `k`, or `in_place` the level of statement `k`, which `body` holds as
+/// [`InPlace::code`] writes it.
 pub(crate) fn nest(
     body: &Block,
-    placements: &[Placement],
+    (placements, in_place): (&[Placement], &[InPlace]),
     resumed: &[Resumed],
     within: &HashMap<usize, Within>,
     hoisted: &Hoisted,
@@ -355,6 +405,20 @@ pub(crate) fn nest(
         again,
     } in levels
     {
+        if let (None, Some(level)) = (head, in_place.iter().find(|level| level.stmt == k)) {
+            let (lets, uses) = had_again(&level.again);
+            let points = level
+                .points
+                .iter()
+                .map(|&id| u32::try_from(id).unwrap_or(u32::MAX));
+            let here = quote!(#reader.at_any(&[#(#points),*]));
+            let before = code(start..k);
+            let branch = level.branch.as_ref();
+            inner = resumed_here((inner, &before), &level.carried, &here, &uses, branch);
+            inner.extend(lets);
+            start = k;
+            continue;
+        }
         let (lets, uses) = had_again(again);
         match (head, within.get(&k)) {
             (Some(id), _) => {

@@ -84,14 +84,15 @@ impl Resumer<'_> {
     }
 }
 
-/// Groups the points `placements` puts inside one statement of the body, and resumes each
-/// group of two or more together. Each grouped point's carried locals are put in the order
-/// the group's arm takes them.
+/// Groups the points `placements` puts inside one statement of the body, but for those
+/// resumed `in_place`, and resumes each group of two or more together. Each grouped point's
+/// carried locals are put in the order the group's arm takes them.
 pub(crate) fn group(
     body: &Block,
     stages: Stages<'_>,
     placements: &[Placement],
     resumed: &mut [Resumed],
+    in_place: &HashSet<usize>,
 ) -> Vec<Group> {
     // A group's copy nests its block's statements in levels, out of whose scope a hiding
     // `let`'s borrow would not reach the questions after it: no group is made inside a
@@ -111,6 +112,7 @@ pub(crate) fn group(
         if let Placement::Within { stmt, .. } = placements[id]
             && !hides(stmt)
             && !site.is_sub()
+            && !in_place.contains(&id)
             && !resumed[id].declares
         {
             by_stmt.entry(stmt).or_default().push(id);

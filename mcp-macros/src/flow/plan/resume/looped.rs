@@ -1,7 +1,8 @@
 //! What resuming inside a loop adds: the rest of the iteration the flow stopped in runs
 //! once, as straight code ahead of the loop (so the compiler sees what it assigns before the
 //! loop runs again, and the values restored in it moved once), then the loop as written; and
-//! a `for` loop's current item bound again.
+//! a `for` loop's current item bound again. A loop whose points resume in place (see
+//! `in_place`) is written once instead, and needs none of this.
 
 use proc_macro2::Span;
 use quote::ToTokens;

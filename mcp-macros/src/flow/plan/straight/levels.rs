@@ -2,10 +2,10 @@
 //! from the point's state or computed by running the statements before it (see `straight`).
 
 use proc_macro2::TokenStream;
-use quote::quote;
+use quote::{ToTokens, quote};
 use syn::{Ident, Local, Stmt};
 
-use super::Within;
+use super::{Branch, Within};
 use crate::flow::analyse::point::Carried;
 use crate::flow::scope::{self, Binding};
 use crate::flow::step;
@@ -45,13 +45,35 @@ pub(super) fn head_level(
     uses: &TokenStream,
 ) -> TokenStream {
     let point = u32::try_from(id).unwrap_or(u32::MAX);
-    if carried.is_empty() {
+    if carried.is_empty() && inner.is_empty() && before.is_empty() {
+        // Nothing to bring along, and nothing to skip.
+        return inner;
+    }
+    let here = quote!(#reader.at(#point));
+    resumed_here((inner, before), carried, &here, uses, None)
+}
+
+/// A level whose statement runs as written once `here` (a test of the reader: whether the
+/// flow resumes at the level's points) has either restored `carried` from the state or
+/// computed them by running `inner` and `before`. With `branch`, it also brings out which
+/// branch of the statement's `if` runs (see [`Branch`]).
+pub(crate) fn resumed_here<S: ToTokens>(
+    (inner, before): (TokenStream, &[S]),
+    carried: &[Carried],
+    here: &TokenStream,
+    uses: &TokenStream,
+    branch: Option<&Branch>,
+) -> TokenStream {
+    let then = Branch::taken();
+    let (resumed, cond) = match branch {
+        Some(Branch { resumed, cond }) => (quote!(#resumed,), quote!(let #then: bool = #cond;)),
+        None => (TokenStream::new(), TokenStream::new()),
+    };
+    let then = branch.map(|_| quote!(#then,));
+    if carried.is_empty() && branch.is_none() {
         // Nothing to bring along: the statements before run unless resuming here.
-        if inner.is_empty() && before.is_empty() {
-            return inner;
-        }
         return quote! {
-            if !#reader.at(#point) {
+            if !#here {
                 #inner
                 #(#before)*
                 #uses
@@ -62,14 +84,15 @@ pub(super) fn head_level(
     let (bindings, keep_mut, idents) = out_of_level(carried.iter().map(|c| (&c.ident, c.mutable)));
     quote! {
         #[allow(unused_mut)]
-        let (#(#bindings,)*) = if #reader.at(#point) {
-            (#(#takes,)*)
+        let (#(#bindings,)* #then) = if #here {
+            (#(#takes,)* #resumed)
         } else {
             #inner
             #(#before)*
             #uses
+            #cond
             #(#keep_mut)*
-            (#(#idents,)*)
+            (#(#idents,)* #then)
         };
     }
 }
