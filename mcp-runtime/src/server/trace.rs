@@ -68,7 +68,7 @@ impl Access {
             }
             return Self::Record(Some(Box::new(AccessRecord::new(
                 escaped(method),
-                escaped(id.to_string()),
+                escaped(id_text(id)),
                 legacy,
                 TraceContext::of(params),
             ))));
@@ -116,6 +116,14 @@ impl Access {
             }),
         }
     }
+}
+
+/// The JSON-RPC id as JSON, as `Value`'s `Display` writes it, with no formatter between the
+/// serialiser and the text.
+#[cfg(feature = "cli")]
+fn id_text(id: &Value) -> String {
+    // Nothing in a `Value` fails to serialise.
+    serde_json::to_string(id).unwrap_or_default()
 }
 
 /// The span of one request, entered while it is dispatched and while its answer is awaited.
