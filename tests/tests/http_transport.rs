@@ -250,6 +250,46 @@ async fn progress_switches_the_answer_to_an_event_stream() {
     assert_eq!(plain.header("content-type"), Some("application/json"));
 }
 
+/// Each `Accept` text gets its own answer, also when texts alternate on one server thread,
+/// more of them than it remembers verdicts on, and one too long to be remembered.
+#[tokio::test]
+async fn alternating_accept_headers_are_each_judged_as_they_read() {
+    let server = client::start(handlers::fixture_server()).await;
+    let addr = server.addr;
+    let mut meta = client::meta();
+    meta["progressToken"] = json!(11);
+    let body = json!({
+        "jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": { "name": "slow", "_meta": meta },
+    })
+    .to_string();
+    let long = format!("text/html,{} application/json", " ".repeat(200));
+    let cases: [(&str, u16, Option<&str>); 7] = [
+        (
+            "application/json, text/event-stream",
+            200,
+            Some("text/event-stream"),
+        ),
+        ("text/html", 406, Some("application/json")),
+        ("application/json", 200, Some("application/json")),
+        (
+            "TEXT/*;q=0.5, Application/*",
+            200,
+            Some("text/event-stream"),
+        ),
+        ("text/event-stream", 406, Some("application/json")),
+        ("*/*", 200, Some("text/event-stream")),
+        (&long, 200, Some("application/json")),
+    ];
+    for _ in 0..2 {
+        for (accept, status, content_type) in &cases {
+            let answer = send(addr, "POST", &[("Accept", accept)], body.as_bytes()).await;
+            assert_eq!(answer.status, *status, "{accept}");
+            assert_eq!(answer.header("content-type"), *content_type, "{accept}");
+        }
+    }
+}
+
 #[tokio::test]
 async fn concurrent_requests_are_all_answered() {
     const CALLS: usize = 8;

@@ -2,6 +2,8 @@
 //! `request` span would give when it closes, with no span made. Also the request context of
 //! the other lines written while a request runs.
 
+use std::cell::Cell;
+
 use tracing::Level;
 use tracing_subscriber::Registry;
 use tracing_subscriber::registry::LookupSpan as _;
@@ -10,9 +12,19 @@ use super::log_fields::{FieldValue, Fields};
 use super::log_layer::{LogLayer, Request, TARGET};
 use crate::server::{AccessLog, AccessRecord, with_current_access};
 
+thread_local! {
+    /// The list an access line's fields were last put in, emptied: each request's line
+    /// reuses it rather than allocate one (at most [`MAX_REUSED_FIELDS`] places are kept).
+    static SPARE_FIELDS: Cell<Vec<(&'static str, FieldValue)>> = const { Cell::new(Vec::new()) };
+}
+
+/// The most places a thread keeps in its spare list of fields.
+const MAX_REUSED_FIELDS: usize = 32;
+
 impl Request {
     fn of(record: AccessRecord) -> Self {
-        let mut fields = Vec::with_capacity(12);
+        let mut fields = SPARE_FIELDS.take();
+        fields.reserve(12);
         let mut text = |name, value: String| fields.push((name, FieldValue::Str(value)));
         text("method", record.method);
         text("id", record.id);
@@ -97,6 +109,11 @@ impl AccessLog for LogLayer {
                 Some(&request),
             );
         });
+        let mut spare = request.fields.0;
+        spare.clear();
+        if spare.capacity() <= MAX_REUSED_FIELDS {
+            SPARE_FIELDS.set(spare);
+        }
     }
 }
 
@@ -113,7 +130,9 @@ mod tests {
     use crate::cli::log_writer::BatchWriter;
 
     /// The line a finished round's record gives inside a connection span, in `format` (the
-    /// connection's own line, when it closes, is not returned).
+    /// connection's own line, when it closes, is not returned). The record is written twice,
+    /// and the second line, written with the list of fields the first left, must say the
+    /// same up to its duration.
     fn line(format: LogFormat) -> String {
         let captured = Captured::default();
         let (writer, thread) = BatchWriter::spawn("access-line-test", captured.clone()).unwrap();
@@ -122,7 +141,7 @@ mod tests {
         tracing::subscriber::with_default(subscriber, || {
             let connection = tracing::info_span!("connection", transport = "http");
             let _connection = connection.enter();
-            layer.write(AccessRecord {
+            let record = AccessRecord {
                 parent: tracing::Span::current(),
                 method: "tools/call".into(),
                 id: "7".into(),
@@ -140,13 +159,30 @@ mod tests {
                 error_code: None,
                 trace: crate::server::TraceContext::default(),
                 started: Instant::now(),
-            });
+            };
+            layer.write(record.clone());
+            layer.write(record);
         });
         thread.finish(Duration::from_secs(5));
         let text = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
         let lines: Vec<&str> = text.lines().collect();
-        assert_eq!(lines.len(), 2, "{text}");
-        lines[0].to_owned()
+        assert_eq!(lines.len(), 3, "{text}");
+        // From the level on, with each duration's digits taken out.
+        let timeless = |line: &str| {
+            let level = line.find("INFO").unwrap_or_else(|| panic!("{line}"));
+            let mut parts = line[level..].split("duration_us");
+            let mut kept = parts.next().unwrap_or_default().to_owned();
+            for part in parts {
+                let rest = part
+                    .trim_start_matches(|c: char| !c.is_ascii_digit())
+                    .trim_start_matches(|c: char| c.is_ascii_digit());
+                kept.push_str("duration_us");
+                kept.push_str(rest);
+            }
+            kept
+        };
+        assert_eq!(timeless(lines[0]), timeless(lines[1]));
+        lines[1].to_owned()
     }
 
     #[test]

@@ -198,8 +198,12 @@ impl<H: Serves> Call<H> {
                         let expires_at = opened.expires_at();
                         let subject = self.context.subject.as_deref();
                         let peer = self.context.peer;
-                        let verdict =
-                            single_use::begin(store, subject, peer, state_id, expires_at, answers);
+                        // Boxed, as the other rare awaits of a round: the call's future is
+                        // moved whole when it starts, so what it holds for them costs every
+                        // round a copy.
+                        let verdict = Box::pin(single_use::begin(
+                            store, subject, peer, state_id, expires_at, answers,
+                        ));
                         match verdict.await {
                             Verdict::Run(record) => first_use = Some(record),
                             Verdict::Replay(reply) => {
@@ -280,13 +284,13 @@ impl<H: Serves> Call<H> {
         let round = self.last_round(state, input_responses);
         let round = match launch {
             None => round.await,
-            Some(launch) => match launch.race(round).await {
+            Some(launch) => match Box::pin(launch.race(round)).await {
                 super::tasks::Raced::Done(round) => round,
                 super::tasks::Raced::Task(created) => {
                     let (mut outcome, stored) = replayed(id, StoredReply::Result(created));
                     outcome.kind = "task";
                     if let Some(record) = first_use {
-                        record.finish(&stored).await;
+                        Box::pin(record.finish(&stored)).await;
                     }
                     return outcome;
                 }
@@ -341,7 +345,7 @@ impl<H: Serves> Call<H> {
             outcome.kind = "input_required";
         }
         if let Some(record) = first_use {
-            record.finish(&stored).await;
+            Box::pin(record.finish(&stored)).await;
         }
         outcome
     }

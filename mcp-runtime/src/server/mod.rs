@@ -138,6 +138,8 @@
 //! | callers | `owner`, `oauth`, `context` (what a handler learns of the request), `outbound` (progress and log notifications) |
 //! | observability | `trace` (the request span), `trace_context`, `otel` |
 
+#[cfg(feature = "cli")]
+mod access;
 pub mod app_state;
 mod bounds;
 mod build_check;
@@ -211,6 +213,10 @@ pub use trace_context::{
     MAX_BAGGAGE, MAX_TRACESTATE, META_BAGGAGE, META_TRACEPARENT, META_TRACESTATE,
 };
 
+#[cfg(feature = "cli")]
+pub(crate) use access::{
+    AccessLog, AccessRecord, install_access_log, with_current as with_current_access,
+};
 pub(crate) use builder::Inner;
 pub(crate) use complete::complete;
 pub(crate) use legacy::Connection;
@@ -218,11 +224,7 @@ pub(crate) use outbound::channel as message_channel;
 pub(crate) use owner::Owner;
 pub(crate) use session::StreamGuard;
 pub(crate) use shape::NestingScan;
-pub(crate) use trace::with_current as with_current_access;
-pub(crate) use trace::{
-    AccessLog, AccessRecord, install_access_log, record_answer, record_flow, record_round,
-    record_stop,
-};
+pub(crate) use trace::{record_answer, record_flow, record_round, record_stop};
 #[cfg(test)]
 pub(crate) use {trace::escaped, trace_context::TraceContext};
 

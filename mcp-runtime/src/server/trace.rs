@@ -1,27 +1,27 @@
 //! What a server records about each request (the table is in the [`server`](crate::server)
 //! module's docs), by one of two means:
 //!
-//! - under the log of [`init_logging`](crate::cli::init_logging), an [`AccessRecord`] the
+//! - under the log of [`init_logging`](crate::cli::init_logging) (`cli` feature), a record the
 //!   request owns, filled in as its fields become known and written as one line when it ends,
-//!   if the log's level lets `INFO` through: no `tracing` span is made, entered or closed;
+//!   if the log's level lets `INFO` through: no `tracing` span is made, entered or closed (see
+//!   the `access` module);
 //! - under any other subscriber, the `INFO` span `request`, entered while the request is
 //!   dispatched and while its answer is awaited, with the same fields recorded on it.
 //!
 //! Each field is recorded once: a human formatter writes every value it is given.
 
 use std::borrow::Cow;
-use std::cell::Cell;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::OnceLock;
 use std::task::{Context, Poll};
-use std::time::Instant;
 
 use serde_json::{Map, Value};
 use tracing::Span;
 use tracing::field::Empty;
 
 use super::Outcome;
+#[cfg(feature = "cli")]
+use super::access::{self, AccessRecord, Entered, Recorded};
 use super::handler::BoxFuture;
 use super::trace_context::TraceContext;
 use crate::logfield::{SHOWN_CHARS, untrusted};
@@ -42,113 +42,6 @@ fn plain(text: &str) -> bool {
     text.len() <= SHOWN_CHARS && text.bytes().all(|b| matches!(b, b' '..=b'~') && b != b'\\')
 }
 
-/// Where finished requests' records go: the log that [`init_logging`](crate::cli::init_logging)
-/// installs, which writes each as a line.
-pub(crate) trait AccessLog: Send + Sync {
-    /// Writes the line of a request that has ended.
-    fn write(&self, record: AccessRecord);
-}
-
-static ACCESS_LOG: OnceLock<Box<dyn AccessLog>> = OnceLock::new();
-
-/// Makes `log` the access log of this process, for good; requests then keep an
-/// [`AccessRecord`] rather than a span. Only the first call counts.
-pub(crate) fn install_access_log(log: Box<dyn AccessLog>) {
-    let _ = ACCESS_LOG.set(log);
-}
-
-/// What one request's line says, filled in as the request goes.
-#[derive(Clone)]
-pub(crate) struct AccessRecord {
-    /// The span the request began in (its connection's), whose scope the line shows.
-    pub(crate) parent: Span,
-    /// The JSON-RPC method, escaped.
-    pub(crate) method: String,
-    /// The JSON-RPC id as JSON, escaped.
-    pub(crate) id: String,
-    pub(crate) legacy: bool,
-    /// The call's target, escaped.
-    pub(crate) target: Option<String>,
-    /// The flow's round, counting from 1.
-    pub(crate) round: Option<u32>,
-    pub(crate) shape: Option<u32>,
-    /// The flow's id, drawn at its first round and carried in its state.
-    pub(crate) flow: Option<u64>,
-    /// The question point the round resumed from.
-    pub(crate) from: Option<u32>,
-    /// The question point the round stopped at.
-    pub(crate) to: Option<u32>,
-    /// `decline` or `cancel`, when the round read such an answer to a question.
-    pub(crate) answer: Option<&'static str>,
-    pub(crate) state_bytes: Option<usize>,
-    pub(crate) replayed: bool,
-    pub(crate) outcome: &'static str,
-    pub(crate) error_code: Option<i64>,
-    pub(crate) trace: TraceContext,
-    pub(crate) started: Instant,
-}
-
-impl AccessRecord {
-    /// The record of a request that begins now, in the current span: only what is known
-    /// before it is dispatched (`method` and `id` escaped already).
-    fn new(method: String, id: String, legacy: bool, trace: TraceContext) -> Self {
-        Self {
-            parent: Span::current(),
-            method,
-            id,
-            legacy,
-            target: None,
-            round: None,
-            shape: None,
-            flow: None,
-            from: None,
-            to: None,
-            answer: None,
-            state_bytes: None,
-            replayed: false,
-            outcome: "",
-            error_code: None,
-            trace,
-            started: Instant::now(),
-        }
-    }
-}
-
-thread_local! {
-    /// The record of the request being dispatched or polled on this thread, if any.
-    static CURRENT: Cell<Option<Box<AccessRecord>>> = const { Cell::new(None) };
-}
-
-/// Runs `f` on the record of the request this thread is running, if there is one.
-pub(crate) fn with_current<R>(f: impl FnOnce(&mut AccessRecord) -> R) -> Option<R> {
-    CURRENT.with(|cell| {
-        let mut record = cell.take();
-        let result = record.as_deref_mut().map(f);
-        cell.set(record);
-        result
-    })
-}
-
-/// While alive, `slot`'s record is this thread's current one; dropped (also in a panic), it
-/// goes back to `slot`, and the record current before comes back.
-struct Entered<'a> {
-    slot: &'a mut Option<Box<AccessRecord>>,
-    previous: Option<Box<AccessRecord>>,
-}
-
-impl<'a> Entered<'a> {
-    fn new(slot: &'a mut Option<Box<AccessRecord>>) -> Self {
-        let previous = CURRENT.with(|cell| cell.replace(slot.take()));
-        Self { slot, previous }
-    }
-}
-
-impl Drop for Entered<'_> {
-    fn drop(&mut self) {
-        *self.slot = CURRENT.with(|cell| cell.replace(self.previous.take()));
-    }
-}
-
 /// How one request is recorded.
 pub(crate) enum Access {
     /// Nothing listens.
@@ -156,6 +49,7 @@ pub(crate) enum Access {
     /// Another subscriber listens: the `request` span.
     Span(Span),
     /// The access log listens; `None` only while the request's future holds it.
+    #[cfg(feature = "cli")]
     Record(Option<Box<AccessRecord>>),
 }
 
@@ -167,13 +61,14 @@ impl Access {
         legacy: bool,
         params: &Map<String, Value>,
     ) -> Self {
-        if ACCESS_LOG.get().is_some() {
+        #[cfg(feature = "cli")]
+        if access::installed() {
             if !tracing::enabled!(tracing::Level::INFO) {
                 return Self::Off;
             }
             return Self::Record(Some(Box::new(AccessRecord::new(
                 escaped(method),
-                escaped(id.to_string()),
+                escaped(id_text(id)),
                 legacy,
                 TraceContext::of(params),
             ))));
@@ -192,6 +87,7 @@ impl Access {
         match self {
             Self::Off => dispatch(),
             Self::Span(span) => span.in_scope(dispatch),
+            #[cfg(feature = "cli")]
             Self::Record(slot) => {
                 let _entered = Entered::new(slot);
                 dispatch()
@@ -206,17 +102,28 @@ impl Access {
         outcome: BoxFuture<'static, Outcome>,
     ) -> BoxFuture<'static, Outcome> {
         match self {
-            Self::Off | Self::Record(None) => outcome,
+            Self::Off => outcome,
+            #[cfg(feature = "cli")]
+            Self::Record(None) => outcome,
             Self::Span(span) => Box::pin(Traced {
                 span,
                 outcome: Some(outcome),
             }),
+            #[cfg(feature = "cli")]
             Self::Record(record) => Box::pin(Recorded {
                 record,
                 outcome: Some(outcome),
             }),
         }
     }
+}
+
+/// The JSON-RPC id as JSON, as `Value`'s `Display` writes it, with no formatter between the
+/// serialiser and the text.
+#[cfg(feature = "cli")]
+fn id_text(id: &Value) -> String {
+    // Nothing in a `Value` fails to serialise.
+    serde_json::to_string(id).unwrap_or_default()
 }
 
 /// The span of one request, entered while it is dispatched and while its answer is awaited.
@@ -257,168 +164,100 @@ pub(crate) fn round_span() -> Span {
     )
 }
 
-/// Records on the current request's record (`on_record`) when the access log is installed;
-/// otherwise on the current span (`on_span`), if it is enabled.
-fn record(on_record: impl FnOnce(&mut AccessRecord), on_span: impl FnOnce(&Span)) {
-    if ACCESS_LOG.get().is_some() {
-        with_current(on_record);
-        return;
-    }
+/// Records on the current span (`on_span`), if it is enabled: when the access log is not
+/// installed, or did not take the field.
+fn on_span(on_span: impl FnOnce(&Span)) {
     let span = Span::current();
     if !span.is_disabled() {
         on_span(&span);
     }
 }
 
-/// Records on the current request's record when it is not legacy (a legacy call's rounds run
-/// in `round` spans of their own, which get the field); otherwise on the current span.
-fn record_round_field(on_record: impl FnOnce(&mut AccessRecord), on_span: impl FnOnce(&Span)) {
-    let modern = ACCESS_LOG.get().is_some()
-        && with_current(|record| {
-            let modern = !record.legacy;
-            if modern {
-                on_record(record);
-            }
-            modern
-        })
-        .unwrap_or(true);
-    if !modern {
-        let span = Span::current();
-        if !span.is_disabled() {
-            on_span(&span);
-        }
-    }
-}
-
 /// Records the current call's target, a client-chosen name or URI.
 pub(crate) fn record_target(target: &str) {
-    record(
-        |record| record.target = Some(escaped(target)),
-        |span| {
-            span.record("target", escaped(target).as_str());
-        },
-    );
+    #[cfg(feature = "cli")]
+    if access::record(|record| record.target = Some(escaped(target))) {
+        return;
+    }
+    on_span(|span| {
+        span.record("target", escaped(target).as_str());
+    });
 }
 
 /// Records the size of the state the current request hands to its next round.
 pub(crate) fn record_state_bytes(bytes: usize) {
-    record_round_field(
-        |record| record.state_bytes = Some(bytes),
-        |span| {
-            span.record("state_bytes", bytes);
-        },
-    );
+    #[cfg(feature = "cli")]
+    if access::record_round(|record| record.state_bytes = Some(bytes)) {
+        return;
+    }
+    on_span(|span| {
+        span.record("state_bytes", bytes);
+    });
 }
 
 /// Records that the current round was answered from the replay store.
 pub(crate) fn record_replayed() {
-    record(
-        |record| record.replayed = true,
-        |span| {
-            span.record("replayed", true);
-        },
-    );
+    #[cfg(feature = "cli")]
+    if access::record(|record| record.replayed = true) {
+        return;
+    }
+    on_span(|span| {
+        span.record("replayed", true);
+    });
 }
 
 /// Records the flow round the current request runs (counting from 1), the flow's shape, and
 /// the question point it resumes from (none on a first round).
 pub(crate) fn record_round(round: u32, shape: u32, from: Option<u32>) {
-    record_round_field(
-        |record| {
-            record.round = Some(round + 1);
-            record.shape = Some(shape);
-            record.from = from;
-        },
-        |span| {
-            span.record("round", u64::from(round) + 1);
-            span.record("shape", format!("{shape:08x}").as_str());
-            if let Some(from) = from {
-                span.record("from", from);
-            }
-        },
-    );
+    #[cfg(feature = "cli")]
+    if access::record_round(|record| {
+        record.round = Some(round + 1);
+        record.shape = Some(shape);
+        record.from = from;
+    }) {
+        return;
+    }
+    on_span(|span| {
+        span.record("round", u64::from(round) + 1);
+        span.record("shape", format!("{shape:08x}").as_str());
+        if let Some(from) = from {
+            span.record("from", from);
+        }
+    });
 }
 
 /// Records the id of the flow the current request runs a round of.
 pub(crate) fn record_flow(flow: u64) {
-    record_round_field(
-        |record| record.flow = Some(flow),
-        |span| {
-            span.record("flow", format!("{flow:016x}").as_str());
-        },
-    );
+    #[cfg(feature = "cli")]
+    if access::record_round(|record| record.flow = Some(flow)) {
+        return;
+    }
+    on_span(|span| {
+        span.record("flow", format!("{flow:016x}").as_str());
+    });
 }
 
 /// Records the question point where the current round stopped to ask.
 pub(crate) fn record_stop(point: u32) {
-    record_round_field(
-        |record| record.to = Some(point),
-        |span| {
-            span.record("to", point);
-        },
-    );
+    #[cfg(feature = "cli")]
+    if access::record_round(|record| record.to = Some(point)) {
+        return;
+    }
+    on_span(|span| {
+        span.record("to", point);
+    });
 }
 
 /// Records that the current round read an answer that declined or cancelled a question
 /// (`action`), so that a log can count, per point, how often users turn a question down.
 pub(crate) fn record_answer(action: &'static str) {
-    record_round_field(
-        |record| record.answer = Some(action),
-        |span| {
-            span.record("answer", action);
-        },
-    );
-}
-
-/// A request's answer with its record: current while the answer is polled, written when it
-/// is ready or dropped.
-struct Recorded {
-    record: Option<Box<AccessRecord>>,
-    /// `None` once finished.
-    outcome: Option<BoxFuture<'static, Outcome>>,
-}
-
-impl Recorded {
-    fn write(&mut self, outcome: &'static str, error_code: Option<i64>) {
-        if let (Some(mut record), Some(log)) = (self.record.take(), ACCESS_LOG.get()) {
-            record.outcome = outcome;
-            record.error_code = error_code;
-            log.write(*record);
-        }
+    #[cfg(feature = "cli")]
+    if access::record_round(|record| record.answer = Some(action)) {
+        return;
     }
-}
-
-impl Future for Recorded {
-    type Output = Outcome;
-
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Outcome> {
-        // `Recorded` is `Unpin`: its future is boxed.
-        let this = self.get_mut();
-        let Some(outcome) = &mut this.outcome else {
-            return Poll::Pending;
-        };
-        let polled = {
-            let _entered = Entered::new(&mut this.record);
-            outcome.as_mut().poll(cx)
-        };
-        let ready = std::task::ready!(polled);
-        this.outcome = None;
-        this.write(ready.kind, ready.error_code);
-        Poll::Ready(ready)
-    }
-}
-
-impl Drop for Recorded {
-    fn drop(&mut self) {
-        if let Some(outcome) = self.outcome.take() {
-            {
-                let _entered = Entered::new(&mut self.record);
-                tracing::debug!("call dropped: the client went away");
-                drop(outcome);
-            }
-            self.write("cancelled", None);
-        }
-    }
+    on_span(|span| {
+        span.record("answer", action);
+    });
 }
 
 /// A request's answer inside its span.
@@ -464,6 +303,7 @@ impl Drop for Traced {
 mod tests {
     use super::*;
 
+    #[cfg(feature = "cli")]
     fn record(method: &str) -> Access {
         Access::Record(Some(Box::new(AccessRecord::new(
             method.into(),
@@ -473,17 +313,19 @@ mod tests {
         ))))
     }
 
+    #[cfg(feature = "cli")]
     fn current_method() -> Option<String> {
-        with_current(|record| record.method.clone())
+        access::with_current(|record| record.method.clone())
     }
 
+    #[cfg(feature = "cli")]
     #[test]
     fn a_record_is_current_only_within_its_request_and_keeps_what_was_set_there() {
         let (mut outer, mut inner) = (record("outer"), record("inner"));
         assert_eq!(current_method(), None);
         outer.within(|| {
             assert_eq!(current_method().as_deref(), Some("outer"));
-            with_current(|record| record.round = Some(2));
+            access::with_current(|record| record.round = Some(2));
             inner.within(|| assert_eq!(current_method().as_deref(), Some("inner")));
             assert_eq!(current_method().as_deref(), Some("outer"));
         });

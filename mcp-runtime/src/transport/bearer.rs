@@ -20,7 +20,9 @@ pub(crate) async fn authenticate(
     let Some(auth) = &server.inner.auth else {
         return Ok(None);
     };
-    match auth.authenticate(&parts.headers).await {
+    // Boxed: a token check may fetch keys, a large future that every request's future would
+    // otherwise hold room for, and copy, with or without a resource server.
+    match Box::pin(auth.authenticate(&parts.headers)).await {
         Ok(claims) => Ok(Some(claims)),
         Err(denied) => Err(denied_response(&denied)),
     }

@@ -2,6 +2,7 @@
 //! `Content-Type`, `Accept`, body size.
 
 use std::borrow::Cow;
+use std::cell::RefCell;
 use std::net::Ipv6Addr;
 
 use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, Uri, header};
@@ -358,7 +359,55 @@ fn accepts_any(headers: &HeaderMap, wanted: &[&str]) -> Option<bool> {
 /// A client that sends `Accept` must accept JSON answers: `None` when it does not (answer
 /// [`not_acceptable`]). Without an `Accept` header, anything goes. Otherwise says whether the
 /// client accepts an event stream, from the same one pass over the header.
+///
+/// A client sends the same `Accept` text on every request, so each thread remembers the
+/// verdict on its last [`ACCEPT_REMEMBERED`] texts (one header of at most
+/// [`ACCEPT_REMEMBERED_LEN`] bytes each); equal texts get equal verdicts.
 pub(crate) fn check_accept(headers: &HeaderMap) -> Option<bool> {
+    let mut values = headers.get_all(header::ACCEPT).iter();
+    let (Some(text), None) = (values.next(), values.next()) else {
+        return judge_accept(headers);
+    };
+    let text = text.as_bytes();
+    if text.len() > ACCEPT_REMEMBERED_LEN {
+        return judge_accept(headers);
+    }
+    RECENT_ACCEPT.with_borrow_mut(|recent| {
+        if let Some((_, verdict)) = recent.texts.iter().find(|(seen, _)| **seen == *text) {
+            return *verdict;
+        }
+        let verdict = judge_accept(headers);
+        let entry = (Box::from(text), verdict);
+        if recent.texts.len() < ACCEPT_REMEMBERED {
+            recent.texts.push(entry);
+        } else {
+            recent.texts[recent.next] = entry;
+            recent.next = (recent.next + 1) % ACCEPT_REMEMBERED;
+        }
+        verdict
+    })
+}
+
+/// How many `Accept` texts each thread remembers the verdict on.
+const ACCEPT_REMEMBERED: usize = 4;
+/// The longest `Accept` text remembered, in bytes; longer ones are read each time.
+const ACCEPT_REMEMBERED_LEN: usize = 128;
+
+thread_local! {
+    /// The last few `Accept` texts judged on this thread, with their verdicts: at most
+    /// [`ACCEPT_REMEMBERED`] texts of [`ACCEPT_REMEMBERED_LEN`] bytes a thread.
+    static RECENT_ACCEPT: RefCell<RecentAccept> =
+        const { RefCell::new(RecentAccept { texts: Vec::new(), next: 0 }) };
+}
+
+struct RecentAccept {
+    texts: Vec<(Box<[u8]>, Option<bool>)>,
+    /// The one to replace next, once all are taken.
+    next: usize,
+}
+
+/// [`check_accept`]'s verdict, read from the header's media ranges.
+fn judge_accept(headers: &HeaderMap) -> Option<bool> {
     const JSON: [&str; 3] = ["application/json", "application/*", "*/*"];
     const EVENT_STREAM: [&str; 3] = ["text/event-stream", "text/*", "*/*"];
     let (mut any, mut json, mut event_stream) = (false, false, false);
@@ -472,6 +521,36 @@ mod tests {
         headers.remove(header::ACCEPT);
         assert_eq!(check_accept(&headers), Some(false));
         assert!(!accepts_event_stream(&headers));
+    }
+
+    /// Texts judged in turn, more of them than a thread remembers, and again: each time the
+    /// verdict of reading the header afresh.
+    #[test]
+    fn remembered_accept_verdicts_match_reading_the_header() {
+        let long = format!(
+            "text/html, {}application/json",
+            " ".repeat(ACCEPT_REMEMBERED_LEN)
+        );
+        let texts = [
+            "application/json, text/event-stream",
+            "text/html",
+            "application/json",
+            "TEXT/*;q=0.5, application/*",
+            "text/event-stream",
+            "*/*",
+            long.as_str(),
+        ];
+        for _ in 0..3 {
+            for text in texts {
+                let mut headers = HeaderMap::new();
+                headers.insert(header::ACCEPT, HeaderValue::from_str(text).unwrap());
+                assert_eq!(check_accept(&headers), judge_accept(&headers), "{text}");
+            }
+        }
+        let mut both = HeaderMap::new();
+        both.append(header::ACCEPT, HeaderValue::from_static("text/html"));
+        both.append(header::ACCEPT, HeaderValue::from_static("application/json"));
+        assert_eq!(check_accept(&both), Some(false));
     }
 
     #[test]

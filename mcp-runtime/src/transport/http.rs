@@ -441,7 +441,10 @@ where
     let handling = server.handle_shallow(&bytes, facts);
     drop(bytes);
     match handling.messages {
-        Some(messages) if accepts_sse => respond_streaming(handling.outcome, messages, slot).await,
+        // Boxed: only streamed answers pay for the room their future takes.
+        Some(messages) if accepts_sse => {
+            Box::pin(respond_streaming(handling.outcome, messages, slot)).await
+        }
         messages => {
             // Nobody will read the messages: dropped now, a legacy call's question fails at
             // once rather than wait for an answer that cannot come.

@@ -1,0 +1,208 @@
+//! The access log's side of what a server records about each request (built with the `cli`
+//! feature, whose [`init_logging`](crate::cli::init_logging) installs the log): an
+//! [`AccessRecord`] the request owns, filled in as its fields become known and written as one
+//! line when it ends. No `tracing` span is made, entered or closed for it.
+//!
+//! Nothing is recorded unless the log is installed, and then only for requests that begin
+//! while its level lets `INFO` through.
+
+use std::cell::Cell;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::OnceLock;
+use std::task::{Context, Poll};
+use std::time::Instant;
+
+use tracing::Span;
+
+use super::Outcome;
+use super::handler::BoxFuture;
+use super::trace_context::TraceContext;
+
+/// Where finished requests' records go: the log that [`init_logging`](crate::cli::init_logging)
+/// installs, which writes each as a line.
+pub(crate) trait AccessLog: Send + Sync {
+    /// Writes the line of a request that has ended.
+    fn write(&self, record: AccessRecord);
+}
+
+static ACCESS_LOG: OnceLock<Box<dyn AccessLog>> = OnceLock::new();
+
+/// Makes `log` the access log of this process, for good; requests then keep an
+/// [`AccessRecord`] rather than a span. Only the first call counts.
+pub(crate) fn install_access_log(log: Box<dyn AccessLog>) {
+    let _ = ACCESS_LOG.set(log);
+}
+
+/// What one request's line says, filled in as the request goes.
+#[derive(Clone)]
+pub(crate) struct AccessRecord {
+    /// The span the request began in (its connection's), whose scope the line shows.
+    pub(crate) parent: Span,
+    /// The JSON-RPC method, escaped.
+    pub(crate) method: String,
+    /// The JSON-RPC id as JSON, escaped.
+    pub(crate) id: String,
+    pub(crate) legacy: bool,
+    /// The call's target, escaped.
+    pub(crate) target: Option<String>,
+    /// The flow's round, counting from 1.
+    pub(crate) round: Option<u32>,
+    pub(crate) shape: Option<u32>,
+    /// The flow's id, drawn at its first round and carried in its state.
+    pub(crate) flow: Option<u64>,
+    /// The question point the round resumed from.
+    pub(crate) from: Option<u32>,
+    /// The question point the round stopped at.
+    pub(crate) to: Option<u32>,
+    /// `decline` or `cancel`, when the round read such an answer to a question.
+    pub(crate) answer: Option<&'static str>,
+    pub(crate) state_bytes: Option<usize>,
+    pub(crate) replayed: bool,
+    pub(crate) outcome: &'static str,
+    pub(crate) error_code: Option<i64>,
+    pub(crate) trace: TraceContext,
+    pub(crate) started: Instant,
+}
+
+impl AccessRecord {
+    /// The record of a request that begins now, in the current span: only what is known
+    /// before it is dispatched (`method` and `id` escaped already).
+    pub(super) fn new(method: String, id: String, legacy: bool, trace: TraceContext) -> Self {
+        Self {
+            parent: Span::current(),
+            method,
+            id,
+            legacy,
+            target: None,
+            round: None,
+            shape: None,
+            flow: None,
+            from: None,
+            to: None,
+            answer: None,
+            state_bytes: None,
+            replayed: false,
+            outcome: "",
+            error_code: None,
+            trace,
+            started: Instant::now(),
+        }
+    }
+}
+
+thread_local! {
+    /// The record of the request being dispatched or polled on this thread, if any.
+    static CURRENT: Cell<Option<Box<AccessRecord>>> = const { Cell::new(None) };
+}
+
+/// Runs `f` on the record of the request this thread is running, if there is one.
+pub(crate) fn with_current<R>(f: impl FnOnce(&mut AccessRecord) -> R) -> Option<R> {
+    CURRENT.with(|cell| {
+        let mut record = cell.take();
+        let result = record.as_deref_mut().map(f);
+        cell.set(record);
+        result
+    })
+}
+
+/// While alive, `slot`'s record is this thread's current one; dropped (also in a panic), it
+/// goes back to `slot`, and the record current before comes back.
+pub(super) struct Entered<'a> {
+    slot: &'a mut Option<Box<AccessRecord>>,
+    previous: Option<Box<AccessRecord>>,
+}
+
+impl<'a> Entered<'a> {
+    pub(super) fn new(slot: &'a mut Option<Box<AccessRecord>>) -> Self {
+        let previous = CURRENT.with(|cell| cell.replace(slot.take()));
+        Self { slot, previous }
+    }
+}
+
+impl Drop for Entered<'_> {
+    fn drop(&mut self) {
+        *self.slot = CURRENT.with(|cell| cell.replace(self.previous.take()));
+    }
+}
+
+/// Whether the access log is installed: requests then keep an [`AccessRecord`], not a span.
+pub(super) fn installed() -> bool {
+    ACCESS_LOG.get().is_some()
+}
+
+/// Applies `on_record` to the current request's record, if the access log is installed;
+/// says whether it is (if not, the field goes on the current span).
+pub(super) fn record(on_record: impl FnOnce(&mut AccessRecord)) -> bool {
+    if !installed() {
+        return false;
+    }
+    with_current(on_record);
+    true
+}
+
+/// Applies `on_record` to the current request's record when the access log is installed and
+/// the request is not legacy; says whether it did, or found no request to record on. A legacy
+/// call's rounds run in `round` spans of their own, which get the field instead.
+pub(super) fn record_round(on_record: impl FnOnce(&mut AccessRecord)) -> bool {
+    installed()
+        && with_current(|record| {
+            let modern = !record.legacy;
+            if modern {
+                on_record(record);
+            }
+            modern
+        })
+        .unwrap_or(true)
+}
+
+/// A request's answer with its record: current while the answer is polled, written when it
+/// is ready or dropped.
+pub(super) struct Recorded {
+    pub(super) record: Option<Box<AccessRecord>>,
+    /// `None` once finished.
+    pub(super) outcome: Option<BoxFuture<'static, Outcome>>,
+}
+
+impl Recorded {
+    fn write(&mut self, outcome: &'static str, error_code: Option<i64>) {
+        if let (Some(mut record), Some(log)) = (self.record.take(), ACCESS_LOG.get()) {
+            record.outcome = outcome;
+            record.error_code = error_code;
+            log.write(*record);
+        }
+    }
+}
+
+impl Future for Recorded {
+    type Output = Outcome;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Outcome> {
+        // `Recorded` is `Unpin`: its future is boxed.
+        let this = self.get_mut();
+        let Some(outcome) = &mut this.outcome else {
+            return Poll::Pending;
+        };
+        let polled = {
+            let _entered = Entered::new(&mut this.record);
+            outcome.as_mut().poll(cx)
+        };
+        let ready = std::task::ready!(polled);
+        this.outcome = None;
+        this.write(ready.kind, ready.error_code);
+        Poll::Ready(ready)
+    }
+}
+
+impl Drop for Recorded {
+    fn drop(&mut self) {
+        if let Some(outcome) = self.outcome.take() {
+            {
+                let _entered = Entered::new(&mut self.record);
+                tracing::debug!("call dropped: the client went away");
+                drop(outcome);
+            }
+            self.write("cancelled", None);
+        }
+    }
+}
