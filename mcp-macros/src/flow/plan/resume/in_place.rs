@@ -44,7 +44,7 @@
 use std::collections::BTreeMap;
 
 use proc_macro2::TokenStream;
-use quote::quote;
+use quote::{ToTokens, quote};
 use syn::{Block, Expr, Ident, Local, Stmt};
 
 use super::syntax::{at_head, cond_lets};
@@ -56,6 +56,7 @@ use crate::flow::plan::straight::{self, Branch, InPlace, Placement};
 use crate::flow::scope;
 use crate::flow::step;
 
+mod arms;
 #[cfg(test)]
 mod tests;
 
@@ -246,7 +247,7 @@ impl Builder<'_> {
             reads: stmt.clone(),
         };
         match expr {
-            Expr::If(e) if cond_lets(&e.cond).is_empty() => {
+            Expr::If(e) if cond_lets(&e.cond).is_empty() && !else_if(e) => {
                 let (then, other): (Vec<usize>, Vec<usize>) = points
                     .iter()
                     .partition(|&&id| step(id, 0) == Some(&Step::IfThen));
@@ -302,7 +303,9 @@ impl Builder<'_> {
                     code: quote!(#(#attrs)* if #taken #then_block #else_branch #semi),
                     branch: Some(Branch {
                         resumed,
-                        cond: (*e.cond).clone(),
+                        cond: e.cond.to_token_stream(),
+                        local: taken,
+                        ty: quote!(bool),
                     }),
                     reads: Stmt::Expr(Expr::If(reads), *semi),
                 })
@@ -347,6 +350,7 @@ impl Builder<'_> {
                 let (attrs, label) = (&e.attrs, &e.label);
                 Some(written(quote!(#(#attrs)* #label #block #semi)))
             }
+            Expr::If(_) | Expr::Match(_) => self.arms(expr, *semi, &inside, points),
             _ => None,
         }
     }
@@ -428,4 +432,9 @@ fn numbers(points: &[usize]) -> Vec<u32> {
         .iter()
         .map(|&id| u32::try_from(id).unwrap_or(u32::MAX))
         .collect()
+}
+
+/// Whether `e`'s `else` branch is another `if`.
+fn else_if(e: &syn::ExprIf) -> bool {
+    matches!(&e.else_branch, Some((_, branch)) if matches!(**branch, Expr::If(_)))
 }
