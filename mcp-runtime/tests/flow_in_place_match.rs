@@ -210,3 +210,24 @@ async fn arms_that_read_what_their_pattern_binds_keep_a_copy_and_still_resume() 
     // Each scrutinee once per run.
     assert_eq!(runs(&BOUND) - before, 4);
 }
+
+#[tool]
+async fn ends_in_a_match(args: Args, cx: Cx) -> ToolResult {
+    let color = color_of(args.start);
+    let label = format!("{color:?}");
+    match color {
+        Color::Red => Ok(text(format!("{label} only"))),
+        Color::Green | Color::Blue(_) => {
+            let shade: Word = cx.elicit("Shade?").await?;
+            Ok(text(format!("{label} {} {color:?}", shade.word)))
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_match_that_gives_the_body_its_value_resumes_in_its_arm() {
+    let asked = FlowTester::tool(ends_in_a_match).arguments(args(1, &[]));
+    assert_eq!(finish(asked, &[word("dark")]).await, "Green dark Green");
+    let asked = FlowTester::tool(ends_in_a_match).arguments(args(0, &[]));
+    assert_eq!(finish(asked, &[]).await, "Red only");
+}

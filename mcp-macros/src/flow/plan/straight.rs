@@ -42,7 +42,8 @@
 //!   the level is that `if` itself.
 //!
 //! - Questions inside statement `k` where it can resume in place (a plain `if`, `loop`,
-//!   `while` or block, see `resume::in_place`): no copy; the level is tested as a head's is,
+//!   `while` or block; an `else if` chain, `if let` or `match` choosing its branch by an
+//!   `__mcp_arm` number, see `resume::in_place`): no copy; the level is tested as a head's is,
 //!   on all the statement's points, and statement `k` is written once, its blocks nested the
 //!   same way ([`InPlace`]):
 //!   ```text

@@ -1,6 +1,6 @@
-//! Points inside an `if`, a `loop`, a `while` or a block among the body's statements,
-//! resumed in place: the statement appears once in the start's nest, the reader steering its
-//! control flow, and each block holding points is written as a nest of its own (see
+//! Points inside an `if`, a `loop`, a `while`, a block, an `else if` chain, an `if let` or a
+//! `match` (the last three in `arms`) among the body's statements, resumed in place: the
+//! statement appears once in the start's nest, the reader steering its control flow, and each block holding points is written as a nest of its own (see
 //! `straight`), so that no point's code is copied and each question costs the compiler its
 //! own statement.
 //!
@@ -38,8 +38,9 @@
 //! tuple: each of its points carries, at each level, exactly the locals that the code from
 //! the level on reads (none moved before the question and given a value after it, none
 //! read only before it, none had again rather than carried), and none declares a local,
-//! hides one or borrows one again. Otherwise its points keep a copy of the statement each
-//! (`straight::within_level`, `group`).
+//! hides one or borrows one again; and, for a chain or a `match`, where no branch reads what
+//! its pattern (or its condition's `let`) binds. Otherwise its points keep a copy of the
+//! statement each (`straight::within_level`, `group`): so do `for` and `while let` loops.
 
 use std::collections::BTreeMap;
 

@@ -23,7 +23,8 @@
 //! match __mcp_arm { 0 => { S3 } 1 => { reader.arrive(2); let b: B = ..; S4 } _ => { S5 } }
 //! ```
 //! The scrutinee (or each condition) runs once where the code as written reaches the
-//! statement, and never on a resume inside it. No branch may read a local its pattern (or its
+//! statement, and never on a resume inside it; its temporaries are dropped before the
+//! branch runs. No branch may read a local its pattern (or its
 //! condition's `let`) binds: the number carries none of them. Such a statement keeps a copy
 //! per point (`straight::within_level`), as do arms with attributes and branches that are
 //! not plain blocks.
