@@ -29,7 +29,7 @@
 //! per point (`straight::within_level`), as do arms with attributes and branches that are
 //! not plain blocks.
 
-use proc_macro2::{Literal, TokenStream};
+use proc_macro2::{Literal, Span, TokenStream};
 use quote::{ToTokens, quote};
 use syn::{Block, Expr, Ident, Pat, Stmt, Token};
 
@@ -114,8 +114,20 @@ impl Builder<'_> {
         // What the branches and what follows read: one branch or another, the patterns and
         // conditions left to the level.
         let (last, others) = arms.split_last()?;
-        let (others, last) = (others.iter().map(|arm| &arm.body), &last.body);
-        let reads: Expr = syn::parse2(quote!(#(if true { #others } else)* { #last })).ok()?;
+        let mut reads = Expr::Block(syn::ExprBlock {
+            attrs: Vec::new(),
+            label: None,
+            block: as_block(&last.body),
+        });
+        for arm in others.iter().rev() {
+            reads = Expr::If(syn::ExprIf {
+                attrs: Vec::new(),
+                if_token: Token![if](Span::call_site()),
+                cond: Box::new(syn::parse_quote!(true)),
+                then_branch: as_block(&arm.body),
+                else_branch: Some((Token![else](Span::call_site()), Box::new(reads))),
+            });
+        }
         Some(Written {
             code: quote!(#(#attrs)* match #local { #(#written)* } #semi),
             branch: Some(Branch {
@@ -127,9 +139,7 @@ impl Builder<'_> {
             reads: Stmt::Expr(reads, semi),
         })
     }
-}
 
-impl Builder<'_> {
     /// Whether `arm`'s body reads a name its pattern binds.
     fn reads_bound(&self, arm: &Arm<'_>) -> bool {
         if arm.bound.is_empty() {
@@ -226,6 +236,17 @@ fn bound_by(pat: &Pat) -> Vec<Ident> {
     let mut bindings = Vec::new();
     scope::pattern_bindings(pat, None, &mut bindings);
     bindings.into_iter().map(|binding| binding.ident).collect()
+}
+
+/// `body` as a block: its own, where it is a plain block, else one that gives its value.
+fn as_block(body: &Expr) -> Block {
+    match body {
+        Expr::Block(e) if e.label.is_none() && e.attrs.is_empty() => e.block.clone(),
+        body => Block {
+            brace_token: syn::token::Brace::default(),
+            stmts: vec![Stmt::Expr(body.clone(), None)],
+        },
+    }
 }
 
 /// `block` as an expression.
