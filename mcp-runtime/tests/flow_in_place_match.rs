@@ -231,3 +231,44 @@ async fn a_match_that_gives_the_body_its_value_resumes_in_its_arm() {
     let asked = FlowTester::tool(ends_in_a_match).arguments(args(0, &[]));
     assert_eq!(finish(asked, &[]).await, "Red only");
 }
+
+static TWO: AtomicUsize = AtomicUsize::new(0);
+
+#[tool]
+async fn two_matches_in_a_while(cx: Cx) -> ToolResult {
+    let mut log = Vec::new();
+    let mut turn = 0_u32;
+    while turn < 3 {
+        match counted(turn % 3, &TWO) {
+            0 => {
+                let a: Word = cx.elicit("A?").await?;
+                log.push(format!("{turn}a {}", a.word));
+            }
+            1 => log.push(format!("{turn}-")),
+            _ => {
+                let b: Word = cx.elicit("B?").await?;
+                log.push(format!("{turn}b {}", b.word));
+            }
+        }
+        match counted(turn == 1, &TWO) {
+            true => {
+                let c: Word = cx.elicit("C?").await?;
+                log.push(format!("{turn}c {}", c.word));
+            }
+            false => {}
+        }
+        turn += 1;
+    }
+    Ok(text(log.join(" ")))
+}
+
+#[tokio::test]
+async fn two_matches_in_a_loop_each_resume_in_their_own_arm() {
+    let before = runs(&TWO);
+    let asked = FlowTester::tool(two_matches_in_a_while);
+    let (keys, round) = run_keyed(asked, &[word("x"), word("y"), word("z")]).await;
+    assert_eq!(keys, ["a", "c", "b"]);
+    assert_eq!(round.text(), Some("0a x 1- 1c y 2b z"));
+    // Each scrutinee once per turn, over three turns.
+    assert_eq!(runs(&TWO) - before, 6);
+}

@@ -127,6 +127,19 @@ fn a_match_whose_arms_bind_nothing_they_read_resumes_in_place() {
          }
          Ok(text(log.join(\" \")))"
     ));
+    assert!(in_place(
+        "let mut log = Vec::new(); let mut turn = 0_u32;
+         while turn < 3 {
+             match turn % 3 {
+                 0 => { let a: Word = cx.elicit(\"A?\").await?; log.push(a.word); }
+                 1 => log.push(String::new()),
+                 _ => { let b: Word = cx.elicit(\"B?\").await?; log.push(b.word); }
+             }
+             match turn == 1 { true => { let c: Word = cx.elicit(\"C?\").await?; log.push(c.word); } false => {} }
+             turn += 1;
+         }
+         Ok(text(log.join(\" \")))"
+    ));
 }
 
 #[test]
