@@ -1,8 +1,8 @@
 //! Points inside an `if`, a `loop`, a `while`, a block, an `else if` chain, an `if let` or a
 //! `match` (the last three in `arms`) among the body's statements, resumed in place: the
-//! statement appears once in the start's nest, the reader steering its control flow, and each block holding points is written as a nest of its own (see
-//! `straight`), so that no point's code is copied and each question costs the compiler its
-//! own statement.
+//! statement appears once in the start's nest, the reader steering its control flow, and
+//! each block holding points is written as a nest of its own (see `straight`), so that no
+//! point's code is copied and each question costs the compiler its own statement.
 //!
 //! Input: point 1 at the head of a statement of an `if`'s `then` block, point 2 at the head
 //! of one of a loop's body:
