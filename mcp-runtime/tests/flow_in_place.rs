@@ -2,8 +2,9 @@
 //! resumed where they stand: each condition runs once each time the code as written reaches
 //! it and never again on a resume, and a loop's later iterations run as written. Beside them,
 //! the shapes whose statement is copied for each question instead (a local moved before a
-//! question and given a new value after it, a `match`, an `if let`, a local the question's
-//! block reads only before it) behave the same. Each flow runs round by round through the
+//! question and given a new value after it, an `if let` whose block reads what it binds, a
+//! local the question's block reads only before it) behave the same; the `match` beside them
+//! resumes in place (see `flow_in_place_match.rs`). Each flow runs round by round through the
 //! server's own dispatch; each condition counts its runs.
 
 #![allow(clippy::needless_pass_by_value)]

@@ -78,8 +78,11 @@
 //!   in place (`straight`). **Placement**: a point `At` the head of a body statement, `Within`
 //!   one (resumed in the nest's arm for it), or in an arm of its `Own`.
 //! - **in place**: a statement of the body holding points (a plain `if`, `loop`, `while` or
-//!   block) written once in the nest, the reader steering its control flow, rather than
-//!   copied for its points (`plan/resume/in_place.rs`, `straight::InPlace`).
+//!   block; an `else if` chain, `if let` or `match` whose branches read nothing their
+//!   patterns bind) written once in the nest, the reader steering its control flow, rather
+//!   than copied for its points (`plan/resume/in_place.rs`, `straight::InPlace`). **Arm
+//!   number**: which branch of such a chain or `match` runs, found at the end of its level
+//!   (`plan/resume/in_place/arms.rs`, `straight::Branch`).
 //! - **group**: points inside one statement resumed together in one arm (`resume::group`).
 //! - **level**: the depth of a scope down a path, where a carried local is restored.
 //! - **summary**, **stand-in**: the bindings a run of statements reads and assigns first
@@ -103,7 +106,8 @@
 //!   the iteration stopped in runs once, then the loop; the current item taken afresh),
 //!   `plan/resume/restore.rs` (`Rederive::Loop`: the iterator rebuilt from its position).
 //! - **Which statements resume in place** (no copy of the statement per point), and how:
-//!   `plan/resume/in_place.rs` (which constructs, the conditions on their locals, the code),
+//!   `plan/resume/in_place.rs` (which constructs, the conditions on their locals, the code;
+//!   `in_place/arms.rs` for `else if` chains, `if let`s and `match`es),
 //!   `plan/straight/levels.rs` (`resumed_here`: the level), and `Reader::arrive` in
 //!   `mcp-runtime/src/flow/continuation.rs` (a loop's later iterations run as written).
 //! - **How a new operand position is accepted** (a question as an argument or element): a

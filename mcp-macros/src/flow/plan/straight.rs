@@ -42,7 +42,8 @@
 //!   the level is that `if` itself.
 //!
 //! - Questions inside statement `k` where it can resume in place (a plain `if`, `loop`,
-//!   `while` or block, see `resume::in_place`): no copy; the level is tested as a head's is,
+//!   `while` or block; an `else if` chain, `if let` or `match` choosing its branch by an
+//!   `__mcp_arm` number, see `resume::in_place`): no copy; the level is tested as a head's is,
 //!   on all the statement's points, and statement `k` is written once, its blocks nested the
 //!   same way ([`InPlace`]):
 //!   ```text
@@ -231,20 +232,28 @@ pub(crate) struct InPlace {
     pub(crate) branch: Option<Branch>,
 }
 
-/// Which branch of an `if` resumed in place runs: `resumed` (a test of the reader) where the
-/// flow resumes at one of the `if`'s points, else `cond`, the `if`'s condition, evaluated at
-/// the end of the level's branch that runs from the start. The `if` then tests
-/// [`Branch::taken`], so that a local only its condition reads need not come out of the
+/// Which branch of an `if` (or arm of a `match`) resumed in place runs: `resumed` (a test
+/// of the reader) where the flow resumes at one of its points, else `cond`, the `if`'s
+/// condition (or the arm's number, found by matching the scrutinee), evaluated at the end of
+/// the level's branch that runs from the start, into `local` of type `ty`. The statement
+/// then tests `local`, so that a local only its condition reads need not come out of the
 /// level.
 pub(crate) struct Branch {
     pub(crate) resumed: TokenStream,
-    pub(crate) cond: syn::Expr,
+    pub(crate) cond: TokenStream,
+    pub(crate) local: Ident,
+    pub(crate) ty: TokenStream,
 }
 
 impl Branch {
-    /// The local that holds which branch runs.
+    /// The local that holds whether an `if`'s `then` block runs.
     pub(crate) fn taken() -> Ident {
         Ident::new("__mcp_then", proc_macro2::Span::mixed_site())
+    }
+
+    /// The local that holds the number of the arm (or branch of an `if` chain) that runs.
+    pub(crate) fn arm() -> Ident {
+        Ident::new("__mcp_arm", proc_macro2::Span::mixed_site())
     }
 }
 

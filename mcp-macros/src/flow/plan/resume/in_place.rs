@@ -1,8 +1,8 @@
-//! Points inside an `if`, a `loop`, a `while` or a block among the body's statements,
-//! resumed in place: the statement appears once in the start's nest, the reader steering its
-//! control flow, and each block holding points is written as a nest of its own (see
-//! `straight`), so that no point's code is copied and each question costs the compiler its
-//! own statement.
+//! Points inside an `if`, a `loop`, a `while`, a block, an `else if` chain, an `if let` or a
+//! `match` (the last three in `arms`) among the body's statements, resumed in place: the
+//! statement appears once in the start's nest, the reader steering its control flow, and
+//! each block holding points is written as a nest of its own (see `straight`), so that no
+//! point's code is copied and each question costs the compiler its own statement.
 //!
 //! Input: point 1 at the head of a statement of an `if`'s `then` block, point 2 at the head
 //! of one of a loop's body:
@@ -38,13 +38,14 @@
 //! tuple: each of its points carries, at each level, exactly the locals that the code from
 //! the level on reads (none moved before the question and given a value after it, none
 //! read only before it, none had again rather than carried), and none declares a local,
-//! hides one or borrows one again. Otherwise its points keep a copy of the statement each
-//! (`straight::within_level`, `group`).
+//! hides one or borrows one again; and, for a chain or a `match`, where no branch reads what
+//! its pattern (or its condition's `let`) binds. Otherwise its points keep a copy of the
+//! statement each (`straight::within_level`, `group`): so do `for` and `while let` loops.
 
 use std::collections::BTreeMap;
 
 use proc_macro2::TokenStream;
-use quote::quote;
+use quote::{ToTokens, quote};
 use syn::{Block, Expr, Ident, Local, Stmt};
 
 use super::syntax::{at_head, cond_lets};
@@ -56,6 +57,7 @@ use crate::flow::plan::straight::{self, Branch, InPlace, Placement};
 use crate::flow::scope;
 use crate::flow::step;
 
+mod arms;
 #[cfg(test)]
 mod tests;
 
@@ -246,7 +248,7 @@ impl Builder<'_> {
             reads: stmt.clone(),
         };
         match expr {
-            Expr::If(e) if cond_lets(&e.cond).is_empty() => {
+            Expr::If(e) if cond_lets(&e.cond).is_empty() && !else_if(e) => {
                 let (then, other): (Vec<usize>, Vec<usize>) = points
                     .iter()
                     .partition(|&&id| step(id, 0) == Some(&Step::IfThen));
@@ -302,7 +304,9 @@ impl Builder<'_> {
                     code: quote!(#(#attrs)* if #taken #then_block #else_branch #semi),
                     branch: Some(Branch {
                         resumed,
-                        cond: (*e.cond).clone(),
+                        cond: e.cond.to_token_stream(),
+                        local: taken,
+                        ty: quote!(bool),
                     }),
                     reads: Stmt::Expr(Expr::If(reads), *semi),
                 })
@@ -347,6 +351,7 @@ impl Builder<'_> {
                 let (attrs, label) = (&e.attrs, &e.label);
                 Some(written(quote!(#(#attrs)* #label #block #semi)))
             }
+            Expr::If(_) | Expr::Match(_) => self.arms(expr, *semi, &inside, points),
             _ => None,
         }
     }
@@ -428,4 +433,9 @@ fn numbers(points: &[usize]) -> Vec<u32> {
         .iter()
         .map(|&id| u32::try_from(id).unwrap_or(u32::MAX))
         .collect()
+}
+
+/// Whether `e`'s `else` branch is another `if`.
+fn else_if(e: &syn::ExprIf) -> bool {
+    matches!(&e.else_branch, Some((_, branch)) if matches!(**branch, Expr::If(_)))
 }

@@ -64,12 +64,19 @@ pub(crate) fn resumed_here<S: ToTokens>(
     uses: &TokenStream,
     branch: Option<&Branch>,
 ) -> TokenStream {
-    let then = Branch::taken();
     let (resumed, cond) = match branch {
-        Some(Branch { resumed, cond }) => (quote!(#resumed,), quote!(let #then: bool = #cond;)),
+        Some(Branch {
+            resumed,
+            cond,
+            local,
+            ty,
+        }) => (quote!(#resumed,), quote!(let #local: #ty = #cond;)),
         None => (TokenStream::new(), TokenStream::new()),
     };
-    let then = branch.map(|_| quote!(#then,));
+    let then = branch.map(|branch| {
+        let local = &branch.local;
+        quote!(#local,)
+    });
     if carried.is_empty() && branch.is_none() {
         // Nothing to bring along: the statements before run unless resuming here.
         return quote! {

@@ -107,8 +107,8 @@ fn a_local_moved_before_a_question_and_given_a_value_after_it_keeps_a_copy() {
 }
 
 #[test]
-fn a_match_and_an_if_let_keep_a_copy() {
-    assert!(!in_place(
+fn a_match_whose_arms_bind_nothing_they_read_resumes_in_place() {
+    assert!(in_place(
         "let mut log = Vec::new();
          loop {
              match log.len() < 2 {
@@ -118,11 +118,74 @@ fn a_match_and_an_if_let_keep_a_copy() {
          }
          Ok(text(log.join(\" \")))"
     ));
+    assert!(in_place(
+        "let mut log = Vec::new();
+         match args.mode {
+             Mode::Slow(n) if n > 3 => log.push(String::new()),
+             Mode::Slow(_) => { let slow: Word = cx.elicit(\"Slow?\").await?; log.push(slow.word); }
+             Mode::Fast => { let fast: Word = cx.elicit(\"Fast?\").await?; log.push(fast.word); }
+         }
+         Ok(text(log.join(\" \")))"
+    ));
+    assert!(in_place(
+        "let mut log = Vec::new(); let mut turn = 0_u32;
+         while turn < 3 {
+             match turn % 3 {
+                 0 => { let a: Word = cx.elicit(\"A?\").await?; log.push(a.word); }
+                 1 => log.push(String::new()),
+                 _ => { let b: Word = cx.elicit(\"B?\").await?; log.push(b.word); }
+             }
+             match turn == 1 { true => { let c: Word = cx.elicit(\"C?\").await?; log.push(c.word); } false => {} }
+             turn += 1;
+         }
+         Ok(text(log.join(\" \")))"
+    ));
+}
+
+#[test]
+fn an_else_if_chain_and_an_if_let_resume_in_place() {
+    assert!(in_place(
+        "let mut log = Vec::new();
+         if args.start == 0 { log.push(String::new()); }
+         else if args.start == 1 { let one: Word = cx.elicit(\"One?\").await?; log.push(one.word); }
+         else if args.start == 2 { log.push(String::new()); }
+         else { let many: Word = cx.elicit(\"Many?\").await?; log.push(many.word); }
+         Ok(text(log.join(\" \")))"
+    ));
+    assert!(in_place(
+        "let mut log = Vec::new();
+         if let Some(item) = args.items.first() && !item.is_empty() {
+             let keep: Yes = cx.elicit(\"Keep?\").await?; log.push(keep.ok.to_string());
+         }
+         Ok(text(log.join(\" \")))"
+    ));
+}
+
+#[test]
+fn an_arm_that_reads_what_its_pattern_binds_keeps_a_copy() {
+    // Read after the question: the binding is carried.
     assert!(!in_place(
         "let mut log = Vec::new();
          if let Some(item) = args.items.first() {
              let keep: Yes = cx.elicit(\"Keep?\").await?;
              if keep.ok { log.push(item.clone()); }
+         }
+         Ok(text(log.join(\" \")))"
+    ));
+    // Read only before it, or in an arm without questions: the arm's number holds none.
+    assert!(!in_place(
+        "let mut log = Vec::new();
+         match args.mode {
+             Mode::Slow(n) => { log.push(n.to_string()); let w: Word = cx.elicit(\"W?\").await?; log.push(w.word); }
+             Mode::Fast => log.push(String::new()),
+         }
+         Ok(text(log.join(\" \")))"
+    ));
+    assert!(!in_place(
+        "let mut log = Vec::new();
+         match args.mode {
+             Mode::Slow(n) => log.push(format!(\"{n}\")),
+             Mode::Fast => { let w: Word = cx.elicit(\"W?\").await?; log.push(w.word); }
          }
          Ok(text(log.join(\" \")))"
     ));
