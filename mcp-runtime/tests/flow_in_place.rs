@@ -9,7 +9,7 @@
 
 #![allow(clippy::needless_pass_by_value)]
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::AtomicUsize;
 
 use mcp_runtime::testing::FlowTester;
 use mcp_runtime::{Cx, ToolResult, text, tool};
@@ -17,17 +17,7 @@ use mcp_runtime::{Cx, ToolResult, text, tool};
 #[path = "common/answers.rs"]
 mod answers;
 
-use answers::{Args, Word, Yes, args, finish, run_keyed, word, yes};
-
-/// `value`, counting one more run of the condition that `counter` counts.
-fn counted(value: bool, counter: &AtomicUsize) -> bool {
-    counter.fetch_add(1, Ordering::SeqCst);
-    value
-}
-
-fn runs(counter: &AtomicUsize) -> usize {
-    counter.load(Ordering::SeqCst)
-}
+use answers::{Args, Word, Yes, args, counted, finish, run_keyed, runs, word, yes};
 
 static SOME_ROUNDS: AtomicUsize = AtomicUsize::new(0);
 

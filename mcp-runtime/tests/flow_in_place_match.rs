@@ -8,7 +8,7 @@
 
 #![allow(clippy::needless_pass_by_value)]
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::AtomicUsize;
 
 use mcp_runtime::testing::FlowTester;
 use mcp_runtime::{Cx, ToolResult, text, tool};
@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 #[path = "common/answers.rs"]
 mod answers;
 
-use answers::{Args, Mode, Word, Yes, args, finish, run_keyed, word, yes};
+use answers::{Args, Mode, Word, Yes, args, counted, finish, run_keyed, runs, word, yes};
 
 /// A colour a handler carries across its questions.
 #[derive(Serialize, Deserialize, Debug)]
@@ -33,16 +33,6 @@ fn color_of(n: u32) -> Color {
         1 => Color::Green,
         n => Color::Blue(n),
     }
-}
-
-/// `value`, counting one more run of what `counter` counts.
-fn counted<T>(value: T, counter: &AtomicUsize) -> T {
-    counter.fetch_add(1, Ordering::SeqCst);
-    value
-}
-
-fn runs(counter: &AtomicUsize) -> usize {
-    counter.load(Ordering::SeqCst)
 }
 
 static SCRUTINEE: AtomicUsize = AtomicUsize::new(0);

@@ -8,6 +8,8 @@
     reason = "shared through `#[path]` by several test binaries"
 )]
 
+use std::sync::atomic::{AtomicUsize, Ordering};
+
 use mcp_runtime::ElicitForm;
 use mcp_runtime::server::IntoToolHandler;
 use mcp_runtime::testing::{FlowTester, Round};
@@ -95,4 +97,16 @@ pub async fn answered<M>(
     answers: &[Value],
 ) -> String {
     finish(FlowTester::tool(handler).arguments(arguments), answers).await
+}
+
+/// `value`, counting one more run of the code that `counter` counts (a condition, a
+/// scrutinee): how a test sees that a resume did not run it again.
+pub fn counted<T>(value: T, counter: &AtomicUsize) -> T {
+    counter.fetch_add(1, Ordering::SeqCst);
+    value
+}
+
+/// How many runs `counter` has counted so far.
+pub fn runs(counter: &AtomicUsize) -> usize {
+    counter.load(Ordering::SeqCst)
 }
