@@ -241,6 +241,8 @@ impl Builder<'_> {
         {
             return None;
         }
+        // Whether every point stands in the construct's part `part` (its body, its block).
+        let all_in = |part: Step| points.iter().all(|&id| step(id, 0) == Some(&part));
         let reader = &self.reader;
         let written = |code: TokenStream| Written {
             code,
@@ -312,10 +314,7 @@ impl Builder<'_> {
                 })
             }
             Expr::Loop(e) => {
-                if points
-                    .iter()
-                    .any(|&id| step(id, 0) != Some(&Step::LoopBody))
-                {
+                if !all_in(Step::LoopBody) {
                     return None;
                 }
                 inside.push(Step::LoopBody);
@@ -324,10 +323,7 @@ impl Builder<'_> {
                 Some(written(quote!(#(#attrs)* #label loop #body #semi)))
             }
             Expr::While(e) if cond_lets(&e.cond).is_empty() => {
-                if points
-                    .iter()
-                    .any(|&id| step(id, 0) != Some(&Step::WhileBody))
-                {
+                if !all_in(Step::WhileBody) {
                     return None;
                 }
                 inside.push(Step::WhileBody);
@@ -340,10 +336,7 @@ impl Builder<'_> {
                 Some(written(quote!(#(#attrs)* #label while #go #body #semi)))
             }
             Expr::Block(e) => {
-                if points
-                    .iter()
-                    .any(|&id| step(id, 0) != Some(&Step::BlockExpr))
-                {
+                if !all_in(Step::BlockExpr) {
                     return None;
                 }
                 inside.push(Step::BlockExpr);
