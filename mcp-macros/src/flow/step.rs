@@ -11,6 +11,17 @@ pub(crate) fn reader() -> Ident {
     Ident::new("__mcp_r", Span::mixed_site())
 }
 
+/// Question point `id`'s number, as the step's state and its markers write it
+/// (`reader.at(N)`, `reader.write(N)`, `__mcp_site!().N`).
+pub(crate) fn number(id: usize) -> u32 {
+    u32::try_from(id).unwrap_or(u32::MAX)
+}
+
+/// The numbers of question points `ids` (see [`number`]).
+pub(crate) fn numbers(ids: &[usize]) -> Vec<u32> {
+    ids.iter().map(|&id| number(id)).collect()
+}
+
 /// The label of the block holding the step's body, which every place the step stops breaks
 /// out of with its `continuation::Stopped`, for the one await of it after the block.
 pub(crate) fn stop_label() -> syn::Lifetime {

@@ -8,6 +8,8 @@ use proc_macro2::{Ident, Span};
 use syn::punctuated::Punctuated;
 use syn::{Expr, Token};
 
+use crate::flow::step;
+
 /// The prefix of a parameter moved into the body (see `mutable`).
 pub(crate) const ARG: &str = "__mcp_arg";
 
@@ -35,7 +37,7 @@ pub(crate) fn marker(id: usize) -> Expr {
         })),
         dot_token: Default::default(),
         member: syn::Member::Unnamed(syn::Index {
-            index: u32::try_from(id).unwrap_or(u32::MAX),
+            index: step::number(id),
             span: Span::call_site(),
         }),
     })

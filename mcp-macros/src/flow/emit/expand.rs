@@ -116,7 +116,7 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
     let mut within: HashMap<usize, straight::Within> = HashMap::new();
     let mut arms = Vec::new();
     for (id, point) in resumed.iter().enumerate() {
-        let n = u32::try_from(id).unwrap_or(u32::MAX);
+        let n = step::number(id);
         let placement = &plan.placements[id];
         if placement.stmt().is_some() {
             same_as_start.push(n);
@@ -129,11 +129,8 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
         let (numbers, mut body, carried) = match group {
             Some(group) if group.points[0] != id => continue,
             Some(group) => {
-                let numbers = group
-                    .points
-                    .iter()
-                    .map(|&id| u32::try_from(id).unwrap_or(u32::MAX));
-                (numbers.collect(), group.body.clone(), &group.carried)
+                let numbers = step::numbers(&group.points);
+                (numbers, group.body.clone(), &group.carried)
             }
             None => (vec![n], point.body.clone(), &point.carried),
         };

@@ -8,7 +8,7 @@ use syn::{Expr, Ident};
 use crate::flow::analyse::point::Resumed;
 use crate::flow::check::sites::Site;
 use crate::flow::lower::bindings::Bindings;
-use crate::flow::step::{slot, stop_label};
+use crate::flow::step::{self, slot, stop_label};
 use crate::flow::syntax::marker_site;
 
 /// Replaces each `__mcp_site!().N` marker with the code that settles question point `N`.
@@ -174,7 +174,7 @@ impl SiteCode<'_> {
     /// locals written through their slots.
     fn write(&self, id: usize) -> TokenStream {
         let reader = self.reader;
-        let point = u32::try_from(id).unwrap_or(u32::MAX);
+        let point = step::number(id);
         let puts = self.resumed[id].carried.iter().map(|c| {
             let local = &c.ident;
             let slot = slot(c.slot);

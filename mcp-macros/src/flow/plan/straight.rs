@@ -83,6 +83,7 @@ use crate::flow::analyse::hoist::Hoisted;
 use crate::flow::analyse::point::{Carried, Resumed};
 use crate::flow::check::sites::{Site, Step};
 use crate::flow::scope::{self, Binding};
+use crate::flow::step;
 
 mod again;
 mod levels;
@@ -416,10 +417,7 @@ pub(crate) fn nest(
     {
         if let (None, Some(level)) = (head, in_place.iter().find(|level| level.stmt == k)) {
             let (lets, uses) = had_again(&level.again);
-            let points = level
-                .points
-                .iter()
-                .map(|&id| u32::try_from(id).unwrap_or(u32::MAX));
+            let points = step::numbers(&level.points);
             let here = quote!(#reader.at_any(&[#(#points),*]));
             let before = code(start..k);
             let branch = level.branch.as_ref();

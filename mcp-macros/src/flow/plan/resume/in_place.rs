@@ -189,12 +189,12 @@ impl Builder<'_> {
                     let mut path = prefix.to_vec();
                     path.push(Step::Stmt(j));
                     let written = self.construct(&block.stmts[j], &path, &points)?;
-                    let numbers = numbers(&points);
+                    let numbers = step::numbers(&points);
                     (quote!(#reader.at_any(&[#(#numbers),*])), Some(written))
                 }
                 // The innermost test of a point: the reader is at no point after it.
                 (1, [id]) => {
-                    let point = u32::try_from(*id).unwrap_or(u32::MAX);
+                    let point = step::number(*id);
                     (quote!(#reader.arrive(#point)), None)
                 }
                 _ => return None,
@@ -294,7 +294,7 @@ impl Builder<'_> {
                     (false, true) => quote!(true),
                     (true, _) => quote!(false),
                     (false, false) => {
-                        let then = numbers(&then);
+                        let then = step::numbers(&then);
                         quote!(#reader.at_any(&[#(#then),*]))
                     }
                 };
@@ -329,7 +329,7 @@ impl Builder<'_> {
                 inside.push(Step::WhileBody);
                 let body = self.block(&e.body, &inside, points)?;
                 let (attrs, label, cond) = (&e.attrs, &e.label, &e.cond);
-                let numbers = numbers(points);
+                let numbers = step::numbers(points);
                 // Resuming inside the body, the condition is not evaluated until the next
                 // time round, by which time the reader is at no point.
                 let go = quote!(#reader.at_any(&[#(#numbers),*]) || (#cond));
@@ -421,13 +421,6 @@ fn ids_of(lets: &[&Local], bindings: &Bindings) -> Vec<BindingId> {
 }
 
 /// The points' numbers, as the reader's tests write them.
-fn numbers(points: &[usize]) -> Vec<u32> {
-    points
-        .iter()
-        .map(|&id| u32::try_from(id).unwrap_or(u32::MAX))
-        .collect()
-}
-
 /// Whether `e`'s `else` branch is another `if`.
 fn else_if(e: &syn::ExprIf) -> bool {
     matches!(&e.else_branch, Some((_, branch)) if matches!(**branch, Expr::If(_)))

@@ -44,7 +44,7 @@ pub(super) fn head_level(
     reader: &Ident,
     uses: &TokenStream,
 ) -> TokenStream {
-    let point = u32::try_from(id).unwrap_or(u32::MAX);
+    let point = step::number(id);
     if carried.is_empty() && inner.is_empty() && before.is_empty() {
         // Nothing to bring along, and nothing to skip.
         return inner;

@@ -247,10 +247,7 @@ impl Planner<'_, '_> {
         });
         let body = &resumed.body;
         let arm: TokenStream = quote!(#(#takes)* #body);
-        let numbers = points
-            .iter()
-            .map(|&id| u32::try_from(id).unwrap_or(u32::MAX))
-            .collect();
+        let numbers = step::numbers(points);
         arms.arms.push((numbers, arm));
         for &id in points {
             let mut order = resumed.carried.clone();

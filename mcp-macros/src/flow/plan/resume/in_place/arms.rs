@@ -34,11 +34,12 @@ use quote::{ToTokens, quote};
 use syn::{Block, Expr, Ident, Pat, Stmt, Token};
 
 use super::super::syntax::{cond_lets, let_pattern};
-use super::{Builder, Written, numbers};
+use super::{Builder, Written};
 use crate::flow::analyse::free;
 use crate::flow::check::sites::Step;
 use crate::flow::plan::straight::Branch;
 use crate::flow::scope;
+use crate::flow::step;
 
 /// One branch of an `if` chain or arm of a `match`.
 struct Arm<'e> {
@@ -94,7 +95,7 @@ impl Builder<'_> {
                 true => arm.body.to_token_stream(),
                 false => {
                     let at = [inside, &arm.at].concat();
-                    resumed.push((arm_number(j), numbers(held)));
+                    resumed.push((arm_number(j), step::numbers(held)));
                     self.block(arm.block?, &at, held)?
                 }
             };
