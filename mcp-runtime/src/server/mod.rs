@@ -136,7 +136,7 @@
 //! | listen streams | `listen` (routing), `subscriptions` (the hub and filters) |
 //! | tasks | `tasks` (the extension's methods, the runner, the records) |
 //! | callers | `owner`, `oauth`, `context` (what a handler learns of the request), `outbound` (progress and log notifications) |
-//! | observability | `trace` (the request span), `trace_context`, `otel` |
+//! | observability | `trace` (the request span), `access` (the access log's record of a request, with the `cli` feature), `trace_context`, `otel` |
 
 #[cfg(feature = "cli")]
 mod access;
