@@ -49,8 +49,9 @@ def args_struct(name):
 
 def questions(count, what, shape="row"):
     """`count` yes/no questions, each counted in `yes`: in a row (`row`), each inside an `if` of
-    its own (`nested`), in a row inside one loop's body, run once (`loop`), or each inside an
-    `if` of its own inside one loop's body (`loop-if`)."""
+    its own (`nested`), each in an arm of a `match` of its own (`match`), in a row inside one
+    loop's body, run once (`loop`), or each inside an `if` of its own inside one loop's body
+    (`loop-if`)."""
     lines = []
     for k in range(count):
         asked = [
@@ -64,6 +65,15 @@ def questions(count, what, shape="row"):
         ]
         if shape in ("nested", "loop-if"):
             asked = ["if args.replicas > 0 {", *("    " + line for line in asked), "}"]
+        if shape == "match":
+            asked = [
+                "match args.replicas {",
+                "    0 => {}",
+                "    _ => {",
+                *("        " + line for line in asked),
+                "    }",
+                "}",
+            ]
         lines += ["    " + line for line in asked]
     if shape in ("loop", "loop-if"):
         lines = ["    loop {", *("    " + line for line in lines), "        break;", "    }"]
@@ -199,6 +209,7 @@ def hand_leaf(tools):
 SHAPES = {
     "row": "in a row",
     "nested": "each inside an `if` of its own",
+    "match": "each in an arm of a `match` of its own",
     "loop": "in a row inside one loop's body",
     "loop-if": "each inside an `if` of its own inside one loop's body",
 }
@@ -311,6 +322,7 @@ def generate(opts):
         leaves[f"leaf-chain-k{k}"] = chain_leaf(k)
     for k in opts.nested:
         leaves[f"leaf-nested-k{k}"] = chain_leaf(k, "nested")
+        leaves[f"leaf-match-k{k}"] = chain_leaf(k, "match")
         leaves[f"leaf-loop-k{k}"] = chain_leaf(k, "loop")
         leaves[f"leaf-loopif-k{k}"] = chain_leaf(k, "loop-if")
     for name, source in leaves.items():
@@ -429,6 +441,8 @@ def report(opts):
     for prefix, title in (
         ("leaf-chain-k", "One #[tool] of K yes/no questions in a row"),
         ("leaf-nested-k", "One #[tool] of K yes/no questions, each inside an `if` of its own"),
+        ("leaf-match-k", "One #[tool] of K yes/no questions, each in an arm of a `match` of "
+                         "its own"),
         ("leaf-loop-k", "One #[tool] of K yes/no questions in a row inside one loop's body"),
         ("leaf-loopif-k", "One #[tool] of K yes/no questions, each inside an `if` of its own "
                           "inside one loop's body"),

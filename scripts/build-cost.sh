@@ -12,6 +12,7 @@
 #   leaf-macro-asking  the N `#[tool]`s with Q straight-line yes/no questions each;
 #   leaf-chain-kK      one `#[tool]` of K yes/no questions in a row, for K in 0, 5, 20, 40;
 #   leaf-nested-kK     the same with each question inside an `if` of its own, for K in 20, 40;
+#   leaf-match-kK      the same with each question in an arm of a `match` of its own;
 #   leaf-loop-kK       the same in a row inside one loop's body, for K in 20, 40;
 #   leaf-loopif-kK     the same each inside an `if` of its own inside one loop's body.
 # A test first checks that the hand-written tools list and answer exactly as the `#[tool]`
@@ -29,7 +30,7 @@
 # Prints the medians, the ratios macro / hand-written, ms per tool, ms per question point
 # ((asking - no questions) / (N * Q)), and for the K series the seconds per question and the
 # growth from K=20 to K=40 above K=0 (2x linear, 4x quadratic), against issue 32's budgets.
-# Takes a few minutes to build the dependencies, then 17 timed leaf builds per run.
+# Takes a few minutes to build the dependencies, then 19 timed leaf builds per run.
 #
 # Usage: scripts/build-cost.sh [--tools N] [--questions Q] [--runs R] [--quick] [--keep]
 #   --tools N      tools per leaf crate (default 50)
@@ -91,7 +92,7 @@ LEAVES=(leaf-macro-q0 leaf-hand-q0)
 if ((QUESTIONS > 0)); then LEAVES+=(leaf-macro-asking); fi
 CHAINS=()
 for k in "${CHAIN[@]}"; do CHAINS+=("leaf-chain-k$k"); done
-for k in "${NESTED[@]}"; do CHAINS+=("leaf-nested-k$k" "leaf-loop-k$k" "leaf-loopif-k$k"); done
+for k in "${NESTED[@]}"; do CHAINS+=("leaf-nested-k$k" "leaf-match-k$k" "leaf-loop-k$k" "leaf-loopif-k$k"); done
 
 echo "== generating $TOOLS tools per leaf, $QUESTIONS questions each, chains of ${CHAIN[*]}"
 python3 scripts/build-cost.py generate "$WORK" --tools "$TOOLS" --questions "$QUESTIONS" \
