@@ -183,7 +183,10 @@ impl RewindsInOrder for InOrder {
 /// `(&CarryProbe(&slot)).borrow_shape()` is [`Borrowed`] for a reference, or a `Vec`,
 /// `VecDeque`, `Option` or `Box` of one, and [`NoBorrow`] for anything else;
 /// `(&CarryProbe(&slot)).guard_shape()` is [`Guarded`] for the lock guards of `std` and
-/// `tokio` and `RefCell`'s borrows, and [`NoGuard`] for anything else.
+/// `tokio` and `RefCell`'s borrows, and [`NoGuard`] for anything else. [`NotABorrow`] and
+/// [`NotAGuard`] refuse an answer through a bound on the slot's type that no type meets: where
+/// a mistake in the local's value leaves that type unknown, the check stays undecided, and the
+/// compiler reports the mistake alone rather than a borrow or a guard the local may not be.
 #[doc(hidden)]
 pub struct CarryProbe<'a, T>(pub &'a T);
 
@@ -265,14 +268,20 @@ impl<T> ProbeNoGuard for &CarryProbe<'_, T> {}
             `.clone()` on a borrowed value, `.map(str::to_owned).collect::<Vec<String>>()` for \
             borrowed items; or take the borrow again after the question"
 )]
-pub trait NotABorrow {
-    /// Accepts the probe's answer; named by the step the macro writes.
+pub trait NotABorrow<T> {
+    /// Accepts the probe's answer for `slot`; named by the step the macro writes.
     #[doc(hidden)]
-    fn check(self);
+    fn check(self, slot: &Slot<T>);
 }
 
-impl NotABorrow for NoBorrow {
-    fn check(self) {}
+impl<T> NotABorrow<T> for NoBorrow {
+    fn check(self, _: &Slot<T>) {}
+}
+
+// Refused through a bound no type meets (see `CarryProbe`); a known type in the trait's words.
+#[diagnostic::do_not_recommend]
+impl<T: Uncarried> NotABorrow<T> for Borrowed {
+    fn check(self, _: &Slot<T>) {}
 }
 
 /// The guard probe's answer a carried local must give: [`NoGuard`] only.
@@ -283,12 +292,27 @@ impl NotABorrow for NoBorrow {
     note = "take the lock after the question, where the guard is used, and carry what you \
             read from it as an owned value"
 )]
-pub trait NotAGuard {
-    /// Accepts the probe's answer; named by the step the macro writes.
+pub trait NotAGuard<T> {
+    /// Accepts the probe's answer for `slot`; named by the step the macro writes.
     #[doc(hidden)]
-    fn check(self);
+    fn check(self, slot: &Slot<T>);
 }
 
-impl NotAGuard for NoGuard {
-    fn check(self) {}
+impl<T> NotAGuard<T> for NoGuard {
+    fn check(self, _: &Slot<T>) {}
+}
+
+// Refused through a bound no type meets (see `CarryProbe`); a known type in the trait's words.
+#[diagnostic::do_not_recommend]
+impl<T: Uncarried> NotAGuard<T> for Guarded {
+    fn check(self, _: &Slot<T>) {}
+}
+
+/// A bound no type meets: what refuses a [`Borrowed`] or a [`Guarded`] slot.
+#[doc(hidden)]
+pub trait Uncarried: sealed::Never {}
+
+mod sealed {
+    /// Implemented by no type.
+    pub trait Never {}
 }

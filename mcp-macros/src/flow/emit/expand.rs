@@ -233,12 +233,12 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
                     #[allow(unused_imports)]
                     use #carry::{ProbeBorrowed as _, ProbeNoBorrow as _};
                     (&#carry::CarryProbe(&#slot)).borrow_shape()
-                });
+                }, &#slot);
                 #carry::NotAGuard::check({
                     #[allow(unused_imports)]
                     use #carry::{ProbeGuarded as _, ProbeNoGuard as _};
                     (&#carry::CarryProbe(&#slot)).guard_shape()
-                });
+                }, &#slot);
             }
         });
     let slot_names = (0..slots.len()).map(|n| {
