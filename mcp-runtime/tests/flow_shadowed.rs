@@ -338,3 +338,30 @@ async fn a_carried_local_shows_its_own_type_not_that_of_another_of_its_name() {
         ]
     );
 }
+
+#[tokio::test]
+async fn the_graph_shows_a_hidden_local_and_its_hider_under_the_names_written() {
+    use mcp_runtime::server::ToolHandler;
+
+    // `greet_trimmed`'s first `name` and `noted`'s second `status` are written under names of
+    // their own in the step function; what the graph shows is the code as written.
+    let graph = greet_trimmed()
+        .flow_graph()
+        .expect("it asks, so it has a graph");
+    let point = graph.point(1).expect("the second question is point 1");
+    assert_eq!(
+        point.questions[0].message.as_deref(),
+        Some("format!(\"Greet {name}?\")")
+    );
+    let graph = noted().flow_graph().expect("it asks, so it has a graph");
+    let point = graph.point(0).expect("the first question is point 0");
+    assert_eq!(
+        point.questions[0].message.as_deref(),
+        Some("format!(\"Use {status}?\")")
+    );
+    let tail = graph.exits().last().and_then(|exit| exit.source.as_deref());
+    assert!(
+        tail.is_some_and(|source| source.starts_with("Ok(text(format!(\"{status} {}")),
+        "{tail:?}"
+    );
+}

@@ -11,12 +11,12 @@
 //! | stage | folder: modules | input | output | errors raised |
 //! | --- | --- | --- | --- | --- |
 //! | parse | `parse/`: [`model`], [`parse::presentation`], [`parse::kind`], [`parse::receiver`] | the attribute's tokens, the `ItemFn` | `model::Options`, `model::Handler` (parameters, context, arguments, body) | unknown, repeated or ill-typed keys; a signature of the wrong shape; a resource without its URI |
-//! | lower | `lower/`: [`mutable`], [`chains`], [`bindings`], [`shadow`], [`items`] | the handler's body | `mut` parameters made locals, conditions that chain a `let` before a question split there, the scopes resolved once (`bindings::Bindings`: every binding a `BindingId`, every use its binding's), locals hidden by a binding that reads them renamed through that table, the body's items lifted out | a chain the split cannot keep |
+//! | lower | `lower/`: [`mutable`], [`chains`], [`bindings`], [`shadow`], [`items`] | the handler's body | `mut` parameters made locals, conditions that chain a `let` before a question split there, the scopes resolved once (`bindings::Bindings`: every binding a `BindingId`, every use its binding's), the new name of each local hidden by a binding that reads it (or of that binding) decided and recorded in that table, the body keeping the names written, the body's items lifted out | a chain the split cannot keep |
 //! | check | `check/`: [`valid`], [`sites`] (keys: `check/sites/keys.rs`), [`check::forbidden`] | the lowered body | each question point marked (`__mcp_site!().N`, [`syntax::marker`]) and recorded as a `sites::Site` (its path, keys, question), the resumable `for` loops (`sites::Loop`, `sites::Taken`); each local the walk makes recorded in the binding table with what it holds (`bindings::Made`: a loop's position, iterator or items, an operand taken first) | a question where the body cannot be split (in a closure, an `async` block, a macro's tokens, a larger expression), a key two questions share |
-//! | analyse | `analyse/`: [`analyse::facts`] (found by [`hoist`]), [`analyse::literals`], [`analyse::reborrow`], [`analyse::free`], [`analyse::point`]; per point, [`straight`] (`place`) and [`resume`] for its locals alone ([`analyse()`]) | the marked body | what the whole function tells of each binding, by binding id (`facts::Hoisted`: bound once, unchanging, a stable borrow, the context; the constants by name), the locals that only hold string literals (by binding id), per run of statements the bindings it reads and assigns before reading (`free::Summary`, by binding id), per block what its `let`s declare (`straight::Lets`, `plan/resume/prefix.rs`: found once per block, read by each point by binding id); each point's `straight::Placement` and locals (`point::Resumed` without its body), with the locals it would carry that cannot travel (`refusals::Refusal`) | none |
+//! | analyse | `analyse/`: [`analyse::facts`] (found by [`hoist`]), [`analyse::literals`], [`analyse::reborrow`], [`analyse::free`], [`analyse::point`]; per point, [`straight`] (`place`) and [`resume`] for its locals alone ([`analyse()`]) | the marked body | what the whole function tells of each binding, by binding id (`facts::Hoisted`: bound once, unchanging, a stable borrow, the context, a constant declared again; how often a name is bound counted by the name the output writes), the locals that only hold string literals (by binding id), per run of statements the bindings it reads and assigns before reading (`free::Summary`, by binding id), per block what its `let`s declare (`straight::Lets`, `plan/resume/prefix.rs`: found once per block, read by each point by binding id); each point's `straight::Placement` and locals (`point::Resumed` without its body), with the locals it would carry that cannot travel (`refusals::Refusal`) | none |
 //! | check (travel) | `check/`: [`refusals`] ([`refused`]) | the points' analysed locals | the errors, each once by its identity (`errors::Identity`: the mistake and the binding) | a local that cannot travel: a borrow, code, a value held in a `while` loop's condition, a local hidden at its question by a binding that cannot borrow it first |
 //! | plan | `plan/`: [`resume`] (`plan/resume/hidden.rs`: the hiding `let`s rewritten to borrow first, every point then analysed and checked again; `plan/resume/in_place.rs`: the statements whose points resume in place, written once; `plan/resume/group.rs`, whose `group/planner.rs` plans each group's nest, for the points of the other statements), [`straight`] (the placements) | the checked analysis | the body rewritten for hidden locals, the statements resumed in place (`straight::InPlace`), the points resumed together (`resume::Group`) | none |
-//! | emit | `emit/`: [`mod@expand`] (with `emit/expand/handler.rs`, `emit/expand/trait_impl.rs`, `emit/expand/sub_flow.rs`, `emit/expand/stepper.rs`), [`emit::settle`], [`emit::graph`] (the flow graph); on error [`unbuilt`] (`unbuilt::fallback`: the errors, a stand-in, the body as written). The code `plan/` builds: each point's resumed body, once ([`resume_body`]; the walk down its path `plan/resume/walk.rs`, with what the points of one block share found once, `plan/resume/suffixes.rs`; `plan/resume/restore.rs`, `plan/resume/looped.rs`), and the nest ([`straight`]) | the plan | the step function and the items around it; on error, a stand-in beside the body as written | none |
+//! | emit | `emit/`: [`mod@expand`] (with `emit/expand/handler.rs`, `emit/expand/trait_impl.rs`, `emit/expand/sub_flow.rs`, `emit/expand/stepper.rs`), [`emit::settle`], [`emit::graph`] (the flow graph), [`emit::renamed`] (the step function written under the new names the table gives hidden locals, once: the only place a hidden local is renamed); on error [`unbuilt`] (`unbuilt::fallback`: the errors, a stand-in, the body as written). The code `plan/` builds: each point's resumed body, once ([`resume_body`]; the walk down its path `plan/resume/walk.rs`, with what the points of one block share found once, `plan/resume/suffixes.rs`; `plan/resume/restore.rs`, `plan/resume/looped.rs`), and the nest ([`straight`]) | the plan | the step function and the items around it; on error, a stand-in beside the body as written | none |
 //!
 //! Two modules span stages and sit in `plan/`: [`straight`] places each point and builds the
 //! nest, and [`resume`] finds a point's locals, rewrites hidden locals, groups points and
@@ -70,9 +70,12 @@
 //!   (`"{name}"`), that reads a binding; the table maps its token to that binding
 //!   (`Bindings::id`), a token being its text and the line and column it starts and ends at.
 //! - **hidden**, **hider**: a carried local that a binding of its name hides at the question;
-//!   the hider borrows it first (`plan/resume/hidden.rs`). **Renamed**: a local hidden by a
-//!   binding that reads it, given a name of its own (`shadow`, through the table, which
-//!   gives the user's name back: `Bindings::shown`).
+//!   the hider borrows it first (`plan/resume/hidden.rs`). Hiding is a relation between
+//!   names as the output writes them (`Bindings::same_name`). **Renamed**: a local hidden by
+//!   a binding that reads it (or that binding), given a name of its own in the output
+//!   (`__mcp_local0_name`): `shadow` decides which and records it in the table
+//!   (`Bindings::written`); every stage reads the body as written, and `emit::renamed`
+//!   writes the step function under the new names.
 //! - **resumed body**: the body as it runs when the flow resumes at one point (`resume`).
 //! - **nest**: the body from the start, where the points in the body's own statements resume
 //!   in place (`straight`). **Placement**: a point `At` the head of a body statement, `Within`
@@ -125,6 +128,10 @@
 //!   position, a macro whose arguments are code): `lower/bindings/walk.rs` (the walk), and
 //!   `std_facts.rs` (`EXPRESSIONS`, the macros read as code); `lower/bindings/tests.rs` shows
 //!   each scope rule.
+//! - **Which hidden locals get a name of their own, and how the output writes it**:
+//!   `lower/shadow.rs` (which of a hidden local and its hider, and the new name) and
+//!   `emit/renamed.rs` (which tokens are written anew: paths, patterns, shorthand fields,
+//!   the captures of a standard macro's format string); `emit/renamed/tests.rs` shows each.
 //! - **What is had again rather than carried**: `analyse/facts.rs` and `analyse/hoist.rs`
 //!   (constants, stable borrows), `analyse/reborrow.rs` (which borrows are stable),
 //!   `analyse/literals.rs` (literal locals).
@@ -248,18 +255,18 @@ fn compile(kind: Kind, attr: TokenStream, function: ItemFn) -> syn::Result<Token
     }
 
     // The scopes, resolved once: every binding an id, every use its binding's. A local hidden
-    // by a binding that reads it is then renamed, so that each name names one binding.
+    // by a binding that reads it is given a new name in the table, which the output is
+    // written under when it is emitted (`emit::renamed`); the body keeps the names written.
     let patterns = handler.fixed_params();
-    let mut names: Vec<&mut syn::Ident> = handler.params.iter_mut().map(|(name, _)| name).collect();
-    if let Some((syn::Pat::Ident(args), _)) = &mut handler.args {
-        names.push(&mut args.ident);
+    let mut named: Vec<&syn::Ident> = handler.params.iter().map(|(name, _)| name).collect();
+    if let Some((syn::Pat::Ident(args), _)) = &handler.args {
+        named.push(&args.ident);
     }
-    let named: Vec<&syn::Ident> = names.iter().map(|name| &**name).collect();
     let mut bindings = bindings::Bindings::resolve(&named, &patterns, &handler.body);
     for (param, written) in &moved.params {
         bindings.written_as(param, written);
     }
-    shadow::rename(&mut handler.body, &mut names, &mut bindings);
+    shadow::decide(&handler.body, &mut bindings);
     let moved: Vec<_> = moved
         .locals
         .iter()
@@ -278,11 +285,11 @@ fn compile(kind: Kind, attr: TokenStream, function: ItemFn) -> syn::Result<Token
     }
 
     let items = items::lift(&mut body);
-    let hoisted = hoist::Hoisted::of(
-        &shadow::renamed(&compiled, &handler.body, &bindings),
-        &handler.cx,
-        &bindings,
-    );
+    let lowered = syn::ItemFn {
+        block: Box::new(handler.body.clone()),
+        ..compiled
+    };
+    let hoisted = hoist::Hoisted::of(&lowered, &handler.cx, &bindings);
     let questions = expand::question_map(&sites);
     let suffixes = resume::Suffixes::default();
     let base = resume::Stages {
@@ -310,7 +317,7 @@ fn compile(kind: Kind, attr: TokenStream, function: ItemFn) -> syn::Result<Token
         .iter()
         .flat_map(|point| point.hidden.clone())
         .collect();
-    let aliases = resume::hide(&mut body, &mut sites, &hidden);
+    let aliases = resume::hide(&mut body, &mut sites, &hidden, &bindings);
     let rewritten = resume::Suffixes::default();
     let stages = resume::Stages {
         sites: &sites,

@@ -1,7 +1,7 @@
 //! What the whole function tells of each binding, found once (by `hoist::Hoisted::of`) and
 //! read by every later stage, by binding id: which are bound once, never changed, or bound
-//! to a stable borrow, and which is the context; and, by name, which locals are constants
-//! declared again where the flow resumes.
+//! to a stable borrow, which is the context, and which locals are constants declared again
+//! where the flow resumes.
 
 use std::collections::HashMap;
 
@@ -14,8 +14,9 @@ use crate::flow::syntax::literal;
 
 /// What a handler's blocks may declare again where the flow resumes.
 pub(crate) struct Hoisted {
-    /// The locals bound once in the whole function, by a `let` of a literal without `mut`.
-    pub(super) constants: Vec<String>,
+    /// The locals whose name the whole function binds only by `let`s of a literal without
+    /// `mut`, one to a block.
+    pub(super) constants: Vec<BindingId>,
     /// Each binding of the whole function (parameters and locals alike), by id: how often
     /// the function binds its name, and whether ever `mut`.
     pub(super) bindings: HashMap<BindingId, Bound>,
@@ -81,14 +82,15 @@ impl Hoisted {
     }
 
     /// Whether `stmt` is declared again where the flow resumes, rather than carried: an item
-    /// (`use`, `const`, `fn`, `struct`, `macro_rules!`) or a constant local.
-    pub(crate) fn holds(&self, stmt: &Stmt) -> bool {
+    /// (`use`, `const`, `fn`, `struct`, `macro_rules!`) or a constant local (its binding
+    /// found in `bindings`).
+    pub(crate) fn holds(&self, stmt: &Stmt, bindings: &Bindings) -> bool {
         match stmt {
             _ if items::is_lifted(stmt) => false,
             Stmt::Item(_) => true,
             Stmt::Macro(mac) => mac.mac.path.is_ident("macro_rules"),
             Stmt::Local(local) => {
-                constant(local).is_some_and(|name| self.constants.contains(&name))
+                constant(local).is_some_and(|name| self.constants.contains(&bindings.id(name)))
             }
             Stmt::Expr(..) => false,
         }
@@ -96,12 +98,12 @@ impl Hoisted {
 }
 
 /// The name `local` binds, if it binds one name without `mut` to a literal.
-pub(super) fn constant(local: &Local) -> Option<String> {
+pub(super) fn constant(local: &Local) -> Option<&Ident> {
     let init = local.init.as_ref()?;
     if init.diverge.is_some() || !literal(&init.expr) {
         return None;
     }
-    single(local).map(ToString::to_string)
+    single(local)
 }
 
 /// The name `local` binds, if it binds one name, by value and without `mut`.

@@ -25,19 +25,27 @@ impl Hoisted {
     /// `let` of a literal without `mut`, at most one to a block. A name also bound anywhere
     /// else (a parameter, another `let`, a pattern, a closure's parameter), or twice in one
     /// block, is left to travel as usual: declaring it again ahead of its place could hide
-    /// another binding of the name.
+    /// another binding of the name. A name is as the output writes it (see `shadow`): a
+    /// binding given a new name is counted apart from the others of the name it was written
+    /// with.
     pub(crate) fn of(function: &ItemFn, context: &syn::Ident, bindings: &Bindings) -> Self {
         struct Names<'b> {
             table: &'b Bindings,
             bound: HashMap<String, Bound>,
             /// Each binding the function's patterns make, by id, with its name.
             ids: Vec<(BindingId, String)>,
-            /// Each constant `let`: its block and its name.
-            literal: Vec<(usize, String)>,
+            /// Each constant `let`: its block, its name and its binding.
+            literal: Vec<(usize, String, BindingId)>,
             /// Each `let` of one name without `mut`: its binding and its value.
             single: Vec<(BindingId, Expr)>,
             blocks: usize,
             block: Vec<usize>,
+        }
+        impl Names<'_> {
+            /// The name the output writes `ident` under.
+            fn name(&self, ident: &syn::Ident) -> String {
+                self.table.written(ident).to_string()
+            }
         }
         impl<'ast> Visit<'ast> for Names<'_> {
             fn visit_block(&mut self, block: &'ast syn::Block) {
@@ -47,7 +55,7 @@ impl Hoisted {
                 self.block.pop();
             }
             fn visit_pat_ident(&mut self, pat: &'ast syn::PatIdent) {
-                let name = pat.ident.to_string();
+                let name = self.name(&pat.ident);
                 self.ids.push((self.table.id(&pat.ident), name.clone()));
                 let bound = self.bound.entry(name).or_default();
                 bound.count += 1;
@@ -55,9 +63,10 @@ impl Hoisted {
                 visit::visit_pat_ident(self, pat);
             }
             fn visit_local(&mut self, local: &'ast Local) {
-                if let Some(name) = constant(local) {
+                if let Some(ident) = constant(local) {
                     let block = self.block.last().copied().unwrap_or(0);
-                    self.literal.push((block, name));
+                    let id = self.table.id(ident);
+                    self.literal.push((block, self.name(ident), id));
                 }
                 if let (Some(ident), Some(init)) = (single(local), &local.init)
                     && init.diverge.is_none()
@@ -85,22 +94,26 @@ impl Hoisted {
             single,
             ..
         } = names;
-        let mut constants: Vec<String> = Vec::new();
-        for (_, name) in &literal {
-            let lets: Vec<usize> = literal
+        let mut constants: Vec<BindingId> = Vec::new();
+        for (_, name, _) in &literal {
+            let lets: Vec<(usize, BindingId)> = literal
                 .iter()
-                .filter(|(_, other)| other == name)
-                .map(|(block, _)| *block)
+                .filter(|(_, other, _)| other == name)
+                .map(|&(block, _, id)| (block, id))
                 .collect();
-            let mut blocks = lets.clone();
+            let mut blocks: Vec<usize> = lets.iter().map(|&(block, _)| block).collect();
             blocks.sort_unstable();
             blocks.dedup();
             let only_constants = bound.get(name).map(|b| b.count) == Some(lets.len());
-            if only_constants && blocks.len() == lets.len() && !constants.contains(name) {
-                constants.push(name.clone());
+            if only_constants && blocks.len() == lets.len() {
+                for (_, id) in lets {
+                    if !constants.contains(&id) {
+                        constants.push(id);
+                    }
+                }
             }
         }
-        let context = context.to_string();
+        let context = bindings.written(context).to_string();
         let context = (ids.iter())
             .find(|(_, name)| *name == context && bound.get(name).is_some_and(|b| b.count == 1))
             .map(|&(id, _)| id);

@@ -9,8 +9,8 @@ use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::visit_mut::VisitMut;
 use syn::{Block, Expr, Ident};
 
-use super::graph;
 use super::settle::SiteCode;
+use super::{graph, renamed};
 use crate::flow::analyse::hoist::Hoisted;
 use crate::flow::analyse::literals::literal_locals;
 use crate::flow::analyse::point::Resumed;
@@ -170,7 +170,7 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
             (plan.placements, &plan.in_place),
             &resumed,
             &within,
-            plan.hoisted,
+            (plan.hoisted, bindings),
             &reader,
         ),
     };
@@ -305,6 +305,7 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
                 }
             }
         };
+        let step_fn = renamed::written(step_fn, bindings);
         return expand_handler(handler, &step, step_fn, asks, beside, TokenStream::new());
     }
     // Every place the step stops breaks out of the block with its `Stopped`, so the step's
@@ -333,6 +334,8 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
             match #stopped.await {}
         }
     };
+    // Written under the names the lower stage gave hidden locals, once, here.
+    let step_fn = renamed::written(step_fn, bindings);
     match handler.kind {
         Kind::Elicit => expand_sub_flow(handler, bindings, &step, step_fn, beside),
         _ => expand_handler(handler, &step, step_fn, asks, beside, graph),

@@ -19,6 +19,10 @@
 //! macro defined in another file), or one token repeated by such a macro, stand for one key.
 //! Where one key stands for two bindings the table says so ([`Bindings::clashing`]), and the
 //! renaming that needs the difference (`shadow`) leaves those two as written.
+//!
+//! The body keeps the names the user wrote through every stage. A binding `shadow` gives a
+//! new name has it in the table alone ([`Bindings::written`]); the output is written under
+//! the new names once, when it is emitted (`emit/renamed.rs`).
 
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
@@ -99,10 +103,16 @@ pub(crate) struct Bindings {
     /// The names the resolver did not meet (the locals the macro made after resolving, and
     /// items), numbered after `bindings`.
     made: RefCell<HashMap<String, BindingId>>,
-    /// The name a later stage gave each binding it renamed (see `shadow`).
+    /// The new name of each binding the output writes under another name (see `shadow`).
     renamed: HashMap<BindingId, String>,
+    /// The names the tokens of those bindings are written with: what another token must be
+    /// named to be one of them.
+    renamed_names: HashSet<String>,
     /// What each local the macro made holds (see [`Made`]).
     made_kinds: HashMap<BindingId, Made>,
+    /// The bindings a shorthand field names (`Point { x }`, in a struct literal or a
+    /// pattern), whose one token is both the field and the local.
+    shorthand: HashSet<BindingId>,
 }
 
 impl Bindings {
@@ -145,13 +155,49 @@ impl Bindings {
         self.tokens.get(&Token::of(ident)).copied()
     }
 
-    /// `ident` as the body now writes it: under the name a later stage gave its binding,
-    /// at its own span.
-    pub(crate) fn written(&self, ident: &Ident) -> Ident {
-        match self.find(ident).and_then(|id| self.renamed.get(&id)) {
-            Some(new) => Ident::new(new, ident.span()),
-            None => ident.clone(),
+    /// `ident` as the output writes it: under its binding's new name (see `shadow`), at its
+    /// own span, if the binding has one.
+    pub(crate) fn renamed(&self, ident: &Ident) -> Option<Ident> {
+        if self.renamed.is_empty() {
+            return None;
         }
+        // Most tokens are told apart by their text alone, without their place.
+        let text = ident.to_string();
+        let name = text.trim_start_matches("r#");
+        if !self.renamed_names.contains(name) {
+            return None;
+        }
+        let span = ident.span();
+        let token = Token {
+            name: name.to_owned(),
+            start: span.start(),
+            end: span.end(),
+        };
+        let new = self.renamed.get(self.tokens.get(&token)?)?;
+        Some(Ident::new(new, span))
+    }
+
+    /// `ident` as the output writes it: under its binding's new name, if it has one, or as
+    /// written.
+    pub(crate) fn written(&self, ident: &Ident) -> Ident {
+        self.renamed(ident).unwrap_or_else(|| ident.clone())
+    }
+
+    /// Whether the output writes the tokens `a` and `b` under one name: where one hides the
+    /// other, in the code the flow resumes in, if both are bindings.
+    pub(crate) fn same_name(&self, a: &Ident, b: &Ident) -> bool {
+        self.written(a) == self.written(b)
+    }
+
+    /// Whether the output writes any binding under a new name.
+    pub(crate) fn renames_any(&self) -> bool {
+        !self.renamed.is_empty()
+    }
+
+    /// Whether a binding the output writes under a new name is named by a shorthand field
+    /// (`Point { x }`), which is then written out (`Point { x: __mcp_local0_x }`).
+    pub(crate) fn renames_a_shorthand(&self) -> bool {
+        (self.shorthand.iter()).any(|id| self.renamed.contains_key(id))
     }
 
     /// What the table records of binding `id`, unless the macro made it.
@@ -164,8 +210,8 @@ impl Bindings {
         self.find(ident).and_then(|id| self.get(id))
     }
 
-    /// The binding of `ident` as the user wrote it, at `ident`'s span: its name, where a
-    /// later stage renamed it.
+    /// The binding of `ident` as the user wrote it, at `ident`'s span: its name, where the
+    /// macro renamed it before resolving (a parameter bound `mut`: see `mutable`).
     pub(crate) fn shown(&self, ident: &Ident) -> Ident {
         match self.of(ident) {
             Some(binding) if binding.name != *ident => {
@@ -198,18 +244,12 @@ impl Bindings {
         self.clashing.contains(&id)
     }
 
-    /// Records that each token of binding `id` is now written `new`: the renamed tokens are
-    /// the same binding.
+    /// Records that the output writes each token of binding `id` as `new` (see `shadow`).
     pub(crate) fn rename(&mut self, id: BindingId, new: &str) {
-        let renamed: Vec<Token> = (self.tokens.iter())
+        let names = (self.tokens.iter())
             .filter(|(_, binding)| **binding == id)
-            .map(|(token, _)| Token {
-                name: new.to_owned(),
-                ..token.clone()
-            })
-            .collect();
-        self.tokens
-            .extend(renamed.into_iter().map(|token| (token, id)));
+            .map(|(token, _)| token.name.clone());
+        self.renamed_names.extend(names);
         self.renamed.insert(id, new.to_owned());
     }
 
@@ -217,6 +257,13 @@ impl Bindings {
     /// another macro's string literal, whose literal's span it has.
     pub(crate) fn captured(&self, name: &str, span: Span) -> Option<BindingId> {
         self.tokens.get(&Token::new(name, span)).copied()
+    }
+
+    /// The new name of the binding a format string's capture `name`, at `span`, is, if the
+    /// output writes it under one.
+    pub(crate) fn captured_renamed(&self, name: &str, span: Span) -> Option<&str> {
+        let id = self.captured(name, span)?;
+        self.renamed.get(&id).map(String::as_str)
     }
 
     fn point(&mut self, token: Token, id: BindingId) {

@@ -82,6 +82,7 @@ use crate::flow::analyse::free;
 use crate::flow::analyse::hoist::Hoisted;
 use crate::flow::analyse::point::{Carried, Resumed};
 use crate::flow::check::sites::{Site, Step};
+use crate::flow::lower::bindings::Bindings;
 use crate::flow::scope::{self, Binding};
 use crate::flow::step;
 
@@ -284,15 +285,18 @@ pub(crate) enum BlockLevel {
 pub(crate) fn heads(
     block: &Block,
     levels: &[BlockLevel],
-    hoisted: &Hoisted,
+    (hoisted, bindings): (&Hoisted, &Bindings),
     reader: &Ident,
 ) -> Block {
     // The block's items go along, ahead of everything, as in `Resumer::block`.
-    let items = block.stmts.iter().filter(|stmt| hoisted.holds(stmt));
+    let items = block
+        .stmts
+        .iter()
+        .filter(|stmt| hoisted.holds(stmt, bindings));
     let code = |range: std::ops::Range<usize>| -> Vec<&Stmt> {
         block.stmts[range]
             .iter()
-            .filter(|stmt| !hoisted.holds(stmt))
+            .filter(|stmt| !hoisted.holds(stmt, bindings))
             .collect()
     };
     let mut inner = TokenStream::new();
@@ -368,18 +372,18 @@ pub(crate) fn nest(
     (placements, in_place): (&[Placement], &[InPlace]),
     resumed: &[Resumed],
     within: &HashMap<usize, Within>,
-    hoisted: &Hoisted,
+    (hoisted, bindings): (&Hoisted, &Bindings),
     reader: &Ident,
 ) -> TokenStream {
     let items: Vec<&Stmt> = body
         .stmts
         .iter()
-        .filter(|stmt| hoisted.holds(stmt))
+        .filter(|stmt| hoisted.holds(stmt, bindings))
         .collect();
     let code = |range: std::ops::Range<usize>| -> Vec<&Stmt> {
         body.stmts[range]
             .iter()
-            .filter(|stmt| !hoisted.holds(stmt))
+            .filter(|stmt| !hoisted.holds(stmt, bindings))
             .collect()
     };
     // By statement; a statement holds questions at its head or inside, not both (`place`).

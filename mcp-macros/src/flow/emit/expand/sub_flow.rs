@@ -48,7 +48,7 @@ pub(super) fn expand_sub_flow(
     let cx = &handler.cx;
     let cx_ty = &handler.cx_ty;
     // The arguments as the user named them; the step function's may be renamed (moved into
-    // the body by `mutable`, or by `shadow::rename`).
+    // the body by `mutable`, or hidden: see `shadow`).
     let names: Vec<Ident> = handler
         .params
         .iter()

@@ -1,6 +1,6 @@
 //! The source text the graph shows: expressions, patterns and types printed as the user wrote
-//! them (renamed locals under their own names, question markers as the awaited question),
-//! on one line, shortened.
+//! them (a parameter the macro moved into the body under its own name, question markers as
+//! the awaited question), on one line, shortened.
 
 use syn::visit_mut::{self, VisitMut};
 use syn::{Expr, Pat, Type};
@@ -16,15 +16,15 @@ pub(super) const SHORT: usize = 48;
 pub(super) const MESSAGE: usize = 80;
 
 /// What the text reads besides the code: the points, whose markers it shows as their
-/// questions, and the binding table, which gives a renamed local's name as written.
+/// questions, and the binding table, which gives a renamed parameter's name as written.
 #[derive(Clone, Copy)]
 pub(super) struct Source<'a> {
     pub(super) sites: &'a [Site],
     pub(super) bindings: &'a Bindings,
 }
 
-/// Puts back what the stages before rewrote: a renamed local's name, a question marker's
-/// question.
+/// Puts back what the stages before rewrote: a renamed parameter's name (see `mutable`), a
+/// question marker's question.
 struct AsWritten<'a> {
     source: Source<'a>,
 }

@@ -173,24 +173,33 @@ fn a_local_the_macro_made_later_gets_one_id_for_all_its_tokens() {
 }
 
 #[test]
-fn a_renamed_token_is_still_its_binding_and_shows_the_name_written() {
-    let (body, mut bindings) = resolved("{ let name = 1; name }", &[]);
-    let name: Vec<Ident> = {
-        let mut out = Vec::new();
-        for stmt in &body.stmts {
-            if let syn::Stmt::Local(local) = stmt
-                && let syn::Pat::Ident(p) = &local.pat
+fn a_renamed_binding_is_written_anew_at_each_of_its_tokens_and_no_other() {
+    let (body, mut bindings) = resolved("{ let name = 1; let name = name + 1; name }", &[]);
+    let mut tokens: Vec<Ident> = Vec::new();
+    for stmt in &body.stmts {
+        if let syn::Stmt::Local(local) = stmt
+            && let syn::Pat::Ident(p) = &local.pat
+        {
+            tokens.push(p.ident.clone());
+            if let Some(init) = &local.init
+                && let syn::Expr::Binary(sum) = &*init.expr
+                && let syn::Expr::Path(read) = &*sum.left
             {
-                out.push(p.ident.clone());
+                tokens.push(read.path.segments[0].ident.clone());
             }
         }
-        out
+    }
+    let [hidden, hider, read] = &tokens[..] else {
+        panic!("two `let`s, the second reading the first");
     };
-    let id = bindings.id(&name[0]);
-    bindings.rename(id, "__mcp_local0_name");
-    let mut renamed = name[0].clone();
-    renamed = Ident::new("__mcp_local0_name", renamed.span());
-    assert_eq!(bindings.id(&renamed), id);
-    assert_eq!(bindings.shown(&renamed).to_string(), "name");
-    assert!(!bindings.clashing(id));
+    assert!(bindings.same_name(hidden, hider) && !bindings.renames_any());
+    bindings.rename(bindings.id(hidden), "__mcp_local0_name");
+    assert!(bindings.renames_any());
+    assert_eq!(bindings.written(hidden), "__mcp_local0_name");
+    assert_eq!(bindings.written(read), "__mcp_local0_name");
+    assert_eq!(bindings.written(read).span().start(), read.span().start());
+    assert_eq!(bindings.renamed(hider), None);
+    assert!(!bindings.same_name(hidden, hider) && bindings.same_name(hidden, read));
+    // What users read keeps the name written.
+    assert_eq!(bindings.shown(read).to_string(), "name");
 }

@@ -3,7 +3,7 @@
 
 use proc_macro2::{Ident, TokenStream, TokenTree};
 use syn::visit::{self, Visit};
-use syn::{Block, Expr, LitStr, Pat, Stmt};
+use syn::{Block, Expr, LitStr, Pat, PatIdent, Stmt};
 
 use super::{Args, Binding, BindingId, BindingKind, Bindings, Token, argument_name};
 use crate::flow::lower::mutable::bound;
@@ -72,24 +72,28 @@ impl Walk {
     fn bind(&mut self, pat: &Pat, kind: BindingKind, read: &[BindingId]) {
         // A pattern's expressions (a range's bounds, a constant's path) bind nothing.
         let mut seen: Vec<String> = Vec::new();
+        let shorthand = shorthand_fields(pat);
         for binding in bound(pat) {
             let name = binding.ident.to_string();
             let name = name.trim_start_matches("r#");
             // The alternatives of an or-pattern bind the same names: the first binds them.
-            if let Some(id) = seen
-                .iter()
-                .position(|n| n == name)
-                .and_then(|_| self.resolve(name))
-            {
-                self.table.point(Token::of(&binding.ident), id);
-                continue;
+            let id = match (seen.iter().position(|n| n == name)).and_then(|_| self.resolve(name)) {
+                Some(id) => {
+                    self.table.point(Token::of(&binding.ident), id);
+                    id
+                }
+                None => {
+                    seen.push(name.to_owned());
+                    let hides = read
+                        .iter()
+                        .copied()
+                        .find(|&used| self.names[used.index()] == name);
+                    self.declare(&binding.ident, kind, hides)
+                }
+            };
+            if shorthand.iter().any(|field| std::ptr::eq(*field, binding)) {
+                self.table.shorthand.insert(id);
             }
-            seen.push(name.to_owned());
-            let hides = read
-                .iter()
-                .copied()
-                .find(|&used| self.names[used.index()] == name);
-            self.declare(&binding.ident, kind, hides);
         }
     }
 
@@ -227,6 +231,17 @@ impl<'ast> Visit<'ast> for Walk {
         }
     }
 
+    fn visit_field_value(&mut self, field: &'ast syn::FieldValue) {
+        visit::visit_field_value(self, field);
+        if field.colon_token.is_none()
+            && let Expr::Path(path) = &field.expr
+            && let Some(ident) = path.path.get_ident()
+            && let Some(&id) = self.table.tokens.get(&Token::of(ident))
+        {
+            self.table.shorthand.insert(id);
+        }
+    }
+
     fn visit_expr_path(&mut self, path: &'ast syn::ExprPath) {
         if path.qself.is_none()
             && let Some(ident) = path.path.get_ident()
@@ -265,4 +280,22 @@ impl<'ast> Visit<'ast> for Walk {
     }
 
     fn visit_item(&mut self, _: &'ast syn::Item) {}
+}
+
+/// The bindings of `pat` that shorthand fields make (`Point { x, ref mut y }`).
+fn shorthand_fields(pat: &Pat) -> Vec<&PatIdent> {
+    struct Finder<'a>(Vec<&'a PatIdent>);
+    impl<'a> Visit<'a> for Finder<'a> {
+        fn visit_field_pat(&mut self, field: &'a syn::FieldPat) {
+            if field.colon_token.is_none()
+                && let Pat::Ident(binding) = &*field.pat
+            {
+                self.0.push(binding);
+            }
+            visit::visit_field_pat(self, field);
+        }
+    }
+    let mut finder = Finder(Vec::new());
+    finder.visit_pat(pat);
+    finder.0
 }

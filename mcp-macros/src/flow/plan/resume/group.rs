@@ -80,7 +80,12 @@ impl Resumer<'_> {
 
     /// The group's block, resumed at any of its points.
     pub(super) fn heads_block(&mut self, block: &Block, heads: &Heads) -> Block {
-        straight::heads(block, &heads.levels, self.hoisted, &step::reader())
+        straight::heads(
+            block,
+            &heads.levels,
+            (self.hoisted, self.bindings),
+            &step::reader(),
+        )
     }
 }
 

@@ -38,15 +38,22 @@ use super::syntax::block_at;
 use super::travel::named_unshared;
 use crate::flow::analyse::point::Location;
 use crate::flow::check::sites::{Head, Site, Step};
+use crate::flow::lower::bindings::Bindings;
 
 /// Rewrites the hiders of `hidden` (each with a name it hides) in `body` to borrow what they
 /// hide first, and the paths of the points inside them to match. Returns the borrows, by
 /// hider.
-pub(crate) fn hide(body: &mut Block, sites: &mut [Site], hidden: &[(Location, Ident)]) -> Aliases {
+pub(crate) fn hide(
+    body: &mut Block,
+    sites: &mut [Site],
+    hidden: &[(Location, Ident)],
+    bindings: &Bindings,
+) -> Aliases {
     let mut pending: Vec<(Location, Vec<Ident>)> = Vec::new();
     for (at, ident) in hidden {
+        let id = bindings.id(ident);
         match pending.iter_mut().find(|(other, _)| other == at) {
-            Some((_, names)) if names.contains(ident) => {}
+            Some((_, names)) if names.iter().any(|name| bindings.id(name) == id) => {}
             Some((_, names)) => names.push(ident.clone()),
             None => pending.push((at.clone(), vec![ident.clone()])),
         }
@@ -91,7 +98,8 @@ pub(crate) fn hide(body: &mut Block, sites: &mut [Site], hidden: &[(Location, Id
                     site.path.starts_with(path)
                         && matches!(site.path.get(path.len()), Some(Step::Head(_)))
                 });
-                let Some((written, first)) = borrow_before(body, path, &borrows, !asks_first)
+                let Some((written, first)) =
+                    borrow_before(body, path, &borrows, !asks_first, bindings)
                 else {
                     continue;
                 };
@@ -168,12 +176,13 @@ fn borrow_in_let(
 /// uses a hidden local other than by a shared borrow (`item.take()`, which `travel` lets
 /// through) has it evaluated first: `{ let s = SCRUTINEE; let (b1, ..) = ..; CONSTRUCT on s }`.
 /// Returns that `let` of the borrows, and whether the scrutinee goes first, which it may only
-/// where `may_go_first`.
+/// where `may_go_first`; `bindings` tells which of the scrutinee's tokens name a hidden local.
 fn borrow_before(
     body: &mut Block,
     path: &[Step],
     borrows: &[(Ident, Ident)],
     may_go_first: bool,
+    bindings: &Bindings,
 ) -> Option<(syn::Local, bool)> {
     let construct = expr_at(body, path)?;
     let aliases = borrows.iter().map(|(_, alias)| alias);
@@ -193,10 +202,7 @@ fn borrow_before(
     }
     .filter(|scrutinee| {
         let tokens = scrutinee.to_token_stream();
-        may_go_first
-            && borrows
-                .iter()
-                .any(|(name, _)| named_unshared(&tokens, &name.to_string()))
+        may_go_first && (borrows.iter()).any(|(local, _)| named_unshared(&tokens, local, bindings))
     });
     let first = match scrutinee {
         Some(scrutinee) => {

@@ -164,7 +164,7 @@ impl Builder<'_> {
         let sites = self.stages.sites;
         let hoisted = self.stages.hoisted;
         // An inner block's items and constant locals would have to move to its top.
-        if block.stmts.iter().any(|stmt| hoisted.holds(stmt)) {
+        if (block.stmts.iter()).any(|stmt| hoisted.holds(stmt, self.stages.bindings)) {
             return None;
         }
         let level = level_of(prefix);
@@ -368,7 +368,7 @@ impl Builder<'_> {
         let mut declared: Vec<BindingId> = Vec::new();
         for stmt in &block.stmts[..j] {
             if let Stmt::Local(local) = stmt
-                && !stages.hoisted.holds(stmt)
+                && !stages.hoisted.holds(stmt, lookup.bindings)
             {
                 declared.extend(ids_of(&[local], lookup.bindings));
             }

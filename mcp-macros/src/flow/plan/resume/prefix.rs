@@ -18,8 +18,9 @@ pub(super) struct Prefix {
     bindings: Vec<Declared>,
     /// Where each binding stands in `bindings`, by its id.
     by_id: HashMap<BindingId, usize>,
-    /// For each name, its first binding in `bindings`: what hides a carried local of that
-    /// name declared further up (see `hider`).
+    /// For each name, as the output writes it (see `shadow`), its first binding in
+    /// `bindings`: what hides a carried local of that name declared further up (see
+    /// `hider`).
     first_of_name: HashMap<String, usize>,
     /// The `bindings` of `let`s without a value.
     unvalued: Vec<usize>,
@@ -53,7 +54,7 @@ impl Prefix {
             len: block.stmts.len(),
         };
         for (j, stmt) in block.stmts.iter().enumerate() {
-            if resumer.hoisted.holds(stmt) {
+            if resumer.hoisted.holds(stmt, resumer.bindings) {
                 prefix.hoisted.push(j);
                 continue;
             }
@@ -86,7 +87,7 @@ impl Prefix {
                 prefix.by_id.insert(resumer.bindings.id(&binding.ident), at);
                 prefix
                     .first_of_name
-                    .entry(binding.ident.to_string())
+                    .entry(resumer.bindings.written(&binding.ident).to_string())
                     .or_insert(at);
                 prefix.bindings.push(Declared {
                     stmt: j,

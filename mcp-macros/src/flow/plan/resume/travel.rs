@@ -4,10 +4,10 @@
 
 use super::{Binding, Resumer, free};
 use crate::flow::check::refusals::{Refusal, cannot_travel};
-use crate::flow::lower::items::occurrences;
+use crate::flow::lower::bindings::Bindings;
 use crate::flow::scope;
 use crate::flow::std_facts::{READS, TAKES_OUT, method_is};
-use proc_macro2::{TokenStream, TokenTree};
+use proc_macro2::{Ident, TokenStream, TokenTree};
 
 impl Resumer<'_> {
     /// Settles each carried local that a local of its name declared further down the path,
@@ -16,8 +16,10 @@ impl Resumer<'_> {
     /// evaluates nothing that names it, it is written from a borrow of it taken just before
     /// (asked for in `hidden`, used once `aliases` has it); otherwise it is refused.
     pub(super) fn settle_hidden(&mut self) {
+        let bindings = self.bindings;
         for carried in &mut self.carried {
-            let name = carried.ident.to_string();
+            // Hiding is a relation between names as the output writes them (see `shadow`).
+            let name = bindings.written(&carried.ident).to_string();
             // The innermost hider, a `let` or a pattern (which stand at levels apart).
             let by_let = self
                 .hiding_lets
@@ -28,7 +30,9 @@ impl Resumer<'_> {
             let by_pattern = self
                 .hiding
                 .iter()
-                .filter(|hider| hider.level > carried.level && hider.ident == carried.ident)
+                .filter(|hider| {
+                    hider.level > carried.level && bindings.same_name(&hider.ident, &carried.ident)
+                })
                 .min_by_key(|hider| hider.level);
             let hider = match (by_let, by_pattern) {
                 (Some(by_let), Some(by_pattern)) if by_pattern.level < by_let.level => {
@@ -41,8 +45,9 @@ impl Resumer<'_> {
             // A construct that takes the value out of the hidden local once, before it binds
             // (`if let Some(item) = item.take()`), has it evaluated first, then borrows it
             // (`hidden::hide`).
-            let named = named_unshared(&hider.heads, &name)
-                && !(hider.once && takes_out(&hider.heads, &name));
+            let local = &carried.ident;
+            let named = named_unshared(&hider.heads, local, bindings)
+                && !(hider.once && takes_out(&hider.heads, local, bindings));
             if let Some(at) = hider.at.as_ref().filter(|_| !named) {
                 let Some(aliases) = self.aliases else {
                     self.hidden.push((at.clone(), carried.ident.clone()));
@@ -52,7 +57,7 @@ impl Resumer<'_> {
                     hiding
                         .borrows
                         .iter()
-                        .find(|(hidden, _)| *hidden == carried.ident)
+                        .find(|(hidden, _)| bindings.id(hidden) == bindings.id(&carried.ident))
                         .map(|(_, alias)| alias.clone())
                 });
                 if let Some(alias) = alias {
@@ -93,41 +98,52 @@ impl Resumer<'_> {
     }
 }
 
-/// Whether `tokens` are `name.method(args)`, with `method` one of `std`'s that take a value out ([`TAKES_OUT`]) and `args`
-/// not naming `name`: the local is borrowed for the call alone, and what the call gives back
-/// borrows nothing of it.
-fn takes_out(tokens: &TokenStream, name: &str) -> bool {
+/// Whether `tokens` are `local.method(args)`, with `method` one of `std`'s that take a value
+/// out ([`TAKES_OUT`]) and `args` not naming `local`: the local is borrowed for the call
+/// alone, and what the call gives back borrows nothing of it. A token names `local` where
+/// the output writes both under one name (`Bindings::same_name`).
+fn takes_out(tokens: &TokenStream, local: &Ident, bindings: &Bindings) -> bool {
     let trees: Vec<TokenTree> = tokens.clone().into_iter().collect();
     match trees.as_slice() {
         [
-            TokenTree::Ident(local),
+            TokenTree::Ident(receiver),
             TokenTree::Punct(dot),
             TokenTree::Ident(method),
             TokenTree::Group(args),
         ] => {
-            local == name
+            bindings.same_name(receiver, local)
                 && dot.as_char() == '.'
                 && method_is(&method.to_string(), TAKES_OUT)
                 && args.delimiter() == proc_macro2::Delimiter::Parenthesis
-                && occurrences(&args.stream(), name) == 0
+                && !names(&args.stream(), local, bindings)
         }
         _ => false,
     }
 }
 
-/// Whether `tokens` name `name` other than as `&name` or as the receiver of a method that
-/// borrows it shared (`name.as_deref()`, `name.iter()`, `name.len()`), where a borrow of it
-/// taken before them would stand in the way.
-pub(super) fn named_unshared(tokens: &TokenStream, name: &str) -> bool {
+/// Whether `tokens` name `local` anywhere.
+fn names(tokens: &TokenStream, local: &Ident, bindings: &Bindings) -> bool {
+    tokens.clone().into_iter().any(|tree| match tree {
+        TokenTree::Ident(ident) => bindings.same_name(&ident, local),
+        TokenTree::Group(group) => names(&group.stream(), local, bindings),
+        _ => false,
+    })
+}
+
+/// Whether `tokens` name `local` other than as `&local` or as the receiver of a method that
+/// borrows it shared (`local.as_deref()`, `local.iter()`, `local.len()`), where a borrow of
+/// it taken before them would stand in the way. A token names `local` where the output
+/// writes both under one name (`Bindings::same_name`).
+pub(super) fn named_unshared(tokens: &TokenStream, local: &Ident, bindings: &Bindings) -> bool {
     let trees: Vec<TokenTree> = tokens.clone().into_iter().collect();
     trees.iter().enumerate().any(|(i, tree)| match tree {
-        TokenTree::Ident(ident) if ident == name => {
+        TokenTree::Ident(ident) if bindings.same_name(ident, local) => {
             let borrowed = i.checked_sub(1).is_some_and(
                 |before| matches!(&trees[before], TokenTree::Punct(p) if p.as_char() == '&'),
             );
             !borrowed && !shared_receiver(&trees[i + 1..])
         }
-        TokenTree::Group(group) => named_unshared(&group.stream(), name),
+        TokenTree::Group(group) => named_unshared(&group.stream(), local, bindings),
         _ => false,
     })
 }

@@ -42,7 +42,7 @@ impl Lets {
             let Stmt::Local(local) = written else {
                 continue;
             };
-            if hoisted.holds(written) {
+            if hoisted.holds(written, table) {
                 continue;
             }
             let at = lets.lets.len();

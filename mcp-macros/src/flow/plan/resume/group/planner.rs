@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use proc_macro2::TokenStream;
 use quote::quote;
-use syn::{Block, Ident, Local, Stmt};
+use syn::{Block, Local, Stmt};
 
 use super::super::syntax::block_at;
 use super::super::{Carried, Resumed, Resumer, Stages, at_head, level_of};
@@ -56,10 +56,14 @@ impl Planner<'_, '_> {
         let body = self.body.clone();
         let tail = straight::cut_tail(live.as_deref());
         let together = self.resume((&body, tail), &[], grouped[0], Some(plan.heads))?;
+        let bindings = self.stages.bindings;
+        let borrowed: Vec<_> = (together.borrowed_again.iter())
+            .map(|ident| bindings.id(ident))
+            .collect();
         let live_borrowed = live
             .iter()
             .flatten()
-            .any(|binding| together.borrowed_again.contains(&binding.ident));
+            .any(|binding| borrowed.contains(&bindings.id(&binding.ident)));
         if live_borrowed {
             return None;
         }
@@ -153,15 +157,15 @@ impl Planner<'_, '_> {
                     .into_iter()
                     .cloned()
                     .collect();
-                let names: Vec<Ident> = again
+                let ids: Vec<_> = again
                     .iter()
                     .flat_map(scope::let_bindings)
-                    .map(|binding| binding.ident)
+                    .map(|binding| lookup.bindings.id(&binding.ident))
                     .collect();
                 let plain = point.head_of.as_ref().is_some_and(|head| {
                     head.level == level
                         && head.plain
-                        && head.again.iter().all(|name| names.contains(name))
+                        && (head.again.iter()).all(|name| ids.contains(&lookup.bindings.id(name)))
                 });
                 if !plain || point.carried.iter().any(|c| c.level > level) {
                     continue;
@@ -281,7 +285,7 @@ fn declared_again_after(block: &Block, first: usize, stages: Stages<'_>) -> bool
         .stmts
         .iter()
         .skip(first)
-        .any(|stmt| matches!(stmt, Stmt::Local(_)) && stages.hoisted.holds(stmt))
+        .any(|stmt| matches!(stmt, Stmt::Local(_)) && stages.hoisted.holds(stmt, stages.bindings))
 }
 
 /// A block cut after one of its statements: the block, and what follows that statement in

@@ -1,24 +1,59 @@
-//! Renaming rewrites exactly the hidden local and its uses, in code and in the format strings
-//! of the standard macros, and leaves alone what it cannot read or need not touch.
+//! Renaming writes exactly the hidden local and its uses anew, in code and in the format
+//! strings of the standard macros, and leaves alone what it cannot read or need not touch.
 
 use proc_macro2::Ident;
 use quote::{ToTokens, format_ident};
-use syn::Block;
+use syn::{Block, ItemFn};
 
-use super::rename;
+use super::written;
 use crate::flow::lower::bindings::Bindings;
+use crate::flow::lower::shadow::decide;
 use crate::flow::parsed::tokens;
 
-/// `body` after renaming, as tokens printed, with the parameters that came out.
+/// `function` as the lower stage decides and the emit stage writes it (each step function is
+/// written so), with the table.
+fn emitted(function: ItemFn, named: &[&Ident], patterns: &[syn::Pat]) -> (ItemFn, Bindings) {
+    let mut bindings = Bindings::resolve(named, patterns, &function.block);
+    decide(&function.block, &mut bindings);
+    let out = written(function.to_token_stream(), &bindings);
+    let function = syn::parse2(out).expect("the function written anew parses");
+    (function, bindings)
+}
+
+/// The names the parameters of `function` bind.
+fn param_names(function: &ItemFn) -> Vec<Ident> {
+    (function.sig.inputs.iter())
+        .filter_map(|input| match input {
+            syn::FnArg::Typed(typed) => match &*typed.pat {
+                syn::Pat::Ident(p) => Some(p.ident.clone()),
+                _ => None,
+            },
+            syn::FnArg::Receiver(_) => None,
+        })
+        .collect()
+}
+
+/// `body` as emitted, as tokens printed, with the names of the parameters `params` as the
+/// step function binds them.
 fn renamed(body: &str, params: &[&str]) -> (String, Vec<String>) {
-    let mut block: Block = syn::parse_str(body).expect("the body parses");
-    let mut params: Vec<Ident> = params.iter().map(|p| format_ident!("{p}")).collect();
-    let named: Vec<&Ident> = params.iter().collect();
-    let mut bindings = Bindings::resolve(&named, &[], &block);
-    let mut names: Vec<&mut Ident> = params.iter_mut().collect();
-    rename(&mut block, &mut names, &mut bindings);
-    let params = params.iter().map(ToString::to_string).collect();
-    (block.to_token_stream().to_string(), params)
+    let typed: Vec<String> = params.iter().map(|p| format!("{p}: T")).collect();
+    let function: ItemFn = syn::parse_str(&format!("async fn f({}) {body}", typed.join(", ")))
+        .expect("the function parses");
+    let named = param_names(&function);
+    let named: Vec<&Ident> = named.iter().collect();
+    let (function, _) = emitted(function.clone(), &named, &[]);
+    let params = param_names(&function)
+        .iter()
+        .map(ToString::to_string)
+        .collect();
+    (function.block.to_token_stream().to_string(), params)
+}
+
+/// `block` as emitted, the body of a function without parameters, with the table.
+fn emitted_block(block: Block) -> (Block, Bindings) {
+    let function: ItemFn = syn::parse_quote!(async fn f() #block);
+    let (function, bindings) = emitted(function, &[], &[]);
+    (*function.block, bindings)
 }
 
 #[test]
@@ -135,20 +170,24 @@ fn a_body_without_await_or_without_a_reading_hider_is_left_as_written() {
 
 #[test]
 fn the_table_shows_a_renamed_local_by_the_name_written() {
-    let mut block: Block =
+    let block: Block =
         syn::parse_str("{ let line = read(); let line = line.trim(); ask(line).await; }")
             .expect("the body parses");
-    let mut bindings = Bindings::resolve(&[], &[], &block);
-    rename(&mut block, &mut [], &mut bindings);
-    let syn::Stmt::Local(local) = &block.stmts[0] else {
-        panic!("the first statement is a `let`");
+    let (emitted, bindings) = emitted_block(block.clone());
+    let first = |block: &Block| match &block.stmts[0] {
+        syn::Stmt::Local(syn::Local {
+            pat: syn::Pat::Ident(p),
+            ..
+        }) => p.ident.clone(),
+        _ => panic!("the first statement is a `let` of a name"),
     };
-    let syn::Pat::Ident(renamed) = &local.pat else {
-        panic!("the `let` binds a name");
-    };
-    assert_eq!(renamed.ident, "__mcp_local0_line");
-    assert_eq!(bindings.shown(&renamed.ident), "line");
-    assert_eq!(bindings.shown_name(&renamed.ident), "line");
+    // The body the stages read keeps the name; the output has the new one, at its token.
+    let (written, renamed) = (first(&block), first(&emitted));
+    assert_eq!(written, "line");
+    assert_eq!(renamed, "__mcp_local0_line");
+    assert_eq!(renamed.span().start(), written.span().start());
+    assert_eq!(bindings.shown(&written), "line");
+    assert_eq!(bindings.shown_name(&written), "line");
 }
 
 #[test]
@@ -176,18 +215,21 @@ fn a_name_a_parameters_pattern_binds_stays_and_its_hider_is_renamed() {
          let db = db.clone(); ask().await; (spare, db) }",
     )
     .expect("the function parses");
-    let mut block = *function.block;
     let patterns: Vec<syn::Pat> = (function.sig.inputs.iter())
         .filter_map(|input| match input {
             syn::FnArg::Typed(typed) => Some((*typed.pat).clone()),
             syn::FnArg::Receiver(_) => None,
         })
         .collect();
-    let mut bindings = Bindings::resolve(&[], &patterns, &block);
-    rename(&mut block, &mut [], &mut bindings);
+    let (function, _) = emitted(function, &[], &patterns);
     let want = "{ let __mcp_local0_spare = &spare.0; ask().await; \
                 let __mcp_local1_db = db.clone(); ask().await; (__mcp_local0_spare, __mcp_local1_db) }";
-    assert_eq!(block.to_token_stream().to_string(), tokens(want));
+    assert_eq!(function.block.to_token_stream().to_string(), tokens(want));
+    // The parameters keep their names.
+    assert_eq!(
+        function.sig.inputs.to_token_stream().to_string(),
+        "State (spare) : State < S > , db : Db"
+    );
 }
 
 #[test]
@@ -249,11 +291,64 @@ fn a_binding_whose_token_stands_for_another_keeps_its_name_and_the_rest_are_rena
     .expect("the body parses");
     let repeated: Block = syn::parse_quote!({ let #x = 1; let #x = #x + 1; use_it(#x); });
     block.stmts.extend(repeated.stmts);
-    let mut bindings = Bindings::resolve(&[], &[], &block);
+    let (block, bindings) = emitted_block(block);
     let repeated = bindings.find(&x).expect("`x` is a binding");
     assert!(bindings.clashing(repeated));
-    rename(&mut block, &mut [], &mut bindings);
     let want = "{ let __mcp_local0_name = args.name.clone(); let name = __mcp_local0_name.trim(); \
                 ask(name).await; let x = 1; let x = x + 1; use_it(x); }";
     assert_eq!(block.to_token_stream().to_string(), tokens(want));
+}
+
+#[test]
+fn a_chain_of_hiders_gives_each_binding_but_the_last_a_name_of_its_own() {
+    let (out, _) = renamed(
+        "{ let x = 1; let x = x + 1; let x = x * 2; ask(x).await; x }",
+        &[],
+    );
+    let want = "{ let __mcp_local0_x = 1; let __mcp_local1_x = __mcp_local0_x + 1; \
+                let x = __mcp_local1_x * 2; ask(x).await; x }";
+    assert_eq!(out, tokens(want));
+}
+
+#[test]
+fn a_step_function_is_written_anew_only_where_a_binding_is_renamed() {
+    let step = "async fn step(question: T) { let question = question.trim(); ask(question).await }";
+    let function: ItemFn = syn::parse_str(step).expect("the function parses");
+    let named = param_names(&function);
+    let named: Vec<&Ident> = named.iter().collect();
+    let mut bindings = Bindings::resolve(&named, &[], &function.block);
+    let tokens = function.to_token_stream();
+    assert_eq!(
+        written(tokens.clone(), &bindings).to_string(),
+        tokens.to_string()
+    );
+    decide(&function.block, &mut bindings);
+    let want: ItemFn = syn::parse_str(
+        "async fn step(__mcp_local0_question: T) { let question = __mcp_local0_question.trim(); \
+         ask(question).await }",
+    )
+    .expect("the function parses");
+    assert_eq!(
+        written(tokens, &bindings).to_string(),
+        want.to_token_stream().to_string()
+    );
+}
+
+#[test]
+fn a_step_that_does_not_parse_where_a_shorthand_is_written_out_is_the_macros_error() {
+    let block: Block =
+        syn::parse_str("{ let x = 1; { let x = x + 1; ask(x).await; } Point { x } }")
+            .expect("the body parses");
+    let mut bindings = Bindings::resolve(&[], &[], &block);
+    decide(&block, &mut bindings);
+    assert!(bindings.renames_a_shorthand());
+    // Not written half renamed: said to be the macro's own mistake, at the step.
+    let unread = written(
+        quote::quote!(
+            struct S;
+        ),
+        &bindings,
+    )
+    .to_string();
+    assert!(unread.contains("compile_error") && unread.contains("could not read back"));
 }
