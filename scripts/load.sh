@@ -35,13 +35,14 @@
 #
 # `scripts/load.sh --counts` (or LOAD_COUNTS=1) counts what the kernel does for the server,
 # natively: it runs each of the three servers (stateless rounds, LOAD_CONCURRENCY in flight,
-# default 32 as when timing) for LOAD_FLOWS/5 flows to warm it, then for LOAD_FLOWS more
-# (default 20000 in this mode) under `perf stat`, and prints per flow: the server's system
-# calls, all kinds and the most frequent; its threads' context switches, voluntary and not
-# (from /proc), and how many threads ran; the wake-ups its threads made (of any thread, the
-# generator's included) and the inter-processor interrupts they sent; and its user and system
-# CPU time (clock ticks: indicative on a busy machine, where the counts still hold). Needs
-# `perf` with access to tracepoints (root, or kernel.perf_event_paranoid at -1).
+# default 32 as when timing) for LOAD_FLOWS/5 flows to warm it, then twice for LOAD_FLOWS
+# flows (default 20000 in this mode), and prints per flow: from the first run, its threads'
+# context switches, voluntary and not (from /proc), how many threads ran, and the server's
+# user and system CPU time (clock ticks: indicative on a busy machine, where the counts still
+# hold); from the second, under `perf stat`, the server's system calls, all kinds and the
+# most frequent, the wake-ups its threads made (of any thread, the generator's included) and
+# the inter-processor interrupts they sent. Needs `perf` with access to tracepoints (root, or
+# kernel.perf_event_paranoid at -1).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 ROOT="$PWD"
@@ -167,6 +168,13 @@ instructions() {
     -v flows="$FLOWS" 'BEGIN { printf "%.0f %.1f\n", i / flows, a / flows }' >"$WORK/$name"
 }
 
+# flows N: N stateless flows against the server started last.
+flows() {
+  "${CLIENT_PIN[@]}" "$TARGET/release/load" --addr "127.0.0.1:$PORT" --era stateless \
+    --concurrency "$CONCURRENCY" --flows "$1" >"$WORK/out" ||
+    { cat "$WORK/out" "$WORK/server.log" >&2; exit 1; }
+}
+
 # threads PID: a line per thread of the process, "tid voluntary involuntary ticks", the last
 # its user and system CPU time in clock ticks.
 threads() {
@@ -178,25 +186,24 @@ threads() {
   done
 }
 
-# kernel NAME BINARY FILTER: what the kernel does for one server over FLOWS stateless flows
-# (after FLOWS/5 to warm it); appends its summary to $WORK/NAME.
+# kernel NAME BINARY FILTER: what the kernel does for one server; appends its summary to
+# $WORK/NAME. After FLOWS/5 flows to warm it, FLOWS flows give its CPU time and context
+# switches (from /proc), then FLOWS more under `perf stat` its system calls and wake-ups: perf
+# weighs on what it counts (a wake-up costs more traced), so no time is read while it runs.
 kernel() {
   local name="$1" binary="$2" filter="$3" perf_pid user0 system0 user1 system1
   start_deploy "$binary" "$WORK/server.log" "$filter"
-  "${CLIENT_PIN[@]}" "$TARGET/release/load" --addr "127.0.0.1:$PORT" --era stateless \
-    --concurrency "$CONCURRENCY" --flows $((FLOWS / 5)) >"$WORK/out" ||
-    { cat "$WORK/out" "$WORK/server.log" >&2; exit 1; }
+  flows $((FLOWS / 5))
   threads "$SERVER_PID" >"$WORK/threads.before"
   read -r user0 system0 < <(sed 's/.*) //' "/proc/$SERVER_PID/stat" | awk '{ print $12, $13 }')
+  flows "$FLOWS"
+  read -r user1 system1 < <(sed 's/.*) //' "/proc/$SERVER_PID/stat" | awk '{ print $12, $13 }')
+  threads "$SERVER_PID" >"$WORK/threads.after"
   perf stat -x, -o "$WORK/perf" -p "$SERVER_PID" -e 'syscalls:sys_enter_*' "${PERF_EVENTS[@]}" &
   perf_pid=$!
   # perf attaches to an idle server: the flows start once it counts.
   sleep 1
-  "${CLIENT_PIN[@]}" "$TARGET/release/load" --addr "127.0.0.1:$PORT" --era stateless \
-    --concurrency "$CONCURRENCY" --flows "$FLOWS" >"$WORK/out" ||
-    { cat "$WORK/out" "$WORK/server.log" >&2; exit 1; }
-  read -r user1 system1 < <(sed 's/.*) //' "/proc/$SERVER_PID/stat" | awk '{ print $12, $13 }')
-  threads "$SERVER_PID" >"$WORK/threads.after"
+  flows "$FLOWS"
   kill -INT "$perf_pid"
   wait "$perf_pid" || true
   stop_server
