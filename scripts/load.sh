@@ -29,9 +29,11 @@
 # difference between the two runs, divided by LOAD_FLOWS, is what a flow costs with start-up,
 # connection set-up and shutdown taken out: user-space instructions per flow (the kernel's
 # share is not counted) and heap allocations per flow (calls to malloc, calloc and
-# posix_memalign), and the ratio of each server's instructions to the floor's. Valgrind's
-# virtual CPU has no SHA extensions, so the state codec's SHA-256 runs in software under it and
-# weighs more in these counts than it does natively.
+# posix_memalign), and the ratio of each server's instructions to the floor's; and, from
+# callgrind's simulation of the host's caches, the misses per flow in the first-level
+# instruction and data caches: an instruction that misses costs more time than one that hits.
+# Valgrind's virtual CPU has no SHA extensions, so the state codec's SHA-256 runs in software
+# under it and weighs more in these counts than it does natively.
 #
 # `scripts/load.sh --counts` (or LOAD_COUNTS=1) counts what the kernel does for the server,
 # natively: it runs each of the three servers (stateless rounds, LOAD_CONCURRENCY in flight,
@@ -126,11 +128,13 @@ measure() {
 }
 
 # count NAME BINARY FILTER FLOWS: one server under callgrind for FLOWS stateless flows; writes
-# its user-space instructions and heap allocations over the whole run to $WORK/count.
+# its user-space instructions, heap allocations, and first-level instruction and data cache
+# misses over the whole run to $WORK/count.
 count() {
   local name="$1" binary="$2" filter="$3" flows="$4" out="$WORK/callgrind.out"
   rm -f "$out"
-  SERVER_WRAP=(valgrind --tool=callgrind --callgrind-out-file="$out" --log-file="$WORK/valgrind.log")
+  SERVER_WRAP=(valgrind --tool=callgrind --cache-sim=yes --callgrind-out-file="$out"
+    --log-file="$WORK/valgrind.log")
   start_deploy "$binary" "$WORK/server.log" "$filter"
   "${CLIENT_PIN[@]}" "$TARGET/release/load" --addr "127.0.0.1:$PORT" --era stateless \
     --concurrency "$CONCURRENCY" --flows "$flows" >"$WORK/out" ||
@@ -138,10 +142,16 @@ count() {
   stop_server
   SERVER_WRAP=()
   rm -f "$WORK/server.log"
-  # The total is the `summary:` line; allocations are the calls into the allocator, summed over
-  # the call arcs into it (names are written once, then referred to by their number).
+  # The totals are the `summary:` line, in the order the `events:` line names them;
+  # allocations are the calls into the allocator, summed over the call arcs into it (names are
+  # written once, then referred to by their number).
   awk '
-    /^summary:/ { instructions = $2 }
+    /^events:/ { for (i = 2; i <= NF; i++) event[$i] = i }
+    /^summary:/ {
+      instructions = $event["Ir"]
+      instruction_misses = $event["I1mr"]
+      data_misses = $event["D1mr"] + $event["D1mw"]
+    }
     /^c?fn=/ {
       spec = substr($0, index($0, "=") + 1)
       if (match(spec, /^\([0-9]+\) /)) { id = substr(spec, 1, RLENGTH - 1); names[id] = substr(spec, RLENGTH + 1) }
@@ -151,21 +161,20 @@ count() {
     /^calls=/ {
       if (callee ~ /^(malloc|calloc|posix_memalign)(\047[0-9]+)?$/) allocations += substr($1, 7)
     }
-    END { printf "%d %d\n", instructions, allocations }
+    END { printf "%d %d %d %d\n", instructions, allocations, instruction_misses, data_misses }
   ' "$out" >"$WORK/count"
 }
 
-# instructions NAME BINARY FILTER: the instructions and allocations of one flow of a server,
-# from two runs; appends "instructions allocations" per flow to $WORK/NAME.
+# instructions NAME BINARY FILTER: the instructions, allocations and cache misses of one flow
+# of a server, from two runs; appends them per flow to $WORK/NAME.
 instructions() {
   local name="$1" few=$((FLOWS / 5))
-  local small_instructions small_allocations large_instructions large_allocations
   count "$@" "$few"
-  read -r small_instructions small_allocations <"$WORK/count"
+  cp "$WORK/count" "$WORK/count.few"
   count "$@" $((few + FLOWS))
-  read -r large_instructions large_allocations <"$WORK/count"
-  awk -v i=$((large_instructions - small_instructions)) -v a=$((large_allocations - small_allocations)) \
-    -v flows="$FLOWS" 'BEGIN { printf "%.0f %.1f\n", i / flows, a / flows }' >"$WORK/$name"
+  paste -d' ' "$WORK/count.few" "$WORK/count" | awk -v flows="$FLOWS" '{
+    printf "%.0f %.1f %.0f %.0f\n", ($5 - $1) / flows, ($6 - $2) / flows, ($7 - $3) / flows, ($8 - $4) / flows
+  }' >"$WORK/$name"
 }
 
 # flows N: N stateless flows against the server started last.
@@ -266,10 +275,12 @@ if [[ "$INSTRUCTIONS" == 1 ]]; then
   read -r FLOOR _ <"$WORK/floor"
   for name in floor default quiet; do
     label="$(label "$name")"
-    read -r per_flow allocations <"$WORK/$name"
-    awk -v label="$label" -v i="$per_flow" -v a="$allocations" -v floor="$FLOOR" 'BEGIN {
+    read -r per_flow allocations instruction_misses data_misses <"$WORK/$name"
+    awk -v label="$label" -v i="$per_flow" -v a="$allocations" -v floor="$FLOOR" \
+      -v im="$instruction_misses" -v dm="$data_misses" 'BEGIN {
       printf "%-40s %8d instructions/flow  %5.2fx the floor  %6.1f allocations/flow (%.1f a round)\n",
-        label, i, i / floor, a, a / 2 }'
+        label, i, i / floor, a, a / 2
+      printf "%-40s %8d instruction and %d data cache misses/flow (first level)\n", "", im, dm }'
   done
   exit 0
 fi
