@@ -83,6 +83,11 @@ pub(super) struct Timeouts {
     pub(super) write: Duration,
 }
 
+/// The shortest wait between two looks of a connection's watchdog while no deadline is due:
+/// with a timeout of zero, or a few milliseconds, it would otherwise wake as often as the
+/// timer ticks for as long as a request runs. A deadline sooner than this still wakes it.
+const SHORTEST_LOOK: Duration = Duration::from_secs(1);
+
 /// `timeout` from now; far in the future when that is past what an `Instant` holds.
 fn after(timeout: Duration) -> Instant {
     later(Instant::now(), timeout)
@@ -225,8 +230,14 @@ impl Activity {
                 let now = Instant::now();
                 // A head starting from now on is due a header timeout after it starts, and
                 // an answer ending leaves the connection idle for a keep-alive timeout: by
-                // looking again no later than this, the watchdog needs no wake for either.
-                let next_look = later(now, self.header_timeout.min(self.idle_timeout));
+                // looking again no later than this, the watchdog needs no wake for either
+                // (unless the timeout is shorter than `SHORTEST_LOOK`).
+                let next_look = later(
+                    now,
+                    self.header_timeout
+                        .min(self.idle_timeout)
+                        .max(SHORTEST_LOOK),
+                );
                 let wake = match state.phase {
                     // Only a stalled write is enforced while busy.
                     Phase::Busy(_) => match state.stalled_since {
@@ -456,6 +467,32 @@ mod tests {
         fn wake(self: Arc<Self>) {
             self.0.fetch_add(1, Ordering::SeqCst);
         }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn with_a_zero_keep_alive_timeout_a_busy_connection_does_not_spin_its_watchdog() {
+        let activity = Arc::new(Activity::new(Timeouts {
+            header: HEADER,
+            idle: Duration::ZERO,
+            write: Duration::from_secs(30),
+        }));
+        let wakes = Arc::new(Wakes::default());
+        let waker = Waker::from(Arc::clone(&wakes));
+        let mut cx = Context::from_waker(&waker);
+        let mut watchdog = Box::pin(activity.expired());
+        let busy = activity.begin();
+        let mut woken = 0;
+        for _ in 0..3000 {
+            assert!(watchdog.as_mut().poll(&mut cx).is_pending());
+            tokio::time::advance(Duration::from_millis(1)).await;
+            woken += wakes.take();
+        }
+        assert!(woken <= 3, "woken {woken} times in 3 s");
+        // Once the answer ends, the connection is closed at once.
+        assert!(watchdog.as_mut().poll(&mut cx).is_pending());
+        drop(busy);
+        assert_eq!(wakes.take(), 1);
+        assert_eq!(watchdog.as_mut().poll(&mut cx), Poll::Ready(Expiry::Late));
     }
 
     #[tokio::test(start_paused = true)]
