@@ -29,19 +29,34 @@
 # difference between the two runs, divided by LOAD_FLOWS, is what a flow costs with start-up,
 # connection set-up and shutdown taken out: user-space instructions per flow (the kernel's
 # share is not counted) and heap allocations per flow (calls to malloc, calloc and
-# posix_memalign), and the ratio of each server's instructions to the floor's. Valgrind's
-# virtual CPU has no SHA extensions, so the state codec's SHA-256 runs in software under it and
-# weighs more in these counts than it does natively.
+# posix_memalign), and the ratio of each server's instructions to the floor's; and, from
+# callgrind's simulation of the host's caches, the misses per flow in the first-level
+# instruction and data caches: an instruction that misses costs more time than one that hits.
+# Valgrind's virtual CPU has no SHA extensions, so the state codec's SHA-256 runs in software
+# under it and weighs more in these counts than it does natively.
+#
+# `scripts/load.sh --counts` (or LOAD_COUNTS=1) counts what the kernel does for the server,
+# natively: it runs each of the three servers (stateless rounds, LOAD_CONCURRENCY in flight,
+# default 32 as when timing) for LOAD_FLOWS/5 flows to warm it, then twice for LOAD_FLOWS
+# flows (default 20000 in this mode), and prints per flow: from the first run, its threads'
+# context switches, voluntary and not (from /proc), how many threads ran, and the server's
+# user and system CPU time (clock ticks: indicative on a busy machine, where the counts still
+# hold); from the second, under `perf stat`, the server's system calls, all kinds and the
+# most frequent, the wake-ups its threads made (of any thread, the generator's included) and
+# the inter-processor interrupts they sent. Needs `perf` with access to tracepoints (root, or
+# kernel.perf_event_paranoid at -1).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 ROOT="$PWD"
 
 INSTRUCTIONS="${LOAD_INSTRUCTIONS:-0}"
+COUNTS="${LOAD_COUNTS:-0}"
 case "${1:-}" in
   --instructions) INSTRUCTIONS=1 ;;
+  --counts) COUNTS=1 ;;
   "") ;;
   *)
-    echo "usage: scripts/load.sh [--instructions]" >&2
+    echo "usage: scripts/load.sh [--instructions | --counts]" >&2
     exit 2
     ;;
 esac
@@ -59,7 +74,11 @@ if [[ "$INSTRUCTIONS" == 1 ]]; then
 else
   CONCURRENCY="${LOAD_CONCURRENCY:-32}"
 fi
-FLOWS="${LOAD_FLOWS:-1000}"
+if [[ "$COUNTS" == 1 ]]; then
+  FLOWS="${LOAD_FLOWS:-20000}"
+else
+  FLOWS="${LOAD_FLOWS:-1000}"
+fi
 DURATION="${LOAD_DURATION:-10}"
 WARMUP="${LOAD_WARMUP:-1}"
 SERVER_CPU="${LOAD_SERVER_CPU:-0}"
@@ -109,11 +128,13 @@ measure() {
 }
 
 # count NAME BINARY FILTER FLOWS: one server under callgrind for FLOWS stateless flows; writes
-# its user-space instructions and heap allocations over the whole run to $WORK/count.
+# its user-space instructions, heap allocations, and first-level instruction and data cache
+# misses over the whole run to $WORK/count.
 count() {
   local name="$1" binary="$2" filter="$3" flows="$4" out="$WORK/callgrind.out"
   rm -f "$out"
-  SERVER_WRAP=(valgrind --tool=callgrind --callgrind-out-file="$out" --log-file="$WORK/valgrind.log")
+  SERVER_WRAP=(valgrind --tool=callgrind --cache-sim=yes --callgrind-out-file="$out"
+    --log-file="$WORK/valgrind.log")
   start_deploy "$binary" "$WORK/server.log" "$filter"
   "${CLIENT_PIN[@]}" "$TARGET/release/load" --addr "127.0.0.1:$PORT" --era stateless \
     --concurrency "$CONCURRENCY" --flows "$flows" >"$WORK/out" ||
@@ -121,10 +142,16 @@ count() {
   stop_server
   SERVER_WRAP=()
   rm -f "$WORK/server.log"
-  # The total is the `summary:` line; allocations are the calls into the allocator, summed over
-  # the call arcs into it (names are written once, then referred to by their number).
+  # The totals are the `summary:` line, in the order the `events:` line names them;
+  # allocations are the calls into the allocator, summed over the call arcs into it (names are
+  # written once, then referred to by their number).
   awk '
-    /^summary:/ { instructions = $2 }
+    /^events:/ { for (i = 2; i <= NF; i++) event[$i] = i }
+    /^summary:/ {
+      instructions = $event["Ir"]
+      instruction_misses = $event["I1mr"]
+      data_misses = $event["D1mr"] + $event["D1mw"]
+    }
     /^c?fn=/ {
       spec = substr($0, index($0, "=") + 1)
       if (match(spec, /^\([0-9]+\) /)) { id = substr(spec, 1, RLENGTH - 1); names[id] = substr(spec, RLENGTH + 1) }
@@ -134,22 +161,110 @@ count() {
     /^calls=/ {
       if (callee ~ /^(malloc|calloc|posix_memalign)(\047[0-9]+)?$/) allocations += substr($1, 7)
     }
-    END { printf "%d %d\n", instructions, allocations }
+    END { printf "%d %d %d %d\n", instructions, allocations, instruction_misses, data_misses }
   ' "$out" >"$WORK/count"
 }
 
-# instructions NAME BINARY FILTER: the instructions and allocations of one flow of a server,
-# from two runs; appends "instructions allocations" per flow to $WORK/NAME.
+# instructions NAME BINARY FILTER: the instructions, allocations and cache misses of one flow
+# of a server, from two runs; appends them per flow to $WORK/NAME.
 instructions() {
   local name="$1" few=$((FLOWS / 5))
-  local small_instructions small_allocations large_instructions large_allocations
   count "$@" "$few"
-  read -r small_instructions small_allocations <"$WORK/count"
+  cp "$WORK/count" "$WORK/count.few"
   count "$@" $((few + FLOWS))
-  read -r large_instructions large_allocations <"$WORK/count"
-  awk -v i=$((large_instructions - small_instructions)) -v a=$((large_allocations - small_allocations)) \
-    -v flows="$FLOWS" 'BEGIN { printf "%.0f %.1f\n", i / flows, a / flows }' >"$WORK/$name"
+  paste -d' ' "$WORK/count.few" "$WORK/count" | awk -v flows="$FLOWS" '{
+    printf "%.0f %.1f %.0f %.0f\n", ($5 - $1) / flows, ($6 - $2) / flows, ($7 - $3) / flows, ($8 - $4) / flows
+  }' >"$WORK/$name"
 }
+
+# flows N: N stateless flows against the server started last.
+flows() {
+  "${CLIENT_PIN[@]}" "$TARGET/release/load" --addr "127.0.0.1:$PORT" --era stateless \
+    --concurrency "$CONCURRENCY" --flows "$1" >"$WORK/out" ||
+    { cat "$WORK/out" "$WORK/server.log" >&2; exit 1; }
+}
+
+# threads PID: a line per thread of the process, "tid voluntary involuntary ticks", the last
+# its user and system CPU time in clock ticks.
+threads() {
+  local task
+  for task in /proc/"$1"/task/*; do
+    awk -v tid="${task##*/}" '/^voluntary_ctxt_switches/ { v = $2 } /^nonvoluntary_ctxt_switches/ { n = $2 }
+      END { printf "%s %d %d ", tid, v, n }' "$task/status" 2>/dev/null || continue
+    sed 's/.*) //' "$task/stat" | awk '{ print $12 + $13 }'
+  done
+}
+
+# kernel NAME BINARY FILTER: what the kernel does for one server; appends its summary to
+# $WORK/NAME. After FLOWS/5 flows to warm it, FLOWS flows give its CPU time and context
+# switches (from /proc), then FLOWS more under `perf stat` its system calls and wake-ups: perf
+# weighs on what it counts (a wake-up costs more traced), so no time is read while it runs.
+kernel() {
+  local name="$1" binary="$2" filter="$3" perf_pid user0 system0 user1 system1
+  start_deploy "$binary" "$WORK/server.log" "$filter"
+  flows $((FLOWS / 5))
+  threads "$SERVER_PID" >"$WORK/threads.before"
+  read -r user0 system0 < <(sed 's/.*) //' "/proc/$SERVER_PID/stat" | awk '{ print $12, $13 }')
+  flows "$FLOWS"
+  read -r user1 system1 < <(sed 's/.*) //' "/proc/$SERVER_PID/stat" | awk '{ print $12, $13 }')
+  threads "$SERVER_PID" >"$WORK/threads.after"
+  perf stat -x, -o "$WORK/perf" -p "$SERVER_PID" -e 'syscalls:sys_enter_*' "${PERF_EVENTS[@]}" &
+  perf_pid=$!
+  # perf attaches to an idle server: the flows start once it counts.
+  sleep 1
+  flows "$FLOWS"
+  kill -INT "$perf_pid"
+  wait "$perf_pid" || true
+  stop_server
+  rm -f "$WORK/server.log"
+  {
+    awk -F, -v flows="$FLOWS" '
+      $3 ~ /^syscalls:sys_enter_/ && $1 > 0 { kind = substr($3, 20); calls[kind] = $1; total += $1 }
+      $3 == "sched:sched_waking" { wakes = $1 }
+      $3 == "ipi:ipi_send_cpu" { ipis = $1 }
+      END {
+        printf "  %.2f system calls a flow:", total / flows
+        n = 0
+        for (kind in calls) if (calls[kind] / flows >= 0.01) order[++n] = kind
+        for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++)
+          if (calls[order[j]] > calls[order[i]]) { t = order[i]; order[i] = order[j]; order[j] = t }
+        for (i = 1; i <= n; i++) printf " %s %.2f", order[i], calls[order[i]] / flows
+        printf "\n  %.3f wake-ups made a flow", wakes / flows
+        if (ipis != "") printf ", %.3f inter-processor interrupts sent", ipis / flows
+        printf "\n"
+      }' "$WORK/perf"
+    awk -v flows="$FLOWS" '
+      NR == FNR { voluntary[$1] = $2; involuntary[$1] = $3; ticks[$1] = $4; next }
+      {
+        v += $2 - voluntary[$1]; n += $3 - involuntary[$1]
+        if ($2 != voluntary[$1] || $3 != involuntary[$1] || $4 != ticks[$1]) ran++
+      }
+      END { printf "  %.3f context switches a flow (%.3f voluntary, %.3f not), %d thread(s) ran\n",
+        (v + n) / flows, v / flows, n / flows, ran }' "$WORK/threads.before" "$WORK/threads.after"
+    awk -v user=$((user1 - user0)) -v sys=$((system1 - system0)) -v hz="$(getconf CLK_TCK)" \
+      -v flows="$FLOWS" 'BEGIN {
+      printf "  CPU a flow: user %.1f µs, system %.1f µs (%d and %d clock ticks)\n",
+        user * 1e6 / hz / flows, sys * 1e6 / hz / flows, user, sys }'
+  } >"$WORK/$name"
+}
+
+if [[ "$COUNTS" == 1 ]]; then
+  command -v perf >/dev/null || { echo "error: --counts needs perf" >&2; exit 1; }
+  perf stat -e 'syscalls:sys_enter_writev' -- true >/dev/null 2>&1 ||
+    { echo "error: --counts needs perf with access to tracepoints (root, or kernel.perf_event_paranoid at -1)" >&2; exit 1; }
+  PERF_EVENTS=(-e sched:sched_waking)
+  ! perf stat -e ipi:ipi_send_cpu -- true >/dev/null 2>&1 || PERF_EVENTS+=(-e ipi:ipi_send_cpu)
+  echo "== perf stat, $FLOWS stateless flows (after $((FLOWS / 5))), $CONCURRENCY in flight; servers on CPU $SERVER_CPU, generator on CPU $CLIENT_CPU"
+  kernel floor "$TARGET/release/floor" warn
+  kernel default "$DEPLOY" default
+  kernel quiet "$DEPLOY" warn
+  for name in floor default quiet; do
+    echo
+    label "$name"
+    cat "$WORK/$name"
+  done
+  exit 0
+fi
 
 if [[ "$INSTRUCTIONS" == 1 ]]; then
   command -v valgrind >/dev/null || { echo "error: --instructions needs valgrind" >&2; exit 1; }
@@ -160,10 +275,12 @@ if [[ "$INSTRUCTIONS" == 1 ]]; then
   read -r FLOOR _ <"$WORK/floor"
   for name in floor default quiet; do
     label="$(label "$name")"
-    read -r per_flow allocations <"$WORK/$name"
-    awk -v label="$label" -v i="$per_flow" -v a="$allocations" -v floor="$FLOOR" 'BEGIN {
+    read -r per_flow allocations instruction_misses data_misses <"$WORK/$name"
+    awk -v label="$label" -v i="$per_flow" -v a="$allocations" -v floor="$FLOOR" \
+      -v im="$instruction_misses" -v dm="$data_misses" 'BEGIN {
       printf "%-40s %8d instructions/flow  %5.2fx the floor  %6.1f allocations/flow (%.1f a round)\n",
-        label, i, i / floor, a, a / 2 }'
+        label, i, i / floor, a, a / 2
+      printf "%-40s %8d instruction and %d data cache misses/flow (first level)\n", "", im, dm }'
   done
   exit 0
 fi

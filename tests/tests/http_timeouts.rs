@@ -172,6 +172,30 @@ async fn a_half_sent_head_is_closed_after_the_header_timeout_even_while_it_trick
 }
 
 #[tokio::test]
+async fn a_half_sent_head_after_an_idle_spell_is_closed_after_the_header_timeout() {
+    let running = client::start(server(|b| timeouts(b, SHORT, LONG, LONG))).await;
+    let addr = running.addr;
+    let mut stream = TcpStream::connect(addr).await.unwrap();
+    stream
+        .write_all(keep_alive_request(addr, &discover()).as_bytes())
+        .await
+        .unwrap();
+    assert_eq!(read_answer(&mut stream).await, 200);
+    // Idle past the header timeout (the keep-alive timeout is long), then half a head.
+    tokio::time::sleep(SHORT * 2).await;
+    let started = Instant::now();
+    stream
+        .write_all(format!("POST /mcp HTTP/1.1\r\nHost: {addr}\r\n").as_bytes())
+        .await
+        .unwrap();
+    let rest = until_closed(&mut stream)
+        .await
+        .expect("a half head on a kept-alive connection is closed");
+    assert!(rest.is_empty(), "{}", String::from_utf8_lossy(&rest));
+    assert!(started.elapsed() >= SHORT, "closed before the timeout");
+}
+
+#[tokio::test]
 async fn a_half_sent_body_is_answered_408_and_closed_after_the_body_timeout() {
     let running = client::start(server(|b| timeouts(b, LONG, SHORT, LONG))).await;
     let addr = running.addr;

@@ -47,8 +47,11 @@ pub(super) enum Expiry {
 /// starts), its answers' bodies (an answer ends) and its watchdog ([`Activity::expired`]).
 ///
 /// A change wakes the watchdog only when it brings a deadline before the time the watchdog
-/// means to look again; it notices the others then (while the connection is busy, it looks
-/// every keep-alive timeout). In steady traffic a request costs a few uncontended locks.
+/// means to look again; it notices the others then. Outside a request head, the watchdog looks
+/// again within the shorter of the header and keep-alive timeouts, so that neither a head
+/// starting nor an answer ending brings a deadline before its look: in steady traffic a
+/// request costs a few uncontended locks, and the watchdog wakes once per such timeout, not
+/// once per request.
 #[derive(Debug)]
 pub(super) struct Activity {
     state: Mutex<State>,
@@ -79,6 +82,11 @@ pub(super) struct Timeouts {
     pub(super) idle: Duration,
     pub(super) write: Duration,
 }
+
+/// The shortest wait between two looks of a connection's watchdog while no deadline is due:
+/// with a timeout of zero, or a few milliseconds, it would otherwise wake as often as the
+/// timer ticks for as long as a request runs. A deadline sooner than this still wakes it.
+const SHORTEST_LOOK: Duration = Duration::from_secs(1);
 
 /// `timeout` from now; far in the future when that is past what an `Instant` holds.
 fn after(timeout: Duration) -> Instant {
@@ -220,25 +228,39 @@ impl Activity {
                     return Expiry::Evicted;
                 }
                 let now = Instant::now();
+                // A head starting from now on is due a header timeout after it starts, and
+                // an answer ending leaves the connection idle for a keep-alive timeout: by
+                // looking again no later than this, the watchdog needs no wake for either
+                // (unless the timeout is shorter than `SHORTEST_LOOK`).
+                let next_look = later(
+                    now,
+                    self.header_timeout
+                        .min(self.idle_timeout)
+                        .max(SHORTEST_LOOK),
+                );
                 let wake = match state.phase {
-                    // Only a stalled write is enforced; once idle again, the connection's
-                    // deadline is one keep-alive timeout after its answer ended, no sooner
-                    // than this.
+                    // Only a stalled write is enforced while busy.
                     Phase::Busy(_) => match state.stalled_since {
                         Some(since) => {
                             let deadline = later(since, self.write_timeout);
                             if now >= deadline {
                                 return Expiry::Stalled;
                             }
-                            deadline.min(after(self.idle_timeout))
+                            deadline.min(next_look)
                         }
-                        None => after(self.idle_timeout),
+                        None => next_look,
                     },
-                    Phase::Head(deadline) | Phase::Idle(deadline) => {
+                    Phase::Head(deadline) => {
                         if now >= deadline {
                             return Expiry::Late;
                         }
                         deadline
+                    }
+                    Phase::Idle(deadline) => {
+                        if now >= deadline {
+                            return Expiry::Late;
+                        }
+                        deadline.min(next_look)
                     }
                 };
                 state.wakes_at = Some(wake);
@@ -425,6 +447,91 @@ impl AcceptBackoff {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::future::Future as _;
+    use std::sync::atomic::AtomicUsize;
+    use std::task::Waker;
+
+    const HEADER: Duration = Duration::from_secs(10);
+
+    /// Counts the wakes of the task it stands for.
+    #[derive(Default)]
+    struct Wakes(AtomicUsize);
+
+    impl Wakes {
+        fn take(&self) -> usize {
+            self.0.swap(0, Ordering::SeqCst)
+        }
+    }
+
+    impl std::task::Wake for Wakes {
+        fn wake(self: Arc<Self>) {
+            self.0.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn with_a_zero_keep_alive_timeout_a_busy_connection_does_not_spin_its_watchdog() {
+        let activity = Arc::new(Activity::new(Timeouts {
+            header: HEADER,
+            idle: Duration::ZERO,
+            write: Duration::from_secs(30),
+        }));
+        let wakes = Arc::new(Wakes::default());
+        let waker = Waker::from(Arc::clone(&wakes));
+        let mut cx = Context::from_waker(&waker);
+        let mut watchdog = Box::pin(activity.expired());
+        let busy = activity.begin();
+        let mut woken = 0;
+        for _ in 0..3000 {
+            assert!(watchdog.as_mut().poll(&mut cx).is_pending());
+            tokio::time::advance(Duration::from_millis(1)).await;
+            woken += wakes.take();
+        }
+        assert!(woken <= 3, "woken {woken} times in 3 s");
+        // Once the answer ends, the connection is closed at once.
+        assert!(watchdog.as_mut().poll(&mut cx).is_pending());
+        drop(busy);
+        assert_eq!(wakes.take(), 1);
+        assert_eq!(watchdog.as_mut().poll(&mut cx), Poll::Ready(Expiry::Late));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn requests_on_a_kept_alive_connection_do_not_wake_its_watchdog() {
+        let activity = Arc::new(Activity::new(Timeouts {
+            header: HEADER,
+            idle: Duration::from_secs(60),
+            write: Duration::from_secs(30),
+        }));
+        let wakes = Arc::new(Wakes::default());
+        let waker = Waker::from(Arc::clone(&wakes));
+        let mut cx = Context::from_waker(&waker);
+        let mut watchdog = Box::pin(activity.expired());
+        assert!(watchdog.as_mut().poll(&mut cx).is_pending());
+        // A first request, then the connection idles until the watchdog looks.
+        drop(activity.begin());
+        tokio::time::advance(HEADER).await;
+        assert_eq!(wakes.take(), 1);
+        assert!(watchdog.as_mut().poll(&mut cx).is_pending());
+        // Requests keep coming, each head starting on the idle connection.
+        for _ in 0..40 {
+            tokio::time::advance(Duration::from_millis(100)).await;
+            activity.received();
+            let busy = activity.begin();
+            tokio::time::advance(Duration::from_millis(10)).await;
+            drop(busy);
+            assert_eq!(wakes.take(), 0, "a request woke the watchdog");
+        }
+        // A head that never ends is still closed at its deadline, not before.
+        tokio::time::advance(Duration::from_millis(100)).await;
+        activity.received();
+        let head_started = Instant::now();
+        assert_eq!(watchdog.await, Expiry::Late);
+        let closed_after = Instant::now() - head_started;
+        assert!(
+            closed_after >= HEADER && closed_after < HEADER + Duration::from_millis(10),
+            "{closed_after:?}"
+        );
+    }
 
     #[test]
     fn failed_accepts_pause_longer_and_longer_up_to_a_bound() {
