@@ -46,7 +46,9 @@ pub(crate) use syntax::field_name;
 
 /// What the earlier stages found that resuming reads: the question points, the resumable
 /// `for` loops, the statements declared again rather than carried, and each point's
-/// question.
+/// question. Made once per body by `flow::compile` (once more after the hiders are
+/// rewritten), never written after; read by every walk, each holding a copy of these
+/// references, and by `in_place` and `group`.
 #[derive(Clone, Copy)]
 pub(crate) struct Stages<'a> {
     pub(crate) sites: &'a [Site],
