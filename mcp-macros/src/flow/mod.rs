@@ -22,6 +22,9 @@
 //! nest, and [`resume`] finds a point's locals, rewrites hidden locals, groups points and
 //! builds resumed bodies. One walk (`resume::Resumer`) does all of that for `resume`, with or
 //! without the body (`locals_only`); parting it along the stage line would copy the walk.
+//! Its state is five records, each saying who writes and who reads it: the analysis it reads
+//! (`resume::Stages`, made once per body), what its caller asks (`Asked`), where it is on the
+//! path (`Position`), what it passed on the way down (`Passed`) and what it found (`Found`).
 //! Emit calls both (through [`resume_body`] and `expand::expand`).
 //!
 //! At the top of `flow/` are the leaves every stage may read: [`syntax`] (the marker,
@@ -123,6 +126,9 @@
 //!   `check/sites/record.rs` (keys), `check/valid.rs`, `lower/chains.rs`,
 //!   `check/refusals.rs` (what cannot travel: its words; `plan/resume/travel.rs` finds it).
 //!   Each has a UI case under `trybuild/tests/ui` whose `.stderr` shows it.
+//! - **What the walk of a point keeps as it goes**: the records of `resume::Resumer` in
+//!   `plan/resume.rs`; each submodule of `plan/resume/` says at its top which it reads and
+//!   writes.
 //! - **What the macro knows of a `std` method**: its row in `std_facts.rs`.
 //! - **What is a binding, what is a use, and which binding a use reads** (a new pattern
 //!   position, a macro whose arguments are code): `lower/bindings/walk.rs` (the walk), and

@@ -24,7 +24,7 @@ pub(crate) struct Carried {
     pub(crate) slot: usize,
     /// Whether the local was declared `mut`.
     pub(crate) mutable: bool,
-    /// The scope it is declared in (see `resume::Resumer`'s `level`).
+    /// The scope it is declared in (see `resume::Position`'s `level`).
     pub(crate) level: usize,
     /// Where a local of its name declared further down the path hides it at the question:
     /// the borrow of it taken just before that declaration (see `hidden`), which the state
@@ -60,8 +60,8 @@ pub(crate) struct Resumed {
 /// The innermost block of a point at the head of one of its statements.
 #[derive(Clone)]
 pub(crate) struct HeadOf {
-    /// The block's scope (see `resume::Resumer`'s `level`): the point's carried locals of this level
-    /// are the block's own.
+    /// The block's scope (see `resume::Position`'s `level`): the point's carried locals of
+    /// this level are the block's own.
     pub(crate) level: usize,
     /// Whether the block's locals the point needs are all carried or borrowed again: none is
     /// a loop's iterator or only declared.

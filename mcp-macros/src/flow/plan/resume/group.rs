@@ -38,12 +38,15 @@
 //! block nests the same way. Every point of a group carries the same locals of the blocks
 //! around the group's block, taken first; where the points' locals differ from what the
 //! group would take (one moved between two questions), the group is not made.
+//!
+//! The walk's records: a group's planner writes `asked` (`group/planner.rs`); the group's
+//! block reads `stages` and takes `asked`'s `group`.
 
 use std::collections::{BTreeMap, HashSet};
 
 use syn::Block;
 
-use super::{Carried, Location, Resumed, Resumer, Stages, field_name};
+use super::{Asked, Carried, Location, Resumed, Resumer, Stages, field_name};
 use crate::flow::check::sites::{Site, Step};
 use crate::flow::lower::bindings::Bindings;
 use crate::flow::plan::straight::{self, BlockLevel, Placement};
@@ -69,7 +72,7 @@ pub(crate) struct Group {
     pub(crate) carried: Vec<Carried>,
 }
 
-impl Resumer<'_> {
+impl Asked {
     /// The group's block plan, when `here` is the group's block.
     pub(super) fn group_at(&mut self, here: &[Step]) -> Option<Heads> {
         if self.group.as_ref()?.prefix != here {
@@ -77,13 +80,15 @@ impl Resumer<'_> {
         }
         self.group.take()
     }
+}
 
+impl Resumer<'_> {
     /// The group's block, resumed at any of its points.
-    pub(super) fn heads_block(&mut self, block: &Block, heads: &Heads) -> Block {
+    pub(super) fn heads_block(&self, block: &Block, heads: &Heads) -> Block {
         straight::heads(
             block,
             &heads.levels,
-            (self.hoisted, self.bindings),
+            (self.stages.hoisted, self.stages.bindings),
             &step::reader(),
         )
     }

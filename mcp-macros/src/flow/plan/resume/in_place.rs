@@ -41,6 +41,8 @@
 //! hides one or borrows one again; and, for a chain or a `match`, where no branch reads what
 //! its pattern (or its condition's `let`) binds. Otherwise its points keep a copy of the
 //! statement each (`straight::within_level`, `group`): so do `for` and `while let` loops.
+//!
+//! Of the walk's records, reads `stages` alone; it walks no point's path.
 
 use std::collections::BTreeMap;
 

@@ -3,6 +3,9 @@
 //! loop runs again, and the values restored in it moved once), then the loop as written; and
 //! a `for` loop's current item bound again. A loop whose points resume in place (see
 //! `in_place`) is written once instead, and needs none of this.
+//!
+//! Reads `stages`, `asked` and `at`; writes `passed` (a `for` loop's pattern hides) and
+//! `found` (the markers standing for a loop's body).
 
 use proc_macro2::Span;
 use quote::ToTokens;
@@ -24,7 +27,7 @@ impl Resumer<'_> {
     /// compiler's eyes too: a local it assigns before reading (one moved away before the
     /// question and given a new value after it) is assigned when the loop reads it.
     pub(super) fn resumed_loop(&mut self, looped: &syn::ExprLoop, rest: &[Step]) -> Expr {
-        let labels = self.loop_labels();
+        let labels = loop_labels(self.at.level);
         let resumed = self.block(&looped.body, rest);
         // The loop's parts but its body, which is copied or stood in for.
         let again = Expr::Loop(syn::ExprLoop {
@@ -43,12 +46,11 @@ impl Resumer<'_> {
         let Some((step, rest)) = path.split_first() else {
             return Expr::While(looped.clone());
         };
-        let labels = self.loop_labels();
+        let labels = loop_labels(self.at.level);
         let block = self.block(&looped.body, rest);
         let item = match step {
             Step::ForBody(n) => {
-                let loops = self.loops;
-                let here = self.here(path);
+                let (loops, here) = (self.stages.loops, self.at.here(path));
                 self.current_item(&loops[*n], &looped.cond, &here)
             }
             _ => None,
@@ -60,7 +62,7 @@ impl Resumer<'_> {
                 block
             }
             None => {
-                let at = (self.here(path), (evaluated(&looped.cond), false));
+                let at = (self.at.here(path), (evaluated(&looped.cond), false));
                 let resumed = self.with_pattern(&cond_lets(&looped.cond), block, at);
                 in_block(resumed)
             }
@@ -75,24 +77,17 @@ impl Resumer<'_> {
         first_then(&labels, looped.label.as_ref(), resumed, again)
     }
 
-    /// The labels of a resumed loop's whole and of the rest of its first iteration: unique
-    /// down the point's path, by the scope the loop stands in.
-    fn loop_labels(&self) -> (Lifetime, Lifetime) {
-        let label =
-            |name: &str| Lifetime::new(&format!("'__mcp_{name}{}", self.level), Span::mixed_site());
-        (label("loop"), label("rest"))
-    }
-
     /// A copy of a loop's body, whose point's path goes on into it by `rest`: the body, or
     /// where only the locals are wanted, a marker that stands for it.
     fn body_again(&mut self, body: &Block, rest: &[Step]) -> Block {
-        if !self.locals_only {
+        if !self.asked.locals_only {
             return body.clone();
         }
-        let summaries = self.suffixes.of(&self.here(rest), body, self.lookup());
+        let (here, lookup) = (self.at.here(rest), self.stages.lookup());
+        let summaries = self.stages.suffixes.of(&here, body, lookup);
         Block {
             brace_token: body.brace_token,
-            stmts: vec![self.stand_in(body, &summaries[0])],
+            stmts: vec![self.found.stand_in(body, &summaries[0])],
         }
     }
 
@@ -122,8 +117,8 @@ impl Resumer<'_> {
         if pattern.iter().any(|b| b.mutable || b.by_ref) {
             return None;
         }
-        let level = self.level.saturating_sub(1);
-        self.hiding.extend(pattern.iter().map(|binding| {
+        let level = self.at.level.saturating_sub(1);
+        self.passed.hiding.extend(pattern.iter().map(|binding| {
             Hider::pattern(
                 level,
                 binding,
@@ -142,6 +137,13 @@ impl Resumer<'_> {
             };
         })
     }
+}
+
+/// The labels of a resumed loop's whole and of the rest of its first iteration: unique down
+/// the point's path, by the scope the loop stands in (`level`).
+fn loop_labels(level: usize) -> (Lifetime, Lifetime) {
+    let label = |name: &str| Lifetime::new(&format!("'__mcp_{name}{level}"), Span::mixed_site());
+    (label("loop"), label("rest"))
 }
 
 /// `'loop: { 'rest: { RESUMED } AGAIN }`, with RESUMED's `continue`s and `break`s of the

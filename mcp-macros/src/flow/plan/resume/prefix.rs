@@ -1,12 +1,14 @@
 //! What the statements of one block declare, found once per block and read by every point
 //! resumed in it: each point then costs the bindings its rest reads, each found by its id,
 //! not a walk of the statements before it.
+//!
+//! Of the walk's records, reads `stages` alone: a block's prefix is the same for every point.
 
 use std::collections::{BTreeSet, HashMap};
 
-use syn::{Block, Local, Stmt};
+use syn::{Block, Stmt};
 
-use super::{Hider, Location, Resumer};
+use super::{Hider, Location, Stages};
 use crate::flow::analyse::{free, reborrow};
 use crate::flow::check::sites::Step;
 use crate::flow::lower::bindings::BindingId;
@@ -42,9 +44,9 @@ struct Declared {
 }
 
 impl Prefix {
-    /// The bindings of `block`'s `let`s as `resumer` has them again (the body's top level
-    /// when `top`); `here` is the block's path.
-    pub(super) fn of(resumer: &Resumer<'_>, block: &Block, here: &[Step], top: bool) -> Self {
+    /// The bindings of `block`'s `let`s as a walk reading `stages` has them again (the
+    /// body's top level when `top`); `here` is the block's path.
+    pub(super) fn of(stages: &Stages<'_>, block: &Block, here: &[Step], top: bool) -> Self {
         let mut prefix = Prefix {
             bindings: Vec::new(),
             by_id: HashMap::new(),
@@ -54,29 +56,29 @@ impl Prefix {
             len: block.stmts.len(),
         };
         for (j, stmt) in block.stmts.iter().enumerate() {
-            if resumer.hoisted.holds(stmt, resumer.bindings) {
+            if stages.hoisted.holds(stmt, stages.bindings) {
                 prefix.hoisted.push(j);
                 continue;
             }
             let Stmt::Local(local) = stmt else {
                 continue;
             };
-            let local = resumer.written(here, j, local);
-            let again = reborrow::again(local, resumer.hoisted, resumer.bindings, top);
+            let local = stages.written(here, j, local);
+            let again = reborrow::again(local, stages.hoisted, stages.bindings, top);
             for mut binding in scope::let_bindings(local) {
-                let looped = resumer.loops.iter().position(|l| l.iter == binding.ident);
+                let looped = stages.loops.iter().position(|l| l.iter == binding.ident);
                 let reads = match looped {
                     Some(n) => {
                         binding.rederive = Some(Rederive::Loop(n));
-                        let looped = &resumer.loops[n];
+                        let looped = &stages.loops[n];
                         let position = &looped.position;
                         let init = looped.rewind(&syn::parse_quote!(#position));
-                        free::free_in_stmts(&[syn::parse_quote!(let _ = #init;)], resumer.lookup())
+                        free::free_in_stmts(&[syn::parse_quote!(let _ = #init;)], stages.lookup())
                     }
                     None if again => {
                         binding.rederive = Some(Rederive::Borrow(Box::new(local.clone())));
                         let stmt = Stmt::Local(local.clone());
-                        free::free_in_stmts(std::slice::from_ref(&stmt), resumer.lookup())
+                        free::free_in_stmts(std::slice::from_ref(&stmt), stages.lookup())
                     }
                     None => free::Ids::new(),
                 };
@@ -84,10 +86,10 @@ impl Prefix {
                 if local.init.is_none() {
                     prefix.unvalued.push(at);
                 }
-                prefix.by_id.insert(resumer.bindings.id(&binding.ident), at);
+                prefix.by_id.insert(stages.bindings.id(&binding.ident), at);
                 prefix
                     .first_of_name
-                    .entry(resumer.bindings.written(&binding.ident).to_string())
+                    .entry(stages.bindings.written(&binding.ident).to_string())
                     .or_insert(at);
                 prefix.bindings.push(Declared {
                     stmt: j,
@@ -155,7 +157,7 @@ impl Prefix {
     /// value that the statements between stay without one is declared again without it.
     pub(super) fn binding(
         &self,
-        resumer: &Resumer<'_>,
+        stages: &Stages<'_>,
         block: &Block,
         at: usize,
         i: usize,
@@ -164,8 +166,8 @@ impl Prefix {
         let mut binding = declared.binding.clone();
         if declared.unvalued && binding.rederive.is_none() {
             let assigned =
-                free::assigned_by_stmts(&block.stmts[declared.stmt + 1..i], resumer.lookup());
-            if !assigned.contains(&resumer.bindings.id(&binding.ident)) {
+                free::assigned_by_stmts(&block.stmts[declared.stmt + 1..i], stages.lookup());
+            if !assigned.contains(&stages.bindings.id(&binding.ident)) {
                 binding.rederive = Some(Rederive::Unassigned);
             }
         }
@@ -174,11 +176,11 @@ impl Prefix {
 
     /// Whether a local declared before statement `i` without a value may still have none at
     /// it.
-    pub(super) fn any_unassigned(&self, resumer: &Resumer<'_>, block: &Block, i: usize) -> bool {
+    pub(super) fn any_unassigned(&self, stages: &Stages<'_>, block: &Block, i: usize) -> bool {
         let end = self.before(i);
         self.unvalued.iter().take_while(|&&at| at < end).any(|&at| {
             matches!(
-                self.binding(resumer, block, at, i).rederive,
+                self.binding(stages, block, at, i).rederive,
                 Some(Rederive::Unassigned)
             )
         })
@@ -200,20 +202,5 @@ impl Prefix {
             heads: proc_macro2::TokenStream::new(),
             once: true,
         })
-    }
-}
-
-impl Resumer<'_> {
-    /// The `let` that is statement `j` of the block at `here`, as written: rewritten to
-    /// borrow what it hides first, where it is (see `hidden`).
-    pub(super) fn written<'l>(&'l self, here: &[Step], j: usize, local: &'l Local) -> &'l Local {
-        let at = Location::Let {
-            block: here.to_vec(),
-            stmt: j,
-        };
-        match self.aliases.and_then(|aliases| aliases.get(&at)) {
-            Some(hiding) if local.init.is_some() => &hiding.written,
-            _ => local,
-        }
     }
 }

@@ -1,5 +1,8 @@
 //! The locals a resumed block needs from before its question, and those a pattern around it
 //! binds: carried, or had again.
+//!
+//! Reads `stages`, `asked` (the first value's number), `at` and `passed` (what the path
+//! assigns); writes `passed` (a pattern's locals hide) and `found` (the carried locals).
 
 use std::collections::HashSet;
 
@@ -7,7 +10,7 @@ use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote};
 use syn::{Block, Expr, Ident, Pat, Stmt};
 
-use super::syntax::{declaration, field_name, let_pattern};
+use super::syntax::{declaration, let_pattern};
 use super::{Carried, Hider, Resumer, block_expr};
 use crate::flow::analyse::{free, reborrow};
 use crate::flow::check::sites::Step;
@@ -29,7 +32,7 @@ impl Resumer<'_> {
         let mut looped = false;
         let mut seen = HashSet::new();
         for binding in declared.iter().rev() {
-            let id = self.bindings.id(&binding.ident);
+            let id = self.stages.bindings.id(&binding.ident);
             if !free.contains(&id) || !seen.insert(id) {
                 continue;
             }
@@ -38,12 +41,12 @@ impl Resumer<'_> {
                 // A resumable `for` loop's iterator is rebuilt, not carried: its initialiser
                 // reads the carried position, declared just before it.
                 Some(Rederive::Loop(n)) => {
-                    let looped = &self.loops[*n];
+                    let looped = &self.stages.loops[*n];
                     let position = &looped.position;
                     let init = looped.rewind(&syn::parse_quote!(#position));
                     free.extend(free::free_in_stmts(
                         &[syn::parse_quote!(let _ = #init;)],
-                        self.lookup(),
+                        self.stages.lookup(),
                     ));
                     let ident = &binding.ident;
                     out.push(syn::parse_quote!(let mut #ident = #init;));
@@ -55,10 +58,10 @@ impl Resumer<'_> {
                     let stmt = Stmt::Local((**local).clone());
                     free.extend(free::free_in_stmts(
                         std::slice::from_ref(&stmt),
-                        self.lookup(),
+                        self.stages.lookup(),
                     ));
                     for other in scope::let_bindings(local) {
-                        seen.insert(self.bindings.id(&other.ident));
+                        seen.insert(self.stages.bindings.id(&other.ident));
                         again.push(other.ident);
                     }
                     out.push(syn::parse_quote! {
@@ -70,6 +73,7 @@ impl Resumer<'_> {
                 // Unless a block further down the path assigns it before the question.
                 Some(Rederive::Unassigned)
                     if !self
+                        .passed
                         .assigned_on_path
                         .as_ref()
                         .is_some_and(|assigned| assigned.contains(&id)) =>
@@ -88,18 +92,18 @@ impl Resumer<'_> {
             }
             let value = format_ident!(
                 "__mcp_v{}",
-                self.first_value + self.carried.len(),
+                self.asked.first_value + self.found.carried.len(),
                 span = Span::mixed_site()
             );
-            let field = self.field_name(&binding.ident);
+            let field = self.found.field_name(&binding.ident, self.stages.bindings);
             let ident = &binding.ident;
             let mutability = binding.mutable.then(|| quote!(mut));
             out.push(syn::parse_quote! {
                 #[allow(unused_mut, unused_variables)]
                 let #mutability #ident = #value;
             });
-            self.carried.push(Carried {
-                binding: self.bindings.id(ident),
+            self.found.carried.push(Carried {
+                binding: self.stages.bindings.id(ident),
                 mutable: binding.mutable,
                 ident: ident.clone(),
                 field,
@@ -117,12 +121,6 @@ impl Resumer<'_> {
         }
     }
 
-    /// The field of `ident` in this point's state, named after the local as the user wrote it.
-    pub(super) fn field_name(&self, ident: &Ident) -> Ident {
-        let shown = self.bindings.shown_name(ident);
-        field_name(&shown, |name| self.carried.iter().any(|c| c.field == name))
-    }
-
     /// `block`, which its patterns (`if let` and `while let` conditions, a match arm's
     /// pattern, each with what it matches) enclose, as an expression with the bindings it
     /// uses had first: a pattern matched against a stable borrow (see `reborrow`) is matched
@@ -136,24 +134,25 @@ impl Resumer<'_> {
         block: Block,
         (here, heads): (Vec<Step>, (TokenStream, bool)),
     ) -> Expr {
-        let (free, _) = free::free_and_assigned_with(&block.stmts, self.lookup(), &self.stand_ins);
-        let level = self.level.saturating_sub(1);
+        let (free, _) =
+            free::free_and_assigned_with(&block.stmts, self.stages.lookup(), &self.found.stand_ins);
+        let level = self.at.level.saturating_sub(1);
         let mut restored = Vec::new();
         let mut matched: Vec<Stmt> = Vec::new();
         for (pat, scrutinee) in patterns {
             let mut bindings = Vec::new();
             scope::pattern_bindings(pat, None, &mut bindings);
-            self.hiding.extend(
+            self.passed.hiding.extend(
                 bindings
                     .iter()
                     .map(|binding| Hider::pattern(level, binding, &here, heads.clone())),
             );
             let used = bindings
                 .iter()
-                .any(|binding| free.contains(&self.bindings.id(&binding.ident)));
+                .any(|binding| free.contains(&self.stages.bindings.id(&binding.ident)));
             let roots = reborrow::Roots {
-                hoisted: self.hoisted,
-                bindings: self.bindings,
+                hoisted: self.stages.hoisted,
+                bindings: self.stages.bindings,
                 once: false,
                 bound: &[],
             };
@@ -171,7 +170,7 @@ impl Resumer<'_> {
             }
         }
         let mut needed = free;
-        needed.extend(free::free_in_stmts(&matched, self.lookup()));
+        needed.extend(free::free_in_stmts(&matched, self.stages.lookup()));
         let mut stmts = self.restore(&restored, &needed, level).stmts;
         stmts.extend(matched);
         if stmts.is_empty() {

@@ -1,5 +1,7 @@
 //! What every point resumed in one block shares: the summaries of the runs of its statements,
 //! its `let`s and what it declares, found once per block and body.
+//!
+//! Held in the walk's `stages` (the one record every point shares), and reads it.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -7,7 +9,7 @@ use std::rc::Rc;
 
 use syn::Block;
 
-use super::Resumer;
+use super::Stages;
 use super::prefix::Prefix;
 use crate::flow::analyse::free;
 use crate::flow::analyse::hoist::Hoisted;
@@ -46,11 +48,11 @@ impl Suffixes {
         found
     }
 
-    /// What `block`, the body's block at `here`, declares, as `resumer` has it again (see
-    /// `prefix`; at the body's top level when `top`).
+    /// What `block`, the body's block at `here`, declares, as a walk reading `stages` has it
+    /// again (see `prefix`; at the body's top level when `top`).
     pub(super) fn prefix(
         &self,
-        resumer: &Resumer<'_>,
+        stages: &Stages<'_>,
         block: &Block,
         here: &[Step],
         top: bool,
@@ -61,7 +63,7 @@ impl Suffixes {
         {
             return Rc::clone(found);
         }
-        let found = Rc::new(Prefix::of(resumer, block, here, top));
+        let found = Rc::new(Prefix::of(stages, block, here, top));
         self.prefixes.borrow_mut().insert(key, Rc::clone(&found));
         found
     }
@@ -87,5 +89,5 @@ impl Suffixes {
     }
 }
 
-/// A block's path, and whether it is the body's (see `Resumer::top`).
+/// A block's path, and whether it is the body's (see `Position::top`).
 type PrefixKey = (Vec<Step>, bool);

@@ -1,6 +1,9 @@
 //! Whether each local a point carries can travel: a local hidden at the question by a binding
 //! of its name that cannot borrow it first, a borrow, code. What cannot is recorded as a
 //! `Refusal`, which the check stage reports (see `flow::refusals`).
+//!
+//! Reads `stages`, `at` and `passed` (what hides a carried local); writes `found` (carried
+//! locals' borrows, the hidden, the refusals).
 
 use super::{Binding, Resumer, free};
 use crate::flow::check::refusals::{Refusal, cannot_travel};
@@ -16,31 +19,16 @@ impl Resumer<'_> {
     /// evaluates nothing that names it, it is written from a borrow of it taken just before
     /// (asked for in `hidden`, used once `aliases` has it); otherwise it is refused.
     pub(super) fn settle_hidden(&mut self) {
-        let bindings = self.bindings;
-        for carried in &mut self.carried {
-            // Hiding is a relation between names as the output writes them (see `shadow`).
-            let name = bindings.written(&carried.ident).to_string();
-            // The innermost hider, a `let` or a pattern (which stand at levels apart).
-            let by_let = self
-                .hiding_lets
-                .iter()
-                .filter(|lets| lets.level > carried.level)
-                .filter_map(|lets| lets.prefix.hider(&name, lets.stmt, lets.level, &lets.here))
-                .min_by_key(|hider| hider.level);
-            let by_pattern = self
-                .hiding
-                .iter()
-                .filter(|hider| {
-                    hider.level > carried.level && bindings.same_name(&hider.ident, &carried.ident)
-                })
-                .min_by_key(|hider| hider.level);
-            let hider = match (by_let, by_pattern) {
-                (Some(by_let), Some(by_pattern)) if by_pattern.level < by_let.level => {
-                    by_pattern.clone()
-                }
-                (Some(by_let), _) => by_let,
-                (None, Some(by_pattern)) => by_pattern.clone(),
-                (None, None) => continue,
+        let Self {
+            stages,
+            passed,
+            found,
+            ..
+        } = self;
+        let bindings = stages.bindings;
+        for carried in &mut found.carried {
+            let Some(hider) = passed.hider(carried, bindings) else {
+                continue;
             };
             // A construct that takes the value out of the hidden local once, before it binds
             // (`if let Some(item) = item.take()`), has it evaluated first, then borrows it
@@ -49,8 +37,8 @@ impl Resumer<'_> {
             let named = named_unshared(&hider.heads, local, bindings)
                 && !(hider.once && takes_out(&hider.heads, local, bindings));
             if let Some(at) = hider.at.as_ref().filter(|_| !named) {
-                let Some(aliases) = self.aliases else {
-                    self.hidden.push((at.clone(), carried.ident.clone()));
+                let Some(aliases) = stages.aliases else {
+                    found.hidden.push((at.clone(), carried.ident.clone()));
                     continue;
                 };
                 let alias = aliases.get(at).and_then(|hiding| {
@@ -65,7 +53,7 @@ impl Resumer<'_> {
                     continue;
                 }
             }
-            self.refusals.push(Refusal::Hidden {
+            found.refusals.push(Refusal::Hidden {
                 hider: hider.ident.clone(),
                 carried: carried.ident.clone(),
             });
@@ -76,11 +64,11 @@ impl Resumer<'_> {
     /// check stage (see `flow::refusals`).
     pub(super) fn travels(&mut self, binding: &Binding) -> bool {
         let reads = || self.question_reads(&binding.ident);
-        let operand = self.bindings.is_operand(&binding.ident);
-        let Some(what) = cannot_travel(binding, operand, self.in_loop_condition, reads) else {
+        let operand = self.stages.bindings.is_operand(&binding.ident);
+        let Some(what) = cannot_travel(binding, operand, self.at.in_loop_condition, reads) else {
             return true;
         };
-        self.refusals.push(Refusal::Travels {
+        self.found.refusals.push(Refusal::Travels {
             local: binding.ident.clone(),
             what,
         });
@@ -89,12 +77,16 @@ impl Resumer<'_> {
 
     /// Whether the question of the point being resumed reads `local`.
     fn question_reads(&self, local: &syn::Ident) -> bool {
-        let Some(site) = self.sites.iter().position(|site| site.path == self.full) else {
+        let sites = self.stages.sites;
+        let Some(site) = sites.iter().position(|site| site.path == self.at.full) else {
             return false;
         };
-        let question = &self.sites[site].question;
-        free::free_in_stmts(&[syn::parse_quote!(let _ = #question;)], self.lookup())
-            .contains(&self.bindings.id(local))
+        let question = &sites[site].question;
+        free::free_in_stmts(
+            &[syn::parse_quote!(let _ = #question;)],
+            self.stages.lookup(),
+        )
+        .contains(&self.stages.bindings.id(local))
     }
 }
 

@@ -1,6 +1,9 @@
 //! The walk down a point's path: each block resumed at the statement the path goes into,
 //! with the locals the rest of it uses restored ahead of it, and each statement and
 //! expression on the way resumed inside it (see the expansion sketch in `resume`).
+//!
+//! Reads `stages` and `asked` (taking its `cut` and `group`); moves `at` down the path;
+//! writes `passed` and `found`.
 
 use std::rc::Rc;
 
@@ -23,51 +26,53 @@ impl Resumer<'_> {
             return block.clone();
         };
         let i = *i;
-        let top = std::mem::replace(&mut self.top, false);
-        let cut = self.cut.take();
-        let level = self.level;
+        let top = std::mem::replace(&mut self.at.top, false);
+        let cut = self.asked.cut.take();
+        let level = self.at.level;
         let at_head = !top && at_head(rest);
-        let here = self.here(path);
-        if let Some(heads) = self.group_at(&here) {
+        let here = self.at.here(path);
+        if let Some(heads) = self.asked.group_at(&here) {
             return self.heads_block(block, &heads);
         }
-        let prefix = self.suffixes.prefix(self, block, &here, top);
+        let prefix = self.stages.suffixes.prefix(&self.stages, block, &here, top);
         // Each block further down tells the locals declared here without a value what it
         // assigns before the question (see `restore`); found only where one is declared.
-        let lookup = self.lookup();
-        if let Some(assigned) = &mut self.assigned_on_path {
+        let lookup = self.stages.lookup();
+        if let Some(assigned) = &mut self.passed.assigned_on_path {
             assigned.extend(free::assigned_by_stmts(&block.stmts[..i], lookup));
-        } else if prefix.any_unassigned(self, block, i) {
-            self.assigned_on_path = Some(free::Ids::new());
+        } else if prefix.any_unassigned(&self.stages, block, i) {
+            self.passed.assigned_on_path = Some(free::Ids::new());
         }
-        self.hiding_lets.push(HidingLets {
+        self.passed.hiding_lets.push(HidingLets {
             prefix: Rc::clone(&prefix),
             stmt: i,
             level,
             here: here.clone(),
         });
-        self.level = level + 2;
+        self.at.level = level + 2;
         let mut stmts = vec![self.stmt(&block.stmts[i], rest)];
-        self.level = level;
+        self.at.level = level;
         // The rest of a block the body's summaries describe is summarised; a cut block's,
         // or a `let`'s `else` (which has no rest), is walked.
         let walked = cut.is_some() || rest.first() == Some(&Step::LetElse);
-        let after = (!walked).then(|| self.suffixes.of(&here, block, self.lookup()));
+        let after = (!walked).then(|| self.stages.suffixes.of(&here, block, self.stages.lookup()));
         // A `let`'s `else` never goes on to the statements after it.
         if rest.first() != Some(&Step::LetElse) {
             match (cut, &after) {
                 (Some(tail), _) => stmts.extend(tail),
-                (None, _) if top && self.locals_only => {}
-                (None, Some(after)) if self.locals_only && i + 1 < block.stmts.len() => {
-                    stmts.push(self.stand_in(block, &after[i + 1]));
+                (None, _) if top && self.asked.locals_only => {}
+                (None, Some(after)) if self.asked.locals_only && i + 1 < block.stmts.len() => {
+                    stmts.push(self.found.stand_in(block, &after[i + 1]));
                 }
                 (None, _) => stmts.extend(block.stmts[i + 1..].iter().cloned()),
             }
         }
         let (free, assigned) = match &after {
-            None => free::free_and_assigned_with(&stmts, self.lookup(), &self.stand_ins),
+            None => {
+                free::free_and_assigned_with(&stmts, self.stages.lookup(), &self.found.stand_ins)
+            }
             Some(after) => {
-                let (lookup, stand_ins) = (self.lookup(), &self.stand_ins);
+                let (lookup, stand_ins) = (self.stages.lookup(), &self.found.stand_ins);
                 let summary = free::before(&stmts[0], &after[i + 1], lookup, stand_ins);
                 (summary.free, summary.assigned)
             }
@@ -78,10 +83,11 @@ impl Resumer<'_> {
         // locals, and so do the constant locals the rest uses (see `hoist`). A `fn` the rest
         // does not call stays behind; any other item goes along as a copy the rest may leave
         // unused, which is no concern of the handler as written.
-        let used = |ident: &Ident| free.contains(&self.bindings.id(ident));
+        let used = |ident: &Ident| free.contains(&self.stages.bindings.id(ident));
         // The borrows the hiding `let`s before the question take, taken again first, while
         // the names still mean what they hide.
         let mut restores: Vec<Stmt> = self
+            .stages
             .aliases
             .iter()
             .flat_map(|aliases| aliases.iter())
@@ -123,22 +129,22 @@ impl Resumer<'_> {
         let declared: Vec<Binding> = prefix
             .declared(i, &free, &assigned)
             .into_iter()
-            .map(|at| prefix.binding(self, block, at, i))
+            .map(|at| prefix.binding(&self.stages, block, at, i))
             .collect();
         let restored = self.restore(&declared, &free, level);
-        let declarations = declare_assigned(&declared, (&free, &assigned), self.bindings);
+        let declarations = declare_assigned(&declared, (&free, &assigned), self.stages.bindings);
         if at_head {
-            self.head_of = Some(HeadOf {
+            self.found.head_of = Some(HeadOf {
                 level,
                 plain: !restored.looped && declarations.is_empty(),
                 again: restored.again.clone(),
             });
         }
         if top {
-            self.borrowed_again.extend(restored.again);
+            self.found.borrowed_again.extend(restored.again);
         }
         restores.extend(restored.stmts);
-        self.declares |= !declarations.is_empty();
+        self.found.declares |= !declarations.is_empty();
         restores.extend(declarations);
         restores.extend(stmts);
         Block {
@@ -193,17 +199,17 @@ impl Resumer<'_> {
                 let mut expr = expr.clone();
                 if let Some(child) = head.child(&mut expr) {
                     let written = std::mem::replace(child, Expr::Verbatim(TokenStream::new()));
-                    let outer = self.in_loop_condition;
-                    self.in_loop_condition |= *head == Head::WhileCond;
+                    let outer = self.at.in_loop_condition;
+                    self.at.in_loop_condition |= *head == Head::WhileCond;
                     *child = self.resumed(&written, rest);
-                    self.in_loop_condition = outer;
+                    self.at.in_loop_condition = outer;
                 }
                 expr
             }
             (Step::IfThen, Expr::If(branch)) => {
                 let block = self.block(&branch.then_branch, rest);
                 let once = matches!(&*branch.cond, Expr::Let(_));
-                let at = (self.here(path), (evaluated(&branch.cond), once));
+                let at = (self.at.here(path), (evaluated(&branch.cond), once));
                 self.with_pattern(&cond_lets(&branch.cond), block, at)
             }
             (Step::IfElse, Expr::If(branch)) => match &branch.else_branch {
@@ -217,7 +223,7 @@ impl Resumer<'_> {
                     brace_token: Default::default(),
                     stmts: vec![Stmt::Expr(body, None)],
                 };
-                let at = (self.here(path), (matched.expr.to_token_stream(), true));
+                let at = (self.at.here(path), (matched.expr.to_token_stream(), true));
                 self.with_pattern(&[(&arm.pat, &matched.expr)], block, at)
             }
             (Step::BlockExpr, Expr::Block(block)) => Expr::Block(syn::ExprBlock {
@@ -231,17 +237,5 @@ impl Resumer<'_> {
             }
             _ => expr.clone(),
         }
-    }
-
-    /// The marker of the statements of `block` that `summary` summarises, to its end.
-    pub(super) fn stand_in(&mut self, block: &Block, summary: &free::Summary) -> Stmt {
-        self.stand_ins
-            .push(free::StandIn::rest_of(block, summary.clone()));
-        free::StandIn::marker(self.stand_ins.len() - 1)
-    }
-
-    /// The path to the expression whose steps into it are `path`.
-    pub(super) fn here(&self, path: &[Step]) -> Vec<Step> {
-        self.full[..self.full.len() - path.len()].to_vec()
     }
 }

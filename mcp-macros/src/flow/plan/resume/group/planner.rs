@@ -1,5 +1,7 @@
 //! The plan of a group: which of its points each level of the group's block resumes, and in
 //! what order each point's arm takes its carried locals; tried deepest first (see `group`).
+//!
+//! Of the walk's records, writes `asked` for each resumer of a group's arm.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -8,7 +10,7 @@ use quote::quote;
 use syn::{Block, Local, Stmt};
 
 use super::super::syntax::block_at;
-use super::super::{Carried, Resumed, Resumer, Stages, at_head, level_of};
+use super::super::{Asked, Carried, Resumed, Resumer, Stages, at_head, level_of};
 use super::{Group, Heads, Part, split};
 use crate::flow::check::sites::Step;
 use crate::flow::lower::bindings::BindingId;
@@ -99,9 +101,12 @@ impl Planner<'_, '_> {
         heads: Option<Heads>,
     ) -> Option<Resumed> {
         let mut resumer = Resumer::new(self.stages);
-        resumer.group = heads;
-        resumer.cut = tail;
-        resumer.first_value = self.next_value;
+        resumer.asked = Asked {
+            cut: tail,
+            locals_only: false,
+            group: heads,
+            first_value: self.next_value,
+        };
         let mut resumed = resumer.resume_in(block, prefix, site);
         if !resumed.refusals.is_empty() || resumed.declares || !resumed.hidden.is_empty() {
             return None;
