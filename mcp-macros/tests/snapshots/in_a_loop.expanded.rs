@@ -79,52 +79,55 @@ fn tag() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
                                 };
                                 if __mcp_then {
                                     __mcp_r.arrive(0u32);
-                                    let first: Word = match ::mcp_runtime::__private::settle_form(
-                                        <_ as ::mcp_runtime::ElicitForm>::read_answer,
-                                        &cx,
-                                        "first",
-                                    ) {
-                                        ::core::result::Result::Ok(__mcp_answer) => __mcp_answer,
-                                        ::core::result::Result::Err(__mcp_halt) => {
-                                            let __mcp_halt = match __mcp_halt {
-                                                ::mcp_runtime::__private::Halt::Ask(__mcp_asking) => {
-                                                    __mcp_asking.ask(&cx, cx.elicit("First?"))
-                                                }
-                                                ::mcp_runtime::__private::Halt::Stop(__mcp_halt) => {
-                                                    __mcp_halt
-                                                }
-                                            };
+                                    let first: Word = match __mcp_r
+                                        .form(
+                                            0u32,
+                                            <_ as ::mcp_runtime::ElicitForm>::read_answer,
+                                            "first",
+                                        )
+                                    {
+                                        ::mcp_runtime::__private::Form::Answered(__mcp_answer) => {
+                                            __mcp_answer
+                                        }
+                                        ::mcp_runtime::__private::Form::Ask(__mcp_asking) => {
                                             break '__mcp_stop __mcp_r
-                                                .write(0u32)
-                                                .put(&round, &__mcp_s1, "round")
-                                                .put(&log, &__mcp_s2, "log")
-                                                .put(&label, &__mcp_s0, "label")
-                                                .stop(__mcp_halt);
+                                                .ask(
+                                                    __mcp_asking,
+                                                    cx.elicit("First?"),
+                                                    &[
+                                                        &(&round, &__mcp_s1, "round"),
+                                                        &(&log, &__mcp_s2, "log"),
+                                                        &(&label, &__mcp_s0, "label"),
+                                                    ],
+                                                );
+                                        }
+                                        ::mcp_runtime::__private::Form::Failed(__mcp_stopped) => {
+                                            break '__mcp_stop __mcp_stopped;
                                         }
                                     }?;
                                     log.push(format!("{label}:{}", first.word));
                                 }
                             }
-                            let more: Keep = match ::mcp_runtime::__private::settle_form(
-                                <_ as ::mcp_runtime::ElicitForm>::read_answer,
-                                &cx,
-                                "more",
-                            ) {
-                                ::core::result::Result::Ok(__mcp_answer) => __mcp_answer,
-                                ::core::result::Result::Err(__mcp_halt) => {
-                                    let __mcp_halt = match __mcp_halt {
-                                        ::mcp_runtime::__private::Halt::Ask(__mcp_asking) => {
-                                            __mcp_asking.ask(&cx, cx.elicit("More?"))
-                                        }
-                                        ::mcp_runtime::__private::Halt::Stop(__mcp_halt) => {
-                                            __mcp_halt
-                                        }
-                                    };
+                            let more: Keep = match __mcp_r
+                                .form(
+                                    1u32,
+                                    <_ as ::mcp_runtime::ElicitForm>::read_answer,
+                                    "more",
+                                )
+                            {
+                                ::mcp_runtime::__private::Form::Answered(__mcp_answer) => {
+                                    __mcp_answer
+                                }
+                                ::mcp_runtime::__private::Form::Ask(__mcp_asking) => {
                                     break '__mcp_stop __mcp_r
-                                        .write(1u32)
-                                        .put(&round, &__mcp_s1, "round")
-                                        .put(&log, &__mcp_s2, "log")
-                                        .stop(__mcp_halt);
+                                        .ask(
+                                            __mcp_asking,
+                                            cx.elicit("More?"),
+                                            &[&(&round, &__mcp_s1, "round"), &(&log, &__mcp_s2, "log")],
+                                        );
+                                }
+                                ::mcp_runtime::__private::Form::Failed(__mcp_stopped) => {
+                                    break '__mcp_stop __mcp_stopped;
                                 }
                             }?;
                             let __mcp_then: bool = more.ok;
@@ -132,26 +135,26 @@ fn tag() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
                         };
                         if __mcp_then {
                             __mcp_r.arrive(2u32);
-                            let second: Word = match ::mcp_runtime::__private::settle_form(
-                                <_ as ::mcp_runtime::ElicitForm>::read_answer,
-                                &cx,
-                                "second",
-                            ) {
-                                ::core::result::Result::Ok(__mcp_answer) => __mcp_answer,
-                                ::core::result::Result::Err(__mcp_halt) => {
-                                    let __mcp_halt = match __mcp_halt {
-                                        ::mcp_runtime::__private::Halt::Ask(__mcp_asking) => {
-                                            __mcp_asking.ask(&cx, cx.elicit("Second?"))
-                                        }
-                                        ::mcp_runtime::__private::Halt::Stop(__mcp_halt) => {
-                                            __mcp_halt
-                                        }
-                                    };
+                            let second: Word = match __mcp_r
+                                .form(
+                                    2u32,
+                                    <_ as ::mcp_runtime::ElicitForm>::read_answer,
+                                    "second",
+                                )
+                            {
+                                ::mcp_runtime::__private::Form::Answered(__mcp_answer) => {
+                                    __mcp_answer
+                                }
+                                ::mcp_runtime::__private::Form::Ask(__mcp_asking) => {
                                     break '__mcp_stop __mcp_r
-                                        .write(2u32)
-                                        .put(&round, &__mcp_s1, "round")
-                                        .put(&log, &__mcp_s2, "log")
-                                        .stop(__mcp_halt);
+                                        .ask(
+                                            __mcp_asking,
+                                            cx.elicit("Second?"),
+                                            &[&(&round, &__mcp_s1, "round"), &(&log, &__mcp_s2, "log")],
+                                        );
+                                }
+                                ::mcp_runtime::__private::Form::Failed(__mcp_stopped) => {
+                                    break '__mcp_stop __mcp_stopped;
                                 }
                             }?;
                             log.push(second.word);

@@ -30,7 +30,7 @@ use crate::flow::parse::model::{Handler, Kind};
 ///                 None | Some(0 | 1) => {
 ///                     BODY, nested so that it resumes at either point (see `straight`), each
 ///                     question stopping with
-///                     `break '__mcp_stop __mcp_r.write(N).put(&local, &__mcp_s0, "local").stop(..)`
+///                     `break '__mcp_stop __mcp_r.ask(.., &[&(&local, &__mcp_s0, "local")])`
 ///                 }
 ///                 // only for a sub-flow call, or a point the nest leaves out:
 ///                 Some(2) => { let __mcp_v0 = TAKE(__mcp_s0); REST OF BODY }
