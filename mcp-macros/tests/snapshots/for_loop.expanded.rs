@@ -31,8 +31,8 @@ fn review() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
                 }
             };
             let cx: Cx = __mcp_cx;
-            let __mcp_done: ToolResult = match __mcp_r.point() {
-                ::core::option::Option::None | ::core::option::Option::Some(0u32) => {
+            let __mcp_done: ToolResult = {
+                {
                     #[allow(unused_mut)]
                     let (mut kept,) = if !__mcp_r.at_any(&[0u32]) {
                         let names: Vec<String> = args.names;
@@ -211,42 +211,41 @@ fn review() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
                     };
                     Ok(text(kept.join(", ")))
                 }
-                ::core::option::Option::Some(_) => {
-                    break '__mcp_stop __mcp_r.unknown_point();
-                }
             };
             #[allow(unreachable_code)] return __mcp_done;
         };
-        ::mcp_runtime::flow::carry::NotABorrow::check({
-            #[allow(unused_imports)]
-            use ::mcp_runtime::flow::carry::{ProbeBorrowed as _, ProbeNoBorrow as _};
-            (&::mcp_runtime::flow::carry::CarryProbe(&__mcp_s0)).borrow_shape()
-        });
-        ::mcp_runtime::flow::carry::NotAGuard::check({
-            #[allow(unused_imports)]
-            use ::mcp_runtime::flow::carry::{ProbeGuarded as _, ProbeNoGuard as _};
-            (&::mcp_runtime::flow::carry::CarryProbe(&__mcp_s0)).guard_shape()
-        });
-        ::mcp_runtime::flow::carry::NotABorrow::check({
-            #[allow(unused_imports)]
-            use ::mcp_runtime::flow::carry::{ProbeBorrowed as _, ProbeNoBorrow as _};
-            (&::mcp_runtime::flow::carry::CarryProbe(&__mcp_s1)).borrow_shape()
-        });
-        ::mcp_runtime::flow::carry::NotAGuard::check({
-            #[allow(unused_imports)]
-            use ::mcp_runtime::flow::carry::{ProbeGuarded as _, ProbeNoGuard as _};
-            (&::mcp_runtime::flow::carry::CarryProbe(&__mcp_s1)).guard_shape()
-        });
-        ::mcp_runtime::flow::carry::NotABorrow::check({
-            #[allow(unused_imports)]
-            use ::mcp_runtime::flow::carry::{ProbeBorrowed as _, ProbeNoBorrow as _};
-            (&::mcp_runtime::flow::carry::CarryProbe(&__mcp_s2)).borrow_shape()
-        });
-        ::mcp_runtime::flow::carry::NotAGuard::check({
-            #[allow(unused_imports)]
-            use ::mcp_runtime::flow::carry::{ProbeGuarded as _, ProbeNoGuard as _};
-            (&::mcp_runtime::flow::carry::CarryProbe(&__mcp_s2)).guard_shape()
-        });
+        let _ = || {
+            ::mcp_runtime::flow::carry::NotABorrow::check({
+                #[allow(unused_imports)]
+                use ::mcp_runtime::flow::carry::{ProbeBorrowed as _, ProbeNoBorrow as _};
+                (&::mcp_runtime::flow::carry::CarryProbe(&__mcp_s0)).borrow_shape()
+            });
+            ::mcp_runtime::flow::carry::NotAGuard::check({
+                #[allow(unused_imports)]
+                use ::mcp_runtime::flow::carry::{ProbeGuarded as _, ProbeNoGuard as _};
+                (&::mcp_runtime::flow::carry::CarryProbe(&__mcp_s0)).guard_shape()
+            });
+            ::mcp_runtime::flow::carry::NotABorrow::check({
+                #[allow(unused_imports)]
+                use ::mcp_runtime::flow::carry::{ProbeBorrowed as _, ProbeNoBorrow as _};
+                (&::mcp_runtime::flow::carry::CarryProbe(&__mcp_s1)).borrow_shape()
+            });
+            ::mcp_runtime::flow::carry::NotAGuard::check({
+                #[allow(unused_imports)]
+                use ::mcp_runtime::flow::carry::{ProbeGuarded as _, ProbeNoGuard as _};
+                (&::mcp_runtime::flow::carry::CarryProbe(&__mcp_s1)).guard_shape()
+            });
+            ::mcp_runtime::flow::carry::NotABorrow::check({
+                #[allow(unused_imports)]
+                use ::mcp_runtime::flow::carry::{ProbeBorrowed as _, ProbeNoBorrow as _};
+                (&::mcp_runtime::flow::carry::CarryProbe(&__mcp_s2)).borrow_shape()
+            });
+            ::mcp_runtime::flow::carry::NotAGuard::check({
+                #[allow(unused_imports)]
+                use ::mcp_runtime::flow::carry::{ProbeGuarded as _, ProbeNoGuard as _};
+                (&::mcp_runtime::flow::carry::CarryProbe(&__mcp_s2)).guard_shape()
+            });
+        };
         match __mcp_stopped.await {}
     }
     #[automatically_derived]

@@ -96,8 +96,8 @@ async fn __mcp_step_greet(
             ::core::result::Result::Err(__mcp_stopped) => break '__mcp_stop __mcp_stopped,
         };
         let cx: Cx = __mcp_cx;
-        let __mcp_done: ToolResult = match __mcp_r.point() {
-            ::core::option::Option::None | ::core::option::Option::Some(0u32) => {
+        let __mcp_done: ToolResult = {
+            {
                 let sure: Confirm = match __mcp_r
                     .form(0u32, <_ as ::mcp_runtime::ElicitForm>::read_answer, "sure")
                 {
@@ -114,7 +114,6 @@ async fn __mcp_step_greet(
                 }?;
                 Ok(text(Self::greeting(&args.name, sure.ok)))
             }
-            ::core::option::Option::Some(_) => break '__mcp_stop __mcp_r.unknown_point(),
         };
         #[allow(unreachable_code)] return __mcp_done;
     };

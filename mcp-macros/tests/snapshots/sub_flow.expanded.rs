@@ -26,9 +26,8 @@ fn confirm(
                 }
             };
             let cx: &Cx = &__mcp_cx;
-            let __mcp_done: Result<bool, Refusal> = match __mcp_r.point() {
-                ::core::option::Option::None
-                | ::core::option::Option::Some(0u32 | 1u32) => {
+            let __mcp_done: Result<bool, Refusal> = {
+                {
                     if !__mcp_r.at(1u32) {
                         let first: Confirm = match __mcp_r
                             .form(
@@ -75,9 +74,6 @@ fn confirm(
                         }
                     }?;
                     Ok(!really.ok)
-                }
-                ::core::option::Option::Some(_) => {
-                    break '__mcp_stop __mcp_r.unknown_point();
                 }
             };
             #[allow(unreachable_code)] return __mcp_done;
