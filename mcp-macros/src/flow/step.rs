@@ -12,7 +12,7 @@ pub(crate) fn reader() -> Ident {
 }
 
 /// Question point `id`'s number, as the step's state and its markers write it
-/// (`reader.at(N)`, `reader.write(N)`, `__mcp_site!().N`).
+/// (`reader.at(N)`, `reader.form(N, ..)`, `__mcp_site!().N`).
 pub(crate) fn number(id: usize) -> u32 {
     u32::try_from(id).unwrap_or(u32::MAX)
 }

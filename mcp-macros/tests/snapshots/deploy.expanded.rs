@@ -28,9 +28,8 @@ pub fn deploy() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Cop
                 }
             };
             let cx: Cx = __mcp_cx;
-            let __mcp_done: ToolResult = match __mcp_r.point() {
-                ::core::option::Option::None
-                | ::core::option::Option::Some(0u32 | 1u32) => {
+            let __mcp_done: ToolResult = {
+                {
                     #[allow(unused_mut)]
                     let (replicas, __mcp_then) = if __mcp_r.at_any(&[1u32]) {
                         (
@@ -43,26 +42,26 @@ pub fn deploy() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Cop
                             true,
                         )
                     } else {
-                        let target: Target = match ::mcp_runtime::__private::settle_form(
-                            <_ as ::mcp_runtime::ElicitForm>::read_answer,
-                            &cx,
-                            "target",
-                        ) {
-                            ::core::result::Result::Ok(__mcp_answer) => __mcp_answer,
-                            ::core::result::Result::Err(__mcp_halt) => {
-                                let __mcp_halt = match __mcp_halt {
-                                    ::mcp_runtime::__private::Halt::Ask(__mcp_asking) => {
-                                        __mcp_asking
-                                            .ask(
-                                                &cx,
-                                                cx.elicit(format!("Where should {} go?", args.service)),
-                                            )
-                                    }
-                                    ::mcp_runtime::__private::Halt::Stop(__mcp_halt) => {
-                                        __mcp_halt
-                                    }
-                                };
-                                break '__mcp_stop __mcp_r.write(0u32).stop(__mcp_halt);
+                        let target: Target = match __mcp_r
+                            .form(
+                                0u32,
+                                <_ as ::mcp_runtime::ElicitForm>::read_answer,
+                                "target",
+                            )
+                        {
+                            ::mcp_runtime::__private::Form::Answered(__mcp_answer) => {
+                                __mcp_answer
+                            }
+                            ::mcp_runtime::__private::Form::Ask(__mcp_asking) => {
+                                break '__mcp_stop __mcp_r
+                                    .ask(
+                                        __mcp_asking,
+                                        cx.elicit(format!("Where should {} go?", args.service)),
+                                        &[],
+                                    );
+                            }
+                            ::mcp_runtime::__private::Form::Failed(__mcp_stopped) => {
+                                break '__mcp_stop __mcp_stopped;
                             }
                         }?;
                         let replicas: u32 = target.replicas;
@@ -72,30 +71,27 @@ pub fn deploy() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Cop
                     };
                     if __mcp_then {
                         __mcp_r.arrive(1u32);
-                        let confirm: Confirm = match ::mcp_runtime::__private::settle_form(
-                            <_ as ::mcp_runtime::ElicitForm>::read_answer,
-                            &cx,
-                            "confirm",
-                        ) {
-                            ::core::result::Result::Ok(__mcp_answer) => __mcp_answer,
-                            ::core::result::Result::Err(__mcp_halt) => {
-                                let __mcp_halt = match __mcp_halt {
-                                    ::mcp_runtime::__private::Halt::Ask(__mcp_asking) => {
-                                        __mcp_asking
-                                            .ask(
-                                                &cx,
-                                                cx
-                                                    .elicit(format!("Ship {replicas} replicas to production?")),
-                                            )
-                                    }
-                                    ::mcp_runtime::__private::Halt::Stop(__mcp_halt) => {
-                                        __mcp_halt
-                                    }
-                                };
+                        let confirm: Confirm = match __mcp_r
+                            .form(
+                                1u32,
+                                <_ as ::mcp_runtime::ElicitForm>::read_answer,
+                                "confirm",
+                            )
+                        {
+                            ::mcp_runtime::__private::Form::Answered(__mcp_answer) => {
+                                __mcp_answer
+                            }
+                            ::mcp_runtime::__private::Form::Ask(__mcp_asking) => {
                                 break '__mcp_stop __mcp_r
-                                    .write(1u32)
-                                    .put(&replicas, &__mcp_s0, "replicas")
-                                    .stop(__mcp_halt);
+                                    .ask(
+                                        __mcp_asking,
+                                        cx
+                                            .elicit(format!("Ship {replicas} replicas to production?")),
+                                        &[&(&replicas, &__mcp_s0, "replicas")],
+                                    );
+                            }
+                            ::mcp_runtime::__private::Form::Failed(__mcp_stopped) => {
+                                break '__mcp_stop __mcp_stopped;
                             }
                         }?;
                         if !confirm.ok {
@@ -110,28 +106,31 @@ pub fn deploy() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Cop
                         ),
                     )
                 }
-                ::core::option::Option::Some(_) => {
-                    break '__mcp_stop __mcp_r.unknown_point();
-                }
             };
             #[allow(unreachable_code)] return __mcp_done;
         };
-        ::mcp_runtime::flow::carry::NotABorrow::check(
-            {
-                #[allow(unused_imports)]
-                use ::mcp_runtime::flow::carry::{ProbeBorrowed as _, ProbeNoBorrow as _};
-                (&::mcp_runtime::flow::carry::CarryProbe(&__mcp_s0)).borrow_shape()
-            },
-            &__mcp_s0,
-        );
-        ::mcp_runtime::flow::carry::NotAGuard::check(
-            {
-                #[allow(unused_imports)]
-                use ::mcp_runtime::flow::carry::{ProbeGuarded as _, ProbeNoGuard as _};
-                (&::mcp_runtime::flow::carry::CarryProbe(&__mcp_s0)).guard_shape()
-            },
-            &__mcp_s0,
-        );
+        let _ = || {
+            ::mcp_runtime::flow::carry::NotABorrow::check(
+                {
+                    #[allow(unused_imports)]
+                    use ::mcp_runtime::flow::carry::{
+                        ProbeBorrowed as _, ProbeNoBorrow as _,
+                    };
+                    (&::mcp_runtime::flow::carry::CarryProbe(&__mcp_s0)).borrow_shape()
+                },
+                &__mcp_s0,
+            );
+            ::mcp_runtime::flow::carry::NotAGuard::check(
+                {
+                    #[allow(unused_imports)]
+                    use ::mcp_runtime::flow::carry::{
+                        ProbeGuarded as _, ProbeNoGuard as _,
+                    };
+                    (&::mcp_runtime::flow::carry::CarryProbe(&__mcp_s0)).guard_shape()
+                },
+                &__mcp_s0,
+            );
+        };
         match __mcp_stopped.await {}
     }
     #[automatically_derived]

@@ -31,8 +31,8 @@ fn review() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
                 }
             };
             let cx: Cx = __mcp_cx;
-            let __mcp_done: ToolResult = match __mcp_r.point() {
-                ::core::option::Option::None | ::core::option::Option::Some(0u32) => {
+            let __mcp_done: ToolResult = {
+                {
                     #[allow(unused_mut)]
                     let (mut kept,) = if !__mcp_r.at_any(&[0u32]) {
                         let names: Vec<String> = args.names;
@@ -51,27 +51,30 @@ fn review() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
                             ) {
                                 __mcp_pos_0 += 1;
                                 {
-                                    let keep: Keep = match ::mcp_runtime::__private::settle_form(
-                                        <_ as ::mcp_runtime::ElicitForm>::read_answer,
-                                        &cx,
-                                        "keep",
-                                    ) {
-                                        ::core::result::Result::Ok(__mcp_answer) => __mcp_answer,
-                                        ::core::result::Result::Err(__mcp_halt) => {
-                                            let __mcp_halt = match __mcp_halt {
-                                                ::mcp_runtime::__private::Halt::Ask(__mcp_asking) => {
-                                                    __mcp_asking.ask(&cx, cx.elicit(format!("Keep {name}?")))
-                                                }
-                                                ::mcp_runtime::__private::Halt::Stop(__mcp_halt) => {
-                                                    __mcp_halt
-                                                }
-                                            };
+                                    let keep: Keep = match __mcp_r
+                                        .form(
+                                            0u32,
+                                            <_ as ::mcp_runtime::ElicitForm>::read_answer,
+                                            "keep",
+                                        )
+                                    {
+                                        ::mcp_runtime::__private::Form::Answered(__mcp_answer) => {
+                                            __mcp_answer
+                                        }
+                                        ::mcp_runtime::__private::Form::Ask(__mcp_asking) => {
                                             break '__mcp_stop __mcp_r
-                                                .write(0u32)
-                                                .put(&__mcp_pos_0, &__mcp_s0, "__mcp_pos_0")
-                                                .put(&kept, &__mcp_s1, "kept")
-                                                .put(&names, &__mcp_s2, "names")
-                                                .stop(__mcp_halt);
+                                                .ask(
+                                                    __mcp_asking,
+                                                    cx.elicit(format!("Keep {name}?")),
+                                                    &[
+                                                        &(&__mcp_pos_0, &__mcp_s0, "__mcp_pos_0"),
+                                                        &(&kept, &__mcp_s1, "kept"),
+                                                        &(&names, &__mcp_s2, "names"),
+                                                    ],
+                                                );
+                                        }
+                                        ::mcp_runtime::__private::Form::Failed(__mcp_stopped) => {
+                                            break '__mcp_stop __mcp_stopped;
                                         }
                                     }?;
                                     if keep.ok {
@@ -133,27 +136,30 @@ fn review() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
                                                 break '__mcp_stop __mcp_r.no_longer_matches();
                                             };
                                             {
-                                                let keep: Keep = match ::mcp_runtime::__private::settle_form(
-                                                    <_ as ::mcp_runtime::ElicitForm>::read_answer,
-                                                    &cx,
-                                                    "keep",
-                                                ) {
-                                                    ::core::result::Result::Ok(__mcp_answer) => __mcp_answer,
-                                                    ::core::result::Result::Err(__mcp_halt) => {
-                                                        let __mcp_halt = match __mcp_halt {
-                                                            ::mcp_runtime::__private::Halt::Ask(__mcp_asking) => {
-                                                                __mcp_asking.ask(&cx, cx.elicit(format!("Keep {name}?")))
-                                                            }
-                                                            ::mcp_runtime::__private::Halt::Stop(__mcp_halt) => {
-                                                                __mcp_halt
-                                                            }
-                                                        };
+                                                let keep: Keep = match __mcp_r
+                                                    .form(
+                                                        0u32,
+                                                        <_ as ::mcp_runtime::ElicitForm>::read_answer,
+                                                        "keep",
+                                                    )
+                                                {
+                                                    ::mcp_runtime::__private::Form::Answered(__mcp_answer) => {
+                                                        __mcp_answer
+                                                    }
+                                                    ::mcp_runtime::__private::Form::Ask(__mcp_asking) => {
                                                         break '__mcp_stop __mcp_r
-                                                            .write(0u32)
-                                                            .put(&__mcp_pos_0, &__mcp_s0, "__mcp_pos_0")
-                                                            .put(&kept, &__mcp_s1, "kept")
-                                                            .put(&names, &__mcp_s2, "names")
-                                                            .stop(__mcp_halt);
+                                                            .ask(
+                                                                __mcp_asking,
+                                                                cx.elicit(format!("Keep {name}?")),
+                                                                &[
+                                                                    &(&__mcp_pos_0, &__mcp_s0, "__mcp_pos_0"),
+                                                                    &(&kept, &__mcp_s1, "kept"),
+                                                                    &(&names, &__mcp_s2, "names"),
+                                                                ],
+                                                            );
+                                                    }
+                                                    ::mcp_runtime::__private::Form::Failed(__mcp_stopped) => {
+                                                        break '__mcp_stop __mcp_stopped;
                                                     }
                                                 }?;
                                                 if keep.ok {
@@ -166,27 +172,30 @@ fn review() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
                                         ) {
                                             __mcp_pos_0 += 1;
                                             {
-                                                let keep: Keep = match ::mcp_runtime::__private::settle_form(
-                                                    <_ as ::mcp_runtime::ElicitForm>::read_answer,
-                                                    &cx,
-                                                    "keep",
-                                                ) {
-                                                    ::core::result::Result::Ok(__mcp_answer) => __mcp_answer,
-                                                    ::core::result::Result::Err(__mcp_halt) => {
-                                                        let __mcp_halt = match __mcp_halt {
-                                                            ::mcp_runtime::__private::Halt::Ask(__mcp_asking) => {
-                                                                __mcp_asking.ask(&cx, cx.elicit(format!("Keep {name}?")))
-                                                            }
-                                                            ::mcp_runtime::__private::Halt::Stop(__mcp_halt) => {
-                                                                __mcp_halt
-                                                            }
-                                                        };
+                                                let keep: Keep = match __mcp_r
+                                                    .form(
+                                                        0u32,
+                                                        <_ as ::mcp_runtime::ElicitForm>::read_answer,
+                                                        "keep",
+                                                    )
+                                                {
+                                                    ::mcp_runtime::__private::Form::Answered(__mcp_answer) => {
+                                                        __mcp_answer
+                                                    }
+                                                    ::mcp_runtime::__private::Form::Ask(__mcp_asking) => {
                                                         break '__mcp_stop __mcp_r
-                                                            .write(0u32)
-                                                            .put(&__mcp_pos_0, &__mcp_s0, "__mcp_pos_0")
-                                                            .put(&kept, &__mcp_s1, "kept")
-                                                            .put(&names, &__mcp_s2, "names")
-                                                            .stop(__mcp_halt);
+                                                            .ask(
+                                                                __mcp_asking,
+                                                                cx.elicit(format!("Keep {name}?")),
+                                                                &[
+                                                                    &(&__mcp_pos_0, &__mcp_s0, "__mcp_pos_0"),
+                                                                    &(&kept, &__mcp_s1, "kept"),
+                                                                    &(&names, &__mcp_s2, "names"),
+                                                                ],
+                                                            );
+                                                    }
+                                                    ::mcp_runtime::__private::Form::Failed(__mcp_stopped) => {
+                                                        break '__mcp_stop __mcp_stopped;
                                                     }
                                                 }?;
                                                 if keep.ok {
@@ -202,60 +211,71 @@ fn review() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
                     };
                     Ok(text(kept.join(", ")))
                 }
-                ::core::option::Option::Some(_) => {
-                    break '__mcp_stop __mcp_r.unknown_point();
-                }
             };
             #[allow(unreachable_code)] return __mcp_done;
         };
-        ::mcp_runtime::flow::carry::NotABorrow::check(
-            {
-                #[allow(unused_imports)]
-                use ::mcp_runtime::flow::carry::{ProbeBorrowed as _, ProbeNoBorrow as _};
-                (&::mcp_runtime::flow::carry::CarryProbe(&__mcp_s0)).borrow_shape()
-            },
-            &__mcp_s0,
-        );
-        ::mcp_runtime::flow::carry::NotAGuard::check(
-            {
-                #[allow(unused_imports)]
-                use ::mcp_runtime::flow::carry::{ProbeGuarded as _, ProbeNoGuard as _};
-                (&::mcp_runtime::flow::carry::CarryProbe(&__mcp_s0)).guard_shape()
-            },
-            &__mcp_s0,
-        );
-        ::mcp_runtime::flow::carry::NotABorrow::check(
-            {
-                #[allow(unused_imports)]
-                use ::mcp_runtime::flow::carry::{ProbeBorrowed as _, ProbeNoBorrow as _};
-                (&::mcp_runtime::flow::carry::CarryProbe(&__mcp_s1)).borrow_shape()
-            },
-            &__mcp_s1,
-        );
-        ::mcp_runtime::flow::carry::NotAGuard::check(
-            {
-                #[allow(unused_imports)]
-                use ::mcp_runtime::flow::carry::{ProbeGuarded as _, ProbeNoGuard as _};
-                (&::mcp_runtime::flow::carry::CarryProbe(&__mcp_s1)).guard_shape()
-            },
-            &__mcp_s1,
-        );
-        ::mcp_runtime::flow::carry::NotABorrow::check(
-            {
-                #[allow(unused_imports)]
-                use ::mcp_runtime::flow::carry::{ProbeBorrowed as _, ProbeNoBorrow as _};
-                (&::mcp_runtime::flow::carry::CarryProbe(&__mcp_s2)).borrow_shape()
-            },
-            &__mcp_s2,
-        );
-        ::mcp_runtime::flow::carry::NotAGuard::check(
-            {
-                #[allow(unused_imports)]
-                use ::mcp_runtime::flow::carry::{ProbeGuarded as _, ProbeNoGuard as _};
-                (&::mcp_runtime::flow::carry::CarryProbe(&__mcp_s2)).guard_shape()
-            },
-            &__mcp_s2,
-        );
+        let _ = || {
+            ::mcp_runtime::flow::carry::NotABorrow::check(
+                {
+                    #[allow(unused_imports)]
+                    use ::mcp_runtime::flow::carry::{
+                        ProbeBorrowed as _, ProbeNoBorrow as _,
+                    };
+                    (&::mcp_runtime::flow::carry::CarryProbe(&__mcp_s0)).borrow_shape()
+                },
+                &__mcp_s0,
+            );
+            ::mcp_runtime::flow::carry::NotAGuard::check(
+                {
+                    #[allow(unused_imports)]
+                    use ::mcp_runtime::flow::carry::{
+                        ProbeGuarded as _, ProbeNoGuard as _,
+                    };
+                    (&::mcp_runtime::flow::carry::CarryProbe(&__mcp_s0)).guard_shape()
+                },
+                &__mcp_s0,
+            );
+            ::mcp_runtime::flow::carry::NotABorrow::check(
+                {
+                    #[allow(unused_imports)]
+                    use ::mcp_runtime::flow::carry::{
+                        ProbeBorrowed as _, ProbeNoBorrow as _,
+                    };
+                    (&::mcp_runtime::flow::carry::CarryProbe(&__mcp_s1)).borrow_shape()
+                },
+                &__mcp_s1,
+            );
+            ::mcp_runtime::flow::carry::NotAGuard::check(
+                {
+                    #[allow(unused_imports)]
+                    use ::mcp_runtime::flow::carry::{
+                        ProbeGuarded as _, ProbeNoGuard as _,
+                    };
+                    (&::mcp_runtime::flow::carry::CarryProbe(&__mcp_s1)).guard_shape()
+                },
+                &__mcp_s1,
+            );
+            ::mcp_runtime::flow::carry::NotABorrow::check(
+                {
+                    #[allow(unused_imports)]
+                    use ::mcp_runtime::flow::carry::{
+                        ProbeBorrowed as _, ProbeNoBorrow as _,
+                    };
+                    (&::mcp_runtime::flow::carry::CarryProbe(&__mcp_s2)).borrow_shape()
+                },
+                &__mcp_s2,
+            );
+            ::mcp_runtime::flow::carry::NotAGuard::check(
+                {
+                    #[allow(unused_imports)]
+                    use ::mcp_runtime::flow::carry::{
+                        ProbeGuarded as _, ProbeNoGuard as _,
+                    };
+                    (&::mcp_runtime::flow::carry::CarryProbe(&__mcp_s2)).guard_shape()
+                },
+                &__mcp_s2,
+            );
+        };
         match __mcp_stopped.await {}
     }
     #[automatically_derived]

@@ -29,9 +29,8 @@ fn tag() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
                 }
             };
             let cx: Cx = __mcp_cx;
-            let __mcp_done: ToolResult = match __mcp_r.point() {
-                ::core::option::Option::None
-                | ::core::option::Option::Some(0u32 | 1u32 | 2u32) => {
+            let __mcp_done: ToolResult = {
+                {
                     #[allow(unused_mut)]
                     let (mut round, mut log) = if __mcp_r.at_any(&[0u32, 1u32, 2u32]) {
                         (
@@ -79,52 +78,55 @@ fn tag() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
                                 };
                                 if __mcp_then {
                                     __mcp_r.arrive(0u32);
-                                    let first: Word = match ::mcp_runtime::__private::settle_form(
-                                        <_ as ::mcp_runtime::ElicitForm>::read_answer,
-                                        &cx,
-                                        "first",
-                                    ) {
-                                        ::core::result::Result::Ok(__mcp_answer) => __mcp_answer,
-                                        ::core::result::Result::Err(__mcp_halt) => {
-                                            let __mcp_halt = match __mcp_halt {
-                                                ::mcp_runtime::__private::Halt::Ask(__mcp_asking) => {
-                                                    __mcp_asking.ask(&cx, cx.elicit("First?"))
-                                                }
-                                                ::mcp_runtime::__private::Halt::Stop(__mcp_halt) => {
-                                                    __mcp_halt
-                                                }
-                                            };
+                                    let first: Word = match __mcp_r
+                                        .form(
+                                            0u32,
+                                            <_ as ::mcp_runtime::ElicitForm>::read_answer,
+                                            "first",
+                                        )
+                                    {
+                                        ::mcp_runtime::__private::Form::Answered(__mcp_answer) => {
+                                            __mcp_answer
+                                        }
+                                        ::mcp_runtime::__private::Form::Ask(__mcp_asking) => {
                                             break '__mcp_stop __mcp_r
-                                                .write(0u32)
-                                                .put(&round, &__mcp_s1, "round")
-                                                .put(&log, &__mcp_s2, "log")
-                                                .put(&label, &__mcp_s0, "label")
-                                                .stop(__mcp_halt);
+                                                .ask(
+                                                    __mcp_asking,
+                                                    cx.elicit("First?"),
+                                                    &[
+                                                        &(&round, &__mcp_s1, "round"),
+                                                        &(&log, &__mcp_s2, "log"),
+                                                        &(&label, &__mcp_s0, "label"),
+                                                    ],
+                                                );
+                                        }
+                                        ::mcp_runtime::__private::Form::Failed(__mcp_stopped) => {
+                                            break '__mcp_stop __mcp_stopped;
                                         }
                                     }?;
                                     log.push(format!("{label}:{}", first.word));
                                 }
                             }
-                            let more: Keep = match ::mcp_runtime::__private::settle_form(
-                                <_ as ::mcp_runtime::ElicitForm>::read_answer,
-                                &cx,
-                                "more",
-                            ) {
-                                ::core::result::Result::Ok(__mcp_answer) => __mcp_answer,
-                                ::core::result::Result::Err(__mcp_halt) => {
-                                    let __mcp_halt = match __mcp_halt {
-                                        ::mcp_runtime::__private::Halt::Ask(__mcp_asking) => {
-                                            __mcp_asking.ask(&cx, cx.elicit("More?"))
-                                        }
-                                        ::mcp_runtime::__private::Halt::Stop(__mcp_halt) => {
-                                            __mcp_halt
-                                        }
-                                    };
+                            let more: Keep = match __mcp_r
+                                .form(
+                                    1u32,
+                                    <_ as ::mcp_runtime::ElicitForm>::read_answer,
+                                    "more",
+                                )
+                            {
+                                ::mcp_runtime::__private::Form::Answered(__mcp_answer) => {
+                                    __mcp_answer
+                                }
+                                ::mcp_runtime::__private::Form::Ask(__mcp_asking) => {
                                     break '__mcp_stop __mcp_r
-                                        .write(1u32)
-                                        .put(&round, &__mcp_s1, "round")
-                                        .put(&log, &__mcp_s2, "log")
-                                        .stop(__mcp_halt);
+                                        .ask(
+                                            __mcp_asking,
+                                            cx.elicit("More?"),
+                                            &[&(&round, &__mcp_s1, "round"), &(&log, &__mcp_s2, "log")],
+                                        );
+                                }
+                                ::mcp_runtime::__private::Form::Failed(__mcp_stopped) => {
+                                    break '__mcp_stop __mcp_stopped;
                                 }
                             }?;
                             let __mcp_then: bool = more.ok;
@@ -132,26 +134,26 @@ fn tag() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
                         };
                         if __mcp_then {
                             __mcp_r.arrive(2u32);
-                            let second: Word = match ::mcp_runtime::__private::settle_form(
-                                <_ as ::mcp_runtime::ElicitForm>::read_answer,
-                                &cx,
-                                "second",
-                            ) {
-                                ::core::result::Result::Ok(__mcp_answer) => __mcp_answer,
-                                ::core::result::Result::Err(__mcp_halt) => {
-                                    let __mcp_halt = match __mcp_halt {
-                                        ::mcp_runtime::__private::Halt::Ask(__mcp_asking) => {
-                                            __mcp_asking.ask(&cx, cx.elicit("Second?"))
-                                        }
-                                        ::mcp_runtime::__private::Halt::Stop(__mcp_halt) => {
-                                            __mcp_halt
-                                        }
-                                    };
+                            let second: Word = match __mcp_r
+                                .form(
+                                    2u32,
+                                    <_ as ::mcp_runtime::ElicitForm>::read_answer,
+                                    "second",
+                                )
+                            {
+                                ::mcp_runtime::__private::Form::Answered(__mcp_answer) => {
+                                    __mcp_answer
+                                }
+                                ::mcp_runtime::__private::Form::Ask(__mcp_asking) => {
                                     break '__mcp_stop __mcp_r
-                                        .write(2u32)
-                                        .put(&round, &__mcp_s1, "round")
-                                        .put(&log, &__mcp_s2, "log")
-                                        .stop(__mcp_halt);
+                                        .ask(
+                                            __mcp_asking,
+                                            cx.elicit("Second?"),
+                                            &[&(&round, &__mcp_s1, "round"), &(&log, &__mcp_s2, "log")],
+                                        );
+                                }
+                                ::mcp_runtime::__private::Form::Failed(__mcp_stopped) => {
+                                    break '__mcp_stop __mcp_stopped;
                                 }
                             }?;
                             log.push(second.word);
@@ -160,60 +162,71 @@ fn tag() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
                     }
                     Ok(text(log.join(" ")))
                 }
-                ::core::option::Option::Some(_) => {
-                    break '__mcp_stop __mcp_r.unknown_point();
-                }
             };
             #[allow(unreachable_code)] return __mcp_done;
         };
-        ::mcp_runtime::flow::carry::NotABorrow::check(
-            {
-                #[allow(unused_imports)]
-                use ::mcp_runtime::flow::carry::{ProbeBorrowed as _, ProbeNoBorrow as _};
-                (&::mcp_runtime::flow::carry::CarryProbe(&__mcp_s0)).borrow_shape()
-            },
-            &__mcp_s0,
-        );
-        ::mcp_runtime::flow::carry::NotAGuard::check(
-            {
-                #[allow(unused_imports)]
-                use ::mcp_runtime::flow::carry::{ProbeGuarded as _, ProbeNoGuard as _};
-                (&::mcp_runtime::flow::carry::CarryProbe(&__mcp_s0)).guard_shape()
-            },
-            &__mcp_s0,
-        );
-        ::mcp_runtime::flow::carry::NotABorrow::check(
-            {
-                #[allow(unused_imports)]
-                use ::mcp_runtime::flow::carry::{ProbeBorrowed as _, ProbeNoBorrow as _};
-                (&::mcp_runtime::flow::carry::CarryProbe(&__mcp_s1)).borrow_shape()
-            },
-            &__mcp_s1,
-        );
-        ::mcp_runtime::flow::carry::NotAGuard::check(
-            {
-                #[allow(unused_imports)]
-                use ::mcp_runtime::flow::carry::{ProbeGuarded as _, ProbeNoGuard as _};
-                (&::mcp_runtime::flow::carry::CarryProbe(&__mcp_s1)).guard_shape()
-            },
-            &__mcp_s1,
-        );
-        ::mcp_runtime::flow::carry::NotABorrow::check(
-            {
-                #[allow(unused_imports)]
-                use ::mcp_runtime::flow::carry::{ProbeBorrowed as _, ProbeNoBorrow as _};
-                (&::mcp_runtime::flow::carry::CarryProbe(&__mcp_s2)).borrow_shape()
-            },
-            &__mcp_s2,
-        );
-        ::mcp_runtime::flow::carry::NotAGuard::check(
-            {
-                #[allow(unused_imports)]
-                use ::mcp_runtime::flow::carry::{ProbeGuarded as _, ProbeNoGuard as _};
-                (&::mcp_runtime::flow::carry::CarryProbe(&__mcp_s2)).guard_shape()
-            },
-            &__mcp_s2,
-        );
+        let _ = || {
+            ::mcp_runtime::flow::carry::NotABorrow::check(
+                {
+                    #[allow(unused_imports)]
+                    use ::mcp_runtime::flow::carry::{
+                        ProbeBorrowed as _, ProbeNoBorrow as _,
+                    };
+                    (&::mcp_runtime::flow::carry::CarryProbe(&__mcp_s0)).borrow_shape()
+                },
+                &__mcp_s0,
+            );
+            ::mcp_runtime::flow::carry::NotAGuard::check(
+                {
+                    #[allow(unused_imports)]
+                    use ::mcp_runtime::flow::carry::{
+                        ProbeGuarded as _, ProbeNoGuard as _,
+                    };
+                    (&::mcp_runtime::flow::carry::CarryProbe(&__mcp_s0)).guard_shape()
+                },
+                &__mcp_s0,
+            );
+            ::mcp_runtime::flow::carry::NotABorrow::check(
+                {
+                    #[allow(unused_imports)]
+                    use ::mcp_runtime::flow::carry::{
+                        ProbeBorrowed as _, ProbeNoBorrow as _,
+                    };
+                    (&::mcp_runtime::flow::carry::CarryProbe(&__mcp_s1)).borrow_shape()
+                },
+                &__mcp_s1,
+            );
+            ::mcp_runtime::flow::carry::NotAGuard::check(
+                {
+                    #[allow(unused_imports)]
+                    use ::mcp_runtime::flow::carry::{
+                        ProbeGuarded as _, ProbeNoGuard as _,
+                    };
+                    (&::mcp_runtime::flow::carry::CarryProbe(&__mcp_s1)).guard_shape()
+                },
+                &__mcp_s1,
+            );
+            ::mcp_runtime::flow::carry::NotABorrow::check(
+                {
+                    #[allow(unused_imports)]
+                    use ::mcp_runtime::flow::carry::{
+                        ProbeBorrowed as _, ProbeNoBorrow as _,
+                    };
+                    (&::mcp_runtime::flow::carry::CarryProbe(&__mcp_s2)).borrow_shape()
+                },
+                &__mcp_s2,
+            );
+            ::mcp_runtime::flow::carry::NotAGuard::check(
+                {
+                    #[allow(unused_imports)]
+                    use ::mcp_runtime::flow::carry::{
+                        ProbeGuarded as _, ProbeNoGuard as _,
+                    };
+                    (&::mcp_runtime::flow::carry::CarryProbe(&__mcp_s2)).guard_shape()
+                },
+                &__mcp_s2,
+            );
+        };
         match __mcp_stopped.await {}
     }
     #[automatically_derived]

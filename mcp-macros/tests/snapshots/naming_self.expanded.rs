@@ -96,29 +96,24 @@ async fn __mcp_step_greet(
             ::core::result::Result::Err(__mcp_stopped) => break '__mcp_stop __mcp_stopped,
         };
         let cx: Cx = __mcp_cx;
-        let __mcp_done: ToolResult = match __mcp_r.point() {
-            ::core::option::Option::None | ::core::option::Option::Some(0u32) => {
-                let sure: Confirm = match ::mcp_runtime::__private::settle_form(
-                    <_ as ::mcp_runtime::ElicitForm>::read_answer,
-                    &cx,
-                    "sure",
-                ) {
-                    ::core::result::Result::Ok(__mcp_answer) => __mcp_answer,
-                    ::core::result::Result::Err(__mcp_halt) => {
-                        let __mcp_halt = match __mcp_halt {
-                            ::mcp_runtime::__private::Halt::Ask(__mcp_asking) => {
-                                __mcp_asking.ask(&cx, cx.elicit("Greet?"))
-                            }
-                            ::mcp_runtime::__private::Halt::Stop(__mcp_halt) => {
-                                __mcp_halt
-                            }
-                        };
-                        break '__mcp_stop __mcp_r.write(0u32).stop(__mcp_halt);
+        let __mcp_done: ToolResult = {
+            {
+                let sure: Confirm = match __mcp_r
+                    .form(0u32, <_ as ::mcp_runtime::ElicitForm>::read_answer, "sure")
+                {
+                    ::mcp_runtime::__private::Form::Answered(__mcp_answer) => {
+                        __mcp_answer
+                    }
+                    ::mcp_runtime::__private::Form::Ask(__mcp_asking) => {
+                        break '__mcp_stop __mcp_r
+                            .ask(__mcp_asking, cx.elicit("Greet?"), &[]);
+                    }
+                    ::mcp_runtime::__private::Form::Failed(__mcp_stopped) => {
+                        break '__mcp_stop __mcp_stopped;
                     }
                 }?;
                 Ok(text(Self::greeting(&args.name, sure.ok)))
             }
-            ::core::option::Option::Some(_) => break '__mcp_stop __mcp_r.unknown_point(),
         };
         #[allow(unreachable_code)] return __mcp_done;
     };

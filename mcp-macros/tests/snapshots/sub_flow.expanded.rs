@@ -26,55 +26,54 @@ fn confirm(
                 }
             };
             let cx: &Cx = &__mcp_cx;
-            let __mcp_done: Result<bool, Refusal> = match __mcp_r.point() {
-                ::core::option::Option::None
-                | ::core::option::Option::Some(0u32 | 1u32) => {
+            let __mcp_done: Result<bool, Refusal> = {
+                {
                     if !__mcp_r.at(1u32) {
-                        let first: Confirm = match ::mcp_runtime::__private::settle_form(
-                            <_ as ::mcp_runtime::ElicitForm>::read_answer,
-                            &cx,
-                            "first",
-                        ) {
-                            ::core::result::Result::Ok(__mcp_answer) => __mcp_answer,
-                            ::core::result::Result::Err(__mcp_halt) => {
-                                let __mcp_halt = match __mcp_halt {
-                                    ::mcp_runtime::__private::Halt::Ask(__mcp_asking) => {
-                                        __mcp_asking.ask(&cx, cx.elicit(format!("{what}?")))
-                                    }
-                                    ::mcp_runtime::__private::Halt::Stop(__mcp_halt) => {
-                                        __mcp_halt
-                                    }
-                                };
-                                break '__mcp_stop __mcp_r.write(0u32).stop(__mcp_halt);
+                        let first: Confirm = match __mcp_r
+                            .form(
+                                0u32,
+                                <_ as ::mcp_runtime::ElicitForm>::read_answer,
+                                "first",
+                            )
+                        {
+                            ::mcp_runtime::__private::Form::Answered(__mcp_answer) => {
+                                __mcp_answer
+                            }
+                            ::mcp_runtime::__private::Form::Ask(__mcp_asking) => {
+                                break '__mcp_stop __mcp_r
+                                    .ask(__mcp_asking, cx.elicit(format!("{what}?")), &[]);
+                            }
+                            ::mcp_runtime::__private::Form::Failed(__mcp_stopped) => {
+                                break '__mcp_stop __mcp_stopped;
                             }
                         }?;
                         if first.ok {
                             return Ok(true);
                         }
                     }
-                    let really: Confirm = match ::mcp_runtime::__private::settle_form(
-                        <_ as ::mcp_runtime::ElicitForm>::read_answer,
-                        &cx,
-                        "really",
-                    ) {
-                        ::core::result::Result::Ok(__mcp_answer) => __mcp_answer,
-                        ::core::result::Result::Err(__mcp_halt) => {
-                            let __mcp_halt = match __mcp_halt {
-                                ::mcp_runtime::__private::Halt::Ask(__mcp_asking) => {
-                                    __mcp_asking
-                                        .ask(&cx, cx.elicit(format!("Really not {what}?")))
-                                }
-                                ::mcp_runtime::__private::Halt::Stop(__mcp_halt) => {
-                                    __mcp_halt
-                                }
-                            };
-                            break '__mcp_stop __mcp_r.write(1u32).stop(__mcp_halt);
+                    let really: Confirm = match __mcp_r
+                        .form(
+                            1u32,
+                            <_ as ::mcp_runtime::ElicitForm>::read_answer,
+                            "really",
+                        )
+                    {
+                        ::mcp_runtime::__private::Form::Answered(__mcp_answer) => {
+                            __mcp_answer
+                        }
+                        ::mcp_runtime::__private::Form::Ask(__mcp_asking) => {
+                            break '__mcp_stop __mcp_r
+                                .ask(
+                                    __mcp_asking,
+                                    cx.elicit(format!("Really not {what}?")),
+                                    &[],
+                                );
+                        }
+                        ::mcp_runtime::__private::Form::Failed(__mcp_stopped) => {
+                            break '__mcp_stop __mcp_stopped;
                         }
                     }?;
                     Ok(!really.ok)
-                }
-                ::core::option::Option::Some(_) => {
-                    break '__mcp_stop __mcp_r.unknown_point();
                 }
             };
             #[allow(unreachable_code)] return __mcp_done;

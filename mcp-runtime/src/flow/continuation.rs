@@ -3,7 +3,7 @@
 //!
 //! The macro never writes a carried local's type. It declares one [`Slot`] per carried local
 //! at the top of the step function; every point that stops writes the local through its slot
-//! ([`Writer::put`]), and every point that resumes reads it back through the same slot
+//! ([`Reader::put`]), and every point that resumes reads it back through the same slot
 //! ([`Reader::take`]). The slot is generic over the local's type, so the compiler infers that
 //! type from the local and checks it once, where the slot is declared (`<_ as
 //! Carry>::slot()`, spanned at the local's name): it must be [`Carry`].
@@ -13,6 +13,7 @@
 //! points, keys and carried names and the names of the types the compiler chose for its slots, so
 //! a build that carries a local as another type reads as another shape.
 
+use std::borrow::Cow;
 use std::convert::Infallible;
 use std::future::Future;
 use std::pin::Pin;
@@ -20,7 +21,7 @@ use std::task::{Context, Poll};
 
 #[cfg(doc)]
 use super::carry::Carry;
-use super::cx::{Cx, Halted, Stop, StopKind, internal_error};
+use super::cx::{Cx, Halted};
 use super::payload;
 use super::slot::Slot;
 
@@ -67,6 +68,7 @@ impl Resume {
             payload: Vec::new(),
             fields: payload::Fields::default(),
             round: self.round,
+            out: Out::default(),
         };
         if let Some((minted, payload)) = self.state {
             if minted != shape {
@@ -120,7 +122,7 @@ impl Resume {
 #[doc(hidden)]
 #[must_use = "a step stops by awaiting its `Stopped`"]
 #[derive(Debug)]
-pub struct Stopped(());
+pub struct Stopped(pub(super) ());
 
 impl Future for Stopped {
     type Output = Infallible;
@@ -157,13 +159,28 @@ fn mix(shape: &str, slots: &[&str]) -> u32 {
 /// fields still to read.
 #[doc(hidden)]
 pub struct Reader {
-    cx: Cx,
-    shape: u32,
+    pub(super) cx: Cx,
+    pub(super) shape: u32,
     point: Option<u32>,
     payload: Vec<u8>,
     /// The carried fields still to read.
     fields: payload::Fields,
-    round: Option<u32>,
+    pub(super) round: Option<u32>,
+    /// The state of the point where the flow stops, once it does (see `point`).
+    pub(super) out: Out,
+}
+
+/// The state of the point where a flow stops, as the point writes it.
+#[derive(Default)]
+pub(super) struct Out {
+    /// The point where the flow stops.
+    pub(super) point: u32,
+    pub(super) bytes: Vec<u8>,
+    /// The first field that could not be written, and why.
+    pub(super) error: Option<String>,
+    /// A form question still to make: the key it is asked under, and what was wrong with
+    /// the answer given, if one was.
+    pub(super) open: Option<(Cow<'static, str>, Option<String>)>,
 }
 
 impl Reader {
@@ -217,82 +234,5 @@ impl Reader {
             &self.cx,
             "verified but a pattern it stopped inside no longer matches".into(),
         )
-    }
-
-    /// Starts writing the state of `point`, where the flow stops.
-    pub fn write(&self, point: u32) -> Writer {
-        let mut bytes = Vec::new();
-        let error = payload::write_item(&point, &mut bytes)
-            .err()
-            .map(|error| error.of("point"));
-        Writer {
-            cx: self.cx.clone(),
-            shape: self.shape,
-            round: self.round,
-            point,
-            bytes,
-            error,
-        }
-    }
-}
-
-/// The state of the point where a flow stops, written field by field.
-#[doc(hidden)]
-#[must_use = "a state is handed out by `stop`"]
-pub struct Writer {
-    cx: Cx,
-    shape: u32,
-    round: Option<u32>,
-    /// The point where the flow stops.
-    point: u32,
-    bytes: Vec<u8>,
-    /// The first field that could not be written, and why.
-    error: Option<String>,
-}
-
-impl Writer {
-    /// Writes the carried local `local` through its slot.
-    pub fn put<T>(mut self, value: &T, slot: &Slot<T>, local: &'static str) -> Self {
-        if self.error.is_none()
-            && let Err(detail) = (slot.write)(value, slot.literals, &mut self.bytes)
-        {
-            self.error = Some(detail.of(local));
-        }
-        self
-    }
-
-    /// Stops the flow: records the questions of `stop` and this state, for the step to await
-    /// the [`Stopped`].
-    ///
-    /// A state that cannot be written (or, in debug builds, does not read back as written)
-    /// fails the request here with an internal error naming the carried local at fault,
-    /// rather than handing out a state the next round would refuse.
-    pub fn stop(self, stop: Stop) -> Stopped {
-        let halted = match stop.0 {
-            StopKind::Fail(error) => Halted::Failed(error),
-            StopKind::Refuse(reason) => Halted::Refused(reason),
-            StopKind::Ask(requests) => match self.error {
-                None => {
-                    // A handler's point, not a sub-flow's: the caller stops at its call.
-                    if self.round.is_some() {
-                        crate::server::record_stop(self.point);
-                    }
-                    Halted::Asked {
-                        requests,
-                        state: self.bytes,
-                        shape: self.shape,
-                        round: self.round.unwrap_or(0),
-                    }
-                }
-                Some(error) => {
-                    tracing::error!(%error, "a flow's state could not be encoded at a question");
-                    Halted::Failed(internal_error(format!(
-                        "the flow's state could not be encoded: {error}"
-                    )))
-                }
-            },
-        };
-        self.cx.halt(halted);
-        Stopped(())
     }
 }

@@ -3,7 +3,6 @@
 use std::borrow::Cow;
 use std::fmt;
 use std::future::{Future, poll_fn};
-use std::marker::PhantomData;
 use std::pin::pin;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::task::Poll;
@@ -484,65 +483,56 @@ batch!(q0 r0 k0 A0 0, q1 r1 k1 A1 1, q2 r2 k2 A2 2, q3 r3 k3 A3 3);
 batch!(q0 r0 k0 A0 0, q1 r1 k1 A1 1, q2 r2 k2 A2 2, q3 r3 k3 A3 3, q4 r4 k4 A4 4);
 batch!(q0 r0 k0 A0 0, q1 r1 k1 A1 1, q2 r2 k2 A2 2, q3 r3 k3 A3 3, q4 r4 k4 A4 4, q5 r5 k5 A5 5);
 
-/// Settles one form question whose answers `read` reads, up to asking it: its answer, or why
-/// the flow stops there. The macro calls it for a form question, naming the form's reader
-/// where the form type is, so that a type that is no form is reported there, once, with no
-/// chain of this module's traits. It takes no closure, so a question point compiles to a
-/// `match` and no function of its own; the question is made only where it is asked
-/// ([`Halt::Ask`]).
-#[doc(hidden)]
-pub fn settle_form<A>(
+/// Why a single question's point has no answer this round.
+pub(super) enum Unanswered {
+    /// The question is to be asked (again) under `key`; `problem` says what was wrong with
+    /// the answer given, if one was.
+    Open {
+        key: Cow<'static, str>,
+        problem: Option<String>,
+    },
+    /// The answer given could not be read: the request fails.
+    Failed(ErrorObject),
+}
+
+/// Reads the answer to one question asked under `key` with `read`, up to asking it: the
+/// answer, or why there is none.
+pub(super) fn read_one<A>(
     read: fn(&Value) -> Reading<A>,
     cx: &Cx,
     key: &'static str,
-) -> Result<A, Halt<A>> {
+) -> Result<A, Unanswered> {
     let key = cx.wire_key(key);
     let answers = cx.take_answers(std::slice::from_ref(&key));
     match read_answer(&key, answers.as_ref(), read) {
         Ok(Read::Answered(answer)) => Ok(answer),
-        Ok(Read::Open(problem)) => Err(Halt::Ask(Asking {
-            key,
-            problem,
-            answer: PhantomData,
-        })),
-        Err(error) => Err(Halt::Stop(Stop(StopKind::Fail(error)))),
+        Ok(Read::Open(problem)) => Err(Unanswered::Open { key, problem }),
+        Err(error) => Err(Unanswered::Failed(error)),
     }
 }
 
-/// Why a form question's point stops the flow.
-#[doc(hidden)]
-pub enum Halt<A> {
-    /// The question is to be asked (again).
-    Ask(Asking<A>),
-    /// The flow stops for another reason: the answer given could not be read.
-    Stop(Stop),
-}
-
-/// A form question still open: its key, and what was wrong with the answer given, if one was.
-#[doc(hidden)]
-pub struct Asking<A> {
+/// The stop that asks `question`, open under `key` with `problem`.
+pub(super) fn ask_open<A>(
+    cx: &Cx,
+    question: Question<A>,
     key: Cow<'static, str>,
     problem: Option<String>,
-    answer: PhantomData<fn() -> A>,
-}
-
-impl<A> Asking<A> {
-    /// The stop that asks `question`.
-    pub fn ask(self, cx: &Cx, question: Question<A>) -> Stop {
-        match question.ask(cx, self.key, &Read::Open(self.problem)) {
-            Ok(request) => Stop(StopKind::Ask(vec![request])),
-            Err(error) => Stop(StopKind::Fail(error)),
-        }
+) -> Stop {
+    match question.ask(cx, key, &Read::Open(problem)) {
+        Ok(request) => Stop(StopKind::Ask(vec![request])),
+        Err(error) => Stop(StopKind::Fail(error)),
     }
 }
 
 impl<A: Answer> Batch for Question<A> {
     type Answers = A;
     fn settle(ask: impl FnOnce() -> Self, cx: &Cx, keys: &[&'static str]) -> Settled<A> {
-        match settle_form(A::read, cx, keys[0]) {
+        match read_one(A::read, cx, keys[0]) {
             Ok(answer) => Settled::Answered(answer),
-            Err(Halt::Stop(stop)) => Settled::Stop(stop),
-            Err(Halt::Ask(asking)) => Settled::Stop(asking.ask(cx, ask())),
+            Err(Unanswered::Failed(error)) => Settled::Stop(Stop::fail(error)),
+            Err(Unanswered::Open { key, problem }) => {
+                Settled::Stop(ask_open(cx, ask(), key, problem))
+            }
         }
     }
 }

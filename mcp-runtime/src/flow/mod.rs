@@ -15,6 +15,7 @@ mod definitions;
 mod driver;
 mod output;
 mod payload;
+mod point;
 mod question;
 mod slot;
 mod subflow;
@@ -39,14 +40,15 @@ pub mod __private {
         CarryProbe, NotABorrow, NotAGuard, ProbeBorrowed, ProbeGuarded, ProbeNoBorrow, ProbeNoGuard,
     };
     pub use super::carry::{Probe, ProbeAny, ProbeHash, Rewind, RewindsInOrder};
-    pub use super::continuation::{Reader, Resume, Stopped, Writer};
-    pub use super::cx::{Asking, Batch, Halt, Settled, Stop, app_state, settle_form};
+    pub use super::continuation::{Reader, Resume, Stopped};
+    pub use super::cx::{Batch, Settled, Stop, app_state};
     pub use super::definitions::{
         Cached, Presentation, arguments_schema, prompt_definition, resource_definition,
         tool_definition, uri_matches,
     };
     pub use super::driver::Flow;
     pub use super::output::{NoArgs, drive_prompt, drive_resource, drive_tool};
+    pub use super::point::{Asking, Form, Put};
     pub use super::slot::Slot;
     pub use super::subflow::{SubSettled, SubState, run_sub};
     pub use super::unbuilt::{Unbuilt, unbuilt_answers, unbuilt_cx, unbuilt_result};

@@ -13,8 +13,9 @@ use serde::de::{SeqAccess, Visitor};
 use serde::ser::SerializeTuple;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use super::continuation::{Reader, Resume, Stopped, Writer};
+use super::continuation::{Reader, Resume, Stopped};
 use super::cx::{Cx, Halted, Stop, internal_error};
+use super::point::Put;
 use super::slot::Slot;
 
 /// A call of an `#[elicit]` sub-flow with its arguments, to be awaited directly in the body
@@ -264,9 +265,9 @@ impl Reader {
     }
 }
 
-impl Writer {
-    /// Writes the state of the sub-flow the flow stops in.
-    pub fn put_sub(self, sub: &SubState) -> Self {
-        self.put(sub, &Slot::of(), "sub-flow state")
+impl Put for SubState {
+    /// Writes the state of the sub-flow the flow stops in, last in its caller's.
+    fn put_into(&self, reader: &mut Reader) {
+        (self, &Slot::of(), "sub-flow state").put_into(reader);
     }
 }

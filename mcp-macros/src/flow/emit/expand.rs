@@ -241,6 +241,10 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
                 }, &#slot);
             }
         });
+    // In a closure never called: typed with the step, once its slots' types are known, but
+    // with no path of the step's own to clean up after, nor code of its own.
+    let slot_checks = slot_checks.collect::<Vec<_>>();
+    let slot_checks = (!slot_checks.is_empty()).then(|| quote!(let _ = || { #(#slot_checks)* };));
     let slot_names = (0..slots.len()).map(|n| {
         let slot = step::slot(n);
         quote!(#slot.name())
@@ -252,6 +256,10 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
         .then(|| quote!(| ::core::option::Option::Some(#(#same_as_start)|*)));
     let run = if plan.sites.is_empty() {
         quote!(#forward)
+    } else if arms.is_empty() && same_as_start.len() == resumed.len() {
+        // The nest resumes every point, and the state's point is one of them (`Resume::open`
+        // refuses any other): nothing to choose.
+        quote!({ #no_resume #forward })
     } else {
         quote! {
             match #reader.point() {
@@ -330,7 +338,7 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
                 #[allow(unreachable_code)]
                 return #done;
             };
-            #(#slot_checks)*
+            #slot_checks
             match #stopped.await {}
         }
     };

@@ -16,31 +16,29 @@ use crate::flow::syntax::marker_site;
 /// Input:  `__mcp_site!().1`
 /// Output, for a form question:
 /// ```text
-/// match settle_form(<_ as ElicitForm>::read_answer, &cx, "confirm") {
-///     Ok(answer) => answer,
-///     Err(halt) => {
-///         let halt = match halt {
-///             Halt::Ask(asking) => asking.ask(&cx, cx.elicit("...")),
-///             Halt::Stop(halt) => halt,
-///         };
-///         break 'stop reader.write(1).put(&target, &slot0, "target").stop(halt)
-///     }
+/// match reader.form(1, <_ as ElicitForm>::read_answer, "confirm") {
+///     Form::Answered(answer) => answer,
+///     Form::Ask(asking) => break 'stop reader.ask(asking, cx.elicit("..."), &[&(&target, &slot0, "target")]),
+///     Form::Failed(stopped) => break 'stop stopped,
 /// }
 /// ```
 /// and for any other question, or several asked together,
 /// ```text
 /// match Batch::settle(|| (q1, q2), &cx, &["a", "b"]) {
 ///     Settled::Answered(answer) => answer,
-///     Settled::Stop(halt) => break 'stop reader.write(1).put(..).stop(halt),
+///     Settled::Stop(halt) => break 'stop reader.halt(1, halt, &[..]),
 /// }
 /// ```
 /// and a sub-flow call `check(&cx).await` at point `N` becomes
 /// ```text
 /// { let call = check(&cx); match run_sub(IntoSubFlow::into_sub_flow(call), &cx, "key", resume.take()).await {
 ///     SubSettled::Done(answer) => answer,
-///     SubSettled::Stop(stop, sub) => break 'stop reader.write(2).put(&target, &slot0, "target").put_sub(&sub).stop(stop),
+///     SubSettled::Stop(stop, sub) => break 'stop reader.halt(2, stop, &[&(&target, &slot0, "target"), &sub]),
 /// } }
 /// ```
+/// A stopping arm is one call, given the carried locals as a slice (see `mcp-runtime`'s
+/// `flow/point.rs`): each call the step function makes is a path the compiler checks and
+/// cleans up after, in every handler.
 pub(crate) struct SiteCode<'a> {
     pub(crate) sites: &'a [Site],
     pub(crate) resumed: &'a [Resumed],
@@ -71,8 +69,10 @@ impl SiteCode<'_> {
         let question = &site.question;
         let keys = &site.keys;
         let cx = self.cx;
+        let reader = self.reader;
+        let point = step::number(id);
         let p = quote!(::mcp_runtime::__private);
-        let write = self.write(id);
+        let puts = self.puts(id);
         let answer = Ident::new("__mcp_answer", Span::mixed_site());
         let halt = Ident::new("__mcp_halt", Span::mixed_site());
         let label = stop_label();
@@ -96,9 +96,8 @@ impl SiteCode<'_> {
                     #sub_resume.take(),
                 ).await {
                     #p::SubSettled::Done(#answer) => #answer,
-                    #p::SubSettled::Stop(#halt, #sub_value) => break #label #write
-                        .put_sub(&#sub_value)
-                        .stop(#halt),
+                    #p::SubSettled::Stop(#halt, #sub_value) => break #label #reader
+                        .halt(#point, #halt, &[#(#puts,)* &#sub_value]),
                 }
                 }
             };
@@ -110,42 +109,6 @@ impl SiteCode<'_> {
         // a chain of the runtime's traits.
         let span = question_span(question);
         let form = question_method(question).is_some_and(|method| method == "elicit");
-        let (settle, answered, stopped, halted) = if form {
-            // A form question takes no closure: its point compiles to this `match`, and the
-            // question is made only in the arm that asks it.
-            let key = &keys[0];
-            let asking = Ident::new("__mcp_asking", Span::mixed_site());
-            (
-                quote_spanned! {span=>
-                    ::mcp_runtime::__private::settle_form(
-                        <_ as ::mcp_runtime::ElicitForm>::read_answer,
-                        &#cx,
-                        #key,
-                    )
-                },
-                quote_spanned!(span=> ::core::result::Result::Ok(#answer)),
-                quote_spanned!(span=> ::core::result::Result::Err(#halt)),
-                // The question is made before the carried locals are written: it may borrow
-                // one mutably, as the rest of the body before it may.
-                quote_spanned! {span=>
-                    let #halt = match #halt {
-                        #p::Halt::Ask(#asking) => #asking.ask(&#cx, #question),
-                        #p::Halt::Stop(#halt) => #halt,
-                    };
-                },
-            )
-        } else {
-            (
-                quote_spanned! {span=>
-                    ::mcp_runtime::__private::Batch::settle(|| #question, &#cx, &[#(#keys),*])
-                },
-                quote_spanned!(span=> #p::Settled::Answered(#answer)),
-                quote_spanned!(span=> #p::Settled::Stop(#halt)),
-                TokenStream::new(),
-            )
-        };
-        // Built, not parsed: a point's code is a `match` the compiler reads as written, and
-        // parsing it back cost the macro more than writing it.
         let arm = |pat: TokenStream, body: TokenStream| syn::Arm {
             attrs: Vec::new(),
             pat: syn::Pat::Verbatim(pat),
@@ -153,28 +116,70 @@ impl SiteCode<'_> {
             body: Box::new(Expr::Verbatim(body)),
             comma: Some(syn::Token![,](span)),
         };
+        let (settle, arms) = if form {
+            // A form question takes no closure, so that its message may hold a `?` or an
+            // `.await` as the body's other expressions may: it is made only in the arm that
+            // asks it, before the carried locals are written (it may borrow one mutably, as
+            // the rest of the body before it may).
+            let key = &keys[0];
+            let asking = Ident::new("__mcp_asking", Span::mixed_site());
+            let stopped = Ident::new("__mcp_stopped", Span::mixed_site());
+            (
+                quote_spanned! {span=>
+                    #reader.form(#point, <_ as ::mcp_runtime::ElicitForm>::read_answer, #key)
+                },
+                vec![
+                    arm(
+                        quote_spanned!(span=> #p::Form::Answered(#answer)),
+                        quote_spanned!(span=> #answer),
+                    ),
+                    arm(
+                        quote_spanned!(span=> #p::Form::Ask(#asking)),
+                        quote_spanned! {span=>
+                            break #label #reader.ask(#asking, #question, &[#(#puts),*])
+                        },
+                    ),
+                    arm(
+                        quote_spanned!(span=> #p::Form::Failed(#stopped)),
+                        quote_spanned!(span=> break #label #stopped),
+                    ),
+                ],
+            )
+        } else {
+            (
+                quote_spanned! {span=>
+                    ::mcp_runtime::__private::Batch::settle(|| #question, &#cx, &[#(#keys),*])
+                },
+                vec![
+                    arm(
+                        quote_spanned!(span=> #p::Settled::Answered(#answer)),
+                        quote_spanned!(span=> #answer),
+                    ),
+                    arm(
+                        quote_spanned!(span=> #p::Settled::Stop(#halt)),
+                        quote_spanned! {span=>
+                            break #label #reader.halt(#point, #halt, &[#(#puts),*])
+                        },
+                    ),
+                ],
+            )
+        };
+        // Built, not parsed: a point's code is a `match` the compiler reads as written, and
+        // parsing it back cost the macro more than writing it.
         Expr::Match(syn::ExprMatch {
             attrs: Vec::new(),
             match_token: syn::Token![match](span),
             expr: Box::new(Expr::Verbatim(settle)),
             brace_token: syn::token::Brace(span),
-            arms: vec![
-                arm(answered, quote_spanned!(span=> #answer)),
-                arm(
-                    stopped,
-                    quote_spanned!(span=> { #halted break #label #write.stop(#halt) }),
-                ),
-            ],
+            arms,
         })
     }
 }
 
 impl SiteCode<'_> {
-    /// `reader.write(N).put(&a, &slot_a, "a")...`: the state of point `id`, its carried
-    /// locals written through their slots.
-    fn write(&self, id: usize) -> TokenStream {
-        let reader = self.reader;
-        let point = step::number(id);
+    /// `&(&a, &slot_a, "a")` for each of point `id`'s carried locals, written through their
+    /// slots into its state.
+    fn puts(&self, id: usize) -> Vec<TokenStream> {
         let puts = self.resumed[id].carried.iter().map(|c| {
             let local = &c.ident;
             let slot = slot(c.slot);
@@ -185,11 +190,11 @@ impl SiteCode<'_> {
             };
             // A local hidden here is written from the borrow its hider took (`resume::hide`).
             match &c.alias {
-                Some(alias) => quote!(.put(#alias, &#slot, #name)),
-                None => quote!(.put(&#local, &#slot, #name)),
+                Some(alias) => quote!(&(#alias, &#slot, #name)),
+                None => quote!(&(&#local, &#slot, #name)),
             }
         });
-        quote!(#reader.write(#point) #(#puts)*)
+        puts.collect()
     }
 }
 

@@ -26,18 +26,20 @@ use crate::flow::parse::model::{Handler, Kind};
 ///                 Err(stopped) => break '__mcp_stop stopped,
 ///             };
 ///             let cx = __mcp_cx;
+///             // the `match` only where a point has an arm of its own (a sub-flow call, or a
+///             // point the nest leaves out); otherwise the value is BODY alone
 ///             let __mcp_done: ToolResult = match __mcp_r.point() {
 ///                 None | Some(0 | 1) => {
 ///                     BODY, nested so that it resumes at either point (see `straight`), each
 ///                     question stopping with
-///                     `break '__mcp_stop __mcp_r.write(N).put(&local, &__mcp_s0, "local").stop(..)`
+///                     `break '__mcp_stop __mcp_r.ask(.., &[&(&local, &__mcp_s0, "local")])`
 ///                 }
-///                 // only for a sub-flow call, or a point the nest leaves out:
 ///                 Some(2) => { let __mcp_v0 = TAKE(__mcp_s0); REST OF BODY }
 ///                 Some(_) => break '__mcp_stop __mcp_r.unknown_point(),
 ///             };
 ///             return __mcp_done;
 ///         };
+///         let _ = || { PROBES };         // each slot checked for a borrow or a lock guard
 ///         match __mcp_stopped.await {}   // the step's one suspension point
 ///     }
 ///     impl ToolHandler for __mcp_tool_deploy {
