@@ -142,7 +142,14 @@ pub(crate) fn refuse_state(
 }
 
 /// Runs one round of a flow for `request`: `step`, from the request's state if it has one.
-pub(crate) async fn run<R>(request: Request, bounds: Bounds, step: Step<R>) -> HandlerResult<R> {
+///
+/// The state's envelope is opened and the flow's context made now; the future holds only
+/// what lives across the flow's run, not the request, so boxing it copies less.
+pub(crate) fn run<R: Send + 'static>(
+    request: Request,
+    bounds: Bounds,
+    step: Step<R>,
+) -> BoxFuture<'static, HandlerResult<R>> {
     let Request {
         method,
         target,
@@ -164,7 +171,8 @@ pub(crate) async fn run<R>(request: Request, bounds: Bounds, step: Step<R>) -> H
         None => (0, bounds.asks.then(rand::random::<u64>), None),
         Some(payload) => {
             let Some(envelope) = open_envelope(payload) else {
-                return Err(refuse(&"verified but does not decode"));
+                let refused = refuse(&"verified but does not decode");
+                return Box::pin(std::future::ready(Err(refused)));
             };
             let state = (envelope_shape(envelope.shape), envelope.state.to_vec());
             (envelope.round, Some(envelope.flow), Some(state))
@@ -188,8 +196,21 @@ pub(crate) async fn run<R>(request: Request, bounds: Bounds, step: Step<R>) -> H
         true => Some(resume),
         false => resume.open_for_plain(&cx),
     };
-    if let Some(resume) = resume
-        && let Some(output) = cx.run_until_halt(step(cx.clone(), resume)).await
+    let running = resume.map(|resume| step(cx.clone(), resume));
+    Box::pin(halt(method, target, cx, running, flow, max_rounds))
+}
+
+/// The flow's run, to its end or its next question point, and what it asked.
+async fn halt<R>(
+    method: &'static str,
+    target: String,
+    cx: Cx,
+    running: Option<BoxFuture<'static, Result<R, ErrorObject>>>,
+    flow: Option<u64>,
+    max_rounds: u32,
+) -> HandlerResult<R> {
+    if let Some(running) = running
+        && let Some(output) = cx.run_until_halt(running).await
     {
         report_unasked(method, &target, &cx.unasked());
         return output.map(Reply::Complete);
@@ -219,7 +240,7 @@ pub(crate) async fn run<R>(request: Request, bounds: Bounds, step: Step<R>) -> H
             ))
         }
         Some(Halted::Failed(error)) => Err(error),
-        Some(Halted::Refused(reason)) => Err(refuse(&reason)),
+        Some(Halted::Refused(reason)) => Err(refuse_state(method, &target, &reason)),
         None => Err(internal_error("the flow stopped without saying why")),
     }
 }

@@ -374,7 +374,7 @@ fn tool_round(
     bounds: Bounds,
     step: Step<CallToolResult>,
 ) -> BoxFuture<'static, HandlerResult<CallToolResult>> {
-    Box::pin(run(request, bounds, step))
+    run(request, bounds, step)
 }
 
 /// Arguments are the model's to fix, so they fail as a tool result it can read.
@@ -419,7 +419,7 @@ fn prompt_round(
     bounds: Bounds,
     step: Step<GetPromptResult>,
 ) -> BoxFuture<'static, HandlerResult<GetPromptResult>> {
-    Box::pin(run(request, bounds, step))
+    run(request, bounds, step)
 }
 
 /// Drives one round of a `#[resource]` served under the URI or template `template`.
@@ -464,5 +464,5 @@ fn resource_round(
     bounds: Bounds,
     step: Step<ReadResourceResult>,
 ) -> BoxFuture<'static, HandlerResult<ReadResourceResult>> {
-    Box::pin(run(request, bounds, step))
+    run(request, bounds, step)
 }

@@ -22,9 +22,10 @@ use crate::flow::refuse_state;
 use crate::logfield::untrusted;
 use crate::protocol::{
     CacheHints, CallToolResult, ClientCapabilities, CompleteResult, ErrorCode, ErrorObject,
-    GetPromptResult, InputRequiredResult, InputResponses, ReadResourceResult, ResultMeta,
+    GetPromptResult, Implementation, InputRequiredResult, InputResponses, ReadResourceResult,
+    ResultMeta,
 };
-use crate::state::{Binding, BindingContext, Signer};
+use crate::state::{Binding, BindingContext, Opened, Signer};
 
 /// This round's answers and state, taken out of a stateless call's params.
 pub(super) struct RoundInput {
@@ -174,84 +175,81 @@ impl<H: Serves> Call<H> {
     /// The one round of a stateless call. The client's state is opened under this request's
     /// binding before any handler code runs, and the handler's next state is minted under the
     /// same binding: handlers neither see an unverified state nor mint one.
-    pub(super) async fn stateless(
+    ///
+    /// The state is opened and the handler's round made here, before the round's future is
+    /// built: that future holds what lives across its awaits, not the call, so boxing it
+    /// copies less on every round.
+    pub(super) fn stateless(
         mut self,
         round: RoundInput,
         id: Value,
         cache: Option<CacheHints>,
-    ) -> Outcome {
+    ) -> BoxFuture<'static, Outcome> {
         let signer = self.server.inner.signer.clone();
         let binding = self.binding(&signer);
-        let refuse = |call: &Self, reason: &dyn std::fmt::Display| {
-            let refused = refuse_state(call.method, &call.target, reason);
-            error_outcome(&id, &RpcError::from_handler(refused))
-        };
-        let mut first_use = None;
         let state = match round.request_state {
             None => None,
             Some(token) => match signer.open_with_binding(&binding, &token) {
-                Err(reason) => return refuse(&self, &reason),
-                Ok(opened) => {
-                    if let Some(Replay { store, .. }) = self.replay() {
-                        let answers = round.input_responses.as_ref();
-                        let state_id = *opened.id().as_bytes();
-                        let expires_at = opened.expires_at();
-                        let subject = self.context.subject.as_deref();
-                        let peer = self.context.peer;
-                        // Boxed, as the other rare awaits of a round: the call's future is
-                        // moved whole when it starts, so what it holds for them costs every
-                        // round a copy.
-                        let verdict = Box::pin(single_use::begin(
-                            store, subject, peer, state_id, expires_at, answers,
-                        ));
-                        match verdict.await {
-                            Verdict::Run(record) => first_use = Some(record),
-                            Verdict::Replay(reply) => {
-                                let outcome = replayed(&id, reply).0;
-                                trace::record_replayed();
-                                return outcome;
-                            }
-                            Verdict::RetryLater(why) => {
-                                return error_outcome(&id, &RpcError::overloaded(why));
-                            }
-                            Verdict::Conflict => {
-                                return refuse(&self, &"used before with other answers");
-                            }
-                        }
+                Err(reason) => return answered(self.refused(&id, &reason)),
+                Ok(opened) => match self.replay() {
+                    Some(replay) => {
+                        let minting = (signer, binding);
+                        let answers = round.input_responses;
+                        return Box::pin(
+                            self.single_use(replay, opened, answers, minting, id, cache),
+                        );
                     }
-                    Some(opened.into_payload())
-                }
+                    None => Some(opened.into_payload()),
+                },
             },
         };
-        let Some(record) = first_use else {
-            return self
-                .run_round(
-                    &signer,
-                    &binding,
-                    state,
-                    round.input_responses,
-                    &id,
-                    cache,
-                    None,
-                )
-                .await;
+        let round = self.into_round(state, round.input_responses, signer, binding);
+        Box::pin(round.finish(id, cache, None))
+    }
+
+    /// A round whose state is single-use: its use begun in the replay store (or its stored
+    /// reply replayed), then run to its end in a task of the server's.
+    async fn single_use(
+        self,
+        replay: Replay,
+        opened: Opened,
+        answers: Option<InputResponses>,
+        (signer, binding): (Signer, Binding),
+        id: Value,
+        cache: Option<CacheHints>,
+    ) -> Outcome {
+        let state_id = *opened.id().as_bytes();
+        let expires_at = opened.expires_at();
+        let subject = self.context.subject.as_deref();
+        let peer = self.context.peer;
+        let store = Arc::clone(&replay.store);
+        let verdict =
+            single_use::begin(store, subject, peer, state_id, expires_at, answers.as_ref());
+        let record = match Box::pin(verdict).await {
+            Verdict::Run(record) => record,
+            Verdict::Replay(reply) => {
+                let outcome = replayed(&id, reply).0;
+                trace::record_replayed();
+                return outcome;
+            }
+            Verdict::RetryLater(why) => return error_outcome(&id, &RpcError::overloaded(why)),
+            Verdict::Conflict => return self.refused(&id, &"used before with other answers"),
         };
         // A single-use round that has begun runs to its end in a task of the server's, even
         // when its client goes away meanwhile, so that its reply is stored and a retry gets
         // it instead of running the round's side effects again. As many run at once as
         // requests may, whether their clients still wait or not.
-        let Some(permit) = self.replay().and_then(|replay| replay.round_permit()) else {
+        let Some(permit) = replay.round_permit() else {
             drop(record); // released: a retry may run it
             let busy = RpcError::overloaded("too many single-use rounds are running; retry later");
             return error_outcome(&id, &busy);
         };
         let answer_id = id.clone();
+        let round = self.into_round(Some(opened.into_payload()), answers, signer, binding);
         let running = tokio::spawn(
             async move {
                 let _running = permit;
-                let (input, id) = (round.input_responses, id);
-                self.run_round(&signer, &binding, state, input, &id, cache, Some(record))
-                    .await
+                round.finish(id, cache, Some(record)).await
             }
             .instrument(tracing::Span::current()),
         );
@@ -260,94 +258,32 @@ impl<H: Serves> Call<H> {
             .unwrap_or_else(|_| error_outcome(&answer_id, &RpcError::internal("internal error")))
     }
 
-    /// The rest of a stateless round once its state is open (and its single use begun): the
-    /// handler, the next state signed, the reply stored for retries.
-    #[allow(
-        clippy::too_many_arguments,
-        reason = "the pieces of one round, handed over from `stateless` once"
-    )]
-    async fn run_round(
+    /// The answer refusing the client's state.
+    fn refused(&self, id: &Value, reason: &dyn std::fmt::Display) -> Outcome {
+        let refused = refuse_state(self.method, &self.target, reason);
+        error_outcome(id, &RpcError::from_handler(refused))
+    }
+
+    /// The call's last round, made: the handler's future and what the reply needs. The one
+    /// round takes the arguments as parsed: no copy.
+    fn into_round(
         mut self,
-        signer: &Signer,
-        binding: &Binding,
         state: Option<Vec<u8>>,
         input_responses: Option<InputResponses>,
-        id: &Value,
-        cache: Option<CacheHints>,
-        first_use: Option<Use>,
-    ) -> Outcome {
-        // The one round takes the arguments as parsed: no copy.
-        let mut input_required = false;
-        let info = self.server.inner.context.shared_server_info();
-        let member = self.server.inner.context.server_info_member();
-        let launch = self.launch.take();
-        let round = self.last_round(state, input_responses);
-        let round = match launch {
-            None => round.await,
-            Some(launch) => match Box::pin(launch.race(round)).await {
-                super::tasks::Raced::Done(round) => round,
-                super::tasks::Raced::Task(created) => {
-                    let (mut outcome, stored) = replayed(id, StoredReply::Result(created));
-                    outcome.kind = "task";
-                    if let Some(record) = first_use {
-                        Box::pin(record.finish(&stored)).await;
-                    }
-                    return outcome;
-                }
-            },
-        };
-        let reply = match round {
-            Ok(Reply::Complete(mut result)) => {
-                if let Some(cache) = cache {
-                    result.apply_cache_hints(cache);
-                }
-                match (&info, &member) {
-                    // The identity serialised once, not in every answer.
-                    (Some(_), Some(member)) if result.meta_slot().is_none() => {
-                        serialised(&result).map(|bytes| with_member(bytes, member))
-                    }
-                    (Some(info), _) => {
-                        stamp(result.meta_slot(), info);
-                        serialised(&result)
-                    }
-                    (None, _) => serialised(&result),
-                }
-            }
-            Ok(Reply::InputRequired(mut asked)) => {
-                let unasked = asked.take_unasked();
-                let (requests, state) = asked.into_parts();
-                let token = state.map(|payload| signer.sign_with_binding(binding, &payload));
-                trace::record_state_bytes(token.as_ref().map_or(0, String::len));
-                input_required = true;
-                match InputRequiredResult::new(requests, token) {
-                    Ok(result) => match &member {
-                        Some(member) if unasked.is_empty() => {
-                            serialised(&result).map(|bytes| with_member(bytes, member))
-                        }
-                        _ => serialised(&with_meta(result, unasked, info.as_deref())),
-                    },
-                    Err(empty) => Err(ErrorObject::new(
-                        ErrorCode::INTERNAL_ERROR,
-                        empty.to_string(),
-                    )),
-                }
-            }
-            Err(error) => Err(error),
-        };
-        let stored = match reply {
-            Ok(result) => StoredReply::Result(result),
-            Err(error) => {
-                StoredReply::Error(serde_json::to_vec(&error).expect("an error object serialises"))
-            }
-        };
-        let (mut outcome, stored) = replayed(id, stored);
-        if input_required && outcome.error_code.is_none() {
-            outcome.kind = "input_required";
+        signer: Signer,
+        binding: Binding,
+    ) -> Round<H::Result> {
+        let context = &self.server.inner.context;
+        let (info, member) = (context.shared_server_info(), context.server_info_member());
+        let launch = self.launch.take().map(Box::new);
+        Round {
+            running: self.last_round(state, input_responses),
+            launch,
+            signer,
+            binding,
+            info,
+            member,
         }
-        if let Some(record) = first_use {
-            Box::pin(record.finish(&stored)).await;
-        }
-        outcome
     }
 
     /// The replay store this call's states are recorded in, when they are single-use.
@@ -422,6 +358,105 @@ impl<H: Serves> Call<H> {
     pub(super) fn input_timeout(&self) -> std::time::Duration {
         self.server.inner.sessions.settings.input_timeout
     }
+}
+
+/// A stateless call's last round, made: what lives across its awaits, and no more.
+struct Round<R> {
+    /// The handler's round.
+    running: BoxFuture<'static, HandlerResult<R>>,
+    /// How the call becomes a task, when it may: boxed, as it is rare.
+    launch: Option<Box<super::tasks::Launch>>,
+    signer: Signer,
+    binding: Binding,
+    info: Option<Arc<Implementation>>,
+    member: Option<Arc<str>>,
+}
+
+impl<R: FinalResult + Send + 'static> Round<R> {
+    /// The rest of a stateless round once its state is open (and its single use begun): the
+    /// handler, the next state signed, the reply stored for retries.
+    async fn finish(self, id: Value, cache: Option<CacheHints>, first_use: Option<Use>) -> Outcome {
+        let mut input_required = false;
+        let Self {
+            running,
+            launch,
+            signer,
+            binding,
+            info,
+            member,
+        } = self;
+        let round = match launch {
+            None => running.await,
+            Some(launch) => match Box::pin(launch.race(running)).await {
+                super::tasks::Raced::Done(round) => round,
+                super::tasks::Raced::Task(created) => {
+                    let (mut outcome, stored) = replayed(&id, StoredReply::Result(created));
+                    outcome.kind = "task";
+                    if let Some(record) = first_use {
+                        Box::pin(record.finish(&stored)).await;
+                    }
+                    return outcome;
+                }
+            },
+        };
+        let reply = match round {
+            Ok(Reply::Complete(mut result)) => {
+                if let Some(cache) = cache {
+                    result.apply_cache_hints(cache);
+                }
+                match (&info, &member) {
+                    // The identity serialised once, not in every answer.
+                    (Some(_), Some(member)) if result.meta_slot().is_none() => {
+                        serialised(&result).map(|bytes| with_member(bytes, member))
+                    }
+                    (Some(info), _) => {
+                        stamp(result.meta_slot(), info);
+                        serialised(&result)
+                    }
+                    (None, _) => serialised(&result),
+                }
+            }
+            Ok(Reply::InputRequired(mut asked)) => {
+                let unasked = asked.take_unasked();
+                let (requests, state) = asked.into_parts();
+                let token = state.map(|payload| signer.sign_with_binding(&binding, &payload));
+                trace::record_state_bytes(token.as_ref().map_or(0, String::len));
+                input_required = true;
+                match InputRequiredResult::new(requests, token) {
+                    Ok(result) => match &member {
+                        Some(member) if unasked.is_empty() => {
+                            serialised(&result).map(|bytes| with_member(bytes, member))
+                        }
+                        _ => serialised(&with_meta(result, unasked, info.as_deref())),
+                    },
+                    Err(empty) => Err(ErrorObject::new(
+                        ErrorCode::INTERNAL_ERROR,
+                        empty.to_string(),
+                    )),
+                }
+            }
+            Err(error) => Err(error),
+        };
+        let stored = match reply {
+            Ok(result) => StoredReply::Result(result),
+            Err(error) => {
+                StoredReply::Error(serde_json::to_vec(&error).expect("an error object serialises"))
+            }
+        };
+        let (mut outcome, stored) = replayed(&id, stored);
+        if input_required && outcome.error_code.is_none() {
+            outcome.kind = "input_required";
+        }
+        if let Some(record) = first_use {
+            Box::pin(record.finish(&stored)).await;
+        }
+        outcome
+    }
+}
+
+/// An answer known without running anything, as a call's future.
+fn answered(outcome: Outcome) -> BoxFuture<'static, Outcome> {
+    Box::pin(std::future::ready(outcome))
 }
 
 /// The answer carrying a round's reply, serialised once: for the client now, and (kept

@@ -256,7 +256,16 @@ async fn serve_connection(server: Server, accepted: Accepted, mut stop: watch::R
         let busy = busy_with.begin();
         request.extensions_mut().insert(ConnectInfo(peer));
         async move {
-            let response = route(&server, request).await;
+            // A POST to the endpoint, nearly every request, is answered without the routing's
+            // futures around it, and the rest in a box: hyper moves this future, so it holds
+            // room for one request's answer and no more.
+            let response =
+                if request.method() == Method::POST && request.uri().path() == DEFAULT_PATH {
+                    let (parts, body) = request.into_parts();
+                    respond(&server, parts, body).await
+                } else {
+                    Box::pin(route(&server, request)).await
+                };
             Ok::<_, Infallible>(response.map(|body| Tracked::new(body, busy)))
         }
     });

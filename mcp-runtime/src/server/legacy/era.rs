@@ -34,7 +34,7 @@ impl Era {
         cache: Option<CacheHints>,
     ) -> BoxFuture<'static, Outcome> {
         match self {
-            Self::Modern(round) => Box::pin(call.stateless(round, id, cache)),
+            Self::Modern(round) => call.stateless(round, id, cache),
             Self::Legacy { running, outbound } => Box::pin(run_call(id, call, running, outbound)),
         }
     }
