@@ -38,9 +38,12 @@ where
     let mut state = None;
     let mut answers = None;
     for _ in 0..=max_rounds {
-        // Each round in its own span, inside the call's: the flow records its round and shape.
+        // Each round in its own span, inside the call's: the flow records its round and shape,
+        // some of it as the round's future is made (a flow opens its state then), so the span
+        // is entered for that too, not only while the future is polled.
         let span = super::trace::round_span();
-        let reply = round(state.take(), answers.take())
+        let reply = span
+            .in_scope(|| round(state.take(), answers.take()))
             .instrument(span.clone())
             .await?;
         match reply {
