@@ -3,10 +3,11 @@
 //!
 //! The macro never writes a carried local's type. It declares one [`Slot`] per carried local
 //! at the top of the step function; every point that stops writes the local through its slot
-//! ([`Reader::put`]), and every point that resumes reads it back through the same slot
-//! ([`Reader::take`]). The slot is generic over the local's type, so the compiler infers that
-//! type from the local and checks it once, where the slot is declared (`<_ as
-//! Carry>::slot()`, spanned at the local's name): it must be [`Carry`].
+//! (a [`Put`](super::point::Put) handed to [`Reader::ask`] or [`Reader::halt`]), and every
+//! point that resumes reads it back through the same slot ([`Reader::take`]). The slot is
+//! generic over the local's type, so the compiler infers that type from the local and checks
+//! it once, where the slot is declared (`<_ as Carry>::slot()`, spanned at the local's name):
+//! it must be [`Carry`].
 //!
 //! The payload is CBOR: the point's number, then each carried field as one CBOR item, in the
 //! order the macro lists them. The flow's shape fingerprint covers the macro's account of its

@@ -167,14 +167,9 @@ impl Bindings {
         if !self.renamed_names.contains(name) {
             return None;
         }
-        let span = ident.span();
-        let token = Token {
-            name: name.to_owned(),
-            start: span.start(),
-            end: span.end(),
-        };
+        let token = Token::new(name, ident.span());
         let new = self.renamed.get(self.tokens.get(&token)?)?;
-        Some(Ident::new(new, span))
+        Some(Ident::new(new, ident.span()))
     }
 
     /// `ident` as the output writes it: under its binding's new name, if it has one, or as
