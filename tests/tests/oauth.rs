@@ -1,90 +1,22 @@
 //! The OAuth resource server over real sockets: tokens minted with the test keys under
-//! `tests/keys/`, the JWK set served by a local HTTP (or HTTPS) server, every answer checked
-//! on the wire (status, `WWW-Authenticate`), and states bound to the token's subject.
+//! `tests/keys/`, the JWK set served by a local HTTP server, every answer checked on the wire
+//! (status, `WWW-Authenticate`), and states bound to the token's subject. How the key set is
+//! fetched (rotation, HTTPS, a key set not fetched yet) is `jwks_fetching.rs`.
 
 #[path = "support/oauth.rs"]
 mod oauth;
 
-use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use jsonwebtoken::Algorithm;
 use mcp_examples::deploy;
-use mcp_runtime::auth::{HttpsFetcher, OAuth, OAuthBuilder};
-use mcp_runtime::server::{BuildError, Server, ServerBuilder};
-use mcp_runtime::state::Signer;
-use mcp_runtime::{Cx, ToolResult, text, tool};
+use mcp_runtime::server::{BuildError, Server};
 use oauth::{
-    ISSUER, JwksServer, METADATA_URL, RESOURCE, TestCa, claims, now, post, said, serve, whoami_with,
+    ISSUER, JwksServer, METADATA_URL, RESOURCE, assert_invalid_token, builder, claims, config, now,
+    post, said, serve, whoami_with,
 };
 use serde_json::{Value, json};
 use tokio::net::TcpListener;
-
-/// Says who the server thinks the caller is: the bound subject and the token's claims.
-#[tool]
-async fn whoami(cx: Cx) -> ToolResult {
-    let claims = cx
-        .claims()
-        .expect("an OAuth server hands handlers the claims");
-    Ok(text(format!(
-        "subject={} token-subject={} email={} scopes={}",
-        cx.subject().unwrap_or("-"),
-        claims.subject(),
-        claims.get("email").and_then(Value::as_str).unwrap_or("-"),
-        claims.scopes().join(",")
-    )))
-}
-
-/// The configuration every test starts from: the test issuer and resource, keys from
-/// `jwks`, the `mcp` scope on every request, fetches at least 400 ms apart.
-fn config(jwks: &JwksServer) -> OAuthBuilder {
-    OAuth::builder(RESOURCE)
-        .issuer(ISSUER)
-        .jwks_url(jwks.url())
-        .jwks_min_refresh_interval(Duration::from_millis(400))
-        .required_scopes(["mcp"])
-}
-
-/// The `deploy` example's tools and registry, and `whoami`; `deploy` also needs
-/// `deploy:write`.
-fn builder(oauth: OAuth) -> ServerBuilder {
-    deploy::register(Server::builder().name("deploy"))
-        .tool(whoami)
-        .signer(Signer::new(1, &[7; 32]).unwrap())
-        .oauth(oauth)
-        .tool_scopes("deploy", ["deploy:write"])
-}
-
-/// Asserts a `401` refusing the token, pointing at the metadata.
-fn assert_invalid_token(answer: &oauth::Answer, case: &str) {
-    assert_eq!(answer.status, 401, "{case}: {answer:?}");
-    let challenge = answer.header("www-authenticate").unwrap_or_default();
-    assert!(
-        challenge.starts_with("Bearer error=\"invalid_token\""),
-        "{case}: {challenge}"
-    );
-    assert!(
-        challenge.contains(&format!("resource_metadata=\"{METADATA_URL}\"")),
-        "{case}: {challenge}"
-    );
-}
-
-/// Asserts a `503` with `Retry-After`: the token could not be checked, and was not refused.
-fn assert_unavailable(answer: &oauth::Answer, case: &str) -> u64 {
-    assert_eq!(answer.status, 503, "{case}: {answer:?}");
-    assert_eq!(
-        answer.header("www-authenticate"),
-        None,
-        "{case}: {answer:?}"
-    );
-    assert_eq!(answer.json()["error"]["code"], -32603, "{case}: {answer:?}");
-    let seconds = answer
-        .header("retry-after")
-        .and_then(|seconds| seconds.parse().ok())
-        .unwrap_or_else(|| panic!("{case}: no Retry-After in {answer:?}"));
-    assert!(seconds >= 1, "{case}: {answer:?}");
-    seconds
-}
 
 #[tokio::test]
 async fn valid_tokens_of_each_algorithm_pass_and_their_claims_reach_the_handler() {
@@ -240,46 +172,6 @@ async fn a_tighter_clock_skew_refuses_what_the_default_lets_through() {
     let mut early = claims("alice", "mcp");
     early["nbf"] = json!(now() + 20);
     assert_invalid_token(&whoami_with(addr, &rsa.sign(&early)).await, "valid in 20 s");
-}
-
-#[tokio::test]
-async fn an_unknown_kid_is_fetched_again_at_a_bounded_rate_and_found_after_a_rotation() {
-    let (old, new) = (oauth::rsa(), oauth::rotated());
-    let jwks = JwksServer::start(vec![old.jwk()]).await;
-    // The key set's clock is the system's: the seven requests below must all fall within
-    // the interval, and take a few milliseconds each, well under a tenth of it.
-    let interval = Duration::from_secs(3);
-    let oauth = config(&jwks).jwks_min_refresh_interval(interval);
-    let addr = serve(builder(oauth.build().unwrap()).build()).await;
-    let token = new.sign(&claims("alice", "mcp"));
-    assert_eq!(
-        whoami_with(addr, &old.sign(&claims("alice", "mcp")))
-            .await
-            .status,
-        200
-    );
-    assert_eq!(jwks.fetches(), 1);
-    // Unknown, and the last fetch is too recent to fetch again: refused without a fetch,
-    // however often it is tried.
-    for _ in 0..5 {
-        assert_invalid_token(&whoami_with(addr, &token).await, "unknown kid");
-    }
-    assert_eq!(jwks.fetches(), 1);
-    jwks.rotate(vec![old.jwk(), new.jwk()]);
-    assert_invalid_token(&whoami_with(addr, &token).await, "rotated, not yet fetched");
-    assert_eq!(jwks.fetches(), 1);
-    tokio::time::sleep(interval).await;
-    // Past the interval, the unknown kid fetches the rotated set and is found.
-    assert_eq!(whoami_with(addr, &token).await.status, 200);
-    assert_eq!(jwks.fetches(), 2);
-    // Both keys now verify, from the cache.
-    assert_eq!(
-        whoami_with(addr, &old.sign(&claims("bob", "mcp")))
-            .await
-            .status,
-        200
-    );
-    assert_eq!(jwks.fetches(), 2);
 }
 
 #[tokio::test]
@@ -589,130 +481,4 @@ async fn tool_scopes_that_cannot_be_enforced_are_refused_at_build() {
         unenforced.to_string().contains("without `oauth`"),
         "{unenforced}"
     );
-}
-
-/// Everything logged on this thread while it is alive, as text.
-#[derive(Clone, Default)]
-struct Log(Arc<Mutex<Vec<u8>>>);
-
-impl std::io::Write for Log {
-    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        let mut log = self.0.lock().unwrap_or_else(PoisonError::into_inner);
-        log.extend_from_slice(bytes);
-        Ok(bytes.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-impl Log {
-    /// Captures what is logged on this thread (a `tokio::test` runs the server's tasks on
-    /// it) until the guard drops.
-    fn capture() -> (Self, tracing::subscriber::DefaultGuard) {
-        let log = Self::default();
-        let writer = log.clone();
-        let subscriber = tracing_subscriber::fmt()
-            .with_writer(move || writer.clone())
-            .with_ansi(false)
-            .finish();
-        (log, tracing::subscriber::set_default(subscriber))
-    }
-
-    fn text(&self) -> String {
-        String::from_utf8_lossy(&self.0.lock().unwrap_or_else(PoisonError::into_inner)).into_owned()
-    }
-}
-
-#[tokio::test]
-async fn a_key_set_served_over_https_verifies_tokens_when_its_ca_is_trusted() {
-    let ca = TestCa::new("mcp-tests CA");
-    let rsa = oauth::rsa();
-    let jwks = JwksServer::start_tls(vec![rsa.jwk()], &ca).await;
-    assert!(
-        jwks.url().starts_with("https://127.0.0.1:"),
-        "{}",
-        jwks.url()
-    );
-    let fetcher = HttpsFetcher::new()
-        .with_root_certificates_pem(ca.pem().as_bytes())
-        .unwrap();
-    let oauth = config(&jwks).jwks_fetcher(fetcher).build().unwrap();
-    let addr = serve(builder(oauth).build()).await;
-    let answer = whoami_with(addr, &rsa.sign(&claims("alice", "mcp"))).await;
-    assert_eq!(answer.status, 200, "{answer:?}");
-    assert_eq!(
-        said(&answer),
-        "subject=alice token-subject=alice email=alice@example.com scopes=mcp"
-    );
-    let again = whoami_with(addr, &rsa.sign(&claims("bob", "mcp"))).await;
-    assert_eq!(again.status, 200, "{again:?}");
-    assert_eq!(jwks.fetches(), 1);
-}
-
-#[tokio::test]
-async fn a_key_set_server_whose_certificate_no_trusted_root_signs_is_refused() {
-    let (ca, other) = (TestCa::new("mcp-tests CA"), TestCa::new("another CA"));
-    let rsa = oauth::rsa();
-    let jwks = JwksServer::start_tls(vec![rsa.jwk()], &ca).await;
-    let (log, _capturing) = Log::capture();
-    let trusting_other = HttpsFetcher::new()
-        .with_root_certificates([other.der()])
-        .unwrap();
-    // `jwks_url` alone: the built-in fetcher, trusting Mozilla's roots only.
-    let cases = [
-        ("Mozilla's roots", config(&jwks)),
-        ("another CA", config(&jwks).jwks_fetcher(trusting_other)),
-    ];
-    for (case, settings) in cases {
-        let addr = serve(builder(settings.build().unwrap()).build()).await;
-        let answer = whoami_with(addr, &rsa.sign(&claims("alice", "mcp"))).await;
-        assert_unavailable(&answer, case);
-    }
-    // Each server tried once, learned no key, and so could not check the token.
-    assert_eq!(jwks.fetches(), 2);
-    let log = log.text();
-    let refusals = log
-        .lines()
-        .filter(|line| line.contains("cannot fetch the JWK set"))
-        .filter(|line| line.contains("invalid peer certificate: UnknownIssuer"))
-        .count();
-    assert_eq!(refusals, 2, "{log}");
-}
-
-#[tokio::test]
-async fn a_key_set_not_fetched_yet_is_a_temporary_failure_not_a_refused_token() {
-    let rsa = oauth::rsa();
-    // A port that takes connections and answers nothing until the key set is served on it.
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}/jwks.json", listener.local_addr().unwrap());
-    let oauth = OAuth::builder(RESOURCE)
-        .issuer(ISSUER)
-        .jwks_url(url)
-        // The retry's fetch must answer within the timeout: ten times what one over loopback
-        // takes on a busy machine. The interval leaves under a second after the first
-        // fetch's timeout, so `Retry-After` is 1.
-        .jwks_timeout(Duration::from_secs(2))
-        .jwks_min_refresh_interval(Duration::from_secs(3))
-        .required_scopes(["mcp"])
-        .build()
-        .unwrap();
-    let token = rsa.sign(&claims("alice", "mcp"));
-    // A transport of the application's own is told the same through `TokenError`.
-    let unchecked = oauth.verify(&token).await.unwrap_err();
-    assert!(unchecked.retry_after().is_some(), "{unchecked}");
-    let addr = serve(builder(oauth).build()).await;
-    let answer = whoami_with(addr, &token).await;
-    let seconds = assert_unavailable(&answer, "no answer");
-    assert_eq!(
-        seconds, 1,
-        "what is left of 3 s after 2 s, rounded up: {answer:?}"
-    );
-    // A retry after `Retry-After`, once the key set server answers, passes with the same
-    // token.
-    let _jwks = JwksServer::start_on(listener, vec![rsa.jwk()]).await;
-    tokio::time::sleep(Duration::from_secs(seconds)).await;
-    let retried = whoami_with(addr, &token).await;
-    assert_eq!(retried.status, 200, "{retried:?}");
 }

@@ -17,6 +17,11 @@ use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use jsonwebtoken::jwk::Jwk;
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
+use mcp_examples::deploy;
+use mcp_runtime::auth::{OAuth, OAuthBuilder};
+use mcp_runtime::server::{Server, ServerBuilder};
+use mcp_runtime::state::Signer;
+use mcp_runtime::{Cx, ToolResult, text, tool};
 use rcgen::{BasicConstraints, CertificateParams, CertifiedIssuer, DnType, IsCa, KeyPair};
 use serde_json::{Value, json};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
@@ -436,4 +441,70 @@ pub(crate) fn said(answer: &Answer) -> String {
         .as_str()
         .unwrap_or_else(|| panic!("no text in {body}"))
         .to_owned()
+}
+
+/// Says who the server thinks the caller is: the bound subject and the token's claims.
+#[tool]
+pub(crate) async fn whoami(cx: Cx) -> ToolResult {
+    let claims = cx
+        .claims()
+        .expect("an OAuth server hands handlers the claims");
+    Ok(text(format!(
+        "subject={} token-subject={} email={} scopes={}",
+        cx.subject().unwrap_or("-"),
+        claims.subject(),
+        claims.get("email").and_then(Value::as_str).unwrap_or("-"),
+        claims.scopes().join(",")
+    )))
+}
+
+/// The configuration every test starts from: the test issuer and resource, keys from
+/// `jwks`, the `mcp` scope on every request, fetches at least 400 ms apart.
+pub(crate) fn config(jwks: &JwksServer) -> OAuthBuilder {
+    OAuth::builder(RESOURCE)
+        .issuer(ISSUER)
+        .jwks_url(jwks.url())
+        .jwks_min_refresh_interval(Duration::from_millis(400))
+        .required_scopes(["mcp"])
+}
+
+/// The `deploy` example's tools and registry, and `whoami`; `deploy` also needs
+/// `deploy:write`.
+pub(crate) fn builder(oauth: OAuth) -> ServerBuilder {
+    deploy::register(Server::builder().name("deploy"))
+        .tool(whoami)
+        .signer(Signer::new(1, &[7; 32]).unwrap())
+        .oauth(oauth)
+        .tool_scopes("deploy", ["deploy:write"])
+}
+
+/// Asserts a `401` refusing the token, pointing at the metadata.
+pub(crate) fn assert_invalid_token(answer: &Answer, case: &str) {
+    assert_eq!(answer.status, 401, "{case}: {answer:?}");
+    let challenge = answer.header("www-authenticate").unwrap_or_default();
+    assert!(
+        challenge.starts_with("Bearer error=\"invalid_token\""),
+        "{case}: {challenge}"
+    );
+    assert!(
+        challenge.contains(&format!("resource_metadata=\"{METADATA_URL}\"")),
+        "{case}: {challenge}"
+    );
+}
+
+/// Asserts a `503` with `Retry-After`: the token could not be checked, and was not refused.
+pub(crate) fn assert_unavailable(answer: &Answer, case: &str) -> u64 {
+    assert_eq!(answer.status, 503, "{case}: {answer:?}");
+    assert_eq!(
+        answer.header("www-authenticate"),
+        None,
+        "{case}: {answer:?}"
+    );
+    assert_eq!(answer.json()["error"]["code"], -32603, "{case}: {answer:?}");
+    let seconds = answer
+        .header("retry-after")
+        .and_then(|seconds| seconds.parse().ok())
+        .unwrap_or_else(|| panic!("{case}: no Retry-After in {answer:?}"));
+    assert!(seconds >= 1, "{case}: {answer:?}");
+    seconds
 }
