@@ -9,11 +9,11 @@
 #
 # `start` writes the URL to .cache/redis/url and the server's pid to .cache/redis/pid, and its
 # log to .cache/redis/log; a second `start` while one runs prints its URL again. The tests of
-# `mcp-runtime/tests/replay_store.rs` use REDIS_URL when set, and otherwise spawn their own
+# `mcp-runtime/tests/replay_store*.rs` use REDIS_URL when set, and otherwise spawn their own
 # redis-server from PATH: after `install`, `cargo test` needs nothing else (`scripts/test.sh`
 # installs, then tests).
 #
-#   eval "$(scripts/redis.sh start)"; export REDIS_URL; cargo test -p mcp-runtime --test replay_store
+#   eval "$(scripts/redis.sh start)"; export REDIS_URL; cargo test -p mcp-runtime --test 'replay_store*'
 #
 # Installing needs root (or sudo) and Debian's package lists; it runs `apt-get update` once.
 set -euo pipefail

@@ -3,3 +3,4 @@
 #![allow(dead_code)]
 
 pub(crate) mod logs;
+pub(crate) mod replay;
