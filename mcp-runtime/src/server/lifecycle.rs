@@ -43,8 +43,8 @@ pub(crate) const ENVELOPE_DEPTH: usize = 4;
 
 /// Parses one JSON-RPC message.
 ///
-/// The top level is read member by member into [`Members`], not built into a map first: only
-/// the members routing reads are kept, each as sent.
+/// The top level is read member by member into [`Members`](super::message::Members), not
+/// built into a map first: only the members routing reads are kept, each as sent.
 pub(crate) fn parse_envelope(message: &[u8]) -> Result<Envelope, Rejected> {
     // A call's `_meta` is first read in the shape clients send it every round (see
     // `call_meta`). In any other shape, or when the message does not parse, the message is

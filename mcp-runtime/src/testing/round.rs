@@ -134,7 +134,7 @@ impl Round {
     }
 
     /// The next round, answering the question under `key` by accepting the form `value`
-    /// (see [`form`](super::form)).
+    /// (see [`form`]).
     ///
     /// # Panics
     ///
