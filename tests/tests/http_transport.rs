@@ -348,6 +348,33 @@ async fn the_subject_hook_sees_the_request_parts() {
     );
 }
 
+/// The listener hands a POST its peer without the routing, and a subject hook still finds
+/// it among the request's extensions, as under axum's router.
+#[tokio::test]
+async fn the_subject_hook_finds_the_peer_among_the_extensions() {
+    let server = mcp_runtime::server::Server::builder()
+        .tool(handlers::Echo)
+        .subject(|parts| {
+            let axum::extract::ConnectInfo(peer) = parts
+                .extensions
+                .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()?;
+            Some(peer.ip().to_string())
+        })
+        .build();
+    let server = client::start(server).await;
+    let answer = call(
+        server.addr,
+        json!(1),
+        "tools/call",
+        json!({ "name": "echo", "arguments": { "text": "hi" } }),
+    )
+    .await;
+    assert_eq!(
+        answer.json()["result"]["content"][0]["text"],
+        "hi (for 127.0.0.1)"
+    );
+}
+
 #[tokio::test]
 async fn caching_hints_reach_lists_and_reads_but_not_calls() {
     let server = mcp_runtime::server::Server::builder()

@@ -166,16 +166,18 @@ pub(crate) fn run<R: Send + 'static>(
     } = request;
     let max_rounds = bounds.max_rounds.unwrap_or(app.flow_limits().max_rounds);
     let refuse = |reason: &dyn std::fmt::Display| refuse_state(method, &target, reason);
-    let (round, flow, state) = match &state {
+    let (round, flow, state) = match state {
         // Only a flow that asks has rounds to tell apart.
         None => (0, bounds.asks.then(rand::random::<u64>), None),
-        Some(payload) => {
-            let Some(envelope) = open_envelope(payload) else {
+        Some(mut payload) => {
+            let Some(envelope) = open_envelope(&payload) else {
                 let refused = refuse(&"verified but does not decode");
                 return Box::pin(std::future::ready(Err(refused)));
             };
-            let state = (envelope_shape(envelope.shape), envelope.state.to_vec());
-            (envelope.round, Some(envelope.flow), Some(state))
+            let (round, shape, flow) = (envelope.round, envelope.shape, envelope.flow);
+            // The state is what follows the envelope: kept in place, not copied out.
+            payload.drain(..payload.len() - envelope.state.len());
+            (round, Some(flow), Some((envelope_shape(shape), payload)))
         }
     };
     if let Some(flow) = flow {

@@ -7,13 +7,13 @@ use serde::Serialize;
 use serde_json::{Map, Value};
 use tracing::Instrument as _;
 
-use super::context::{RequestContext, stamp, with_member};
+use super::context::{RequestContext, stamp};
 use super::error::RpcError;
 use super::handler::{
     BoxFuture, HandlerResult, Progress, PromptHandler, Reply, Request, ResourceHandler, ToolHandler,
 };
 use super::outbound::Logger;
-use super::outcome::{error_outcome, raw_result_outcome};
+use super::outcome::{ResultAnswer, error_outcome, raw_result_outcome};
 use super::panic::guarded;
 use super::params::{Answers, CallParams};
 use super::single_use::{self, Replay, StoredReply, Use, Verdict};
@@ -399,7 +399,9 @@ impl<R: FinalResult + Send + 'static> Round<R> {
                 }
             },
         };
-        let reply = match round {
+        // The answer is written in one buffer, the result straight after the response's head.
+        let mut answer = ResultAnswer::to(&id);
+        let written = match round {
             Ok(Reply::Complete(mut result)) => {
                 if let Some(cache) = cache {
                     result.apply_cache_hints(cache);
@@ -407,13 +409,13 @@ impl<R: FinalResult + Send + 'static> Round<R> {
                 match (&info, &member) {
                     // The identity serialised once, not in every answer.
                     (Some(_), Some(member)) if result.meta_slot().is_none() => {
-                        serialised(&result).map(|bytes| with_member(bytes, member))
+                        answer.write(&result).map(|()| answer.add_member(member))
                     }
                     (Some(info), _) => {
                         stamp(result.meta_slot(), info);
-                        serialised(&result)
+                        answer.write(&result)
                     }
-                    (None, _) => serialised(&result),
+                    (None, _) => answer.write(&result),
                 }
             }
             Ok(Reply::InputRequired(mut asked)) => {
@@ -425,9 +427,9 @@ impl<R: FinalResult + Send + 'static> Round<R> {
                 match InputRequiredResult::new(requests, token) {
                     Ok(result) => match &member {
                         Some(member) if unasked.is_empty() => {
-                            serialised(&result).map(|bytes| with_member(bytes, member))
+                            answer.write(&result).map(|()| answer.add_member(member))
                         }
-                        _ => serialised(&with_meta(result, unasked, info.as_deref())),
+                        _ => answer.write(&with_meta(result, unasked, info.as_deref())),
                     },
                     Err(empty) => Err(ErrorObject::new(
                         ErrorCode::INTERNAL_ERROR,
@@ -437,17 +439,24 @@ impl<R: FinalResult + Send + 'static> Round<R> {
             }
             Err(error) => Err(error),
         };
-        let stored = match reply {
-            Ok(result) => StoredReply::Result(result),
+        let (mut outcome, stored) = match written {
+            // Only a single-use round keeps its result, for the replay store.
+            Ok(()) => {
+                let stored = first_use
+                    .is_some()
+                    .then(|| StoredReply::Result(answer.result().to_vec()));
+                (answer.finish(), stored)
+            }
             Err(error) => {
-                StoredReply::Error(serde_json::to_vec(&error).expect("an error object serialises"))
+                let error = serde_json::to_vec(&error).expect("an error object serialises");
+                let (outcome, stored) = replayed(&id, StoredReply::Error(error));
+                (outcome, Some(stored))
             }
         };
-        let (mut outcome, stored) = replayed(&id, stored);
         if input_required && outcome.error_code.is_none() {
             outcome.kind = "input_required";
         }
-        if let Some(record) = first_use {
+        if let (Some(record), Some(stored)) = (first_use, stored) {
             Box::pin(record.finish(&stored)).await;
         }
         outcome
@@ -519,15 +528,6 @@ impl FinalResult for ReadResourceResult {
     fn meta_slot(&mut self) -> &mut Option<ResultMeta> {
         &mut self.meta
     }
-}
-
-/// A result serialised for the answer; a result that fails to serialise (a handler's own
-/// `Serialize` data refusing, say) answers `-32603` instead.
-fn serialised<R: Serialize>(result: &R) -> Result<Vec<u8>, ErrorObject> {
-    serde_json::to_vec(result).map_err(|error| {
-        tracing::error!(%error, "a result did not serialise");
-        ErrorObject::new(ErrorCode::INTERNAL_ERROR, "internal error")
-    })
 }
 
 /// `_meta` member of an `input_required` result listing the keys of the client's

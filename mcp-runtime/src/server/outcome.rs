@@ -41,14 +41,68 @@ fn unserialisable(id: &Value, error: &serde_json::Error) -> Outcome {
 
 /// An answer around a result serialised in advance.
 pub(crate) fn raw_result_outcome(id: &Value, raw_result: &str) -> Outcome {
-    let id = serde_json::to_string(id).expect("a JSON value serialises");
-    let mut body = Vec::with_capacity(raw_result.len() + id.len() + 40);
-    body.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
-    body.extend_from_slice(id.as_bytes());
-    body.extend_from_slice(br#","result":"#);
-    body.extend_from_slice(raw_result.as_bytes());
-    body.push(b'}');
-    Outcome::answer(200, body)
+    // The head and the closing brace (33 bytes), the result, and an id of up to 31 bytes.
+    let mut answer = ResultAnswer::new(id, raw_result.len() + 64);
+    answer.body.extend_from_slice(raw_result.as_bytes());
+    answer.finish()
+}
+
+/// A result answer written in one buffer: the response's head, then the result serialised
+/// straight after it, then the closing brace. The bytes are those of [`raw_result_outcome`]
+/// around the same result serialised on its own, without a second buffer and a copy.
+pub(crate) struct ResultAnswer {
+    body: Vec<u8>,
+    /// Where the result starts in `body`.
+    start: usize,
+}
+
+/// The room an answer whose result is still to write starts with: a typical result's answer
+/// fits, and the allocator serves this size from its per-thread cache.
+const ANSWER_CAPACITY: usize = 1024;
+
+impl ResultAnswer {
+    /// The head of the answer to request `id`, in a buffer of `capacity` bytes.
+    fn new(id: &Value, capacity: usize) -> Self {
+        let mut body = Vec::with_capacity(capacity);
+        body.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+        serde_json::to_writer(&mut body, id).expect("a JSON value serialises");
+        body.extend_from_slice(br#","result":"#);
+        let start = body.len();
+        Self { body, start }
+    }
+
+    /// The head of the answer to request `id`, its result still to write.
+    pub(crate) fn to(id: &Value) -> Self {
+        Self::new(id, ANSWER_CAPACITY)
+    }
+
+    /// Writes `result`. A result that fails to serialise (a handler's own `Serialize` data
+    /// refusing, say) leaves the answer unusable and gives the `-32603` error to answer
+    /// instead; the reason goes to the log.
+    pub(crate) fn write<R: Serialize>(&mut self, result: &R) -> Result<(), ErrorObject> {
+        serde_json::to_writer(&mut self.body, result).map_err(|error| {
+            tracing::error!(%error, "a result did not serialise");
+            ErrorObject::new(ErrorCode::INTERNAL_ERROR, "internal error")
+        })
+    }
+
+    /// Adds `member` to the result written, an object without `_meta`: see
+    /// [`with_member`](super::context::with_member).
+    pub(crate) fn add_member(&mut self, member: &str) {
+        let body = std::mem::take(&mut self.body);
+        self.body = super::context::with_member(body, member);
+    }
+
+    /// The result as written.
+    pub(crate) fn result(&self) -> &[u8] {
+        &self.body[self.start..]
+    }
+
+    /// The answer, closed.
+    pub(crate) fn finish(mut self) -> Outcome {
+        self.body.push(b'}');
+        Outcome::answer(200, self.body)
+    }
 }
 
 /// A JSON-RPC error response; an unusable id (`null`) is left out, as the schema has no
@@ -94,5 +148,61 @@ impl RpcError {
             status: 200,
             challenge: None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn a_result_written_in_place_is_the_response_around_it() {
+        let text = json!({"content": [{"type": "text", "text": "é \"quoted\"\n"}]});
+        let long = json!({"text": "x".repeat(5000)});
+        for id in [json!(7), json!("an \"id\""), json!(u64::MAX)] {
+            for result in [&text, &long, &json!({})] {
+                let mut answer = ResultAnswer::to(&id);
+                answer.write(result).unwrap();
+                assert_eq!(answer.result(), serde_json::to_vec(result).unwrap());
+                let body = answer.finish().body.unwrap();
+                // As the response serialised whole, in one pass, writes it.
+                assert_eq!(body, result_outcome(&id, result).body.unwrap());
+                let raw = raw_result_outcome(&id, &serde_json::to_string(result).unwrap());
+                assert_eq!(raw.body.unwrap(), body);
+            }
+        }
+    }
+
+    #[test]
+    fn a_member_goes_last_in_the_result_written() {
+        for (result, expected) in [
+            (json!({"a": 1}), r#"{"a":1,"_meta":{"b":2}}"#),
+            (json!({}), r#"{"_meta":{"b":2}}"#),
+        ] {
+            let mut answer = ResultAnswer::to(&json!(1));
+            answer.write(&result).unwrap();
+            answer.add_member(r#""_meta":{"b":2}"#);
+            assert_eq!(answer.result(), expected.as_bytes());
+            let body = answer.finish().body.unwrap();
+            assert_eq!(
+                body,
+                format!(r#"{{"jsonrpc":"2.0","id":1,"result":{expected}}}"#).as_bytes()
+            );
+        }
+    }
+
+    #[test]
+    fn a_result_that_does_not_serialise_is_an_internal_error() {
+        struct Refuses;
+        impl Serialize for Refuses {
+            fn serialize<S: serde::Serializer>(&self, _: S) -> Result<S::Ok, S::Error> {
+                Err(serde::ser::Error::custom("refused"))
+            }
+        }
+        let error = ResultAnswer::to(&json!(1)).write(&Refuses).unwrap_err();
+        assert_eq!(error.code, ErrorCode::INTERNAL_ERROR);
+        assert_eq!(error.message, "internal error");
     }
 }

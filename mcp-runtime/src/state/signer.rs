@@ -325,7 +325,7 @@ impl Signer {
         } else {
             sign_into(key.mac(), &mut raw, binding, payload);
         }
-        BASE64.encode(&raw)
+        encode(&raw)
     }
 
     /// Verifies `token` against `binding` instead of what this signer's policy would give,
@@ -357,7 +357,11 @@ impl Signer {
         if token.len() > inner.max_token_len {
             return Err(StateError::TooLarge);
         }
-        let mut raw = BASE64.decode(token).map_err(|_| StateError::Malformed)?;
+        // Decoded into a buffer that is not zeroed as it is allocated: see `encode`.
+        let mut raw = Vec::new();
+        BASE64
+            .decode_vec(token, &mut raw)
+            .map_err(|_| StateError::Malformed)?;
         let header = Header::parse(&raw)?;
         let payload = match header.format {
             FORMAT_SIGNED => {
@@ -450,6 +454,26 @@ impl fmt::Debug for Opened {
             .field("sealed", &self.sealed)
             .finish()
     }
+}
+
+/// `raw` in base64, as `BASE64.encode` writes it, into a buffer that is allocated and then
+/// filled rather than allocated zeroed: the allocator serves a zeroed allocation on its slow
+/// path, every time.
+#[allow(
+    clippy::slow_vector_initialization,
+    reason = "`vec![0; len]` is the zeroed allocation this function exists to avoid"
+)]
+fn encode(raw: &[u8]) -> String {
+    use base64::engine::Config as _;
+    let len = base64::encoded_len(raw.len(), BASE64.config().encode_padding())
+        .expect("a token's length in base64 fits in memory");
+    let mut text = Vec::with_capacity(len);
+    text.resize(len, 0);
+    let written = BASE64
+        .encode_slice(raw, &mut text)
+        .expect("the buffer has the length of the encoding");
+    text.truncate(written);
+    String::from_utf8(text).expect("base64 is ASCII")
 }
 
 /// Key `key_id` of `ring`.

@@ -12,7 +12,7 @@
 
 use std::convert::Infallible;
 use std::future::Future;
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::pin::pin;
 use std::sync::Arc;
 use std::task::Poll;
@@ -254,18 +254,22 @@ async fn serve_connection(server: Server, accepted: Accepted, mut stop: watch::R
     let service = service_fn(move |mut request: hyper::Request<hyper::body::Incoming>| {
         let server = server.clone();
         let busy = busy_with.begin();
-        request.extensions_mut().insert(ConnectInfo(peer));
+        let post = request.method() == Method::POST && request.uri().path() == DEFAULT_PATH;
+        // The peer is among the request's extensions, as under axum's router, where something
+        // may read it there: a subject hook, or the routing. A POST is also handed it.
+        if !post || server.inner.subject.is_some() {
+            request.extensions_mut().insert(ConnectInfo(peer));
+        }
         async move {
             // A POST to the endpoint, nearly every request, is answered without the routing's
             // futures around it, and the rest in a box: hyper moves this future, so it holds
             // room for one request's answer and no more.
-            let response =
-                if request.method() == Method::POST && request.uri().path() == DEFAULT_PATH {
-                    let (parts, body) = request.into_parts();
-                    respond(&server, parts, body).await
-                } else {
-                    Box::pin(route(&server, request)).await
-                };
+            let response = if post {
+                let (parts, body) = request.into_parts();
+                respond(&server, parts, body, Some(peer.ip())).await
+            } else {
+                Box::pin(route(&server, request)).await
+            };
             Ok::<_, Infallible>(response.map(|body| Tracked::new(body, busy)))
         }
     });
@@ -329,7 +333,13 @@ where
 {
     let session = session_id(&parts);
     match parts.method {
-        Method::POST => respond(server, parts, body).await,
+        Method::POST => {
+            let peer = parts
+                .extensions
+                .get::<ConnectInfo<SocketAddr>>()
+                .map(|ConnectInfo(peer)| peer.ip());
+            respond(server, parts, body, peer).await
+        }
         Method::GET | Method::DELETE if session.is_some() => {
             if let Some(rejection) =
                 guard::check_host_and_origin(&parts.headers, &parts.uri, &server.inner)
@@ -371,9 +381,9 @@ fn session_id(parts: &Parts) -> Option<String> {
     Some(String::from_utf8_lossy(value.as_bytes()).into_owned())
 }
 
-/// Answers one `POST` to the endpoint: the guards, then the body (up to the limit, within
-/// the body timeout), then a request slot, then dispatch.
-async fn respond<B>(server: &Server, mut parts: Parts, body: B) -> Response
+/// Answers one `POST` to the endpoint from `peer`, where known: the guards, then the body (up
+/// to the limit, within the body timeout), then a request slot, then dispatch.
+async fn respond<B>(server: &Server, mut parts: Parts, body: B, peer: Option<IpAddr>) -> Response
 where
     B: hyper::body::Body<Data = Bytes>,
     B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
@@ -421,10 +431,6 @@ where
         Err(_) => return guard::body_timeout(limits.body_read_timeout),
     };
     let server_slot = Arc::clone(&inner.http.requests).try_acquire_owned().ok();
-    let peer = parts
-        .extensions
-        .get::<ConnectInfo<SocketAddr>>()
-        .map(|ConnectInfo(peer)| peer.ip());
     // The headers go on to the binding policy; nothing below reads them.
     let subject = bearer::subject(server, &mut parts, claims.as_ref());
     let owner_slot = server_slot

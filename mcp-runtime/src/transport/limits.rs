@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
@@ -120,11 +121,13 @@ pub(crate) struct OwnerSlot {
 
 impl Drop for OwnerSlot {
     fn drop(&mut self) {
+        // The owner is not read again: taken, and hashed once to count down and remove.
+        let owner = std::mem::replace(&mut self.owner, Owner::Unknown);
         let mut owners = lock(&self.owners);
-        if let Some(held) = owners.get_mut(&self.owner) {
-            *held -= 1;
-            if *held == 0 {
-                owners.remove(&self.owner);
+        if let Entry::Occupied(mut held) = owners.entry(owner) {
+            *held.get_mut() -= 1;
+            if *held.get() == 0 {
+                held.remove();
             }
         }
     }
