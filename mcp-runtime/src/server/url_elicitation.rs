@@ -9,6 +9,8 @@
 //! question before asking it ([`RequestContext::elicitation_id`](super::RequestContext::elicitation_id)) and can put it in the URL.
 //! On 2026-07-28 there are no ids: correlation travels in `requestState`.
 
+use std::sync::OnceLock;
+
 use serde_json::{Value, json};
 
 use super::outbound::Outbound;
@@ -19,26 +21,32 @@ use crate::protocol::{
 
 /// What a call on a legacy session needs for its URL elicitations: its ids' prefix, and the
 /// call's stream, where its notifications go.
-#[derive(Clone)]
 pub(crate) struct LegacyCall {
-    prefix: String,
+    /// Drawn when the call first names an id: most calls never do, and the draw is a system
+    /// call.
+    prefix: OnceLock<String>,
     outbound: Outbound,
 }
 
 impl LegacyCall {
-    /// A call sending on `outbound`, with a fresh prefix for its elicitation ids.
+    /// A call sending on `outbound`; its ids' prefix is drawn on first use.
     pub(crate) fn new(outbound: Outbound) -> Self {
-        let mut bytes = [0u8; 8];
-        // Without the operating system's randomness the prefix is only less unpredictable:
-        // ids stay distinct within the call through their keys.
-        let _ = getrandom::fill(&mut bytes);
-        let prefix = bytes.iter().map(|byte| format!("{byte:02x}")).collect();
-        Self { prefix, outbound }
+        Self {
+            prefix: OnceLock::new(),
+            outbound,
+        }
     }
 
     /// The id a URL-mode question asked under `key` goes out with.
     pub(crate) fn id(&self, key: &str) -> String {
-        format!("{}-{key}", self.prefix)
+        let prefix = self.prefix.get_or_init(|| {
+            let mut bytes = [0u8; 8];
+            // Without the operating system's randomness the prefix is only less
+            // unpredictable: ids stay distinct within the call through their keys.
+            let _ = getrandom::fill(&mut bytes);
+            bytes.iter().map(|byte| format!("{byte:02x}")).collect()
+        });
+        format!("{prefix}-{key}")
     }
 
     /// Sends `notifications/elicitation/complete` for `elicitation_id` on the call's stream;
