@@ -104,3 +104,36 @@ pub(crate) fn required_error(
         .with_data(json!({ "elicitations": Value::Array(elicitations) })),
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The prefix of `id`: what comes before the key's `-`.
+    fn prefix(id: &str) -> &str {
+        id.split_once('-').map_or("", |(prefix, _)| prefix)
+    }
+
+    #[test]
+    fn a_calls_ids_share_one_prefix_and_another_call_draws_its_own() {
+        let (outbound, _receiver) = crate::server::outbound::channel();
+        let call = LegacyCall::new(outbound.clone());
+        let first = call.id("link");
+        let again = call.id("link");
+        let other_key = call.id("sign-in");
+        assert_eq!(first, again);
+        assert!(first.ends_with("-link"), "{first}");
+        assert!(other_key.ends_with("-sign-in"), "{other_key}");
+        assert_eq!(prefix(&first), prefix(&other_key));
+        assert_eq!(prefix(&first).len(), 16, "{first}");
+        assert!(
+            prefix(&first)
+                .bytes()
+                .all(|digit| digit.is_ascii_digit() || (b'a'..=b'f').contains(&digit)),
+            "{first}"
+        );
+        // 64 random bits: two calls drawing the same prefix would be a broken source.
+        let another = LegacyCall::new(outbound).id("link");
+        assert_ne!(prefix(&first), prefix(&another));
+    }
+}
