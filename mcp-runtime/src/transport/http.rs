@@ -12,7 +12,7 @@
 
 use std::convert::Infallible;
 use std::future::Future;
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::pin::pin;
 use std::sync::Arc;
 use std::task::Poll;
@@ -254,16 +254,21 @@ async fn serve_connection(server: Server, accepted: Accepted, mut stop: watch::R
     let service = service_fn(move |mut request: hyper::Request<hyper::body::Incoming>| {
         let server = server.clone();
         let busy = busy_with.begin();
-        request.extensions_mut().insert(ConnectInfo(peer));
         async move {
             // A POST to the endpoint, nearly every request, is answered without the routing's
             // futures around it, and the rest in a box: hyper moves this future, so it holds
             // room for one request's answer and no more.
             let response =
                 if request.method() == Method::POST && request.uri().path() == DEFAULT_PATH {
-                    let (parts, body) = request.into_parts();
-                    respond(&server, parts, body).await
+                    let (mut parts, body) = request.into_parts();
+                    // The peer goes to `respond` as it is; in the request (two allocations)
+                    // only for a subject hook, which may read it there as it can under axum.
+                    if server.inner.subject.is_some() {
+                        parts.extensions.insert(ConnectInfo(peer));
+                    }
+                    respond(&server, parts, body, Some(peer.ip())).await
                 } else {
+                    request.extensions_mut().insert(ConnectInfo(peer));
                     Box::pin(route(&server, request)).await
                 };
             Ok::<_, Infallible>(response.map(|body| Tracked::new(body, busy)))
@@ -329,7 +334,13 @@ where
 {
     let session = session_id(&parts);
     match parts.method {
-        Method::POST => respond(server, parts, body).await,
+        Method::POST => {
+            let peer = parts
+                .extensions
+                .get::<ConnectInfo<SocketAddr>>()
+                .map(|ConnectInfo(peer)| peer.ip());
+            respond(server, parts, body, peer).await
+        }
         Method::GET | Method::DELETE if session.is_some() => {
             if let Some(rejection) =
                 guard::check_host_and_origin(&parts.headers, &parts.uri, &server.inner)
@@ -371,9 +382,9 @@ fn session_id(parts: &Parts) -> Option<String> {
     Some(String::from_utf8_lossy(value.as_bytes()).into_owned())
 }
 
-/// Answers one `POST` to the endpoint: the guards, then the body (up to the limit, within
-/// the body timeout), then a request slot, then dispatch.
-async fn respond<B>(server: &Server, mut parts: Parts, body: B) -> Response
+/// Answers one `POST` to the endpoint from `peer`: the guards, then the body (up to the
+/// limit, within the body timeout), then a request slot, then dispatch.
+async fn respond<B>(server: &Server, mut parts: Parts, body: B, peer: Option<IpAddr>) -> Response
 where
     B: hyper::body::Body<Data = Bytes>,
     B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
@@ -421,10 +432,6 @@ where
         Err(_) => return guard::body_timeout(limits.body_read_timeout),
     };
     let server_slot = Arc::clone(&inner.http.requests).try_acquire_owned().ok();
-    let peer = parts
-        .extensions
-        .get::<ConnectInfo<SocketAddr>>()
-        .map(|ConnectInfo(peer)| peer.ip());
     // The headers go on to the binding policy; nothing below reads them.
     let subject = bearer::subject(server, &mut parts, claims.as_ref());
     let owner_slot = server_slot
@@ -512,6 +519,34 @@ mod tests {
         assert!(health.ends_with("fine"), "{health}");
         let get = exchange(addr, "GET", "/mcp", "").await;
         assert!(get.starts_with("HTTP/1.1 405"), "{get}");
+    }
+
+    #[tokio::test]
+    async fn a_subject_hook_finds_the_peer_in_the_request_it_is_given() {
+        let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let hook_seen = Arc::clone(&seen);
+        let server = Server::builder()
+            .name("hooked")
+            .subject(move |parts| {
+                let peer = parts.extensions.get::<ConnectInfo<SocketAddr>>();
+                hook_seen
+                    .lock()
+                    .unwrap()
+                    .push(peer.map(|ConnectInfo(peer)| peer.ip()));
+                None
+            })
+            .build();
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move {
+            server
+                .serve_listener(listener, std::future::pending())
+                .await
+        });
+        let answer = exchange(addr, "POST", "/mcp", DISCOVER).await;
+        assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+        let loopback = Some(IpAddr::from([127, 0, 0, 1]));
+        assert_eq!(*seen.lock().unwrap(), [loopback]);
     }
 
     #[tokio::test]
