@@ -23,28 +23,35 @@
 # measure, such as one built from another commit).
 #
 # `scripts/load.sh --instructions` (or LOAD_INSTRUCTIONS=1) counts instead of timing, so its
-# figures hold on a busy machine: it runs each of the three servers (stateless rounds) under
-# valgrind's callgrind twice, for LOAD_FLOWS/5 flows and for that plus LOAD_FLOWS flows
-# (default 1000), with LOAD_CONCURRENCY flows in flight (default 4 in this mode). The
+# figures hold on a busy machine: it runs each server under valgrind's callgrind twice, for
+# LOAD_FLOWS/5 flows and for that plus LOAD_FLOWS flows (default 1000), with LOAD_CONCURRENCY
+# flows in flight (default 4 in this mode): the floor on stateless rounds, and `deploy`, with
+# its default log and quiet, on stateless rounds and on legacy 2025-11-25 sessions. The
 # difference between the two runs, divided by LOAD_FLOWS, is what a flow costs with start-up,
 # connection set-up and shutdown taken out: user-space instructions per flow (the kernel's
 # share is not counted) and heap allocations per flow (calls to malloc, calloc and
 # posix_memalign), and the ratio of each server's instructions to the floor's; and, from
 # callgrind's simulation of the host's caches, the misses per flow in the first-level
 # instruction and data caches: an instruction that misses costs more time than one that hits.
+# The generator opens one legacy session per connection and runs its flows back to back on it,
+# so the session's `initialize` and `notifications/initialized` are in both runs and cancel
+# out: a legacy flow here is the `tools/call` with its event stream, the `elicitation/create`
+# sent on it, the answer POSTed back and the result. It then prints each era's ratio,
+# legacy to stateless, for the default log and quiet.
 # Valgrind's virtual CPU has no SHA extensions, so the state codec's SHA-256 runs in software
 # under it and weighs more in these counts than it does natively.
 #
 # `scripts/load.sh --counts` (or LOAD_COUNTS=1) counts what the kernel does for the server,
-# natively: it runs each of the three servers (stateless rounds, LOAD_CONCURRENCY in flight,
-# default 32 as when timing) for LOAD_FLOWS/5 flows to warm it, then twice for LOAD_FLOWS
-# flows (default 20000 in this mode), and prints per flow: from the first run, its threads'
-# context switches, voluntary and not (from /proc), how many threads ran, and the server's
-# user and system CPU time (clock ticks: indicative on a busy machine, where the counts still
-# hold); from the second, under `perf stat`, the server's system calls, all kinds and the
-# most frequent, the wake-ups its threads made (of any thread, the generator's included) and
-# the inter-processor interrupts they sent. Needs `perf` with access to tracepoints (root, or
-# kernel.perf_event_paranoid at -1).
+# natively: it runs each server as `--instructions` does (the floor on stateless rounds,
+# `deploy` with its default log and quiet on stateless rounds and on legacy sessions;
+# LOAD_CONCURRENCY in flight, default 32 as when timing) for LOAD_FLOWS/5 flows to warm it,
+# then twice for LOAD_FLOWS flows (default 20000 in this mode), and prints per flow: from the
+# first run, its threads' context switches, voluntary and not (from /proc), how many threads
+# ran, and the server's user and system CPU time (clock ticks: indicative on a busy machine,
+# where the counts still hold); from the second, under `perf stat`, the server's system
+# calls, all kinds and the most frequent, the wake-ups its threads made (of any thread, the
+# generator's included) and the inter-processor interrupts they sent. Needs `perf` with
+# access to tracepoints (root, or kernel.perf_event_paranoid at -1).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 ROOT="$PWD"
@@ -127,16 +134,16 @@ measure() {
   sed -n 's/^server CPU: *\([0-9.]*\) µs\/flow.*/\1/p' "$WORK/out" | head -n 1 >>"$WORK/$name"
 }
 
-# count NAME BINARY FILTER FLOWS: one server under callgrind for FLOWS stateless flows; writes
-# its user-space instructions, heap allocations, and first-level instruction and data cache
-# misses over the whole run to $WORK/count.
+# count NAME BINARY FILTER ERA FLOWS: one server under callgrind for FLOWS flows of ERA
+# (stateless or legacy); writes its user-space instructions, heap allocations, and first-level
+# instruction and data cache misses over the whole run to $WORK/count.
 count() {
-  local name="$1" binary="$2" filter="$3" flows="$4" out="$WORK/callgrind.out"
+  local name="$1" binary="$2" filter="$3" era="$4" flows="$5" out="$WORK/callgrind.out"
   rm -f "$out"
   SERVER_WRAP=(valgrind --tool=callgrind --cache-sim=yes --callgrind-out-file="$out"
     --log-file="$WORK/valgrind.log")
   start_deploy "$binary" "$WORK/server.log" "$filter"
-  "${CLIENT_PIN[@]}" "$TARGET/release/load" --addr "127.0.0.1:$PORT" --era stateless \
+  "${CLIENT_PIN[@]}" "$TARGET/release/load" --addr "127.0.0.1:$PORT" --era "$era" \
     --concurrency "$CONCURRENCY" --flows "$flows" >"$WORK/out" ||
     { cat "$WORK/out" "$WORK/server.log" >&2; exit 1; }
   stop_server
@@ -165,8 +172,8 @@ count() {
   ' "$out" >"$WORK/count"
 }
 
-# instructions NAME BINARY FILTER: the instructions, allocations and cache misses of one flow
-# of a server, from two runs; appends them per flow to $WORK/NAME.
+# instructions NAME BINARY FILTER ERA: the instructions, allocations and cache misses of one
+# flow of ERA on a server, from two runs; writes them per flow to $WORK/NAME.
 instructions() {
   local name="$1" few=$((FLOWS / 5))
   count "$@" "$few"
@@ -177,10 +184,10 @@ instructions() {
   }' >"$WORK/$name"
 }
 
-# flows N: N stateless flows against the server started last.
+# flows ERA N: N flows of ERA (stateless or legacy) against the server started last.
 flows() {
-  "${CLIENT_PIN[@]}" "$TARGET/release/load" --addr "127.0.0.1:$PORT" --era stateless \
-    --concurrency "$CONCURRENCY" --flows "$1" >"$WORK/out" ||
+  "${CLIENT_PIN[@]}" "$TARGET/release/load" --addr "127.0.0.1:$PORT" --era "$1" \
+    --concurrency "$CONCURRENCY" --flows "$2" >"$WORK/out" ||
     { cat "$WORK/out" "$WORK/server.log" >&2; exit 1; }
 }
 
@@ -195,24 +202,24 @@ threads() {
   done
 }
 
-# kernel NAME BINARY FILTER: what the kernel does for one server; appends its summary to
-# $WORK/NAME. After FLOWS/5 flows to warm it, FLOWS flows give its CPU time and context
+# kernel NAME BINARY FILTER ERA: what the kernel does for one server on flows of ERA; writes
+# its summary to $WORK/NAME. After FLOWS/5 flows to warm it, FLOWS flows give its CPU time and context
 # switches (from /proc), then FLOWS more under `perf stat` its system calls and wake-ups: perf
 # weighs on what it counts (a wake-up costs more traced), so no time is read while it runs.
 kernel() {
-  local name="$1" binary="$2" filter="$3" perf_pid user0 system0 user1 system1
+  local name="$1" binary="$2" filter="$3" era="$4" perf_pid user0 system0 user1 system1
   start_deploy "$binary" "$WORK/server.log" "$filter"
-  flows $((FLOWS / 5))
+  flows "$era" $((FLOWS / 5))
   threads "$SERVER_PID" >"$WORK/threads.before"
   read -r user0 system0 < <(sed 's/.*) //' "/proc/$SERVER_PID/stat" | awk '{ print $12, $13 }')
-  flows "$FLOWS"
+  flows "$era" "$FLOWS"
   read -r user1 system1 < <(sed 's/.*) //' "/proc/$SERVER_PID/stat" | awk '{ print $12, $13 }')
   threads "$SERVER_PID" >"$WORK/threads.after"
   perf stat -x, -o "$WORK/perf" -p "$SERVER_PID" -e 'syscalls:sys_enter_*' "${PERF_EVENTS[@]}" &
   perf_pid=$!
   # perf attaches to an idle server: the flows start once it counts.
   sleep 1
-  flows "$FLOWS"
+  flows "$era" "$FLOWS"
   kill -INT "$perf_pid"
   wait "$perf_pid" || true
   stop_server
@@ -254,13 +261,18 @@ if [[ "$COUNTS" == 1 ]]; then
     { echo "error: --counts needs perf with access to tracepoints (root, or kernel.perf_event_paranoid at -1)" >&2; exit 1; }
   PERF_EVENTS=(-e sched:sched_waking)
   ! perf stat -e ipi:ipi_send_cpu -- true >/dev/null 2>&1 || PERF_EVENTS+=(-e ipi:ipi_send_cpu)
-  echo "== perf stat, $FLOWS stateless flows (after $((FLOWS / 5))), $CONCURRENCY in flight; servers on CPU $SERVER_CPU, generator on CPU $CLIENT_CPU"
-  kernel floor "$TARGET/release/floor" warn
-  kernel default "$DEPLOY" default
-  kernel quiet "$DEPLOY" warn
-  for name in floor default quiet; do
+  echo "== perf stat, $FLOWS flows (after $((FLOWS / 5))), $CONCURRENCY in flight; servers on CPU $SERVER_CPU, generator on CPU $CLIENT_CPU"
+  kernel floor "$TARGET/release/floor" warn stateless
+  kernel default "$DEPLOY" default stateless
+  kernel quiet "$DEPLOY" warn stateless
+  kernel default.legacy "$DEPLOY" default legacy
+  kernel quiet.legacy "$DEPLOY" warn legacy
+  for name in floor default quiet default.legacy quiet.legacy; do
     echo
-    label "$name"
+    case "$name" in
+      *.legacy) echo "$(label "${name%.legacy}"), legacy (2025-11-25 session) flows" ;;
+      *) echo "$(label "$name"), stateless (2026-07-28) flows" ;;
+    esac
     cat "$WORK/$name"
   done
   exit 0
@@ -268,19 +280,34 @@ fi
 
 if [[ "$INSTRUCTIONS" == 1 ]]; then
   command -v valgrind >/dev/null || { echo "error: --instructions needs valgrind" >&2; exit 1; }
-  echo "== callgrind, $FLOWS stateless flows (after $((FLOWS / 5))), $CONCURRENCY in flight"
-  instructions floor "$TARGET/release/floor" warn
-  instructions default "$DEPLOY" default
-  instructions quiet "$DEPLOY" warn
+  echo "== callgrind, $FLOWS flows (after $((FLOWS / 5))), $CONCURRENCY in flight"
+  instructions floor "$TARGET/release/floor" warn stateless
+  instructions default "$DEPLOY" default stateless
+  instructions quiet "$DEPLOY" warn stateless
+  instructions default.legacy "$DEPLOY" default legacy
+  instructions quiet.legacy "$DEPLOY" warn legacy
   read -r FLOOR _ <"$WORK/floor"
-  for name in floor default quiet; do
-    label="$(label "$name")"
-    read -r per_flow allocations instruction_misses data_misses <"$WORK/$name"
-    awk -v label="$label" -v i="$per_flow" -v a="$allocations" -v floor="$FLOOR" \
+  # row LABEL FILE [BASE]: one server's counts per flow, with the ratio of its instructions to
+  # the floor's, or to BASE's when given.
+  row() {
+    local base="$FLOOR" against="the floor"
+    [[ $# -lt 3 ]] || { read -r base _ <"$3"; against="stateless"; }
+    read -r per_flow allocations instruction_misses data_misses <"$2"
+    awk -v label="$1" -v i="$per_flow" -v a="$allocations" -v base="$base" -v against="$against" \
       -v im="$instruction_misses" -v dm="$data_misses" 'BEGIN {
-      printf "%-40s %8d instructions/flow  %5.2fx the floor  %6.1f allocations/flow (%.1f a round)\n",
-        label, i, i / floor, a, a / 2
+      printf "%-40s %8d instructions/flow  %5.2fx %-9s  %6.1f allocations/flow (%.1f a round)\n",
+        label, i, i / base, against, a, a / 2
       printf "%-40s %8d instruction and %d data cache misses/flow (first level)\n", "", im, dm }'
+  }
+  echo
+  echo "== stateless (2026-07-28) flows"
+  for name in floor default quiet; do
+    row "$(label "$name")" "$WORK/$name"
+  done
+  echo
+  echo "== legacy (2025-11-25 session) flows, against the stateless flows of the same server"
+  for name in default quiet; do
+    row "$(label "$name")" "$WORK/$name.legacy" "$WORK/$name"
   done
   exit 0
 fi

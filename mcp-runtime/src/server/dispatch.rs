@@ -82,7 +82,7 @@ impl Server {
         legacy: bool,
     ) -> Handling {
         if legacy {
-            return self.handle_legacy(id, method, params.into_map(), &facts);
+            return self.handle_legacy(id, method, params, &facts);
         }
         match self.route(&id, method, params, facts) {
             Ok(handling) => handling,

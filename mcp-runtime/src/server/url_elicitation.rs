@@ -9,6 +9,8 @@
 //! question before asking it ([`RequestContext::elicitation_id`](super::RequestContext::elicitation_id)) and can put it in the URL.
 //! On 2026-07-28 there are no ids: correlation travels in `requestState`.
 
+use std::sync::OnceLock;
+
 use serde_json::{Value, json};
 
 use super::outbound::Outbound;
@@ -19,26 +21,32 @@ use crate::protocol::{
 
 /// What a call on a legacy session needs for its URL elicitations: its ids' prefix, and the
 /// call's stream, where its notifications go.
-#[derive(Clone)]
 pub(crate) struct LegacyCall {
-    prefix: String,
+    /// Drawn when the call first names an id: most calls never do, and the draw is a system
+    /// call.
+    prefix: OnceLock<String>,
     outbound: Outbound,
 }
 
 impl LegacyCall {
-    /// A call sending on `outbound`, with a fresh prefix for its elicitation ids.
+    /// A call sending on `outbound`; its ids' prefix is drawn on first use.
     pub(crate) fn new(outbound: Outbound) -> Self {
-        let mut bytes = [0u8; 8];
-        // Without the operating system's randomness the prefix is only less unpredictable:
-        // ids stay distinct within the call through their keys.
-        let _ = getrandom::fill(&mut bytes);
-        let prefix = bytes.iter().map(|byte| format!("{byte:02x}")).collect();
-        Self { prefix, outbound }
+        Self {
+            prefix: OnceLock::new(),
+            outbound,
+        }
     }
 
     /// The id a URL-mode question asked under `key` goes out with.
     pub(crate) fn id(&self, key: &str) -> String {
-        format!("{}-{key}", self.prefix)
+        let prefix = self.prefix.get_or_init(|| {
+            let mut bytes = [0u8; 8];
+            // Without the operating system's randomness the prefix is only less
+            // unpredictable: ids stay distinct within the call through their keys.
+            let _ = getrandom::fill(&mut bytes);
+            bytes.iter().map(|byte| format!("{byte:02x}")).collect()
+        });
+        format!("{prefix}-{key}")
     }
 
     /// Sends `notifications/elicitation/complete` for `elicitation_id` on the call's stream;
@@ -95,4 +103,37 @@ pub(crate) fn required_error(
         )
         .with_data(json!({ "elicitations": Value::Array(elicitations) })),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The prefix of `id`: what comes before the key's `-`.
+    fn prefix(id: &str) -> &str {
+        id.split_once('-').map_or("", |(prefix, _)| prefix)
+    }
+
+    #[test]
+    fn a_calls_ids_share_one_prefix_and_another_call_draws_its_own() {
+        let (outbound, _receiver) = crate::server::outbound::channel();
+        let call = LegacyCall::new(outbound.clone());
+        let first = call.id("link");
+        let again = call.id("link");
+        let other_key = call.id("sign-in");
+        assert_eq!(first, again);
+        assert!(first.ends_with("-link"), "{first}");
+        assert!(other_key.ends_with("-sign-in"), "{other_key}");
+        assert_eq!(prefix(&first), prefix(&other_key));
+        assert_eq!(prefix(&first).len(), 16, "{first}");
+        assert!(
+            prefix(&first)
+                .bytes()
+                .all(|digit| digit.is_ascii_digit() || (b'a'..=b'f').contains(&digit)),
+            "{first}"
+        );
+        // 64 random bits: two calls drawing the same prefix would be a broken source.
+        let another = LegacyCall::new(outbound).id("link");
+        assert_ne!(prefix(&first), prefix(&another));
+    }
 }

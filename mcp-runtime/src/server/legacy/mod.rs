@@ -108,11 +108,12 @@ impl Server {
         &self,
         id: Value,
         method: &str,
-        params: Map<String, Value>,
+        params: Params,
         facts: &RequestFacts,
     ) -> Handling {
         let handled = if method == method::INITIALIZE {
-            self.initialize(&id, params, facts).map(Handling::ready)
+            self.initialize(&id, params.into_map(), facts)
+                .map(Handling::ready)
         } else {
             self.session_of(facts)
                 .and_then(|session| self.route_legacy(&id, method, params, session, facts))
@@ -245,7 +246,7 @@ impl Server {
         &self,
         id: &Value,
         name: &str,
-        mut params: Map<String, Value>,
+        params: Params,
         session: Arc<Session>,
         facts: &RequestFacts,
     ) -> Result<Handling, RpcError> {
@@ -253,7 +254,7 @@ impl Server {
         let resources = snapshot.offered.resources;
         let empty = || Ok(Handling::ready(raw_result_outcome(id, "{}")));
         let page = |kind| {
-            let page = snapshot.list(kind).page(cursor_of(&params)?, true)?;
+            let page = snapshot.list(kind).page(cursor_of(params.rest())?, true)?;
             Ok(Handling::ready(raw_result_outcome(id, page)))
         };
         match name {
@@ -286,6 +287,7 @@ impl Server {
             Method::ResourcesList => page(ListKind::Resources),
             Method::TemplatesList => page(ListKind::Templates),
             Method::Complete => {
+                let mut params = params.into_map();
                 let context = session_context(self, &session, &mut params, facts, None);
                 let running = completion::complete(self, params, context)?;
                 Ok(completion::handling(
@@ -300,18 +302,30 @@ impl Server {
             // Tasks belong to the 2026-07-28 wire.
             Method::Tasks(_) => Err(RpcError::legacy_method_not_found(name)),
             Method::ToolsCall | Method::PromptsGet | Method::ResourcesRead => {
+                // Read as they came, not put back into a map to be taken out again.
+                let mut params = match params {
+                    Params::Call(call) => call,
+                    Params::Map(map) => CallParams::from_map(map),
+                };
+                // A legacy request's `_meta` names no version, so it is in `rest`; were it
+                // read apart, it goes back there, where the context takes it from.
+                if let Some(meta) = params.meta.take() {
+                    params
+                        .rest
+                        .insert("_meta".to_owned(), Value::Object(meta.into_map()));
+                }
                 let (outbound, receiver) = outbound::channel();
-                let progress = match progress_token(&params) {
+                let progress = match progress_token(&params.rest) {
                     Some(token) => Progress::new(token, outbound.clone()),
                     None => Progress::none(),
                 };
                 let logger = Logger::new(outbound.clone(), Arc::clone(&session.log_level));
                 // Stateless members mean nothing here: the flow runs whole within the call.
-                params.remove("inputResponses");
-                params.remove("requestState");
+                params.input_responses = None;
+                params.request_state = None;
                 let call = Some(LegacyCall::new(outbound.clone()));
                 let context = CallContext {
-                    request: session_context(self, &session, &mut params, facts, call),
+                    request: session_context(self, &session, &mut params.rest, facts, call),
                     peer: facts.peer,
                     headers: facts.headers.clone(),
                     capabilities: session.capabilities().clone(),
@@ -323,13 +337,7 @@ impl Server {
                 // Refused now, before anything runs, when the caps are reached.
                 let running = session.start_call(id)?;
                 let era = Era::Legacy { running, outbound };
-                let outcome = self.call(
-                    id.clone(),
-                    method,
-                    CallParams::from_map(params),
-                    context,
-                    era,
-                )?;
+                let outcome = self.call(id.clone(), method, params, context, era)?;
                 Ok(Handling {
                     messages: Some(receiver),
                     outcome,
@@ -513,9 +521,9 @@ fn session_context(
 }
 
 fn parse_params<T: serde::de::DeserializeOwned>(
-    params: Map<String, Value>,
+    params: Params,
     method: &str,
 ) -> Result<T, RpcError> {
-    serde_json::from_value(Value::Object(params))
+    serde_json::from_value(Value::Object(params.into_map()))
         .map_err(|error| RpcError::invalid_params(format!("invalid `{method}` params: {error}")))
 }
