@@ -50,6 +50,7 @@ use crate::state::Signer;
 mod access_line;
 mod log_fields;
 mod log_layer;
+mod log_request;
 mod log_writer;
 mod logging;
 mod timestamp;

@@ -2,97 +2,26 @@
 //! `request` span would give when it closes, with no span made. Also the request context of
 //! the other lines written while a request runs.
 
-use std::cell::Cell;
+use std::borrow::Cow;
 
 use tracing::Level;
 use tracing_subscriber::Registry;
 use tracing_subscriber::registry::LookupSpan as _;
 
-use super::log_fields::{FieldValue, Fields};
-use super::log_layer::{LogLayer, Request, TARGET};
+use super::log_fields::Fields;
+use super::log_layer::{LogLayer, TARGET};
+use super::log_request::Request;
 use crate::server::{AccessLog, AccessRecord, with_current_access};
-
-thread_local! {
-    /// The list an access line's fields were last put in, emptied: each request's line
-    /// reuses it rather than allocate one (at most [`MAX_REUSED_FIELDS`] places are kept).
-    static SPARE_FIELDS: Cell<Vec<(&'static str, FieldValue)>> = const { Cell::new(Vec::new()) };
-}
-
-/// The most places a thread keeps in its spare list of fields.
-const MAX_REUSED_FIELDS: usize = 32;
-
-impl Request {
-    fn of(record: AccessRecord) -> Self {
-        let mut fields = SPARE_FIELDS.take();
-        fields.reserve(12);
-        let mut text = |name, value: String| fields.push((name, FieldValue::Str(value)));
-        text("method", record.method);
-        text("id", record.id);
-        fields.push(("legacy", FieldValue::Bool(record.legacy)));
-        if let Some(target) = record.target {
-            fields.push(("target", FieldValue::Str(target)));
-        }
-        if let Some(round) = record.round {
-            fields.push(("round", FieldValue::U64(u64::from(round))));
-        }
-        if let Some(shape) = record.shape {
-            fields.push(("shape", FieldValue::Hex(u64::from(shape), 8)));
-        }
-        if let Some(flow) = record.flow {
-            fields.push(("flow", FieldValue::Hex(flow, 16)));
-        }
-        if let Some(from) = record.from {
-            fields.push(("from", FieldValue::U64(u64::from(from))));
-        }
-        if let Some(to) = record.to {
-            fields.push(("to", FieldValue::U64(u64::from(to))));
-        }
-        if let Some(answer) = record.answer {
-            fields.push(("answer", FieldValue::Static(answer)));
-        }
-        if let Some(bytes) = record.state_bytes {
-            fields.push(("state_bytes", FieldValue::U64(bytes as u64)));
-        }
-        if record.replayed {
-            fields.push(("replayed", FieldValue::Bool(true)));
-        }
-        if !record.outcome.is_empty() {
-            fields.push(("outcome", FieldValue::Static(record.outcome)));
-            let micros = record.started.elapsed().as_micros();
-            fields.push((
-                "duration_us",
-                FieldValue::U64(u64::try_from(micros).unwrap_or(u64::MAX)),
-            ));
-        }
-        if let Some(code) = record.error_code {
-            fields.push(("error_code", FieldValue::I64(code)));
-        }
-        let trace = record.trace;
-        for (name, value) in [
-            ("traceparent", trace.traceparent),
-            ("tracestate", trace.tracestate),
-            ("baggage", trace.baggage),
-        ] {
-            if let Some(value) = value {
-                fields.push((name, FieldValue::Str(value)));
-            }
-        }
-        Self {
-            fields: Fields(fields),
-            parent: record.parent.id(),
-        }
-    }
-}
 
 /// The request this thread is running, as the lines written meanwhile show it (for
 /// [`LogLayer::with_requests`]).
-pub(super) fn current_request() -> Option<Request> {
-    with_current_access(|record| Request::of(record.clone()))
+pub(super) fn current_request() -> Option<Request<'static>> {
+    with_current_access(|record| Request::new(Cow::Owned(record.clone())))
 }
 
 impl AccessLog for LogLayer {
-    fn write(&self, record: AccessRecord) {
-        let request = Request::of(record);
+    fn write(&self, record: &AccessRecord) {
+        let request = Request::new(Cow::Borrowed(record));
         tracing::dispatcher::get_default(|dispatch| {
             let registry = dispatch.downcast_ref::<Registry>();
             let scope = request
@@ -109,17 +38,12 @@ impl AccessLog for LogLayer {
                 Some(&request),
             );
         });
-        let mut spare = request.fields.0;
-        spare.clear();
-        if spare.capacity() <= MAX_REUSED_FIELDS {
-            SPARE_FIELDS.set(spare);
-        }
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use std::time::{Duration, Instant};
+    use std::time::Duration;
 
     use serde_json::Value;
     use tracing_subscriber::layer::SubscriberExt as _;
@@ -128,77 +52,90 @@ mod tests {
     use crate::cli::LogFormat;
     use crate::cli::log_layer::tests::Captured;
     use crate::cli::log_writer::BatchWriter;
+    use crate::server::{TraceContext, recycle_access};
 
-    /// The line a finished round's record gives inside a connection span, in `format` (the
-    /// connection's own line, when it closes, is not returned). The record is written twice,
-    /// and the second line, written with the list of fields the first left, must say the
-    /// same up to its duration.
-    fn line(format: LogFormat) -> String {
+    const TRACEPARENT: &str = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+
+    /// The lines two requests on one thread give, in `format`, with each duration's digits
+    /// taken out. The first, a finished round inside a connection span, is then kept for
+    /// reuse as `Recorded` keeps it; the connection ends; the second, a request begun in no
+    /// span with few fields, reuses the first's record. So: the first request's line, the
+    /// connection's, the second request's.
+    fn lines(format: LogFormat) -> Vec<String> {
         let captured = Captured::default();
         let (writer, thread) = BatchWriter::spawn("access-line-test", captured.clone()).unwrap();
         let layer = LogLayer::new(writer, format, false).with_requests(current_request);
         let subscriber = tracing_subscriber::registry().with(layer.clone());
         tracing::subscriber::with_default(subscriber, || {
             let connection = tracing::info_span!("connection", transport = "http");
-            let _connection = connection.enter();
-            let record = AccessRecord {
-                parent: tracing::Span::current(),
-                method: "tools/call".into(),
-                id: "7".into(),
-                legacy: false,
-                target: Some(crate::server::escaped("evil\" outcome=\"complete\n")),
-                round: Some(2),
-                shape: Some(0xab),
-                flow: Some(0x0123_4567_89ab_cdef),
-                from: Some(0),
-                to: Some(1),
-                answer: Some("decline"),
-                state_bytes: Some(300),
-                replayed: false,
-                outcome: "input_required",
-                error_code: None,
-                trace: crate::server::TraceContext::default(),
-                started: Instant::now(),
+            let entered = connection.enter();
+            let trace = TraceContext {
+                traceparent: Some(TRACEPARENT.into()),
+                ..TraceContext::default()
             };
-            layer.write(record.clone());
-            layer.write(record);
+            let mut record = AccessRecord::start("tools/call", "7", true, false, trace);
+            let target = crate::server::escaped("evil\" outcome=\"complete\n");
+            record.set_target(&target, false);
+            record.round = Some(2);
+            record.shape = Some(0xab);
+            record.flow = Some(0x0123_4567_89ab_cdef);
+            record.from = Some(0);
+            record.to = Some(1);
+            record.answer = Some("decline");
+            record.state_bytes = Some(300);
+            record.outcome = "input_required";
+            layer.write(&record);
+            recycle_access(record);
+            drop(entered);
+            // The kept record holds the span no more: it closes, and its line is written.
+            drop(connection);
+            let mut record =
+                AccessRecord::start("ping", "\"a\"", false, true, TraceContext::default());
+            record.outcome = "complete";
+            record.error_code = Some(-32601);
+            layer.write(&record);
         });
         thread.finish(Duration::from_secs(5));
         let text = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
-        let lines: Vec<&str> = text.lines().collect();
-        assert_eq!(lines.len(), 3, "{text}");
-        // From the level on, with each duration's digits taken out.
+        // Each duration written as 0, for the lines to be compared whole.
         let timeless = |line: &str| {
-            let level = line.find("INFO").unwrap_or_else(|| panic!("{line}"));
-            let mut parts = line[level..].split("duration_us");
+            let mut parts = line.split("duration_us");
             let mut kept = parts.next().unwrap_or_default().to_owned();
             for part in parts {
-                let rest = part
-                    .trim_start_matches(|c: char| !c.is_ascii_digit())
-                    .trim_start_matches(|c: char| c.is_ascii_digit());
+                let digits = part.find(|c: char| c.is_ascii_digit()).unwrap_or(0);
+                let rest = part[digits..].trim_start_matches(|c: char| c.is_ascii_digit());
                 kept.push_str("duration_us");
+                kept.push_str(&part[..digits]);
+                kept.push('0');
                 kept.push_str(rest);
             }
             kept
         };
-        assert_eq!(timeless(lines[0]), timeless(lines[1]));
-        lines[1].to_owned()
+        let lines: Vec<String> = text.lines().map(timeless).collect();
+        assert_eq!(lines.len(), 3, "{text}");
+        lines
     }
 
     #[test]
-    fn a_human_access_line_reads_as_the_request_span_closing_in_its_connection() {
-        let line = line(LogFormat::Human);
-        let expected = r#" INFO connection{transport="http"}:request{method="tools/call" id="7" legacy=false target="evil\" outcome=\"complete\\n" round=2 shape="000000ab" flow="0123456789abcdef" from=0 to=1 answer="decline" state_bytes=300 outcome="input_required" duration_us="#;
-        assert!(line.contains(expected), "{line}");
+    fn human_access_lines_read_as_request_spans_closing_in_their_scope() {
+        let lines = lines(LogFormat::Human);
+        let first = r#" INFO connection{transport="http"}:request{method="tools/call" id="7" legacy=false target="evil\" outcome=\"complete\\n" round=2 shape="000000ab" flow="0123456789abcdef" from=0 to=1 answer="decline" state_bytes=300 outcome="input_required" duration_us=0 traceparent="00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"}: mcp_runtime::server::trace: close"#;
+        assert!(lines[0].ends_with(first), "{}", lines[0]);
         assert!(
-            line.ends_with("}: mcp_runtime::server::trace: close"),
-            "{line}"
+            lines[1].ends_with(
+                r#" INFO connection{transport="http"}: mcp_runtime::cli::access_line::tests: close"#
+            ),
+            "{}",
+            lines[1]
         );
+        let second = r#" INFO request{method="ping" id="\"a\"" legacy=true outcome="complete" duration_us=0 error_code=-32601}: mcp_runtime::server::trace: close"#;
+        assert!(lines[2].ends_with(second), "{}", lines[2]);
     }
 
     #[test]
-    fn a_json_access_line_has_the_request_as_its_span() {
-        let line: Value = serde_json::from_str(&line(LogFormat::Json)).unwrap();
+    fn json_access_lines_have_the_request_as_their_span() {
+        let lines = lines(LogFormat::Json);
+        let line: Value = serde_json::from_str(&lines[0]).unwrap();
         assert_eq!(line["level"], "INFO");
         assert_eq!(line["fields"]["message"], "close");
         assert_eq!(line["target"], TARGET);
@@ -213,9 +150,20 @@ mod tests {
         );
         assert_eq!(span["answer"], "decline");
         assert_eq!(span["outcome"], "input_required");
-        assert!(span["duration_us"].is_u64(), "{span}");
+        assert_eq!(span["traceparent"], TRACEPARENT);
         assert_eq!(line["spans"][0]["name"], "connection");
         assert_eq!(line["spans"][1], *span);
+        let connection: Value = serde_json::from_str(&lines[1]).unwrap();
+        assert_eq!(connection["span"]["name"], "connection");
+        let line: Value = serde_json::from_str(&lines[2]).unwrap();
+        assert_eq!(line["spans"].as_array().map(Vec::len), Some(1), "{line}");
+        assert_eq!(
+            line["span"],
+            serde_json::json!({
+                "method": "ping", "id": "\"a\"", "legacy": true, "outcome": "complete",
+                "duration_us": 0, "error_code": -32601, "name": "request",
+            })
+        );
     }
 
     #[test]
@@ -223,23 +171,24 @@ mod tests {
         let captured = Captured::default();
         let (writer, thread) = BatchWriter::spawn("access-line-test", captured.clone()).unwrap();
         thread_local! {
-            static PARENT: std::cell::RefCell<Option<tracing::span::Id>> =
-                const { std::cell::RefCell::new(None) };
+            static PARENT: std::cell::RefCell<tracing::Span> =
+                const { std::cell::RefCell::new(tracing::Span::none()) };
         }
         let running = || {
-            Some(Request {
-                fields: Fields(vec![("method", FieldValue::Static("tools/call"))]),
-                parent: PARENT.with_borrow(Clone::clone),
-            })
+            let mut record =
+                AccessRecord::start("tools/call", "1", true, false, TraceContext::default());
+            record.parent = PARENT.with_borrow(Clone::clone);
+            Some(Request::new(Cow::Owned(*record)))
         };
         let layer = LogLayer::new(writer, LogFormat::Human, false).with_requests(running);
         let subscriber = tracing_subscriber::registry().with(layer);
         tracing::subscriber::with_default(subscriber, || {
             let connection = tracing::info_span!("connection", transport = "http");
-            PARENT.with_borrow_mut(|parent| *parent = connection.id());
+            PARENT.with_borrow_mut(|parent| *parent = connection.clone());
             let _connection = connection.enter();
             let round = tracing::info_span!("round", round = 1);
             round.in_scope(|| tracing::warn!("refused"));
+            PARENT.set(tracing::Span::none());
         });
         thread.finish(Duration::from_secs(5));
         let text = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
@@ -249,7 +198,7 @@ mod tests {
             .unwrap_or_else(|| panic!("no line: {text}"));
         assert!(
             first.ends_with(
-                r#" WARN connection{transport="http"}:request{method="tools/call"}:round{round=1}: mcp_runtime::cli::access_line::tests: refused"#
+                r#" WARN connection{transport="http"}:request{method="tools/call" id="1" legacy=false}:round{round=1}: mcp_runtime::cli::access_line::tests: refused"#
             ),
             "{text}"
         );

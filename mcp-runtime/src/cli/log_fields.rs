@@ -13,10 +13,6 @@ pub(super) struct Fields(pub(super) Vec<(&'static str, FieldValue)>);
 
 pub(super) enum FieldValue {
     Str(String),
-    /// A string known when the program was built.
-    Static(&'static str),
-    /// A number written as a string of `.1` hexadecimal digits.
-    Hex(u64, usize),
     /// A value written with `Debug` (or `Display`, for the message), unquoted.
     Text(String),
     I64(i64),
@@ -39,7 +35,6 @@ impl Fields {
         let at = self.0.iter().position(|(name, _)| *name == "message")?;
         match self.0.remove(at).1 {
             FieldValue::Str(text) | FieldValue::Text(text) => Some(text),
-            FieldValue::Static(text) => Some(text.to_owned()),
             other => {
                 let mut text = String::new();
                 other.write_human(&mut text);
@@ -71,7 +66,6 @@ impl Fields {
             out.push(':');
             match value {
                 FieldValue::Str(text) | FieldValue::Text(text) => json_string(out, text),
-                FieldValue::Static(text) => json_string(out, text),
                 FieldValue::F64(n) if !n.is_finite() => out.push_str("null"),
                 // `Debug` keeps the decimal point JSON readers expect of a float.
                 FieldValue::F64(n) => {
@@ -113,11 +107,12 @@ pub(super) fn json_string(out: &mut String, text: &str) {
 /// Writes `text` as `{text:?}` writes it. Text of printable ASCII with no quote or backslash,
 /// as most is (client text comes escaped already), is copied as it is, with no `Formatter`
 /// going through it a character at a time.
-fn debug_string(out: &mut String, text: &str) -> std::fmt::Result {
-    if text
-        .bytes()
-        .all(|b| matches!(b, b' '..=b'~') && b != b'"' && b != b'\\')
-    {
+pub(super) fn debug_string(out: &mut String, text: &str) -> std::fmt::Result {
+    // Without an early exit, which lets the compiler test many bytes at a time.
+    let plain = text.bytes().fold(true, |plain, b| {
+        plain & matches!(b, b' '..=b'~') & (b != b'"') & (b != b'\\')
+    });
+    if plain {
         out.push('"');
         out.push_str(text);
         out.push('"');
@@ -127,13 +122,40 @@ fn debug_string(out: &mut String, text: &str) -> std::fmt::Result {
     }
 }
 
-/// Writes `n` as `width` lowercase hexadecimal digits (at most 16), zero-padded, quoted.
-fn hex(out: &mut String, n: u64, width: usize) {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+/// Lowercase hexadecimal digits.
+const DIGITS: &[u8; 16] = b"0123456789abcdef";
+
+/// Each byte's two hexadecimal digits, in order: `000102` to `ff`.
+const PAIRS: &str = match std::str::from_utf8(&PAIR_BYTES) {
+    Ok(pairs) => pairs,
+    Err(_) => panic!("hexadecimal digits are ASCII"),
+};
+
+/// The bytes of [`PAIRS`].
+const PAIR_BYTES: [u8; 512] = {
+    let mut pairs = [0; 512];
+    let mut byte = 0;
+    while byte < 256 {
+        pairs[2 * byte] = DIGITS[byte >> 4];
+        pairs[2 * byte + 1] = DIGITS[byte & 0xf];
+        byte += 1;
+    }
+    pairs
+};
+
+/// Writes `n` as `width` lowercase hexadecimal digits (at most 16), zero-padded, quoted: two
+/// digits at a time, as a request's line has two such numbers.
+pub(super) fn hex(out: &mut String, n: u64, width: usize) {
     let width = width.clamp(n.checked_ilog(16).map_or(1, |log| log as usize + 1), 16);
     out.push('"');
-    for at in (0..width).rev() {
-        out.push(char::from(DIGITS[((n >> (4 * at)) & 0xf) as usize]));
+    if width % 2 == 1 {
+        out.push(char::from(
+            DIGITS[((n >> (4 * (width - 1))) & 0xf) as usize],
+        ));
+    }
+    for at in (0..width / 2).rev() {
+        let byte = ((n >> (8 * at)) & 0xff) as usize;
+        out.push_str(&PAIRS[2 * byte..2 * byte + 2]);
     }
     out.push('"');
 }
@@ -144,11 +166,6 @@ impl FieldValue {
     fn write_human(&self, out: &mut String) {
         let _ = match self {
             Self::Str(text) => debug_string(out, text),
-            Self::Static(text) => debug_string(out, text),
-            Self::Hex(n, width) => {
-                hex(out, *n, *width);
-                Ok(())
-            }
             Self::Text(text) => {
                 out.push_str(text);
                 Ok(())
@@ -238,13 +255,23 @@ mod tests {
         }
         assert_eq!(human(FieldValue::Bool(true)), "true");
         assert_eq!(human(FieldValue::Bool(false)), "false");
-        for (n, width) in [(0, 8), (0xc9c1_713f, 8), (0xab, 8), (u64::MAX, 16), (1, 16)] {
-            assert_eq!(
-                human(FieldValue::Hex(n, width)),
-                format!("\"{n:0width$x}\""),
-            );
+        let hex_text = |n, width| {
+            let mut written = String::new();
+            hex(&mut written, n, width);
+            written
+        };
+        for (n, width) in [
+            (0, 8),
+            (0xc9c1_713f, 8),
+            (0xab, 8),
+            (0xabc, 3),
+            (0x1_2345, 2),
+            (u64::MAX, 16),
+            (1, 16),
+        ] {
+            assert_eq!(hex_text(n, width), format!("\"{n:0width$x}\""));
         }
         // A width too small for the number widens to hold it, as `format!` does.
-        assert_eq!(human(FieldValue::Hex(0x1234, 2)), "\"1234\"");
+        assert_eq!(hex_text(0x1234, 2), "\"1234\"");
     }
 }

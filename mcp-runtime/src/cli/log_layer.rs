@@ -22,6 +22,7 @@ use tracing_subscriber::registry::LookupSpan;
 
 use super::LogFormat;
 use super::log_fields::{Fields, json_string};
+use super::log_request::Request;
 use super::log_writer::BatchWriter;
 
 /// Writes the log's lines to a [`BatchWriter`].
@@ -31,7 +32,7 @@ pub(super) struct LogLayer {
     format: LogFormat,
     colours: bool,
     /// The request this thread runs, if any, which lines show in their scope.
-    current: fn() -> Option<Request>,
+    current: fn() -> Option<Request<'static>>,
 }
 
 /// Where the server's request records come from, as a span's metadata says.
@@ -41,20 +42,6 @@ pub(super) const TARGET: &str = "mcp_runtime::server::trace";
 /// layer never records it.
 fn is_request_span(metadata: &Metadata<'_>) -> bool {
     metadata.is_span() && metadata.name() == "request" && metadata.target() == TARGET
-}
-
-/// A request's fields shown as its `request` span, a child of the span it began in.
-pub(super) struct Request {
-    pub(super) fields: Fields,
-    /// The span the request began in; `None` when it began in none.
-    pub(super) parent: Option<Id>,
-}
-
-impl Request {
-    /// Whether the request shows right after the span `id` in a line's scope.
-    fn follows(&self, id: &Id) -> bool {
-        self.parent.as_ref() == Some(id)
-    }
 }
 
 /// What one line says, whatever its format.
@@ -77,7 +64,7 @@ impl LogLayer {
     }
 
     /// Shows `current()`, the request a thread runs, in the scope of the lines it writes.
-    pub(super) fn with_requests(mut self, current: fn() -> Option<Request>) -> Self {
+    pub(super) fn with_requests(mut self, current: fn() -> Option<Request<'static>>) -> Self {
         self.current = current;
         self
     }
@@ -91,7 +78,7 @@ impl LogLayer {
         message: &str,
         fields: &Fields,
         scope: Option<tracing_subscriber::registry::Scope<'_, S>>,
-        request: Option<&Request>,
+        request: Option<&Request<'_>>,
     ) where
         S: for<'a> LookupSpan<'a>,
     {
@@ -129,7 +116,7 @@ impl LogLayer {
         line: &mut String,
         parts: &Line<'_>,
         scope: Option<tracing_subscriber::registry::Scope<'_, S>>,
-        request: Option<&Request>,
+        request: Option<&Request<'_>>,
     ) where
         S: for<'a> LookupSpan<'a>,
     {
@@ -159,30 +146,23 @@ impl LogLayer {
             line.push_str(padded);
             line.push(' ');
         }
-        let human_span = |line: &mut String, name: &str, fields: Option<&Fields>| {
-            line.push_str(name);
-            line.push('{');
-            if let Some(fields) = fields {
-                fields.write_human(line);
+        let any = scope.is_some() || request.is_some();
+        shown_spans(scope, request, |shown| {
+            match shown {
+                Shown::Span(name, fields) => {
+                    line.push_str(name);
+                    line.push('{');
+                    if let Some(fields) = fields {
+                        fields.write_human(line);
+                    }
+                }
+                Shown::Request(request) => {
+                    line.push_str("request{");
+                    request.write_human(line);
+                }
             }
             line.push_str("}:");
-        };
-        let mut pending = request;
-        if let Some(request) = pending.filter(|request| request.parent.is_none()) {
-            human_span(line, "request", Some(&request.fields));
-            pending = None;
-        }
-        let any = scope.is_some() || request.is_some();
-        for span in scope.into_iter().flat_map(|scope| scope.from_root()) {
-            human_span(line, span.name(), span.extensions().get::<Fields>());
-            if let Some(request) = pending.filter(|request| request.follows(&span.id())) {
-                human_span(line, "request", Some(&request.fields));
-                pending = None;
-            }
-        }
-        if let Some(request) = pending {
-            human_span(line, "request", Some(&request.fields));
-        }
+        });
         if any {
             line.push(' ');
         }
@@ -202,7 +182,7 @@ fn json<S>(
     line: &mut String,
     parts: &Line<'_>,
     scope: Option<tracing_subscriber::registry::Scope<'_, S>>,
-    request: Option<&Request>,
+    request: Option<&Request<'_>>,
 ) where
     S: for<'a> LookupSpan<'a>,
 {
@@ -226,7 +206,7 @@ fn json<S>(
 fn json_spans<S>(
     line: &mut String,
     scope: Option<tracing_subscriber::registry::Scope<'_, S>>,
-    request: Option<&Request>,
+    request: Option<&Request<'_>>,
 ) where
     S: for<'a> LookupSpan<'a>,
 {
@@ -237,37 +217,32 @@ fn json_spans<S>(
         spans.clear();
         spans.push('[');
         let mut last = 0;
-        let mut json_span = |name: &str, recorded: Option<&Fields>| {
+        shown_spans(scope, request, |shown| {
             if spans.len() > 1 {
                 spans.push(',');
             }
             last = spans.len();
             spans.push('{');
-            if let Some(recorded) = recorded {
-                recorded.write_json(spans, true, "name");
-                if recorded.0.iter().any(|(field, _)| *field != "name") {
-                    spans.push(',');
+            let name = match shown {
+                Shown::Span(name, recorded) => {
+                    if let Some(recorded) = recorded {
+                        recorded.write_json(spans, true, "name");
+                        if recorded.0.iter().any(|(field, _)| *field != "name") {
+                            spans.push(',');
+                        }
+                    }
+                    name
                 }
-            }
+                Shown::Request(request) => {
+                    request.write_json(spans);
+                    spans.push(',');
+                    "request"
+                }
+            };
             spans.push_str("\"name\":");
             json_string(spans, name);
             spans.push('}');
-        };
-        let mut pending = request;
-        if let Some(request) = pending.filter(|request| request.parent.is_none()) {
-            json_span("request", Some(&request.fields));
-            pending = None;
-        }
-        for span in scope.into_iter().flat_map(|scope| scope.from_root()) {
-            json_span(span.name(), span.extensions().get::<Fields>());
-            if let Some(request) = pending.filter(|request| request.follows(&span.id())) {
-                json_span("request", Some(&request.fields));
-                pending = None;
-            }
-        }
-        if let Some(request) = pending {
-            json_span("request", Some(&request.fields));
-        }
+        });
         spans.push(']');
         if spans.len() > 2 {
             line.push_str(",\"span\":");
@@ -279,6 +254,57 @@ fn json_spans<S>(
             *spans = String::new();
         }
     });
+}
+
+/// A span a line shows in its scope.
+enum Shown<'a> {
+    /// A `tracing` span: its name, and its fields if it has any.
+    Span(&'a str, Option<&'a Fields>),
+    /// The request the line belongs to.
+    Request(&'a Request<'a>),
+}
+
+/// Calls `show` with each span a line shows, from the root: those of `scope`, and `request`
+/// right after the span it began in (first, when it began in none; last, when that span is
+/// not in the scope).
+fn shown_spans<S>(
+    scope: Option<tracing_subscriber::registry::Scope<'_, S>>,
+    request: Option<&Request<'_>>,
+    mut show: impl FnMut(Shown<'_>),
+) where
+    S: for<'a> LookupSpan<'a>,
+{
+    let mut pending = request;
+    if let Some(request) = pending.filter(|request| request.parent.is_none()) {
+        show(Shown::Request(request));
+        pending = None;
+    }
+    if let Some(scope) = scope {
+        from_root(scope, &mut |span| {
+            show(Shown::Span(span.name(), span.extensions().get::<Fields>()));
+            if let Some(request) = pending.filter(|request| request.follows(&span.id())) {
+                show(Shown::Request(request));
+                pending = None;
+            }
+        });
+    }
+    if let Some(request) = pending {
+        show(Shown::Request(request));
+    }
+}
+
+/// Calls `show` with each span of `scope`, from the root. `Scope::from_root` would gather
+/// them in a list of sixteen places first, copied as it is returned.
+fn from_root<S>(
+    mut scope: tracing_subscriber::registry::Scope<'_, S>,
+    show: &mut impl FnMut(tracing_subscriber::registry::SpanRef<'_, S>),
+) where
+    S: for<'a> LookupSpan<'a>,
+{
+    if let Some(span) = scope.next() {
+        from_root(scope, show);
+        show(span);
+    }
 }
 
 impl<S> tracing_subscriber::Layer<S> for LogLayer

@@ -5,8 +5,11 @@
 //!
 //! Nothing is recorded unless the log is installed, and then only for requests that begin
 //! while its level lets `INFO` through.
+//!
+//! A record whose line is written is emptied and kept by its thread for a request to come
+//! (up to [`SPARE_RECORDS`] a thread), so a request's record usually costs no allocation.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::OnceLock;
@@ -23,7 +26,7 @@ use super::trace_context::TraceContext;
 /// installs, which writes each as a line.
 pub(crate) trait AccessLog: Send + Sync {
     /// Writes the line of a request that has ended.
-    fn write(&self, record: AccessRecord);
+    fn write(&self, record: &AccessRecord);
 }
 
 static ACCESS_LOG: OnceLock<Box<dyn AccessLog>> = OnceLock::new();
@@ -39,13 +42,18 @@ pub(crate) fn install_access_log(log: Box<dyn AccessLog>) {
 pub(crate) struct AccessRecord {
     /// The span the request began in (its connection's), whose scope the line shows.
     pub(crate) parent: Span,
-    /// The JSON-RPC method, escaped.
-    pub(crate) method: String,
-    /// The JSON-RPC id as JSON, escaped.
-    pub(crate) id: String,
+    /// The JSON-RPC method, its id as JSON and the call's target, escaped, one after the
+    /// other: one buffer, kept with the record when it is reused.
+    text: String,
+    /// Where the method ends in `text`.
+    method_end: usize,
+    /// Where the id ends in `text`; the target, if any, follows.
+    id_end: usize,
+    has_target: bool,
+    /// Whether `text` is printable ASCII with no quote or backslash: each log format writes
+    /// the method, the id and the target between quotes as they are.
+    verbatim: bool,
     pub(crate) legacy: bool,
-    /// The call's target, escaped.
-    pub(crate) target: Option<String>,
     /// The flow's round, counting from 1.
     pub(crate) round: Option<u32>,
     pub(crate) shape: Option<u32>,
@@ -55,26 +63,64 @@ pub(crate) struct AccessRecord {
     pub(crate) from: Option<u32>,
     /// The question point the round stopped at.
     pub(crate) to: Option<u32>,
-    /// `decline` or `cancel`, when the round read such an answer to a question.
+    /// `decline` or `cancel`, when the round read such an answer to a question: a word of
+    /// the server's, written as it is.
     pub(crate) answer: Option<&'static str>,
     pub(crate) state_bytes: Option<usize>,
     pub(crate) replayed: bool,
+    /// The outcome's kind (empty until the request ends): a word of the server's, written as
+    /// it is.
     pub(crate) outcome: &'static str,
     pub(crate) error_code: Option<i64>,
     pub(crate) trace: TraceContext,
     pub(crate) started: Instant,
 }
 
+/// How many emptied records a thread keeps for its next requests.
+const SPARE_RECORDS: usize = 16;
+/// The longest text buffer a record may have and still be kept.
+const SPARE_TEXT_BYTES: usize = 512;
+
+thread_local! {
+    /// Records whose lines are written, emptied, for the next requests on this thread.
+    #[allow(clippy::vec_box, reason = "the boxes are what is reused: a request keeps one")]
+    static SPARE: RefCell<Vec<Box<AccessRecord>>> = const { RefCell::new(Vec::new()) };
+}
+
 impl AccessRecord {
     /// The record of a request that begins now, in the current span: only what is known
-    /// before it is dispatched (`method` and `id` escaped already).
-    pub(super) fn new(method: String, id: String, legacy: bool, trace: TraceContext) -> Self {
-        Self {
+    /// before it is dispatched (`method` and `id` escaped already, and both `verbatim` or
+    /// not). An emptied record this thread kept is reused, if there is one.
+    pub(crate) fn start(
+        method: &str,
+        id: &str,
+        verbatim: bool,
+        legacy: bool,
+        trace: TraceContext,
+    ) -> Box<Self> {
+        let spare = SPARE
+            .try_with(|spare| spare.borrow_mut().pop())
+            .ok()
+            .flatten();
+        let (spare, mut text) = match spare {
+            Some(mut record) => {
+                let text = std::mem::take(&mut record.text);
+                (Some(record), text)
+            }
+            None => (None, String::new()),
+        };
+        text.clear();
+        text.push_str(method);
+        let method_end = text.len();
+        text.push_str(id);
+        let started = Self {
             parent: Span::current(),
-            method,
-            id,
+            method_end,
+            id_end: text.len(),
+            text,
+            has_target: false,
+            verbatim,
             legacy,
-            target: None,
             round: None,
             shape: None,
             flow: None,
@@ -87,8 +133,61 @@ impl AccessRecord {
             error_code: None,
             trace,
             started: Instant::now(),
+        };
+        match spare {
+            Some(mut record) => {
+                *record = started;
+                record
+            }
+            None => Box::new(started),
         }
     }
+
+    /// The JSON-RPC method, escaped.
+    pub(crate) fn method(&self) -> &str {
+        &self.text[..self.method_end]
+    }
+
+    /// The JSON-RPC id as JSON, escaped.
+    pub(crate) fn id(&self) -> &str {
+        &self.text[self.method_end..self.id_end]
+    }
+
+    /// The call's target, escaped.
+    pub(crate) fn target(&self) -> Option<&str> {
+        self.has_target.then(|| &self.text[self.id_end..])
+    }
+
+    /// Whether the method, the id and the target are printable ASCII with no quote or
+    /// backslash, which each log format writes between quotes as they are.
+    pub(crate) fn verbatim(&self) -> bool {
+        self.verbatim
+    }
+
+    /// Sets the call's target (`target` escaped already, and `verbatim` or not).
+    pub(crate) fn set_target(&mut self, target: &str, verbatim: bool) {
+        self.text.truncate(self.id_end);
+        self.text.push_str(target);
+        self.has_target = true;
+        self.verbatim &= verbatim;
+    }
+}
+
+/// Keeps `record`, whose line is written, for a request to come on this thread, if the
+/// thread keeps fewer than [`SPARE_RECORDS`] and the record's text is not long. The span it
+/// began in is let go at once: a kept record must not keep a connection's span open.
+pub(crate) fn recycle(mut record: Box<AccessRecord>) {
+    if record.text.capacity() > SPARE_TEXT_BYTES {
+        return;
+    }
+    record.parent = Span::none();
+    record.trace = TraceContext::default();
+    let _ = SPARE.try_with(|spare| {
+        let mut spare = spare.borrow_mut();
+        if spare.len() < SPARE_RECORDS {
+            spare.push(record);
+        }
+    });
 }
 
 thread_local! {
@@ -169,7 +268,8 @@ impl Recorded {
         if let (Some(mut record), Some(log)) = (self.record.take(), ACCESS_LOG.get()) {
             record.outcome = outcome;
             record.error_code = error_code;
-            log.write(*record);
+            log.write(&record);
+            recycle(record);
         }
     }
 }

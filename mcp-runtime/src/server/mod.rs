@@ -213,6 +213,8 @@ pub use trace_context::{
     MAX_BAGGAGE, MAX_TRACESTATE, META_BAGGAGE, META_TRACEPARENT, META_TRACESTATE,
 };
 
+#[cfg(all(test, feature = "cli"))]
+pub(crate) use access::recycle as recycle_access;
 #[cfg(feature = "cli")]
 pub(crate) use access::{
     AccessLog, AccessRecord, install_access_log, with_current as with_current_access,

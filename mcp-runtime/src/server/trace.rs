@@ -36,6 +36,25 @@ pub(crate) fn escaped<'a>(text: impl Into<Cow<'a, str>>) -> String {
     untrusted(&text).to_string()
 }
 
+/// Client-chosen text escaped and cut, as [`escaped`] writes it, borrowed when it is plain;
+/// and whether it is verbatim: plain with no quote, which both log formats write between
+/// quotes as it is. One pass over the text tells both.
+#[cfg(feature = "cli")]
+fn escaped_text(text: &str) -> (Cow<'_, str>, bool) {
+    // Without an early exit, which lets the compiler test many bytes at a time.
+    let (printable, quote) = text.bytes().fold((true, false), |(printable, quote), b| {
+        (
+            printable & matches!(b, b' '..=b'~') & (b != b'\\'),
+            quote | (b == b'"'),
+        )
+    });
+    if printable && text.len() <= SHOWN_CHARS {
+        (Cow::Borrowed(text), !quote)
+    } else {
+        (Cow::Owned(untrusted(text).to_string()), false)
+    }
+}
+
 /// Whether `text` reads the same escaped and cut: printable ASCII with no backslash, too
 /// short to be cut. Method names, ids and most targets are, and are then copied as they are.
 fn plain(text: &str) -> bool {
@@ -66,12 +85,23 @@ impl Access {
             if !tracing::enabled!(tracing::Level::INFO) {
                 return Self::Off;
             }
-            return Self::Record(Some(Box::new(AccessRecord::new(
-                escaped(method),
-                escaped(id_text(id)),
+            let mut digits = itoa::Buffer::new();
+            // Most ids are numbers: their digits are all the text they need.
+            let id = if let Some(n) = id.as_u64() {
+                Cow::Borrowed(digits.format(n))
+            } else if let Some(n) = id.as_i64() {
+                Cow::Borrowed(digits.format(n))
+            } else {
+                Cow::Owned(escaped(id_text(id)))
+            };
+            let (method, verbatim) = escaped_text(method);
+            return Self::Record(Some(AccessRecord::start(
+                &method,
+                &id,
+                verbatim && matches!(id, Cow::Borrowed(_)),
                 legacy,
                 TraceContext::of(params),
-            ))));
+            )));
         }
         let span = request_span(method, id, legacy);
         if span.is_disabled() {
@@ -176,7 +206,10 @@ fn on_span(on_span: impl FnOnce(&Span)) {
 /// Records the current call's target, a client-chosen name or URI.
 pub(crate) fn record_target(target: &str) {
     #[cfg(feature = "cli")]
-    if access::record(|record| record.target = Some(escaped(target))) {
+    if access::record(|record| {
+        let (target, verbatim) = escaped_text(target);
+        record.set_target(&target, verbatim);
+    }) {
         return;
     }
     on_span(|span| {
@@ -305,17 +338,18 @@ mod tests {
 
     #[cfg(feature = "cli")]
     fn record(method: &str) -> Access {
-        Access::Record(Some(Box::new(AccessRecord::new(
-            method.into(),
-            "1".into(),
+        Access::Record(Some(AccessRecord::start(
+            method,
+            "1",
+            true,
             false,
             TraceContext::default(),
-        ))))
+        )))
     }
 
     #[cfg(feature = "cli")]
     fn current_method() -> Option<String> {
-        access::with_current(|record| record.method.clone())
+        access::with_current(|record| record.method().to_owned())
     }
 
     #[cfg(feature = "cli")]
@@ -351,6 +385,23 @@ mod tests {
             let expected = untrusted(text).to_string();
             assert_eq!(escaped(text), expected, "{text}");
             assert_eq!(escaped(text.to_owned()), expected, "{text}");
+            #[cfg(feature = "cli")]
+            {
+                // Verbatim: nothing `Debug` or JSON would escape.
+                let (written, verbatim) = escaped_text(text);
+                assert_eq!(written, expected, "{text}");
+                let quoted = serde_json::to_string(&expected).unwrap();
+                assert!(
+                    !verbatim
+                        || (quoted[1..quoted.len() - 1] == expected
+                            && format!("{expected:?}") == quoted),
+                    "{text}"
+                );
+            }
+        }
+        #[cfg(feature = "cli")]
+        for (text, verbatim) in [("tools/call", true), ("\"7\"", false), ("a b~", true)] {
+            assert_eq!(escaped_text(text).1, verbatim, "{text}");
         }
     }
 }

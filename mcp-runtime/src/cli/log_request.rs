@@ -1,0 +1,175 @@
+//! A request's [`AccessRecord`] shown as its `request` span in the log's lines: each field
+//! goes from the record straight into the line, in either format, with no list of fields
+//! built on the way.
+
+use std::borrow::Cow;
+
+use tracing::span::Id;
+
+use super::log_fields::{debug_string, hex, json_string};
+use crate::server::AccessRecord;
+
+/// A request's record, shown as its `request` span, a child of the span it began in.
+pub(super) struct Request<'a> {
+    record: Cow<'a, AccessRecord>,
+    /// The span the request began in; `None` when it began in none.
+    pub(super) parent: Option<Id>,
+}
+
+impl<'a> Request<'a> {
+    /// Shows `record`, borrowed for its own line or a copy for a line written meanwhile.
+    pub(super) fn new(record: Cow<'a, AccessRecord>) -> Self {
+        let parent = record.parent.id();
+        Self { record, parent }
+    }
+
+    /// Whether the request shows right after the span `id` in a line's scope.
+    pub(super) fn follows(&self, id: &Id) -> bool {
+        self.parent.as_ref() == Some(id)
+    }
+
+    /// Writes the request's fields as the human format shows a span's.
+    pub(super) fn write_human(&self, out: &mut String) {
+        fields(&self.record, &mut Human { out, first: true });
+    }
+
+    /// Writes the request's fields as the members of a JSON object.
+    pub(super) fn write_json(&self, out: &mut String) {
+        fields(&self.record, &mut Json { out, first: true });
+    }
+}
+
+/// Where a request's fields are written, in one format.
+trait Sink {
+    /// Starts the field `name` and returns the line, for its value.
+    fn name(&mut self, name: &'static str) -> &mut String;
+    /// Writes a string value, quoted and escaped as the format does.
+    fn text(&mut self, name: &'static str, value: &str);
+
+    /// Writes a value that reads alike in both formats: a number or a boolean.
+    fn bare(&mut self, name: &'static str, value: &str) {
+        self.name(name).push_str(value);
+    }
+
+    /// Writes a string that both formats quote as it is: printable ASCII with no quote or
+    /// backslash.
+    fn verbatim(&mut self, name: &'static str, value: &str) {
+        let out = self.name(name);
+        out.push('"');
+        out.push_str(value);
+        out.push('"');
+    }
+}
+
+/// The human format: `name="text" n=1`, as `Debug` quotes a string.
+struct Human<'a> {
+    out: &'a mut String,
+    first: bool,
+}
+
+impl Sink for Human<'_> {
+    #[inline]
+    fn name(&mut self, name: &'static str) -> &mut String {
+        if !std::mem::take(&mut self.first) {
+            self.out.push(' ');
+        }
+        self.out.push_str(name);
+        self.out.push('=');
+        self.out
+    }
+
+    #[inline]
+    fn text(&mut self, name: &'static str, value: &str) {
+        let _ = debug_string(self.name(name), value);
+    }
+}
+
+/// JSON members: `"name":"text","n":1`, as `serde_json` escapes a string.
+struct Json<'a> {
+    out: &'a mut String,
+    first: bool,
+}
+
+impl Sink for Json<'_> {
+    #[inline]
+    fn name(&mut self, name: &'static str) -> &mut String {
+        if !std::mem::take(&mut self.first) {
+            self.out.push(',');
+        }
+        self.out.push('"');
+        self.out.push_str(name);
+        self.out.push_str("\":");
+        self.out
+    }
+
+    #[inline]
+    fn text(&mut self, name: &'static str, value: &str) {
+        json_string(self.name(name), value);
+    }
+}
+
+/// Writes `record`'s fields into `sink`, in the order the `request` span declares them; those
+/// not known are left out.
+fn fields<S: Sink>(record: &AccessRecord, sink: &mut S) {
+    let mut digits = itoa::Buffer::new();
+    // Client text, scanned when recorded.
+    let verbatim = record.verbatim();
+    let client = |sink: &mut S, name, value: &str| {
+        if verbatim {
+            sink.verbatim(name, value);
+        } else {
+            sink.text(name, value);
+        }
+    };
+    client(sink, "method", record.method());
+    client(sink, "id", record.id());
+    sink.bare("legacy", if record.legacy { "true" } else { "false" });
+    if let Some(target) = record.target() {
+        client(sink, "target", target);
+    }
+    if let Some(round) = record.round {
+        sink.bare("round", digits.format(round));
+    }
+    if let Some(shape) = record.shape {
+        hex(sink.name("shape"), u64::from(shape), 8);
+    }
+    if let Some(flow) = record.flow {
+        hex(sink.name("flow"), flow, 16);
+    }
+    if let Some(from) = record.from {
+        sink.bare("from", digits.format(from));
+    }
+    if let Some(to) = record.to {
+        sink.bare("to", digits.format(to));
+    }
+    if let Some(answer) = record.answer {
+        sink.verbatim("answer", answer);
+    }
+    if let Some(bytes) = record.state_bytes {
+        sink.bare("state_bytes", digits.format(bytes));
+    }
+    if record.replayed {
+        sink.bare("replayed", "true");
+    }
+    if !record.outcome.is_empty() {
+        sink.verbatim("outcome", record.outcome);
+        let micros = record.started.elapsed().as_micros();
+        sink.bare(
+            "duration_us",
+            digits.format(u64::try_from(micros).unwrap_or(u64::MAX)),
+        );
+    }
+    if let Some(code) = record.error_code {
+        sink.bare("error_code", digits.format(code));
+    }
+    let trace = &record.trace;
+    for (name, value) in [
+        ("traceparent", &trace.traceparent),
+        ("tracestate", &trace.tracestate),
+        ("baggage", &trace.baggage),
+    ] {
+        if let Some(value) = value {
+            sink.text(name, value);
+        }
+    }
+}
