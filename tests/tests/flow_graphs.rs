@@ -8,6 +8,7 @@ use mcp_examples::{deploy, order, release, tracker};
 use mcp_runtime::graph::{ExitKind, FlowGraph, Node, NodeId};
 use mcp_runtime::server::{Server, ToolHandler};
 use mcp_runtime::testing::{FlowTester, Round, ServerTester, accept, decline};
+use mcp_runtime::{Cx, ElicitForm, ToolResult, text, tool};
 use serde_json::{Value, json};
 
 #[test]
@@ -80,6 +81,35 @@ fn a_server_gathers_the_graphs_of_the_handlers_that_ask() {
     let mermaid = graphs.to_mermaid();
     assert!(mermaid.starts_with("flowchart TD\n    subgraph g0[\"tool confirm_deploy\"]\n"));
     assert!(mermaid.contains("    subgraph g2[\"tool release\"]\n        g2_start([\"start\"])\n"));
+}
+
+/// A yes or no.
+#[derive(ElicitForm)]
+struct Sure {
+    /// Sure?
+    ok: bool,
+}
+
+/// Asks one form twice.
+#[tool]
+async fn twice(cx: Cx) -> ToolResult {
+    let first: Sure = cx.elicit("First?").await?;
+    let second: Sure = cx.elicit("Second?").await?;
+    Ok(text(format!("{} {}", first.ok, second.ok)))
+}
+
+#[test]
+fn a_form_asked_at_two_points_shows_its_schema_at_both() {
+    let graph = twice().flow_graph().expect("it asks");
+    let json = graph.to_json();
+    let schema = json!({"type": "object", "properties": {
+        "ok": {"type": "boolean", "description": "Sure?"}
+    }, "required": ["ok"]});
+    for node in [1, 2] {
+        let question = &json["nodes"][node]["questions"][0];
+        assert_eq!(question["form_type"], "Sure", "{json}");
+        assert_eq!(question["schema"], schema, "{json}");
+    }
 }
 
 /// The Mermaid blocks of the README's "Flow graphs" section, in order.

@@ -236,9 +236,57 @@ pub(crate) fn format_position(path: &syn::Path) -> Option<Option<usize>> {
         .map(|(_, format)| *format)
 }
 
+/// `std`'s types that own what they hold and are no lock guard: a carried local whose `let`
+/// writes one of them holds neither a borrow nor a guard, so the step checks neither.
+const OWNED: &[&str] = &[
+    "String", "bool", "char", "f32", "f64", "i8", "i16", "i32", "i64", "i128", "isize", "u8",
+    "u16", "u32", "u64", "u128", "usize",
+];
+
+/// `std`'s containers of one type that hold a borrow or a guard only where their items do.
+const OWNING: &[&str] = &["Box", "Option", "Vec", "VecDeque"];
+
+/// Whether `ty`, written as it is, names a type of `std` that holds no borrow and no lock
+/// guard ([`OWNED`]), or a container ([`OWNING`]), tuple or array of such types. By its name,
+/// as the table's methods are: a type of the user's named `String` that borrows is taken for
+/// `std`'s, and the compiler reports the borrow at the local's slot in its own words.
+pub(crate) fn plainly_owned(ty: &syn::Type) -> bool {
+    match ty {
+        syn::Type::Paren(inner) => plainly_owned(&inner.elem),
+        syn::Type::Group(inner) => plainly_owned(&inner.elem),
+        syn::Type::Array(array) => plainly_owned(&array.elem),
+        syn::Type::Tuple(tuple) => tuple.elems.iter().all(plainly_owned),
+        syn::Type::Path(path) if path.qself.is_none() => {
+            let segments = &path.path.segments;
+            let Some(last) = segments.last() else {
+                return false;
+            };
+            let in_std = segments.len() == 1
+                || ["std", "core", "alloc"]
+                    .iter()
+                    .any(|root| segments[0].ident == root);
+            let plain = segments.iter().rev().skip(1).all(|s| s.arguments.is_none());
+            let name = last.ident.to_string();
+            in_std
+                && plain
+                && match &last.arguments {
+                    syn::PathArguments::None => OWNED.contains(&name.as_str()),
+                    syn::PathArguments::AngleBracketed(arguments) => {
+                        OWNING.contains(&name.as_str())
+                            && arguments.args.len() == 1
+                            && matches!(&arguments.args[0],
+                                syn::GenericArgument::Type(item) if plainly_owned(item))
+                    }
+                    syn::PathArguments::Parenthesized(_) => false,
+                }
+        }
+        _ => false,
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{LENDS, METHODS, PASSES, READS, TAKES_OUT, method};
+    use super::{LENDS, METHODS, PASSES, READS, TAKES_OUT, method, plainly_owned};
 
     #[test]
     fn the_table_is_in_order_with_one_row_a_name() {
@@ -253,5 +301,35 @@ mod tests {
         assert!(method("first").any(PASSES) && method("first").any(READS));
         assert!(method("as_str").any(LENDS));
         assert!(!method("push").any(LENDS));
+    }
+
+    #[test]
+    fn a_type_is_plainly_owned_where_nothing_it_names_can_borrow_or_lock() {
+        let owned = |ty: &str| plainly_owned(&syn::parse_str(ty).expect("a type"));
+        for ty in [
+            "u32",
+            "String",
+            "std::string::String",
+            "Vec<u8>",
+            "Option<Vec<String>>",
+            "(bool, i64)",
+            "[u8; 4]",
+            "::core::primitive::usize",
+        ] {
+            assert!(owned(ty), "{ty}");
+        }
+        for ty in [
+            "&str",
+            "Vec<&str>",
+            "Option<MutexGuard<'_, u32>>",
+            "Ref<'_, String>",
+            "Target",
+            "mymod::String",
+            "Vec<u8, A>",
+            "Box<dyn Fn()>",
+            "_",
+        ] {
+            assert!(!owned(ty), "{ty}");
+        }
     }
 }

@@ -109,28 +109,6 @@ pub fn deploy() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Cop
             };
             #[allow(unreachable_code)] return __mcp_done;
         };
-        let _ = || {
-            ::mcp_runtime::flow::carry::NotABorrow::check(
-                {
-                    #[allow(unused_imports)]
-                    use ::mcp_runtime::flow::carry::{
-                        ProbeBorrowed as _, ProbeNoBorrow as _,
-                    };
-                    (&::mcp_runtime::flow::carry::CarryProbe(&__mcp_s0)).borrow_shape()
-                },
-                &__mcp_s0,
-            );
-            ::mcp_runtime::flow::carry::NotAGuard::check(
-                {
-                    #[allow(unused_imports)]
-                    use ::mcp_runtime::flow::carry::{
-                        ProbeGuarded as _, ProbeNoGuard as _,
-                    };
-                    (&::mcp_runtime::flow::carry::CarryProbe(&__mcp_s0)).guard_shape()
-                },
-                &__mcp_s0,
-            );
-        };
         match __mcp_stopped.await {}
     }
     #[automatically_derived]

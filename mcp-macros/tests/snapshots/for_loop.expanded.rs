@@ -235,46 +235,6 @@ fn review() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
                 },
                 &__mcp_s0,
             );
-            ::mcp_runtime::flow::carry::NotABorrow::check(
-                {
-                    #[allow(unused_imports)]
-                    use ::mcp_runtime::flow::carry::{
-                        ProbeBorrowed as _, ProbeNoBorrow as _,
-                    };
-                    (&::mcp_runtime::flow::carry::CarryProbe(&__mcp_s1)).borrow_shape()
-                },
-                &__mcp_s1,
-            );
-            ::mcp_runtime::flow::carry::NotAGuard::check(
-                {
-                    #[allow(unused_imports)]
-                    use ::mcp_runtime::flow::carry::{
-                        ProbeGuarded as _, ProbeNoGuard as _,
-                    };
-                    (&::mcp_runtime::flow::carry::CarryProbe(&__mcp_s1)).guard_shape()
-                },
-                &__mcp_s1,
-            );
-            ::mcp_runtime::flow::carry::NotABorrow::check(
-                {
-                    #[allow(unused_imports)]
-                    use ::mcp_runtime::flow::carry::{
-                        ProbeBorrowed as _, ProbeNoBorrow as _,
-                    };
-                    (&::mcp_runtime::flow::carry::CarryProbe(&__mcp_s2)).borrow_shape()
-                },
-                &__mcp_s2,
-            );
-            ::mcp_runtime::flow::carry::NotAGuard::check(
-                {
-                    #[allow(unused_imports)]
-                    use ::mcp_runtime::flow::carry::{
-                        ProbeGuarded as _, ProbeNoGuard as _,
-                    };
-                    (&::mcp_runtime::flow::carry::CarryProbe(&__mcp_s2)).guard_shape()
-                },
-                &__mcp_s2,
-            );
         };
         match __mcp_stopped.await {}
     }

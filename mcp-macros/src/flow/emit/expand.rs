@@ -22,6 +22,7 @@ use crate::flow::plan::straight::{self, Placement};
 use crate::flow::step;
 
 mod handler;
+mod probes;
 mod stepper;
 mod sub_flow;
 mod trait_impl;
@@ -218,33 +219,9 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
     });
     // Once the whole step is typed, each slot's type is known: a borrow or a lock guard is
     // reported at its local, in words of its own, before the compiler's region error or
-    // `Carry`'s request for serde (`carry::CarryProbe`). Literal slots hold `&'static str`
-    // locals that travel as an index.
-    let slot_checks = slots
-        .iter()
-        .enumerate()
-        .filter(|(n, _)| literals[*n].is_none())
-        .map(|(n, local)| {
-            let slot = step::slot(n);
-            let carry = quote_spanned!(local.span()=> ::mcp_runtime::flow::carry);
-            quote_spanned! {local.span()=>
-                #carry::NotABorrow::check({
-                    // One of the two resolves the call, so the other is unused.
-                    #[allow(unused_imports)]
-                    use #carry::{ProbeBorrowed as _, ProbeNoBorrow as _};
-                    (&#carry::CarryProbe(&#slot)).borrow_shape()
-                }, &#slot);
-                #carry::NotAGuard::check({
-                    #[allow(unused_imports)]
-                    use #carry::{ProbeGuarded as _, ProbeNoGuard as _};
-                    (&#carry::CarryProbe(&#slot)).guard_shape()
-                }, &#slot);
-            }
-        });
-    // In a closure never called: typed with the step, once its slots' types are known, but
-    // with no path of the step's own to clean up after, nor code of its own.
-    let slot_checks = slot_checks.collect::<Vec<_>>();
-    let slot_checks = (!slot_checks.is_empty()).then(|| quote!(let _ = || { #(#slot_checks)* };));
+    // `Carry`'s request for serde (`carry::CarryProbe`).
+    let literal: Vec<bool> = literals.iter().map(Option::is_some).collect();
+    let slot_checks = probes::slot_checks(&slots, &literal, &plan.forward, bindings);
     let slot_names = (0..slots.len()).map(|n| {
         let slot = step::slot(n);
         quote!(#slot.name())

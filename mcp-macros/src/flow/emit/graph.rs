@@ -202,7 +202,7 @@ fn point(
 
 /// A form question's type name and number, where the handler names the form's type (by a
 /// turbofish, or by the `let` of a point that asks one question): `n` is its number among
-/// `forms`, the types whose schema the graph's one reader gives. A type the graph cannot
+/// `forms`, the types whose schema the graph's one reader gives, each once. A type the graph cannot
 /// reach is numbered past them, and has none.
 fn form_named(
     walk: &Walk<'_>,
@@ -224,11 +224,15 @@ fn form_named(
         .flatten();
     let ty = turbofish.or(annotated)?;
     let name = text::ty(ty)?;
+    // One number a type, however many points ask it: each is one probe in the reader.
     let n = match hidden.hides(ty) {
         true => u32::MAX,
         false => {
-            forms.push(ty.clone());
-            u32::try_from(forms.len() - 1).unwrap_or(u32::MAX)
+            let n = forms.iter().position(|form| form == ty).unwrap_or_else(|| {
+                forms.push(ty.clone());
+                forms.len() - 1
+            });
+            u32::try_from(n).unwrap_or(u32::MAX)
         }
     };
     Some((name, n))

@@ -39,7 +39,8 @@ use crate::flow::parse::model::{Handler, Kind};
 ///             };
 ///             return __mcp_done;
 ///         };
-///         let _ = || { PROBES };         // each slot checked for a borrow or a lock guard
+///         let _ = || { PROBES };         // each slot checked for a borrow or a lock guard, but
+///                                        // one whose `let` writes a type that is neither (`probes`)
 ///         match __mcp_stopped.await {}   // the step's one suspension point
 ///     }
 ///     impl ToolHandler for __mcp_tool_deploy {
