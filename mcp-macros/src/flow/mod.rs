@@ -131,7 +131,8 @@
 //!   writes.
 //! - **What the macro knows of a `std` method**: its row in `std_facts.rs`.
 //! - **Which carried locals are checked for a borrow or a lock guard**: `emit/expand/probes.rs`
-//!   (the checks), `std_facts.rs` (`plainly_owned`: the written types that need none).
+//!   (the checks), `std_facts.rs` (`plainly_owned`: the written types that need none), recorded
+//!   once per binding as `Binding::plain` by `lower/bindings/walk.rs`.
 //! - **What is a binding, what is a use, and which binding a use reads** (a new pattern
 //!   position, a macro whose arguments are code): `lower/bindings/walk.rs` (the walk), and
 //!   `std_facts.rs` (`EXPRESSIONS`, the macros read as code); `lower/bindings/tests.rs` shows

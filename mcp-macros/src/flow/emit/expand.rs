@@ -221,7 +221,7 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
     // reported at its local, in words of its own, before the compiler's region error or
     // `Carry`'s request for serde (`carry::CarryProbe`).
     let literal: Vec<bool> = literals.iter().map(Option::is_some).collect();
-    let slot_checks = probes::slot_checks(&slots, &literal, &plan.forward, bindings);
+    let slot_checks = probes::slot_checks(&slots, &literal, bindings);
     let slot_names = (0..slots.len()).map(|n| {
         let slot = step::slot(n);
         quote!(#slot.name())

@@ -67,6 +67,10 @@ pub(crate) struct Binding {
     /// not known to be code: `tracing`'s `status = %status`), or a parameter's pattern binds
     /// it (`State(db)`).
     pub(crate) fixed: bool,
+    /// Whether its `let` writes a type of `std` that holds no borrow and no lock guard
+    /// (`let yes: u32`, see `std_facts::plainly_owned`): its slot, if it is carried, needs
+    /// neither check.
+    pub(crate) plain: bool,
 }
 
 /// Which token: its text and where the source has it. The compiler gives a macro the line

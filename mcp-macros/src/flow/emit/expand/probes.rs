@@ -15,37 +15,25 @@
 //! No check for `__mcp_s1`: a `u32` is neither, and each check costs the build a method
 //! lookup through autoref.
 
-use std::collections::HashMap;
-
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
-use syn::visit::Visit;
-use syn::{Block, Ident, Pat, Type};
+use syn::Ident;
 
-use crate::flow::lower::bindings::{BindingId, Bindings};
-use crate::flow::std_facts::plainly_owned;
+use crate::flow::lower::bindings::Bindings;
 use crate::flow::step;
 
 /// The closure that checks the slots of `slots` (each slot's local) that need it: not a
 /// literal slot (`literal[n]`), whose `&'static str` travels as an index, nor one whose
-/// local's `let` in `body` writes a type that can hold neither a borrow nor a guard.
+/// local's `let` writes a type that can hold neither a borrow nor a guard (the binding
+/// table's `plain`).
 pub(super) fn slot_checks(
     slots: &[Ident],
     literal: &[bool],
-    body: &Block,
     bindings: &Bindings,
 ) -> Option<TokenStream> {
-    let mut written = Written {
-        bindings,
-        types: HashMap::new(),
-    };
-    written.visit_block(body);
     let checks = slots.iter().enumerate().filter(|(n, local)| {
-        let owned = || {
-            let ty = bindings.find(local).and_then(|id| written.types.get(&id));
-            ty.is_some_and(|ty| plainly_owned(ty))
-        };
-        !literal[*n] && !owned()
+        let plain = || bindings.of(local).is_some_and(|binding| binding.plain);
+        !literal[*n] && !plain()
     });
     let checks = checks.map(|(n, local)| {
         let slot = step::slot(n);
@@ -68,25 +56,4 @@ pub(super) fn slot_checks(
     // with no path of the step's own to clean up after, nor code of its own.
     let checks: Vec<TokenStream> = checks.collect();
     (!checks.is_empty()).then(|| quote!(let _ = || { #(#checks)* };))
-}
-
-/// The type each `let name: Type` of the body writes, by binding.
-struct Written<'a> {
-    bindings: &'a Bindings,
-    types: HashMap<BindingId, &'a Type>,
-}
-
-impl<'a> Visit<'a> for Written<'a> {
-    fn visit_local(&mut self, local: &'a syn::Local) {
-        if let Pat::Type(typed) = &local.pat
-            && let Pat::Ident(binding) = &*typed.pat
-            && binding.subpat.is_none()
-            && let Some(id) = self.bindings.find(&binding.ident)
-        {
-            self.types.insert(id, &typed.ty);
-        }
-        syn::visit::visit_local(self, local);
-    }
-
-    fn visit_item(&mut self, _: &'a syn::Item) {}
 }

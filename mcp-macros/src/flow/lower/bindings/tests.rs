@@ -203,3 +203,29 @@ fn a_renamed_binding_is_written_anew_at_each_of_its_tokens_and_no_other() {
     // What users read keeps the name written.
     assert_eq!(bindings.shown(read).to_string(), "name");
 }
+
+#[test]
+fn a_let_that_writes_an_owned_std_type_is_plain_and_no_other_binding_is() {
+    let (body, bindings) = resolved(
+        "{ let mut yes: u32 = 0; let names: Vec<String> = v; let guard = m.lock(); \
+           let held: MutexGuard<u8> = m.lock(); let (a, b): (u8, u8) = p; \
+           let n: u8 = 1; { let n = text(); use_it(n); } use_it(yes, names, guard, held, a, b, n); }",
+        &["v", "m", "p"],
+    );
+    let plain = |name: &str| {
+        let ids = each(&body, &bindings, name);
+        ids.iter()
+            .map(|&id| bindings.get(id).is_some_and(|binding| binding.plain))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(plain("yes"), [true, true]);
+    assert_eq!(plain("names"), [true, true]);
+    // No type written, a guard's type, a tuple pattern (whose names its type does not type
+    // one by one), a parameter.
+    assert_eq!(plain("guard"), [false, false]);
+    assert_eq!(plain("held"), [false, false]);
+    assert_eq!(plain("a"), [false, false]);
+    assert_eq!(plain("v"), [false]);
+    // The inner `n` hides the outer one; only the outer's `let` writes `u8`.
+    assert_eq!(plain("n"), [true, false, false, true]);
+}

@@ -7,7 +7,7 @@ use syn::{Block, Expr, LitStr, Pat, PatIdent, Stmt};
 
 use super::{Args, Binding, BindingId, BindingKind, Bindings, Token, argument_name};
 use crate::flow::lower::mutable::bound;
-use crate::flow::std_facts::format_position;
+use crate::flow::std_facts::{format_position, plainly_owned};
 use crate::flow::syntax::inline_args;
 
 /// The walk that fills the table: the bindings in scope, innermost last.
@@ -34,6 +34,7 @@ impl Walk {
             kind,
             hides,
             fixed: false,
+            plain: false,
         });
         let token = Token::of(ident);
         self.names.push(token.name.clone());
@@ -174,6 +175,14 @@ impl<'ast> Visit<'ast> for Walk {
                     }
                 }
                 self.bind(&local.pat, BindingKind::Let, &read);
+                if let Pat::Type(typed) = &local.pat
+                    && let Pat::Ident(binding) = &*typed.pat
+                    && binding.subpat.is_none()
+                    && plainly_owned(&typed.ty)
+                    && let Some(id) = self.resolve(&binding.ident.to_string())
+                {
+                    self.table.bindings[id.index()].plain = true;
+                }
             }
             // Items name no local.
             Stmt::Item(_) => {}
