@@ -41,6 +41,20 @@ pub(crate) fn escaped<'a>(text: impl Into<Cow<'a, str>>) -> String {
 /// quotes as it is. One pass over the text tells both.
 #[cfg(feature = "cli")]
 fn escaped_text(text: &str) -> (Cow<'_, str>, bool) {
+    match scan(text) {
+        (true, quote) => (Cow::Borrowed(text), !quote),
+        (false, _) => (Cow::Owned(untrusted(text).to_string()), false),
+    }
+}
+
+/// Whether `text` reads the same escaped and cut: printable ASCII with no backslash, too
+/// short to be cut. Method names, ids and most targets are, and are then copied as they are.
+fn plain(text: &str) -> bool {
+    scan(text).0
+}
+
+/// One pass over client text: whether it is [`plain`], and whether it holds a quote.
+fn scan(text: &str) -> (bool, bool) {
     // Without an early exit, which lets the compiler test many bytes at a time.
     let (printable, quote) = text.bytes().fold((true, false), |(printable, quote), b| {
         (
@@ -48,17 +62,7 @@ fn escaped_text(text: &str) -> (Cow<'_, str>, bool) {
             quote | (b == b'"'),
         )
     });
-    if printable && text.len() <= SHOWN_CHARS {
-        (Cow::Borrowed(text), !quote)
-    } else {
-        (Cow::Owned(untrusted(text).to_string()), false)
-    }
-}
-
-/// Whether `text` reads the same escaped and cut: printable ASCII with no backslash, too
-/// short to be cut. Method names, ids and most targets are, and are then copied as they are.
-fn plain(text: &str) -> bool {
-    text.len() <= SHOWN_CHARS && text.bytes().all(|b| matches!(b, b' '..=b'~') && b != b'\\')
+    (printable && text.len() <= SHOWN_CHARS, quote)
 }
 
 /// How one request is recorded.
