@@ -4,14 +4,17 @@
 //! given. Against raw HTTP(S) servers on loopback, through a whole OAuth server: a key set
 //! that cannot be fetched leaves the token unchecked, answered `503`.
 
+#[path = "support/log_buffer.rs"]
+mod log_buffer;
 #[path = "support/oauth.rs"]
 mod oauth;
 
 use std::net::SocketAddr;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
+use log_buffer::LogBuffer;
 use mcp_examples::deploy;
 use mcp_runtime::auth::{HttpsFetcher, MAX_JWKS_BYTES, OAuth};
 use mcp_runtime::server::Server;
@@ -164,38 +167,16 @@ async fn an_unknown_kid_is_fetched_again_at_a_bounded_rate_and_found_after_a_rot
     assert_eq!(jwks.fetches(), 2);
 }
 
-/// Everything logged on this thread while it is alive, as text.
-#[derive(Clone, Default)]
-struct Log(Arc<Mutex<Vec<u8>>>);
-
-impl std::io::Write for Log {
-    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        let mut log = self.0.lock().unwrap_or_else(PoisonError::into_inner);
-        log.extend_from_slice(bytes);
-        Ok(bytes.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-impl Log {
-    /// Captures what is logged on this thread (a `tokio::test` runs the server's tasks on
-    /// it) until the guard drops.
-    fn capture() -> (Self, tracing::subscriber::DefaultGuard) {
-        let log = Self::default();
-        let writer = log.clone();
-        let subscriber = tracing_subscriber::fmt()
-            .with_writer(move || writer.clone())
-            .with_ansi(false)
-            .finish();
-        (log, tracing::subscriber::set_default(subscriber))
-    }
-
-    fn text(&self) -> String {
-        String::from_utf8_lossy(&self.0.lock().unwrap_or_else(PoisonError::into_inner)).into_owned()
-    }
+/// Captures what is logged on this thread (a `tokio::test` runs the server's tasks on it) until
+/// the guard drops.
+fn capture_log() -> (LogBuffer, tracing::subscriber::DefaultGuard) {
+    let log = LogBuffer::default();
+    let writer = log.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_writer(move || writer.clone())
+        .with_ansi(false)
+        .finish();
+    (log, tracing::subscriber::set_default(subscriber))
 }
 
 #[tokio::test]
@@ -229,7 +210,7 @@ async fn a_key_set_server_whose_certificate_no_trusted_root_signs_is_refused() {
     let (ca, other) = (TestCa::new("mcp-tests CA"), TestCa::new("another CA"));
     let rsa = oauth::rsa();
     let jwks = JwksServer::start_tls(vec![rsa.jwk()], &ca).await;
-    let (log, _capturing) = Log::capture();
+    let (log, _capturing) = capture_log();
     let trusting_other = HttpsFetcher::new()
         .with_root_certificates([other.der()])
         .unwrap();

@@ -7,12 +7,15 @@
 
 #[path = "support/client.rs"]
 mod client;
+#[path = "support/log_buffer.rs"]
+mod log_buffer;
 #[path = "support/oauth.rs"]
 mod oauth;
 
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
+use log_buffer::LogBuffer;
 use mcp_examples::deploy;
 use mcp_runtime::auth::OAuth;
 use mcp_runtime::server::Server;
@@ -27,7 +30,7 @@ use tracing_subscriber::util::SubscriberInitExt;
 /// tasks on it), as JSON lines, and for each event the spans it belongs to as a subscriber
 /// sees them (its explicit parent, else the current span, and theirs).
 struct Log {
-    lines: Arc<Mutex<Vec<u8>>>,
+    lines: LogBuffer,
     scopes: Shared<Vec<Scoped>>,
     _default: tracing::subscriber::DefaultGuard,
 }
@@ -68,26 +71,11 @@ where
     }
 }
 
-#[derive(Clone)]
-struct Writer(Arc<Mutex<Vec<u8>>>);
-
-impl std::io::Write for Writer {
-    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        let mut lines = self.0.lock().unwrap_or_else(PoisonError::into_inner);
-        lines.extend_from_slice(bytes);
-        Ok(bytes.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 impl Log {
     fn capture() -> Self {
-        let lines = Arc::new(Mutex::new(Vec::new()));
+        let lines = LogBuffer::default();
         let scopes = Arc::new(Mutex::new(Vec::new()));
-        let writer = Writer(Arc::clone(&lines));
+        let writer = lines.clone();
         let default = tracing_subscriber::registry()
             .with(Scopes(Arc::clone(&scopes)))
             .with(
@@ -117,8 +105,8 @@ impl Log {
 
     /// The events logged with `message`.
     fn events(&self, message: &str) -> Vec<Value> {
-        let lines = self.lines.lock().unwrap_or_else(PoisonError::into_inner);
-        String::from_utf8_lossy(&lines)
+        self.lines
+            .text()
             .lines()
             .map(|line| serde_json::from_str::<Value>(line).expect("every log line is JSON"))
             .filter(|event| event["fields"]["message"] == message)

@@ -11,40 +11,18 @@ mod client;
 mod deploy;
 #[path = "support/endless.rs"]
 mod endless;
+#[path = "support/log_buffer.rs"]
+mod log_buffer;
 
-use std::io::Write;
-use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
+use log_buffer::LogBuffer;
 use mcp_runtime::server::Server;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tracing_subscriber::fmt::format::FmtSpan;
 use tracing_subscriber::layer::SubscriberExt as _;
 use tracing_subscriber::util::SubscriberInitExt as _;
-
-/// Log output, shared between the subscriber and the test.
-#[derive(Clone, Default)]
-struct Buffer(Arc<Mutex<Vec<u8>>>);
-
-impl Buffer {
-    fn text(&self) -> String {
-        let bytes = self.0.lock().unwrap_or_else(PoisonError::into_inner);
-        String::from_utf8(bytes.clone()).expect("log output is UTF-8")
-    }
-}
-
-impl Write for Buffer {
-    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        let mut buffer = self.0.lock().unwrap_or_else(PoisonError::into_inner);
-        buffer.extend_from_slice(bytes);
-        Ok(bytes.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
 
 /// The tool name a hostile client sends: a quote, a newline and a terminal escape.
 const HOSTILE: &str = "evil\" outcome=\"complete\n\u{1b}[31m";
@@ -70,14 +48,14 @@ fn call(id: u64, name: &str, state: Option<&str>, answers: Option<Value>) -> Val
 /// Everything logged while it is alive, as JSON lines and as human text; every span is
 /// written when it closes.
 struct Log {
-    json: Buffer,
-    human: Buffer,
+    json: LogBuffer,
+    human: LogBuffer,
     _default: tracing::subscriber::DefaultGuard,
 }
 
 impl Log {
     fn capture() -> Self {
-        let (json, human) = (Buffer::default(), Buffer::default());
+        let (json, human) = (LogBuffer::default(), LogBuffer::default());
         let (json_writer, human_writer) = (json.clone(), human.clone());
         let default = tracing_subscriber::registry()
             .with(

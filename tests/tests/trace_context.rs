@@ -5,10 +5,10 @@
 
 #[path = "support/client.rs"]
 mod client;
+#[path = "support/log_buffer.rs"]
+mod log_buffer;
 
-use std::io::Write;
-use std::sync::{Arc, Mutex, PoisonError};
-
+use log_buffer::LogBuffer;
 use mcp_runtime::server::{MAX_BAGGAGE, RequestFacts, Server};
 use mcp_runtime::{ToolResult, text, tool};
 use opentelemetry::trace::TracerProvider as _;
@@ -48,25 +48,9 @@ fn call(trace: Value) -> Vec<u8> {
     .into_bytes()
 }
 
-/// Log output, shared between the subscriber and the test.
-#[derive(Clone, Default)]
-struct Buffer(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Buffer {
-    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        let mut buffer = self.0.lock().unwrap_or_else(PoisonError::into_inner);
-        buffer.extend_from_slice(bytes);
-        Ok(bytes.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 /// The fields of the closed `request` span of one call carrying `trace`, and the whole log.
 async fn request_span(trace: Value) -> (Value, String) {
-    let buffer = Buffer::default();
+    let buffer = LogBuffer::default();
     let writer = buffer.clone();
     let _default = tracing_subscriber::registry()
         .with(
@@ -81,7 +65,7 @@ async fn request_span(trace: Value) -> (Value, String) {
         .finish()
         .await;
     assert_eq!(answer.status, 200);
-    let log = String::from_utf8(buffer.0.lock().unwrap().clone()).unwrap();
+    let log = buffer.text();
     let span = log
         .lines()
         .map(|line| serde_json::from_str::<Value>(line).unwrap())
