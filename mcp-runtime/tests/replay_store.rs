@@ -25,6 +25,7 @@ use support::replay::{REPLY, TTL, answers, begin, id};
 /// around every expiry a test relies on.
 enum Time {
     Manual(Arc<ManualClock>),
+    #[cfg(feature = "redis")]
     Real,
 }
 
@@ -36,6 +37,7 @@ impl Time {
     async fn pass(&self, by: Duration) {
         match self {
             Self::Manual(clock) => clock.advance(by),
+            #[cfg(feature = "redis")]
             Self::Real => tokio::time::sleep(by).await,
         }
     }

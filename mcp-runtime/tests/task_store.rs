@@ -14,6 +14,7 @@ const TTL: Duration = Duration::from_secs(600);
 /// expires keys on its own clock, so its runs sleep, with margins of ten times or more.
 enum Time {
     Manual(Arc<ManualClock>),
+    #[cfg(feature = "redis")]
     Real,
 }
 
@@ -23,6 +24,7 @@ impl Time {
     async fn pass(&self, by: Duration) {
         match self {
             Self::Manual(clock) => clock.advance(by),
+            #[cfg(feature = "redis")]
             Self::Real => tokio::time::sleep(by).await,
         }
     }

@@ -227,7 +227,7 @@ pub(crate) use owner::Owner;
 pub(crate) use session::StreamGuard;
 pub(crate) use shape::NestingScan;
 pub(crate) use trace::{record_answer, record_flow, record_round, record_stop};
-#[cfg(test)]
+#[cfg(all(test, feature = "cli"))]
 pub(crate) use {trace::escaped, trace_context::TraceContext};
 
 /// The protocol revisions this server speaks, newest first: 2026-07-28 statelessly, the
