@@ -4,10 +4,12 @@
 //! Every member is written in sorted order, at every level, as it was when the request was
 //! built as a `serde_json::Value` (whose maps sort their keys) and then written. A form
 //! question whose schema lives for the whole program (a form type's) is written straight as
-//! text: its schema's text is made once and kept; other questions are still built as a value.
+//! text: its schema's text is made once and kept; other questions are still built as a value,
+//! and so is every question in a build whose maps keep their keys in insertion order
+//! (`serde_json`'s `preserve_order`), whose text the value's order decides.
 
 use std::borrow::Cow;
-use std::sync::{PoisonError, RwLock};
+use std::sync::{LazyLock, PoisonError, RwLock};
 
 use serde::Serialize;
 use serde_json::Value;
@@ -27,10 +29,20 @@ const MAX_KEPT_SCHEMAS: usize = 64;
 /// changes and no other value ever takes its place.
 static SCHEMAS: RwLock<Vec<(usize, Box<RawValue>)>> = RwLock::new(Vec::new());
 
+/// Whether `serde_json`'s maps sort their keys in this build, as they do unless a crate in
+/// it turns on `preserve_order`.
+static MAPS_SORT_KEYS: LazyLock<bool> = LazyLock::new(|| {
+    let mut map = serde_json::Map::new();
+    map.insert("b".to_owned(), Value::Null);
+    map.insert("a".to_owned(), Value::Null);
+    map.keys().next().is_some_and(|first| first == "a")
+});
+
 /// `request` as the JSON-RPC request `id` of a legacy session.
 pub(super) fn message(id: u64, request: &InputRequest) -> serde_json::Result<Message> {
     if let InputRequest::Elicit(ElicitRequestParams::Form(params)) = request
         && let Cow::Borrowed(schema) = params.requested_schema
+        && *MAPS_SORT_KEYS
     {
         return with_schema_text(schema, |schema| form_text(id, params, schema)).map(Message::Text);
     }
@@ -122,11 +134,11 @@ mod tests {
         serde_json::to_vec(&message).unwrap()
     }
 
+    /// The message's text; a form with a schema of its type is written as text unless maps
+    /// keep their keys in insertion order.
     fn text(message: Message) -> Vec<u8> {
-        match message {
-            Message::Text(text) => text,
-            Message::Value(_) => panic!("a form with a schema of its type is written as text"),
-        }
+        assert_eq!(matches!(message, Message::Text(_)), *MAPS_SORT_KEYS);
+        message.into_text()
     }
 
     /// A schema with a field of every kind, in an order that is not sorted.
