@@ -9,7 +9,7 @@
 //! (`serde_json`'s `preserve_order`), whose text the value's order decides.
 
 use std::borrow::Cow;
-use std::sync::{LazyLock, PoisonError, RwLock};
+use std::sync::{PoisonError, RwLock};
 
 use serde::Serialize;
 use serde_json::Value;
@@ -20,6 +20,7 @@ use crate::protocol::{
     method,
 };
 use crate::server::outbound::Message;
+use crate::server::outcome::maps_sort_keys;
 
 /// The most schemas whose text is kept: more than a server has form types. Past it, the
 /// schemas not yet kept are written each time they are asked.
@@ -29,20 +30,11 @@ const MAX_KEPT_SCHEMAS: usize = 64;
 /// changes and no other value ever takes its place.
 static SCHEMAS: RwLock<Vec<(usize, Box<RawValue>)>> = RwLock::new(Vec::new());
 
-/// Whether `serde_json`'s maps sort their keys in this build, as they do unless a crate in
-/// it turns on `preserve_order`.
-static MAPS_SORT_KEYS: LazyLock<bool> = LazyLock::new(|| {
-    let mut map = serde_json::Map::new();
-    map.insert("b".to_owned(), Value::Null);
-    map.insert("a".to_owned(), Value::Null);
-    map.keys().next().is_some_and(|first| first == "a")
-});
-
 /// `request` as the JSON-RPC request `id` of a legacy session.
 pub(super) fn message(id: u64, request: &InputRequest) -> serde_json::Result<Message> {
     if let InputRequest::Elicit(ElicitRequestParams::Form(params)) = request
         && let Cow::Borrowed(schema) = params.requested_schema
-        && *MAPS_SORT_KEYS
+        && maps_sort_keys()
     {
         return with_schema_text(schema, |schema| form_text(id, params, schema)).map(Message::Text);
     }
@@ -137,7 +129,7 @@ mod tests {
     /// The message's text; a form with a schema of its type is written as text unless maps
     /// keep their keys in insertion order.
     fn text(message: Message) -> Vec<u8> {
-        assert_eq!(matches!(message, Message::Text(_)), *MAPS_SORT_KEYS);
+        assert_eq!(matches!(message, Message::Text(_)), maps_sort_keys());
         message.into_text()
     }
 
