@@ -77,6 +77,7 @@ struct Question<'a> {
     params: FormParams<'a>,
 }
 
+/// Its `params`, in sorted order too.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct FormParams<'a> {
