@@ -360,6 +360,45 @@ async fn a_dropped_call_stream_cancels_the_call_and_forgets_its_question() {
     assert_eq!(server.legacy_requests_waiting(), 0);
 }
 
+/// A call's question and its result go out as they always have: members sorted at every
+/// level (the form's fields too), as when both were built as values before being written.
+#[tokio::test]
+async fn a_calls_question_and_result_keep_their_text() {
+    let running = client::start(deploy::server(1)).await;
+    let session = Client::open(running.addr).await;
+    let call = json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call",
+        "params": {"name": "deploy", "arguments": {"service": "é \"web\""}}});
+    let mut stream = session.post(&call).await;
+    assert!(stream.is_event_stream());
+    let question = stream.next_event_text().await.unwrap();
+    assert_eq!(
+        question,
+        concat!(
+            r#"{"id":0,"jsonrpc":"2.0","method":"elicitation/create","params":{"#,
+            r#""message":"Where should é \"web\" go?","mode":"form","requestedSchema":{"#,
+            r#""properties":{"environment":{"default":"staging","#,
+            r#""description":"Where the service goes.","oneOf":[{"const":"staging","#,
+            r#""title":"staging"},{"const":"production","title":"Production (live)"}],"#,
+            r#""type":"string"},"reason":{"description":"Why, for the change log.","#,
+            r#""maxLength":200,"type":"string"},"replicas":{"default":2,"#,
+            r#""description":"How many instances to run.","maximum":12,"minimum":1,"#,
+            r#""type":"integer"}},"required":["environment","replicas"],"type":"object"}}}"#
+        )
+    );
+    let answer = json!({"jsonrpc": "2.0", "id": 0,
+        "result": legacy::accept(json!({"environment": "staging", "replicas": 3}))});
+    assert_eq!(session.post(&answer).await.status, 202);
+    let result = stream.next_event_text().await.unwrap();
+    assert_eq!(
+        result,
+        concat!(
+            r#"{"jsonrpc":"2.0","id":5,"result":{"content":[{"#,
+            r#""text":"Deployed 3 replicas of é \"web\" to Staging.","type":"text"}]}}"#
+        )
+    );
+    assert_eq!(stream.next_event_text().await, None);
+}
+
 /// Says which capabilities the call sees, as JSON.
 #[mcp_runtime::tool]
 async fn declared(cx: mcp_runtime::Cx) -> mcp_runtime::ToolResult {

@@ -28,7 +28,7 @@ pub(crate) struct Cancellable {
 
 #[derive(Debug, Default)]
 struct Calls {
-    by_id: HashMap<String, Entry>,
+    by_id: HashMap<Arc<str>, Entry>,
     next_generation: u64,
 }
 
@@ -46,14 +46,14 @@ impl Cancellable {
 
     /// Registers a running call under its request `id`; dropping the registration removes it.
     pub(crate) fn register(self: &Arc<Self>, id: &Value) -> Registration {
-        let key = id.to_string();
+        let key: Arc<str> = with_key(id, |key| Arc::from(key));
         let (cancel, cancelled) = oneshot::channel();
         let mut calls = self.calls();
         let generation = calls.next_generation;
         calls.next_generation += 1;
         calls
             .by_id
-            .insert(key.clone(), Entry { generation, cancel });
+            .insert(Arc::clone(&key), Entry { generation, cancel });
         drop(calls);
         Registration {
             owner: Arc::clone(self),
@@ -65,7 +65,7 @@ impl Cancellable {
 
     /// Cancels the running call with request id `id`; whether there was one.
     pub(crate) fn cancel(&self, id: &Value) -> bool {
-        let entry = self.calls().by_id.remove(&id.to_string());
+        let entry = with_key(id, |key| self.calls().by_id.remove(key));
         entry.is_some_and(|entry| entry.cancel.send(()).is_ok())
     }
 
@@ -83,11 +83,24 @@ impl Cancellable {
     }
 }
 
+/// Runs `with` on the key of request id `id`: its JSON text, so that `1` and `"1"` differ.
+/// An integer's digits are written on the stack.
+fn with_key<R>(id: &Value, with: impl FnOnce(&str) -> R) -> R {
+    let mut digits = itoa::Buffer::new();
+    if let Some(n) = id.as_u64() {
+        with(digits.format(n))
+    } else if let Some(n) = id.as_i64() {
+        with(digits.format(n))
+    } else {
+        with(&id.to_string())
+    }
+}
+
 /// One registered call. Dropping it unregisters the call.
 #[derive(Debug)]
 pub(crate) struct Registration {
     owner: Arc<Cancellable>,
-    key: String,
+    key: Arc<str>,
     generation: u64,
     cancelled: Option<oneshot::Receiver<()>>,
 }
@@ -116,10 +129,10 @@ impl Drop for Registration {
         let mut calls = self.owner.calls();
         if calls
             .by_id
-            .get(&self.key)
+            .get(&*self.key)
             .is_some_and(|entry| entry.generation == self.generation)
         {
-            calls.by_id.remove(&self.key);
+            calls.by_id.remove(&*self.key);
         }
     }
 }
@@ -159,6 +172,11 @@ mod tests {
         let running = until_cancelled(first, Box::pin(std::future::pending()));
         let mut second = calls.register(&Value::from("1"));
         assert_eq!(calls.len(), 2, "1 and \"1\" are different ids");
+        let negative = calls.register(&Value::from(-7));
+        assert!(!calls.cancel(&Value::from(7)));
+        assert!(!calls.cancel(&Value::from("-7")));
+        drop(negative);
+        assert_eq!(calls.len(), 2);
         assert!(!calls.cancel(&Value::from(2)));
         assert!(calls.cancel(&Value::from(1)));
         assert_eq!(running.await.body, None);

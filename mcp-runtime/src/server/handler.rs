@@ -316,7 +316,7 @@ impl Progress {
         let notification =
             serde_json::to_value(notification).expect("a progress notification serialises");
         // The receiver is gone once the request has been answered; late reports are dropped.
-        let _ = sink.sender.send(notification);
+        let _ = sink.sender.send(notification.into());
     }
 }
 

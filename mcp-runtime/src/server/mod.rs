@@ -222,6 +222,7 @@ pub(crate) use access::{
 pub(crate) use builder::Inner;
 pub(crate) use complete::complete;
 pub(crate) use legacy::Connection;
+pub(crate) use outbound::Message;
 pub(crate) use outbound::channel as message_channel;
 pub(crate) use owner::Owner;
 pub(crate) use session::StreamGuard;

@@ -12,7 +12,40 @@ use crate::protocol::{
 };
 
 /// The sending half of a request's message channel: complete JSON-RPC messages, in order.
-pub(crate) type Outbound = mpsc::UnboundedSender<Value>;
+pub(crate) type Outbound = mpsc::UnboundedSender<Message>;
+
+/// One message on a request's channel: a JSON value, or a message already written as JSON
+/// text (a legacy session's question, written without a value built for it).
+#[derive(Debug)]
+pub(crate) enum Message {
+    Value(Value),
+    /// Compact JSON text: one JSON-RPC message, written by `serde_json`.
+    Text(Vec<u8>),
+}
+
+impl From<Value> for Message {
+    fn from(value: Value) -> Self {
+        Self::Value(value)
+    }
+}
+
+impl Message {
+    /// The message as compact JSON text, as a transport writes it.
+    pub(crate) fn into_text(self) -> Vec<u8> {
+        match self {
+            Self::Value(value) => serde_json::to_vec(&value).expect("a JSON value serialises"),
+            Self::Text(text) => text,
+        }
+    }
+
+    fn into_value(self) -> Value {
+        match self {
+            Self::Value(value) => value,
+            // Written by `serde_json` as one JSON value, so it reads back as one.
+            Self::Text(text) => serde_json::from_slice(&text).expect("a message reads back"),
+        }
+    }
+}
 
 /// A request's message channel: the sender handlers and the flow loop write to, and the
 /// receiver the transport drains before (and, over HTTP, around) the answer.
@@ -37,7 +70,7 @@ pub struct MessageReceiver {
 /// listen stream's is bounded, since what it carries comes from elsewhere.
 #[derive(Debug)]
 enum Receiving {
-    Unbounded(mpsc::UnboundedReceiver<Value>),
+    Unbounded(mpsc::UnboundedReceiver<Message>),
     Bounded(mpsc::Receiver<Value>),
 }
 
@@ -56,17 +89,36 @@ impl MessageReceiver {
 
     /// Polls for the next message; `Ready(None)` once every sender is dropped.
     pub fn poll_recv(&mut self, cx: &mut std::task::Context<'_>) -> std::task::Poll<Option<Value>> {
-        match &mut self.receiver {
-            Receiving::Unbounded(receiver) => receiver.poll_recv(cx),
-            Receiving::Bounded(receiver) => receiver.poll_recv(cx),
-        }
+        self.poll_message(cx)
+            .map(|message| message.map(Message::into_value))
     }
 
     /// A message already sent, without waiting.
     pub fn try_recv(&mut self) -> Option<Value> {
+        self.try_message().map(Message::into_value)
+    }
+
+    /// The next message as it was sent, or `None` once every sender is dropped.
+    pub(crate) async fn recv_message(&mut self) -> Option<Message> {
+        std::future::poll_fn(|cx| self.poll_message(cx)).await
+    }
+
+    /// Polls for the next message as it was sent.
+    pub(crate) fn poll_message(
+        &mut self,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Message>> {
+        match &mut self.receiver {
+            Receiving::Unbounded(receiver) => receiver.poll_recv(cx),
+            Receiving::Bounded(receiver) => receiver.poll_recv(cx).map(|v| v.map(Message::Value)),
+        }
+    }
+
+    /// A message already sent, as it was sent, without waiting.
+    pub(crate) fn try_message(&mut self) -> Option<Message> {
         match &mut self.receiver {
             Receiving::Unbounded(receiver) => receiver.try_recv().ok(),
-            Receiving::Bounded(receiver) => receiver.try_recv().ok(),
+            Receiving::Bounded(receiver) => receiver.try_recv().ok().map(Message::Value),
         }
     }
 }
@@ -150,7 +202,7 @@ impl Logger {
         let notification = JsonRpcNotification::new(method::NOTIFICATION_MESSAGE, params);
         if let Ok(notification) = serde_json::to_value(notification) {
             // The receiver is gone once the request has been answered; late messages drop.
-            let _ = sender.send(notification);
+            let _ = sender.send(notification.into());
         }
     }
 }

@@ -2,6 +2,9 @@
 //! advance), errors, and a legacy session's results in the older shape. Every path that
 //! answers (dispatch, a call's rounds, a legacy session) builds its answer here.
 
+use std::any::Any;
+use std::sync::LazyLock;
+
 use serde::Serialize;
 use serde_json::Value;
 
@@ -9,7 +12,7 @@ use super::Outcome;
 use super::error::RpcError;
 use super::lifecycle::legacy_result;
 use crate::logfield::untrusted;
-use crate::protocol::{ErrorCode, ErrorObject};
+use crate::protocol::{CallToolResult, ContentBlock, ErrorCode, ErrorObject, TextContent};
 
 /// A JSON-RPC response, serialised without an intermediate [`Value`].
 #[derive(Serialize)]
@@ -128,12 +131,83 @@ pub(crate) fn error_outcome(id: &Value, error: &RpcError) -> Outcome {
     outcome
 }
 
-/// A result answer on a legacy session: in the older shape.
-pub(super) fn legacy_outcome<R: Serialize>(id: &Value, result: &R) -> Outcome {
+/// A result answer on a legacy session: in the older shape, its members sorted at every level
+/// as the value it is built as sorts them.
+pub(super) fn legacy_outcome<R: Serialize + 'static>(id: &Value, result: &R) -> Outcome {
+    if let Some(result) = (result as &dyn Any).downcast_ref::<CallToolResult>()
+        && let Some(outcome) = legacy_text_outcome(id, result)
+    {
+        return outcome;
+    }
     match legacy_result(result) {
         Ok(value) => result_outcome(id, &value),
         Err(error) => unserialisable(id, &error),
     }
+}
+
+/// Whether `serde_json`'s maps sort their keys in this build, as they do unless a crate in it
+/// turns on `preserve_order`: then a value's members come out sorted, which text written
+/// straight can match.
+pub(crate) fn maps_sort_keys() -> bool {
+    static SORTED: LazyLock<bool> = LazyLock::new(|| {
+        let mut map = serde_json::Map::new();
+        map.insert("b".to_owned(), Value::Null);
+        map.insert("a".to_owned(), Value::Null);
+        map.keys().next().is_some_and(|first| first == "a")
+    });
+    *SORTED
+}
+
+/// A tool's result on a legacy session, when it is plain text blocks (with `isError` and
+/// `structuredContent` or not), written straight into its answer as [`legacy_result`]'s value
+/// would be written: members sorted, `resultType` left out. `None` for any other result.
+fn legacy_text_outcome(id: &Value, result: &CallToolResult) -> Option<Outcome> {
+    // Every member named, so that a member added to the result is not left out here.
+    let CallToolResult {
+        result_type: _,
+        content,
+        structured_content,
+        is_error,
+        meta,
+    } = result;
+    let plain = |block: &ContentBlock| {
+        matches!(
+            block,
+            ContentBlock::Text(TextContent {
+                annotations: None,
+                meta: None,
+                ..
+            })
+        )
+    };
+    if meta.is_some() || !content.iter().all(plain) || !maps_sort_keys() {
+        return None;
+    }
+    let mut answer = ResultAnswer::to(id);
+    let body = &mut answer.body;
+    body.extend_from_slice(br#"{"content":["#);
+    for (at, block) in content.iter().enumerate() {
+        let ContentBlock::Text(text) = block else {
+            return None;
+        };
+        if at > 0 {
+            body.push(b',');
+        }
+        body.extend_from_slice(br#"{"text":"#);
+        serde_json::to_writer(&mut *body, &text.text).ok()?;
+        body.extend_from_slice(br#","type":"text"}"#);
+    }
+    body.push(b']');
+    if let Some(is_error) = is_error {
+        body.extend_from_slice(br#","isError":"#);
+        body.extend_from_slice(if *is_error { b"true" } else { b"false" });
+    }
+    if let Some(structured) = structured_content {
+        body.extend_from_slice(br#","structuredContent":"#);
+        serde_json::to_writer(&mut *body, structured).ok()?;
+    }
+    body.push(b'}');
+    Some(answer.finish())
 }
 
 impl RpcError {
@@ -190,6 +264,60 @@ mod tests {
                 body,
                 format!(r#"{{"jsonrpc":"2.0","id":1,"result":{expected}}}"#).as_bytes()
             );
+        }
+    }
+
+    /// A legacy answer as it was written when every result was built as a value first.
+    fn through_a_value<R: Serialize>(id: &Value, result: &R) -> Vec<u8> {
+        result_outcome(id, &legacy_result(result).unwrap())
+            .body
+            .unwrap()
+    }
+
+    #[test]
+    fn a_legacy_tool_result_is_written_as_it_was_through_a_value() {
+        use crate::protocol::{Annotations, ImageContent};
+
+        let text = |text: &str| ContentBlock::text(text);
+        let mut annotated = TextContent::new("a");
+        annotated.annotations = Some(Annotations::default());
+        let mut with_meta = CallToolResult::new(vec![text("m")]);
+        with_meta.meta = serde_json::from_value(json!({"z": 1, "a": 2})).unwrap();
+        let mut structured = CallToolResult::new(vec![text("{\"b\":1}")]);
+        structured.structured_content = Some(json!({"b": 1, "a": [{"d": null, "c": 1.5}]}));
+        structured.is_error = Some(false);
+        let results = [
+            (
+                CallToolResult::new(vec![text("Deployment confirmed.")]),
+                true,
+            ),
+            (
+                CallToolResult::new(vec![text("é \"q\"\n\u{1}"), text(""), text("3")]),
+                true,
+            ),
+            (CallToolResult::new(Vec::new()), true),
+            (CallToolResult::error("no such service"), true),
+            (structured, true),
+            (with_meta, false),
+            (
+                CallToolResult::new(vec![ContentBlock::Text(annotated)]),
+                false,
+            ),
+            (
+                CallToolResult::new(vec![ContentBlock::Image(ImageContent::default())]),
+                false,
+            ),
+        ];
+        for id in [json!(7), json!("an \"id\"")] {
+            for (result, plain) in &results {
+                let written = legacy_outcome(&id, result).body.unwrap();
+                assert_eq!(
+                    String::from_utf8(written).unwrap(),
+                    String::from_utf8(through_a_value(&id, result)).unwrap()
+                );
+                let straight = legacy_text_outcome(&id, result).is_some();
+                assert_eq!(straight, *plain && maps_sort_keys(), "{result:?}");
+            }
         }
     }
 

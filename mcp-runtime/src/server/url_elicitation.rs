@@ -57,7 +57,7 @@ impl LegacyCall {
             "method": method::NOTIFICATION_ELICITATION_COMPLETE,
             "params": {"elicitationId": elicitation_id},
         });
-        self.outbound.send(notification).is_ok()
+        self.outbound.send(notification.into()).is_ok()
     }
 }
 

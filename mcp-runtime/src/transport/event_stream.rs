@@ -14,7 +14,7 @@ use axum::body::{Body, Bytes};
 use axum::http::{HeaderName, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
-use crate::server::{BoxFuture, MessageReceiver, Outcome};
+use crate::server::{BoxFuture, Message, MessageReceiver, Outcome};
 
 /// The header naming a legacy session.
 pub(super) static SESSION_ID: HeaderName = HeaderName::from_static("mcp-session-id");
@@ -47,10 +47,10 @@ pub(super) async fn respond_streaming(
     let first = tokio::select! {
         biased;
         finished = &mut outcome => return json_response(finished),
-        Some(message) = messages.recv() => message,
+        Some(message) = messages.recv_message() => message,
     };
     let stream = EventStream {
-        ready: VecDeque::from([message_event(&first)]),
+        ready: VecDeque::from([message_event(first)]),
         messages: Some(messages),
         outcome: Some(outcome),
         keepalive: keepalive(),
@@ -142,8 +142,8 @@ fn event(data: &[u8]) -> Bytes {
     Bytes::from(event)
 }
 
-fn message_event(message: &serde_json::Value) -> Bytes {
-    event(&serde_json::to_vec(message).expect("a JSON value serialises"))
+fn message_event(message: Message) -> Bytes {
+    event(&message.into_text())
 }
 
 impl futures_core::Stream for EventStream {
@@ -157,9 +157,9 @@ impl futures_core::Stream for EventStream {
                 return Poll::Ready(Some(Ok(ready)));
             }
             if let Some(messages) = &mut this.messages {
-                match messages.poll_recv(cx) {
+                match messages.poll_message(cx) {
                     Poll::Ready(Some(message)) => {
-                        this.ready.push_back(message_event(&message));
+                        this.ready.push_back(message_event(message));
                         continue;
                     }
                     Poll::Ready(None) => this.messages = None,
@@ -175,8 +175,8 @@ impl futures_core::Stream for EventStream {
                         this.outcome = None;
                         // Messages sent before the result go out before it.
                         if let Some(mut messages) = this.messages.take() {
-                            while let Some(message) = messages.try_recv() {
-                                this.ready.push_back(message_event(&message));
+                            while let Some(message) = messages.try_message() {
+                                this.ready.push_back(message_event(message));
                             }
                         }
                         // A cancelled call has no answer: its stream just ends.

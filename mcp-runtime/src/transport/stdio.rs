@@ -60,8 +60,8 @@ impl Server {
         let (standalone, mut standalone_messages) = message_channel();
         let forward = sender.clone();
         let forwarder = tokio::spawn(async move {
-            while let Some(message) = standalone_messages.recv().await {
-                let _ = forward.send(message.to_string().into_bytes()).await;
+            while let Some(message) = standalone_messages.recv_message().await {
+                let _ = forward.send(message.into_text()).await;
             }
         });
         let connection = Arc::new(Connection::new(standalone));
@@ -101,14 +101,14 @@ impl Server {
                     let finished = loop {
                         tokio::select! {
                             biased;
-                            Some(message) = messages.recv() => {
-                                let _ = sender.send(message.to_string().into_bytes()).await;
+                            Some(message) = messages.recv_message() => {
+                                let _ = sender.send(message.into_text()).await;
                             }
                             finished = &mut outcome => break finished,
                         }
                     };
-                    while let Some(message) = messages.try_recv() {
-                        let _ = sender.send(message.to_string().into_bytes()).await;
+                    while let Some(message) = messages.try_message() {
+                        let _ = sender.send(message.into_text()).await;
                     }
                     if let Some(body) = finished.body {
                         let _ = sender.send(body).await;

@@ -86,6 +86,13 @@ impl Answer {
 
     /// The next event's `data`, or `None` when the stream ends. Comments are skipped.
     pub(crate) async fn next_event(&mut self) -> Option<Value> {
+        let data = self.next_event_text().await?;
+        Some(serde_json::from_str(&data).expect("event data is JSON"))
+    }
+
+    /// The next event's `data` as it was sent, or `None` when the stream ends. Comments are
+    /// skipped.
+    pub(crate) async fn next_event_text(&mut self) -> Option<String> {
         loop {
             if let Some(end) = self.buffer.windows(2).position(|window| window == b"\n\n") {
                 let event: Vec<u8> = self.buffer.drain(..end + 2).collect();
@@ -98,7 +105,7 @@ impl Answer {
                 if data.is_empty() {
                     continue;
                 }
-                return Some(serde_json::from_str(&data).expect("event data is JSON"));
+                return Some(data);
             }
             let frame = tokio::time::timeout(READ_TIMEOUT, self.body.frame())
                 .await

@@ -5,7 +5,6 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use serde_json::Value;
 use tokio::sync::oneshot;
 
 use super::{Session, lock};
@@ -87,11 +86,9 @@ impl Answerer for ClientAnswerer {
                 let (sender, receiver) = oneshot::channel();
                 lock(&session.state).pending.insert(id, sender);
                 waiting.ids.push(id);
-                let mut message = serde_json::to_value(&request).map_err(|error| {
+                let message = super::question::message(id, &request).map_err(|error| {
                     internal(format!("an input request did not serialise: {error}"))
                 })?;
-                message["jsonrpc"] = Value::from("2.0");
-                message["id"] = Value::from(id);
                 if self.outbound.send(message).is_err() {
                     return Err(internal("the call's stream closed"));
                 }

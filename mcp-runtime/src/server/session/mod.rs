@@ -15,6 +15,7 @@
 mod answerer;
 mod capabilities;
 mod declared;
+mod question;
 mod table;
 #[cfg(test)]
 mod tests;
@@ -317,7 +318,7 @@ impl Session {
     pub(crate) fn notify(&self, message: &Value) {
         let state = lock(&self.state);
         if let Some(stream) = &state.stream {
-            let _ = stream.send(message.clone());
+            let _ = stream.send(message.clone().into());
         }
     }
 
