@@ -360,8 +360,9 @@ async fn a_dropped_call_stream_cancels_the_call_and_forgets_its_question() {
     assert_eq!(server.legacy_requests_waiting(), 0);
 }
 
-/// A call's question and its result go out as they always have: members sorted at every
-/// level (the form's fields too), as when both were built as values before being written.
+/// A call's question goes out with its form's fields in the order the form type declares them
+/// (`environment`, `replicas`, `reason`), as the stateless era sends them and as clients show
+/// them; it and the call's result keep their text, escapes included.
 #[tokio::test]
 async fn a_calls_question_and_result_keep_their_text() {
     let running = client::start(deploy::server(1)).await;
@@ -374,15 +375,15 @@ async fn a_calls_question_and_result_keep_their_text() {
     assert_eq!(
         question,
         concat!(
-            r#"{"id":0,"jsonrpc":"2.0","method":"elicitation/create","params":{"#,
-            r#""message":"Where should é \"web\" go?","mode":"form","requestedSchema":{"#,
-            r#""properties":{"environment":{"default":"staging","#,
+            r#"{"jsonrpc":"2.0","id":0,"method":"elicitation/create","params":{"mode":"form","#,
+            r#""message":"Where should é \"web\" go?","requestedSchema":{"type":"object","#,
+            r#""properties":{"environment":{"type":"string","#,
             r#""description":"Where the service goes.","oneOf":[{"const":"staging","#,
             r#""title":"staging"},{"const":"production","title":"Production (live)"}],"#,
-            r#""type":"string"},"reason":{"description":"Why, for the change log.","#,
-            r#""maxLength":200,"type":"string"},"replicas":{"default":2,"#,
-            r#""description":"How many instances to run.","maximum":12,"minimum":1,"#,
-            r#""type":"integer"}},"required":["environment","replicas"],"type":"object"}}}"#
+            r#""default":"staging"},"replicas":{"type":"integer","#,
+            r#""description":"How many instances to run.","minimum":1,"maximum":12,"default":2},"#,
+            r#""reason":{"type":"string","description":"Why, for the change log.","#,
+            r#""maxLength":200}},"required":["environment","replicas"]}}}"#
         )
     );
     let answer = json!({"jsonrpc": "2.0", "id": 0,

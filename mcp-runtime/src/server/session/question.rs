@@ -1,18 +1,17 @@
 //! A legacy round's question as it goes out on the call's stream: the server-to-client request
-//! with its `jsonrpc` and `id`.
+//! with its `jsonrpc` and `id`, written straight as text.
 //!
-//! Every member is written in sorted order, at every level, as it was when the request was
-//! built as a `serde_json::Value` (whose maps sort their keys) and then written. A form
-//! question whose schema lives for the whole program (a form type's) is written straight as
-//! text: its schema's text is made once and kept; other questions are still built as a value,
-//! and so is every question in a build whose maps keep their keys in insertion order
-//! (`serde_json`'s `preserve_order`), whose text the value's order decides.
+//! Members come out in the order the protocol's types declare them, as the stateless era
+//! writes them, in every build: a form's fields in the order its type declares them, which is
+//! the order `properties` promises the client will show them. (A question built as a
+//! `serde_json::Value` first would have its members sorted, the fields too, unless a crate
+//! of the build turns on `preserve_order`.) A form question whose schema lives for the whole
+//! program (a form type's) reuses its schema's text, made once and kept.
 
 use std::borrow::Cow;
 use std::sync::{PoisonError, RwLock};
 
 use serde::Serialize;
-use serde_json::Value;
 use serde_json::value::RawValue;
 
 use crate::protocol::{
@@ -20,7 +19,6 @@ use crate::protocol::{
     method,
 };
 use crate::server::outbound::Message;
-use crate::server::outcome::maps_sort_keys;
 
 /// The most schemas whose text is kept: more than a server has form types. Past it, the
 /// schemas not yet kept are written each time they are asked.
@@ -34,17 +32,31 @@ static SCHEMAS: RwLock<Vec<(usize, Box<RawValue>)>> = RwLock::new(Vec::new());
 pub(super) fn message(id: u64, request: &InputRequest) -> serde_json::Result<Message> {
     if let InputRequest::Elicit(ElicitRequestParams::Form(params)) = request
         && let Cow::Borrowed(schema) = params.requested_schema
-        && maps_sort_keys()
     {
         return with_schema_text(schema, |schema| form_text(id, params, schema)).map(Message::Text);
     }
-    let mut message = serde_json::to_value(request)?;
-    message["jsonrpc"] = Value::from("2.0");
-    message["id"] = Value::from(id);
-    Ok(Message::Value(message))
+    let mut text = Vec::with_capacity(256);
+    serde_json::to_writer(
+        &mut text,
+        &Request {
+            jsonrpc: "2.0",
+            id,
+            request,
+        },
+    )?;
+    Ok(Message::Text(text))
 }
 
-/// A form question whose schema's text is `schema`.
+/// Any question: the envelope's members, then the request's `method` and `params`.
+#[derive(Serialize)]
+struct Request<'a> {
+    jsonrpc: &'static str,
+    id: u64,
+    #[serde(flatten)]
+    request: &'a InputRequest,
+}
+
+/// A form question whose schema's text is `schema`: the same text [`Request`] writes.
 fn form_text(id: u64, params: &ElicitRequestFormParams, schema: &RawValue) -> Vec<u8> {
     // Every member named, so that a member added to the parameters is not left out here.
     let ElicitRequestFormParams {
@@ -53,12 +65,12 @@ fn form_text(id: u64, params: &ElicitRequestFormParams, schema: &RawValue) -> Ve
         requested_schema: _,
     } = params;
     let question = Question {
-        id,
         jsonrpc: "2.0",
+        id,
         method: method::ELICITATION_CREATE,
         params: FormParams {
-            message,
             mode: mode.as_ref(),
+            message,
             requested_schema: schema,
         },
     };
@@ -68,26 +80,26 @@ fn form_text(id: u64, params: &ElicitRequestFormParams, schema: &RawValue) -> Ve
     text
 }
 
-/// `elicitation/create` with its members in sorted order.
+/// `elicitation/create`, its members in [`Request`]'s order.
 #[derive(Serialize)]
 struct Question<'a> {
-    id: u64,
     jsonrpc: &'static str,
+    id: u64,
     method: &'static str,
     params: FormParams<'a>,
 }
 
-/// Its `params`, in sorted order too.
+/// Its `params`, in [`ElicitRequestFormParams`]'s order.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct FormParams<'a> {
-    message: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
     mode: Option<&'a FormModeTag>,
+    message: &'a str,
     requested_schema: &'a RawValue,
 }
 
-/// Runs `write` with the text of `schema`, its members sorted, made on its first use.
+/// Runs `write` with the text of `schema`, made on its first use.
 fn with_schema_text<R>(
     schema: &'static ElicitRequestedSchema,
     write: impl FnOnce(&RawValue) -> R,
@@ -100,8 +112,7 @@ fn with_schema_text<R>(
             return Ok(write(&kept[at].1));
         }
     }
-    // Through a value, whose maps sort their keys.
-    let text = serde_json::value::to_raw_value(&serde_json::to_value(schema)?)?;
+    let text = serde_json::value::to_raw_value(schema)?;
     let mut kept = SCHEMAS.write().unwrap_or_else(PoisonError::into_inner);
     if let Some(at) = find(&kept) {
         return Ok(write(&kept[at].1));
@@ -116,25 +127,33 @@ fn with_schema_text<R>(
 
 #[cfg(test)]
 mod tests {
+    use serde_json::Value;
+
     use super::*;
     use crate::protocol::ElicitRequestUrlParams;
 
-    /// The question as it went out when every question was built as a value.
-    fn through_a_value(id: u64, request: &InputRequest) -> Vec<u8> {
+    /// The fields of [`every_kind`], in the order its schema declares them: not sorted.
+    const DECLARED: [&str; 9] = [
+        "zone", "count", "ratio", "ok", "plain", "titled", "many", "picks", "old",
+    ];
+
+    /// The message's text; every question is written as text.
+    fn text(message: Message) -> String {
+        let Message::Text(text) = message else {
+            panic!("a question is written as text");
+        };
+        String::from_utf8(text).unwrap()
+    }
+
+    /// The same question written through a `Value`: the same members, whatever their order.
+    fn through_a_value(id: u64, request: &InputRequest) -> Value {
         let mut message = serde_json::to_value(request).unwrap();
         message["jsonrpc"] = Value::from("2.0");
         message["id"] = Value::from(id);
-        serde_json::to_vec(&message).unwrap()
+        message
     }
 
-    /// The message's text; a form with a schema of its type is written as text unless maps
-    /// keep their keys in insertion order.
-    fn text(message: Message) -> Vec<u8> {
-        assert_eq!(matches!(message, Message::Text(_)), maps_sort_keys());
-        message.into_text()
-    }
-
-    /// A schema with a field of every kind, in an order that is not sorted.
+    /// A schema with a field of every kind, declared in the order of [`DECLARED`].
     fn every_kind() -> &'static ElicitRequestedSchema {
         let schema = serde_json::json!({
             "type": "object",
@@ -154,11 +173,24 @@ mod tests {
             },
             "required": ["zone", "count"]
         });
-        Box::leak(Box::new(serde_json::from_value(schema).unwrap()))
+        let mut schema: ElicitRequestedSchema = serde_json::from_value(schema).unwrap();
+        // A `Value`'s map may have sorted them: put them in the declared order.
+        schema
+            .properties
+            .sort_by_key(|(name, _)| DECLARED.iter().position(|declared| declared == name));
+        Box::leak(Box::new(schema))
+    }
+
+    /// Where each of `names` first appears in `text`.
+    fn positions(text: &str, names: &[&str]) -> Vec<usize> {
+        names
+            .iter()
+            .map(|name| text.find(&format!("\"{name}\":")).unwrap())
+            .collect()
     }
 
     #[test]
-    fn a_form_of_a_types_schema_is_written_as_it_was_through_a_value() {
+    fn a_forms_fields_go_out_in_the_order_its_type_declares_them() {
         let schema = every_kind();
         for (id, message, mode) in [
             (0, "Where to?", Some(FormModeTag)),
@@ -169,17 +201,23 @@ mod tests {
             ),
             (7, "", None),
         ] {
-            let mut params = ElicitRequestFormParams::with_static_schema(message, schema);
-            params.mode = mode;
-            let request = InputRequest::Elicit(ElicitRequestParams::Form(params));
-            // The first time makes the schema's text, the second reads it as kept.
+            let mut kept = ElicitRequestFormParams::with_static_schema(message, schema);
+            kept.mode = mode;
+            let mut owned = ElicitRequestFormParams::new(message, schema.clone());
+            owned.mode = mode;
+            let kept = InputRequest::Elicit(ElicitRequestParams::Form(kept));
+            let owned = InputRequest::Elicit(ElicitRequestParams::Form(owned));
+            let written = text(super::message(id, &owned).unwrap());
+            // The first time makes the schema's text, the second reads it as kept: both are
+            // what any question's writer writes.
             for _ in 0..2 {
-                let written = text(super::message(id, &request).unwrap());
-                assert_eq!(
-                    String::from_utf8(written).unwrap(),
-                    String::from_utf8(through_a_value(id, &request)).unwrap()
-                );
+                assert_eq!(text(super::message(id, &kept).unwrap()), written);
             }
+            let read: Value = serde_json::from_str(&written).unwrap();
+            assert_eq!(read, through_a_value(id, &kept));
+            let fields = positions(&written, &DECLARED);
+            assert!(fields.is_sorted(), "{written}");
+            assert!(written.starts_with(&format!(r#"{{"jsonrpc":"2.0","id":{id},"method""#)));
         }
     }
 
@@ -197,29 +235,26 @@ mod tests {
         for schema in [first, second, first, second] {
             let params = ElicitRequestFormParams::with_static_schema("Sure?", schema);
             let request = InputRequest::Elicit(ElicitRequestParams::Form(params));
-            assert_eq!(
-                text(super::message(3, &request).unwrap()),
-                through_a_value(3, &request)
-            );
+            let written = text(super::message(3, &request).unwrap());
+            let read: Value = serde_json::from_str(&written).unwrap();
+            assert_eq!(read, through_a_value(3, &request));
         }
     }
 
     #[test]
-    fn other_questions_are_built_as_values() {
-        let owned = ElicitRequestFormParams::new("Owned?", (*every_kind()).clone());
+    fn every_other_question_is_written_with_the_same_envelope() {
         let url = ElicitRequestUrlParams::new("Sign in", "https://example.com/a");
         for request in [
-            InputRequest::Elicit(ElicitRequestParams::Form(owned)),
             InputRequest::Elicit(ElicitRequestParams::Url(url)),
             InputRequest::ListRoots(None),
         ] {
-            let Message::Value(value) = super::message(9, &request).unwrap() else {
-                panic!("{request:?} is built as a value");
-            };
-            assert_eq!(
-                serde_json::to_vec(&value).unwrap(),
-                through_a_value(9, &request)
+            let written = text(super::message(9, &request).unwrap());
+            assert!(
+                written.starts_with(r#"{"jsonrpc":"2.0","id":9,"method""#),
+                "{written}"
             );
+            let read: Value = serde_json::from_str(&written).unwrap();
+            assert_eq!(read, through_a_value(9, &request));
         }
     }
 }
