@@ -83,7 +83,7 @@ mod tests {
     use tracing_subscriber::layer::SubscriberExt as _;
 
     use super::*;
-    use crate::cli::log_layer::tests::Captured;
+    use crate::cli::log_writer::tests::Captured;
     use crate::server::{TraceContext, recycle_access};
 
     const TRACEPARENT: &str = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";

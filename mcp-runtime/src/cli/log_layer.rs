@@ -399,7 +399,7 @@ where
 }
 
 #[cfg(test)]
-pub(super) mod tests {
+mod tests {
     use std::sync::{Arc, Mutex};
     use std::time::Duration;
 
@@ -407,20 +407,7 @@ pub(super) mod tests {
     use tracing_subscriber::layer::SubscriberExt as _;
 
     use super::*;
-
-    /// Where the writer thread puts the lines, for the test to read.
-    #[derive(Clone, Default)]
-    pub(in crate::cli) struct Captured(pub(in crate::cli) Arc<Mutex<Vec<u8>>>);
-
-    impl std::io::Write for Captured {
-        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-            self.0.lock().unwrap().extend_from_slice(bytes);
-            Ok(bytes.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
+    use crate::cli::log_writer::tests::Captured;
 
     /// The lines a request span and an event in it give, in `format`.
     fn lines(format: LogFormat) -> Vec<String> {

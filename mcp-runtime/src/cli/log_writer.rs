@@ -240,10 +240,23 @@ impl WriterThread {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
-    use crate::cli::log_layer::tests::Captured;
     use std::sync::mpsc;
+
+    /// Where the writer thread puts the lines, for the test to read.
+    #[derive(Clone, Default)]
+    pub(in crate::cli) struct Captured(pub(in crate::cli) Arc<Mutex<Vec<u8>>>);
+
+    impl std::io::Write for Captured {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(bytes);
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
 
     /// An output that says when a write starts, holds it until the test lets it go, and keeps
     /// what it got.
