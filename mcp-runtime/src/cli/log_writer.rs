@@ -11,7 +11,7 @@
 //! A line or a record costs a short lock and a copy or a move: no system call and no wake-up
 //! of another thread, which a channel that wakes its reader for each line costs (a futex call
 //! per request, a fifth of the log's cost when measured). Memory is bounded: past
-//! [`CAPACITY`] waiting bytes or [`RECORDS`] waiting records, new lines and records are
+//! [`CAPACITY`] waiting bytes of lines, or records holding as many, new lines and records are
 //! dropped whole and counted, and a request never waits for the terminal or the file behind
 //! stderr.
 
@@ -29,10 +29,9 @@ pub(super) const FLUSH_EVERY: Duration = Duration::from_millis(50);
 pub(super) const FLUSH_AT: usize = 64 * 1024;
 /// Waiting records past which the writer thread is woken at once (about 64 KiB of lines).
 pub(super) const FLUSH_RECORDS: usize = 256;
-/// Waiting bytes past which new lines are dropped and counted (about 8,000 request lines).
+/// Waiting bytes past which new lines are dropped and counted (about 8,000 request lines),
+/// and bytes held by waiting records past which new records are (about 6,000 records).
 pub(super) const CAPACITY: usize = 2 * 1024 * 1024;
-/// Waiting records past which new records are dropped and counted.
-pub(super) const RECORDS: usize = 8 * 1024;
 /// How many emptied records the writer keeps to give back to requests.
 const SPARE: usize = 1024;
 
@@ -55,6 +54,8 @@ struct Pending {
     bytes: Vec<u8>,
     /// Records whose lines are to be written, each with where in `bytes` its line goes.
     records: Vec<(usize, Box<AccessRecord>)>,
+    /// About how many bytes `records` hold.
+    record_bytes: usize,
     /// Emptied records whose lines are written, for requests to come.
     #[allow(
         clippy::vec_box,
@@ -118,16 +119,19 @@ impl BatchWriter {
     }
 
     /// Takes the record of a request that has ended, whose line the writer thread formats
-    /// after the lines taken before it: queued, or dropped and counted when [`RECORDS`] wait.
+    /// after the lines taken before it: queued, or dropped and counted when the records waiting
+    /// hold [`CAPACITY`] bytes.
     /// Gives back a record for a request to come: an emptied one the thread is done with, or
     /// `record` itself when it was dropped. Never blocks on the output.
     pub(super) fn push_record(&self, record: Box<AccessRecord>) -> Option<Box<AccessRecord>> {
+        let size = record.size();
         let mut pending = self.shared.lock();
-        if pending.records.len() >= RECORDS {
+        if pending.record_bytes + size > CAPACITY {
             drop(pending);
             self.shared.dropped.fetch_add(1, Ordering::Relaxed);
             return Some(record);
         }
+        pending.record_bytes += size;
         let at = pending.bytes.len();
         pending.records.push((at, record));
         let wake = pending.records.len() == FLUSH_RECORDS;
@@ -169,6 +173,7 @@ impl Shared {
                 }
                 std::mem::swap(&mut pending.bytes, &mut batch);
                 std::mem::swap(&mut pending.records, &mut records);
+                pending.record_bytes = 0;
                 pending.stopping
             };
             let bytes = if records.is_empty() {
@@ -352,9 +357,11 @@ pub(super) mod tests {
         // behind it, up to their capacity.
         writer.push(b"first\n");
         writing.recv().unwrap();
-        for n in 0..RECORDS + 100 {
+        // Numbers of up to four digits: their records are all the same size.
+        let fit = CAPACITY / record("0").size();
+        for n in 0..fit + 100 {
             let given_back = writer.push_record(record(&n.to_string()));
-            let dropped = n >= RECORDS;
+            let dropped = n >= fit;
             assert_eq!(given_back.is_some(), dropped, "record {n}");
             if let Some(record) = given_back {
                 assert_eq!(record.method(), n.to_string(), "the dropped record itself");
@@ -365,7 +372,7 @@ pub(super) mod tests {
         thread.finish(Duration::from_secs(5));
         let got = String::from_utf8(got.lock().unwrap().clone()).unwrap();
         let lines: Vec<&str> = got.lines().collect();
-        assert_eq!(lines.len(), 1 + RECORDS);
+        assert_eq!(lines.len(), 1 + fit);
         assert_eq!(lines[0], "first");
         assert!(
             lines[1..]
@@ -373,6 +380,33 @@ pub(super) mod tests {
                 .enumerate()
                 .all(|(n, line)| *line == n.to_string())
         );
+    }
+
+    #[test]
+    fn records_holding_the_capacity_in_bytes_are_dropped_and_counted() {
+        let got = Arc::new(Mutex::new(Vec::new()));
+        let (out, writing, open) = Held::new(&got);
+        let (writer, thread) = BatchWriter::spawn("log-test", out, method_line).unwrap();
+        writer.push(b"first\n");
+        writing.recv().unwrap();
+        // Each record holds a 64 KiB baggage: few fit.
+        let big = || {
+            let trace = crate::server::TraceContext {
+                baggage: Some("k=v".repeat(64 * 1024 / 3)),
+                ..crate::server::TraceContext::default()
+            };
+            AccessRecord::start("big", "1", true, false, trace)
+        };
+        let size = big().size();
+        let fit = CAPACITY / size;
+        for n in 0..fit + 10 {
+            assert_eq!(writer.push_record(big()).is_some(), n >= fit, "record {n}");
+        }
+        assert_eq!(writer.dropped(), 10);
+        drop(open);
+        thread.finish(Duration::from_secs(5));
+        let lines = got.lock().unwrap().split(|&b| b == b'\n').count() - 1;
+        assert_eq!(lines, 1 + fit);
     }
 
     #[test]

@@ -17,10 +17,10 @@ use super::log_writer::{BatchWriter, WriterThread};
 /// (its time and duration taken then): it appears within 50 ms, among the other lines in the
 /// order they were written. A connection's closing line follows its requests' lines, so it
 /// may come after the lines of requests that ended a moment later on other connections. When
-/// stderr falls [`LOG_BUFFER_BYTES`] or 8,192 request lines behind, new lines are dropped,
-/// counted, and the count is logged as a warning once the writer catches up (at most every
-/// ten seconds) and when the returned guard drops. Keep the guard until the program ends:
-/// dropping it writes what is buffered.
+/// stderr falls [`LOG_BUFFER_BYTES`] behind, in lines or in requests' records, new lines are
+/// dropped, counted, and the count is logged as a warning once the writer catches up (at most
+/// every ten seconds) and when the returned guard drops. Keep the guard until the program
+/// ends: dropping it writes what is buffered.
 pub fn init_logging(log_format: LogFormat) -> LogGuard {
     use std::io::IsTerminal as _;
     use tracing_subscriber::layer::SubscriberExt as _;

@@ -190,6 +190,20 @@ impl AccessRecord {
         self.trace = TraceContext::default();
     }
 
+    /// About how many bytes the record holds: itself, its text and its trace context.
+    pub(crate) fn size(&self) -> usize {
+        let trace = [
+            &self.trace.traceparent,
+            &self.trace.tracestate,
+            &self.trace.baggage,
+        ];
+        let trace: usize = trace
+            .iter()
+            .map(|value| value.as_ref().map_or(0, String::capacity))
+            .sum();
+        size_of::<Self>() + self.text.capacity() + trace
+    }
+
     /// Whether the record's text is short enough for it to be kept for reuse.
     pub(crate) fn reusable(&self) -> bool {
         self.text.capacity() <= SPARE_TEXT_BYTES
