@@ -47,8 +47,9 @@
 # LOAD_CONCURRENCY in flight, default 32 as when timing) for LOAD_FLOWS/5 flows to warm it,
 # then twice for LOAD_FLOWS flows (default 20000 in this mode), and prints per flow: from the
 # first run, its threads' context switches, voluntary and not (from /proc), how many threads
-# ran, and the server's user and system CPU time (clock ticks: indicative on a busy machine,
-# where the counts still hold); from the second, under `perf stat`, the server's system
+# ran, each thread's time on a CPU by name (from schedstat, in nanoseconds: the log's writer
+# thread, `mcp-log`, apart from the runtime's workers), and the server's user and system CPU
+# time (clock ticks: indicative on a busy machine, where the counts still hold); from the second, under `perf stat`, the server's system
 # calls, all kinds and the most frequent, the wake-ups its threads made (of any thread, the
 # generator's included) and the inter-processor interrupts they sent. Needs `perf` with
 # access to tracepoints (root, or kernel.perf_event_paranoid at -1).
@@ -191,14 +192,16 @@ flows() {
     { cat "$WORK/out" "$WORK/server.log" >&2; exit 1; }
 }
 
-# threads PID: a line per thread of the process, "tid voluntary involuntary ticks", the last
-# its user and system CPU time in clock ticks.
+# threads PID: a line per thread of the process, "tid voluntary involuntary ticks ns name",
+# ticks its user and system CPU time in clock ticks, ns its time on a CPU in nanoseconds (from
+# schedstat), name its name with any digits taken out (tokio's workers are one name).
 threads() {
   local task
   for task in /proc/"$1"/task/*; do
     awk -v tid="${task##*/}" '/^voluntary_ctxt_switches/ { v = $2 } /^nonvoluntary_ctxt_switches/ { n = $2 }
       END { printf "%s %d %d ", tid, v, n }' "$task/status" 2>/dev/null || continue
-    sed 's/.*) //' "$task/stat" | awk '{ print $12 + $13 }'
+    printf '%s %s %s\n' "$(sed 's/.*) //' "$task/stat" | awk '{ print $12 + $13 }')" \
+      "$(cut -d' ' -f1 "$task/schedstat" 2>/dev/null || echo 0)" "$(tr -d '0-9 ' <"$task/comm")"
   done
 }
 
@@ -248,6 +251,15 @@ kernel() {
       }
       END { printf "  %.3f context switches a flow (%.3f voluntary, %.3f not), %d thread(s) ran\n",
         (v + n) / flows, v / flows, n / flows, ran }' "$WORK/threads.before" "$WORK/threads.after"
+    # Each thread's time on a CPU, by name: the log's writer apart from the requests' workers.
+    awk -v flows="$FLOWS" '
+      NR == FNR { ns[$1] = $5; next }
+      { spent[$6] += $5 - ns[$1] }
+      END {
+        printf "  CPU a flow by thread:"
+        for (name in spent) if (spent[name] / flows >= 10) printf " %s %.2f µs", name, spent[name] / flows / 1000
+        printf "\n"
+      }' "$WORK/threads.before" "$WORK/threads.after"
     awk -v user=$((user1 - user0)) -v sys=$((system1 - system0)) -v hz="$(getconf CLK_TCK)" \
       -v flows="$FLOWS" 'BEGIN {
       printf "  CPU a flow: user %.1f µs, system %.1f µs (%d and %d clock ticks)\n",

@@ -1,16 +1,19 @@
-//! The access line: a request's [`AccessRecord`] written by the log's layer as the line its
-//! `request` span would give when it closes, with no span made. Also the request context of
-//! the other lines written while a request runs.
+//! The access line: a request's [`AccessRecord`] written by the log's writer thread as the
+//! line its `request` span would give when it closes, with no span made. Also the request
+//! context of the other lines written while a request runs.
 
 use std::borrow::Cow;
+use std::io::Write;
 
 use tracing::Level;
 use tracing_subscriber::Registry;
-use tracing_subscriber::registry::LookupSpan as _;
+use tracing_subscriber::registry::{LookupSpan as _, Scope};
 
+use super::LogFormat;
 use super::log_fields::Fields;
-use super::log_layer::{LogLayer, TARGET};
+use super::log_layer::{Line, LineFormat, LogLayer, TARGET};
 use super::log_request::Request;
+use super::log_writer::{BatchWriter, WriterThread};
 use crate::server::{AccessLog, AccessRecord, with_current_access};
 
 /// The request this thread is running, as the lines written meanwhile show it (for
@@ -19,25 +22,56 @@ pub(super) fn current_request() -> Option<Request<'static>> {
     with_current_access(|record| Request::new(Cow::Owned(record.clone())))
 }
 
+/// The log's layer, writing to `out` in `format` from a thread named `name`, which also
+/// formats the access lines; with the writer, which counts dropped lines, and its thread.
+pub(super) fn spawn(
+    name: &str,
+    out: impl Write + Send + 'static,
+    format: LogFormat,
+    colours: bool,
+) -> std::io::Result<(LogLayer, BatchWriter, WriterThread)> {
+    let lines = LineFormat { format, colours };
+    let mut timestamp = String::new();
+    let (writer, thread) = BatchWriter::spawn(name, out, move |record, line| {
+        write_record(lines, record, &mut timestamp, line);
+    })?;
+    let layer = LogLayer::new(writer.clone(), format, colours).with_requests(current_request);
+    Ok((layer, writer, thread))
+}
+
+/// Appends the access line of `record`, a request that has ended, to `line`: in the scope
+/// of the span the request began in, stamped with the time it ended.
+fn write_record(
+    lines: LineFormat,
+    record: &AccessRecord,
+    timestamp: &mut String,
+    line: &mut String,
+) {
+    let request = Request::new(Cow::Borrowed(record));
+    timestamp.clear();
+    super::timestamp::write_at(timestamp, record.ended);
+    let fields = Fields::default();
+    let parts = Line {
+        timestamp,
+        level: Level::INFO,
+        target: TARGET,
+        message: "close",
+        fields: &fields,
+    };
+    let in_scope = record.parent.with_subscriber(|(id, dispatch)| {
+        let registry = dispatch.downcast_ref::<Registry>()?;
+        let scope = registry.span(id).map(|span| span.scope());
+        lines.write(line, &parts, scope, Some(&request));
+        Some(())
+    });
+    if in_scope.flatten().is_none() {
+        lines.write(line, &parts, None::<Scope<'_, Registry>>, Some(&request));
+    }
+}
+
 impl AccessLog for LogLayer {
-    fn write(&self, record: &AccessRecord) {
-        let request = Request::new(Cow::Borrowed(record));
-        tracing::dispatcher::get_default(|dispatch| {
-            let registry = dispatch.downcast_ref::<Registry>();
-            let scope = request
-                .parent
-                .as_ref()
-                .and_then(|parent| registry?.span(parent))
-                .map(|span| span.scope());
-            self.write_line(
-                Level::INFO,
-                TARGET,
-                "close",
-                &Fields::default(),
-                scope,
-                Some(&request),
-            );
-        });
+    fn write(&self, record: Box<AccessRecord>) -> Option<Box<AccessRecord>> {
+        self.writer().push_record(record)
     }
 }
 
@@ -49,22 +83,38 @@ mod tests {
     use tracing_subscriber::layer::SubscriberExt as _;
 
     use super::*;
-    use crate::cli::LogFormat;
-    use crate::cli::log_layer::tests::Captured;
-    use crate::cli::log_writer::BatchWriter;
+    use crate::cli::log_writer::tests::Captured;
     use crate::server::{TraceContext, recycle_access};
 
     const TRACEPARENT: &str = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
 
-    /// The lines two requests on one thread give, in `format`, with each duration's digits
-    /// taken out. The first, a finished round inside a connection span, is then kept for
-    /// reuse as `Recorded` keeps it; the connection ends; the second, a request begun in no
-    /// span with few fields, reuses the first's record. So: the first request's line, the
-    /// connection's, the second request's.
+    /// Waits, up to five seconds, until `captured` holds `count` lines.
+    fn wait_for_lines(captured: &Captured, count: usize) {
+        let deadline = std::time::Instant::now() + Duration::from_secs(5);
+        while captured
+            .0
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|&&b| b == b'\n')
+            .count()
+            < count
+            && std::time::Instant::now() < deadline
+        {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+
+    /// The lines three requests on one thread give, in `format`, with each duration's digits
+    /// taken out. The first, a finished round inside a connection span, is handed to the
+    /// writer thread, which writes its line and lets go of its span; the connection has ended
+    /// meanwhile, so its line follows. The second, a request begun in no span with few
+    /// fields, gets the first's record back, emptied, for the third, the same request, to
+    /// reuse. So: the first request's line, the connection's, the second's and the third's.
     fn lines(format: LogFormat) -> Vec<String> {
         let captured = Captured::default();
-        let (writer, thread) = BatchWriter::spawn("access-line-test", captured.clone()).unwrap();
-        let layer = LogLayer::new(writer, format, false).with_requests(current_request);
+        let (layer, _, thread) =
+            spawn("access-line-test", captured.clone(), format, false).unwrap();
         let subscriber = tracing_subscriber::registry().with(layer.clone());
         tracing::subscriber::with_default(subscriber, || {
             let connection = tracing::info_span!("connection", transport = "http");
@@ -83,17 +133,25 @@ mod tests {
             record.to = Some(1);
             record.answer = Some("decline");
             record.state_bytes = Some(300);
-            record.outcome = "input_required";
-            layer.write(&record);
-            recycle_access(record);
+            record.finish("input_required", None);
+            let first: *const AccessRecord = &*record;
+            assert!(layer.write(record).is_none());
             drop(entered);
-            // The kept record holds the span no more: it closes, and its line is written.
+            // The record holds the span until the writer thread is done with it.
             drop(connection);
-            let mut record =
-                AccessRecord::start("ping", "\"a\"", false, true, TraceContext::default());
-            record.outcome = "complete";
-            record.error_code = Some(-32601);
-            layer.write(&record);
+            wait_for_lines(&captured, 2);
+            let ping = || {
+                let mut record =
+                    AccessRecord::start("ping", "\"a\"", false, true, TraceContext::default());
+                record.finish("complete", Some(-32601));
+                record
+            };
+            let spare = layer.write(ping()).expect("the first record, given back");
+            assert!(std::ptr::eq(&*spare, first));
+            recycle_access(spare);
+            let third = ping();
+            assert!(std::ptr::eq(&*third, first), "the first record is reused");
+            layer.write(third);
         });
         thread.finish(Duration::from_secs(5));
         let text = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
@@ -112,7 +170,7 @@ mod tests {
             kept
         };
         let lines: Vec<String> = text.lines().map(timeless).collect();
-        assert_eq!(lines.len(), 3, "{text}");
+        assert_eq!(lines.len(), 4, "{text}");
         lines
     }
 
@@ -130,6 +188,7 @@ mod tests {
         );
         let second = r#" INFO request{method="ping" id="\"a\"" legacy=true outcome="complete" duration_us=0 error_code=-32601}: mcp_runtime::server::trace: close"#;
         assert!(lines[2].ends_with(second), "{}", lines[2]);
+        assert!(lines[3].ends_with(second), "{}", lines[3]);
     }
 
     #[test]
@@ -164,12 +223,15 @@ mod tests {
                 "duration_us": 0, "error_code": -32601, "name": "request",
             })
         );
+        let reused: Value = serde_json::from_str(&lines[3]).unwrap();
+        assert_eq!(reused["spans"], line["spans"]);
     }
 
     #[test]
     fn lines_written_while_a_request_runs_show_it_after_the_span_it_began_in() {
         let captured = Captured::default();
-        let (writer, thread) = BatchWriter::spawn("access-line-test", captured.clone()).unwrap();
+        let (writer, thread) =
+            BatchWriter::spawn("access-line-test", captured.clone(), |_, _| {}).unwrap();
         thread_local! {
             static PARENT: std::cell::RefCell<tracing::Span> =
                 const { std::cell::RefCell::new(tracing::Span::none()) };

@@ -29,10 +29,16 @@ use super::log_writer::BatchWriter;
 #[derive(Clone)]
 pub(super) struct LogLayer {
     writer: BatchWriter,
-    format: LogFormat,
-    colours: bool,
+    lines: LineFormat,
     /// The request this thread runs, if any, which lines show in their scope.
     current: fn() -> Option<Request<'static>>,
+}
+
+/// How lines are written: their format, and whether the human format is in colour.
+#[derive(Clone, Copy)]
+pub(super) struct LineFormat {
+    pub(super) format: LogFormat,
+    pub(super) colours: bool,
 }
 
 /// Where the server's request records come from, as a span's metadata says.
@@ -45,22 +51,26 @@ fn is_request_span(metadata: &Metadata<'_>) -> bool {
 }
 
 /// What one line says, whatever its format.
-struct Line<'a> {
-    timestamp: &'a str,
-    level: Level,
-    target: &'a str,
-    message: &'a str,
-    fields: &'a Fields,
+pub(super) struct Line<'a> {
+    pub(super) timestamp: &'a str,
+    pub(super) level: Level,
+    pub(super) target: &'a str,
+    pub(super) message: &'a str,
+    pub(super) fields: &'a Fields,
 }
 
 impl LogLayer {
     pub(super) fn new(writer: BatchWriter, format: LogFormat, colours: bool) -> Self {
         Self {
             writer,
-            format,
-            colours,
+            lines: LineFormat { format, colours },
             current: || None,
         }
+    }
+
+    /// Where the layer's lines go.
+    pub(super) fn writer(&self) -> &BatchWriter {
+        &self.writer
     }
 
     /// Shows `current()`, the request a thread runs, in the scope of the lines it writes.
@@ -98,17 +108,33 @@ impl LogLayer {
                     message,
                     fields,
                 };
-                match self.format {
-                    LogFormat::Human => self.human(line, &parts, scope, request),
-                    LogFormat::Json => json(line, &parts, scope, request),
-                }
-                line.push('\n');
+                self.lines.write(line, &parts, scope, request);
                 self.writer.push(line.as_bytes());
                 if line.capacity() > 64 * 1024 {
                     *line = String::new();
                 }
             })
         });
+    }
+}
+
+impl LineFormat {
+    /// Appends one line to `line`, with its newline; `request`, the record of the request the
+    /// line belongs to, shows as its `request` span.
+    pub(super) fn write<S>(
+        &self,
+        line: &mut String,
+        parts: &Line<'_>,
+        scope: Option<tracing_subscriber::registry::Scope<'_, S>>,
+        request: Option<&Request<'_>>,
+    ) where
+        S: for<'a> LookupSpan<'a>,
+    {
+        match self.format {
+            LogFormat::Human => self.human(line, parts, scope, request),
+            LogFormat::Json => json(line, parts, scope, request),
+        }
+        line.push('\n');
     }
 
     fn human<S>(
@@ -373,33 +399,20 @@ where
 }
 
 #[cfg(test)]
-pub(super) mod tests {
-    use std::sync::{Arc, Mutex};
+mod tests {
     use std::time::Duration;
 
     use serde_json::Value;
     use tracing_subscriber::layer::SubscriberExt as _;
 
     use super::*;
-
-    /// Where the writer thread puts the lines, for the test to read.
-    #[derive(Clone, Default)]
-    pub(in crate::cli) struct Captured(pub(in crate::cli) Arc<Mutex<Vec<u8>>>);
-
-    impl std::io::Write for Captured {
-        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-            self.0.lock().unwrap().extend_from_slice(bytes);
-            Ok(bytes.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
+    use crate::cli::log_writer::tests::Captured;
 
     /// The lines a request span and an event in it give, in `format`.
     fn lines(format: LogFormat) -> Vec<String> {
         let captured = Captured::default();
-        let (writer, thread) = BatchWriter::spawn("log-layer-test", captured.clone()).unwrap();
+        let (writer, thread) =
+            BatchWriter::spawn("log-layer-test", captured.clone(), |_, _| {}).unwrap();
         let subscriber = tracing_subscriber::registry().with(LogLayer::new(writer, format, false));
         tracing::subscriber::with_default(subscriber, || {
             let connection = tracing::info_span!("connection", transport = "http");

@@ -153,7 +153,7 @@ fn fields<S: Sink>(record: &AccessRecord, sink: &mut S) {
     }
     if !record.outcome.is_empty() {
         sink.verbatim("outcome", record.outcome);
-        let micros = record.started.elapsed().as_micros();
+        let micros = record.duration.as_micros();
         sink.bare(
             "duration_us",
             digits.format(u64::try_from(micros).unwrap_or(u64::MAX)),

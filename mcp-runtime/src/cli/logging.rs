@@ -3,8 +3,7 @@
 //! file behind it.
 
 use super::LogFormat;
-use super::access_line::current_request;
-use super::log_layer::LogLayer;
+use super::access_line::spawn;
 use super::log_writer::{BatchWriter, WriterThread};
 
 /// Logs to stderr in `log_format`, filtered by `RUST_LOG` (default `info`): events, and a line
@@ -13,10 +12,15 @@ use super::log_writer::{BatchWriter, WriterThread};
 /// `NO_COLOR` is set. Does nothing if a subscriber is already installed.
 ///
 /// A request never waits for stderr: lines are appended to a buffer that a thread writes out
-/// in batches (every 50 ms, or as soon as 64 KiB wait). When stderr falls [`LOG_BUFFER_BYTES`]
-/// behind, new lines are dropped, counted, and the count is logged as a warning once the
-/// writer catches up (at most every ten seconds) and when the returned guard drops. Keep the
-/// guard until the program ends: dropping it writes what is buffered.
+/// in batches (every 50 ms, or as soon as 64 KiB or 256 request lines wait). A request's own
+/// line is formatted by that thread, from the record the request hands over when it ends
+/// (its time and duration taken then): it appears within 50 ms, among the other lines in the
+/// order they were written. A connection's closing line follows its requests' lines, so it
+/// may come after the lines of requests that ended a moment later on other connections. When
+/// stderr falls [`LOG_BUFFER_BYTES`] behind, in lines or in requests' records, new lines are
+/// dropped, counted, and the count is logged as a warning once the writer catches up (at most
+/// every ten seconds) and when the returned guard drops. Keep the guard until the program
+/// ends: dropping it writes what is buffered.
 pub fn init_logging(log_format: LogFormat) -> LogGuard {
     use std::io::IsTerminal as _;
     use tracing_subscriber::layer::SubscriberExt as _;
@@ -24,11 +28,11 @@ pub fn init_logging(log_format: LogFormat) -> LogGuard {
     let filter =
         tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into());
     let colours = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
-    let Ok((writer, thread)) = BatchWriter::spawn("mcp-log", std::io::stderr()) else {
+    let Ok((layer, writer, thread)) = spawn("mcp-log", std::io::stderr(), log_format, colours)
+    else {
         // No thread to write with: log nothing rather than block requests on stderr.
         return LogGuard { installed: false };
     };
-    let layer = LogLayer::new(writer.clone(), log_format, colours).with_requests(current_request);
     let installed = tracing_subscriber::registry()
         .with(filter)
         .with(layer.clone())

@@ -16,10 +16,15 @@ struct Cached {
 
 /// Appends the current time to `out`.
 pub(super) fn write_now(out: &mut String) {
+    write_at(out, SystemTime::now());
+}
+
+/// Appends `time` to `out`.
+pub(super) fn write_at(out: &mut String, time: SystemTime) {
     thread_local! {
         static CACHED: RefCell<Option<Cached>> = const { RefCell::new(None) };
     }
-    let Ok(since) = SystemTime::now().duration_since(UNIX_EPOCH) else {
+    let Ok(since) = time.duration_since(UNIX_EPOCH) else {
         // A clock before 1970 is left to the formatter that handles it.
         return write_slowly(out);
     };
@@ -42,7 +47,9 @@ pub(super) fn write_now(out: &mut String) {
     }
 }
 
-/// The current time as `tracing-subscriber` writes it, formatted whole.
+/// The current time as `tracing-subscriber` writes it, formatted whole. Also for a time given
+/// that this module does not write (before 1970, past 9999): such a clock is wrong anyway,
+/// and the time a line is formatted is at most a batch later than the time it was taken.
 fn write_slowly(out: &mut String) {
     let _ = tracing_subscriber::fmt::time::SystemTime.format_time(&mut Writer::new(out));
 }

@@ -6,15 +6,17 @@
 //! Nothing is recorded unless the log is installed, and then only for requests that begin
 //! while its level lets `INFO` through.
 //!
-//! A record whose line is written is emptied and kept by its thread for a request to come
-//! (up to [`SPARE_RECORDS`] a thread), so a request's record usually costs no allocation.
+//! A request that ends hands its record over to the log, which formats its line later, on
+//! its writer's thread, with many others in a row. The log hands back an emptied record
+//! from those it wrote, which the thread keeps for a request to come (up to
+//! [`SPARE_RECORDS`] a thread), so a request's record usually costs no allocation.
 
 use std::cell::{Cell, RefCell};
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::OnceLock;
 use std::task::{Context, Poll};
-use std::time::Instant;
+use std::time::{Duration, Instant, SystemTime};
 
 use tracing::Span;
 
@@ -25,8 +27,9 @@ use super::trace_context::TraceContext;
 /// Where finished requests' records go: the log that [`init_logging`](crate::cli::init_logging)
 /// installs, which writes each as a line.
 pub(crate) trait AccessLog: Send + Sync {
-    /// Writes the line of a request that has ended.
-    fn write(&self, record: &AccessRecord);
+    /// Takes the record of a request that has ended, to write its line; may give back an
+    /// emptied record for a request to come.
+    fn write(&self, record: Box<AccessRecord>) -> Option<Box<AccessRecord>>;
 }
 
 static ACCESS_LOG: OnceLock<Box<dyn AccessLog>> = OnceLock::new();
@@ -74,6 +77,10 @@ pub(crate) struct AccessRecord {
     pub(crate) error_code: Option<i64>,
     pub(crate) trace: TraceContext,
     pub(crate) started: Instant,
+    /// When the request ended, set by [`finish`](Self::finish).
+    pub(crate) ended: SystemTime,
+    /// How long the request took, set by [`finish`](Self::finish).
+    pub(crate) duration: Duration,
 }
 
 /// How many emptied records a thread keeps for its next requests.
@@ -133,6 +140,8 @@ impl AccessRecord {
             error_code: None,
             trace,
             started: Instant::now(),
+            ended: SystemTime::UNIX_EPOCH,
+            duration: Duration::ZERO,
         };
         match spare {
             Some(mut record) => {
@@ -164,6 +173,42 @@ impl AccessRecord {
         self.verbatim
     }
 
+    /// Records the request's end: its outcome's kind, its error code, the time and how long
+    /// it took.
+    pub(crate) fn finish(&mut self, outcome: &'static str, error_code: Option<i64>) {
+        self.outcome = outcome;
+        self.error_code = error_code;
+        self.ended = SystemTime::now();
+        self.duration = self.started.elapsed();
+    }
+
+    /// Lets go of what the record holds that another request must not keep: the span it
+    /// began in (a connection's span stays open while a record holds it) and its trace
+    /// context.
+    pub(crate) fn empty(&mut self) {
+        self.parent = Span::none();
+        self.trace = TraceContext::default();
+    }
+
+    /// About how many bytes the record holds: itself, its text and its trace context.
+    pub(crate) fn size(&self) -> usize {
+        let trace = [
+            &self.trace.traceparent,
+            &self.trace.tracestate,
+            &self.trace.baggage,
+        ];
+        let trace: usize = trace
+            .iter()
+            .map(|value| value.as_ref().map_or(0, String::capacity))
+            .sum();
+        size_of::<Self>() + self.text.capacity() + trace
+    }
+
+    /// Whether the record's text is short enough for it to be kept for reuse.
+    pub(crate) fn reusable(&self) -> bool {
+        self.text.capacity() <= SPARE_TEXT_BYTES
+    }
+
     /// Sets the call's target (`target` escaped already, and `verbatim` or not).
     pub(crate) fn set_target(&mut self, target: &str, verbatim: bool) {
         self.text.truncate(self.id_end);
@@ -173,15 +218,14 @@ impl AccessRecord {
     }
 }
 
-/// Keeps `record`, whose line is written, for a request to come on this thread, if the
-/// thread keeps fewer than [`SPARE_RECORDS`] and the record's text is not long. The span it
-/// began in is let go at once: a kept record must not keep a connection's span open.
+/// Keeps `record`, one the log is done with, for a request to come on this thread, if the
+/// thread keeps fewer than [`SPARE_RECORDS`] and the record's text is not long. It is
+/// emptied first: a kept record must not keep a connection's span open.
 pub(crate) fn recycle(mut record: Box<AccessRecord>) {
-    if record.text.capacity() > SPARE_TEXT_BYTES {
+    if !record.reusable() {
         return;
     }
-    record.parent = Span::none();
-    record.trace = TraceContext::default();
+    record.empty();
     let _ = SPARE.try_with(|spare| {
         let mut spare = spare.borrow_mut();
         if spare.len() < SPARE_RECORDS {
@@ -266,10 +310,10 @@ pub(super) struct Recorded {
 impl Recorded {
     fn write(&mut self, outcome: &'static str, error_code: Option<i64>) {
         if let (Some(mut record), Some(log)) = (self.record.take(), ACCESS_LOG.get()) {
-            record.outcome = outcome;
-            record.error_code = error_code;
-            log.write(&record);
-            recycle(record);
+            record.finish(outcome, error_code);
+            if let Some(spare) = log.write(record) {
+                recycle(spare);
+            }
         }
     }
 }
