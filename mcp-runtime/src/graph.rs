@@ -395,50 +395,32 @@ impl FlowGraphs {
     }
 }
 
-/// What the macro's graphs read a form's schema through: the schema where the type is a form,
-/// nothing (and no error) where it is not, so that a handler whose form type is wrong is
-/// reported once, where it asks, not again by its graph.
+/// What the macros' graphs are read through: [`flow_graph`](__private::flow_graph), and the
+/// probe a handler's table of schemas reads a form's through.
 #[doc(hidden)]
 pub mod __private {
     use std::marker::PhantomData;
 
-    pub use super::spec::graph as flow_graph;
+    pub use super::spec::{Schema, graph as flow_graph};
 
     use crate::form::ElicitForm;
-    use crate::protocol::ElicitRequestedSchema;
 
-    /// Stands for the type `T` a question's answer is annotated with.
+    /// Stands for the type `T` a question's answer is annotated with; its `SCHEMA` is the
+    /// form's schema where `T` is a form, and nothing (and no error) where it is not, so that
+    /// a handler whose form type is wrong is reported once, where it asks, not again by its
+    /// graph. Read as `SchemaProbe::<T>::SCHEMA` with [`SchemaOfAny`] in scope: the inherent
+    /// constant is chosen where its bound holds, the trait's where it does not.
     pub struct SchemaProbe<T: ?Sized>(PhantomData<fn() -> Box<T>>);
 
-    impl<T: ?Sized> SchemaProbe<T> {
-        /// The probe; its `schema()` goes through one of the two traits below.
-        pub fn new() -> Self {
-            Self(PhantomData)
-        }
-    }
-
-    impl<T: ?Sized> Default for SchemaProbe<T> {
-        fn default() -> Self {
-            Self::new()
-        }
-    }
-
-    /// Chosen first, through one more reference, where `T` is a form.
-    pub trait SchemaOfForm {
-        fn schema(&self) -> Option<&'static ElicitRequestedSchema>;
-    }
-
-    impl<T: ElicitForm> SchemaOfForm for &SchemaProbe<T> {
-        fn schema(&self) -> Option<&'static ElicitRequestedSchema> {
-            Some(T::requested_schema())
-        }
+    impl<T: ElicitForm> SchemaProbe<T> {
+        /// `T`'s schema.
+        pub const SCHEMA: Schema = Some(T::requested_schema);
     }
 
     /// Chosen where `T` is no form.
     pub trait SchemaOfAny {
-        fn schema(&self) -> Option<&'static ElicitRequestedSchema> {
-            None
-        }
+        /// No schema.
+        const SCHEMA: Schema = None;
     }
 
     impl<T: ?Sized> SchemaOfAny for SchemaProbe<T> {}

@@ -28,7 +28,7 @@ pub use server::State;
 pub mod __private {
     pub use crate::flow::__private::*;
     pub use crate::form::__private as form;
-    pub use crate::graph::__private::{SchemaOfAny, SchemaOfForm, SchemaProbe, flow_graph};
+    pub use crate::graph::__private::{SchemaOfAny, SchemaProbe, flow_graph};
     pub use schemars;
     pub use serde;
     pub use serde_json;

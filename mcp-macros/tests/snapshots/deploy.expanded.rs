@@ -152,32 +152,14 @@ pub fn deploy() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Cop
         fn flow_graph(
             &self,
         ) -> ::core::option::Option<&'static ::mcp_runtime::graph::FlowGraph> {
-            static __MCP_GRAPH: ::std::sync::OnceLock<
-                ::core::option::Option<::mcp_runtime::graph::FlowGraph>,
-            > = ::std::sync::OnceLock::new();
-            fn __mcp_schemas(
-                form: u32,
-            ) -> ::core::option::Option<
-                &'static ::mcp_runtime::protocol::ElicitRequestedSchema,
-            > {
-                #[allow(unused_imports)]
-                use ::mcp_runtime::__private::{SchemaOfAny as _, SchemaOfForm as _};
-                match form {
-                    0u32 => {
-                        (&&::mcp_runtime::__private::SchemaProbe::<Target>::new())
-                            .schema()
-                    }
-                    1u32 => {
-                        (&&::mcp_runtime::__private::SchemaProbe::<Confirm>::new())
-                            .schema()
-                    }
-                    _ => ::core::option::Option::None,
-                }
-            }
+            #[allow(unused_imports)]
+            use ::mcp_runtime::__private::SchemaOfAny as _;
             ::mcp_runtime::__private::flow_graph(
-                &__MCP_GRAPH,
                 r#"{"branch_exits":[0,1],"exits":[["refusal",null],["refusal",null],["return","Ok(text(\"Nothing deployed.\"))"],["tail","Ok(text(format!(\"Deployed {} replicas of {}.\",…"]],"points":[{"asks":[{"call":null,"form":["Target",0],"key":"target","kind":"form","message":"format!(\"Where should {} go?\", args.service)"}],"carried":[],"in_loop":false},{"asks":[{"call":null,"form":["Confirm",1],"key":"confirm","kind":"form","message":"format!(\"Ship {replicas} replicas to production?\")"}],"carried":[["replicas","u32"]],"in_loop":false}],"steps":[["start",{"point":0},false,false,[]],[{"point":0},{"exit":0},false,false,[]],[{"point":0},{"point":1},false,false,["target.environment == Environment::Production"]],[{"point":1},{"exit":1},false,false,[]],[{"point":1},{"exit":2},false,false,["!confirm.ok"]],[{"point":1},{"join":0},false,false,["else"]],[{"point":0},{"join":0},false,false,["else"]],[{"join":0},{"exit":3},false,false,[]]],"sub_points":[]}"#,
-                __mcp_schemas,
+                &[
+                    ::mcp_runtime::__private::SchemaProbe::<Target>::SCHEMA,
+                    ::mcp_runtime::__private::SchemaProbe::<Confirm>::SCHEMA,
+                ],
             )
         }
     }

@@ -281,27 +281,11 @@ fn review() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
         fn flow_graph(
             &self,
         ) -> ::core::option::Option<&'static ::mcp_runtime::graph::FlowGraph> {
-            static __MCP_GRAPH: ::std::sync::OnceLock<
-                ::core::option::Option<::mcp_runtime::graph::FlowGraph>,
-            > = ::std::sync::OnceLock::new();
-            fn __mcp_schemas(
-                form: u32,
-            ) -> ::core::option::Option<
-                &'static ::mcp_runtime::protocol::ElicitRequestedSchema,
-            > {
-                #[allow(unused_imports)]
-                use ::mcp_runtime::__private::{SchemaOfAny as _, SchemaOfForm as _};
-                match form {
-                    0u32 => {
-                        (&&::mcp_runtime::__private::SchemaProbe::<Keep>::new()).schema()
-                    }
-                    _ => ::core::option::Option::None,
-                }
-            }
+            #[allow(unused_imports)]
+            use ::mcp_runtime::__private::SchemaOfAny as _;
             ::mcp_runtime::__private::flow_graph(
-                &__MCP_GRAPH,
                 r#"{"branch_exits":[0],"exits":[["refusal",null],["tail","Ok(text(kept.join(\", \")))"]],"points":[{"asks":[{"call":null,"form":["Keep",0],"key":"keep","kind":"form","message":"format!(\"Keep {name}?\")"}],"carried":[["position in names","usize"],["kept","Vec<String>"],["names","Vec<String>"]],"in_loop":true}],"steps":[["start",{"join":0},false,false,[]],[{"join":0},{"point":0},false,true,["for name in names"]],[{"point":0},{"exit":0},false,false,[]],[{"point":0},{"join":0},true,false,[]],[{"join":0},{"exit":1},false,false,[]]],"sub_points":[]}"#,
-                __mcp_schemas,
+                &[::mcp_runtime::__private::SchemaProbe::<Keep>::SCHEMA],
             )
         }
     }

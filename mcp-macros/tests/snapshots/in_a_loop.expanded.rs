@@ -272,30 +272,14 @@ fn tag() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
         fn flow_graph(
             &self,
         ) -> ::core::option::Option<&'static ::mcp_runtime::graph::FlowGraph> {
-            static __MCP_GRAPH: ::std::sync::OnceLock<
-                ::core::option::Option<::mcp_runtime::graph::FlowGraph>,
-            > = ::std::sync::OnceLock::new();
-            fn __mcp_schemas(
-                form: u32,
-            ) -> ::core::option::Option<
-                &'static ::mcp_runtime::protocol::ElicitRequestedSchema,
-            > {
-                #[allow(unused_imports)]
-                use ::mcp_runtime::__private::{SchemaOfAny as _, SchemaOfForm as _};
-                match form {
-                    0u32 => {
-                        (&&::mcp_runtime::__private::SchemaProbe::<Word>::new()).schema()
-                    }
-                    1u32 => {
-                        (&&::mcp_runtime::__private::SchemaProbe::<Keep>::new()).schema()
-                    }
-                    _ => ::core::option::Option::None,
-                }
-            }
+            #[allow(unused_imports)]
+            use ::mcp_runtime::__private::SchemaOfAny as _;
             ::mcp_runtime::__private::flow_graph(
-                &__MCP_GRAPH,
                 r#"{"branch_exits":[0,1,2],"exits":[["refusal",null],["refusal",null],["refusal",null],["tail","Ok(text(log.join(\" \")))"]],"points":[{"asks":[{"call":null,"form":["Word",0],"key":"first","kind":"form","message":"\"First?\""}],"carried":[["round",null],["log",null],["label",null]],"in_loop":true},{"asks":[{"call":null,"form":["Keep",1],"key":"more","kind":"form","message":"\"More?\""}],"carried":[["round",null],["log",null]],"in_loop":true},{"asks":[{"call":null,"form":["Word",0],"key":"second","kind":"form","message":"\"Second?\""}],"carried":[["round",null],["log",null]],"in_loop":true}],"steps":[["start",{"join":0},false,false,[]],[{"join":0},{"point":0},false,true,["while round < args.rounds","round.is_multiple_of(2)"]],[{"point":0},{"exit":0},false,false,[]],[{"point":0},{"join":1},false,false,[]],[{"join":0},{"join":1},false,true,["while round < args.rounds","else"]],[{"join":1},{"point":1},false,true,[]],[{"point":1},{"exit":1},false,false,[]],[{"point":1},{"point":2},false,false,["more.ok"]],[{"point":2},{"exit":2},false,false,[]],[{"point":2},{"join":2},false,false,[]],[{"point":1},{"join":2},false,false,["else"]],[{"join":2},{"join":0},true,false,[]],[{"join":0},{"exit":3},false,false,[]]],"sub_points":[]}"#,
-                __mcp_schemas,
+                &[
+                    ::mcp_runtime::__private::SchemaProbe::<Word>::SCHEMA,
+                    ::mcp_runtime::__private::SchemaProbe::<Keep>::SCHEMA,
+                ],
             )
         }
     }

@@ -56,28 +56,11 @@ fn greet() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
         fn flow_graph(
             &self,
         ) -> ::core::option::Option<&'static ::mcp_runtime::graph::FlowGraph> {
-            static __MCP_GRAPH: ::std::sync::OnceLock<
-                ::core::option::Option<::mcp_runtime::graph::FlowGraph>,
-            > = ::std::sync::OnceLock::new();
-            fn __mcp_schemas(
-                form: u32,
-            ) -> ::core::option::Option<
-                &'static ::mcp_runtime::protocol::ElicitRequestedSchema,
-            > {
-                #[allow(unused_imports)]
-                use ::mcp_runtime::__private::{SchemaOfAny as _, SchemaOfForm as _};
-                match form {
-                    0u32 => {
-                        (&&::mcp_runtime::__private::SchemaProbe::<Confirm>::new())
-                            .schema()
-                    }
-                    _ => ::core::option::Option::None,
-                }
-            }
+            #[allow(unused_imports)]
+            use ::mcp_runtime::__private::SchemaOfAny as _;
             ::mcp_runtime::__private::flow_graph(
-                &__MCP_GRAPH,
                 r#"{"branch_exits":[0],"exits":[["refusal",null],["tail","Ok(text(Self::greeting(&args.name, sure.ok)))"]],"points":[{"asks":[{"call":null,"form":["Confirm",0],"key":"sure","kind":"form","message":"\"Greet?\""}],"carried":[],"in_loop":false}],"steps":[["start",{"point":0},false,false,[]],[{"point":0},{"exit":0},false,false,[]],[{"point":0},{"exit":1},false,false,[]]],"sub_points":[]}"#,
-                __mcp_schemas,
+                &[::mcp_runtime::__private::SchemaProbe::<Confirm>::SCHEMA],
             )
         }
     }

@@ -1,5 +1,5 @@
-//! The graph as the macros write it: one JSON text, read into a [`FlowGraph`] once, when the
-//! graph is first asked for.
+//! The graph as the macros write it: one JSON text and a table of its forms' schemas, read
+//! into a [`FlowGraph`] once, when the graph is first asked for.
 //!
 //! A macro's graph is data the compiler only copies: a string literal costs a handler's build
 //! next to nothing, where the same records written as `static` Rust values were type-checked,
@@ -16,7 +16,8 @@
 //!  "sub_points":[],"branch_exits":[]}
 //! ```
 
-use std::sync::OnceLock;
+use std::collections::BTreeMap;
+use std::sync::{Mutex, PoisonError};
 
 use serde::Deserialize;
 
@@ -24,10 +25,12 @@ use super::steps::{Step, edges};
 use super::{Ask, AskKind, Carried, Exit, ExitKind, FlowGraph, Node, Point};
 use crate::protocol::ElicitRequestedSchema;
 
-/// The schema of a handler's form `n`, as an [`AskSpec`] numbers it; `None` where its type is
-/// no form. One function for the handler, not one per question: each would be compiled on its
-/// own.
-pub(crate) type Schemas = fn(u32) -> Option<&'static ElicitRequestedSchema>;
+/// How a handler's graph reads the schema of one form it names: `None` where the type is no
+/// form (see `SchemaProbe`).
+pub type Schema = Option<fn() -> &'static ElicitRequestedSchema>;
+
+/// The schemas of a handler's forms, by the number an [`AskSpec`] gives each.
+type Schemas = &'static [Schema];
 
 /// One handler's graph, as the macro writes it.
 #[derive(Debug, Deserialize)]
@@ -75,21 +78,45 @@ struct AskSpec {
     call: Option<String>,
 }
 
-/// The graph `text` describes, read into `graph` the first time it is asked for; `schemas`
-/// reads the schemas of the forms it names.
-pub fn graph(
-    graph: &'static OnceLock<Option<FlowGraph>>,
-    text: &'static str,
-    schemas: Schemas,
-) -> Option<&'static FlowGraph> {
-    let read = graph.get_or_init(|| match serde_json::from_str::<Spec>(text) {
+/// The graph `text` describes, whose forms' schemas `schemas` gives by their numbers: read
+/// the first time it is asked for, and kept.
+///
+/// A handler's method is this one call, of a literal and a table of constants the compiler
+/// promotes to `'static`: the handler's crate compiles no `static`, no cell and no reader of
+/// its own. The graphs read are kept here, by what they are read from: a graph is a function
+/// of its text and its schemas' functions, so two handlers with equal keys share a graph that
+/// is the same for both, and a key seen at two addresses (a literal or a function compiled
+/// twice) is read twice into equal graphs. Either way the answer is the same; the map holds at
+/// most one graph per handler compiled into the program.
+pub fn graph(text: &'static str, schemas: Schemas) -> Option<&'static FlowGraph> {
+    type Read = BTreeMap<(&'static str, Vec<usize>), Option<&'static FlowGraph>>;
+    static READ: Mutex<Read> = Mutex::new(BTreeMap::new());
+    let key = (
+        text,
+        schemas
+            .iter()
+            .map(|schema| schema.map_or(0, |schema| schema as usize))
+            .collect(),
+    );
+    if let Some(read) = READ
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .get(&key)
+    {
+        return *read;
+    }
+    // Read outside the lock: a form's schema is built on first use, by the form's own code.
+    let read = match serde_json::from_str::<Spec>(text) {
         Ok(spec) => Some(spec.read(schemas)),
         Err(error) => {
             tracing::error!(%error, "a flow graph the macro wrote does not read; it is left out");
             None
         }
-    });
-    read.as_ref()
+    };
+    let mut kept = READ.lock().unwrap_or_else(PoisonError::into_inner);
+    *kept
+        .entry(key)
+        .or_insert_with(|| read.map(|graph| &*Box::leak(Box::new(graph))))
 }
 
 impl Spec {
@@ -121,7 +148,8 @@ impl AskSpec {
         ask.message = self.message;
         ask.call = self.call;
         if let Some((name, n)) = self.form {
-            ask = ask.form(name, schemas(n));
+            let schema = usize::try_from(n).ok().and_then(|n| schemas.get(n));
+            ask = ask.form(name, schema.copied().flatten().map(|schema| schema()));
         }
         ask
     }
@@ -129,12 +157,10 @@ impl AskSpec {
 
 #[cfg(test)]
 mod tests {
+    use std::sync::OnceLock;
+
     use super::super::{EdgeKind, NodeId};
     use super::*;
-
-    fn no_schema(_: u32) -> Option<&'static ElicitRequestedSchema> {
-        None
-    }
 
     const TEXT: &str = r#"{
         "points": [
@@ -157,8 +183,7 @@ mod tests {
 
     #[test]
     fn the_text_reads_into_the_graph_it_describes() {
-        static GRAPH: OnceLock<Option<FlowGraph>> = OnceLock::new();
-        let graph = graph(&GRAPH, TEXT, no_schema).expect("the text reads");
+        let graph = graph(TEXT, &[]).expect("the text reads");
         let first = graph.point(0).expect("point 0");
         assert_eq!(first.keys, ["target"]);
         assert_eq!(first.questions[0].message.as_deref(), Some("\"Where?\""));
@@ -188,17 +213,60 @@ mod tests {
             (from_second[0].to, from_second[0].kind),
             (NodeId::Exit(0), EdgeKind::Return)
         );
-        let again = super::graph(&GRAPH, TEXT, no_schema).expect("the text reads");
+        let again = super::graph(TEXT, &[]).expect("the text reads");
         assert!(std::ptr::eq(graph, again), "read once");
+    }
+
+    fn schema_named(name: &str) -> ElicitRequestedSchema {
+        ElicitRequestedSchema {
+            schema: Some(name.to_owned()),
+            ..ElicitRequestedSchema::default()
+        }
+    }
+
+    fn first() -> &'static ElicitRequestedSchema {
+        static SCHEMA: OnceLock<ElicitRequestedSchema> = OnceLock::new();
+        SCHEMA.get_or_init(|| schema_named("first"))
+    }
+
+    fn second() -> &'static ElicitRequestedSchema {
+        static SCHEMA: OnceLock<ElicitRequestedSchema> = OnceLock::new();
+        SCHEMA.get_or_init(|| schema_named("second"))
+    }
+
+    /// The schema of the point's form, by its number in the table the handler gives.
+    fn schema_shown(schemas: Schemas) -> Option<&'static str> {
+        let graph = graph(TEXT, schemas).expect("the text reads");
+        let ask = &graph.point(0).expect("point 0").questions[0];
+        ask.schema.and_then(|schema| schema.schema.as_deref())
+    }
+
+    #[test]
+    fn a_form_shows_the_schema_its_number_names() {
+        assert_eq!(schema_shown(&[Some(first)]), Some("first"));
+        assert_eq!(schema_shown(&[Some(second), Some(first)]), Some("second"));
+        // A type that is no form, and a number past the table (a type the graph cannot reach).
+        assert_eq!(schema_shown(&[None]), None);
+        assert_eq!(schema_shown(&[]), None);
+    }
+
+    #[test]
+    fn graphs_are_kept_by_their_text_and_schemas() {
+        let one = graph(TEXT, &[Some(first)]).expect("the text reads");
+        let other = graph(TEXT, &[Some(second)]).expect("the text reads");
+        assert!(!std::ptr::eq(one, other), "another schema, another graph");
+        let again = graph(TEXT, &[Some(first)]).expect("the text reads");
+        assert!(
+            std::ptr::eq(one, again),
+            "the same text and schemas, read once"
+        );
     }
 
     #[test]
     fn a_text_that_does_not_read_gives_no_graph() {
-        static GRAPH: OnceLock<Option<FlowGraph>> = OnceLock::new();
         let unknown_member = r#"{"points": [], "exits": [], "steps": [], "sub_points": [],
             "branch_exits": [], "nodes": []}"#;
-        assert!(graph(&GRAPH, unknown_member, no_schema).is_none());
-        static CUT: OnceLock<Option<FlowGraph>> = OnceLock::new();
-        assert!(graph(&CUT, &TEXT[..TEXT.len() / 2], no_schema).is_none());
+        assert!(graph(unknown_member, &[]).is_none());
+        assert!(graph(&TEXT[..TEXT.len() / 2], &[]).is_none());
     }
 }

@@ -4,29 +4,30 @@
 //! the locals each point carries (`point::Resumed`).
 //!
 //! Input:  the marked body `{ let target: Target = __mcp_site!().0?; if c { .. } .. }`
-//! Output: the handler impl's method, which reads the graph from one JSON text once (see
-//! `mcp_runtime::graph`'s `spec`: a string literal costs the build nearly nothing, where
-//! records written as Rust values were type-checked and laid out, and calls compiled):
+//! Output: the handler impl's method, one call of the runtime's reader with one JSON text and
+//! the table of the named forms' schemas (see `mcp_runtime::graph`'s `spec`: a string literal
+//! and a table of constants cost the build nearly nothing, where records written as Rust
+//! values were type-checked and laid out, and a `static`, a cell or a reader of the handler's
+//! own are each compiled per handler):
 //! ```text
 //! fn flow_graph(&self) -> Option<&'static FlowGraph> {
-//!     static __MCP_GRAPH: OnceLock<Option<FlowGraph>> = OnceLock::new();
-//!     // One reader of the named forms' schemas, by number: one body, not one per question.
-//!     fn __mcp_schemas(form: u32) -> Option<&'static ElicitRequestedSchema> {
-//!         match form { 0 => probe::<Target>(), _ => None }
-//!     }
-//!     flow_graph(&__MCP_GRAPH, r#"{"points":[{"asks":[{"key":"target","kind":"form",
+//!     use SchemaOfAny as _; // only where a form is named
+//!     flow_graph(r#"{"points":[{"asks":[{"key":"target","kind":"form",
 //!         "message":"\"Where?\"","form":["Target",0],"call":null}],"in_loop":false,
 //!         "carried":[["replicas","u32"]]}],"exits":[["tail","Ok(done)"]],
 //!         // The walk's steps, through joins; the runtime takes the joins out (see `walk`).
 //!         "steps":[["start",{"point":0},false,false,[]],..],
 //!         "sub_points":[/* points that call a sub-flow */],
-//!         "branch_exits":[/* exits a condition leads to */]}"#, __mcp_schemas)
+//!         "branch_exits":[/* exits a condition leads to */]}"#,
+//!         // One entry per form type, however many points ask it, by the number the text
+//!         // gives it: its schema, or none where the type is no form.
+//!         &[SchemaProbe::<Target>::SCHEMA])
 //! }
 //! ```
 
 use std::collections::HashSet;
 
-use proc_macro2::{Literal, Span, TokenStream, TokenTree};
+use proc_macro2::{Literal, TokenStream, TokenTree};
 use quote::{ToTokens, quote};
 use serde_json::{Value, json};
 use syn::{Block, Expr, Ident, Item, UseTree};
@@ -76,7 +77,6 @@ pub(crate) fn method(records: &Records<'_>) -> TokenStream {
         .enumerate()
         .map(|(id, site)| point(&walk, records, &hidden, &mut forms, id, site))
         .collect();
-    let form_numbers = (0..forms.len()).map(|n| u32::try_from(n).unwrap_or(u32::MAX));
     let exits: Vec<Value> = walk
         .exits
         .iter()
@@ -120,25 +120,18 @@ pub(crate) fn method(records: &Records<'_>) -> TokenStream {
     });
     let text = raw_string(&text.to_string());
     let p = quote!(::mcp_runtime::__private);
-    let graph = Ident::new("__MCP_GRAPH", Span::mixed_site());
-    let schemas = Ident::new("__mcp_schemas", Span::mixed_site());
+    // Through the probe: a type that is no form gives no schema, and no second error beside
+    // the one where it is asked.
+    let probe = (!forms.is_empty()).then(|| {
+        quote! {
+            #[allow(unused_imports)]
+            use #p::SchemaOfAny as _;
+        }
+    });
     quote! {
         fn flow_graph(&self) -> ::core::option::Option<&'static #g::FlowGraph> {
-            static #graph: ::std::sync::OnceLock<::core::option::Option<#g::FlowGraph>> =
-                ::std::sync::OnceLock::new();
-            // Through the probe: a type that is no form gives no schema, and no second error
-            // beside the one where it is asked.
-            fn #schemas(
-                form: u32,
-            ) -> ::core::option::Option<&'static ::mcp_runtime::protocol::ElicitRequestedSchema> {
-                #[allow(unused_imports)]
-                use ::mcp_runtime::__private::{SchemaOfAny as _, SchemaOfForm as _};
-                match form {
-                    #(#form_numbers => (&&::mcp_runtime::__private::SchemaProbe::<#forms>::new()).schema(),)*
-                    _ => ::core::option::Option::None,
-                }
-            }
-            #p::flow_graph(&#graph, #text, #schemas)
+            #probe
+            #p::flow_graph(#text, &[#(#p::SchemaProbe::<#forms>::SCHEMA),*])
         }
     }
 }
@@ -202,7 +195,7 @@ fn point(
 
 /// A form question's type name and number, where the handler names the form's type (by a
 /// turbofish, or by the `let` of a point that asks one question): `n` is its number among
-/// `forms`, the types whose schema the graph's one reader gives, each once. A type the graph cannot
+/// `forms`, the types whose schemas the graph's table gives, each once. A type the graph cannot
 /// reach is numbered past them, and has none.
 fn form_named(
     walk: &Walk<'_>,
@@ -224,7 +217,7 @@ fn form_named(
         .flatten();
     let ty = turbofish.or(annotated)?;
     let name = text::ty(ty)?;
-    // One number a type, however many points ask it: each is one probe in the reader.
+    // One number a type, however many points ask it: each is one entry of the table.
     let n = match hidden.hides(ty) {
         true => u32::MAX,
         false => {
