@@ -166,6 +166,12 @@ async fn authentic_states_that_do_not_decode_are_refused_like_forged_ones() {
             "a point the flow does not have",
             with_content(b"\x07\x01\x02\x03"),
         ),
+        // `u32::MAX`, the number the reader keeps for no point at all (`Reader::NOWHERE`): a
+        // point like any other the flow lacks, refused, not a run from the start.
+        (
+            "the point number that stands for none",
+            with_content(b"\x1a\xff\xff\xff\xff"),
+        ),
         ("the right point with a field too many", {
             // Round one's state is point 0, which carries nothing.
             assert_eq!(&payload[13..], b"\x00");

@@ -12,7 +12,7 @@ pub(crate) fn reader() -> Ident {
 }
 
 /// Question point `id`'s number, as the step's state and its markers write it
-/// (`reader.at(N)`, `reader.form(N, ..)`, `__mcp_site!().N`).
+/// (`reader.at == N`, `reader.form(N, ..)`, `__mcp_site!().N`).
 pub(crate) fn number(id: usize) -> u32 {
     u32::try_from(id).unwrap_or(u32::MAX)
 }
@@ -20,6 +20,16 @@ pub(crate) fn number(id: usize) -> u32 {
 /// The numbers of question points `ids` (see [`number`]).
 pub(crate) fn numbers(ids: &[usize]) -> Vec<u32> {
     ids.iter().map(|&id| number(id)).collect()
+}
+
+/// Whether the flow resumes at one of the points `numbers`: `reader`'s field compared
+/// (`reader.at == 1`, `matches!(reader.at, 1 | 2)`), where a call to a method
+/// would be one more path for the compiler to check and clean up after at every level.
+pub(crate) fn at(reader: &Ident, numbers: &[u32]) -> TokenStream {
+    match numbers {
+        [one] => quote!(#reader.at == #one),
+        _ => quote!(::core::matches!(#reader.at, #(#numbers)|*)),
+    }
 }
 
 /// The label of the block holding the step's body, which every place the step stops breaks

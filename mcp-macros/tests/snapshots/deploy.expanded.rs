@@ -31,7 +31,7 @@ pub fn deploy() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Cop
             let __mcp_done: ToolResult = {
                 {
                     #[allow(unused_mut)]
-                    let (replicas, __mcp_then) = if __mcp_r.at_any(&[1u32]) {
+                    let (replicas, __mcp_then) = if __mcp_r.at == 1u32 {
                         (
                             match __mcp_r.take(&__mcp_s0) {
                                 ::core::result::Result::Ok(__mcp_value) => __mcp_value,

@@ -34,7 +34,7 @@ fn review() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
             let __mcp_done: ToolResult = {
                 {
                     #[allow(unused_mut)]
-                    let (mut kept,) = if !__mcp_r.at_any(&[0u32]) {
+                    let (mut kept,) = if !(__mcp_r.at == 0u32) {
                         let names: Vec<String> = args.names;
                         let mut kept: Vec<String> = Vec::new();
                         {

@@ -32,7 +32,9 @@ fn tag() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
             let __mcp_done: ToolResult = {
                 {
                     #[allow(unused_mut)]
-                    let (mut round, mut log) = if __mcp_r.at_any(&[0u32, 1u32, 2u32]) {
+                    let (mut round, mut log) = if ::core::matches!(
+                        __mcp_r.at, 0u32 | 1u32 | 2u32
+                    ) {
                         (
                             match __mcp_r.take(&__mcp_s1) {
                                 ::core::result::Result::Ok(__mcp_value) => __mcp_value,
@@ -54,14 +56,16 @@ fn tag() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
                         let _ = &mut log;
                         (round, log)
                     };
-                    while __mcp_r.at_any(&[0u32, 1u32, 2u32]) || (round < args.rounds) {
+                    while ::core::matches!(__mcp_r.at, 0u32 | 1u32 | 2u32)
+                        || (round < args.rounds)
+                    {
                         #[allow(unused_mut)]
-                        let (__mcp_then,) = if __mcp_r.at_any(&[2u32]) {
+                        let (__mcp_then,) = if __mcp_r.at == 2u32 {
                             (true,)
                         } else {
-                            if !__mcp_r.arrive(1u32) {
+                            if !(__mcp_r.arrive(1u32)) {
                                 #[allow(unused_mut)]
-                                let (label, __mcp_then) = if __mcp_r.at_any(&[0u32]) {
+                                let (label, __mcp_then) = if __mcp_r.at == 0u32 {
                                     (
                                         match __mcp_r.take(&__mcp_s0) {
                                             ::core::result::Result::Ok(__mcp_value) => __mcp_value,

@@ -28,7 +28,7 @@ fn confirm(
             let cx: &Cx = &__mcp_cx;
             let __mcp_done: Result<bool, Refusal> = {
                 {
-                    if !__mcp_r.at(1u32) {
+                    if !(__mcp_r.at == 1u32) {
                         let first: Confirm = match __mcp_r
                             .form(
                                 0u32,

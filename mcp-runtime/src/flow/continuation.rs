@@ -63,9 +63,9 @@ impl Resume {
     ) -> Result<Reader, Stopped> {
         let shape = mix(shape, slots);
         let mut reader = Reader {
+            at: Reader::NOWHERE,
             cx: cx.clone(),
             shape,
-            point: None,
             payload: Vec::new(),
             fields: payload::Fields::default(),
             round: self.round,
@@ -85,7 +85,7 @@ impl Resume {
             } else {
                 match payload::open(&payload, fields) {
                     Ok((point, fields)) => {
-                        reader.point = Some(point);
+                        reader.at = point;
                         reader.fields = fields;
                         reader.payload = payload;
                     }
@@ -99,7 +99,7 @@ impl Resume {
             }
         }
         if let Some(round) = reader.round {
-            crate::server::record_round(round, shape, reader.point);
+            crate::server::record_round(round, shape, reader.point());
         }
         Ok(reader)
     }
@@ -156,13 +156,17 @@ fn mix(shape: &str, slots: &[&str]) -> u32 {
     (hash ^ (hash >> 32)) as u32
 }
 
-/// A flow's state, opened: the point it resumes at (`None` on a first round) and the carried
+/// A flow's state, opened: the point it resumes at (none on a first round) and the carried
 /// fields still to read.
 #[doc(hidden)]
 pub struct Reader {
+    /// The point the flow resumes at, or [`Reader::NOWHERE`] to run from the start. A field
+    /// the macro compares (`reader.at == 1`, `matches!(reader.at, 1 | 2)`), not a method: each
+    /// call the step makes is one more path the compiler checks and cleans up after, and a
+    /// level of the nest tests it once per point.
+    pub at: u32,
     pub(super) cx: Cx,
     pub(super) shape: u32,
-    point: Option<u32>,
     payload: Vec<u8>,
     /// The carried fields still to read.
     fields: payload::Fields,
@@ -185,14 +189,13 @@ pub(super) struct Out {
 }
 
 impl Reader {
+    /// [`Reader::at`] where the flow resumes at no point: it runs from the start. No flow has
+    /// that many points, and a state naming a point its flow does not have is refused.
+    pub const NOWHERE: u32 = u32::MAX;
+
     /// The point the flow resumes at, or `None` to run from the start.
     pub fn point(&self) -> Option<u32> {
-        self.point
-    }
-
-    /// Whether the flow resumes at `point`.
-    pub fn at(&self, point: u32) -> bool {
-        self.point == Some(point)
+        (self.at != Self::NOWHERE).then_some(self.at)
     }
 
     /// Whether the flow resumes at `point`; if it does, from then on it resumes nowhere, so
@@ -200,16 +203,11 @@ impl Reader {
     /// macro tests a point resumed inside a loop's body this way, where its locals are taken.
     #[doc(hidden)]
     pub fn arrive(&mut self, point: u32) -> bool {
-        let here = self.at(point);
+        let here = self.at == point;
         if here {
-            self.point = None;
+            self.at = Self::NOWHERE;
         }
         here
-    }
-
-    /// Whether the flow resumes at one of `points`.
-    pub fn at_any(&self, points: &[u32]) -> bool {
-        self.point.is_some_and(|point| points.contains(&point))
     }
 
     /// Reads the next carried field, of the local `slot` is for; a field that does not

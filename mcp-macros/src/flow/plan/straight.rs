@@ -10,7 +10,7 @@
 //!   needs are restored from its state, or computed by running the statements before it, and
 //!   statement `k` then runs as written, its question reading the round's answer:
 //!   ```text
-//!   let (a, b) = if reader.at(1) {
+//!   let (a, b) = if reader.at == 1 {
 //!       (TAKE(slot_a), TAKE(slot_b))
 //!   } else {
 //!       INNER LEVELS; S.. up to k; let _ = &mut a /* if `mut` */; (a, b)
@@ -20,14 +20,17 @@
 //!   `TAKE(slot_a)` reads a carried value back, the step stopping if it does not decode
 //!   (`step::take`). The restored values come first: their types are inference variables
 //!   there, which the branch that computes them settles, and nothing is done with them before
-//!   it does. A level that brings nothing along is `if !reader.at(1) { .. }`.
+//!   it does. A level that brings one local along brings it as itself, not in a tuple
+//!   (`let a = if reader.at == 1 { TAKE(slot_a) } else { ..; a };`); one that brings nothing
+//!   along is `if !(reader.at == 1) { .. }`. `reader.at` is the point the state names, a
+//!   field compared, not a method called (`step::at`).
 //!
 //! - Questions inside the construct of statement `k` (points 2 and 3): the locals the
 //!   statements after `k` need come out of statement `k` as run from the start, or out of a
 //!   copy of statement `k` alone resumed at the point (`resume`, given the body cut after `k`
 //!   with those locals as its value):
 //!   ```text
-//!   let (c,) = if !reader.at_any(&[2, 3]) {
+//!   let (c,) = if !matches!(reader.at, 2 | 3) {
 //!       INNER LEVELS; S.. up to k; Sk; (c,)
 //!   } else {
 //!       match reader.point() {
@@ -47,8 +50,8 @@
 //!   on all the statement's points, and statement `k` is written once, its blocks nested the
 //!   same way ([`InPlace`]):
 //!   ```text
-//!   let (c, __mcp_then) = if reader.at_any(&[2, 3]) {
-//!       (TAKE(slot_c), reader.at_any(&[2]))
+//!   let (c, __mcp_then) = if matches!(reader.at, 2 | 3) {
+//!       (TAKE(slot_c), reader.at == 2)
 //!   } else {
 //!       INNER LEVELS; S.. up to k; let __mcp_then: bool = COND; (c, __mcp_then)
 //!   };
@@ -62,8 +65,8 @@
 //! of a level in its tuple beside what it borrows from; it runs again after each level that
 //! ends before a use of it ([`again_at`]):
 //! ```text
-//! let (a,) = if reader.at(1) { (TAKE(slot_a),) } else {
-//!     let name = args.name.trim(); S1 .. Sk-1; let _ = &name; (a,)
+//! let a = if reader.at == 1 { TAKE(slot_a) } else {
+//!     let name = args.name.trim(); S1 .. Sk-1; let _ = &name; a
 //! };
 //! let name = args.name.trim();      // had again
 //! Sk ..
@@ -422,7 +425,7 @@ pub(crate) fn nest(
         if let (None, Some(level)) = (head, in_place.iter().find(|level| level.stmt == k)) {
             let (lets, uses) = had_again(&level.again);
             let points = step::numbers(&level.points);
-            let here = quote!(#reader.at_any(&[#(#points),*]));
+            let here = step::at(reader, &points);
             let before = code(start..k);
             let branch = level.branch.as_ref();
             inner = resumed_here((inner, &before), &level.carried, &here, &uses, branch);

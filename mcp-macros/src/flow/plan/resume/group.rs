@@ -16,11 +16,11 @@
 //!     OUTER TAKES                     // the locals of blocks around the loop's body
 //!     { RESTORES; 'loop: { 'rest: {     // the rest of the iteration stopped in, once
 //!         ITEMS
-//!         let (x,) = if reader.at(2) { (TAKE(slot_x),) } else {
+//!         let x = if reader.at == 2 { TAKE(slot_x) } else {
 //!             let (y,) = (TAKE(slot_y),);   // only point 1 is left here
-//!             let a: A = __mcp_site!().1?; S1; (x,)
+//!             let a: A = __mcp_site!().1?; S1; x
 //!         };
-//!         let (z,) = if !reader.at_any(&[3, 4]) {
+//!         let (z,) = if !matches!(reader.at, 3 | 4) {
 //!             let b: B = __mcp_site!().2?; if c { .. } else { .. } (z,)
 //!         } else {
 //!             match reader.point() {

@@ -13,7 +13,7 @@
 //! Output: each statement a level of the start's nest, tested as a point at a statement's
 //! head is (`straight::resumed_here`), and written once:
 //! ```text
-//! let (x, __mcp_then) = if reader.at_any(&[1]) {
+//! let (x, __mcp_then) = if reader.at == 1 {
 //!     (TAKE(slot_x), true)                     // the branch the point stands in
 //! } else {
 //!     INNER LEVELS; S..; let __mcp_then: bool = COND; (x, __mcp_then)
@@ -22,25 +22,26 @@
 //!     reader.arrive(1);                        // the `then` block, nested
 //!     let a: A = __mcp_site!().1?; S1
 //! }
-//! let (y,) = if reader.at_any(&[2]) { (TAKE(slot_y),) } else { LEVEL ABOVE; if ..; (y,) };
+//! let y = if reader.at == 2 { TAKE(slot_y) } else { LEVEL ABOVE; if ..; y };
 //! loop {
-//!     let (c,) = if reader.arrive(2) { (TAKE(slot_c),) } else { S2; (c,) };
+//!     let c = if reader.arrive(2) { TAKE(slot_c) } else { S2; c };
 //!     let b: B = __mcp_site!().2?; S3
 //! }
 //! ```
 //! Resuming at a point of the `then` block, `COND` is not evaluated, as the statement's
 //! copy never did; resuming at an earlier point, or from the start, `COND` runs as written,
 //! at the end of the level (so a local only it reads need not come out). A `while` tests
-//! `reader.at_any(&[..]) || (COND)`. The innermost test of a point (`Reader::arrive`) leaves
+//! `matches!(reader.at, ..) || (COND)`. The innermost test of a point (`Reader::arrive`) leaves
 //! the reader at no point, so a loop's next iteration runs as written.
 //!
-//! A statement is resumed in place only where every level can hand on its locals in a
-//! tuple: each of its points carries, at each level, exactly the locals that the code from
-//! the level on reads (none moved before the question and given a value after it, none
-//! read only before it, none had again rather than carried), and none declares a local,
-//! hides one or borrows one again; and, for a chain or a `match`, where no branch reads what
-//! its pattern (or its condition's `let`) binds. Otherwise its points keep a copy of the
-//! statement each (`straight::within_level`, `group`): so do `for` and `while let` loops.
+//! A statement is resumed in place only where every level can hand on its locals (in a
+//! tuple, or one alone as itself): each of its points carries, at each level, exactly the
+//! locals that the code from the level on reads (none moved before the question and given a
+//! value after it, none read only before it, none had again rather than carried), and none
+//! declares a local, hides one or borrows one again; and, for a chain or a `match`, where no
+//! branch reads what its pattern (or its condition's `let`) binds. Otherwise its points keep
+//! a copy of the statement each (`straight::within_level`, `group`): so do `for` and
+//! `while let` loops.
 //!
 //! Of the walk's records, reads `stages` alone; it walks no point's path.
 
@@ -192,7 +193,7 @@ impl Builder<'_> {
                     path.push(Step::Stmt(j));
                     let written = self.construct(&block.stmts[j], &path, &points)?;
                     let numbers = step::numbers(&points);
-                    (quote!(#reader.at_any(&[#(#numbers),*])), Some(written))
+                    (step::at(reader, &numbers), Some(written))
                 }
                 // The innermost test of a point: the reader is at no point after it.
                 (1, [id]) => {
@@ -295,10 +296,7 @@ impl Builder<'_> {
                 let resumed = match (then.is_empty(), other.is_empty()) {
                     (false, true) => quote!(true),
                     (true, _) => quote!(false),
-                    (false, false) => {
-                        let then = step::numbers(&then);
-                        quote!(#reader.at_any(&[#(#then),*]))
-                    }
+                    (false, false) => step::at(reader, &step::numbers(&then)),
                 };
                 let (attrs, taken) = (&e.attrs, Branch::taken());
                 // What the branches and what follows read, the condition left to the level.
@@ -334,7 +332,8 @@ impl Builder<'_> {
                 let numbers = step::numbers(points);
                 // Resuming inside the body, the condition is not evaluated until the next
                 // time round, by which time the reader is at no point.
-                let go = quote!(#reader.at_any(&[#(#numbers),*]) || (#cond));
+                let at = step::at(reader, &numbers);
+                let go = quote!(#at || (#cond));
                 Some(written(quote!(#(#attrs)* #label while #go #body #semi)))
             }
             Expr::Block(e) => {

@@ -49,7 +49,7 @@ pub(super) fn head_level(
         // Nothing to bring along, and nothing to skip.
         return inner;
     }
-    let here = quote!(#reader.at(#point));
+    let here = step::at(reader, &[point]);
     resumed_here((inner, before), carried, &here, uses, None)
 }
 
@@ -80,15 +80,32 @@ pub(crate) fn resumed_here<S: ToTokens>(
     if carried.is_empty() && branch.is_none() {
         // Nothing to bring along: the statements before run unless resuming here.
         return quote! {
-            if !#here {
+            if !(#here) {
                 #inner
                 #(#before)*
                 #uses
             }
         };
     }
-    let takes = takes(carried);
     let (bindings, keep_mut, idents) = out_of_level(carried.iter().map(|c| (&c.ident, c.mutable)));
+    if let ([binding], [ident], None, [one]) = (&*bindings, &*idents, branch, carried) {
+        let take = step::take(one.slot);
+        // One local: itself, not a tuple of one, which the compiler would build and take
+        // apart again at every level.
+        return quote! {
+            #[allow(unused_mut)]
+            let #binding = if #here {
+                #take
+            } else {
+                #inner
+                #(#before)*
+                #uses
+                #(#keep_mut)*
+                #ident
+            };
+        };
+    }
+    let takes = takes(carried);
     quote! {
         #[allow(unused_mut)]
         let (#(#bindings,)* #then) = if #here {
@@ -115,13 +132,15 @@ pub(super) fn within_level(
     reader: &Ident,
     uses: &TokenStream,
 ) -> TokenStream {
-    let numbers = points.arms.iter().flat_map(|(numbers, _)| numbers);
+    let numbers: Vec<u32> = (points.arms.iter())
+        .flat_map(|(numbers, _)| numbers.iter().copied())
+        .collect();
     let resumed = resumed_arms(points, reader);
-    let at_any = quote!(#reader.at_any(&[#(#numbers),*]));
+    let here = step::at(reader, &numbers);
     let Some(live) = live.filter(|live| !live.is_empty()) else {
         // The body's value, or nothing brought out.
         return quote! {
-            if !#at_any {
+            if !(#here) {
                 #inner
                 #(#upto)*
             } else {
@@ -133,7 +152,7 @@ pub(super) fn within_level(
         out_of_level(live.iter().map(|binding| (&binding.ident, binding.mutable)));
     quote! {
         #[allow(unused_mut)]
-        let (#(#bindings,)*) = if !#at_any {
+        let (#(#bindings,)*) = if !(#here) {
             #inner
             #(#upto)*
             #uses

@@ -12,7 +12,7 @@
 //! `i`, `i` itself; then each branch written once, those holding points as nests of their
 //! own:
 //! ```text
-//! let (x, __mcp_arm) = if reader.at_any(&[1]) {
+//! let (x, __mcp_arm) = if reader.at == 1 {
 //!     (TAKE(slot_x), 1)
 //! } else {
 //!     INNER LEVELS; S..; let __mcp_arm: u32 = match SCRUT { PAT_0 => 0, PAT_1 if GUARD => 1 };
@@ -109,7 +109,8 @@ impl Builder<'_> {
         let ((last, _), tests) = resumed.split_last()?;
         let mut chosen = last.to_token_stream();
         for (j, numbers) in tests.iter().rev() {
-            chosen = quote!(if #reader.at_any(&[#(#numbers),*]) { #j } else { #chosen });
+            let at = step::at(reader, numbers);
+            chosen = quote!(if #at { #j } else { #chosen });
         }
         let local = Branch::arm();
         // What the branches and what follows read: one branch or another, the patterns and
