@@ -148,7 +148,7 @@ pub(super) fn legacy_outcome<R: Serialize + 'static>(id: &Value, result: &R) -> 
 /// Whether `serde_json`'s maps sort their keys in this build, as they do unless a crate in it
 /// turns on `preserve_order`: then a value's members come out sorted, which text written
 /// straight can match.
-pub(crate) fn maps_sort_keys() -> bool {
+fn maps_sort_keys() -> bool {
     static SORTED: LazyLock<bool> = LazyLock::new(|| {
         let mut map = serde_json::Map::new();
         map.insert("b".to_owned(), Value::Null);

@@ -1,17 +1,21 @@
 //! A legacy round's question as it goes out on the call's stream: the server-to-client request
-//! with its `jsonrpc` and `id`, written straight as text.
+//! with its `jsonrpc` and `id`.
 //!
-//! Members come out in the order the protocol's types declare them, as the stateless era
-//! writes them, in every build: a form's fields in the order its type declares them, which is
-//! the order `properties` promises the client will show them. (A question built as a
-//! `serde_json::Value` first would have its members sorted, the fields too, unless a crate
-//! of the build turns on `preserve_order`.) A form question whose schema lives for the whole
-//! program (a form type's) reuses its schema's text, made once and kept.
+//! A form question is written straight as text, its members in the order the protocol's
+//! types declare them, as the stateless era writes them, in every build: its fields in the
+//! order its type declares them, which is the order `properties` promises the client will
+//! show them. (Built as a `serde_json::Value` first, it would have its members sorted, the
+//! fields too, unless a crate of the build turns on `preserve_order`.) A form whose schema
+//! lives for the whole program (a form type's) reuses its schema's text, made once and kept.
+//! Other questions, whose order means nothing to a client and whose parameters may hold any
+//! JSON the handler gave them (read back into a value by a receiver, past the depth a parse
+//! allows), are built as values.
 
 use std::borrow::Cow;
 use std::sync::{PoisonError, RwLock};
 
 use serde::Serialize;
+use serde_json::Value;
 use serde_json::value::RawValue;
 
 use crate::protocol::{
@@ -30,9 +34,13 @@ static SCHEMAS: RwLock<Vec<(usize, Box<RawValue>)>> = RwLock::new(Vec::new());
 
 /// `request` as the JSON-RPC request `id` of a legacy session.
 pub(super) fn message(id: u64, request: &InputRequest) -> serde_json::Result<Message> {
-    if let InputRequest::Elicit(ElicitRequestParams::Form(params)) = request
-        && let Cow::Borrowed(schema) = params.requested_schema
-    {
+    let InputRequest::Elicit(ElicitRequestParams::Form(params)) = request else {
+        let mut message = serde_json::to_value(request)?;
+        message["jsonrpc"] = Value::from("2.0");
+        message["id"] = Value::from(id);
+        return Ok(Message::Value(message));
+    };
+    if let Cow::Borrowed(schema) = params.requested_schema {
         return with_schema_text(schema, |schema| form_text(id, params, schema)).map(Message::Text);
     }
     let mut text = Vec::with_capacity(256);
@@ -47,7 +55,7 @@ pub(super) fn message(id: u64, request: &InputRequest) -> serde_json::Result<Mes
     Ok(Message::Text(text))
 }
 
-/// Any question: the envelope's members, then the request's `method` and `params`.
+/// A form question: the envelope's members, then the request's `method` and `params`.
 #[derive(Serialize)]
 struct Request<'a> {
     jsonrpc: &'static str,
@@ -127,8 +135,6 @@ fn with_schema_text<R>(
 
 #[cfg(test)]
 mod tests {
-    use serde_json::Value;
-
     use super::*;
     use crate::protocol::ElicitRequestUrlParams;
 
@@ -137,10 +143,10 @@ mod tests {
         "zone", "count", "ratio", "ok", "plain", "titled", "many", "picks", "old",
     ];
 
-    /// The message's text; every question is written as text.
+    /// The message's text; a form question is written as text.
     fn text(message: Message) -> String {
         let Message::Text(text) = message else {
-            panic!("a question is written as text");
+            panic!("a form question is written as text");
         };
         String::from_utf8(text).unwrap()
     }
@@ -242,19 +248,16 @@ mod tests {
     }
 
     #[test]
-    fn every_other_question_is_written_with_the_same_envelope() {
+    fn other_questions_are_built_as_values() {
         let url = ElicitRequestUrlParams::new("Sign in", "https://example.com/a");
         for request in [
             InputRequest::Elicit(ElicitRequestParams::Url(url)),
             InputRequest::ListRoots(None),
         ] {
-            let written = text(super::message(9, &request).unwrap());
-            assert!(
-                written.starts_with(r#"{"jsonrpc":"2.0","id":9,"method""#),
-                "{written}"
-            );
-            let read: Value = serde_json::from_str(&written).unwrap();
-            assert_eq!(read, through_a_value(9, &request));
+            let Message::Value(value) = super::message(9, &request).unwrap() else {
+                panic!("{request:?} is built as a value");
+            };
+            assert_eq!(value, through_a_value(9, &request));
         }
     }
 }
