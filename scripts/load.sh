@@ -13,7 +13,9 @@
 #   request), its log written to a file; stateless rounds, then legacy 2025-11-25 sessions;
 # - `deploy` quiet (RUST_LOG=warn), the same two windows.
 #
-# It ends with the median stateless server CPU per flow of each, and its ratio to the floor's.
+# It ends with the median stateless server CPU per flow of each, and its ratio to the floor's;
+# then, for `deploy` with its default log and quiet, the median legacy server CPU per flow and
+# its ratio to the same server's stateless median.
 # The servers are always stopped.
 #
 # Environment: LOAD_CONCURRENCY (flows in flight, default 32), LOAD_DURATION (measured seconds
@@ -114,7 +116,7 @@ stop_server() {
 trap 'stop_server; rm -rf "$WORK"' EXIT
 
 # measure NAME BINARY FILTER ERA: one server under load; its stateless server CPU per flow (µs)
-# is appended to $WORK/NAME.
+# is appended to $WORK/NAME, and with ERA both its legacy one to $WORK/NAME.legacy.
 measure() {
   local name="$1" binary="$2" filter="$3" era="$4"
   echo
@@ -132,7 +134,11 @@ measure() {
     echo "server log:     $(wc -l <"$WORK/server.log") lines, $(($(wc -c <"$WORK/server.log") / 1024)) KiB"
   fi
   rm -f "$WORK/server.log"
-  sed -n 's/^server CPU: *\([0-9.]*\) µs\/flow.*/\1/p' "$WORK/out" | head -n 1 >>"$WORK/$name"
+  sed -n 's/^server CPU: *\([0-9.]*\) µs\/flow.*/\1/p' "$WORK/out" >"$WORK/cpu"
+  head -n 1 "$WORK/cpu" >>"$WORK/$name"
+  if [[ "$era" == both ]]; then
+    sed -n 2p "$WORK/cpu" >>"$WORK/$name.legacy"
+  fi
 }
 
 # count NAME BINARY FILTER ERA FLOWS: one server under callgrind for FLOWS flows of ERA
@@ -343,4 +349,12 @@ for name in floor default quiet; do
   label="$(label "$name")"
   awk -v label="$label" -v value="$(median "$WORK/$name")" -v floor="$FLOOR" -v runs="$(paste -sd' ' "$WORK/$name")" \
     'BEGIN { printf "%-40s %7.1f µs/flow  %5.2fx the floor  (%s)\n", label, value, value / floor, runs }'
+done
+echo
+echo "== legacy (2025-11-25 session) server CPU per flow, median of $RUNS run(s), against the same server's stateless median"
+for name in default quiet; do
+  label="$(label "$name")"
+  awk -v label="$label" -v value="$(median "$WORK/$name.legacy")" -v base="$(median "$WORK/$name")" \
+    -v runs="$(paste -sd' ' "$WORK/$name.legacy")" \
+    'BEGIN { printf "%-40s %7.1f µs/flow  %5.2fx stateless  (%s)\n", label, value, value / base, runs }'
 done

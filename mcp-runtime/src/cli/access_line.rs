@@ -1,6 +1,8 @@
 //! The access line: a request's [`AccessRecord`] written by the log's writer thread as the
-//! line its `request` span would give when it closes, with no span made. Also the request
-//! context of the other lines written while a request runs.
+//! line its `request` span would give when it closes, with no span made; a round of a legacy
+//! call, recorded in a copy of its request's record, as the line its `round` span inside the
+//! request's would give. Also the request context of the other lines written while a request
+//! runs.
 
 use std::borrow::Cow;
 use std::io::Write;
@@ -227,6 +229,104 @@ mod tests {
         assert_eq!(reused["spans"], line["spans"]);
     }
 
+    /// The lines of a legacy call that ran one round in process, inside a connection span,
+    /// in `format`: the round's record handed over as the round ended, then the call's.
+    fn round_lines(format: LogFormat) -> Vec<String> {
+        let captured = Captured::default();
+        let (layer, _, thread) =
+            spawn("access-line-test", captured.clone(), format, false).unwrap();
+        let subscriber = tracing_subscriber::registry().with(layer.clone());
+        tracing::subscriber::with_default(subscriber, || {
+            let connection = tracing::info_span!("connection", transport = "stdio");
+            let _entered = connection.enter();
+            let trace = TraceContext {
+                traceparent: Some(TRACEPARENT.into()),
+                ..TraceContext::default()
+            };
+            let mut call = AccessRecord::start("tools/call", "2", true, true, trace);
+            call.set_target("deploy", true);
+            let mut round = call.clone();
+            round.in_round = true;
+            round.round = Some(2);
+            round.shape = Some(0xab);
+            round.flow = Some(0x0123_4567_89ab_cdef);
+            round.from = Some(0);
+            round.to = Some(1);
+            round.answer = Some("decline");
+            round.state_bytes = Some(300);
+            round.ended = std::time::SystemTime::now();
+            layer.write(round);
+            call.finish("complete", None);
+            layer.write(call);
+        });
+        thread.finish(Duration::from_secs(5));
+        let text = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+        text.lines().map(str::to_owned).collect()
+    }
+
+    #[test]
+    fn a_rounds_line_reads_as_its_round_span_closing_inside_the_request() {
+        let lines = round_lines(LogFormat::Human);
+        assert_eq!(lines.len(), 3, "{lines:?}");
+        let request = format!(
+            r#"connection{{transport="stdio"}}:request{{method="tools/call" id="2" legacy=true target="deploy" traceparent="{TRACEPARENT}"}}"#
+        );
+        let round = format!(
+            r#" INFO {request}:round{{round=2 shape="000000ab" flow="0123456789abcdef" from=0 to=1 answer="decline" state_bytes=300}}: mcp_runtime::server::trace: close"#
+        );
+        assert!(lines[0].ends_with(&round), "{}", lines[0]);
+        let call = r#"request{method="tools/call" id="2" legacy=true target="deploy" outcome="complete" duration_us="#;
+        assert!(lines[1].contains(call), "{}", lines[1]);
+        assert!(!lines[1].contains("round"), "{}", lines[1]);
+        assert!(
+            lines[2].ends_with("close"),
+            "the connection's: {}",
+            lines[2]
+        );
+    }
+
+    #[test]
+    fn a_rounds_json_line_has_the_round_as_its_span_inside_the_request() {
+        let lines = round_lines(LogFormat::Json);
+        let line: Value = serde_json::from_str(&lines[0]).unwrap();
+        let round = serde_json::json!({
+            "round": 2, "shape": "000000ab", "flow": "0123456789abcdef", "from": 0, "to": 1,
+            "answer": "decline", "state_bytes": 300, "name": "round",
+        });
+        assert_eq!(line["level"], "INFO");
+        assert_eq!(line["fields"], serde_json::json!({"message": "close"}));
+        assert_eq!(line["target"], TARGET);
+        assert_eq!(line["span"], round);
+        assert_eq!(
+            line["spans"],
+            serde_json::json!([
+                {"transport": "stdio", "name": "connection"},
+                {"method": "tools/call", "id": "2", "legacy": true, "target": "deploy",
+                    "traceparent": TRACEPARENT, "name": "request"},
+                round,
+            ])
+        );
+        let call: Value = serde_json::from_str(&lines[1]).unwrap();
+        assert_eq!(call["span"]["name"], "request");
+        assert_eq!(call["span"].get("round"), None, "{call}");
+        assert_eq!(call["spans"].as_array().map(Vec::len), Some(2), "{call}");
+    }
+
+    #[test]
+    fn a_round_without_fields_shows_as_an_empty_round_span() {
+        let captured = Captured::default();
+        let (layer, _, thread) =
+            spawn("access-line-test", captured.clone(), LogFormat::Json, false).unwrap();
+        let mut round = AccessRecord::start("tools/call", "2", true, true, TraceContext::default());
+        round.in_round = true;
+        layer.write(round);
+        thread.finish(Duration::from_secs(5));
+        let text = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+        let line: Value = serde_json::from_str(text.trim_end()).unwrap();
+        assert_eq!(line["span"], serde_json::json!({"name": "round"}), "{text}");
+        assert_eq!(line["spans"][0]["name"], "request", "{text}");
+    }
+
     #[test]
     fn lines_written_while_a_request_runs_show_it_after_the_span_it_began_in() {
         let captured = Captured::default();
@@ -235,11 +335,18 @@ mod tests {
         thread_local! {
             static PARENT: std::cell::RefCell<tracing::Span> =
                 const { std::cell::RefCell::new(tracing::Span::none()) };
+            static ROUND: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
         }
         let running = || {
             let mut record =
                 AccessRecord::start("tools/call", "1", true, false, TraceContext::default());
             record.parent = PARENT.with_borrow(Clone::clone);
+            if ROUND.get() {
+                record.legacy = true;
+                record.in_round = true;
+                record.round = Some(2);
+                record.from = Some(1);
+            }
             Some(Request::new(Cow::Owned(*record)))
         };
         let layer = LogLayer::new(writer, LogFormat::Human, false).with_requests(running);
@@ -250,6 +357,9 @@ mod tests {
             let _connection = connection.enter();
             let round = tracing::info_span!("round", round = 1);
             round.in_scope(|| tracing::warn!("refused"));
+            // A round of a legacy call on the request's record shows as a span inside it.
+            ROUND.set(true);
+            tracing::warn!("asked again");
             PARENT.set(tracing::Span::none());
         });
         thread.finish(Duration::from_secs(5));
@@ -261,6 +371,13 @@ mod tests {
         assert!(
             first.ends_with(
                 r#" WARN connection{transport="http"}:request{method="tools/call" id="1" legacy=false}:round{round=1}: mcp_runtime::cli::access_line::tests: refused"#
+            ),
+            "{text}"
+        );
+        let second = text.lines().nth(1).unwrap_or_else(|| panic!("{text}"));
+        assert!(
+            second.ends_with(
+                r#" WARN connection{transport="http"}:request{method="tools/call" id="1" legacy=true}:round{round=2 from=1}: mcp_runtime::cli::access_line::tests: asked again"#
             ),
             "{text}"
         );

@@ -186,6 +186,10 @@ impl LineFormat {
                     line.push_str("request{");
                     request.write_human(line);
                 }
+                Shown::Round(request) => {
+                    line.push_str("round{");
+                    request.write_round_human(line);
+                }
             }
             line.push_str("}:");
         });
@@ -264,6 +268,12 @@ fn json_spans<S>(
                     spans.push(',');
                     "request"
                 }
+                Shown::Round(request) => {
+                    if request.write_round_json(spans) {
+                        spans.push(',');
+                    }
+                    "round"
+                }
             };
             spans.push_str("\"name\":");
             json_string(spans, name);
@@ -288,11 +298,13 @@ enum Shown<'a> {
     Span(&'a str, Option<&'a Fields>),
     /// The request the line belongs to.
     Request(&'a Request<'a>),
+    /// The round of a legacy call the request runs in process, as the span `round`.
+    Round(&'a Request<'a>),
 }
 
 /// Calls `show` with each span a line shows, from the root: those of `scope`, and `request`
 /// right after the span it began in (first, when it began in none; last, when that span is
-/// not in the scope).
+/// not in the scope), followed by its round when one runs.
 fn shown_spans<S>(
     scope: Option<tracing_subscriber::registry::Scope<'_, S>>,
     request: Option<&Request<'_>>,
@@ -302,20 +314,28 @@ fn shown_spans<S>(
 {
     let mut pending = request;
     if let Some(request) = pending.filter(|request| request.parent.is_none()) {
-        show(Shown::Request(request));
+        show_request(request, &mut show);
         pending = None;
     }
     if let Some(scope) = scope {
         from_root(scope, &mut |span| {
             show(Shown::Span(span.name(), span.extensions().get::<Fields>()));
             if let Some(request) = pending.filter(|request| request.follows(&span.id())) {
-                show(Shown::Request(request));
+                show_request(request, &mut show);
                 pending = None;
             }
         });
     }
     if let Some(request) = pending {
-        show(Shown::Request(request));
+        show_request(request, &mut show);
+    }
+}
+
+/// Calls `show` with `request`, and with its round when one runs.
+fn show_request(request: &Request<'_>, show: &mut impl FnMut(Shown<'_>)) {
+    show(Shown::Request(request));
+    if request.in_round() {
+        show(Shown::Round(request));
     }
 }
 

@@ -1,6 +1,6 @@
-//! A request's [`AccessRecord`] shown as its `request` span in the log's lines: each field
-//! goes from the record straight into the line, in either format, with no list of fields
-//! built on the way.
+//! A request's [`AccessRecord`] shown as its `request` span in the log's lines, and a round of
+//! a legacy call running in process as a `round` span inside it: each field goes from the
+//! record straight into the line, in either format, with no list of fields built on the way.
 
 use std::borrow::Cow;
 
@@ -28,6 +28,12 @@ impl<'a> Request<'a> {
         self.parent.as_ref() == Some(id)
     }
 
+    /// Whether a round of the request's call runs, or the record is a round's: a `round`
+    /// span then shows inside the request's, with the round's fields.
+    pub(super) fn in_round(&self) -> bool {
+        self.record.in_round
+    }
+
     /// Writes the request's fields as the human format shows a span's.
     pub(super) fn write_human(&self, out: &mut String) {
         fields(&self.record, &mut Human { out, first: true });
@@ -36,6 +42,18 @@ impl<'a> Request<'a> {
     /// Writes the request's fields as the members of a JSON object.
     pub(super) fn write_json(&self, out: &mut String) {
         fields(&self.record, &mut Json { out, first: true });
+    }
+
+    /// Writes the round's fields as the human format shows a span's.
+    pub(super) fn write_round_human(&self, out: &mut String) {
+        round_fields(&self.record, &mut Human { out, first: true });
+    }
+
+    /// Writes the round's fields as the members of a JSON object; says whether there were any.
+    pub(super) fn write_round_json(&self, out: &mut String) -> bool {
+        let mut json = Json { out, first: true };
+        round_fields(&self.record, &mut json);
+        !json.first
     }
 }
 
@@ -109,7 +127,7 @@ impl Sink for Json<'_> {
 }
 
 /// Writes `record`'s fields into `sink`, in the order the `request` span declares them; those
-/// not known are left out.
+/// not known are left out, and those of a round, when a round shows apart.
 fn fields<S: Sink>(record: &AccessRecord, sink: &mut S) {
     let mut digits = itoa::Buffer::new();
     // Client text, scanned when recorded.
@@ -127,26 +145,8 @@ fn fields<S: Sink>(record: &AccessRecord, sink: &mut S) {
     if let Some(target) = record.target() {
         client(sink, "target", target);
     }
-    if let Some(round) = record.round {
-        sink.bare("round", digits.format(round));
-    }
-    if let Some(shape) = record.shape {
-        hex(sink.name("shape"), u64::from(shape), 8);
-    }
-    if let Some(flow) = record.flow {
-        hex(sink.name("flow"), flow, 16);
-    }
-    if let Some(from) = record.from {
-        sink.bare("from", digits.format(from));
-    }
-    if let Some(to) = record.to {
-        sink.bare("to", digits.format(to));
-    }
-    if let Some(answer) = record.answer {
-        sink.verbatim("answer", answer);
-    }
-    if let Some(bytes) = record.state_bytes {
-        sink.bare("state_bytes", digits.format(bytes));
+    if !record.in_round {
+        round_fields(record, sink);
     }
     if record.replayed {
         sink.bare("replayed", "true");
@@ -171,5 +171,32 @@ fn fields<S: Sink>(record: &AccessRecord, sink: &mut S) {
         if let Some(value) = value {
             sink.text(name, value);
         }
+    }
+}
+
+/// Writes the fields of `record`'s round into `sink`, in the order the `round` span (and the
+/// `request` span) declares them; those not known are left out.
+fn round_fields<S: Sink>(record: &AccessRecord, sink: &mut S) {
+    let mut digits = itoa::Buffer::new();
+    if let Some(round) = record.round {
+        sink.bare("round", digits.format(round));
+    }
+    if let Some(shape) = record.shape {
+        hex(sink.name("shape"), u64::from(shape), 8);
+    }
+    if let Some(flow) = record.flow {
+        hex(sink.name("flow"), flow, 16);
+    }
+    if let Some(from) = record.from {
+        sink.bare("from", digits.format(from));
+    }
+    if let Some(to) = record.to {
+        sink.bare("to", digits.format(to));
+    }
+    if let Some(answer) = record.answer {
+        sink.verbatim("answer", answer);
+    }
+    if let Some(bytes) = record.state_bytes {
+        sink.bare("state_bytes", digits.format(bytes));
     }
 }

@@ -10,6 +10,12 @@
 //! its writer's thread, with many others in a row. The log hands back an emptied record
 //! from those it wrote, which the thread keeps for a request to come (up to
 //! [`SPARE_RECORDS`] a thread), so a request's record usually costs no allocation.
+//!
+//! A call on a legacy session runs its rounds in process, within its request: each round's
+//! fields go on the request's record while the round runs ([`begin_round`]), and when it ends
+//! ([`end_round`]) a copy of the record, a spare one refilled, is handed to the log as the
+//! round's line (the request's fields, the round's and the time it ended), and the round's
+//! fields are taken off the request's record again. No `round` span is made either.
 
 use std::cell::{Cell, RefCell};
 use std::future::Future;
@@ -70,6 +76,11 @@ pub(crate) struct AccessRecord {
     /// the server's, written as it is.
     pub(crate) answer: Option<&'static str>,
     pub(crate) state_bytes: Option<usize>,
+    /// Whether a round of the request's call is running in process (on a legacy session):
+    /// the fields from `round` to `state_bytes` are then that round's, which lines show as a
+    /// `round` span inside the request. A record handed to the log with it set is a round's,
+    /// whose line is that round's closing.
+    pub(crate) in_round: bool,
     pub(crate) replayed: bool,
     /// The outcome's kind (empty until the request ends): a word of the server's, written as
     /// it is.
@@ -105,51 +116,61 @@ impl AccessRecord {
         legacy: bool,
         trace: TraceContext,
     ) -> Box<Self> {
-        let spare = SPARE
-            .try_with(|spare| spare.borrow_mut().pop())
-            .ok()
-            .flatten();
-        let (spare, mut text) = match spare {
-            Some(mut record) => {
-                let text = std::mem::take(&mut record.text);
-                (Some(record), text)
+        reused(|mut text| {
+            text.push_str(method);
+            let method_end = text.len();
+            text.push_str(id);
+            Self {
+                parent: Span::current(),
+                method_end,
+                id_end: text.len(),
+                text,
+                has_target: false,
+                verbatim,
+                legacy,
+                round: None,
+                shape: None,
+                flow: None,
+                from: None,
+                to: None,
+                answer: None,
+                state_bytes: None,
+                in_round: false,
+                replayed: false,
+                outcome: "",
+                error_code: None,
+                trace,
+                started: Instant::now(),
+                ended: SystemTime::UNIX_EPOCH,
+                duration: Duration::ZERO,
             }
-            None => (None, String::new()),
-        };
-        text.clear();
-        text.push_str(method);
-        let method_end = text.len();
-        text.push_str(id);
-        let started = Self {
-            parent: Span::current(),
-            method_end,
-            id_end: text.len(),
-            text,
-            has_target: false,
-            verbatim,
-            legacy,
-            round: None,
-            shape: None,
-            flow: None,
-            from: None,
-            to: None,
-            answer: None,
-            state_bytes: None,
-            replayed: false,
-            outcome: "",
-            error_code: None,
-            trace,
-            started: Instant::now(),
-            ended: SystemTime::UNIX_EPOCH,
-            duration: Duration::ZERO,
-        };
-        match spare {
-            Some(mut record) => {
-                *record = started;
-                record
+        })
+    }
+
+    /// The record of the round that ends now: a copy of this one, the request's, in a spare
+    /// record if this thread kept one, stamped with the time.
+    fn round_ended(&self) -> Box<Self> {
+        reused(|mut text| {
+            text.push_str(&self.text);
+            Self {
+                parent: self.parent.clone(),
+                text,
+                trace: self.trace.clone(),
+                ended: SystemTime::now(),
+                ..*self
             }
-            None => Box::new(started),
-        }
+        })
+    }
+
+    /// Takes the round's fields off the record, for its next round or its own line.
+    fn clear_round(&mut self) {
+        self.round = None;
+        self.shape = None;
+        self.flow = None;
+        self.from = None;
+        self.to = None;
+        self.answer = None;
+        self.state_bytes = None;
     }
 
     /// The JSON-RPC method, escaped.
@@ -215,6 +236,24 @@ impl AccessRecord {
         self.text.push_str(target);
         self.has_target = true;
         self.verbatim &= verbatim;
+    }
+}
+
+/// A record made by `fill`, given an empty text buffer: an emptied record this thread kept
+/// and its buffer, if there is one.
+fn reused(fill: impl FnOnce(String) -> AccessRecord) -> Box<AccessRecord> {
+    let spare = SPARE
+        .try_with(|spare| spare.borrow_mut().pop())
+        .ok()
+        .flatten();
+    match spare {
+        Some(mut record) => {
+            let mut text = std::mem::take(&mut record.text);
+            text.clear();
+            *record = fill(text);
+            record
+        }
+        None => Box::new(fill(String::new())),
     }
 }
 
@@ -284,19 +323,42 @@ pub(super) fn record(on_record: impl FnOnce(&mut AccessRecord)) -> bool {
     true
 }
 
-/// Applies `on_record` to the current request's record when the access log is installed and
-/// the request is not legacy; says whether it did, or found no request to record on. A legacy
-/// call's rounds run in `round` spans of their own, which get the field instead.
+/// Applies `on_record`, which sets fields of a round, to the current request's record, if
+/// the access log is installed; says whether it is. A legacy call's record takes them only
+/// while one of its rounds runs: they are the round's, and its own line has none.
 pub(super) fn record_round(on_record: impl FnOnce(&mut AccessRecord)) -> bool {
+    record(|record| {
+        if record.in_round || !record.legacy {
+            on_record(record);
+        }
+    })
+}
+
+/// Starts recording a round of the current request's call, run in process, on its record:
+/// says whether there is one (the access log is installed, and the request recorded).
+pub(super) fn begin_round() -> bool {
     installed()
         && with_current(|record| {
-            let modern = !record.legacy;
-            if modern {
-                on_record(record);
-            }
-            modern
+            record.clear_round();
+            record.in_round = true;
         })
-        .unwrap_or(true)
+        .is_some()
+}
+
+/// Ends the round [`begin_round`] started: its record goes to the log, which writes its line
+/// before the request's own, and its fields come off the request's record.
+pub(super) fn end_round() {
+    let ended = with_current(|record| {
+        let ended = record.round_ended();
+        record.clear_round();
+        record.in_round = false;
+        ended
+    });
+    if let (Some(ended), Some(log)) = (ended, ACCESS_LOG.get())
+        && let Some(spare) = log.write(ended)
+    {
+        recycle(spare);
+    }
 }
 
 /// A request's answer with its record: current while the answer is polled, written when it

@@ -11,6 +11,7 @@
 use tracing::Instrument as _;
 
 use super::handler::{BoxFuture, HandlerResult, Reply};
+use super::trace::RoundTrace;
 use crate::protocol::{ErrorCode, ErrorObject, InputRequests, InputResponses};
 
 /// Something that answers the input requests of one round.
@@ -38,10 +39,13 @@ where
     let mut state = None;
     let mut answers = None;
     for _ in 0..=max_rounds {
-        // Each round in its own span, inside the call's: the flow records its round and shape,
-        // some of it as the round's future is made (a flow opens its state then), so the span
-        // is entered for that too, not only while the future is polled.
-        let span = super::trace::round_span();
+        // Each round recorded apart from the call: on the call's access record or in a span
+        // of its own inside the call's. The flow records its round and shape, some of it as
+        // the round's future is made (a flow opens its state then), so the span is entered
+        // for that too, not only while the future is polled. The round ends when `trace`
+        // drops, also when the round fails or the call is dropped.
+        let trace = RoundTrace::begin();
+        let span = trace.span();
         let reply = span
             .in_scope(|| round(state.take(), answers.take()))
             .instrument(span.clone())
@@ -50,8 +54,8 @@ where
             Reply::Complete(result) => return Ok(result),
             Reply::InputRequired(asked) => {
                 let (requests, next) = asked.into_parts();
-                span.record("state_bytes", next.as_ref().map_or(0, Vec::len));
-                drop(span);
+                trace.record_state_bytes(next.as_ref().map_or(0, Vec::len));
+                drop(trace);
                 answers = Some(answerer.answer(requests.unwrap_or_default()).await?);
                 state = next;
             }

@@ -4,9 +4,11 @@
 //! - under the log of [`init_logging`](crate::cli::init_logging) (`cli` feature), a record the
 //!   request owns, filled in as its fields become known and written as one line when it ends,
 //!   if the log's level lets `INFO` through: no `tracing` span is made, entered or closed (see
-//!   the `access` module);
+//!   the `access` module); each round of a legacy call is a copy of that record, written as
+//!   the line its `round` span would give;
 //! - under any other subscriber, the `INFO` span `request`, entered while the request is
-//!   dispatched and while its answer is awaited, with the same fields recorded on it.
+//!   dispatched and while its answer is awaited, with the same fields recorded on it; each
+//!   round of a legacy call runs in a child span `round` ([`RoundTrace`]).
 //!
 //! Each field is recorded once: a human formatter writes every value it is given.
 
@@ -185,7 +187,7 @@ fn request_span(method: &str, id: &Value, legacy: bool) -> Span {
 }
 
 /// The span of one round of a call driven in process (on a legacy session).
-pub(crate) fn round_span() -> Span {
+fn round_span() -> Span {
     tracing::info_span!(
         "round",
         round = Empty,
@@ -196,6 +198,60 @@ pub(crate) fn round_span() -> Span {
         answer = Empty,
         state_bytes = Empty
     )
+}
+
+/// How one round of a call driven in process (on a legacy session) is recorded, from its
+/// start until this is dropped: on the request's record, which then writes the round's line
+/// as its `round` span would (access log installed, the request recorded); or in the span
+/// `round`, a child of the request's.
+pub(crate) struct RoundTrace {
+    /// The `round` span; none when the round is on the request's record.
+    span: Span,
+    #[cfg(feature = "cli")]
+    on_record: bool,
+}
+
+impl RoundTrace {
+    /// Starts recording a round.
+    pub(crate) fn begin() -> Self {
+        #[cfg(feature = "cli")]
+        if access::begin_round() {
+            return Self {
+                span: Span::none(),
+                on_record: true,
+            };
+        }
+        Self {
+            span: round_span(),
+            #[cfg(feature = "cli")]
+            on_record: false,
+        }
+    }
+
+    /// The round's span, to enter while its future is made and polled: disabled when the
+    /// round is on the request's record.
+    pub(crate) fn span(&self) -> &Span {
+        &self.span
+    }
+
+    /// Records the size of the state the round hands to the next (its unsigned bytes).
+    pub(crate) fn record_state_bytes(&self, bytes: usize) {
+        #[cfg(feature = "cli")]
+        if self.on_record {
+            access::with_current(|record| record.state_bytes = Some(bytes));
+            return;
+        }
+        self.span.record("state_bytes", bytes);
+    }
+}
+
+#[cfg(feature = "cli")]
+impl Drop for RoundTrace {
+    fn drop(&mut self) {
+        if self.on_record {
+            access::end_round();
+        }
+    }
 }
 
 /// Records on the current span (`on_span`), if it is enabled: when the access log is not
