@@ -57,12 +57,12 @@ pub struct Flow<A, F> {
     pub restart: bool,
 }
 
-/// The generic part of driving a handler is its step alone: given the round's context and
-/// the state it resumes from, it runs the flow to its next question point or its end and
-/// turns what it returned into the method's result, boxed. Everything around it (opening the
-/// envelope, making the context, running to a halt, minting the next state) is compiled once
-/// per kind of result, in this crate, rather than once per handler in the crate that declares
-/// it: [`start`] before the step, [`Started::halt`] after it.
+// The generic part of driving a handler is its step alone: given the round's context and
+// the state it resumes from, it runs the flow to its next question point or its end and
+// turns what it returned into the method's result, boxed. Everything around it (opening the
+// envelope, making the context, running to a halt, minting the next state) is compiled once
+// per kind of result, in this crate, rather than once per handler in the crate that declares
+// it: `start` before the step, `Started::halt` after it.
 
 /// What a driver knows of its flow besides its step: its bounds.
 #[derive(Clone, Copy)]
