@@ -14,7 +14,7 @@ use super::handler::{
 };
 use super::outbound::Logger;
 use super::outcome::{ResultAnswer, error_outcome, raw_result_outcome};
-use super::panic::guarded;
+use super::panic::{CatchUnwind, guarded};
 use super::params::{Answers, CallParams};
 use super::single_use::{self, Replay, StoredReply, Use, Verdict};
 use super::{Outcome, Server, trace};
@@ -316,11 +316,13 @@ impl<H: Serves> Call<H> {
     }
 
     /// The call's last round, which takes its arguments and context instead of copying them.
+    /// Its future is the handler's own, a panic in it caught but not yet turned into an error:
+    /// [`Round`] holds it as it is, with no box of its own around it.
     fn last_round(
         self,
         state: Option<Vec<u8>>,
         input_responses: Option<InputResponses>,
-    ) -> BoxFuture<'static, HandlerResult<H::Result>> {
+    ) -> CatchUnwind<HandlerResult<H::Result>> {
         let context = self.context;
         let request = Request {
             method: self.method,
@@ -337,13 +339,11 @@ impl<H: Serves> Call<H> {
             context: context.request,
         };
         let handler = self.handler;
-        let running = guarded(|| handler.serve(request));
-        Box::pin(async move { running.await.unwrap_or_else(|panic| Err(panicked(&panic))) })
+        guarded(|| handler.serve(request))
     }
 
     fn serve(&self, request: Request) -> BoxFuture<'static, HandlerResult<H::Result>> {
-        let running = guarded(|| self.handler.serve(request));
-        Box::pin(async move { running.await.unwrap_or_else(|panic| Err(panicked(&panic))) })
+        Box::pin(caught(guarded(|| self.handler.serve(request))))
     }
 
     /// What the handler is told about the call's request.
@@ -362,8 +362,8 @@ impl<H: Serves> Call<H> {
 
 /// A stateless call's last round, made: what lives across its awaits, and no more.
 struct Round<R> {
-    /// The handler's round.
-    running: BoxFuture<'static, HandlerResult<R>>,
+    /// The handler's round, a panic in it caught.
+    running: CatchUnwind<HandlerResult<R>>,
     /// How the call becomes a task, when it may: boxed, as it is rare.
     launch: Option<Box<super::tasks::Launch>>,
     signer: Signer,
@@ -386,8 +386,8 @@ impl<R: FinalResult + Send + 'static> Round<R> {
             member,
         } = self;
         let round = match launch {
-            None => running.await,
-            Some(launch) => match Box::pin(launch.race(running)).await {
+            None => unpanicked(running.await),
+            Some(launch) => match Box::pin(launch.race(Box::pin(caught(running)))).await {
                 super::tasks::Raced::Done(round) => round,
                 super::tasks::Raced::Task(created) => {
                     let (mut outcome, stored) = replayed(&id, StoredReply::Result(created));
@@ -482,6 +482,16 @@ fn replayed(id: &Value, reply: StoredReply) -> (Outcome, StoredReply) {
         },
     };
     (outcome, reply)
+}
+
+/// A handler's round, its panic (if it panics) turned into the error the call answers.
+async fn caught<R>(running: CatchUnwind<HandlerResult<R>>) -> HandlerResult<R> {
+    unpanicked(running.await)
+}
+
+/// A round's end, its panic (if it panicked) turned into the error the call answers.
+fn unpanicked<R>(round: Result<HandlerResult<R>, String>) -> HandlerResult<R> {
+    round.unwrap_or_else(|panic| Err(panicked(&panic)))
 }
 
 /// The error a call answers when its handler panicked; the panic goes to the log.

@@ -314,18 +314,19 @@ impl Signer {
             FORMAT_SIGNED
         };
 
-        let mut raw =
-            Vec::with_capacity(HEADER_LEN + MAX_VARINT_LEN + payload.len() + CHECK_LEN + TAG_LEN);
-        raw.push(format);
-        raw.extend_from_slice(&key.id().to_be_bytes());
-        raw.extend_from_slice(&expires.to_be_bytes());
-        raw.extend_from_slice(id.as_bytes());
-        if inner.sealed {
-            seal::seal(key.seal(), &mut raw, binding, payload);
-        } else {
-            sign_into(key.mac(), &mut raw, binding, payload);
-        }
-        encode(&raw)
+        with_scratch(|raw| {
+            raw.reserve(HEADER_LEN + MAX_VARINT_LEN + payload.len() + CHECK_LEN + TAG_LEN);
+            raw.push(format);
+            raw.extend_from_slice(&key.id().to_be_bytes());
+            raw.extend_from_slice(&expires.to_be_bytes());
+            raw.extend_from_slice(id.as_bytes());
+            if inner.sealed {
+                seal::seal(key.seal(), raw, binding, payload);
+            } else {
+                sign_into(key.mac(), raw, binding, payload);
+            }
+            encode(raw)
+        })
     }
 
     /// Verifies `token` against `binding` instead of what this signer's policy would give,
@@ -454,6 +455,29 @@ impl fmt::Debug for Opened {
             .field("sealed", &self.sealed)
             .finish()
     }
+}
+
+/// The most a thread's scratch buffer keeps between two tokens: a token's bytes up to this
+/// size are written without an allocation of their own; a larger one's buffer is dropped after.
+const SCRATCH_KEPT: usize = 4096;
+
+thread_local! {
+    /// The bytes of the token being minted on this thread, before they are encoded: kept from
+    /// one token to the next, so that minting allocates only the token's text.
+    static SCRATCH: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
+/// `write` given this thread's scratch buffer, empty. Whatever `write` leaves in it is
+/// cleared; the buffer is kept unless it grew past [`SCRATCH_KEPT`]. A call within `write`
+/// (none is made) would get a fresh buffer, not the one in use.
+fn with_scratch<T>(write: impl FnOnce(&mut Vec<u8>) -> T) -> T {
+    let mut raw = SCRATCH.take();
+    let out = write(&mut raw);
+    if raw.capacity() <= SCRATCH_KEPT {
+        raw.clear();
+        SCRATCH.set(raw);
+    }
+    out
 }
 
 /// `raw` in base64, as `BASE64.encode` writes it, into a buffer that is allocated and then
