@@ -321,8 +321,12 @@ pub(crate) fn check_host_and_origin(
 
 /// The body must be declared `application/json` (parameters such as `charset` allowed).
 pub(crate) fn check_content_type(headers: &HeaderMap) -> Option<Response> {
-    let content_type = headers
-        .get(header::CONTENT_TYPE)
+    let value = headers.get(header::CONTENT_TYPE);
+    // As nearly every client sends it: accepted without being taken apart.
+    if value.is_some_and(|value| value.as_bytes().eq_ignore_ascii_case(b"application/json")) {
+        return None;
+    }
+    let content_type = value
         .and_then(|value| value.to_str().ok())
         .unwrap_or_default();
     let essence = content_type.split(';').next().unwrap_or_default().trim();
@@ -564,5 +568,14 @@ mod tests {
         assert!(check_content_type(&headers).is_none());
         headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/plain"));
         assert!(check_content_type(&headers).is_some());
+        // The bare type, in any case, and with spaces around it.
+        for accepted in ["application/json", "Application/JSON", " application/json "] {
+            headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(accepted));
+            assert!(check_content_type(&headers).is_none(), "{accepted}");
+        }
+        for refused in ["application/jsonx", "application/json-seq", "application"] {
+            headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(refused));
+            assert!(check_content_type(&headers).is_some(), "{refused}");
+        }
     }
 }
