@@ -12,7 +12,8 @@
 //! is the one that reading gives.
 //!
 //! Clients send the same `_meta` round after round: each thread remembers what its last few
-//! texts read as, and a text it has seen is not read again.
+//! texts read as, and a text it has seen is not read again, nor copied: the call shares the
+//! remembered text.
 //!
 //! [`RequestContext::meta`]: super::RequestContext::meta
 
@@ -40,8 +41,8 @@ const MAX_DEPTH: usize = 32;
 /// A call's `_meta`, its standard keys read.
 #[derive(Debug)]
 pub(crate) struct CallMeta {
-    /// The text, as sent.
-    pub(crate) text: Box<RawValue>,
+    /// The text, as sent; shared with this thread's memory of it, when remembered.
+    pub(crate) text: Arc<str>,
     /// Its standard keys, shared with the texts this thread remembers.
     pub(crate) read: Arc<Read>,
 }
@@ -74,28 +75,34 @@ thread_local! {
 }
 
 struct Recent {
-    texts: Vec<(Box<str>, Arc<Read>)>,
+    texts: Vec<(Arc<str>, Arc<Read>)>,
     /// The one to replace next, once all are taken.
     next: usize,
 }
 
 impl CallMeta {
-    /// `text` read, or `None` when it is not in the shape this reads.
-    pub(crate) fn read(text: Box<RawValue>) -> Option<Self> {
+    /// `text` read, or `None` when it is not in the shape this reads. A text this thread
+    /// remembers is neither read nor copied again.
+    pub(crate) fn read(text: &RawValue) -> Option<Self> {
+        let text = text.get();
         let remembered = RECENT.with_borrow(|recent| {
             recent
                 .texts
                 .iter()
-                .find(|(seen, _)| **seen == *text.get())
-                .map(|(_, read)| Arc::clone(read))
+                .find(|(seen, _)| **seen == *text)
+                .map(|(seen, read)| Self {
+                    text: Arc::clone(seen),
+                    read: Arc::clone(read),
+                })
         });
-        if let Some(read) = remembered {
-            return Some(Self { text, read });
+        if remembered.is_some() {
+            return remembered;
         }
-        let read = Arc::new(Read::of(text.get())?);
-        if text.get().len() <= MAX_REMEMBERED_LEN {
+        let read = Arc::new(Read::of(text)?);
+        let text = Arc::<str>::from(text);
+        if text.len() <= MAX_REMEMBERED_LEN {
             RECENT.with_borrow_mut(|recent| {
-                let entry = (Box::from(text.get()), Arc::clone(&read));
+                let entry = (Arc::clone(&text), Arc::clone(&read));
                 if recent.texts.len() < REMEMBERED {
                     recent.texts.push(entry);
                 } else {
@@ -135,8 +142,8 @@ impl Read {
 
 /// The map of a `_meta` text that [`CallMeta::read`] has read. It read as an object within
 /// [`MAX_DEPTH`], so it reads again as one; were it not to, the map would be empty.
-pub(crate) fn map_of(text: &RawValue) -> Map<String, Value> {
-    serde_json::from_str(text.get()).unwrap_or_default()
+pub(crate) fn map_of(text: &str) -> Map<String, Value> {
+    serde_json::from_str(text).unwrap_or_default()
 }
 
 /// The standard keys of a `_meta` object.
@@ -217,7 +224,7 @@ mod tests {
     use serde_json::json;
 
     fn read(meta: &Value) -> Option<CallMeta> {
-        CallMeta::read(RawValue::from_string(meta.to_string()).unwrap())
+        CallMeta::read(&RawValue::from_string(meta.to_string()).unwrap())
     }
 
     fn usual() -> Value {
@@ -237,6 +244,8 @@ mod tests {
         let read = read(&meta).unwrap();
         let again = self::read(&meta).unwrap();
         assert_eq!(read.read.capabilities, again.read.capabilities);
+        // Read again, the remembered text is shared, not copied.
+        assert!(Arc::ptr_eq(&read.text, &again.text));
         let (read, text) = (Arc::clone(&read.read), read.text);
         assert_eq!(read.version, "2026-07-28");
         assert!(matches!(read.version, Cow::Borrowed(_)));
@@ -277,16 +286,16 @@ mod tests {
         let twice = format!(
             r#"{{"{META_PROTOCOL_VERSION}":"2026-07-28","{META_CLIENT_CAPABILITIES}":{{}},"{META_PROTOCOL_VERSION}":"2026-07-28"}}"#
         );
-        assert!(CallMeta::read(RawValue::from_string(twice).unwrap()).is_none());
+        assert!(CallMeta::read(&RawValue::from_string(twice).unwrap()).is_none());
         let escaped = format!(
             r#"{{"{META_PROTOCOL_VERSION}":"2026-07-2\u0038","{META_CLIENT_CAPABILITIES}":{{}}}}"#
         );
-        assert!(CallMeta::read(RawValue::from_string(escaped).unwrap()).is_none());
+        assert!(CallMeta::read(&RawValue::from_string(escaped).unwrap()).is_none());
         let deep = "[".repeat(MAX_DEPTH) + &"]".repeat(MAX_DEPTH);
         let deep = format!(
             r#"{{"{META_PROTOCOL_VERSION}":"2026-07-28","{META_CLIENT_CAPABILITIES}":{{}},"x":{deep}}}"#
         );
-        assert!(CallMeta::read(RawValue::from_string(deep).unwrap()).is_none());
+        assert!(CallMeta::read(&RawValue::from_string(deep).unwrap()).is_none());
     }
 
     #[test]
@@ -318,7 +327,7 @@ mod tests {
         let text = format!(
             r#"{{"{META_PROTOCOL_VERSION}":"2026-07-28","{META_CLIENT_CAPABILITIES}":{{}},"k":1,"k":2}}"#
         );
-        let read = CallMeta::read(RawValue::from_string(text).unwrap()).unwrap();
+        let read = CallMeta::read(&RawValue::from_string(text).unwrap()).unwrap();
         assert_eq!(read.into_map()["k"], 2);
     }
 }

@@ -6,7 +6,6 @@ use std::sync::{Arc, OnceLock};
 
 use axum::http::{HeaderMap, HeaderName};
 use serde::Deserialize as _;
-use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::ServerBuilder;
@@ -60,7 +59,7 @@ struct ContextInner {
 enum Meta {
     Map(Map<String, Value>),
     Text {
-        text: Box<RawValue>,
+        text: Arc<str>,
         map: OnceLock<Map<String, Value>>,
     },
 }
@@ -134,7 +133,7 @@ impl RequestContext {
     /// the client's identity read from it: the text is read into a map on the first
     /// [`meta`](Self::meta).
     pub(crate) fn modern_text(
-        text: Box<RawValue>,
+        text: Arc<str>,
         client_info: Option<Implementation>,
         headers: HeaderMap,
     ) -> Self {

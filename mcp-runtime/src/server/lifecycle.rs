@@ -1,10 +1,12 @@
 //! The JSON-RPC envelope and the stateless lifecycle checks every request passes first.
 
+use std::borrow::Cow;
+
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::error::RpcError;
-use super::message::TopLevel;
+use super::message::{MethodMember, TopLevel};
 use super::params::{CallParams, Params, ParamsMember, target_key};
 use super::shape::is_valid_id;
 use super::{RequestFacts, SUPPORTED_VERSIONS};
@@ -13,18 +15,18 @@ use crate::protocol::meta::{
 };
 use crate::protocol::{ErrorObject, LoggingLevel, ProgressToken};
 
-/// One parsed JSON-RPC message.
+/// One parsed JSON-RPC message. Its method is borrowed from the message unless escaped there.
 #[derive(Debug)]
-pub(crate) enum Envelope {
+pub(crate) enum Envelope<'a> {
     /// A request: it gets an answer echoing `id`.
     Request {
         id: Value,
-        method: String,
+        method: Cow<'a, str>,
         params: Params,
     },
     /// A notification: nothing to answer.
     Notification {
-        method: String,
+        method: Cow<'a, str>,
         params: Map<String, Value>,
     },
     /// A response to a server-to-client request (legacy sessions send those).
@@ -45,7 +47,7 @@ pub(crate) const ENVELOPE_DEPTH: usize = 4;
 ///
 /// The top level is read member by member into [`Members`](super::message::Members), not
 /// built into a map first: only the members routing reads are kept, each as sent.
-pub(crate) fn parse_envelope(message: &[u8]) -> Result<Envelope, Rejected> {
+pub(crate) fn parse_envelope(message: &[u8]) -> Result<Envelope<'_>, Rejected> {
     // A call's `_meta` is first read in the shape clients send it every round (see
     // `call_meta`). In any other shape, or when the message does not parse, the message is
     // read again with `_meta` in a map, and the answer is the one that reading gives.
@@ -86,11 +88,11 @@ pub(crate) fn parse_envelope(message: &[u8]) -> Result<Envelope, Rejected> {
         ));
     }
     let method = match members.method {
-        Some(Value::String(method)) => method,
+        Some(MethodMember::Name(method)) => method,
         None if id.is_some() && (members.result.is_some() || members.error.is_some()) => {
             return response(echo(), members.result, members.error);
         }
-        Some(_) => {
+        Some(MethodMember::NotAString) => {
             return Err((
                 echo(),
                 RpcError::invalid_request("`method` must be a string"),
@@ -121,7 +123,11 @@ pub(crate) fn parse_envelope(message: &[u8]) -> Result<Envelope, Rejected> {
 }
 
 /// A JSON-RPC response: a `result`, or an `error` object.
-fn response(id: Value, result: Option<Value>, error: Option<Value>) -> Result<Envelope, Rejected> {
+fn response(
+    id: Value,
+    result: Option<Value>,
+    error: Option<Value>,
+) -> Result<Envelope<'static>, Rejected> {
     let reply = match (result, error) {
         (Some(result), None) => Ok(result),
         (None, Some(error)) => Err(serde_json::from_value::<ErrorObject>(error).map_err(|_| {
@@ -328,6 +334,29 @@ mod tests {
             panic!("a request")
         };
         assert_eq!(method, "b");
+        // The method is borrowed from the message, unless it has to be unescaped.
+        let plain = br#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
+        assert!(matches!(
+            parse_envelope(plain),
+            Ok(Envelope::Request {
+                method: Cow::Borrowed("tools/list"),
+                ..
+            })
+        ));
+        let escaped = br#"{"jsonrpc":"2.0","id":1,"method":"tools\/li\u0073t"}"#;
+        assert!(matches!(
+            parse_envelope(escaped),
+            Ok(Envelope::Request { method: Cow::Owned(method), .. }) if method == "tools/list"
+        ));
+        for method in ["1", "null", "[\"x\"]", r#"{"a":[1]}"#] {
+            let message = format!(r#"{{"jsonrpc":"2.0","id":2,"method":{method}}}"#);
+            let (id, error) = rejected(&message);
+            assert_eq!(
+                (id, error.error.message.as_str()),
+                (json!(2), "`method` must be a string"),
+                "{method}"
+            );
+        }
         let escaped = br#"{"jsonrpc":"2.0","\u0069d":7,"method":"ping"}"#;
         assert!(matches!(parse_envelope(escaped), Ok(Envelope::Request { id, .. }) if id == 7));
         // Any `jsonrpc` other than the string "2.0" is refused, the id still echoed.
@@ -381,7 +410,7 @@ mod tests {
             panic!("not a request")
         };
         assert_eq!(
-            (id, method.as_str(), params.rest().len()),
+            (id, &*method, params.rest().len()),
             (json!("x"), "tools/list", 0)
         );
     }

@@ -8,6 +8,7 @@
 //! order and with the same words, to what was kept. When `method` comes before `params`, as
 //! clients write it, a call's `params` are read as a call reads them (see [`params`](super::params)).
 
+use std::borrow::Cow;
 use std::fmt;
 
 use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
@@ -20,8 +21,8 @@ use super::params::{ParamsMember, ParamsSeed, target_key};
     clippy::large_enum_variant,
     reason = "one per message, on the stack and moved once: boxing it would cost an allocation"
 )]
-pub(crate) enum TopLevel {
-    Object(Members),
+pub(crate) enum TopLevel<'a> {
+    Object(Members<'a>),
     /// A batch, which is refused.
     Array,
     /// A string, a number, a boolean or `null`.
@@ -31,21 +32,28 @@ pub(crate) enum TopLevel {
 /// The members of a message object that routing reads, each as sent. A member sent twice keeps
 /// its last value, as a JSON object read into a map does.
 #[derive(Default)]
-pub(crate) struct Members {
+pub(crate) struct Members<'a> {
     pub(crate) id: Option<Value>,
     /// Whether `jsonrpc` is the string `"2.0"`.
     pub(crate) version_2_0: bool,
-    pub(crate) method: Option<Value>,
+    pub(crate) method: Option<MethodMember<'a>>,
     pub(crate) params: Option<ParamsMember>,
     pub(crate) result: Option<Value>,
     pub(crate) error: Option<Value>,
 }
 
-impl TopLevel {
+/// A `method` member: a string, borrowed from the message unless it holds escapes, or any
+/// other value, read whole and refused.
+pub(crate) enum MethodMember<'a> {
+    Name(Cow<'a, str>),
+    NotAString,
+}
+
+impl<'a> TopLevel<'a> {
     /// Reads `message` whole. With `read_meta`, a call's `_meta` is read as
     /// [`CallMeta`](super::call_meta::CallMeta) reads it, and a `_meta` in another shape is
     /// an error; without, it is kept in the call's map.
-    pub(crate) fn read(message: &[u8], read_meta: bool) -> serde_json::Result<Self> {
+    pub(crate) fn read(message: &'a [u8], read_meta: bool) -> serde_json::Result<Self> {
         let mut deserializer = serde_json::Deserializer::from_slice(message);
         let top = deserializer.deserialize_any(TopLevelVisitor { read_meta })?;
         deserializer.end()?;
@@ -58,13 +66,13 @@ struct TopLevelVisitor {
 }
 
 impl<'de> Visitor<'de> for TopLevelVisitor {
-    type Value = TopLevel;
+    type Value = TopLevel<'de>;
 
     fn expecting(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
         formatter.write_str("a JSON value")
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<TopLevel, A::Error> {
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<TopLevel<'de>, A::Error> {
         let mut members = Members::default();
         while let Some(key) = map.next_key::<Key>()? {
             match key {
@@ -73,7 +81,7 @@ impl<'de> Visitor<'de> for TopLevelVisitor {
                 Key::Method => members.method = Some(map.next_value()?),
                 Key::Params => {
                     let target = match &members.method {
-                        Some(Value::String(method)) => target_key(method),
+                        Some(MethodMember::Name(method)) => target_key(method),
                         _ => None,
                     };
                     members.params = Some(map.next_value_seed(ParamsSeed {
@@ -91,32 +99,32 @@ impl<'de> Visitor<'de> for TopLevelVisitor {
         Ok(TopLevel::Object(members))
     }
 
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<TopLevel, A::Error> {
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<TopLevel<'de>, A::Error> {
         while seq.next_element::<Value>()?.is_some() {}
         Ok(TopLevel::Array)
     }
 
-    fn visit_bool<E>(self, _: bool) -> Result<TopLevel, E> {
+    fn visit_bool<E>(self, _: bool) -> Result<TopLevel<'de>, E> {
         Ok(TopLevel::Other)
     }
 
-    fn visit_i64<E>(self, _: i64) -> Result<TopLevel, E> {
+    fn visit_i64<E>(self, _: i64) -> Result<TopLevel<'de>, E> {
         Ok(TopLevel::Other)
     }
 
-    fn visit_u64<E>(self, _: u64) -> Result<TopLevel, E> {
+    fn visit_u64<E>(self, _: u64) -> Result<TopLevel<'de>, E> {
         Ok(TopLevel::Other)
     }
 
-    fn visit_f64<E>(self, _: f64) -> Result<TopLevel, E> {
+    fn visit_f64<E>(self, _: f64) -> Result<TopLevel<'de>, E> {
         Ok(TopLevel::Other)
     }
 
-    fn visit_str<E>(self, _: &str) -> Result<TopLevel, E> {
+    fn visit_str<E>(self, _: &str) -> Result<TopLevel<'de>, E> {
         Ok(TopLevel::Other)
     }
 
-    fn visit_unit<E>(self) -> Result<TopLevel, E> {
+    fn visit_unit<E>(self) -> Result<TopLevel<'de>, E> {
         Ok(TopLevel::Other)
     }
 }
@@ -206,5 +214,67 @@ impl<'de> Deserialize<'de> for Version {
             }
         }
         deserializer.deserialize_any(VersionVisitor)
+    }
+}
+
+impl<'de> Deserialize<'de> for MethodMember<'de> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct MethodVisitor;
+        impl<'de> Visitor<'de> for MethodVisitor {
+            type Value = MethodMember<'de>;
+
+            fn expecting(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+                formatter.write_str("a JSON value")
+            }
+
+            fn visit_borrowed_str<E>(self, method: &'de str) -> Result<MethodMember<'de>, E> {
+                Ok(MethodMember::Name(Cow::Borrowed(method)))
+            }
+
+            fn visit_str<E>(self, method: &str) -> Result<MethodMember<'de>, E> {
+                Ok(MethodMember::Name(Cow::Owned(method.to_owned())))
+            }
+
+            fn visit_string<E>(self, method: String) -> Result<MethodMember<'de>, E> {
+                Ok(MethodMember::Name(Cow::Owned(method)))
+            }
+
+            fn visit_map<A: MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<MethodMember<'de>, A::Error> {
+                while map.next_entry::<IgnoredAny, Value>()?.is_some() {}
+                Ok(MethodMember::NotAString)
+            }
+
+            fn visit_seq<A: SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<MethodMember<'de>, A::Error> {
+                while seq.next_element::<Value>()?.is_some() {}
+                Ok(MethodMember::NotAString)
+            }
+
+            fn visit_bool<E>(self, _: bool) -> Result<MethodMember<'de>, E> {
+                Ok(MethodMember::NotAString)
+            }
+
+            fn visit_i64<E>(self, _: i64) -> Result<MethodMember<'de>, E> {
+                Ok(MethodMember::NotAString)
+            }
+
+            fn visit_u64<E>(self, _: u64) -> Result<MethodMember<'de>, E> {
+                Ok(MethodMember::NotAString)
+            }
+
+            fn visit_f64<E>(self, _: f64) -> Result<MethodMember<'de>, E> {
+                Ok(MethodMember::NotAString)
+            }
+
+            fn visit_unit<E>(self) -> Result<MethodMember<'de>, E> {
+                Ok(MethodMember::NotAString)
+            }
+        }
+        deserializer.deserialize_any(MethodVisitor)
     }
 }

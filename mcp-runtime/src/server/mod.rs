@@ -180,6 +180,7 @@ mod trace;
 mod trace_context;
 mod url_elicitation;
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 pub use app_state::{AppState, State, StateType};
@@ -303,7 +304,7 @@ impl Server {
 #[derive(Debug, Clone, Default)]
 pub struct RequestFacts {
     http: bool,
-    protocol_version_header: Option<String>,
+    protocol_version_header: Option<Cow<'static, str>>,
     subject: Option<String>,
     session_id: Option<String>,
     peer: Option<std::net::IpAddr>,
@@ -322,6 +323,14 @@ impl RequestFacts {
     /// A message received over HTTP, with its `MCP-Protocol-Version` header (which must then
     /// match `_meta`) and the subject the server's hook derived.
     pub fn http(protocol_version_header: Option<String>, subject: Option<String>) -> Self {
+        Self::http_with(protocol_version_header.map(Cow::Owned), subject)
+    }
+
+    /// [`RequestFacts::http`] with a header that may be a static text (a known version).
+    pub(crate) fn http_with(
+        protocol_version_header: Option<Cow<'static, str>>,
+        subject: Option<String>,
+    ) -> Self {
         Self {
             http: true,
             protocol_version_header,

@@ -197,7 +197,8 @@ impl<'de> Visitor<'de> for ParamsSeed {
                 }
                 CallKey::RequestState => call.request_state = Some(access.next_value()?),
                 CallKey::Meta if self.read_meta => {
-                    let text = access.next_value::<Box<RawValue>>()?;
+                    // Borrowed from the message: copied only when not remembered.
+                    let text = access.next_value::<&'de RawValue>()?;
                     let meta = CallMeta::read(text)
                         .ok_or_else(|| A::Error::custom("`_meta` in another shape"))?;
                     call.meta = Some(meta);

@@ -111,40 +111,48 @@ impl<'a> HostPort<'a> {
     /// (`[::1]evil`) are refused (`http::uri::Authority` would accept all three).
     fn parse(text: &'a str) -> Option<Self> {
         // A bracketed IPv6 literal ends at its `]`; any other host at the first `:`.
-        let host_end = if text.starts_with('[') {
-            text.find(']')? + 1
+        let bracketed = text.starts_with('[');
+        let host_end = if bracketed {
+            text.bytes().position(|byte| byte == b']')? + 1
         } else {
-            text.find(':').unwrap_or(text.len())
+            text.bytes()
+                .position(|byte| byte == b':')
+                .unwrap_or(text.len())
         };
         let (host, rest) = text.split_at(host_end);
-        let port = match rest {
-            "" => None,
-            rest => {
-                let digits = rest.strip_prefix(':')?;
-                if digits.is_empty()
-                    || digits.len() > 5
-                    || !digits.bytes().all(|byte| byte.is_ascii_digit())
-                {
-                    return None;
+        let port = match rest.as_bytes() {
+            [] => None,
+            [b':', digits @ ..] if (1..=5).contains(&digits.len()) => {
+                // At most five digits: no overflow before the bound is checked.
+                let mut port = 0u32;
+                for &byte in digits {
+                    if !byte.is_ascii_digit() {
+                        return None;
+                    }
+                    port = port * 10 + u32::from(byte - b'0');
                 }
-                Some(digits.parse::<u16>().ok()?)
+                Some(u16::try_from(port).ok()?)
             }
+            _ => return None,
         };
-        let valid = match host.strip_prefix('[') {
-            Some(literal) => literal
-                .strip_suffix(']')
-                .is_some_and(|address| address.parse::<Ipv6Addr>().is_ok()),
-            None => {
-                !host.is_empty()
-                    && host.bytes().all(|byte| {
-                        byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_')
-                    })
-            }
+        // A name's characters checked, and whether any is uppercase, in one pass.
+        let mut uppercase = false;
+        let valid = if bracketed {
+            uppercase = host.bytes().any(|byte| byte.is_ascii_uppercase());
+            host.strip_prefix('[')
+                .and_then(|literal| literal.strip_suffix(']'))
+                .is_some_and(|address| address.parse::<Ipv6Addr>().is_ok())
+        } else {
+            !host.is_empty()
+                && host.bytes().all(|byte| {
+                    uppercase |= byte.is_ascii_uppercase();
+                    byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_')
+                })
         };
         if !valid {
             return None;
         }
-        let name = if host.bytes().any(|byte| byte.is_ascii_uppercase()) {
+        let name = if uppercase {
             Cow::Owned(host.to_ascii_lowercase())
         } else {
             Cow::Borrowed(host)
@@ -321,8 +329,12 @@ pub(crate) fn check_host_and_origin(
 
 /// The body must be declared `application/json` (parameters such as `charset` allowed).
 pub(crate) fn check_content_type(headers: &HeaderMap) -> Option<Response> {
-    let content_type = headers
-        .get(header::CONTENT_TYPE)
+    let value = headers.get(header::CONTENT_TYPE);
+    // As nearly every client sends it: accepted without being taken apart.
+    if value.is_some_and(|value| value.as_bytes().eq_ignore_ascii_case(b"application/json")) {
+        return None;
+    }
+    let content_type = value
         .and_then(|value| value.to_str().ok())
         .unwrap_or_default();
     let essence = content_type.split(';').next().unwrap_or_default().trim();
@@ -481,8 +493,14 @@ mod tests {
         assert_eq!(parsed.name, "localhost");
         assert_eq!(parsed.port, Some(3000));
         assert_eq!(HostPort::parse("[::1]").unwrap().name, "[::1]");
+        assert_eq!(HostPort::parse("[::FfFf:1]:8").unwrap().name, "[::ffff:1]");
+        assert_eq!(HostPort::parse("h:00080").unwrap().port, Some(80));
+        assert_eq!(HostPort::parse("h:65535").unwrap().port, Some(65535));
         assert_eq!(HostPort::parse("evil.example.com").unwrap().port, None);
-        for malformed in ["a@b", "a b", "a:1:2", ":80", "%65vil.com", "exa$mple.com"] {
+        // Separated by spaces: none of these holds one.
+        let ports = "h: h:65536 h:123456 h:8x [::1]evil [::1]: [::1 [zz]".split(' ');
+        let names = ["a@b", "a b", "a:1:2", ":80", "%65vil.com", "exa$mple.com"];
+        for malformed in names.into_iter().chain(ports) {
             assert!(HostPort::parse(malformed).is_none(), "{malformed}");
         }
     }
@@ -564,5 +582,14 @@ mod tests {
         assert!(check_content_type(&headers).is_none());
         headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/plain"));
         assert!(check_content_type(&headers).is_some());
+        // The bare type, in any case, and with spaces around it.
+        for accepted in ["application/json", "Application/JSON", " application/json "] {
+            headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(accepted));
+            assert!(check_content_type(&headers).is_none(), "{accepted}");
+        }
+        for refused in ["application/jsonx", "application/json-seq", "application"] {
+            headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(refused));
+            assert!(check_content_type(&headers).is_some(), "{refused}");
+        }
     }
 }

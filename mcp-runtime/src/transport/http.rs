@@ -10,6 +10,7 @@
 //! connections: how many (making room by closing the idlest, `roster.rs`), how long a request
 //! head may take, how long one may stay idle, how long a write may wait (`connection.rs`).
 
+use std::borrow::Cow;
 use std::convert::Infallible;
 use std::future::Future;
 use std::net::{IpAddr, SocketAddr};
@@ -37,7 +38,7 @@ use super::event_stream::{SESSION_ID, json_response, respond_streaming, standalo
 use super::limits::RequestSlot;
 use super::roster::{Entered, Roster};
 use super::{bearer, guard};
-use crate::server::{Owner, RequestFacts, Server};
+use crate::server::{Owner, RequestFacts, SUPPORTED_VERSIONS, Server};
 
 /// The path [`Server::serve_http`] and [`Server::router`] serve the endpoint at.
 pub const DEFAULT_PATH: &str = "/mcp";
@@ -445,7 +446,7 @@ where
         (None, _) => return guard::overloaded(limits.max_concurrent_requests),
         (Some(_), None) => return guard::too_many(limits.max_requests_per_owner),
     };
-    let mut facts = RequestFacts::http(protocol_version(&parts), subject)
+    let mut facts = RequestFacts::http_with(known_protocol_version(&parts), subject)
         .with_session_id(session_id(&parts))
         .with_claims(claims)
         .with_headers(std::mem::take(&mut parts.headers));
@@ -477,6 +478,21 @@ fn protocol_version(parts: &Parts) -> Option<String> {
     Some(String::from_utf8_lossy(value.as_bytes()).into_owned())
 }
 
+/// [`protocol_version`], as a static text when it names a supported revision, as nearly every
+/// request's does: not copied.
+fn known_protocol_version(parts: &Parts) -> Option<Cow<'static, str>> {
+    let value = parts.headers.get(&PROTOCOL_VERSION)?.as_bytes();
+    Some(
+        match SUPPORTED_VERSIONS
+            .iter()
+            .find(|version| version.as_bytes() == value)
+        {
+            Some(version) => Cow::Borrowed(*version),
+            None => Cow::Owned(String::from_utf8_lossy(value).into_owned()),
+        },
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use std::time::Duration;
@@ -501,6 +517,22 @@ mod tests {
     }
 
     const DISCOVER: &str = r#"{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+
+    #[test]
+    fn a_known_protocol_version_is_not_copied_and_another_is_kept_as_sent() {
+        let parts = |version: &'static str| {
+            let request = hyper::Request::post("/mcp").header(&PROTOCOL_VERSION, version);
+            request.body(()).unwrap().into_parts().0
+        };
+        let known = known_protocol_version(&parts("2026-07-28"));
+        assert!(matches!(known, Some(Cow::Borrowed("2026-07-28"))));
+        let other = known_protocol_version(&parts("2026-07-29"));
+        assert!(matches!(other, Some(Cow::Owned(version)) if version == "2026-07-29"));
+        assert_eq!(
+            known_protocol_version(&hyper::Request::new(()).into_parts().0),
+            None
+        );
+    }
 
     #[tokio::test]
     async fn the_router_mounts_into_an_axum_application() {
