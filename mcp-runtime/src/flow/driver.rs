@@ -57,12 +57,15 @@ pub struct Flow<A, F> {
     pub restart: bool,
 }
 
-// The generic part of driving a handler is its step alone: given the round's context and
-// the state it resumes from, it runs the flow to its next question point or its end and
-// turns what it returned into the method's result, boxed. Everything around it (opening the
-// envelope, making the context, running to a halt, minting the next state) is compiled once
-// per kind of result, in this crate, rather than once per handler in the crate that declares
-// it: `start` before the step, `Started::halt` after it.
+/// One round of a flow, its arguments bound: given the round's context and the state it
+/// resumes from, runs the flow to its next question point or its end and turns what it
+/// returned into the method's result.
+///
+/// The generic part of driving a handler ends here: everything after (opening the envelope,
+/// running to a halt, minting the next state) is compiled once, in this crate, rather than
+/// once per handler in the crate that declares it.
+pub(crate) type Step<R> =
+    Box<dyn FnOnce(Cx, Resume) -> BoxFuture<'static, Result<R, ErrorObject>> + Send>;
 
 /// What a driver knows of its flow besides its step: its bounds.
 #[derive(Clone, Copy)]
@@ -138,27 +141,15 @@ pub(crate) fn refuse_state(
     invalid_state()
 }
 
-/// A flow's round whose state's envelope is open and whose context is made: what the step
-/// is given, and what the rest of the round needs.
-pub(crate) struct Started {
-    method: &'static str,
-    target: String,
-    cx: Cx,
-    /// Where the flow resumes; `None` for a flow that asks nothing and whose state is
-    /// refused (the refusal is recorded on `cx`).
-    resume: Option<Resume>,
-    flow: Option<u64>,
-    max_rounds: u32,
-}
-
-/// Starts one round of a flow for `request`, from the request's state if it has one: the
-/// state's envelope opened and the flow's context made, before the step is called, so that
-/// the round's future holds only what lives across the flow's run, not the request.
+/// Runs one round of a flow for `request`: `step`, from the request's state if it has one.
 ///
-/// # Errors
-///
-/// The error answering a state whose envelope does not decode.
-pub(crate) fn start(request: Request, bounds: Bounds) -> Result<Started, ErrorObject> {
+/// The state's envelope is opened and the flow's context made now; the future holds only
+/// what lives across the flow's run, not the request, so boxing it copies less.
+pub(crate) fn run<R: Send + 'static>(
+    request: Request,
+    bounds: Bounds,
+    step: Step<R>,
+) -> BoxFuture<'static, HandlerResult<R>> {
     let Request {
         method,
         target,
@@ -174,16 +165,14 @@ pub(crate) fn start(request: Request, bounds: Bounds) -> Result<Started, ErrorOb
         ..
     } = request;
     let max_rounds = bounds.max_rounds.unwrap_or(app.flow_limits().max_rounds);
+    let refuse = |reason: &dyn std::fmt::Display| refuse_state(method, &target, reason);
     let (round, flow, state) = match state {
         // Only a flow that asks has rounds to tell apart.
         None => (0, bounds.asks.then(rand::random::<u64>), None),
         Some(mut payload) => {
             let Some(envelope) = open_envelope(&payload) else {
-                return Err(refuse_state(
-                    method,
-                    &target,
-                    &"verified but does not decode",
-                ));
+                let refused = refuse(&"verified but does not decode");
+                return Box::pin(std::future::ready(Err(refused)));
             };
             let (round, shape, flow) = (envelope.round, envelope.shape, envelope.flow);
             // The state is what follows the envelope: kept in place, not copied out.
@@ -209,42 +198,8 @@ pub(crate) fn start(request: Request, bounds: Bounds) -> Result<Started, ErrorOb
         true => Some(resume),
         false => resume.open_for_plain(&cx),
     };
-    Ok(Started {
-        method,
-        target,
-        cx,
-        resume,
-        flow,
-        max_rounds,
-    })
-}
-
-impl Started {
-    /// `step` called from where the flow resumes, unless it does not: the handler's own
-    /// closure, called here rather than boxed first.
-    pub(crate) fn step<R>(
-        &mut self,
-        step: impl FnOnce(Cx, Resume) -> BoxFuture<'static, Result<R, ErrorObject>>,
-    ) -> Option<BoxFuture<'static, Result<R, ErrorObject>>> {
-        let resume = self.resume.take()?;
-        Some(step(self.cx.clone(), resume))
-    }
-
-    /// The round's future: `running`, the step's, run to the flow's halt.
-    pub(crate) fn halt<R: Send + 'static>(
-        self,
-        running: Option<BoxFuture<'static, Result<R, ErrorObject>>>,
-    ) -> BoxFuture<'static, HandlerResult<R>> {
-        let Self {
-            method,
-            target,
-            cx,
-            flow,
-            max_rounds,
-            ..
-        } = self;
-        Box::pin(halt(method, target, cx, running, flow, max_rounds))
-    }
+    let running = resume.map(|resume| step(cx.clone(), resume));
+    Box::pin(halt(method, target, cx, running, flow, max_rounds))
 }
 
 /// The flow's run, to its end or its next question point, and what it asked.

@@ -9,10 +9,8 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::continuation::Resume;
-use super::cx::Cx;
 use super::cx::invalid_params;
-use super::driver::{Bounds, Flow, Started, start};
+use super::driver::{Bounds, Flow, Step, run};
 use super::question::Refusal;
 use crate::protocol::{
     CallToolResult, ContentBlock, ErrorCode, ErrorObject, GetPromptResult, JsonObject,
@@ -338,13 +336,13 @@ fn bind<A, F, R>(
     flow: &Flow<A, F>,
     args: A,
     finish: impl FnOnce(F::Output) -> Result<R, ErrorObject> + Send + 'static,
-) -> impl FnOnce(Cx, Resume) -> BoxFuture<'static, Result<R, ErrorObject>>
+) -> Step<R>
 where
     A: Send + 'static,
     F: Future + Send + 'static,
 {
     let step = flow.step;
-    move |cx, resume| Box::pin(async move { finish(step(args, cx, resume).await) })
+    Box::new(move |cx, resume| Box::pin(async move { finish(step(args, cx, resume).await) }))
 }
 
 /// Drives one round of a `#[tool]`.
@@ -364,51 +362,19 @@ where
 {
     let arguments = Value::Object(request.arguments.take().unwrap_or_default());
     match A::deserialize(&arguments) {
-        Ok(args) => {
-            let step = bind(&flow, args, convert);
-            round(request, Bounds::of(&flow), step, tool_halt)
-        }
+        Ok(args) => tool_round(request, Bounds::of(&flow), bind(&flow, args, convert)),
         Err(error) => invalid_tool_arguments(request, &error),
     }
 }
 
-/// The round's future in a step's result type, `R`.
-type Halting<R> = BoxFuture<'static, HandlerResult<R>>;
-/// A step's future, if the step was called.
-type Running<R> = Option<BoxFuture<'static, Result<R, ErrorObject>>>;
-
-/// One round of a flow: [`start`]ed, its step called, then run to its halt by `halt`. Only
-/// this and the step are generic: the start, and the halt of each kind of result
-/// (`tool_halt`, `prompt_halt`, `resource_halt`), are compiled once, here, where a generic
-/// halt would be compiled again in each handler's crate.
-fn round<R: Send + 'static>(
+/// A tool's round, not generic: compiled here once for every tool (so are `prompt_round` and
+/// `resource_round`), where a generic round would be compiled again in each handler's crate.
+fn tool_round(
     request: Request,
     bounds: Bounds,
-    step: impl FnOnce(Cx, Resume) -> BoxFuture<'static, Result<R, ErrorObject>>,
-    halt: fn(Started, Running<R>) -> Halting<R>,
-) -> Halting<R> {
-    match start(request, bounds) {
-        Ok(mut started) => {
-            let running = started.step(step);
-            halt(started, running)
-        }
-        Err(refused) => Box::pin(std::future::ready(Err(refused))),
-    }
-}
-
-fn tool_halt(started: Started, running: Running<CallToolResult>) -> Halting<CallToolResult> {
-    started.halt(running)
-}
-
-fn prompt_halt(started: Started, running: Running<GetPromptResult>) -> Halting<GetPromptResult> {
-    started.halt(running)
-}
-
-fn resource_halt(
-    started: Started,
-    running: Running<ReadResourceResult>,
-) -> Halting<ReadResourceResult> {
-    started.halt(running)
+    step: Step<CallToolResult>,
+) -> BoxFuture<'static, HandlerResult<CallToolResult>> {
+    run(request, bounds, step)
 }
 
 /// Arguments are the model's to fix, so they fail as a tool result it can read.
@@ -437,10 +403,7 @@ where
 {
     let arguments = Value::Object(request.arguments.take().unwrap_or_default());
     match A::deserialize(&arguments) {
-        Ok(args) => {
-            let step = bind(&flow, args, convert);
-            round(request, Bounds::of(&flow), step, prompt_halt)
-        }
+        Ok(args) => prompt_round(request, Bounds::of(&flow), bind(&flow, args, convert)),
         Err(error) => {
             let error = invalid_params(format!(
                 "invalid arguments for prompt `{}`: {error}",
@@ -449,6 +412,14 @@ where
             Box::pin(std::future::ready(Err(error)))
         }
     }
+}
+
+fn prompt_round(
+    request: Request,
+    bounds: Bounds,
+    step: Step<GetPromptResult>,
+) -> BoxFuture<'static, HandlerResult<GetPromptResult>> {
+    run(request, bounds, step)
 }
 
 /// Drives one round of a `#[resource]` served under the URI or template `template`.
@@ -468,8 +439,7 @@ where
     match A::deserialize(&uri_variables(template, &uri)) {
         Ok(args) => {
             let convert = move |output| convert(output, &uri);
-            let step = bind(&flow, args, convert);
-            round(request, Bounds::of(&flow), step, resource_halt)
+            resource_round(request, Bounds::of(&flow), bind(&flow, args, convert))
         }
         Err(error) => {
             let error = invalid_params(format!("invalid resource URI `{uri}`: {error}"));
@@ -487,4 +457,12 @@ fn uri_variables(template: &str, uri: &str) -> Value {
         .map(|(name, value)| (name, Value::String(value)))
         .collect();
     Value::Object(variables)
+}
+
+fn resource_round(
+    request: Request,
+    bounds: Bounds,
+    step: Step<ReadResourceResult>,
+) -> BoxFuture<'static, HandlerResult<ReadResourceResult>> {
+    run(request, bounds, step)
 }
