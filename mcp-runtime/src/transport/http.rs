@@ -446,7 +446,7 @@ where
         (None, _) => return guard::overloaded(limits.max_concurrent_requests),
         (Some(_), None) => return guard::too_many(limits.max_requests_per_owner),
     };
-    let mut facts = RequestFacts::http_with(known_protocol_version(&parts), subject)
+    let mut facts = RequestFacts::http_with(protocol_version(&parts), subject)
         .with_session_id(session_id(&parts))
         .with_claims(claims)
         .with_headers(std::mem::take(&mut parts.headers));
@@ -473,14 +473,9 @@ where
 /// The header naming the protocol revision a request speaks.
 static PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
 
-fn protocol_version(parts: &Parts) -> Option<String> {
-    let value = parts.headers.get(&PROTOCOL_VERSION)?;
-    Some(String::from_utf8_lossy(value.as_bytes()).into_owned())
-}
-
-/// [`protocol_version`], as a static text when it names a supported revision, as nearly every
-/// request's does: not copied.
-fn known_protocol_version(parts: &Parts) -> Option<Cow<'static, str>> {
+/// The request's `MCP-Protocol-Version`, as sent: a static text when it names a supported
+/// revision, as nearly every request's does, so that it is not copied.
+fn protocol_version(parts: &Parts) -> Option<Cow<'static, str>> {
     let value = parts.headers.get(&PROTOCOL_VERSION)?.as_bytes();
     Some(
         match SUPPORTED_VERSIONS
@@ -524,12 +519,12 @@ mod tests {
             let request = hyper::Request::post("/mcp").header(&PROTOCOL_VERSION, version);
             request.body(()).unwrap().into_parts().0
         };
-        let known = known_protocol_version(&parts("2026-07-28"));
+        let known = protocol_version(&parts("2026-07-28"));
         assert!(matches!(known, Some(Cow::Borrowed("2026-07-28"))));
-        let other = known_protocol_version(&parts("2026-07-29"));
+        let other = protocol_version(&parts("2026-07-29"));
         assert!(matches!(other, Some(Cow::Owned(version)) if version == "2026-07-29"));
         assert_eq!(
-            known_protocol_version(&hyper::Request::new(()).into_parts().0),
+            protocol_version(&hyper::Request::new(()).into_parts().0),
             None
         );
     }
