@@ -5,7 +5,6 @@ use std::sync::Arc;
 
 use serde::Serialize;
 use serde_json::{Map, Value};
-use tracing::Instrument as _;
 
 use super::context::{RequestContext, stamp};
 use super::error::RpcError;
@@ -17,6 +16,7 @@ use super::outcome::{ResultAnswer, error_outcome, raw_result_outcome};
 use super::panic::{CatchUnwind, guarded};
 use super::params::{Answers, CallParams};
 use super::single_use::{self, Replay, StoredReply, Use, Verdict};
+use super::to_end::ToEnd;
 use super::{Outcome, Server, trace};
 use crate::flow::refuse_state;
 use crate::logfield::untrusted;
@@ -235,10 +235,10 @@ impl<H: Serves> Call<H> {
             Verdict::RetryLater(why) => return error_outcome(&id, &RpcError::overloaded(why)),
             Verdict::Conflict => return self.refused(&id, &"used before with other answers"),
         };
-        // A single-use round that has begun runs to its end in a task of the server's, even
-        // when its client goes away meanwhile, so that its reply is stored and a retry gets
-        // it instead of running the round's side effects again. As many run at once as
-        // requests may, whether their clients still wait or not.
+        // A single-use round that has begun runs to its end, even when its client goes away
+        // meanwhile (in a task of the server's, then), so that its reply is stored and a
+        // retry gets it instead of running the round's side effects again. As many run at
+        // once as requests may, whether their clients still wait or not.
         let Some(permit) = replay.round_permit() else {
             drop(record); // released: a retry may run it
             let busy = RpcError::overloaded("too many single-use rounds are running; retry later");
@@ -246,13 +246,10 @@ impl<H: Serves> Call<H> {
         };
         let answer_id = id.clone();
         let round = self.into_round(Some(opened.into_payload()), answers, signer, binding);
-        let running = tokio::spawn(
-            async move {
-                let _running = permit;
-                round.finish(id, cache, Some(record)).await
-            }
-            .instrument(tracing::Span::current()),
-        );
+        let running = ToEnd::new(Box::pin(async move {
+            let _running = permit;
+            round.finish(id, cache, Some(record)).await
+        }));
         running
             .await
             .unwrap_or_else(|_| error_outcome(&answer_id, &RpcError::internal("internal error")))

@@ -176,6 +176,7 @@ mod shape;
 mod single_use;
 mod subscriptions;
 mod tasks;
+mod to_end;
 mod trace;
 mod trace_context;
 mod url_elicitation;
