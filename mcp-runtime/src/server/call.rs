@@ -8,6 +8,7 @@ use serde_json::{Map, Value};
 
 use super::context::{RequestContext, stamp};
 use super::error::RpcError;
+use super::form_text::Written;
 use super::handler::{
     BoxFuture, HandlerResult, Progress, PromptHandler, Reply, Request, ResourceHandler, ToolHandler,
 };
@@ -421,12 +422,16 @@ impl<R: FinalResult + Send + 'static> Round<R> {
                 let token = state.map(|payload| signer.sign_with_binding(&binding, &payload));
                 trace::record_state_bytes(token.as_ref().map_or(0, String::len));
                 input_required = true;
+                // Written with its form questions' schemas from their kept text.
                 match InputRequiredResult::new(requests, token) {
                     Ok(result) => match &member {
-                        Some(member) if unasked.is_empty() => {
-                            answer.write(&result).map(|()| answer.add_member(member))
+                        Some(member) if unasked.is_empty() => answer
+                            .write(&Written(&result))
+                            .map(|()| answer.add_member(member)),
+                        _ => {
+                            let result = with_meta(result, unasked, info.as_deref());
+                            answer.write(&Written(&result))
                         }
-                        _ => answer.write(&with_meta(result, unasked, info.as_deref())),
                     },
                     Err(empty) => Err(ErrorObject::new(
                         ErrorCode::INTERNAL_ERROR,

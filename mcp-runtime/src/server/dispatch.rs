@@ -332,7 +332,7 @@ impl Server {
         };
         let inner = &self.inner;
         let snapshot = inner.registry.snapshot();
-        let lookup = |index: &std::collections::HashMap<String, usize>, kind: &str| {
+        let lookup = |index: &super::registry::Index, kind: &str| {
             index
                 .get(&target)
                 .copied()

@@ -53,12 +53,27 @@ impl<'a> TopLevel<'a> {
     /// Reads `message` whole. With `read_meta`, a call's `_meta` is read as
     /// [`CallMeta`](super::call_meta::CallMeta) reads it, and a `_meta` in another shape is
     /// an error; without, it is kept in the call's map.
+    ///
+    /// A message that is UTF-8 throughout, as nearly every one is, is checked once, whole, and
+    /// read as text: its strings are then taken as they are, not each checked again as it is
+    /// read. One that is not is read as bytes, and fails as it did, at the same place with
+    /// the same words. Both readers share the rest of the grammar, escapes included.
     pub(crate) fn read(message: &'a [u8], read_meta: bool) -> serde_json::Result<Self> {
-        let mut deserializer = serde_json::Deserializer::from_slice(message);
-        let top = deserializer.deserialize_any(TopLevelVisitor { read_meta })?;
-        deserializer.end()?;
-        Ok(top)
+        let visitor = TopLevelVisitor { read_meta };
+        match std::str::from_utf8(message) {
+            Ok(text) => read_with(serde_json::Deserializer::from_str(text), visitor),
+            Err(_) => read_with(serde_json::Deserializer::from_slice(message), visitor),
+        }
     }
+}
+
+fn read_with<'a, R: serde_json::de::Read<'a>>(
+    mut deserializer: serde_json::Deserializer<R>,
+    visitor: TopLevelVisitor,
+) -> serde_json::Result<TopLevel<'a>> {
+    let top = deserializer.deserialize_any(visitor)?;
+    deserializer.end()?;
+    Ok(top)
 }
 
 struct TopLevelVisitor {
@@ -276,5 +291,73 @@ impl<'de> Deserialize<'de> for MethodMember<'de> {
             }
         }
         deserializer.deserialize_any(MethodVisitor)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What a reading gives, in words: the error, or the members kept.
+    fn described(read: serde_json::Result<TopLevel<'_>>) -> String {
+        match read {
+            Err(error) => format!("error: {error}"),
+            Ok(TopLevel::Array) => "array".to_owned(),
+            Ok(TopLevel::Other) => "other".to_owned(),
+            Ok(TopLevel::Object(members)) => {
+                let method = match members.method {
+                    Some(MethodMember::Name(name)) => format!("{name:?}"),
+                    Some(MethodMember::NotAString) => "not a string".to_owned(),
+                    None => "none".to_owned(),
+                };
+                let params = match members.params {
+                    Some(ParamsMember::Object(params)) => format!("{params:?}"),
+                    Some(ParamsMember::Null) => "null".to_owned(),
+                    Some(ParamsMember::Other) => "other".to_owned(),
+                    None => "none".to_owned(),
+                };
+                format!(
+                    "{:?} {} {method} {params} {:?} {:?}",
+                    members.id, members.version_2_0, members.result, members.error
+                )
+            }
+        }
+    }
+
+    /// Read as text or as bytes, a message gives the same members or the same error, and one
+    /// that is not UTF-8 fails as a reading of bytes does.
+    #[test]
+    fn text_and_bytes_read_alike() {
+        let messages: [&[u8]; 12] = [
+            br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{"a":"\u00e9\ud83d\ude00"},"inputResponses":{"k":{"action":"accept","content":{"x":"y"}}},"requestState":"s","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}"#,
+            "{\"jsonrpc\":\"2.0\",\"id\":\"é\",\"method\":\"tools/list\",\"params\":{\"x\":[1,2.5,null]}}".as_bytes(),
+            br#"{"params":{"name":"t"},"method":"tools/call","id":2,"jsonrpc":"2.0"}"#,
+            br#"[1,2]"#,
+            br#""text""#,
+            br#"{"id":1,"method":"\ud800"}"#,
+            br#"{"id":1,"method":"x""#,
+            br#"{not json"#,
+            b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"a\xffb\"}",
+            b"{\"id\":\"\xc3\",\"method\":\"x\"}",
+            b"{\"method\":\"tools/call\",\"params\":{\"name\":\"\xed\xa0\x80\",\"_meta\":{\"\xff\":1}}}",
+            b"{\"id\":1,\"x\" 1, \"\xff\"}",
+        ];
+        for message in messages {
+            for read_meta in [true, false] {
+                let visitor = || TopLevelVisitor { read_meta };
+                let as_bytes = read_with(serde_json::Deserializer::from_slice(message), visitor());
+                let as_bytes = described(as_bytes);
+                assert_eq!(
+                    described(TopLevel::read(message, read_meta)),
+                    as_bytes,
+                    "{}",
+                    String::from_utf8_lossy(message)
+                );
+                if let Ok(text) = std::str::from_utf8(message) {
+                    let as_text = read_with(serde_json::Deserializer::from_str(text), visitor());
+                    assert_eq!(described(as_text), as_bytes);
+                }
+            }
+        }
     }
 }

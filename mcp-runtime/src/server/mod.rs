@@ -153,6 +153,7 @@ mod completion;
 mod context;
 mod dispatch;
 mod error;
+mod form_text;
 mod handler;
 mod headers;
 mod legacy;

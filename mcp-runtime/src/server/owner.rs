@@ -2,11 +2,12 @@
 //! address it connects from. Sessions, their calls and their streams are counted per owner,
 //! so that one client reaching its caps never refuses another.
 
+use std::hash::{Hash, Hasher};
 use std::net::{IpAddr, Ipv6Addr};
 use std::sync::Arc;
 
 /// The owner of a legacy session (and of what runs on it).
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Owner {
     /// An authenticated caller, or one the subject hook named.
     Subject(Arc<str>),
@@ -16,6 +17,21 @@ pub(crate) enum Owner {
     /// Neither: a transport that named no peer (stdio, or a router served without
     /// connection information). All such callers share one owner.
     Unknown,
+}
+
+/// An owner is hashed in one write where it can be: every HTTP request hashes its owner
+/// twice (its place among the requests in flight taken, then given back), and the maps' keyed
+/// hasher costs most per write. Equal owners write the same; owners of different kinds may
+/// collide, which costs a comparison, not a wrong answer.
+impl Hash for Owner {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        match self {
+            Self::Subject(subject) => subject.hash(state),
+            Self::Peer(IpAddr::V4(v4)) => state.write_u32(v4.to_bits()),
+            Self::Peer(IpAddr::V6(v6)) => state.write_u128(v6.to_bits()),
+            Self::Unknown => state.write_u8(0),
+        }
+    }
 }
 
 impl Owner {
@@ -74,5 +90,41 @@ mod tests {
             Owner::of(None, Some("10.0.0.8".parse().unwrap()))
         );
         assert_eq!(Owner::of(None, None), Owner::Unknown);
+    }
+
+    /// Equal owners hash the same: the maps counting per owner find them again.
+    #[test]
+    fn equal_owners_hash_the_same_and_others_apart() {
+        use std::hash::BuildHasher as _;
+        let hasher = std::collections::hash_map::RandomState::new();
+        let owners = [
+            Owner::of(Some("alice"), None),
+            Owner::of(Some("bob"), None),
+            Owner::of(None, Some("10.0.0.7".parse().unwrap())),
+            Owner::of(None, Some("10.0.0.8".parse().unwrap())),
+            Owner::of(None, Some("2001:db8:1:2::1".parse().unwrap())),
+            Owner::of(None, Some("2001:db8:1:3::1".parse().unwrap())),
+            Owner::Unknown,
+        ];
+        for (at, owner) in owners.iter().enumerate() {
+            let copy = owner.clone();
+            assert_eq!(hasher.hash_one(owner), hasher.hash_one(&copy), "{owner:?}");
+            for other in &owners[at + 1..] {
+                assert_ne!(
+                    hasher.hash_one(owner),
+                    hasher.hash_one(other),
+                    "{owner:?} {other:?}"
+                );
+            }
+        }
+        // An IPv6 peer's whole address is hashed, not only its network.
+        let (one, two) = (
+            "2001:db8::1".parse().unwrap(),
+            "2001:db8::2".parse().unwrap(),
+        );
+        assert_ne!(
+            hasher.hash_one(Owner::Peer(one)),
+            hasher.hash_one(Owner::Peer(two))
+        );
     }
 }

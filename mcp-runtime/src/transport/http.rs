@@ -37,6 +37,7 @@ use super::connection::{AcceptBackoff, Activity, Expiry, Timeouts, Tracked, Watc
 use super::event_stream::{SESSION_ID, json_response, respond_streaming, standalone_stream};
 use super::limits::RequestSlot;
 use super::roster::{Entered, Roster};
+use super::watchdog::Gated;
 use super::{bearer, guard};
 use crate::server::{Owner, RequestFacts, SUPPORTED_VERSIONS, Server};
 
@@ -282,15 +283,19 @@ async fn serve_connection(server: Server, accepted: Accepted, mut stop: watch::R
         .serve_connection(io, service);
     let mut connection = pin!(connection);
     let mut stopping = false;
+    // The server's stop and the watchdog are polled only when they were woken, not each time
+    // the connection's bytes wake its task.
+    let mut stopped = Gated::new(stop.changed());
+    let mut watchdog = Gated::new(activity.expired());
     let result = loop {
         tokio::select! {
             biased;
             result = connection.as_mut() => break result,
-            _ = stop.changed(), if !stopping => {
+            _ = &mut stopped, if !stopping => {
                 stopping = true;
                 connection.as_mut().graceful_shutdown();
             }
-            expiry = activity.expired() => {
+            expiry = &mut watchdog => {
                 match expiry {
                     Expiry::Late => tracing::debug!("closed a connection whose request head is overdue or that stayed idle"),
                     Expiry::Stalled => tracing::debug!("closed a connection whose client stopped reading"),

@@ -49,6 +49,7 @@ mod http;
 mod limits;
 mod roster;
 mod stdio;
+mod watchdog;
 
 pub(crate) use guard::accepts_event_stream;
 pub use http::DEFAULT_PATH;

@@ -15,7 +15,7 @@ use std::sync::{Arc, Mutex, PoisonError, RwLock};
 
 pub use handle::Registry;
 pub(crate) use pages::{ListKind, cursor_of};
-pub(crate) use snapshot::{Entries, Entry, Offered, Snapshot, ToolEntry};
+pub(crate) use snapshot::{Entries, Entry, Index, Offered, Snapshot, ToolEntry};
 
 use super::build_check::BuildError;
 use crate::protocol::{

@@ -3,6 +3,7 @@
 //! their list pages, serialised once per change.
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
 use super::Settings;
@@ -47,14 +48,62 @@ pub(crate) struct Offered {
     pub(crate) resources: bool,
 }
 
+/// Positions of handlers by name, as every call looks its handler up.
+pub(crate) type Index = HashMap<String, usize, BuildHasherDefault<NameHasher>>;
+
+/// The hasher of an [`Index`]: a word at a time, multiplied and rotated, with no key.
+///
+/// An index holds the names the server registered, never a client's, so there is no flood
+/// of colliding keys for a key to guard against: a client only looks names up, and its
+/// lookups walk the table the server's names made. The std map's keyed hash costs a call
+/// about as much again as this one, per byte and to finish.
+#[derive(Default)]
+pub(crate) struct NameHasher(u64);
+
+/// An odd constant whose bits are well spread (the golden ratio's, in 64 bits).
+const SPREAD: u64 = 0x9e37_79b9_7f4a_7c15;
+
+impl NameHasher {
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0 ^ word).wrapping_mul(SPREAD).rotate_left(29);
+    }
+}
+
+impl Hasher for NameHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut words = bytes.chunks_exact(8);
+        for word in &mut words {
+            let mut whole = [0; 8];
+            whole.copy_from_slice(word);
+            self.add(u64::from_le_bytes(whole));
+        }
+        let rest = words.remainder();
+        if !rest.is_empty() {
+            let mut last = [0; 8];
+            last[..rest.len()].copy_from_slice(rest);
+            self.add(u64::from_le_bytes(last));
+        }
+    }
+
+    fn write_u8(&mut self, byte: u8) {
+        self.add(u64::from(byte));
+    }
+
+    fn finish(&self) -> u64 {
+        // The table reads the top bits and the bottom ones: both depend on every word.
+        let hash = (self.0 ^ (self.0 >> 32)).wrapping_mul(SPREAD);
+        hash ^ (hash >> 29)
+    }
+}
+
 /// The enabled handlers at one moment, as every request that starts then sees them.
 pub(crate) struct Snapshot {
     pub(crate) tools: Vec<Arc<dyn ToolHandler>>,
-    pub(crate) tool_index: HashMap<String, usize>,
+    pub(crate) tool_index: Index,
     /// Each tool's `x-mcp-header` marks, by the tool's position.
     pub(crate) tool_marks: Vec<Vec<ParamHeader>>,
     pub(crate) prompts: Vec<Arc<dyn PromptHandler>>,
-    pub(crate) prompt_index: HashMap<String, usize>,
+    pub(crate) prompt_index: Index,
     /// Resources and templates; a read goes to the first whose `matches` accepts the URI.
     pub(crate) resources: Vec<Arc<dyn ResourceHandler>>,
     pub(crate) offered: Offered,
@@ -203,7 +252,7 @@ impl Snapshot {
     }
 }
 
-fn position_by_key<'a>(keys: impl Iterator<Item = &'a str>) -> HashMap<String, usize> {
+fn position_by_key<'a>(keys: impl Iterator<Item = &'a str>) -> Index {
     keys.enumerate()
         .map(|(position, key)| (key.to_owned(), position))
         .collect()
@@ -211,4 +260,44 @@ fn position_by_key<'a>(keys: impl Iterator<Item = &'a str>) -> HashMap<String, u
 
 fn serialise(result: &impl serde::Serialize) -> String {
     serde_json::to_string(result).expect("a list result serialises to JSON")
+}
+
+#[cfg(test)]
+mod tests {
+    use std::hash::BuildHasher as _;
+
+    use super::*;
+
+    #[test]
+    fn an_index_finds_every_name_and_no_other() {
+        let names: Vec<String> = (0..300)
+            .map(|n| format!("tool_{n}"))
+            .chain(
+                [
+                    "",
+                    "a",
+                    "ab",
+                    "abcdefg",
+                    "abcdefgh",
+                    "abcdefghi",
+                    "confirm_deploy",
+                ]
+                .map(String::from),
+            )
+            .collect();
+        let index = position_by_key(names.iter().map(String::as_str));
+        for (position, name) in names.iter().enumerate() {
+            assert_eq!(index.get(name.as_str()), Some(&position), "{name}");
+        }
+        for missing in ["tool_300", "abcdefgh\0", "confirm_deplo", "Confirm_deploy"] {
+            assert_eq!(index.get(missing), None, "{missing}");
+        }
+        // Names differing in one byte, anywhere, or in their length, hash apart.
+        let hasher = BuildHasherDefault::<NameHasher>::default();
+        let hashes: std::collections::HashSet<u64> = names
+            .iter()
+            .map(|name| hasher.hash_one(name.as_str()))
+            .collect();
+        assert_eq!(hashes.len(), names.len());
+    }
 }

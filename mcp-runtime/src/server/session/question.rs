@@ -6,31 +6,21 @@
 //! order its type declares them, which is the order `properties` promises the client will
 //! show them. (Built as a `serde_json::Value` first, it would have its members sorted, the
 //! fields too, unless a crate of the build turns on `preserve_order`.) A form whose schema
-//! lives for the whole program (a form type's) reuses its schema's text, made once and kept.
+//! lives for the whole program (a form type's) reuses its schema's text, made once and kept
+//! (`form_text.rs`, which the stateless era's `input_required` results write through too).
 //! Other questions, whose order means nothing to a client and whose parameters may hold any
 //! JSON the handler gave them (read back into a value by a receiver, past the depth a parse
 //! allows), are built as values.
 
 use std::borrow::Cow;
-use std::sync::{PoisonError, RwLock};
 
 use serde::Serialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use crate::protocol::{
-    ElicitRequestFormParams, ElicitRequestParams, ElicitRequestedSchema, FormModeTag, InputRequest,
-    method,
-};
+use crate::protocol::{ElicitRequestFormParams, ElicitRequestParams, InputRequest, method};
+use crate::server::form_text::{FormParams, with_schema_text};
 use crate::server::outbound::Message;
-
-/// The most schemas whose text is kept: more than a server has form types. Past it, the
-/// schemas not yet kept are written each time they are asked.
-const MAX_KEPT_SCHEMAS: usize = 64;
-
-/// The text of schemas that live for the whole program, by address: such a schema never
-/// changes and no other value ever takes its place.
-static SCHEMAS: RwLock<Vec<(usize, Box<RawValue>)>> = RwLock::new(Vec::new());
 
 /// `request` as the JSON-RPC request `id` of a legacy session.
 pub(super) fn message(id: u64, request: &InputRequest) -> serde_json::Result<Message> {
@@ -66,23 +56,13 @@ struct Request<'a> {
 
 /// A form question whose schema's text is `schema`: the same text [`Request`] writes.
 fn form_text(id: u64, params: &ElicitRequestFormParams, schema: &RawValue) -> Vec<u8> {
-    // Every member named, so that a member added to the parameters is not left out here.
-    let ElicitRequestFormParams {
-        mode,
-        message,
-        requested_schema: _,
-    } = params;
     let question = Question {
         jsonrpc: "2.0",
         id,
         method: method::ELICITATION_CREATE,
-        params: FormParams {
-            mode: mode.as_ref(),
-            message,
-            requested_schema: schema,
-        },
+        params: FormParams::new(params, schema),
     };
-    let mut text = Vec::with_capacity(schema.get().len() + message.len() + 96);
+    let mut text = Vec::with_capacity(schema.get().len() + params.message.len() + 96);
     // Strings, integers and JSON text already checked: writing them into memory cannot fail.
     let _ = serde_json::to_writer(&mut text, &question);
     text
@@ -97,46 +77,10 @@ struct Question<'a> {
     params: FormParams<'a>,
 }
 
-/// Its `params`, in [`ElicitRequestFormParams`]'s order.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-struct FormParams<'a> {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    mode: Option<&'a FormModeTag>,
-    message: &'a str,
-    requested_schema: &'a RawValue,
-}
-
-/// Runs `write` with the text of `schema`, made on its first use.
-fn with_schema_text<R>(
-    schema: &'static ElicitRequestedSchema,
-    write: impl FnOnce(&RawValue) -> R,
-) -> serde_json::Result<R> {
-    let address = std::ptr::from_ref(schema) as usize;
-    let find = |kept: &[(usize, Box<RawValue>)]| kept.iter().position(|(kept, _)| *kept == address);
-    {
-        let kept = SCHEMAS.read().unwrap_or_else(PoisonError::into_inner);
-        if let Some(at) = find(&kept) {
-            return Ok(write(&kept[at].1));
-        }
-    }
-    let text = serde_json::value::to_raw_value(schema)?;
-    let mut kept = SCHEMAS.write().unwrap_or_else(PoisonError::into_inner);
-    if let Some(at) = find(&kept) {
-        return Ok(write(&kept[at].1));
-    }
-    if kept.len() < MAX_KEPT_SCHEMAS {
-        kept.push((address, text));
-        return Ok(write(&kept[kept.len() - 1].1));
-    }
-    drop(kept);
-    Ok(write(&text))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::ElicitRequestUrlParams;
+    use crate::protocol::{ElicitRequestUrlParams, ElicitRequestedSchema, FormModeTag};
 
     /// The fields of [`every_kind`], in the order its schema declares them: not sorted.
     const DECLARED: [&str; 9] = [

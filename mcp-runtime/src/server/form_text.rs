@@ -1,0 +1,249 @@
+//! A form question written with its schema's text made once: a form type's schema never
+//! changes, so each round writes the text kept from its first, not the schema serialised
+//! again. Both eras write through here: the stateless era an `input_required` result's
+//! `inputRequests`, a legacy session its `elicitation/create` request.
+//!
+//! Only a schema that lives for the whole program (`Cow::Borrowed`, as a form type's is) is
+//! kept, by address: such a schema never changes and no other value ever takes its place.
+//! The text is the one serde writes for the schema, so the bytes are those the schema's own
+//! serialisation would write; what is around it follows the protocol types' member order.
+//!
+//! ```text
+//! {"resultType":"input_required","inputRequests":{"confirm":{"method":"elicitation/create",
+//!  "params":{"mode":"form","message":"Deploy?","requestedSchema":<kept text>}}},
+//!  "requestState":"..."}
+//! ```
+
+use std::borrow::Cow;
+use std::sync::{PoisonError, RwLock};
+
+use serde::Serialize;
+use serde::ser::{Error as _, SerializeMap, SerializeStruct, Serializer};
+use serde_json::value::RawValue;
+
+use crate::protocol::tag::InputRequiredTag;
+use crate::protocol::{
+    ElicitRequestFormParams, ElicitRequestParams, ElicitRequestedSchema, FormModeTag, InputRequest,
+    InputRequiredResult, method,
+};
+
+/// The most schemas whose text is kept: more than a server has form types. Past it, the
+/// schemas not yet kept are written each time they are asked.
+const MAX_KEPT_SCHEMAS: usize = 64;
+
+/// The text of the schemas kept, by address.
+static SCHEMAS: RwLock<Vec<(usize, Box<RawValue>)>> = RwLock::new(Vec::new());
+
+/// Runs `write` with the text of `schema`, made on its first use.
+pub(super) fn with_schema_text<R>(
+    schema: &'static ElicitRequestedSchema,
+    write: impl FnOnce(&RawValue) -> R,
+) -> serde_json::Result<R> {
+    let address = std::ptr::from_ref(schema) as usize;
+    let find = |kept: &[(usize, Box<RawValue>)]| kept.iter().position(|(kept, _)| *kept == address);
+    {
+        let kept = SCHEMAS.read().unwrap_or_else(PoisonError::into_inner);
+        if let Some(at) = find(&kept) {
+            return Ok(write(&kept[at].1));
+        }
+    }
+    let text = serde_json::value::to_raw_value(schema)?;
+    let mut kept = SCHEMAS.write().unwrap_or_else(PoisonError::into_inner);
+    if let Some(at) = find(&kept) {
+        return Ok(write(&kept[at].1));
+    }
+    if kept.len() < MAX_KEPT_SCHEMAS {
+        kept.push((address, text));
+        return Ok(write(&kept[kept.len() - 1].1));
+    }
+    drop(kept);
+    Ok(write(&text))
+}
+
+/// A form question's `params`, in [`ElicitRequestFormParams`]'s member order, its schema as
+/// text.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct FormParams<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    mode: Option<&'a FormModeTag>,
+    message: &'a str,
+    requested_schema: &'a RawValue,
+}
+
+impl<'a> FormParams<'a> {
+    /// `params` with `schema` as its schema's text.
+    pub(super) fn new(params: &'a ElicitRequestFormParams, schema: &'a RawValue) -> Self {
+        // Every member named, so that a member added to the parameters is not left out here.
+        let ElicitRequestFormParams {
+            mode,
+            message,
+            requested_schema: _,
+        } = params;
+        Self {
+            mode: mode.as_ref(),
+            message,
+            requested_schema: schema,
+        }
+    }
+}
+
+/// An `input_required` result, as [`InputRequiredResult`]'s own serialisation writes it, its
+/// form questions' schemas from kept text. Written with `serde_json` only: the kept text goes
+/// out as JSON text, which no other format reads.
+pub(super) struct Written<'a>(pub(super) &'a InputRequiredResult);
+
+impl Serialize for Written<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let result = self.0;
+        let requests = result.input_requests();
+        let state = result.request_state();
+        let meta = result.meta();
+        let members = 1
+            + usize::from(requests.is_some())
+            + usize::from(state.is_some())
+            + usize::from(meta.is_some());
+        let mut out = serializer.serialize_struct("InputRequiredResult", members)?;
+        out.serialize_field("resultType", &InputRequiredTag)?;
+        if let Some(requests) = requests {
+            out.serialize_field("inputRequests", &Requests(requests))?;
+        }
+        if let Some(state) = state {
+            out.serialize_field("requestState", state)?;
+        }
+        if let Some(meta) = meta {
+            out.serialize_field("_meta", meta)?;
+        }
+        out.end()
+    }
+}
+
+/// `inputRequests`, in the map's order.
+struct Requests<'a>(&'a crate::protocol::InputRequests);
+
+impl Serialize for Requests<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(self.0.len()))?;
+        for (key, request) in self.0 {
+            map.serialize_entry(key, &Request(request))?;
+        }
+        map.end()
+    }
+}
+
+/// One question: a form of a kept schema from its text, any other as [`InputRequest`]
+/// writes it.
+struct Request<'a>(&'a InputRequest);
+
+impl Serialize for Request<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let InputRequest::Elicit(ElicitRequestParams::Form(params)) = self.0 else {
+            return self.0.serialize(serializer);
+        };
+        let Cow::Borrowed(schema) = params.requested_schema else {
+            return self.0.serialize(serializer);
+        };
+        let written = with_schema_text(schema, |schema| {
+            let mut out = serializer.serialize_struct("InputRequest", 2)?;
+            out.serialize_field("method", method::ELICITATION_CREATE)?;
+            out.serialize_field("params", &FormParams::new(params, schema))?;
+            out.end()
+        });
+        written.map_err(S::Error::custom)?
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::meta::ResultMeta;
+    use crate::protocol::{ElicitRequestUrlParams, Implementation, InputRequests};
+
+    /// A form type's schema: fields in declared order, not sorted, with text to escape.
+    fn schema() -> &'static ElicitRequestedSchema {
+        let schema: ElicitRequestedSchema = serde_json::from_str(
+            r#"{"type":"object","properties":{
+                "zone":{"type":"string","description":"é \"q\"\n\u0001","maxLength":20},
+                "count":{"type":"integer","minimum":-3,"maximum":1000,"default":2},
+                "ok":{"type":"boolean","default":true}},
+               "required":["zone","count"]}"#,
+        )
+        .unwrap();
+        Box::leak(Box::new(schema))
+    }
+
+    fn form(message: &str, schema: &'static ElicitRequestedSchema, mode: bool) -> InputRequest {
+        let mut params = ElicitRequestFormParams::with_static_schema(message, schema);
+        if !mode {
+            params.mode = None;
+        }
+        InputRequest::Elicit(ElicitRequestParams::Form(params))
+    }
+
+    /// Every kind of result a round answers: written from kept text, the same bytes as the
+    /// result's own serialisation.
+    #[test]
+    fn a_result_is_written_as_its_own_serialisation_writes_it() {
+        let kept = schema();
+        let other = schema();
+        let owned = ElicitRequestFormParams::new("Owned?", kept.clone());
+        let url = ElicitRequestUrlParams::new("Sign in", "https://example.com/a?b=\"c\"");
+        let requests = InputRequests::from([
+            (
+                "b.form".to_owned(),
+                form("Deploy \"now\"?\n\u{1f600}", kept, true),
+            ),
+            ("a.form".to_owned(), form("", other, false)),
+            (
+                "c.owned".to_owned(),
+                InputRequest::Elicit(ElicitRequestParams::Form(owned)),
+            ),
+            (
+                "d.url".to_owned(),
+                InputRequest::Elicit(ElicitRequestParams::Url(url)),
+            ),
+            ("e.roots".to_owned(), InputRequest::ListRoots(None)),
+        ]);
+        let meta = ResultMeta {
+            server_info: Some(Implementation::new("deploy", "1.0")),
+            ..ResultMeta::default()
+        };
+        let results = [
+            InputRequiredResult::with_state(requests.clone(), "c3RhdGU"),
+            InputRequiredResult::requests_only(requests.clone()),
+            InputRequiredResult::with_state(requests, "s").with_meta(meta),
+            InputRequiredResult::state_only("only"),
+            InputRequiredResult::requests_only(InputRequests::new()),
+        ];
+        // The first pass makes each schema's text, the second reads it as kept.
+        for _ in 0..2 {
+            for result in &results {
+                let expected = serde_json::to_string(result).unwrap();
+                assert_eq!(serde_json::to_string(&Written(result)).unwrap(), expected);
+            }
+        }
+    }
+
+    /// A kept schema's text is its own: two schemas asked in turn each keep theirs.
+    #[test]
+    fn two_schemas_keep_their_own_text() {
+        let first = schema();
+        let second: &'static ElicitRequestedSchema = Box::leak(Box::new(
+            serde_json::from_str(r#"{"type":"object","properties":{"ok":{"type":"boolean"}}}"#)
+                .unwrap(),
+        ));
+        for schema in [first, second, first, second] {
+            let result = InputRequiredResult::requests_only(InputRequests::from([(
+                "q".to_owned(),
+                form("Sure?", schema, true),
+            )]));
+            let written = serde_json::to_string(&Written(&result)).unwrap();
+            assert_eq!(written, serde_json::to_string(&result).unwrap());
+            let text = serde_json::to_string(schema).unwrap();
+            assert!(
+                written.contains(&format!(r#""requestedSchema":{text}}}"#)),
+                "{written}"
+            );
+        }
+    }
+}
