@@ -3,7 +3,6 @@
 //! their list pages, serialised once per change.
 
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
 use super::Settings;
@@ -48,53 +47,11 @@ pub(crate) struct Offered {
     pub(crate) resources: bool,
 }
 
-/// Positions of handlers by name, as every call looks its handler up.
-pub(crate) type Index = HashMap<String, usize, BuildHasherDefault<NameHasher>>;
-
-/// The hasher of an [`Index`]: a word at a time, multiplied and rotated, with no key.
-///
-/// An index holds the names the server registered, never a client's, so there is no flood
-/// of colliding keys for a key to guard against: a client only looks names up, and its
-/// lookups walk the table the server's names made. The std map's keyed hash costs a call
-/// about as much again as this one, per byte and to finish.
-#[derive(Default)]
-pub(crate) struct NameHasher(u64);
-
-/// An odd constant whose bits are well spread (the golden ratio's, in 64 bits).
-const SPREAD: u64 = 0x9e37_79b9_7f4a_7c15;
-
-impl NameHasher {
-    fn add(&mut self, word: u64) {
-        self.0 = (self.0 ^ word).wrapping_mul(SPREAD).rotate_left(29);
-    }
-}
-
-impl Hasher for NameHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        let mut words = bytes.chunks_exact(8);
-        for word in &mut words {
-            let mut whole = [0; 8];
-            whole.copy_from_slice(word);
-            self.add(u64::from_le_bytes(whole));
-        }
-        let rest = words.remainder();
-        if !rest.is_empty() {
-            let mut last = [0; 8];
-            last[..rest.len()].copy_from_slice(rest);
-            self.add(u64::from_le_bytes(last));
-        }
-    }
-
-    fn write_u8(&mut self, byte: u8) {
-        self.add(u64::from(byte));
-    }
-
-    fn finish(&self) -> u64 {
-        // The table reads the top bits and the bottom ones: both depend on every word.
-        let hash = (self.0 ^ (self.0 >> 32)).wrapping_mul(SPREAD);
-        hash ^ (hash >> 29)
-    }
-}
+/// Positions of handlers by name, as every call looks its handler up: hashed with
+/// `foldhash`'s fast hasher (seeded per process) rather than the std map's SipHash, which
+/// costs a lookup about as much again. An index holds the names the server registered,
+/// never a client's: a client only looks names up, so it has no table to flood.
+pub(crate) type Index = HashMap<String, usize, foldhash::fast::RandomState>;
 
 /// The enabled handlers at one moment, as every request that starts then sees them.
 pub(crate) struct Snapshot {
@@ -293,7 +250,7 @@ mod tests {
             assert_eq!(index.get(missing), None, "{missing}");
         }
         // Names differing in one byte, anywhere, or in their length, hash apart.
-        let hasher = BuildHasherDefault::<NameHasher>::default();
+        let hasher = index.hasher();
         let hashes: std::collections::HashSet<u64> = names
             .iter()
             .map(|name| hasher.hash_one(name.as_str()))
