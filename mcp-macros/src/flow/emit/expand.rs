@@ -297,9 +297,10 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
     // future has one suspension point for all of them. The body's value is returned from a
     // statement of its own, where a body that never completes (`todo!()`) makes only that
     // statement unreachable, not the user's code. A generic sub-flow's step has its type
-    // parameters. What the step is given, and its slots, are moved into a block that ends
-    // before the await, so that nothing the step owns is alive there: the suspended future
-    // holds nothing, and has nothing to drop.
+    // parameters. A handler's arguments and the context, and the slots, are moved into a
+    // block that ends before the await, so that none of them is alive there: a handler's
+    // suspended step holds nothing, and has nothing to drop (a sub-flow's keeps its
+    // parameters, and arguments bound to `_` are not moved).
     let (generics, _, where_clause) = handler.generics.split_for_impl();
     let (inputs, moves) = moved_inputs(handler, inputs);
     let given_cx = Ident::new("__mcp_cx_in", Span::mixed_site());
