@@ -7,107 +7,112 @@ pub fn deploy() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Cop
     #[derive(::core::clone::Clone, ::core::marker::Copy)]
     struct __mcp_tool_deploy;
     async fn __mcp_step(
-        args: DeployArgs,
-        __mcp_cx: ::mcp_runtime::Cx,
+        __mcp_args_in: DeployArgs,
+        __mcp_cx_in: ::mcp_runtime::Cx,
         __mcp_state: ::mcp_runtime::__private::Resume,
     ) -> ToolResult {
-        let __mcp_s0 = <_ as ::mcp_runtime::flow::carry::Carry>::slot();
-        let __mcp_stopped: ::mcp_runtime::__private::Stopped = '__mcp_stop: {
-            #[allow(unused_mut, unused_variables)]
-            let mut __mcp_r = match __mcp_state
-                .open(
-                    &__mcp_cx,
-                    "|target,|confirm,;replicas#0",
-                    &[__mcp_s0.name()],
-                    &[0usize, 1usize],
-                )
-            {
-                ::core::result::Result::Ok(__mcp_value) => __mcp_value,
-                ::core::result::Result::Err(__mcp_stopped) => {
-                    break '__mcp_stop __mcp_stopped;
-                }
-            };
-            let cx: Cx = __mcp_cx;
-            let __mcp_done: ToolResult = {
+        let __mcp_stopped: ::mcp_runtime::__private::Stopped = {
+            let args = __mcp_args_in;
+            let __mcp_cx = __mcp_cx_in;
+            let __mcp_s0 = <_ as ::mcp_runtime::flow::carry::Carry>::slot();
+            let __mcp_stopped: ::mcp_runtime::__private::Stopped = '__mcp_stop: {
+                #[allow(unused_mut, unused_variables)]
+                let mut __mcp_r = match __mcp_state
+                    .open(
+                        &__mcp_cx,
+                        "|target,|confirm,;replicas#0",
+                        &[__mcp_s0.name()],
+                        &[0usize, 1usize],
+                    )
                 {
-                    #[allow(unused_mut)]
-                    let (replicas, __mcp_then) = if __mcp_r.at == 1u32 {
-                        (
-                            match __mcp_r.take(&__mcp_s0) {
-                                ::core::result::Result::Ok(__mcp_value) => __mcp_value,
-                                ::core::result::Result::Err(__mcp_stopped) => {
+                    ::core::result::Result::Ok(__mcp_value) => __mcp_value,
+                    ::core::result::Result::Err(__mcp_stopped) => {
+                        break '__mcp_stop __mcp_stopped;
+                    }
+                };
+                let cx: Cx = __mcp_cx;
+                let __mcp_done: ToolResult = {
+                    {
+                        #[allow(unused_mut)]
+                        let (replicas, __mcp_then) = if __mcp_r.at == 1u32 {
+                            (
+                                match __mcp_r.take(&__mcp_s0) {
+                                    ::core::result::Result::Ok(__mcp_value) => __mcp_value,
+                                    ::core::result::Result::Err(__mcp_stopped) => {
+                                        break '__mcp_stop __mcp_stopped;
+                                    }
+                                },
+                                true,
+                            )
+                        } else {
+                            let target: Target = match __mcp_r
+                                .form(
+                                    0u32,
+                                    <_ as ::mcp_runtime::ElicitForm>::read_answer,
+                                    "target",
+                                )
+                            {
+                                ::mcp_runtime::__private::Form::Answered(__mcp_answer) => {
+                                    __mcp_answer
+                                }
+                                ::mcp_runtime::__private::Form::Ask(__mcp_asking) => {
+                                    break '__mcp_stop __mcp_r
+                                        .ask(
+                                            __mcp_asking,
+                                            cx.elicit(format!("Where should {} go?", args.service)),
+                                            &[],
+                                        );
+                                }
+                                ::mcp_runtime::__private::Form::Failed(__mcp_stopped) => {
                                     break '__mcp_stop __mcp_stopped;
                                 }
-                            },
-                            true,
-                        )
-                    } else {
-                        let target: Target = match __mcp_r
-                            .form(
-                                0u32,
-                                <_ as ::mcp_runtime::ElicitForm>::read_answer,
-                                "target",
-                            )
-                        {
-                            ::mcp_runtime::__private::Form::Answered(__mcp_answer) => {
-                                __mcp_answer
+                            }?;
+                            let replicas: u32 = target.replicas;
+                            let __mcp_then: bool = target.environment
+                                == Environment::Production;
+                            (replicas, __mcp_then)
+                        };
+                        if __mcp_then {
+                            __mcp_r.arrive(1u32);
+                            let confirm: Confirm = match __mcp_r
+                                .form(
+                                    1u32,
+                                    <_ as ::mcp_runtime::ElicitForm>::read_answer,
+                                    "confirm",
+                                )
+                            {
+                                ::mcp_runtime::__private::Form::Answered(__mcp_answer) => {
+                                    __mcp_answer
+                                }
+                                ::mcp_runtime::__private::Form::Ask(__mcp_asking) => {
+                                    break '__mcp_stop __mcp_r
+                                        .ask(
+                                            __mcp_asking,
+                                            cx
+                                                .elicit(format!("Ship {replicas} replicas to production?")),
+                                            &[&(&replicas, &__mcp_s0, "replicas")],
+                                        );
+                                }
+                                ::mcp_runtime::__private::Form::Failed(__mcp_stopped) => {
+                                    break '__mcp_stop __mcp_stopped;
+                                }
+                            }?;
+                            if !confirm.ok {
+                                return Ok(text("Nothing deployed."));
                             }
-                            ::mcp_runtime::__private::Form::Ask(__mcp_asking) => {
-                                break '__mcp_stop __mcp_r
-                                    .ask(
-                                        __mcp_asking,
-                                        cx.elicit(format!("Where should {} go?", args.service)),
-                                        &[],
-                                    );
-                            }
-                            ::mcp_runtime::__private::Form::Failed(__mcp_stopped) => {
-                                break '__mcp_stop __mcp_stopped;
-                            }
-                        }?;
-                        let replicas: u32 = target.replicas;
-                        let __mcp_then: bool = target.environment
-                            == Environment::Production;
-                        (replicas, __mcp_then)
-                    };
-                    if __mcp_then {
-                        __mcp_r.arrive(1u32);
-                        let confirm: Confirm = match __mcp_r
-                            .form(
-                                1u32,
-                                <_ as ::mcp_runtime::ElicitForm>::read_answer,
-                                "confirm",
-                            )
-                        {
-                            ::mcp_runtime::__private::Form::Answered(__mcp_answer) => {
-                                __mcp_answer
-                            }
-                            ::mcp_runtime::__private::Form::Ask(__mcp_asking) => {
-                                break '__mcp_stop __mcp_r
-                                    .ask(
-                                        __mcp_asking,
-                                        cx
-                                            .elicit(format!("Ship {replicas} replicas to production?")),
-                                        &[&(&replicas, &__mcp_s0, "replicas")],
-                                    );
-                            }
-                            ::mcp_runtime::__private::Form::Failed(__mcp_stopped) => {
-                                break '__mcp_stop __mcp_stopped;
-                            }
-                        }?;
-                        if !confirm.ok {
-                            return Ok(text("Nothing deployed."));
                         }
-                    }
-                    Ok(
-                        text(
-                            format!(
-                                "Deployed {} replicas of {}.", replicas, args.service
+                        Ok(
+                            text(
+                                format!(
+                                    "Deployed {} replicas of {}.", replicas, args.service
+                                ),
                             ),
-                        ),
-                    )
-                }
+                        )
+                    }
+                };
+                #[allow(unreachable_code)] return __mcp_done;
             };
-            #[allow(unreachable_code)] return __mcp_done;
+            __mcp_stopped
         };
         match __mcp_stopped.await {}
     }

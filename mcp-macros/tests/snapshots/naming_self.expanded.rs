@@ -68,37 +68,49 @@ fn greet() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
 }
 #[doc(hidden)]
 async fn __mcp_step_greet(
-    args: Args,
-    __mcp_cx: ::mcp_runtime::Cx,
+    __mcp_args_in: Args,
+    __mcp_cx_in: ::mcp_runtime::Cx,
     __mcp_state: ::mcp_runtime::__private::Resume,
 ) -> ToolResult {
-    let __mcp_stopped: ::mcp_runtime::__private::Stopped = '__mcp_stop: {
-        #[allow(unused_mut, unused_variables)]
-        let mut __mcp_r = match __mcp_state.open(&__mcp_cx, "|sure,", &[], &[0usize]) {
-            ::core::result::Result::Ok(__mcp_value) => __mcp_value,
-            ::core::result::Result::Err(__mcp_stopped) => break '__mcp_stop __mcp_stopped,
-        };
-        let cx: Cx = __mcp_cx;
-        let __mcp_done: ToolResult = {
+    let __mcp_stopped: ::mcp_runtime::__private::Stopped = {
+        let args = __mcp_args_in;
+        let __mcp_cx = __mcp_cx_in;
+        let __mcp_stopped: ::mcp_runtime::__private::Stopped = '__mcp_stop: {
+            #[allow(unused_mut, unused_variables)]
+            let mut __mcp_r = match __mcp_state.open(&__mcp_cx, "|sure,", &[], &[0usize])
             {
-                let sure: Confirm = match __mcp_r
-                    .form(0u32, <_ as ::mcp_runtime::ElicitForm>::read_answer, "sure")
+                ::core::result::Result::Ok(__mcp_value) => __mcp_value,
+                ::core::result::Result::Err(__mcp_stopped) => {
+                    break '__mcp_stop __mcp_stopped;
+                }
+            };
+            let cx: Cx = __mcp_cx;
+            let __mcp_done: ToolResult = {
                 {
-                    ::mcp_runtime::__private::Form::Answered(__mcp_answer) => {
-                        __mcp_answer
-                    }
-                    ::mcp_runtime::__private::Form::Ask(__mcp_asking) => {
-                        break '__mcp_stop __mcp_r
-                            .ask(__mcp_asking, cx.elicit("Greet?"), &[]);
-                    }
-                    ::mcp_runtime::__private::Form::Failed(__mcp_stopped) => {
-                        break '__mcp_stop __mcp_stopped;
-                    }
-                }?;
-                Ok(text(Self::greeting(&args.name, sure.ok)))
-            }
+                    let sure: Confirm = match __mcp_r
+                        .form(
+                            0u32,
+                            <_ as ::mcp_runtime::ElicitForm>::read_answer,
+                            "sure",
+                        )
+                    {
+                        ::mcp_runtime::__private::Form::Answered(__mcp_answer) => {
+                            __mcp_answer
+                        }
+                        ::mcp_runtime::__private::Form::Ask(__mcp_asking) => {
+                            break '__mcp_stop __mcp_r
+                                .ask(__mcp_asking, cx.elicit("Greet?"), &[]);
+                        }
+                        ::mcp_runtime::__private::Form::Failed(__mcp_stopped) => {
+                            break '__mcp_stop __mcp_stopped;
+                        }
+                    }?;
+                    Ok(text(Self::greeting(&args.name, sure.ok)))
+                }
+            };
+            #[allow(unreachable_code)] return __mcp_done;
         };
-        #[allow(unreachable_code)] return __mcp_done;
+        __mcp_stopped
     };
     match __mcp_stopped.await {}
 }

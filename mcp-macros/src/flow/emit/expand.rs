@@ -297,25 +297,35 @@ pub(crate) fn expand(plan: Plan<'_>) -> TokenStream {
     // future has one suspension point for all of them. The body's value is returned from a
     // statement of its own, where a body that never completes (`todo!()`) makes only that
     // statement unreachable, not the user's code. A generic sub-flow's step has its type
-    // parameters.
+    // parameters. A handler's arguments and the context, and the slots, are moved into a
+    // block that ends before the await, so that none of them is alive there: a handler's
+    // suspended step holds nothing, and has nothing to drop (a sub-flow's keeps its
+    // parameters, and arguments bound to `_` are not moved).
     let (generics, _, where_clause) = handler.generics.split_for_impl();
+    let (inputs, moves) = moved_inputs(handler, inputs);
+    let given_cx = Ident::new("__mcp_cx_in", Span::mixed_site());
     let step_fn = quote_spanned! {body_span=>
         async fn #step #generics(
             #inputs
-            __mcp_cx: ::mcp_runtime::Cx,
+            #given_cx: ::mcp_runtime::Cx,
             #state_param: ::mcp_runtime::__private::Resume,
         ) -> #output #where_clause {
             #(#items)*
-            #(#slot_decls)*
-            let #stopped: ::mcp_runtime::__private::Stopped = #label: {
-                #[allow(unused_mut, unused_variables)]
-                let mut #reader = #open;
-                #context
-                let #done: #output = #run;
-                #[allow(unreachable_code)]
-                return #done;
+            let #stopped: ::mcp_runtime::__private::Stopped = {
+                #moves
+                let __mcp_cx = #given_cx;
+                #(#slot_decls)*
+                let #stopped: ::mcp_runtime::__private::Stopped = #label: {
+                    #[allow(unused_mut, unused_variables)]
+                    let mut #reader = #open;
+                    #context
+                    let #done: #output = #run;
+                    #[allow(unreachable_code)]
+                    return #done;
+                };
+                #slot_checks
+                #stopped
             };
-            #slot_checks
             match #stopped.await {}
         }
     };
@@ -373,6 +383,20 @@ fn step_inputs(handler: &Handler) -> (TokenStream, TokenStream) {
         None => quote!(let _ = __mcp_cx;),
     };
     (inputs, quote!(#(#states)* #this #context))
+}
+
+/// The inputs of a step that stops, `inputs` as [`step_inputs`] wrote them, with a handler's
+/// arguments taken under a hidden name, and the `let` that binds the handler's own pattern
+/// from it, in the block the step stops out of (see `expand`). A sub-flow's parameters, which
+/// the lower stage may have renamed, are taken as written.
+fn moved_inputs(handler: &Handler, inputs: TokenStream) -> (TokenStream, TokenStream) {
+    match (&handler.kind, &handler.args) {
+        (Kind::Elicit, _) | (_, None) => (inputs, TokenStream::new()),
+        (_, Some((pat, ty))) => {
+            let given = Ident::new("__mcp_args_in", Span::mixed_site());
+            (quote!(#given: #ty,), quote!(let #pat = #given;))
+        }
+    }
 }
 
 /// The macro's part of the flow's shape: its question points, their keys, and the names and

@@ -17,30 +17,36 @@ use crate::flow::parse::model::{Handler, Kind};
 /// ```text
 /// pub fn deploy() -> impl ToolHandler + Copy {
 ///     struct __mcp_tool_deploy;
-///     async fn __mcp_step(args: DeployArgs, __mcp_cx: Cx, __mcp_state: Resume) -> ToolResult {
-///         let __mcp_s0 = <_ as Carry>::slot();   // one per carried local, at its name
-///         // every place the step stops breaks out of this block with its `Stopped`
-///         let __mcp_stopped: Stopped = '__mcp_stop: {
-///             let mut __mcp_r = match __mcp_state.open(&__mcp_cx, "|target,|confirm,;replicas#0", &[__mcp_s0.name()], &[0, 1]) {
-///                 Ok(reader) => reader,
-///                 Err(stopped) => break '__mcp_stop stopped,
+///     async fn __mcp_step(__mcp_args_in: DeployArgs, __mcp_cx_in: Cx, __mcp_state: Resume) -> ToolResult {
+///         // all the step owns lives in this block, which ends before the await
+///         let __mcp_stopped: Stopped = {
+///             let args = __mcp_args_in;              // the arguments' pattern as written
+///             let __mcp_cx = __mcp_cx_in;
+///             let __mcp_s0 = <_ as Carry>::slot();   // one per carried local, at its name
+///             // every place the step stops breaks out of this block with its `Stopped`
+///             let __mcp_stopped: Stopped = '__mcp_stop: {
+///                 let mut __mcp_r = match __mcp_state.open(&__mcp_cx, "|target,|confirm,;replicas#0", &[__mcp_s0.name()], &[0, 1]) {
+///                     Ok(reader) => reader,
+///                     Err(stopped) => break '__mcp_stop stopped,
+///                 };
+///                 let cx = __mcp_cx;
+///                 // the `match` only where a point has an arm of its own (a sub-flow call, or
+///                 // a point the nest leaves out); otherwise the value is BODY alone
+///                 let __mcp_done: ToolResult = match __mcp_r.point() {
+///                     None | Some(0 | 1) => {
+///                         BODY, nested so that it resumes at either point (see `straight`),
+///                         each question stopping with
+///                         `break '__mcp_stop __mcp_r.ask(.., &[&(&local, &__mcp_s0, "local")])`
+///                     }
+///                     Some(2) => { let __mcp_v0 = TAKE(__mcp_s0); REST OF BODY }
+///                     Some(_) => break '__mcp_stop __mcp_r.unknown_point(),
+///                 };
+///                 return __mcp_done;
 ///             };
-///             let cx = __mcp_cx;
-///             // the `match` only where a point has an arm of its own (a sub-flow call, or a
-///             // point the nest leaves out); otherwise the value is BODY alone
-///             let __mcp_done: ToolResult = match __mcp_r.point() {
-///                 None | Some(0 | 1) => {
-///                     BODY, nested so that it resumes at either point (see `straight`), each
-///                     question stopping with
-///                     `break '__mcp_stop __mcp_r.ask(.., &[&(&local, &__mcp_s0, "local")])`
-///                 }
-///                 Some(2) => { let __mcp_v0 = TAKE(__mcp_s0); REST OF BODY }
-///                 Some(_) => break '__mcp_stop __mcp_r.unknown_point(),
-///             };
-///             return __mcp_done;
+///             let _ = || { PROBES };   // each slot checked for a borrow or a lock guard, but
+///                                      // one whose `let` writes a type that is neither (`probes`)
+///             __mcp_stopped
 ///         };
-///         let _ = || { PROBES };         // each slot checked for a borrow or a lock guard, but
-///                                        // one whose `let` writes a type that is neither (`probes`)
 ///         match __mcp_stopped.await {}   // the step's one suspension point
 ///     }
 ///     impl ToolHandler for __mcp_tool_deploy {
@@ -75,7 +81,7 @@ use crate::flow::parse::model::{Handler, Kind};
 ///     }
 ///     __mcp_tool_deploy(Self::__mcp_step_deploy)
 /// }
-/// async fn __mcp_step_deploy(args: DeployArgs, __mcp_cx: Cx, __mcp_state: Resume) -> ToolResult { .. }
+/// async fn __mcp_step_deploy(__mcp_args_in: DeployArgs, __mcp_cx_in: Cx, __mcp_state: Resume) -> ToolResult { .. }
 /// ```
 pub(super) fn expand_handler(
     handler: &Handler,

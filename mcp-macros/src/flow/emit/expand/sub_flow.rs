@@ -17,7 +17,7 @@ use crate::flow::parse::model::Handler;
 /// fn confirm(cx: &Cx, total: u32) -> SubFlow<impl SubFlowStep<Output = R> + use<>> {
 ///     let _ = cx;
 ///     struct __mcp_elicit_confirm { total: u32 }
-///     async fn __mcp_step(total: u32, __mcp_cx: Cx, __mcp_state: Resume) -> R { ... }
+///     async fn __mcp_step(total: u32, __mcp_cx_in: Cx, __mcp_state: Resume) -> R { ... }
 ///     impl SubFlowStep for __mcp_elicit_confirm { ... }
 ///     SubFlow::new(__mcp_elicit_confirm { total })
 /// }
