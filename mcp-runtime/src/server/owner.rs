@@ -6,6 +6,8 @@ use std::hash::{Hash, Hasher};
 use std::net::{IpAddr, Ipv6Addr};
 use std::sync::Arc;
 
+use crate::state::Owner as StoreOwner;
+
 /// The owner of a legacy session (and of what runs on it).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Owner {
@@ -41,6 +43,17 @@ impl Owner {
             (None, Some(peer)) => Self::Peer(network(peer)),
             (None, None) => Self::Unknown,
         }
+    }
+}
+
+/// Who a stored record (a single-use state's use, a task) is charged to, counted as
+/// [`Owner::of`] counts: the subject, else the peer's network, else every caller with
+/// neither together.
+pub(crate) fn charged_to(subject: Option<&str>, peer: Option<IpAddr>) -> StoreOwner<'_> {
+    match (subject, peer) {
+        (Some(subject), _) => StoreOwner::Subject(subject),
+        (None, Some(peer)) => StoreOwner::Peer(network(peer)),
+        (None, None) => StoreOwner::Anonymous,
     }
 }
 
@@ -90,6 +103,28 @@ mod tests {
             Owner::of(None, Some("10.0.0.8".parse().unwrap()))
         );
         assert_eq!(Owner::of(None, None), Owner::Unknown);
+    }
+
+    /// A stored record (a task, a single-use state's use) is charged as sessions are
+    /// counted: one host's IPv6 addresses are one owner, and a subject wins.
+    #[test]
+    fn stored_records_are_charged_as_owners_are_counted() {
+        let peer: IpAddr = "2001:db8:1:2:aaaa:bbbb:cccc:dddd".parse().unwrap();
+        let neighbour: IpAddr = "2001:db8:1:2::1".parse().unwrap();
+        let elsewhere: IpAddr = "2001:db8:1:3::1".parse().unwrap();
+        assert_eq!(
+            charged_to(None, Some(peer)),
+            charged_to(None, Some(neighbour))
+        );
+        assert_ne!(
+            charged_to(None, Some(peer)),
+            charged_to(None, Some(elsewhere))
+        );
+        assert_eq!(
+            charged_to(Some("alice"), Some(peer)),
+            StoreOwner::Subject("alice")
+        );
+        assert_eq!(charged_to(None, None), StoreOwner::Anonymous);
     }
 
     /// Equal owners hash the same: the maps counting per owner find them again.

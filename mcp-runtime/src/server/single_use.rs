@@ -35,7 +35,7 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use crate::logfield::{RateLimit, warn_limited};
 use crate::protocol::InputResponses;
-use crate::state::{Begin, Owner, ReplayStore, StoreError};
+use crate::state::{Begin, ReplayStore, StoreError};
 
 /// The replay store, and the single-use rounds allowed to run at once.
 #[derive(Clone)]
@@ -139,11 +139,7 @@ pub(crate) async fn begin(
         .unwrap_or_default();
     let ttl = Duration::from_secs(expires_at).saturating_sub(now) + CLOCK_SKEW;
     let answers = answers_digest(answers);
-    let owner = match (subject, peer) {
-        (Some(subject), _) => Owner::Subject(subject),
-        (None, Some(peer)) => Owner::Peer(crate::server::owner::network(peer)),
-        (None, None) => Owner::Anonymous,
-    };
+    let owner = crate::server::owner::charged_to(subject, peer);
     match store.begin_owned(owner, &id, &answers, ttl).await {
         Ok(Begin::Fresh) => Verdict::Run(Use {
             store,

@@ -16,7 +16,7 @@ use crate::protocol::{ErrorCode, ErrorObject, InputResponses, ProgressToken};
 use crate::server::Server;
 use crate::server::handler::{BoxFuture, HandlerResult, Progress, Reply};
 use crate::server::outbound::MessageReceiver;
-use crate::state::{Binding, Owner};
+use crate::state::Binding;
 
 /// The longest status message a task keeps; a longer progress message is cut.
 const MAX_STATUS_MESSAGE: usize = 1024;
@@ -158,11 +158,9 @@ impl Launch {
             tracing::warn!(bytes = bytes.len(), "a call is too large to become a task");
             return None;
         }
-        let owner = match (&self.subject, self.peer) {
-            (Some(subject), _) => Owner::Subject(subject),
-            (None, Some(peer)) => Owner::Peer(peer),
-            (None, None) => Owner::Anonymous,
-        };
+        // Charged as the server counts owners: one host's IPv6 addresses are one owner, so
+        // that a host cannot take a quota per address.
+        let owner = crate::server::owner::charged_to(self.subject.as_deref(), self.peer);
         match settings
             .store
             .create(owner, &id, &bytes, settings.ttl)
