@@ -2,6 +2,8 @@
 //! them (a parameter the macro moved into the body under its own name, question markers as
 //! the awaited question), on one line, shortened.
 
+use proc_macro2::Span;
+use syn::punctuated::Punctuated;
 use syn::visit_mut::{self, VisitMut};
 use syn::{Expr, Pat, Type};
 
@@ -54,11 +56,25 @@ impl VisitMut for AsWritten<'_> {
 pub(super) fn expr(expr: &Expr, source: Source<'_>, max: usize) -> String {
     let mut expr = expr.clone();
     AsWritten { source }.visit_expr_mut(&mut expr);
-    // The user's syntax is set into a tree of the macro's, never parsed again.
-    let mut item: syn::ItemConst = syn::parse_quote!(
-        const _: () = ();
-    );
-    item.expr = Box::new(expr);
+    // The user's syntax is set into a tree of the macro's, never parsed again: `const _: () =
+    // <expr>;`, built rather than parsed from a template.
+    let item = syn::ItemConst {
+        attrs: Vec::new(),
+        vis: syn::Visibility::Inherited,
+        modifiers: syn::ConstModifiers::default(),
+        const_token: Default::default(),
+        ident: syn::Ident::new("_", Span::call_site()),
+        generics: syn::Generics::default(),
+        colon_token: Default::default(),
+        ty: Box::new(Type::Tuple(syn::TypeTuple {
+            attrs: Vec::new(),
+            paren_token: Default::default(),
+            elems: Punctuated::new(),
+        })),
+        eq_token: Default::default(),
+        expr: Box::new(expr),
+        semi_token: Default::default(),
+    };
     let text = unparse(syn::Item::Const(item));
     let text = text.strip_prefix("const _: () = ").unwrap_or(&text);
     shorten(text.strip_suffix(';').unwrap_or(text), max)
@@ -75,14 +91,37 @@ pub(super) fn pat(pat: &Pat, source: Source<'_>) -> String {
     }
     let mut pat = pat.clone();
     AsWritten { source }.visit_pat_mut(&mut pat);
-    let mut item: syn::ItemFn = syn::parse_quote!(
-        fn f() {
-            let x;
-        }
-    );
-    if let Some(syn::Stmt::Local(local)) = item.block.stmts.first_mut() {
-        local.pat = pat;
-    }
+    // `fn f() { let <pat>; }`, built.
+    let local = syn::Local {
+        attrs: Vec::new(),
+        let_token: Default::default(),
+        modifiers: syn::LocalModifiers::default(),
+        pat,
+        init: None,
+        semi_token: Default::default(),
+    };
+    let item = syn::ItemFn {
+        attrs: Vec::new(),
+        vis: syn::Visibility::Inherited,
+        modifiers: syn::FnModifiers::default(),
+        sig: syn::Signature {
+            constness: None,
+            asyncness: None,
+            safety: syn::Safety::Default,
+            abi: None,
+            fn_token: Default::default(),
+            ident: syn::Ident::new("f", Span::call_site()),
+            generics: syn::Generics::default(),
+            paren_token: Default::default(),
+            inputs: Punctuated::new(),
+            variadic: None,
+            output: syn::ReturnType::Default,
+        },
+        block: Box::new(syn::Block {
+            brace_token: Default::default(),
+            stmts: vec![syn::Stmt::Local(local)],
+        }),
+    };
     let text = unparse(syn::Item::Fn(item));
     let text = text.strip_prefix("fn f() { let ").unwrap_or(&text);
     shorten(text.strip_suffix("; }").unwrap_or(text), SHORT)
@@ -93,10 +132,19 @@ pub(super) fn ty(ty: &Type) -> Option<String> {
     if matches!(ty, Type::Infer(_)) {
         return None;
     }
-    let mut item: syn::ItemType = syn::parse_quote!(
-        type T = ();
-    );
-    item.ty = Box::new(ty.clone());
+    // `type T = <ty>;`, built.
+    let item = syn::ItemType {
+        attrs: Vec::new(),
+        vis: syn::Visibility::Inherited,
+        modifiers: syn::TypeModifiers::default(),
+        type_token: Default::default(),
+        ident: syn::Ident::new("T", Span::call_site()),
+        generics: syn::Generics::default(),
+        eq_token: Default::default(),
+        ty: Box::new(ty.clone()),
+        semi_token: Default::default(),
+        where_clause_placement: syn::WhereClausePlacement::Early,
+    };
     let text = unparse(syn::Item::Type(item));
     let text = text.strip_prefix("type T = ").unwrap_or(&text);
     Some(text.strip_suffix(';').unwrap_or(text).to_owned())
@@ -104,8 +152,12 @@ pub(super) fn ty(ty: &Type) -> Option<String> {
 
 /// `item` printed, on one line.
 fn unparse(item: syn::Item) -> String {
-    let mut file: syn::File = syn::parse_quote!();
-    file.items.push(item);
+    let file = syn::File {
+        shebang: None,
+        frontmatter: None,
+        attrs: Vec::new(),
+        items: vec![item],
+    };
     one_line(&prettyplease::unparse(&file))
 }
 
