@@ -388,7 +388,8 @@ fn analyse(
     body: &syn::Block,
     stages: resume::Stages<'_>,
 ) -> (Vec<straight::Placement>, Vec<resume::Resumed>) {
-    let mut placements = straight::place(body, stages.sites, stages.hoisted, stages.lookup());
+    let (summaries, lets) = stages.suffixes.of_body(body, &stages);
+    let mut placements = straight::place(body, stages.sites, (&summaries, &lets), stages.lookup());
     let locals = |id: usize, placement: &straight::Placement| {
         let resumer = resume::Resumer::new(stages).locals_only();
         match placement {
