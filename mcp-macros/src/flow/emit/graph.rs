@@ -12,13 +12,14 @@
 //! ```text
 //! fn flow_graph(&self) -> Option<&'static FlowGraph> {
 //!     use SchemaOfAny as _; // only where a form is named
-//!     flow_graph(r#"{"points":[{"asks":[{"key":"target","kind":"form",
-//!         "message":"\"Where?\"","form":["Target",0],"call":null}],"in_loop":false,
-//!         "carried":[["replicas","u32"]]}],"exits":[["tail","Ok(done)"]],
+//!     // Each object's keys in sorted order (see `json`).
+//!     flow_graph(r#"{"branch_exits":[/* exits a condition leads to */],
+//!         "exits":[["tail","Ok(done)"]],
+//!         "points":[{"asks":[{"call":null,"form":["Target",0],"key":"target","kind":"form",
+//!         "message":"\"Where?\""}],"carried":[["replicas","u32"]],"in_loop":false}],
 //!         // The walk's steps, through joins; the runtime takes the joins out (see `walk`).
 //!         "steps":[["start",{"point":0},false,false,[]],..],
-//!         "sub_points":[/* points that call a sub-flow */],
-//!         "branch_exits":[/* exits a condition leads to */]}"#,
+//!         "sub_points":[/* points that call a sub-flow */]}"#,
 //!         // One entry per form type, however many points ask it, by the number the text
 //!         // gives it: its schema, or none where the type is no form.
 //!         &[SchemaProbe::<Target>::SCHEMA])
