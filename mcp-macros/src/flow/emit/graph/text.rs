@@ -132,6 +132,23 @@ pub(super) fn ty(ty: &Type) -> Option<String> {
     if matches!(ty, Type::Infer(_)) {
         return None;
     }
+    // A plain path (`u32`, `Confirm`, `model::Target`) prints as its names joined by `::`,
+    // as prettyplease prints it, without building a file to print.
+    if let Type::Path(path) = ty
+        && path.qself.is_none()
+        && path.path.leading_colon.is_none()
+        && (path.path.segments.iter()).all(|segment| segment.arguments.is_none())
+    {
+        let names: Vec<String> = (path.path.segments.iter())
+            .map(|segment| segment.ident.to_string())
+            .collect();
+        return Some(names.join("::"));
+    }
+    Some(printed_ty(ty))
+}
+
+/// `ty` printed by prettyplease, on one line.
+fn printed_ty(ty: &Type) -> String {
     // `type T = <ty>;`, built.
     let item = syn::ItemType {
         attrs: Vec::new(),
@@ -147,7 +164,7 @@ pub(super) fn ty(ty: &Type) -> Option<String> {
     };
     let text = unparse(syn::Item::Type(item));
     let text = text.strip_prefix("type T = ").unwrap_or(&text);
-    Some(text.strip_suffix(';').unwrap_or(text).to_owned())
+    text.strip_suffix(';').unwrap_or(text).to_owned()
 }
 
 /// `item` printed, on one line.
@@ -173,7 +190,10 @@ fn one_line(text: &str) -> String {
         ("[ ", "["),
         (", ]", "]"),
     ] {
-        line = line.replace(from, to);
+        // Most lines hold none of these: no new string for them.
+        if line.contains(from) {
+            line = line.replace(from, to);
+        }
     }
     line
 }
@@ -187,4 +207,35 @@ pub(super) fn shorten(text: &str, max: usize) -> String {
     short.truncate(short.trim_end().len());
     short.push('…');
     short
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{printed_ty, ty};
+
+    /// A plain path reads as prettyplease prints it, and other types are printed by it.
+    #[test]
+    fn a_type_reads_as_prettyplease_prints_it() {
+        for written in [
+            "u32",
+            "Confirm",
+            "model::Target",
+            "r#type",
+            "a::r#match::B",
+            "::std::string::String",
+            "Vec<u8>",
+            "Option<(u32, String)>",
+            "&'static str",
+            "[u8; 4]",
+            "<T as Trait>::Out",
+        ] {
+            let parsed: syn::Type = syn::parse_str(written).expect("a type");
+            assert_eq!(
+                ty(&parsed).as_deref(),
+                Some(&*printed_ty(&parsed)),
+                "{written}"
+            );
+        }
+        assert_eq!(ty(&syn::parse_str("_").expect("a type")), None);
+    }
 }
