@@ -54,6 +54,44 @@ impl VisitMut for AsWritten<'_> {
 
 /// `expr` as written, on one line, at most `max` characters.
 pub(super) fn expr(expr: &Expr, source: Source<'_>, max: usize) -> String {
+    match plain(expr, source) {
+        Some(text) => shorten(&text, max),
+        None => shorten(&printed(expr, source), max),
+    }
+}
+
+/// A local or a field of one (`done`, `answer.ok`, `args.target.name`), as prettyplease
+/// prints it once its names are put back as written: those names joined by `.`; `None`
+/// for any other expression.
+fn plain(expr: &Expr, source: Source<'_>) -> Option<String> {
+    match expr {
+        Expr::Path(path)
+            if path.attrs.is_empty()
+                && path.qself.is_none()
+                && path.path.leading_colon.is_none()
+                && path.path.segments.len() == 1
+                && path.path.segments[0].arguments.is_none() =>
+        {
+            Some(
+                source
+                    .bindings
+                    .shown(&path.path.segments[0].ident)
+                    .to_string(),
+            )
+        }
+        Expr::Field(field) if field.attrs.is_empty() => {
+            let syn::Member::Named(member) = &field.member else {
+                return None;
+            };
+            let base = plain(&field.base, source)?;
+            Some(format!("{base}.{}", source.bindings.shown(member)))
+        }
+        _ => None,
+    }
+}
+
+/// `expr` as written, printed by prettyplease on one line.
+fn printed(expr: &Expr, source: Source<'_>) -> String {
     let mut expr = expr.clone();
     AsWritten { source }.visit_expr_mut(&mut expr);
     // The user's syntax is set into a tree of the macro's, never parsed again: `const _: () =
@@ -77,7 +115,7 @@ pub(super) fn expr(expr: &Expr, source: Source<'_>, max: usize) -> String {
     };
     let text = unparse(syn::Item::Const(item));
     let text = text.strip_prefix("const _: () = ").unwrap_or(&text);
-    shorten(text.strip_suffix(';').unwrap_or(text), max)
+    text.strip_suffix(';').unwrap_or(text).to_owned()
 }
 
 /// `pat` as written, on one line, shortened.
@@ -211,7 +249,31 @@ pub(super) fn shorten(text: &str, max: usize) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{printed_ty, ty};
+    use super::{Source, plain, printed, printed_ty, ty};
+    use crate::flow::lower::bindings::Bindings;
+
+    /// A local or a field of one reads as prettyplease prints it; other expressions are
+    /// printed by it.
+    #[test]
+    fn a_plain_expression_reads_as_prettyplease_prints_it() {
+        let bindings = Bindings::default();
+        let source = Source {
+            sites: &[],
+            bindings: &bindings,
+        };
+        for written in ["done", "answer_0.ok", "args.target.name", "r#type.r#match"] {
+            let parsed: syn::Expr = syn::parse_str(written).expect("an expression");
+            assert_eq!(
+                plain(&parsed, source),
+                Some(printed(&parsed, source)),
+                "{written}"
+            );
+        }
+        for other in ["a.0", "a::b", "f(x)", "a.b()", "(a)", "Self::X", "x?"] {
+            let parsed: syn::Expr = syn::parse_str(other).expect("an expression");
+            assert_eq!(plain(&parsed, source), None, "{other}");
+        }
+    }
 
     /// A plain path reads as prettyplease prints it, and other types are printed by it.
     #[test]
