@@ -26,6 +26,7 @@
 
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
+use std::hash::{BuildHasherDefault, Hasher};
 
 use proc_macro2::{Ident, LineColumn, Span};
 use syn::punctuated::Punctuated;
@@ -96,17 +97,46 @@ impl Token {
     }
 }
 
+/// The hasher of the table's maps: every stage asks the table about tokens, and the
+/// standard one, built without optimisations as a proc macro is, cost more than the rest
+/// of a lookup. Only the table's own keys are hashed, so no input can make it slow on
+/// purpose; nothing reads the maps in their order.
+#[derive(Default)]
+struct TokenHasher(u64);
+
+impl Hasher for TokenHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            self.write_u64(u64::from(byte));
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+
+    fn write_usize(&mut self, n: usize) {
+        self.write_u64(n as u64);
+    }
+}
+
+type Fast = BuildHasherDefault<TokenHasher>;
+
 /// Every binding of one handler, and which binding each token that binds or uses a local is.
 #[derive(Default)]
 pub(crate) struct Bindings {
     bindings: Vec<Binding>,
     /// The binding each token binds or uses.
-    tokens: HashMap<Token, BindingId>,
+    tokens: HashMap<Token, BindingId, Fast>,
     /// The bindings a token stands for along with another binding.
     clashing: HashSet<BindingId>,
     /// The names the resolver did not meet (the locals the macro made after resolving, and
     /// items), numbered after `bindings`.
-    made: RefCell<HashMap<String, BindingId>>,
+    made: RefCell<HashMap<String, BindingId, Fast>>,
     /// The new name of each binding the output writes under another name (see `shadow`).
     renamed: HashMap<BindingId, String>,
     /// The names the tokens of those bindings are written with: what another token must be
