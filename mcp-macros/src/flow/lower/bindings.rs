@@ -85,15 +85,29 @@ struct Token {
 
 impl Token {
     fn new(name: &str, span: Span) -> Self {
+        Self::at(name.trim_start_matches("r#").to_owned(), span)
+    }
+
+    fn of(ident: &Ident) -> Self {
+        Self::at(Self::name_of(ident), ident.span())
+    }
+
+    /// The token of `name` (without `r#`) at `span`.
+    fn at(name: String, span: Span) -> Self {
         Self {
-            name: name.trim_start_matches("r#").to_owned(),
+            name,
             start: span.start(),
             end: span.end(),
         }
     }
 
-    fn of(ident: &Ident) -> Self {
-        Self::new(&ident.to_string(), ident.span())
+    /// The text of `ident`'s token, without `r#`.
+    fn name_of(ident: &Ident) -> String {
+        let text = ident.to_string();
+        match text.starts_with("r#") {
+            true => text.trim_start_matches("r#").to_owned(),
+            false => text,
+        }
     }
 }
 
@@ -132,6 +146,9 @@ pub(crate) struct Bindings {
     bindings: Vec<Binding>,
     /// The binding each token binds or uses.
     tokens: HashMap<Token, BindingId, Fast>,
+    /// The names of those tokens: a token of another name is none of them, and its place,
+    /// which the compiler is asked for, is not needed to tell.
+    token_names: HashSet<String, Fast>,
     /// The bindings a token stands for along with another binding.
     clashing: HashSet<BindingId>,
     /// The names the resolver did not meet (the locals the macro made after resolving, and
@@ -173,20 +190,28 @@ impl Bindings {
     /// time a stage asks, the same for every token of that name, and no record
     /// ([`Bindings::get`] gives `None`).
     pub(crate) fn id(&self, ident: &Ident) -> BindingId {
-        let token = Token::of(ident);
-        if let Some(&id) = self.tokens.get(&token) {
-            return id;
+        let mut name = Token::name_of(ident);
+        if self.token_names.contains(&name) {
+            let token = Token::at(name, ident.span());
+            if let Some(&id) = self.tokens.get(&token) {
+                return id;
+            }
+            name = token.name;
         }
         let mut made = self.made.borrow_mut();
         let next = self.bindings.len() + made.len();
         *made
-            .entry(token.name)
+            .entry(name)
             .or_insert_with(|| BindingId(u32::try_from(next).unwrap_or(u32::MAX)))
     }
 
     /// The binding `ident` binds or uses, if the resolver met it.
     pub(crate) fn find(&self, ident: &Ident) -> Option<BindingId> {
-        self.tokens.get(&Token::of(ident)).copied()
+        let name = Token::name_of(ident);
+        if !self.token_names.contains(&name) {
+            return None;
+        }
+        self.tokens.get(&Token::at(name, ident.span())).copied()
     }
 
     /// `ident` as the output writes it: under its binding's new name (see `shadow`), at its
@@ -285,6 +310,9 @@ impl Bindings {
     /// The binding the name `name`, at `span`, is: a capture of a format string, or a word of
     /// another macro's string literal, whose literal's span it has.
     pub(crate) fn captured(&self, name: &str, span: Span) -> Option<BindingId> {
+        if !self.token_names.contains(name.trim_start_matches("r#")) {
+            return None;
+        }
         self.tokens.get(&Token::new(name, span)).copied()
     }
 
@@ -296,6 +324,9 @@ impl Bindings {
     }
 
     fn point(&mut self, token: Token, id: BindingId) {
+        if !self.token_names.contains(&token.name) {
+            self.token_names.insert(token.name.clone());
+        }
         if let Some(before) = self.tokens.insert(token, id)
             && before != id
         {
