@@ -2,7 +2,7 @@
 //! them (a parameter the macro moved into the body under its own name, question markers as
 //! the awaited question), on one line, shortened.
 
-use proc_macro2::Span;
+use proc_macro2::{Spacing, Span, TokenTree};
 use syn::punctuated::Punctuated;
 use syn::visit_mut::{self, VisitMut};
 use syn::{Expr, Pat, Type};
@@ -86,9 +86,132 @@ fn plain(expr: &Expr, source: Source<'_>) -> Option<String> {
             let base = plain(&field.base, source)?;
             Some(format!("{base}.{}", source.bindings.shown(member)))
         }
+        Expr::Macro(mac) if mac.attrs.is_empty() => plain_macro(&mac.mac, source),
         _ => None,
     }
 }
+
+/// A short message of the usual shape, `name!("text", a.b, c)` (a string and locals or
+/// fields of them, on one line), as prettyplease prints a macro's tokens: a space after
+/// each comma, none around a dot. `None` for any other macro, or one too long to be sure
+/// prettyplease keeps it on one line.
+fn plain_macro(mac: &syn::Macro, source: Source<'_>) -> Option<String> {
+    let path = &mac.path;
+    if path.leading_colon.is_some()
+        || path.segments.len() != 1
+        || !path.segments[0].arguments.is_none()
+        || !matches!(mac.delimiter, syn::MacroDelimiter::Paren(_))
+    {
+        return None;
+    }
+    let name = source.bindings.shown(&path.segments[0].ident);
+    let mut tokens = mac.tokens.clone().into_iter();
+    let text = match tokens.next()? {
+        TokenTree::Literal(literal) => literal.to_string(),
+        _ => return None,
+    };
+    // One line, and nothing `one_line` would change: it is then the text as printed.
+    let unchanged = |pair: &[u8]| {
+        !matches!(
+            pair,
+            [b'\n' | b'\r', _] | [_, b'\n' | b'\r'] | [b'(' | b'[', b' '] | [b' ', b')' | b']']
+        )
+    };
+    if !text.starts_with('"') || !text.as_bytes().windows(2).all(unchanged) {
+        return None;
+    }
+    let mut line = format!("{name}!({text}");
+    // What may come next: `,` then a name, or `.` then a name after a name.
+    let mut after_name = false;
+    while let Some(tree) = tokens.next() {
+        let TokenTree::Punct(punct) = &tree else {
+            return None;
+        };
+        let separator = match punct.as_char() {
+            ',' => ", ",
+            '.' if after_name => ".",
+            _ => return None,
+        };
+        let Some(TokenTree::Ident(ident)) = tokens.next() else {
+            return None;
+        };
+        let word = ident.to_string();
+        if punct.spacing() != Spacing::Alone || KEYWORDS.contains(&word.as_str()) {
+            return None;
+        }
+        line.push_str(separator);
+        line.push_str(&word);
+        after_name = true;
+    }
+    line.push(')');
+    (line.chars().count() <= PLAIN_WIDTH).then_some(line)
+}
+
+/// The longest message [`plain_macro`] writes itself: with `const _: () = ` before it and
+/// `;` after, well inside the width prettyplease breaks lines at.
+const PLAIN_WIDTH: usize = 64;
+
+/// Rust's keywords, strict, reserved and weak: a token that is one may be spaced otherwise.
+const KEYWORDS: &[&str] = &[
+    "as",
+    "async",
+    "await",
+    "box",
+    "break",
+    "const",
+    "continue",
+    "crate",
+    "dyn",
+    "else",
+    "enum",
+    "extern",
+    "false",
+    "fn",
+    "for",
+    "if",
+    "impl",
+    "in",
+    "let",
+    "loop",
+    "macro",
+    "match",
+    "mod",
+    "move",
+    "mut",
+    "pub",
+    "ref",
+    "return",
+    "self",
+    "Self",
+    "static",
+    "struct",
+    "super",
+    "trait",
+    "true",
+    "type",
+    "unsafe",
+    "use",
+    "where",
+    "while",
+    "yield",
+    "abstract",
+    "become",
+    "do",
+    "final",
+    "gen",
+    "override",
+    "priv",
+    "try",
+    "typeof",
+    "unsized",
+    "virtual",
+    "union",
+    "raw",
+    "safe",
+    "auto",
+    "default",
+    "macro_rules",
+];
 
 /// `expr` as written, printed by prettyplease on one line.
 fn printed(expr: &Expr, source: Source<'_>) -> String {
@@ -269,7 +392,38 @@ mod tests {
                 "{written}"
             );
         }
-        for other in ["a.0", "a::b", "f(x)", "a.b()", "(a)", "Self::X", "x?"] {
+        for message in [
+            "format!(\"Question 1 of 2 (tool 0) for {}?\", args.service)",
+            "format!(\"Deploy {} to {}?\", args.service, target.name)",
+            "format!(\"Pick one\", r#type.r#match)",
+            "format!(\"Sure?\")",
+            "text!(\"x\", a, b.c.d)",
+        ] {
+            let parsed: syn::Expr = syn::parse_str(message).expect("an expression");
+            assert_eq!(
+                plain(&parsed, source),
+                Some(printed(&parsed, source)),
+                "{message}"
+            );
+        }
+        for other in [
+            "a.0",
+            "a::b",
+            "f(x)",
+            "a.b()",
+            "(a)",
+            "Self::X",
+            "x?",
+            "format!(\"{}\", self.name)",
+            "format!(\"Pick ( one )\", a)",
+            "format!(\"two\nlines\", a)",
+            "format!(\"{}\", a,)",
+            "format!(\"{}\", a + b)",
+            "format!(\"{}\", a.b())",
+            "format![\"{}\", a]",
+            "std::format!(\"{}\", a)",
+            "format!(\"a very long question about the service to deploy {} now\", args.service)",
+        ] {
             let parsed: syn::Expr = syn::parse_str(other).expect("an expression");
             assert_eq!(plain(&parsed, source), None, "{other}");
         }
