@@ -36,6 +36,32 @@ fn chain(count: usize, shape: &str) -> TokenStream {
     function.parse().expect("the generated handler lexes")
 }
 
+/// One tool of `scripts/build-cost.py`'s leaves as it writes them, asking `count` yes/no
+/// questions in a row (`leaf-macro-asking` at 2, `leaf-macro-q0` at 0).
+fn leaf(count: usize) -> TokenStream {
+    let mut body = String::new();
+    if count > 0 {
+        body.push_str("let mut yes: u32 = 0;");
+    }
+    for k in 0..count {
+        body.push_str(&format!(
+            "let answer_{k}: Confirm = cx.elicit(format!(\"Question {} of {count} (tool 0) for \
+             {{}}?\", args.service)).await?; if answer_{k}.ok {{ yes += 1; }}",
+            k + 1
+        ));
+    }
+    let (cx, tally) = match count {
+        0 => (String::new(), String::new()),
+        _ => (", cx: Cx".to_owned(), format!(" {{yes}} of {count} yes")),
+    };
+    let function = format!(
+        "/// Tool 0: says what it did.\npub async fn tool_0(args: Args0{cx}) -> ToolResult {{ \
+         {body} Ok(text(format!(\"tool 0 (rev 0): {{}} x{{}} ({{}}){tally}\", args.service, \
+         args.replicas, args.reason.as_deref().unwrap_or(\"no reason\")))) }}"
+    );
+    function.parse().expect("the generated handler lexes")
+}
+
 /// The `deploy` snapshot's input, without its `#[tool]`.
 fn deploy() -> TokenStream {
     let mut deploy: syn::ItemFn =
@@ -87,13 +113,15 @@ fn expansion_time_per_handler() {
 
 /// One chain expanded once, for a count of instructions (`valgrind --tool=callgrind`, which
 /// is steady where a clock on a shared machine is not): `MCP_CHAIN` names the shape and K,
-/// as `row:40`, or is `deploy` for the snapshot's input. The growth from K = 20 to 40 is
+/// as `row:40`, or `leaf:Q` for one tool of `scripts/build-cost.py`'s leaves asking Q
+/// questions, or is `deploy` for the snapshot's input. The growth from K = 20 to 40 is
 /// (I40 - I0) / (I20 - I0) of the totals. Prints the size of the output, in bytes as written.
 #[test]
 #[ignore = "one expansion, for an instruction count: run with --ignored under callgrind"]
 fn expansion_once() {
     let chosen = std::env::var("MCP_CHAIN").unwrap_or_else(|_| "row:20".to_owned());
     let item = match chosen.split_once(':') {
+        Some(("leaf", count)) => leaf(count.parse().expect("Q is a number")),
         Some((shape, count)) => chain(count.parse().expect("K is a number"), shape),
         None if chosen == "deploy" => deploy(),
         None => panic!("MCP_CHAIN is `shape:K` or `deploy`"),

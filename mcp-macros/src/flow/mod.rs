@@ -294,11 +294,8 @@ fn compile(kind: Kind, attr: TokenStream, function: ItemFn) -> syn::Result<Token
     }
 
     let items = items::lift(&mut body);
-    let lowered = syn::ItemFn {
-        block: Box::new(handler.body.clone()),
-        ..compiled
-    };
-    let hoisted = hoist::Hoisted::of(&lowered, &handler.cx, &bindings);
+    // The function as lowered: its signature, and its body with the chains split.
+    let hoisted = hoist::Hoisted::of((&compiled, &handler.body), &handler.cx, &bindings);
     let questions = expand::question_map(&sites);
     let suffixes = resume::Suffixes::default();
     let base = resume::Stages {
@@ -388,7 +385,8 @@ fn analyse(
     body: &syn::Block,
     stages: resume::Stages<'_>,
 ) -> (Vec<straight::Placement>, Vec<resume::Resumed>) {
-    let mut placements = straight::place(body, stages.sites, stages.hoisted, stages.lookup());
+    let (summaries, lets) = stages.suffixes.of_body(body, &stages);
+    let mut placements = straight::place(body, stages.sites, (&summaries, &lets), stages.lookup());
     let locals = |id: usize, placement: &straight::Placement| {
         let resumer = resume::Resumer::new(stages).locals_only();
         match placement {

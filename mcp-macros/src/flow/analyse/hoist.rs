@@ -27,8 +27,13 @@ impl Hoisted {
     /// block, is left to travel as usual: declaring it again ahead of its place could hide
     /// another binding of the name. A name is as the output writes it (see `shadow`): a
     /// binding given a new name is counted apart from the others of the name it was written
-    /// with.
-    pub(crate) fn of(function: &ItemFn, context: &syn::Ident, bindings: &Bindings) -> Self {
+    /// with. `body` is the function's body as lowered, read in place of `function`'s own (a
+    /// copy of the function around it would copy the whole body).
+    pub(crate) fn of(
+        (function, body): (&ItemFn, &syn::Block),
+        context: &syn::Ident,
+        bindings: &Bindings,
+    ) -> Self {
         struct Names<'b> {
             table: &'b Bindings,
             bound: HashMap<String, Bound>,
@@ -86,7 +91,13 @@ impl Hoisted {
             blocks: 0,
             block: Vec::new(),
         };
-        names.visit_item_fn(function);
+        // As `visit_item_fn` walks the function, with `body` for its block.
+        for attr in &function.attrs {
+            names.visit_attribute(attr);
+        }
+        names.visit_visibility(&function.vis);
+        names.visit_signature(&function.sig);
+        names.visit_block(body);
         let Names {
             bound,
             ids,
@@ -180,7 +191,7 @@ mod tests {
             .collect();
         let (args, cx) = (&params[0], &params[1]);
         let bindings = Bindings::resolve(&[args, cx], &[], &function.block);
-        let hoisted = Hoisted::of(&function, cx, &bindings);
+        let hoisted = Hoisted::of((&function, &function.block), cx, &bindings);
         let id = |name, n| nth(&function, &bindings, name, n);
         // A stable borrow of a parameter's field, its name bound once: had again.
         assert!(hoisted.borrowing(id("shown", 0)) && hoisted.borrowing(id("shown", 1)));

@@ -12,13 +12,14 @@
 //! ```text
 //! fn flow_graph(&self) -> Option<&'static FlowGraph> {
 //!     use SchemaOfAny as _; // only where a form is named
-//!     flow_graph(r#"{"points":[{"asks":[{"key":"target","kind":"form",
-//!         "message":"\"Where?\"","form":["Target",0],"call":null}],"in_loop":false,
-//!         "carried":[["replicas","u32"]]}],"exits":[["tail","Ok(done)"]],
+//!     // Each object's keys in sorted order (see `json`).
+//!     flow_graph(r#"{"branch_exits":[/* exits a condition leads to */],
+//!         "exits":[["tail","Ok(done)"]],
+//!         "points":[{"asks":[{"call":null,"form":["Target",0],"key":"target","kind":"form",
+//!         "message":"\"Where?\""}],"carried":[["replicas","u32"]],"in_loop":false}],
 //!         // The walk's steps, through joins; the runtime takes the joins out (see `walk`).
 //!         "steps":[["start",{"point":0},false,false,[]],..],
-//!         "sub_points":[/* points that call a sub-flow */],
-//!         "branch_exits":[/* exits a condition leads to */]}"#,
+//!         "sub_points":[/* points that call a sub-flow */]}"#,
 //!         // One entry per form type, however many points ask it, by the number the text
 //!         // gives it: its schema, or none where the type is no form.
 //!         &[SchemaProbe::<Target>::SCHEMA])
@@ -29,15 +30,17 @@ use std::collections::HashSet;
 
 use proc_macro2::{Literal, TokenStream, TokenTree};
 use quote::{ToTokens, quote};
-use serde_json::{Value, json};
 use syn::{Block, Expr, Ident, Item, UseTree};
 
 use crate::flow::analyse::point::Resumed;
 use crate::flow::check::sites::{Loop, Site, Taken};
 use crate::flow::lower::bindings::{Bindings, Made};
 
+mod json;
 mod text;
 mod walk;
+
+use json::Json;
 
 use walk::{Id, Walk, Way};
 
@@ -72,53 +75,49 @@ pub(crate) fn method(records: &Records<'_>) -> TokenStream {
     let g = quote!(::mcp_runtime::graph);
     let hidden = Hidden::of(records.items);
     let mut forms = Vec::new();
-    let points: Vec<Value> = sites
-        .iter()
-        .enumerate()
-        .map(|(id, site)| point(&walk, records, &hidden, &mut forms, id, site))
-        .collect();
-    let exits: Vec<Value> = walk
-        .exits
-        .iter()
-        .map(|exit| {
-            let way = match exit.way {
-                Way::Return => "return",
-                Way::Try => "try",
-                Way::Refusal => "refusal",
-                Way::Tail => "tail",
-            };
-            json!([way, exit.source])
-        })
-        .collect();
-    let steps: Vec<Value> = walk
-        .edges
-        .iter()
-        .map(|edge| {
-            let (from, to) = (step_end(edge.from), step_end(edge.to));
-            json!([from, to, edge.back, edge.turn, edge.conditions])
-        })
-        .collect();
-    let sub_points: Vec<usize> = sites
-        .iter()
-        .enumerate()
-        .filter(|(_, site)| site.is_sub())
-        .map(|(n, _)| n)
-        .collect();
-    let branch_exits: Vec<usize> = walk
-        .exits
-        .iter()
-        .enumerate()
+    // The records, as `json` writes them: each object's keys in sorted order.
+    let mut json = Json::default();
+    json.open();
+    json.key("branch_exits", true);
+    let branch_exits = (walk.exits.iter().enumerate())
         .filter(|(_, exit)| matches!(exit.way, Way::Try | Way::Refusal))
-        .map(|(n, _)| n)
-        .collect();
-    let text = json!({
-        "points": points,
-        "exits": exits,
-        "steps": steps,
-        "sub_points": sub_points,
-        "branch_exits": branch_exits,
+        .map(|(n, _)| n as u64);
+    json.list(branch_exits, Json::number);
+    json.key("exits", false);
+    json.list(&walk.exits, |json, exit| {
+        let way = match exit.way {
+            Way::Return => "return",
+            Way::Try => "try",
+            Way::Refusal => "refusal",
+            Way::Tail => "tail",
+        };
+        json.list([Some(way), exit.source.as_deref()], Json::maybe_str);
     });
-    let text = raw_string(&text.to_string());
+    json.key("points", false);
+    json.list(sites.iter().enumerate(), |json, (id, site)| {
+        point(json, &walk, records, &hidden, &mut forms, id, site);
+    });
+    json.key("steps", false);
+    json.list(&walk.edges, |json, edge| {
+        json.open_list();
+        step_end(json, edge.from);
+        json.next();
+        step_end(json, edge.to);
+        json.next();
+        json.bool(edge.back);
+        json.next();
+        json.bool(edge.turn);
+        json.next();
+        json.list(&edge.conditions, |json, condition| json.str(condition));
+        json.close_list();
+    });
+    json.key("sub_points", false);
+    let sub_points = (sites.iter().enumerate())
+        .filter(|(_, site)| site.is_sub())
+        .map(|(n, _)| n as u64);
+    json.list(sub_points, Json::number);
+    json.close();
+    let text = raw_string(&json.finish());
     let p = quote!(::mcp_runtime::__private);
     // Through the probe: a type that is no form gives no schema, and no second error beside
     // the one where it is asked.
@@ -136,21 +135,22 @@ pub(crate) fn method(records: &Records<'_>) -> TokenStream {
     }
 }
 
-/// The record of point `id`.
+/// The record of point `id`, written into `json`.
 fn point(
+    json: &mut Json,
     walk: &Walk<'_>,
     records: &Records<'_>,
     hidden: &Hidden,
     forms: &mut Vec<syn::Type>,
     id: usize,
     site: &Site,
-) -> Value {
+) {
     let resumed = &records.resumed[id];
     let questions = match &site.question {
         Expr::Tuple(tuple) => tuple.elems.iter().collect(),
         question => vec![question],
     };
-    let asks: Vec<Value> = site
+    let asks: Vec<Ask> = site
         .calls
         .iter()
         .zip(&site.keys)
@@ -183,14 +183,62 @@ fn point(
                     _ => "roots",
                 }
             };
-            json!({ "key": key.value(), "kind": kind, "message": message, "form": form, "call": called })
+            Ask {
+                key: key.value(),
+                kind,
+                message,
+                form,
+                called,
+            }
         })
         .collect();
     let in_loop = walk.in_loop[id];
     let carried: Vec<(String, Option<String>)> = (resumed.carried.iter())
         .map(|carried| carried_name(walk, records.bindings, &carried.ident))
         .collect();
-    json!({ "asks": asks, "in_loop": in_loop, "carried": carried })
+    json.open();
+    json.key("asks", true);
+    json.list(&asks, |json, ask| {
+        json.open();
+        json.key("call", true);
+        json.maybe_str(ask.called.as_deref());
+        json.key("form", false);
+        match &ask.form {
+            Some((name, n)) => {
+                json.open_list();
+                json.str(name);
+                json.next();
+                json.number(u64::from(*n));
+                json.close_list();
+            }
+            None => json.maybe_str(None),
+        }
+        json.key("key", false);
+        json.str(&ask.key);
+        json.key("kind", false);
+        json.str(ask.kind);
+        json.key("message", false);
+        json.maybe_str(ask.message.as_deref());
+        json.close();
+    });
+    json.key("carried", false);
+    json.list(&carried, |json, (name, ty)| {
+        json.list([Some(name.as_str()), ty.as_deref()], Json::maybe_str);
+    });
+    json.key("in_loop", false);
+    json.bool(in_loop);
+    json.close();
+}
+
+/// What the graph tells of one question a point asks.
+struct Ask {
+    key: String,
+    kind: &'static str,
+    message: Option<String>,
+    /// The form's type name and its number in the graph's table.
+    form: Option<(String, u32)>,
+    /// The sub-flow called, as written.
+    called: Option<String>,
 }
 
 /// A form question's type name and number, where the handler names the form's type (by a
@@ -341,13 +389,17 @@ fn raw_string(text: &str) -> TokenStream {
 }
 
 /// A step's end, as the runtime's records name it.
-fn step_end(id: Id) -> Value {
-    match id {
-        Id::Start => json!("start"),
-        Id::Point(n) => json!({ "point": n }),
-        Id::Exit(n) => json!({ "exit": n }),
-        Id::Join(n) => json!({ "join": n }),
-    }
+fn step_end(json: &mut Json, id: Id) {
+    let (key, n) = match id {
+        Id::Start => return json.str("start"),
+        Id::Point(n) => ("point", n),
+        Id::Exit(n) => ("exit", n),
+        Id::Join(n) => ("join", n),
+    };
+    json.open();
+    json.key(key, true);
+    json.number(n as u64);
+    json.close();
 }
 
 #[cfg(test)]

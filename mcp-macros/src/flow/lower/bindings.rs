@@ -26,6 +26,7 @@
 
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
+use std::hash::{BuildHasherDefault, Hasher};
 
 use proc_macro2::{Ident, LineColumn, Span};
 use syn::punctuated::Punctuated;
@@ -84,29 +85,75 @@ struct Token {
 
 impl Token {
     fn new(name: &str, span: Span) -> Self {
+        Self::at(name.trim_start_matches("r#").to_owned(), span)
+    }
+
+    fn of(ident: &Ident) -> Self {
+        Self::at(Self::name_of(ident), ident.span())
+    }
+
+    /// The token of `name` (without `r#`) at `span`.
+    fn at(name: String, span: Span) -> Self {
         Self {
-            name: name.trim_start_matches("r#").to_owned(),
+            name,
             start: span.start(),
             end: span.end(),
         }
     }
 
-    fn of(ident: &Ident) -> Self {
-        Self::new(&ident.to_string(), ident.span())
+    /// The text of `ident`'s token, without `r#`.
+    fn name_of(ident: &Ident) -> String {
+        let text = ident.to_string();
+        match text.starts_with("r#") {
+            true => text.trim_start_matches("r#").to_owned(),
+            false => text,
+        }
     }
 }
+
+/// The hasher of the table's maps: every stage asks the table about tokens, and the
+/// standard one, built without optimisations as a proc macro is, cost more than the rest
+/// of a lookup. Only the table's own keys are hashed, so no input can make it slow on
+/// purpose; nothing reads the maps in their order.
+#[derive(Default)]
+struct TokenHasher(u64);
+
+impl Hasher for TokenHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &byte in bytes {
+            self.write_u64(u64::from(byte));
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+
+    fn write_usize(&mut self, n: usize) {
+        self.write_u64(n as u64);
+    }
+}
+
+type Fast = BuildHasherDefault<TokenHasher>;
 
 /// Every binding of one handler, and which binding each token that binds or uses a local is.
 #[derive(Default)]
 pub(crate) struct Bindings {
     bindings: Vec<Binding>,
     /// The binding each token binds or uses.
-    tokens: HashMap<Token, BindingId>,
+    tokens: HashMap<Token, BindingId, Fast>,
+    /// The names of those tokens: a token of another name is none of them, and its place,
+    /// which the compiler is asked for, is not needed to tell.
+    token_names: HashSet<String, Fast>,
     /// The bindings a token stands for along with another binding.
     clashing: HashSet<BindingId>,
     /// The names the resolver did not meet (the locals the macro made after resolving, and
     /// items), numbered after `bindings`.
-    made: RefCell<HashMap<String, BindingId>>,
+    made: RefCell<HashMap<String, BindingId, Fast>>,
     /// The new name of each binding the output writes under another name (see `shadow`).
     renamed: HashMap<BindingId, String>,
     /// The names the tokens of those bindings are written with: what another token must be
@@ -143,20 +190,28 @@ impl Bindings {
     /// time a stage asks, the same for every token of that name, and no record
     /// ([`Bindings::get`] gives `None`).
     pub(crate) fn id(&self, ident: &Ident) -> BindingId {
-        let token = Token::of(ident);
-        if let Some(&id) = self.tokens.get(&token) {
-            return id;
+        let mut name = Token::name_of(ident);
+        if self.token_names.contains(&name) {
+            let token = Token::at(name, ident.span());
+            if let Some(&id) = self.tokens.get(&token) {
+                return id;
+            }
+            name = token.name;
         }
         let mut made = self.made.borrow_mut();
         let next = self.bindings.len() + made.len();
         *made
-            .entry(token.name)
+            .entry(name)
             .or_insert_with(|| BindingId(u32::try_from(next).unwrap_or(u32::MAX)))
     }
 
     /// The binding `ident` binds or uses, if the resolver met it.
     pub(crate) fn find(&self, ident: &Ident) -> Option<BindingId> {
-        self.tokens.get(&Token::of(ident)).copied()
+        let name = Token::name_of(ident);
+        if !self.token_names.contains(&name) {
+            return None;
+        }
+        self.tokens.get(&Token::at(name, ident.span())).copied()
     }
 
     /// `ident` as the output writes it: under its binding's new name (see `shadow`), at its
@@ -255,6 +310,9 @@ impl Bindings {
     /// The binding the name `name`, at `span`, is: a capture of a format string, or a word of
     /// another macro's string literal, whose literal's span it has.
     pub(crate) fn captured(&self, name: &str, span: Span) -> Option<BindingId> {
+        if !self.token_names.contains(name.trim_start_matches("r#")) {
+            return None;
+        }
         self.tokens.get(&Token::new(name, span)).copied()
     }
 
@@ -266,6 +324,9 @@ impl Bindings {
     }
 
     fn point(&mut self, token: Token, id: BindingId) {
+        if !self.token_names.contains(&token.name) {
+            self.token_names.insert(token.name.clone());
+        }
         if let Some(before) = self.tokens.insert(token, id)
             && before != id
         {

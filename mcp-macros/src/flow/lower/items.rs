@@ -17,13 +17,24 @@ use std::collections::HashSet;
 
 use proc_macro2::{TokenStream, TokenTree};
 use quote::ToTokens;
+use syn::visit::{self, Visit};
 use syn::visit_mut::{self, VisitMut};
 use syn::{Block, Item, Stmt, UseTree};
 
 /// Takes the items of `body`'s blocks out of them, leaving an empty item in each one's
 /// place. Returns them in order.
 pub(crate) fn lift(body: &mut Block) -> Vec<Item> {
-    let whole = body.to_token_stream();
+    // The body's tokens, which only an inner block's items are checked against: made only
+    // where there is one.
+    let mut inner = InnerItems {
+        depth: 0,
+        found: false,
+    };
+    inner.visit_block(body);
+    let whole = match inner.found {
+        true => body.to_token_stream(),
+        false => TokenStream::new(),
+    };
     let mut lifter = Lifter {
         whole,
         names: HashSet::new(),
@@ -39,7 +50,30 @@ pub(crate) fn is_lifted(stmt: &Stmt) -> bool {
     matches!(stmt, Stmt::Item(Item::Verbatim(tokens)) if tokens.is_empty())
 }
 
+/// Whether a block inside the body (not the body itself) holds an item [`lift`] might take,
+/// seen through what [`Lifter`] walks through.
+struct InnerItems {
+    depth: usize,
+    found: bool,
+}
+
+impl<'a> Visit<'a> for InnerItems {
+    fn visit_block(&mut self, block: &'a Block) {
+        let items =
+            (block.stmts.iter()).any(|stmt| matches!(stmt, Stmt::Item(item) if liftable(item)));
+        self.found |= self.depth > 0 && items;
+        self.depth += 1;
+        visit::visit_block(self, block);
+        self.depth -= 1;
+    }
+
+    fn visit_expr_closure(&mut self, _: &'a syn::ExprClosure) {}
+    fn visit_expr_async(&mut self, _: &'a syn::ExprAsync) {}
+    fn visit_item(&mut self, _: &'a Item) {}
+}
+
 struct Lifter {
+    /// The body's tokens as written, where an inner block holds an item (see [`InnerItems`]).
     whole: TokenStream,
     names: HashSet<String>,
     lifted: Vec<Item>,

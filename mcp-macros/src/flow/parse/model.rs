@@ -3,7 +3,6 @@
 use proc_macro2::{Span, TokenStream};
 use syn::parse::Parser;
 use syn::punctuated::Punctuated;
-use syn::spanned::Spanned;
 use syn::{
     Attribute, Block, FnArg, Generics, Ident, ItemFn, LitInt, LitStr, Pat, ReturnType, Token, Type,
     Visibility,
@@ -451,8 +450,10 @@ impl Handler {
         self.ident.span()
     }
 
+    /// The body's span: its braces', which is what `Spanned::span` finds, one group, without
+    /// printing the whole body to tokens first.
     pub(crate) fn body_span(&self) -> Span {
-        self.body.span()
+        self.body.brace_token.span.join()
     }
 }
 
@@ -473,4 +474,28 @@ pub(crate) fn context(sig: &syn::Signature) -> Option<Ident> {
         },
         _ => None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use proc_macro2::TokenStream;
+    use syn::spanned::Spanned;
+
+    use crate::flow::Kind;
+
+    /// The body's span is the one `Spanned` finds for the body, from its first line and
+    /// column to its last.
+    #[test]
+    fn the_body_span_is_the_body_s_own() {
+        let function: syn::ItemFn = syn::parse_str(
+            "async fn f(args: A, cx: Cx) -> ToolResult {\n    let x = 1;\n    Ok(text(x))\n}",
+        )
+        .expect("a function");
+        let mut errors = crate::flow::Errors::default();
+        let options = super::parse_options(Kind::Tool, TokenStream::new(), &mut errors);
+        let handler = super::parse_handler(Kind::Tool, options, function, &mut errors);
+        let (ours, spanned) = (handler.body_span(), handler.body.span());
+        assert_eq!((ours.start(), ours.end()), (spanned.start(), spanned.end()));
+        assert_eq!((ours.start().line, ours.end().line), (1, 4));
+    }
 }

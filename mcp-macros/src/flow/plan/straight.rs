@@ -125,11 +125,13 @@ impl Placement {
     }
 }
 
-/// Where each of `sites` resumes, in `body` (after the site finder).
+/// Where each of `sites` resumes, in `body` (after the site finder), given the summaries of
+/// the runs of the body's statements (see `free::suffixes`) and its `let`s, which resuming
+/// reads too (`resume::Suffixes::of_body`).
 pub(crate) fn place(
     body: &Block,
     sites: &[Site],
-    hoisted: &Hoisted,
+    (summaries, lets): (&[free::Summary], &Lets),
     lookup: free::Lookup<'_>,
 ) -> Vec<Placement> {
     let heads: BTreeSet<usize> = sites
@@ -138,8 +140,6 @@ pub(crate) fn place(
         .filter_map(Site::body_stmt)
         .collect();
     let last = body.stmts.len().saturating_sub(1);
-    let summaries = free::suffixes(&body.stmts, lookup);
-    let lets = Lets::of(body, hoisted, lookup.bindings);
     sites
         .iter()
         .map(|site| {
@@ -147,7 +147,7 @@ pub(crate) fn place(
                 return Placement::Own;
             }
             if let Some(k) = site.body_stmt() {
-                let again = again_at(body, k, &lets, lookup, &summaries)
+                let again = again_at(body, k, lets, lookup, summaries)
                     .into_iter()
                     .cloned();
                 return Placement::At {
@@ -158,7 +158,7 @@ pub(crate) fn place(
             match site.path.first() {
                 Some(Step::Stmt(k)) if !heads.contains(k) => {
                     // After the last statement nothing is live, and nothing had again.
-                    let (live, again) = live_after(body, *k, &lets, lookup, &summaries);
+                    let (live, again) = live_after(body, *k, lets, lookup, summaries);
                     let live = (*k != last).then_some(live);
                     Placement::Within {
                         stmt: *k,

@@ -33,7 +33,7 @@ impl Bindings {
 
     /// What `ident` holds, if the macro made it (see [`Bindings::make`]).
     pub(crate) fn made(&self, ident: &Ident) -> Option<Made> {
-        let id = self.made.borrow().get(&Token::of(ident).name).copied()?;
+        let id = self.made.borrow().get(&Token::name_of(ident)).copied()?;
         self.made_kinds.get(&id).copied()
     }
 

@@ -245,7 +245,7 @@ impl<'ast> Visit<'ast> for Walk {
         if field.colon_token.is_none()
             && let Expr::Path(path) = &field.expr
             && let Some(ident) = path.path.get_ident()
-            && let Some(&id) = self.table.tokens.get(&Token::of(ident))
+            && let Some(id) = self.table.find(ident)
         {
             self.table.shorthand.insert(id);
         }

@@ -97,11 +97,7 @@ impl Resumer<'_> {
             );
             let field = self.found.field_name(&binding.ident, self.stages.bindings);
             let ident = &binding.ident;
-            let mutability = binding.mutable.then(|| quote!(mut));
-            out.push(syn::parse_quote! {
-                #[allow(unused_mut, unused_variables)]
-                let #mutability #ident = #value;
-            });
+            out.push(restored_let(binding.mutable, ident, &value));
             self.found.carried.push(Carried {
                 binding: self.stages.bindings.id(ident),
                 mutable: binding.mutable,
@@ -182,6 +178,47 @@ impl Resumer<'_> {
             stmts,
         })
     }
+}
+
+/// `#[allow(unused_mut, unused_variables)] let [mut] ident = value;`, built as the tree
+/// parsing it gives (one of these per carried local and point, where a parse cost more than
+/// the rest of restoring it).
+fn restored_let(mutable: bool, ident: &Ident, value: &Ident) -> Stmt {
+    let span = Span::call_site();
+    let allow = syn::Attribute {
+        pound_token: Default::default(),
+        style: syn::AttrStyle::Outer,
+        bracket_token: Default::default(),
+        meta: syn::Meta::List(syn::MetaList {
+            path: Ident::new("allow", span).into(),
+            delimiter: syn::MacroDelimiter::Paren(Default::default()),
+            tokens: quote!(unused_mut, unused_variables),
+        }),
+    };
+    let pat = Pat::Ident(syn::PatIdent {
+        attrs: Vec::new(),
+        by_ref: None,
+        mutability: mutable.then(Default::default),
+        ident: ident.clone(),
+        subpat: None,
+    });
+    let value = Expr::Path(syn::ExprPath {
+        attrs: Vec::new(),
+        qself: None,
+        path: value.clone().into(),
+    });
+    Stmt::Local(syn::Local {
+        attrs: vec![allow],
+        let_token: Default::default(),
+        modifiers: Default::default(),
+        pat,
+        init: Some(syn::LocalInit {
+            eq_token: Default::default(),
+            expr: Box::new(value),
+            diverge: None,
+        }),
+        semi_token: Default::default(),
+    })
 }
 
 /// What [`Resumer::restore`] writes: the statements, the names it borrows again, and

@@ -48,6 +48,18 @@ impl Suffixes {
         found
     }
 
+    /// The summaries and `let`s of the body's own block (at the empty path), for placing its
+    /// points (`straight::place`) as for resuming them: found once for both.
+    pub(crate) fn of_body(
+        &self,
+        body: &Block,
+        stages: &Stages<'_>,
+    ) -> (Rc<Vec<free::Summary>>, Rc<straight::Lets>) {
+        let lookup = stages.lookup();
+        let lets = self.lets(&[], body, stages.hoisted, lookup.bindings);
+        (self.of(&[], body, lookup), lets)
+    }
+
     /// What `block`, the body's block at `here`, declares, as a walk reading `stages` has it
     /// again (see `prefix`; at the body's top level when `top`).
     pub(super) fn prefix(
