@@ -426,11 +426,11 @@ impl<R: FinalResult + Send + 'static> Round<R> {
                 match InputRequiredResult::new(requests, token) {
                     Ok(result) => match &member {
                         Some(member) if unasked.is_empty() => answer
-                            .write(&Written(&result))
+                            .write_with(|body| Written(&result).write(body))
                             .map(|()| answer.add_member(member)),
                         _ => {
                             let result = with_meta(result, unasked, info.as_deref());
-                            answer.write(&Written(&result))
+                            answer.write_with(|body| Written(&result).write(body))
                         }
                     },
                     Err(empty) => Err(ErrorObject::new(

@@ -118,8 +118,8 @@ impl Server {
         // A 2026-07-28 notification over HTTP carries `Mcp-Method` as a request does.
         let modern =
             facts.protocol_version_header.as_deref() == Some(crate::protocol::PROTOCOL_VERSION);
-        if let Some(headers) = facts.headers.as_deref().filter(|_| facts.http && modern)
-            && let Err(error) = headers::check_standard(method, |key| params.get(key), headers)
+        if let Some(headers) = facts.standard_headers().filter(|_| modern)
+            && let Err(error) = headers::check_standard(method, |key| params.get(key), &headers)
         {
             return error_outcome(&Value::Null, &error);
         }
@@ -148,8 +148,8 @@ impl Server {
             .method(name)
             .ok_or_else(|| RpcError::method_not_found(name))?;
         let meta = lifecycle::check_meta(&params, &facts)?;
-        if let Some(headers) = facts.headers.as_deref().filter(|_| facts.http) {
-            headers::check_standard(name, |key| params.member(key), headers)?;
+        if let Some(headers) = facts.standard_headers() {
+            headers::check_standard(name, |key| params.member(key), &headers)?;
         }
         // A call read as one goes straight to its round; a map of a call's members (its
         // `method` came after its `params`) is taken apart below.

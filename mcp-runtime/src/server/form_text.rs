@@ -89,32 +89,38 @@ impl<'a> FormParams<'a> {
 }
 
 /// An `input_required` result, as [`InputRequiredResult`]'s own serialisation writes it, its
-/// form questions' schemas from kept text. Written with `serde_json` only: the kept text goes
-/// out as JSON text, which no other format reads.
+/// form questions' schemas from kept text, and its `requestState` (a token of the state
+/// signer) written as it is: base64url never needs escaping, so it is not scanned for
+/// characters to escape. Written as compact JSON only: the kept text goes out as JSON text.
 pub(super) struct Written<'a>(pub(super) &'a InputRequiredResult);
 
-impl Serialize for Written<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+impl Written<'_> {
+    /// Appends the result to `out`, members in the type's order.
+    pub(super) fn write(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
         let result = self.0;
-        let requests = result.input_requests();
-        let state = result.request_state();
-        let meta = result.meta();
-        let members = 1
-            + usize::from(requests.is_some())
-            + usize::from(state.is_some())
-            + usize::from(meta.is_some());
-        let mut out = serializer.serialize_struct("InputRequiredResult", members)?;
-        out.serialize_field("resultType", &InputRequiredTag)?;
-        if let Some(requests) = requests {
-            out.serialize_field("inputRequests", &Requests(requests))?;
+        out.extend_from_slice(br#"{"resultType":"#);
+        serde_json::to_writer(&mut *out, &InputRequiredTag)?;
+        if let Some(requests) = result.input_requests() {
+            out.extend_from_slice(br#","inputRequests":"#);
+            serde_json::to_writer(&mut *out, &Requests(requests))?;
         }
-        if let Some(state) = state {
-            out.serialize_field("requestState", state)?;
+        if let Some(state) = result.request_state() {
+            debug_assert!(
+                state
+                    .bytes()
+                    .all(|byte| byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'_')),
+                "a state token is base64url"
+            );
+            out.extend_from_slice(br#","requestState":""#);
+            out.extend_from_slice(state.as_bytes());
+            out.push(b'"');
         }
-        if let Some(meta) = meta {
-            out.serialize_field("_meta", meta)?;
+        if let Some(meta) = result.meta() {
+            out.extend_from_slice(br#","_meta":"#);
+            serde_json::to_writer(&mut *out, meta)?;
         }
-        out.end()
+        out.push(b'}');
+        Ok(())
     }
 }
 
@@ -158,6 +164,12 @@ mod tests {
     use super::*;
     use crate::protocol::meta::ResultMeta;
     use crate::protocol::{ElicitRequestUrlParams, Implementation, InputRequests};
+
+    fn written(result: &InputRequiredResult) -> String {
+        let mut out = b"[".to_vec();
+        Written(result).write(&mut out).unwrap();
+        String::from_utf8(out.split_off(1)).unwrap()
+    }
 
     /// A form type's schema: fields in declared order, not sorted, with text to escape.
     fn schema() -> &'static ElicitRequestedSchema {
@@ -209,7 +221,10 @@ mod tests {
             ..ResultMeta::default()
         };
         let results = [
-            InputRequiredResult::with_state(requests.clone(), "c3RhdGU"),
+            InputRequiredResult::with_state(
+                requests.clone(),
+                "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_",
+            ),
             InputRequiredResult::requests_only(requests.clone()),
             InputRequiredResult::with_state(requests, "s").with_meta(meta),
             InputRequiredResult::state_only("only"),
@@ -219,7 +234,7 @@ mod tests {
         for _ in 0..2 {
             for result in &results {
                 let expected = serde_json::to_string(result).unwrap();
-                assert_eq!(serde_json::to_string(&Written(result)).unwrap(), expected);
+                assert_eq!(written(result), expected);
             }
         }
     }
@@ -237,7 +252,7 @@ mod tests {
                 "q".to_owned(),
                 form("Sure?", schema, true),
             )]));
-            let written = serde_json::to_string(&Written(&result)).unwrap();
+            let written = written(&result);
             assert_eq!(written, serde_json::to_string(&result).unwrap());
             let text = serde_json::to_string(schema).unwrap();
             assert!(

@@ -11,8 +11,8 @@
 
 use std::borrow::Cow;
 
-use axum::http::HeaderMap;
 use axum::http::header::{AsHeaderName, HeaderName};
+use axum::http::{HeaderMap, HeaderValue};
 use base64::Engine as _;
 use serde_json::Value;
 
@@ -32,9 +32,9 @@ const SENTINEL_SUFFIX: &str = "?=";
 pub(crate) fn check_standard<'p>(
     method: &str,
     lookup: impl Fn(&str) -> Option<&'p Value>,
-    headers: &HeaderMap,
+    headers: &StandardHeaders,
 ) -> Result<(), RpcError> {
-    match single(headers, &MCP_METHOD)? {
+    match headers.method.text(&MCP_METHOD)? {
         None => return Err(mismatch("missing `Mcp-Method` header")),
         Some(value) if value == method => {}
         Some(value) => {
@@ -51,7 +51,7 @@ pub(crate) fn check_standard<'p>(
         "tasks/get" | "tasks/update" | "tasks/cancel" => "taskId",
         _ => return Ok(()),
     };
-    let Some(value) = single(headers, &MCP_NAME)? else {
+    let Some(value) = headers.name.text(&MCP_NAME)? else {
         return Err(mismatch(format!(
             "missing `Mcp-Name` header, required on `{method}`"
         )));
@@ -67,6 +67,68 @@ pub(crate) fn check_standard<'p>(
         _ => Err(mismatch(format!(
             "the `Mcp-Name` header names a target, but the body has no string `{member}`"
         ))),
+    }
+}
+
+/// `Mcp-Method` and `Mcp-Name` as a request sent them, read with its other headers in one
+/// walk (or looked up, for a transport that hands over only the map).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct StandardHeaders {
+    method: Sent,
+    name: Sent,
+}
+
+/// A header's value when it came once; or that it did not come, or came more than once.
+#[derive(Debug, Clone, Default)]
+enum Sent {
+    #[default]
+    Absent,
+    Once(HeaderValue),
+    Repeated,
+}
+
+impl Sent {
+    fn of((first, repeated): (Option<&HeaderValue>, bool)) -> Self {
+        match first {
+            None => Self::Absent,
+            Some(_) if repeated => Self::Repeated,
+            Some(value) => Self::Once(value.clone()),
+        }
+    }
+
+    /// As [`single`] reads header `name`, with the same refusals.
+    fn text(&self, name: &HeaderName) -> Result<Option<&str>, RpcError> {
+        match self {
+            Self::Absent => Ok(None),
+            Self::Repeated => Err(mismatch(format!("more than one `{name}` header"))),
+            Self::Once(value) => value
+                .to_str()
+                .map(Some)
+                .map_err(|_| mismatch(format!("the `{name}` header holds invalid characters"))),
+        }
+    }
+}
+
+impl StandardHeaders {
+    /// From each header's first value, and whether another followed.
+    pub(crate) fn new(
+        method: (Option<&HeaderValue>, bool),
+        name: (Option<&HeaderValue>, bool),
+    ) -> Self {
+        Self {
+            method: Sent::of(method),
+            name: Sent::of(name),
+        }
+    }
+
+    /// Looked up in `headers`.
+    pub(crate) fn read(headers: &HeaderMap) -> Self {
+        let sent = |name: &HeaderName| {
+            let mut values = headers.get_all(name).iter();
+            let first = values.next();
+            (first, values.next().is_some())
+        };
+        Self::new(sent(&MCP_METHOD), sent(&MCP_NAME))
     }
 }
 
@@ -124,6 +186,10 @@ mod tests {
         map
     }
 
+    fn standard(headers: &HeaderMap) -> StandardHeaders {
+        StandardHeaders::read(headers)
+    }
+
     fn params(value: Value) -> serde_json::Map<String, Value> {
         value.as_object().unwrap().clone()
     }
@@ -154,9 +220,9 @@ mod tests {
     fn method_and_name_must_be_present_and_match() {
         let call = params(json!({"name": "get_weather"}));
         let ok = headers(&[("mcp-method", "tools/call"), ("mcp-name", "get_weather")]);
-        assert!(check_standard("tools/call", |key| call.get(key), &ok).is_ok());
+        assert!(check_standard("tools/call", |key| call.get(key), &standard(&ok)).is_ok());
         let mixed_case = headers(&[("Mcp-Method", "tools/call"), ("MCP-NAME", "get_weather")]);
-        assert!(check_standard("tools/call", |key| call.get(key), &mixed_case).is_ok());
+        assert!(check_standard("tools/call", |key| call.get(key), &standard(&mixed_case)).is_ok());
         for bad in [
             headers(&[("mcp-name", "get_weather")]),
             headers(&[("mcp-method", "tools/list"), ("mcp-name", "get_weather")]),
@@ -171,7 +237,11 @@ mod tests {
             headers(&[("mcp-method", "tools/call"), ("mcp-name", "=?base64?!!?=")]),
         ] {
             assert_eq!(
-                code(check_standard("tools/call", |key| call.get(key), &bad)),
+                code(check_standard(
+                    "tools/call",
+                    |key| call.get(key),
+                    &standard(&bad)
+                )),
                 Some((-32020, 400)),
                 "{bad:?}"
             );
@@ -184,9 +254,9 @@ mod tests {
                 "=?base64?ZmlsZTovLy9wcm9qZWN0cy9hIGIuanNvbg==?=",
             ),
         ]);
-        assert!(check_standard("resources/read", |key| read.get(key), &encoded).is_ok());
+        assert!(check_standard("resources/read", |key| read.get(key), &standard(&encoded)).is_ok());
         // Methods without a target need only `Mcp-Method`.
         let list = headers(&[("mcp-method", "tools/list")]);
-        assert!(check_standard("tools/list", |_| None, &list).is_ok());
+        assert!(check_standard("tools/list", |_| None, &standard(&list)).is_ok());
     }
 }

@@ -156,6 +156,7 @@ mod error;
 mod form_text;
 mod handler;
 mod headers;
+pub(crate) use headers::StandardHeaders;
 mod legacy;
 mod lifecycle;
 mod listen;
@@ -312,6 +313,8 @@ pub struct RequestFacts {
     peer: Option<std::net::IpAddr>,
     connection: Option<Arc<Connection>>,
     headers: Option<Arc<axum::http::HeaderMap>>,
+    /// `Mcp-Method` and `Mcp-Name` of `headers`, when the transport read them already.
+    standard: Option<StandardHeaders>,
     claims: Option<Arc<crate::auth::Claims>>,
 }
 
@@ -346,7 +349,29 @@ impl RequestFacts {
     #[must_use]
     pub fn with_headers(mut self, headers: axum::http::HeaderMap) -> Self {
         self.headers = Some(Arc::new(headers));
+        self.standard = None;
         self
+    }
+
+    /// [`RequestFacts::with_headers`], with their `Mcp-Method` and `Mcp-Name` as the
+    /// transport read them.
+    pub(crate) fn with_read_headers(
+        mut self,
+        headers: axum::http::HeaderMap,
+        standard: StandardHeaders,
+    ) -> Self {
+        self.headers = Some(Arc::new(headers));
+        self.standard = Some(standard);
+        self
+    }
+
+    /// The standard headers to check, when the message came over HTTP with its headers.
+    pub(crate) fn standard_headers(&self) -> Option<std::borrow::Cow<'_, StandardHeaders>> {
+        let headers = self.headers.as_deref().filter(|_| self.http)?;
+        Some(match &self.standard {
+            Some(standard) => std::borrow::Cow::Borrowed(standard),
+            None => std::borrow::Cow::Owned(StandardHeaders::read(headers)),
+        })
     }
 
     /// The address the message came from. Over HTTP, legacy sessions (and their calls and

@@ -83,7 +83,16 @@ impl ResultAnswer {
     /// refusing, say) leaves the answer unusable and gives the `-32603` error to answer
     /// instead; the reason goes to the log.
     pub(crate) fn write<R: Serialize>(&mut self, result: &R) -> Result<(), ErrorObject> {
-        serde_json::to_writer(&mut self.body, result).map_err(|error| {
+        self.write_with(|body| serde_json::to_writer(body, result))
+    }
+
+    /// Writes a result with `write`, which appends it to the answer as compact JSON; as
+    /// [`write`](Self::write) when it fails.
+    pub(crate) fn write_with(
+        &mut self,
+        write: impl FnOnce(&mut Vec<u8>) -> serde_json::Result<()>,
+    ) -> Result<(), ErrorObject> {
+        write(&mut self.body).map_err(|error| {
             tracing::error!(%error, "a result did not serialise");
             ErrorObject::new(ErrorCode::INTERNAL_ERROR, "internal error")
         })

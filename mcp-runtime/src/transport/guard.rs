@@ -5,9 +5,10 @@ use std::borrow::Cow;
 use std::cell::RefCell;
 use std::net::Ipv6Addr;
 
-use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, Uri, header};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 
+use super::head::Head;
 use crate::logfield::{RateLimit, untrusted, warn_limited};
 use crate::server::Inner;
 
@@ -189,16 +190,6 @@ impl<'a> HostPort<'a> {
     }
 }
 
-/// The only value of header `name`: `Ok(None)` when absent, `Err` when repeated.
-fn single<'a>(headers: &'a HeaderMap, name: &HeaderName) -> Result<Option<&'a HeaderValue>, ()> {
-    let mut values = headers.get_all(name).iter();
-    let first = values.next();
-    match values.next() {
-        Some(_) => Err(()),
-        None => Ok(first),
-    }
-}
-
 fn origin_allowed(origin: &HeaderValue, inner: &Inner) -> bool {
     let Ok(origin) = origin.to_str() else {
         return false;
@@ -223,11 +214,11 @@ fn origin_allowed(origin: &HeaderValue, inner: &Inner) -> bool {
 /// The host a request is for: an absolute-form target's authority, which must then agree
 /// with `Host`, else the `Host` header; `Ok(None)` when neither names one, `Err` with the
 /// reason when either is malformed or they disagree.
-fn requested_host<'a>(
-    headers: &'a HeaderMap,
-    uri: &'a Uri,
-) -> Result<Option<HostPort<'a>>, &'static str> {
-    let header = single(headers, &header::HOST).map_err(|()| "more than one `Host` header")?;
+fn requested_host<'a>(head: &Head<'a>, uri: &'a Uri) -> Result<Option<HostPort<'a>>, &'static str> {
+    let header = head
+        .host
+        .single()
+        .map_err(|()| "more than one `Host` header")?;
     let host = match header {
         Some(value) => Some(
             value
@@ -257,12 +248,8 @@ fn requested_host<'a>(
 /// with `403`: the rejection to answer, if any. Refusals are logged at a bounded rate (any
 /// client can send them on every request). Behind `allow_host("*")` a request without
 /// `Host` is served.
-pub(crate) fn check_host_and_origin(
-    headers: &HeaderMap,
-    uri: &Uri,
-    inner: &Inner,
-) -> Option<Response> {
-    let host = match requested_host(headers, uri) {
+pub(crate) fn check_host_and_origin(head: &Head<'_>, uri: &Uri, inner: &Inner) -> Option<Response> {
+    let host = match requested_host(head, uri) {
         Ok(host) => host,
         Err(reason) => {
             warn_limited!(
@@ -295,7 +282,7 @@ pub(crate) fn check_host_and_origin(
             None => reject(StatusCode::BAD_REQUEST, -32600, "missing `Host` header"),
         });
     }
-    let origin = match single(headers, &header::ORIGIN) {
+    let origin = match head.origin.single() {
         Ok(origin) => origin,
         Err(()) => {
             warn_limited!(
@@ -328,8 +315,8 @@ pub(crate) fn check_host_and_origin(
 }
 
 /// The body must be declared `application/json` (parameters such as `charset` allowed).
-pub(crate) fn check_content_type(headers: &HeaderMap) -> Option<Response> {
-    let value = headers.get(header::CONTENT_TYPE);
+pub(crate) fn check_content_type(head: &Head<'_>) -> Option<Response> {
+    let value = head.content_type.first;
     // As nearly every client sends it: accepted without being taken apart.
     if value.is_some_and(|value| value.as_bytes().eq_ignore_ascii_case(b"application/json")) {
         return None;
@@ -375,12 +362,14 @@ fn accepts_any(headers: &HeaderMap, wanted: &[&str]) -> Option<bool> {
 /// A client sends the same `Accept` text on every request, so each thread remembers the
 /// verdict on its last [`ACCEPT_REMEMBERED`] texts (one header of at most
 /// [`ACCEPT_REMEMBERED_LEN`] bytes each); equal texts get equal verdicts.
-pub(crate) fn check_accept(headers: &HeaderMap) -> Option<bool> {
-    let mut values = headers.get_all(header::ACCEPT).iter();
-    let (Some(text), None) = (values.next(), values.next()) else {
-        return judge_accept(headers);
+pub(crate) fn check_accept(head: &Head<'_>) -> Option<bool> {
+    let headers = head.headers;
+    let text = match head.accept.single() {
+        Ok(Some(text)) => text.as_bytes(),
+        // No range: anything goes, and no event stream.
+        Ok(None) => return Some(false),
+        Err(()) => return judge_accept(headers),
     };
-    let text = text.as_bytes();
     if text.len() > ACCEPT_REMEMBERED_LEN {
         return judge_accept(headers);
     }
@@ -527,17 +516,19 @@ mod tests {
             header::ACCEPT,
             HeaderValue::from_static("text/event-stream;q=0.9, Application/JSON"),
         );
-        assert_eq!(check_accept(&headers), Some(true));
+        assert_eq!(check_accept(&Head::read(&headers)), Some(true));
         assert!(accepts_event_stream(&headers));
         headers.insert(header::ACCEPT, HeaderValue::from_static("text/html"));
-        assert_eq!(check_accept(&headers), None);
+        assert_eq!(check_accept(&Head::read(&headers)), None);
         assert!(!accepts_event_stream(&headers));
         headers.insert(header::ACCEPT, HeaderValue::from_static("*/*"));
-        assert!(check_accept(&headers) == Some(true) && accepts_event_stream(&headers));
+        assert!(
+            check_accept(&Head::read(&headers)) == Some(true) && accepts_event_stream(&headers)
+        );
         headers.insert(header::ACCEPT, HeaderValue::from_static("application/json"));
-        assert_eq!(check_accept(&headers), Some(false));
+        assert_eq!(check_accept(&Head::read(&headers)), Some(false));
         headers.remove(header::ACCEPT);
-        assert_eq!(check_accept(&headers), Some(false));
+        assert_eq!(check_accept(&Head::read(&headers)), Some(false));
         assert!(!accepts_event_stream(&headers));
     }
 
@@ -562,34 +553,44 @@ mod tests {
             for text in texts {
                 let mut headers = HeaderMap::new();
                 headers.insert(header::ACCEPT, HeaderValue::from_str(text).unwrap());
-                assert_eq!(check_accept(&headers), judge_accept(&headers), "{text}");
+                assert_eq!(
+                    check_accept(&Head::read(&headers)),
+                    judge_accept(&headers),
+                    "{text}"
+                );
             }
         }
         let mut both = HeaderMap::new();
         both.append(header::ACCEPT, HeaderValue::from_static("text/html"));
         both.append(header::ACCEPT, HeaderValue::from_static("application/json"));
-        assert_eq!(check_accept(&both), Some(false));
+        assert_eq!(check_accept(&Head::read(&both)), Some(false));
     }
 
     #[test]
     fn content_type_parameters_are_ignored() {
         let mut headers = HeaderMap::new();
-        assert!(check_content_type(&headers).is_some());
+        assert!(check_content_type(&Head::read(&headers)).is_some());
         headers.insert(
             header::CONTENT_TYPE,
             HeaderValue::from_static("application/json; charset=utf-8"),
         );
-        assert!(check_content_type(&headers).is_none());
+        assert!(check_content_type(&Head::read(&headers)).is_none());
         headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/plain"));
-        assert!(check_content_type(&headers).is_some());
+        assert!(check_content_type(&Head::read(&headers)).is_some());
         // The bare type, in any case, and with spaces around it.
         for accepted in ["application/json", "Application/JSON", " application/json "] {
             headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(accepted));
-            assert!(check_content_type(&headers).is_none(), "{accepted}");
+            assert!(
+                check_content_type(&Head::read(&headers)).is_none(),
+                "{accepted}"
+            );
         }
         for refused in ["application/jsonx", "application/json-seq", "application"] {
             headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(refused));
-            assert!(check_content_type(&headers).is_some(), "{refused}");
+            assert!(
+                check_content_type(&Head::read(&headers)).is_some(),
+                "{refused}"
+            );
         }
     }
 }

@@ -21,7 +21,7 @@ use std::task::Poll;
 use axum::Router;
 use axum::body::Bytes;
 use axum::extract::{ConnectInfo, State};
-use axum::http::{HeaderName, HeaderValue, Method, StatusCode, header, request::Parts};
+use axum::http::{HeaderValue, Method, StatusCode, header, request::Parts};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use hyper::server::conn::http1;
@@ -35,6 +35,7 @@ use tracing::Instrument as _;
 use super::body::{BodyError, is_request, read_body};
 use super::connection::{AcceptBackoff, Activity, Expiry, Timeouts, Tracked, Watched};
 use super::event_stream::{SESSION_ID, json_response, respond_streaming, standalone_stream};
+use super::head::Head;
 use super::limits::RequestSlot;
 use super::roster::{Entered, Roster};
 use super::watchdog::Gated;
@@ -337,7 +338,6 @@ where
     B: hyper::body::Body<Data = Bytes>,
     B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
 {
-    let session = session_id(&parts);
     match parts.method {
         Method::POST => {
             let peer = parts
@@ -346,19 +346,20 @@ where
                 .map(|ConnectInfo(peer)| peer.ip());
             respond(server, parts, body, peer).await
         }
-        Method::GET | Method::DELETE if session.is_some() => {
-            if let Some(rejection) =
-                guard::check_host_and_origin(&parts.headers, &parts.uri, &server.inner)
+        Method::GET | Method::DELETE if parts.headers.contains_key(&SESSION_ID) => {
+            let head = Head::read(&parts.headers);
+            let session = session_id(&head);
+            if let Some(rejection) = guard::check_host_and_origin(&head, &parts.uri, &server.inner)
             {
                 return rejection;
             }
+            let version = protocol_version(&head);
             let claims = match bearer::authenticate(server, &parts).await {
                 Ok(claims) => claims,
                 Err(refused) => return refused,
             };
             let subject = bearer::subject(server, &mut parts, claims.as_ref());
             let id = session.unwrap_or_default();
-            let version = protocol_version(&parts);
             let (subject, version) = (subject.as_deref(), version.as_deref());
             if parts.method == Method::DELETE {
                 return match server.end_session(&id, subject, version) {
@@ -382,8 +383,8 @@ where
     }
 }
 
-fn session_id(parts: &Parts) -> Option<String> {
-    let value = parts.headers.get(&SESSION_ID)?;
+fn session_id(head: &Head<'_>) -> Option<String> {
+    let value = head.session_id.first?;
     Some(String::from_utf8_lossy(value.as_bytes()).into_owned())
 }
 
@@ -395,7 +396,8 @@ where
     B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
 {
     let inner = &server.inner;
-    if let Some(rejection) = guard::check_host_and_origin(&parts.headers, &parts.uri, inner) {
+    let head = Head::read(&parts.headers);
+    if let Some(rejection) = guard::check_host_and_origin(&head, &parts.uri, inner) {
         return rejection;
     }
     // Before the body is read: a request without a valid token costs no more than its head.
@@ -403,16 +405,16 @@ where
         Ok(claims) => claims,
         Err(refused) => return refused,
     };
-    if let Some(rejection) = guard::check_content_type(&parts.headers) {
+    if let Some(rejection) = guard::check_content_type(&head) {
         return rejection;
     }
-    let Some(accepts_sse) = guard::check_accept(&parts.headers) else {
+    let Some(accepts_sse) = guard::check_accept(&head) else {
         return guard::not_acceptable();
     };
     let limit = inner.body_limit;
-    let declared = parts
-        .headers
-        .get(header::CONTENT_LENGTH)
+    let declared = head
+        .content_length
+        .first
         .and_then(|value| value.to_str().ok()?.parse::<u64>().ok());
     if declared.is_some_and(|length| length > limit as u64) {
         return guard::too_large(limit);
@@ -436,8 +438,10 @@ where
         }
         Err(_) => return guard::body_timeout(limits.body_read_timeout),
     };
+    // What dispatch reads of the headers, read now: the map moves on to the binding policy.
+    let (version, session, standard) =
+        (protocol_version(&head), session_id(&head), head.standard());
     let server_slot = Arc::clone(&inner.http.requests).try_acquire_owned().ok();
-    // The headers go on to the binding policy; nothing below reads them.
     let subject = bearer::subject(server, &mut parts, claims.as_ref());
     let owner_slot = server_slot
         .as_ref()
@@ -451,10 +455,10 @@ where
         (None, _) => return guard::overloaded(limits.max_concurrent_requests),
         (Some(_), None) => return guard::too_many(limits.max_requests_per_owner),
     };
-    let mut facts = RequestFacts::http_with(protocol_version(&parts), subject)
-        .with_session_id(session_id(&parts))
+    let mut facts = RequestFacts::http_with(version, subject)
+        .with_session_id(session)
         .with_claims(claims)
-        .with_headers(std::mem::take(&mut parts.headers));
+        .with_read_headers(std::mem::take(&mut parts.headers), standard);
     if let Some(peer) = peer {
         facts = facts.with_peer(peer);
     }
@@ -475,13 +479,10 @@ where
     }
 }
 
-/// The header naming the protocol revision a request speaks.
-static PROTOCOL_VERSION: HeaderName = HeaderName::from_static("mcp-protocol-version");
-
 /// The request's `MCP-Protocol-Version`, as sent: a static text when it names a supported
 /// revision, as nearly every request's does, so that it is not copied.
-fn protocol_version(parts: &Parts) -> Option<Cow<'static, str>> {
-    let value = parts.headers.get(&PROTOCOL_VERSION)?.as_bytes();
+fn protocol_version(head: &Head<'_>) -> Option<Cow<'static, str>> {
+    let value = head.protocol_version.first?.as_bytes();
     Some(
         match SUPPORTED_VERSIONS
             .iter()
@@ -521,17 +522,15 @@ mod tests {
     #[test]
     fn a_known_protocol_version_is_not_copied_and_another_is_kept_as_sent() {
         let parts = |version: &'static str| {
-            let request = hyper::Request::post("/mcp").header(&PROTOCOL_VERSION, version);
+            let request = hyper::Request::post("/mcp").header("mcp-protocol-version", version);
             request.body(()).unwrap().into_parts().0
         };
-        let known = protocol_version(&parts("2026-07-28"));
+        let version = |parts: &Parts| protocol_version(&Head::read(&parts.headers));
+        let known = version(&parts("2026-07-28"));
         assert!(matches!(known, Some(Cow::Borrowed("2026-07-28"))));
-        let other = protocol_version(&parts("2026-07-29"));
+        let other = version(&parts("2026-07-29"));
         assert!(matches!(other, Some(Cow::Owned(version)) if version == "2026-07-29"));
-        assert_eq!(
-            protocol_version(&hyper::Request::new(()).into_parts().0),
-            None
-        );
+        assert_eq!(version(&hyper::Request::new(()).into_parts().0), None);
     }
 
     #[tokio::test]

@@ -45,6 +45,7 @@ mod body;
 mod connection;
 mod event_stream;
 mod guard;
+mod head;
 mod http;
 mod limits;
 mod roster;
