@@ -6,6 +6,7 @@ use std::collections::HashMap;
 
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, format_ident, quote, quote_spanned};
+use syn::visit::{self, Visit};
 use syn::visit_mut::VisitMut;
 use syn::{Block, Expr, Ident};
 
@@ -26,6 +27,9 @@ mod probes;
 mod stepper;
 mod sub_flow;
 mod trait_impl;
+
+#[cfg(test)]
+mod tests;
 
 use handler::expand_handler;
 use sub_flow::expand_sub_flow;
@@ -424,7 +428,97 @@ fn first_self(handler: &Handler) -> Option<Span> {
     let params = handler.params.iter().map(|(_, ty)| ty);
     let states = handler.state_params.iter().map(|(_, ty)| ty);
     let types = args.chain(params).chain(states).chain([&handler.output]);
-    names_self(handler.body.to_token_stream()).or_else(|| names_self(quote!(#(#types)*)))
+    let mut body = FirstSelf(None);
+    body.visit_block(&handler.body);
+    body.0.or_else(|| names_self(quote!(#(#types)*)))
+}
+
+/// The first `Self` of a syntax tree, in source order, found by walking the tree rather than
+/// its tokens (printing a body to tokens cost the macro more than the walk): every identifier
+/// the tree holds, and the tokens it keeps unparsed (a macro's, an attribute's, a verbatim
+/// node's), as [`names_self`] reads them.
+struct FirstSelf(Option<Span>);
+
+impl FirstSelf {
+    fn tokens(&mut self, tokens: &TokenStream) {
+        if self.0.is_none() {
+            self.0 = names_self(tokens.clone());
+        }
+    }
+}
+
+impl<'ast> Visit<'ast> for FirstSelf {
+    fn visit_ident(&mut self, ident: &'ast Ident) {
+        if self.0.is_none() && ident == "Self" {
+            self.0 = Some(ident.span());
+        }
+    }
+
+    fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+        self.visit_path(&mac.path);
+        self.tokens(&mac.tokens);
+    }
+
+    fn visit_meta_list(&mut self, list: &'ast syn::MetaList) {
+        self.visit_path(&list.path);
+        self.tokens(&list.tokens);
+    }
+
+    fn visit_expr(&mut self, expr: &'ast Expr) {
+        match expr {
+            Expr::Verbatim(tokens) => self.tokens(tokens),
+            _ => visit::visit_expr(self, expr),
+        }
+    }
+
+    fn visit_type(&mut self, ty: &'ast syn::Type) {
+        match ty {
+            syn::Type::Verbatim(tokens) => self.tokens(tokens),
+            _ => visit::visit_type(self, ty),
+        }
+    }
+
+    fn visit_pat(&mut self, pat: &'ast syn::Pat) {
+        match pat {
+            syn::Pat::Verbatim(tokens) => self.tokens(tokens),
+            _ => visit::visit_pat(self, pat),
+        }
+    }
+
+    fn visit_item(&mut self, item: &'ast syn::Item) {
+        match item {
+            syn::Item::Verbatim(tokens) => self.tokens(tokens),
+            _ => visit::visit_item(self, item),
+        }
+    }
+
+    fn visit_impl_item(&mut self, item: &'ast syn::ImplItem) {
+        match item {
+            syn::ImplItem::Verbatim(tokens) => self.tokens(tokens),
+            _ => visit::visit_impl_item(self, item),
+        }
+    }
+
+    fn visit_trait_item(&mut self, item: &'ast syn::TraitItem) {
+        match item {
+            syn::TraitItem::Verbatim(tokens) => self.tokens(tokens),
+            _ => visit::visit_trait_item(self, item),
+        }
+    }
+
+    fn visit_foreign_item(&mut self, item: &'ast syn::ForeignItem) {
+        match item {
+            syn::ForeignItem::Verbatim(tokens) => self.tokens(tokens),
+            _ => visit::visit_foreign_item(self, item),
+        }
+    }
+
+    fn visit_type_param_bound(&mut self, bound: &'ast syn::TypeParamBound) {
+        match bound {
+            syn::TypeParamBound::Verbatim(tokens) => self.tokens(tokens),
+            _ => visit::visit_type_param_bound(self, bound),
+        }
+    }
 }
 
 /// The first `Self` in `tokens`.

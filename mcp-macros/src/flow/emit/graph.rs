@@ -12,14 +12,17 @@
 //! ```text
 //! fn flow_graph(&self) -> Option<&'static FlowGraph> {
 //!     use SchemaOfAny as _; // only where a form is named
-//!     // Each object's keys in sorted order (see `json`).
-//!     flow_graph(r#"{"branch_exits":[/* exits a condition leads to */],
-//!         "exits":[["tail","Ok(done)"]],
-//!         "points":[{"asks":[{"call":null,"form":["Target",0],"key":"target","kind":"form",
-//!         "message":"\"Where?\""}],"carried":[["replicas","u32"]],"in_loop":false}],
+//!     // Each object's keys in sorted order (see `json`). One plain string literal, its
+//!     // quotes and backslashes escaped (the compiler writes it: a raw string would be lexed
+//!     // again by proc_macro2's own lexer, built without optimisations).
+//!     flow_graph("{\"branch_exits\":[/* exits a condition leads to */],
+//!         \"exits\":[[\"tail\",\"Ok(done)\"]],
+//!         \"points\":[{\"asks\":[{\"call\":null,\"form\":[\"Target\",0],\"key\":\"target\",
+//!         \"kind\":\"form\",\"message\":\"\\\"Where?\\\"\"}],\"carried\":[[\"replicas\",\"u32\"]],
+//!         \"in_loop\":false}],
 //!         // The walk's steps, through joins; the runtime takes the joins out (see `walk`).
-//!         "steps":[["start",{"point":0},false,false,[]],..],
-//!         "sub_points":[/* points that call a sub-flow */]}"#,
+//!         \"steps\":[[\"start\",{\"point\":0},false,false,[]],..],
+//!         \"sub_points\":[/* points that call a sub-flow */]}",
 //!         // One entry per form type, however many points ask it, by the number the text
 //!         // gives it: its schema, or none where the type is no form.
 //!         &[SchemaProbe::<Target>::SCHEMA])
@@ -28,7 +31,7 @@
 
 use std::collections::HashSet;
 
-use proc_macro2::{Literal, TokenStream, TokenTree};
+use proc_macro2::{TokenStream, TokenTree};
 use quote::{ToTokens, quote};
 use syn::{Block, Expr, Ident, Item, UseTree};
 
@@ -117,7 +120,7 @@ pub(crate) fn method(records: &Records<'_>) -> TokenStream {
         .map(|(n, _)| n as u64);
     json.list(sub_points, Json::number);
     json.close();
-    let text = raw_string(&json.finish());
+    let text = json.finish();
     let p = quote!(::mcp_runtime::__private);
     // Through the probe: a type that is no form gives no schema, and no second error beside
     // the one where it is asked.
@@ -376,18 +379,6 @@ impl Hidden {
     }
 }
 
-/// `text` as a raw string literal (`r#"..."#`), which reads as the JSON it holds.
-fn raw_string(text: &str) -> TokenStream {
-    let mut hashes = String::from("#");
-    while text.contains(&format!("\"{hashes}")) {
-        hashes.push('#');
-    }
-    match format!("r{hashes}\"{text}\"{hashes}").parse::<Literal>() {
-        Ok(literal) => literal.into_token_stream(),
-        Err(_) => quote!(#text),
-    }
-}
-
 /// A step's end, as the runtime's records name it.
 fn step_end(json: &mut Json, id: Id) {
     let (key, n) = match id {
@@ -400,23 +391,4 @@ fn step_end(json: &mut Json, id: Id) {
     json.key(key, true);
     json.number(n as u64);
     json.close();
-}
-
-#[cfg(test)]
-mod tests {
-    use super::raw_string;
-
-    /// The text comes back whole, whatever quotes and hashes the source text it holds has.
-    #[test]
-    fn a_raw_string_holds_any_text() {
-        for text in [
-            "{}",
-            r#"{"message":"\"Where?\""}"#,
-            "a \"# b \"## c",
-            "r#\"\"#",
-        ] {
-            let literal: syn::LitStr = syn::parse2(raw_string(text)).expect("a string literal");
-            assert_eq!(literal.value(), text);
-        }
-    }
 }

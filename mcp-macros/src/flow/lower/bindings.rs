@@ -26,7 +26,6 @@
 
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
-use std::hash::{BuildHasherDefault, Hasher};
 
 use proc_macro2::{Ident, LineColumn, Span};
 use syn::punctuated::Punctuated;
@@ -112,33 +111,10 @@ impl Token {
 }
 
 /// The hasher of the table's maps: every stage asks the table about tokens, and the
-/// standard one, built without optimisations as a proc macro is, cost more than the rest
-/// of a lookup. Only the table's own keys are hashed, so no input can make it slow on
-/// purpose; nothing reads the maps in their order.
-#[derive(Default)]
-struct TokenHasher(u64);
-
-impl Hasher for TokenHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for &byte in bytes {
-            self.write_u64(u64::from(byte));
-        }
-    }
-
-    fn write_u64(&mut self, n: u64) {
-        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-
-    fn write_usize(&mut self, n: usize) {
-        self.write_u64(n as u64);
-    }
-}
-
-type Fast = BuildHasherDefault<TokenHasher>;
+/// standard one (SipHash), built without optimisations as a proc macro is, cost more than
+/// the rest of a lookup. Only the table's own keys are hashed, so no input can make it slow
+/// on purpose; nothing reads the maps in their order.
+type Fast = foldhash::fast::FixedState;
 
 /// Every binding of one handler, and which binding each token that binds or uses a local is.
 #[derive(Default)]
