@@ -78,34 +78,24 @@ pub(crate) struct StandardHeaders {
     name: Sent,
 }
 
-/// A header's value when it came once; or that it did not come, or came more than once.
+/// A header as the request sent it: its first value, and whether another followed.
 #[derive(Debug, Clone, Default)]
-enum Sent {
-    #[default]
-    Absent,
-    Once(HeaderValue),
-    Repeated,
+struct Sent {
+    first: Option<HeaderValue>,
+    repeated: bool,
 }
 
 impl Sent {
     fn of((first, repeated): (Option<&HeaderValue>, bool)) -> Self {
-        match first {
-            None => Self::Absent,
-            Some(_) if repeated => Self::Repeated,
-            Some(value) => Self::Once(value.clone()),
+        Self {
+            first: first.cloned(),
+            repeated,
         }
     }
 
     /// As [`single`] reads header `name`, with the same refusals.
     fn text(&self, name: &HeaderName) -> Result<Option<&str>, RpcError> {
-        match self {
-            Self::Absent => Ok(None),
-            Self::Repeated => Err(mismatch(format!("more than one `{name}` header"))),
-            Self::Once(value) => value
-                .to_str()
-                .map(Some)
-                .map_err(|_| mismatch(format!("the `{name}` header holds invalid characters"))),
-        }
+        only_text((self.first.as_ref(), self.repeated), name)
     }
 }
 
@@ -123,12 +113,10 @@ impl StandardHeaders {
 
     /// Looked up in `headers`.
     pub(crate) fn read(headers: &HeaderMap) -> Self {
-        let sent = |name: &HeaderName| {
-            let mut values = headers.get_all(name).iter();
-            let first = values.next();
-            (first, values.next().is_some())
-        };
-        Self::new(sent(&MCP_METHOD), sent(&MCP_NAME))
+        Self::new(
+            looked_up(headers, &MCP_METHOD),
+            looked_up(headers, &MCP_NAME),
+        )
     }
 }
 
@@ -139,11 +127,26 @@ pub(crate) fn single<N>(headers: &HeaderMap, name: N) -> Result<Option<&str>, Rp
 where
     N: AsHeaderName + std::fmt::Display + Copy,
 {
+    only_text(looked_up(headers, name), name)
+}
+
+/// Header `name`'s first value in `headers`, and whether another followed.
+fn looked_up<N: AsHeaderName>(headers: &HeaderMap, name: N) -> (Option<&HeaderValue>, bool) {
     let mut values = headers.get_all(name).iter();
-    let Some(first) = values.next() else {
+    let first = values.next();
+    (first, values.next().is_some())
+}
+
+/// The only value of header `name`, sent as its first value and whether another followed,
+/// as text: the refusals of [`single`].
+fn only_text(
+    (first, repeated): (Option<&HeaderValue>, bool),
+    name: impl std::fmt::Display,
+) -> Result<Option<&str>, RpcError> {
+    let Some(first) = first else {
         return Ok(None);
     };
-    if values.next().is_some() {
+    if repeated {
         return Err(mismatch(format!("more than one `{name}` header")));
     }
     first
