@@ -9,7 +9,7 @@
 //! clients write it, a call's `params` are read as a call reads them (see [`params`](super::params)).
 
 use std::borrow::Cow;
-use std::cell::{Cell, RefCell};
+use std::cell::Cell;
 use std::fmt;
 
 use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
@@ -81,10 +81,12 @@ impl<'a> TopLevel<'a> {
             splice: None,
         };
         match std::str::from_utf8(message) {
-            Ok(text) => match read_meta.then(|| read_spliced(text)).flatten() {
-                Some(top) => Ok(top),
-                None => read_with(serde_json::Deserializer::from_str(text), visitor),
-            },
+            Ok(text) => {
+                if read_meta && let Some(top) = read_spliced(text) {
+                    return Ok(top);
+                }
+                read_with(serde_json::Deserializer::from_str(text), visitor)
+            }
             Err(_) => read_with(serde_json::Deserializer::from_slice(message), visitor),
         }
     }
@@ -95,47 +97,47 @@ impl<'a> TopLevel<'a> {
 fn read_spliced(text: &str) -> Option<TopLevel<'_>> {
     thread_local! {
         /// The text read, the `_meta` spliced out: kept for the thread's next message.
-        static SPLICED: RefCell<String> = const { RefCell::new(String::new()) };
+        static SPLICED: Cell<String> = const { Cell::new(String::new()) };
     }
     let (start, end, meta) = CallMeta::remembered_in(text)?;
-    SPLICED.with_borrow_mut(|spliced| {
-        spliced.clear();
-        spliced.push_str(&text[..start]);
-        spliced.push('0');
-        spliced.push_str(&text[end..]);
-        // The name's closing quote and the colon come right before the text.
-        let splice = Splice {
-            key_end: spliced.as_ptr() as usize + start - 2,
-            meta: Cell::new(Some(meta)),
-        };
-        let visitor = TopLevelVisitor {
-            read_meta: true,
-            splice: Some(&splice),
-        };
-        let top = read_with(serde_json::Deserializer::from_str(spliced), visitor).ok();
-        let taken = splice.meta.into_inner().is_none();
-        let read = top
-            .filter(|_| taken)
-            .and_then(|top| rebased(top, spliced, text, start, end));
-        if spliced.capacity() > 64 * 1024 {
-            *spliced = String::new();
+    // Taken out for the reading, not borrowed in a closure: what is read is large, and is
+    // not moved out of one.
+    let mut spliced = SPLICED.take();
+    spliced.clear();
+    spliced.push_str(&text[..start]);
+    spliced.push('0');
+    spliced.push_str(&text[end..]);
+    // The name's closing quote and the colon come right before the text.
+    let splice = Splice {
+        key_end: spliced.as_ptr() as usize + start - 2,
+        meta: Cell::new(Some(meta)),
+    };
+    let visitor = TopLevelVisitor {
+        read_meta: true,
+        splice: Some(&splice),
+    };
+    let read = match read_with(serde_json::Deserializer::from_str(&spliced), visitor) {
+        Ok(TopLevel::Object(members)) if splice.meta.take().is_none() => {
+            Some(rebased(members, &spliced, text, start, end))
         }
-        read
-    })
+        _ => None,
+    };
+    if spliced.capacity() <= 64 * 1024 {
+        SPLICED.set(spliced);
+    }
+    read
 }
 
-/// `top`, read from `spliced`, as read from `text`, of which `spliced` is a copy with a `0`
-/// in place of `text[start..end]`.
+/// `members`, read from `spliced`, as read from `text`, of which `spliced` is a copy with a
+/// `0` in place of `text[start..end]`.
+#[inline]
 fn rebased<'a>(
-    top: TopLevel<'_>,
+    members: Members<'_>,
     spliced: &str,
     text: &'a str,
     start: usize,
     end: usize,
-) -> Option<TopLevel<'a>> {
-    let TopLevel::Object(members) = top else {
-        return None;
-    };
+) -> TopLevel<'a> {
     // The only member borrowed from the text read: borrowed again from `text`, at the
     // same place there.
     let method = members.method.map(|method| match method {
@@ -150,7 +152,7 @@ fn rebased<'a>(
         MethodMember::Name(Cow::Owned(name)) => MethodMember::Name(Cow::Owned(name)),
         MethodMember::NotAString => MethodMember::NotAString,
     });
-    Some(TopLevel::Object(Members { method, ..members }))
+    TopLevel::Object(Members { method, ..members })
 }
 
 fn read_with<'a, R: serde_json::de::Read<'a>>(
