@@ -125,16 +125,39 @@ pub(super) fn debug_string(out: &mut String, text: &str) -> std::fmt::Result {
 /// Lowercase hexadecimal digits.
 const DIGITS: &[u8; 16] = b"0123456789abcdef";
 
-/// Writes `n` as `width` lowercase hexadecimal digits (at most 16), zero-padded, quoted: made
-/// on the stack and appended at once, as a request's line has two such numbers.
+/// Each byte's two hexadecimal digits, in order: `000102` to `ff`.
+const PAIRS: &str = match std::str::from_utf8(&PAIR_BYTES) {
+    Ok(pairs) => pairs,
+    Err(_) => panic!("hexadecimal digits are ASCII"),
+};
+
+/// The bytes of [`PAIRS`].
+const PAIR_BYTES: [u8; 512] = {
+    let mut pairs = [0; 512];
+    let mut byte = 0;
+    while byte < 256 {
+        pairs[2 * byte] = DIGITS[byte >> 4];
+        pairs[2 * byte + 1] = DIGITS[byte & 0xf];
+        byte += 1;
+    }
+    pairs
+};
+
+/// Writes `n` as `width` lowercase hexadecimal digits (at most 16), zero-padded, quoted: two
+/// digits at a time, as a request's line has two such numbers.
 pub(super) fn hex(out: &mut String, n: u64, width: usize) {
     let width = width.clamp(n.checked_ilog(16).map_or(1, |log| log as usize + 1), 16);
-    let mut quoted = [b'"'; 18];
-    for (at, digit) in quoted[1..=width].iter_mut().enumerate() {
-        *digit = DIGITS[((n >> (4 * (width - 1 - at))) & 0xf) as usize];
+    out.push('"');
+    if width % 2 == 1 {
+        out.push(char::from(
+            DIGITS[((n >> (4 * (width - 1))) & 0xf) as usize],
+        ));
     }
-    // Quotes and digits: ASCII.
-    out.push_str(std::str::from_utf8(&quoted[..width + 2]).unwrap_or_default());
+    for at in (0..width / 2).rev() {
+        let byte = ((n >> (8 * at)) & 0xff) as usize;
+        out.push_str(&PAIRS[2 * byte..2 * byte + 2]);
+    }
+    out.push('"');
 }
 
 impl FieldValue {

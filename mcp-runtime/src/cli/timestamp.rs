@@ -54,17 +54,13 @@ fn write_slowly(out: &mut String) {
     let _ = tracing_subscriber::fmt::time::SystemTime.format_time(&mut Writer::new(out));
 }
 
-/// `.854412Z`: the microseconds, six digits, and the zone, made on the stack and appended at
-/// once.
+/// `.854412Z`: the microseconds, six digits, and the zone.
 fn write_fraction(out: &mut String, micros: u32) {
-    let mut fraction = *b".000000Z";
-    let mut rest = micros;
-    for digit in fraction[1..7].iter_mut().rev() {
-        *digit = b'0' + (rest % 10) as u8;
-        rest /= 10;
+    out.push('.');
+    for divisor in [100_000, 10_000, 1000, 100, 10, 1] {
+        out.push(char::from_digit(micros / divisor % 10, 10).unwrap_or('0'));
     }
-    // A point, digits and a letter: ASCII.
-    out.push_str(std::str::from_utf8(&fraction).unwrap_or_default());
+    out.push('Z');
 }
 
 /// `seconds` since 1970 in UTC, written up to the seconds: `2026-12-04T23:14:16`; `None`
@@ -108,13 +104,7 @@ mod tests {
 
     #[test]
     fn the_fraction_is_six_digits_of_microseconds() {
-        for (micros, written) in [
-            (0, ".000000Z"),
-            (854_412, ".854412Z"),
-            (7, ".000007Z"),
-            (100_000, ".100000Z"),
-            (999_999, ".999999Z"),
-        ] {
+        for (micros, written) in [(0, ".000000Z"), (854_412, ".854412Z"), (7, ".000007Z")] {
             let mut out = String::new();
             write_fraction(&mut out, micros);
             assert_eq!(out, written);
