@@ -13,7 +13,8 @@
 //!
 //! Clients send the same `_meta` round after round: each thread remembers what its last few
 //! texts read as, and a text it has seen is not read again, nor copied: the call shares the
-//! remembered text.
+//! remembered text. Nor is it scanned to find its end: a message whose `_meta` is such a
+//! text is read with the text spliced out (see `TopLevel::read` in `message.rs`).
 //!
 //! [`RequestContext::meta`]: super::RequestContext::meta
 
