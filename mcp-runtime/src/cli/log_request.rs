@@ -57,26 +57,58 @@ impl<'a> Request<'a> {
     }
 }
 
+/// A field's name as each format writes it before the value, when another field came before
+/// it (the first goes without the leading separator), and before a quoted value: so that a
+/// field starts with one copy, not three or four.
+#[derive(Clone, Copy)]
+struct Name {
+    /// ` name=`.
+    human: &'static str,
+    /// ` name="`.
+    human_quoted: &'static str,
+    /// `,"name":`.
+    json: &'static str,
+    /// `,"name":"`.
+    json_quoted: &'static str,
+}
+
+/// The [`Name`] of the field `$name`.
+macro_rules! name {
+    ($name:literal) => {
+        Name {
+            human: concat!(" ", $name, "="),
+            human_quoted: concat!(" ", $name, "=\""),
+            json: concat!(",\"", $name, "\":"),
+            json_quoted: concat!(",\"", $name, "\":\""),
+        }
+    };
+}
+
 /// Where a request's fields are written, in one format.
 trait Sink {
-    /// Starts the field `name` and returns the line, for its value.
-    fn name(&mut self, name: &'static str) -> &mut String;
+    /// Starts the field `name` (with its value's opening quote when `quoted`) and returns the
+    /// line, for its value.
+    fn name(&mut self, name: Name, quoted: bool) -> &mut String;
     /// Writes a string value, quoted and escaped as the format does.
-    fn text(&mut self, name: &'static str, value: &str);
+    fn text(&mut self, name: Name, value: &str);
 
     /// Writes a value that reads alike in both formats: a number or a boolean.
-    fn bare(&mut self, name: &'static str, value: &str) {
-        self.name(name).push_str(value);
+    fn bare(&mut self, name: Name, value: &str) {
+        self.name(name, false).push_str(value);
     }
 
     /// Writes a string that both formats quote as it is: printable ASCII with no quote or
     /// backslash.
-    fn verbatim(&mut self, name: &'static str, value: &str) {
-        let out = self.name(name);
-        out.push('"');
+    fn verbatim(&mut self, name: Name, value: &str) {
+        let out = self.name(name, true);
         out.push_str(value);
         out.push('"');
     }
+}
+
+/// `prefix` without its leading separator when `first`.
+fn separated(prefix: &'static str, first: bool) -> &'static str {
+    if first { &prefix[1..] } else { prefix }
 }
 
 /// The human format: `name="text" n=1`, as `Debug` quotes a string.
@@ -87,18 +119,20 @@ struct Human<'a> {
 
 impl Sink for Human<'_> {
     #[inline]
-    fn name(&mut self, name: &'static str) -> &mut String {
-        if !std::mem::take(&mut self.first) {
-            self.out.push(' ');
-        }
-        self.out.push_str(name);
-        self.out.push('=');
+    fn name(&mut self, name: Name, quoted: bool) -> &mut String {
+        let prefix = if quoted {
+            name.human_quoted
+        } else {
+            name.human
+        };
+        self.out
+            .push_str(separated(prefix, std::mem::take(&mut self.first)));
         self.out
     }
 
     #[inline]
-    fn text(&mut self, name: &'static str, value: &str) {
-        let _ = debug_string(self.name(name), value);
+    fn text(&mut self, name: Name, value: &str) {
+        let _ = debug_string(self.name(name, false), value);
     }
 }
 
@@ -110,19 +144,16 @@ struct Json<'a> {
 
 impl Sink for Json<'_> {
     #[inline]
-    fn name(&mut self, name: &'static str) -> &mut String {
-        if !std::mem::take(&mut self.first) {
-            self.out.push(',');
-        }
-        self.out.push('"');
-        self.out.push_str(name);
-        self.out.push_str("\":");
+    fn name(&mut self, name: Name, quoted: bool) -> &mut String {
+        let prefix = if quoted { name.json_quoted } else { name.json };
+        self.out
+            .push_str(separated(prefix, std::mem::take(&mut self.first)));
         self.out
     }
 
     #[inline]
-    fn text(&mut self, name: &'static str, value: &str) {
-        json_string(self.name(name), value);
+    fn text(&mut self, name: Name, value: &str) {
+        json_string(self.name(name, false), value);
     }
 }
 
@@ -139,34 +170,37 @@ fn fields<S: Sink>(record: &AccessRecord, sink: &mut S) {
             sink.text(name, value);
         }
     };
-    client(sink, "method", record.method());
-    client(sink, "id", record.id());
-    sink.bare("legacy", if record.legacy { "true" } else { "false" });
+    client(sink, name!("method"), record.method());
+    client(sink, name!("id"), record.id());
+    sink.bare(
+        name!("legacy"),
+        if record.legacy { "true" } else { "false" },
+    );
     if let Some(target) = record.target() {
-        client(sink, "target", target);
+        client(sink, name!("target"), target);
     }
     if !record.in_round {
         round_fields(record, sink);
     }
     if record.replayed {
-        sink.bare("replayed", "true");
+        sink.bare(name!("replayed"), "true");
     }
     if !record.outcome.is_empty() {
-        sink.verbatim("outcome", record.outcome);
+        sink.verbatim(name!("outcome"), record.outcome);
         let micros = record.duration.as_micros();
         sink.bare(
-            "duration_us",
+            name!("duration_us"),
             digits.format(u64::try_from(micros).unwrap_or(u64::MAX)),
         );
     }
     if let Some(code) = record.error_code {
-        sink.bare("error_code", digits.format(code));
+        sink.bare(name!("error_code"), digits.format(code));
     }
     let trace = &record.trace;
     for (name, value) in [
-        ("traceparent", &trace.traceparent),
-        ("tracestate", &trace.tracestate),
-        ("baggage", &trace.baggage),
+        (name!("traceparent"), &trace.traceparent),
+        (name!("tracestate"), &trace.tracestate),
+        (name!("baggage"), &trace.baggage),
     ] {
         if let Some(value) = value {
             sink.text(name, value);
@@ -179,24 +213,24 @@ fn fields<S: Sink>(record: &AccessRecord, sink: &mut S) {
 fn round_fields<S: Sink>(record: &AccessRecord, sink: &mut S) {
     let mut digits = itoa::Buffer::new();
     if let Some(round) = record.round {
-        sink.bare("round", digits.format(round));
+        sink.bare(name!("round"), digits.format(round));
     }
     if let Some(shape) = record.shape {
-        hex(sink.name("shape"), u64::from(shape), 8);
+        hex(sink.name(name!("shape"), false), u64::from(shape), 8);
     }
     if let Some(flow) = record.flow {
-        hex(sink.name("flow"), flow, 16);
+        hex(sink.name(name!("flow"), false), flow, 16);
     }
     if let Some(from) = record.from {
-        sink.bare("from", digits.format(from));
+        sink.bare(name!("from"), digits.format(from));
     }
     if let Some(to) = record.to {
-        sink.bare("to", digits.format(to));
+        sink.bare(name!("to"), digits.format(to));
     }
     if let Some(answer) = record.answer {
-        sink.verbatim("answer", answer);
+        sink.verbatim(name!("answer"), answer);
     }
     if let Some(bytes) = record.state_bytes {
-        sink.bare("state_bytes", digits.format(bytes));
+        sink.bare(name!("state_bytes"), digits.format(bytes));
     }
 }

@@ -13,15 +13,17 @@
 //!
 //! Clients send the same `_meta` round after round: each thread remembers what its last few
 //! texts read as, and a text it has seen is not read again, nor copied: the call shares the
-//! remembered text.
+//! remembered text. Nor is it scanned to find its end: a message whose `_meta` is such a
+//! text is read with the text spliced out (see `TopLevel::read` in `message.rs`).
 //!
 //! [`RequestContext::meta`]: super::RequestContext::meta
 
 use std::borrow::Cow;
 use std::cell::RefCell;
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
+use memchr::memmem;
 use serde::de::{Deserialize, Deserializer, Error as _, IgnoredAny, MapAccess, Visitor};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
@@ -112,6 +114,29 @@ impl CallMeta {
             });
         }
         Some(Self { text, read })
+    }
+
+    /// The first `"_meta":` member of `message`, when the text right after it is one this
+    /// thread remembers: where that text begins and ends in `message`, and what it reads
+    /// as. Whether the member is a call's `_meta` is for the message's reading to tell.
+    pub(crate) fn remembered_in(message: &str) -> Option<(usize, usize, Self)> {
+        static MEMBER: LazyLock<memmem::Finder<'static>> =
+            LazyLock::new(|| memmem::Finder::new(b"\"_meta\":"));
+        let start = MEMBER.find(message.as_bytes())? + MEMBER.needle().len();
+        let rest = &message.as_bytes()[start..];
+        RECENT.with_borrow(|recent| {
+            recent
+                .texts
+                .iter()
+                .find(|(seen, _)| rest.starts_with(seen.as_bytes()))
+                .map(|(seen, read)| {
+                    let meta = Self {
+                        text: Arc::clone(seen),
+                        read: Arc::clone(read),
+                    };
+                    (start, start + seen.len(), meta)
+                })
+        })
     }
 
     /// The whole `_meta` in a map, as reading it in one would have made it.

@@ -18,7 +18,6 @@ use std::borrow::Cow;
 use std::sync::{PoisonError, RwLock};
 
 use serde::Serialize;
-use serde::ser::{Error as _, SerializeMap, SerializeStruct, Serializer};
 use serde_json::value::RawValue;
 
 use crate::protocol::tag::InputRequiredTag;
@@ -102,7 +101,7 @@ impl Written<'_> {
         serde_json::to_writer(&mut *out, &InputRequiredTag)?;
         if let Some(requests) = result.input_requests() {
             out.extend_from_slice(br#","inputRequests":"#);
-            serde_json::to_writer(&mut *out, &Requests(requests))?;
+            write_requests(out, requests)?;
         }
         if let Some(state) = result.request_state() {
             debug_assert!(
@@ -124,39 +123,56 @@ impl Written<'_> {
     }
 }
 
-/// `inputRequests`, in the map's order.
-struct Requests<'a>(&'a crate::protocol::InputRequests);
-
-impl Serialize for Requests<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(Some(self.0.len()))?;
-        for (key, request) in self.0 {
-            map.serialize_entry(key, &Request(request))?;
+/// Appends `inputRequests`, in the map's order.
+fn write_requests(
+    out: &mut Vec<u8>,
+    requests: &crate::protocol::InputRequests,
+) -> serde_json::Result<()> {
+    out.push(b'{');
+    for (at, (key, request)) in requests.iter().enumerate() {
+        if at > 0 {
+            out.push(b',');
         }
-        map.end()
+        serde_json::to_writer(&mut *out, key)?;
+        out.push(b':');
+        write_request(out, request)?;
     }
+    out.push(b'}');
+    Ok(())
 }
 
-/// One question: a form of a kept schema from its text, any other as [`InputRequest`]
-/// writes it.
-struct Request<'a>(&'a InputRequest);
-
-impl Serialize for Request<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let InputRequest::Elicit(ElicitRequestParams::Form(params)) = self.0 else {
-            return self.0.serialize(serializer);
-        };
-        let Cow::Borrowed(schema) = params.requested_schema else {
-            return self.0.serialize(serializer);
-        };
-        let written = with_schema_text(schema, |schema| {
-            let mut out = serializer.serialize_struct("InputRequest", 2)?;
-            out.serialize_field("method", method::ELICITATION_CREATE)?;
-            out.serialize_field("params", &FormParams::new(params, schema))?;
-            out.end()
-        });
-        written.map_err(S::Error::custom)?
-    }
+/// Appends one question: a form of a kept schema member by member, its schema from its text
+/// and its names as they are (none needs escaping), not through a serializer's map and
+/// struct machinery; any other as [`InputRequest`] writes it.
+fn write_request(out: &mut Vec<u8>, request: &InputRequest) -> serde_json::Result<()> {
+    let InputRequest::Elicit(ElicitRequestParams::Form(params)) = request else {
+        return serde_json::to_writer(&mut *out, request);
+    };
+    let Cow::Borrowed(schema) = params.requested_schema else {
+        return serde_json::to_writer(&mut *out, request);
+    };
+    // Every member named, so that a member added to the parameters is not left out here.
+    let ElicitRequestFormParams {
+        mode,
+        message,
+        requested_schema: _,
+    } = params;
+    with_schema_text(schema, |schema| {
+        out.extend_from_slice(br#"{"method":"#);
+        serde_json::to_writer(&mut *out, method::ELICITATION_CREATE)?;
+        out.extend_from_slice(br#","params":{"#);
+        if let Some(mode) = mode {
+            out.extend_from_slice(br#""mode":"#);
+            serde_json::to_writer(&mut *out, mode)?;
+            out.push(b',');
+        }
+        out.extend_from_slice(br#""message":"#);
+        serde_json::to_writer(&mut *out, message)?;
+        out.extend_from_slice(br#","requestedSchema":"#);
+        out.extend_from_slice(schema.get().as_bytes());
+        out.extend_from_slice(b"}}");
+        Ok(())
+    })?
 }
 
 #[cfg(test)]

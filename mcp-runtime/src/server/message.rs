@@ -9,12 +9,14 @@
 //! clients write it, a call's `params` are read as a call reads them (see [`params`](super::params)).
 
 use std::borrow::Cow;
+use std::cell::Cell;
 use std::fmt;
 
 use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
-use super::params::{ParamsMember, ParamsSeed, target_key};
+use super::call_meta::CallMeta;
+use super::params::{ParamsMember, ParamsSeed, Splice, target_key};
 
 /// What a message is at its top level.
 #[allow(
@@ -58,29 +60,117 @@ impl<'a> TopLevel<'a> {
     /// read as text: its strings are then taken as they are, not each checked again as it is
     /// read. One that is not is read as bytes, and fails as it did, at the same place with
     /// the same words. Both readers share the rest of the grammar, escapes included.
+    ///
+    /// With `read_meta`, a message whose `"_meta":` is followed by a text this thread
+    /// remembers (see [`CallMeta`]) is first read with that text spliced out, so that it is
+    /// not scanned again to find its end:
+    ///
+    /// ```text
+    /// {"method":"tools/call","params":{"name":"t","_meta":{"io.mod…":…},"requestState":"…"}}
+    /// {"method":"tools/call","params":{"name":"t","_meta":0,"requestState":"…"}}
+    /// ```
+    ///
+    /// That reading is kept only when the `0` was read as the call's `_meta` member, its name
+    /// at the very place the text followed: then the message, read whole, reads the same
+    /// members up to there, the remembered text as that `_meta` (a JSON value ends where it
+    /// ends, whatever follows), and the same ones after it. Otherwise (the text was elsewhere,
+    /// or the reading failed), the message is read whole, and gives its own answer.
     pub(crate) fn read(message: &'a [u8], read_meta: bool) -> serde_json::Result<Self> {
-        let visitor = TopLevelVisitor { read_meta };
+        let visitor = TopLevelVisitor {
+            read_meta,
+            splice: None,
+        };
         match std::str::from_utf8(message) {
-            Ok(text) => read_with(serde_json::Deserializer::from_str(text), visitor),
+            Ok(text) => {
+                if read_meta && let Some(top) = read_spliced(text) {
+                    return Ok(top);
+                }
+                read_with(serde_json::Deserializer::from_str(text), visitor)
+            }
             Err(_) => read_with(serde_json::Deserializer::from_slice(message), visitor),
         }
     }
 }
 
+/// `text` read with its remembered `_meta` spliced out, as [`TopLevel::read`] says; `None`
+/// when there is none, or when the reading is of no use.
+fn read_spliced(text: &str) -> Option<TopLevel<'_>> {
+    thread_local! {
+        /// The text read, the `_meta` spliced out: kept for the thread's next message.
+        static SPLICED: Cell<String> = const { Cell::new(String::new()) };
+    }
+    let (start, end, meta) = CallMeta::remembered_in(text)?;
+    // Taken out for the reading, not borrowed in a closure: what is read is large, and is
+    // not moved out of one.
+    let mut spliced = SPLICED.take();
+    spliced.clear();
+    spliced.push_str(&text[..start]);
+    spliced.push('0');
+    spliced.push_str(&text[end..]);
+    // The name's closing quote and the colon come right before the text.
+    let splice = Splice {
+        key_end: spliced.as_ptr() as usize + start - 2,
+        meta: Cell::new(Some(meta)),
+    };
+    let visitor = TopLevelVisitor {
+        read_meta: true,
+        splice: Some(&splice),
+    };
+    let read = match read_with(serde_json::Deserializer::from_str(&spliced), visitor) {
+        Ok(TopLevel::Object(members)) if splice.meta.take().is_none() => {
+            Some(rebased(members, &spliced, text, start, end))
+        }
+        _ => None,
+    };
+    if spliced.capacity() <= 64 * 1024 {
+        SPLICED.set(spliced);
+    }
+    read
+}
+
+/// `members`, read from `spliced`, as read from `text`, of which `spliced` is a copy with a
+/// `0` in place of `text[start..end]`.
+#[inline]
+fn rebased<'a>(
+    members: Members<'_>,
+    spliced: &str,
+    text: &'a str,
+    start: usize,
+    end: usize,
+) -> TopLevel<'a> {
+    // The only member borrowed from the text read: borrowed again from `text`, at the
+    // same place there.
+    let method = members.method.map(|method| match method {
+        MethodMember::Name(Cow::Borrowed(name)) => {
+            let at = (name.as_ptr() as usize).checked_sub(spliced.as_ptr() as usize);
+            let at = at.map(|at| if at < start { at } else { at - start - 1 + end });
+            match at.and_then(|at| text.get(at..at + name.len())) {
+                Some(same) if same == name => MethodMember::Name(Cow::Borrowed(same)),
+                _ => MethodMember::Name(Cow::Owned(name.to_owned())),
+            }
+        }
+        MethodMember::Name(Cow::Owned(name)) => MethodMember::Name(Cow::Owned(name)),
+        MethodMember::NotAString => MethodMember::NotAString,
+    });
+    TopLevel::Object(Members { method, ..members })
+}
+
 fn read_with<'a, R: serde_json::de::Read<'a>>(
     mut deserializer: serde_json::Deserializer<R>,
-    visitor: TopLevelVisitor,
+    visitor: TopLevelVisitor<'_>,
 ) -> serde_json::Result<TopLevel<'a>> {
     let top = deserializer.deserialize_any(visitor)?;
     deserializer.end()?;
     Ok(top)
 }
 
-struct TopLevelVisitor {
+struct TopLevelVisitor<'s> {
     read_meta: bool,
+    /// The `_meta` spliced out of the text read, if one was.
+    splice: Option<&'s Splice>,
 }
 
-impl<'de> Visitor<'de> for TopLevelVisitor {
+impl<'de> Visitor<'de> for TopLevelVisitor<'_> {
     type Value = TopLevel<'de>;
 
     fn expecting(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -102,6 +192,7 @@ impl<'de> Visitor<'de> for TopLevelVisitor {
                     members.params = Some(map.next_value_seed(ParamsSeed {
                         target,
                         read_meta: self.read_meta,
+                        splice: self.splice,
                     })?);
                 }
                 Key::Result => members.result = Some(map.next_value()?),
@@ -324,6 +415,79 @@ mod tests {
         }
     }
 
+    /// With a remembered `_meta` spliced out or read whole, a message gives the same members
+    /// or the same error; the splice is kept only where the text is the call's `_meta`.
+    #[test]
+    fn a_remembered_meta_spliced_out_reads_as_the_message_read_whole() {
+        let meta = r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}}}}"#;
+        let other = r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}"#;
+        let call = |params: &str| {
+            format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{{params}}}}}"#)
+        };
+        // Read once, whole, the text is remembered.
+        let first = call(&format!(r#""name":"t","_meta":{meta}"#));
+        assert!(read_spliced(&first).is_none());
+        assert!(TopLevel::read(first.as_bytes(), true).is_ok());
+        let spliced = [
+            first.clone(),
+            call(&format!(
+                r#""name":"t","arguments":{{}},"_meta":{meta},"inputResponses":{{"k":{{"action":"accept","content":{{"x":1}}}}}},"requestState":"s""#
+            )),
+            call(&format!(r#""_meta":{meta},"name":"t""#)),
+            call(&format!(r#""name":"t","_meta":{meta},"_meta":{other}"#)),
+            call(&format!(
+                r#""name":"t","_meta":{other},"x":{{"_meta":{meta}}}"#
+            )),
+            format!(
+                r#"{{"id":1,"method":"resources/read","params":{{"uri":"u","_meta":{meta}}}}}"#
+            ),
+            format!(
+                r#"{{"id":"é","method":"tools\/call","params":{{"name":"t","_meta":{meta}}}}}"#
+            ),
+            format!(r#"{{"id":1,"method":"tools/call","params":{{"_meta":{meta}}},"x":[1]}}"#),
+        ];
+        let whole = [
+            call(&format!(
+                r#""name":"t","arguments":{{"_meta":{meta}}},"_meta":{meta}"#
+            )),
+            call(&format!(r#""name":"t","_meta":{meta},"x":"_meta":{meta}""#)),
+            format!(r#"{{"id":1,"params":{{"name":"t","_meta":{meta}}},"method":"tools/call"}}"#),
+            format!(r#"{{"id":1,"method":"tools/list","params":{{"_meta":{meta}}}}}"#),
+            format!(r#"{{"id":1,"_meta":{meta},"method":"tools/call","params":{{"name":"t"}}}}"#),
+            call(&format!(r#""name":"t","_meta":{meta}]"#)),
+            call(&format!(r#""name":"t","_meta":{meta},"x":tru}}"#)),
+            call(&format!(r#""name":"t","_meta": {meta}"#)),
+            call(&format!(r#""name":"t","_meta":{meta}1}}"#)),
+        ];
+        for (message, kept) in spliced
+            .iter()
+            .map(|m| (m, true))
+            .chain(whole.iter().map(|m| (m, false)))
+        {
+            assert_eq!(read_spliced(message).is_some(), kept, "{message}");
+            let visitor = TopLevelVisitor {
+                read_meta: true,
+                splice: None,
+            };
+            let as_whole = read_with(serde_json::Deserializer::from_str(message), visitor);
+            let as_whole = described(as_whole);
+            assert_eq!(
+                described(TopLevel::read(message.as_bytes(), true)),
+                as_whole,
+                "{message}"
+            );
+            // A name without escapes is still borrowed from the message itself.
+            if let Ok(TopLevel::Object(Members {
+                method: Some(MethodMember::Name(Cow::Borrowed(name))),
+                ..
+            })) = TopLevel::read(message.as_bytes(), true)
+            {
+                let range = message.as_bytes().as_ptr_range();
+                assert!(range.contains(&name.as_ptr()), "{message}");
+            }
+        }
+    }
+
     /// Read as text or as bytes, a message gives the same members or the same error, and one
     /// that is not UTF-8 fails as a reading of bytes does.
     #[test]
@@ -344,7 +508,10 @@ mod tests {
         ];
         for message in messages {
             for read_meta in [true, false] {
-                let visitor = || TopLevelVisitor { read_meta };
+                let visitor = || TopLevelVisitor {
+                    read_meta,
+                    splice: None,
+                };
                 let as_bytes = read_with(serde_json::Deserializer::from_slice(message), visitor());
                 let as_bytes = described(as_bytes);
                 assert_eq!(

@@ -10,9 +10,12 @@
 //! Only the shape differs: every member is read in full, with the same grammar and nesting
 //! limit, and the checks that follow see what they saw in a map, in the same order.
 
+use std::cell::Cell;
 use std::fmt;
 
-use serde::de::{DeserializeSeed, Deserializer, Error as _, MapAccess, SeqAccess, Visitor};
+use serde::de::{
+    DeserializeSeed, Deserializer, Error as _, IgnoredAny, MapAccess, SeqAccess, Visitor,
+};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
@@ -159,13 +162,22 @@ pub(crate) enum ParamsMember {
 
 /// Reads a `params` member: as a call's when `target` (the call's [`target_key`]), as a map
 /// otherwise. With `read_meta`, a call's `_meta` is read by [`CallMeta`], and one in another
-/// shape is an error.
-pub(crate) struct ParamsSeed {
+/// shape is an error; the one `splice` stands for is taken from it.
+pub(crate) struct ParamsSeed<'s> {
     pub(crate) target: Option<&'static str>,
     pub(crate) read_meta: bool,
+    pub(crate) splice: Option<&'s Splice>,
 }
 
-impl<'de> DeserializeSeed<'de> for ParamsSeed {
+/// A remembered `_meta` text the message was read without: in the text read, a `0` stands
+/// where it was, after the member name that ends at `key_end` (an address in that text).
+/// Taken by the call whose `_meta` member that is; the reading is of no use when none does.
+pub(crate) struct Splice {
+    pub(crate) key_end: usize,
+    pub(crate) meta: Cell<Option<CallMeta>>,
+}
+
+impl<'de> DeserializeSeed<'de> for ParamsSeed<'_> {
     type Value = ParamsMember;
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<ParamsMember, D::Error> {
@@ -173,7 +185,7 @@ impl<'de> DeserializeSeed<'de> for ParamsSeed {
     }
 }
 
-impl<'de> Visitor<'de> for ParamsSeed {
+impl<'de> Visitor<'de> for ParamsSeed<'_> {
     type Value = ParamsMember;
 
     fn expecting(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -196,14 +208,20 @@ impl<'de> Visitor<'de> for ParamsSeed {
                     call.input_responses = Some(access.next_value_seed(AnswersSeed)?);
                 }
                 CallKey::RequestState => call.request_state = Some(access.next_value()?),
-                CallKey::Meta if self.read_meta => {
+                CallKey::Meta(key_end)
+                    if self.splice.is_some_and(|splice| splice.key_end == key_end) =>
+                {
+                    access.next_value::<IgnoredAny>()?;
+                    call.meta = self.splice.and_then(|splice| splice.meta.take());
+                }
+                CallKey::Meta(_) if self.read_meta => {
                     // Borrowed from the message: copied only when not remembered.
                     let text = access.next_value::<&'de RawValue>()?;
                     let meta = CallMeta::read(text)
                         .ok_or_else(|| A::Error::custom("`_meta` in another shape"))?;
                     call.meta = Some(meta);
                 }
-                CallKey::Meta => {
+                CallKey::Meta(_) => {
                     call.rest.insert("_meta".to_owned(), access.next_value()?);
                 }
                 CallKey::Target(key) if key == target_key => {
@@ -256,7 +274,9 @@ enum CallKey {
     Arguments,
     InputResponses,
     RequestState,
-    Meta,
+    /// `_meta`, with the address where its name ends in the text read, when borrowed from it
+    /// (0 when not).
+    Meta(usize),
     /// `name` or `uri`: the target of one call or another.
     Target(&'static str),
     Other(String),
@@ -265,7 +285,7 @@ enum CallKey {
 impl<'de> serde::Deserialize<'de> for CallKey {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         struct KeyVisitor;
-        impl Visitor<'_> for KeyVisitor {
+        impl<'de> Visitor<'de> for KeyVisitor {
             type Value = CallKey;
 
             fn expecting(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -277,11 +297,18 @@ impl<'de> serde::Deserialize<'de> for CallKey {
                     "arguments" => CallKey::Arguments,
                     "inputResponses" => CallKey::InputResponses,
                     "requestState" => CallKey::RequestState,
-                    "_meta" => CallKey::Meta,
+                    "_meta" => CallKey::Meta(0),
                     "name" => CallKey::Target("name"),
                     "uri" => CallKey::Target("uri"),
                     _ => CallKey::Other(name.to_owned()),
                 })
+            }
+
+            fn visit_borrowed_str<E: serde::de::Error>(self, name: &'de str) -> Result<CallKey, E> {
+                match name {
+                    "_meta" => Ok(CallKey::Meta(name.as_ptr() as usize + name.len())),
+                    _ => self.visit_str(name),
+                }
             }
 
             fn visit_string<E>(self, name: String) -> Result<CallKey, E> {
@@ -289,7 +316,7 @@ impl<'de> serde::Deserialize<'de> for CallKey {
                     "arguments" => CallKey::Arguments,
                     "inputResponses" => CallKey::InputResponses,
                     "requestState" => CallKey::RequestState,
-                    "_meta" => CallKey::Meta,
+                    "_meta" => CallKey::Meta(0),
                     "name" => CallKey::Target("name"),
                     "uri" => CallKey::Target("uri"),
                     _ => CallKey::Other(name),
