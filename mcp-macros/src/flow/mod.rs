@@ -256,7 +256,19 @@ fn compile(kind: Kind, attr: TokenStream, function: ItemFn) -> syn::Result<Token
         ));
     }
     let (compiled, moved) = mutable::into_locals(kind, function);
-    let mut handler = model::parse_handler(kind, options, compiled.clone(), &mut errors);
+    // What `hoist` reads beside the lowered body: the function's attributes, visibility and
+    // signature, without a copy of the body it never reads (see `Hoisted::of`).
+    let signature = ItemFn {
+        attrs: compiled.attrs.clone(),
+        vis: compiled.vis.clone(),
+        modifiers: compiled.modifiers.clone(),
+        sig: compiled.sig.clone(),
+        block: Box::new(syn::Block {
+            brace_token: compiled.block.brace_token,
+            stmts: Vec::new(),
+        }),
+    };
+    let mut handler = model::parse_handler(kind, options, compiled, &mut errors);
     chains::split(&mut handler.body, &handler.cx, &mut errors);
     valid::check_body(&handler.body, &handler.cx, &mut errors);
     if let Some(error) = stage_errors(&mut errors) {
@@ -295,7 +307,7 @@ fn compile(kind: Kind, attr: TokenStream, function: ItemFn) -> syn::Result<Token
 
     let items = items::lift(&mut body);
     // The function as lowered: its signature, and its body with the chains split.
-    let hoisted = hoist::Hoisted::of((&compiled, &handler.body), &handler.cx, &bindings);
+    let hoisted = hoist::Hoisted::of((&signature, &handler.body), &handler.cx, &bindings);
     let questions = expand::question_map(&sites);
     let suffixes = resume::Suffixes::default();
     let base = resume::Stages {
