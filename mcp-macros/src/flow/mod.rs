@@ -203,8 +203,12 @@ pub(crate) fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenS
         }
     };
     let Some(variants) = cfgs::variants(&function) else {
-        let compiled = compile(kind, attr, function.clone());
-        return compiled.unwrap_or_else(|error| unbuilt::fallback(kind, &function, error));
+        // The function goes to `compile` whole; the fallback, on error only, reads it parsed
+        // again from the same tokens rather than from a copy made for every expansion.
+        return compile(kind, attr, function).unwrap_or_else(|error| {
+            let function = syn::parse2(item).expect("the item parsed as a function before");
+            unbuilt::fallback(kind, &function, error)
+        });
     };
     // One copy per way the `#[cfg]`s of the body's statements fall (see [`cfgs`]); the errors
     // of all, each once.
