@@ -134,9 +134,10 @@
 //!   (the checks), `std_facts.rs` (`plainly_owned`: the written types that need none), recorded
 //!   once per binding as `Binding::plain` by `lower/bindings/walk.rs`.
 //! - **What is a binding, what is a use, and which binding a use reads** (a new pattern
-//!   position, a macro whose arguments are code): `lower/bindings/walk.rs` (the walk), and
-//!   `std_facts.rs` (`EXPRESSIONS`, the macros read as code); `lower/bindings/tests.rs` shows
-//!   each scope rule.
+//!   position, a macro whose arguments are code): `lower/bindings/walk.rs` (the walk),
+//!   `lower/bindings/plain.rs` (the arguments of such a macro read from its tokens where each
+//!   is a literal or a name with fields, else parsed), and `std_facts.rs` (`EXPRESSIONS`, the
+//!   macros read as code); `lower/bindings/tests.rs` shows each scope rule.
 //! - **Which hidden locals get a name of their own, and how the output writes it**:
 //!   `lower/shadow.rs` (which of a hidden local and its hider, and the new name) and
 //!   `emit/renamed.rs` (which tokens are written anew: paths, patterns, shorthand fields,
