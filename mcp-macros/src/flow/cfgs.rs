@@ -105,21 +105,30 @@ fn attributes_read<'s>(stmt: &'s Stmt, cx: &syn::Ident) -> &'s [Attribute] {
     use syn::Expr;
     match stmt {
         Stmt::Local(local) => &local.attrs,
-        Stmt::Expr(expr, _) if asks(expr, cx) => match expr {
-            Expr::Block(e) => &e.attrs,
-            Expr::If(e) => &e.attrs,
-            Expr::Match(e) => &e.attrs,
-            Expr::Loop(e) => &e.attrs,
-            Expr::While(e) => &e.attrs,
-            Expr::ForLoop(e) => &e.attrs,
-            Expr::Try(e) => &e.attrs,
-            Expr::Await(e) => &e.attrs,
-            Expr::Call(e) => &e.attrs,
-            Expr::MethodCall(e) => &e.attrs,
-            Expr::Assign(e) => &e.attrs,
-            Expr::Binary(e) => &e.attrs,
-            _ => &[],
-        },
+        Stmt::Expr(expr, _) => {
+            let attrs: &[Attribute] = match expr {
+                Expr::Block(e) => &e.attrs,
+                Expr::If(e) => &e.attrs,
+                Expr::Match(e) => &e.attrs,
+                Expr::Loop(e) => &e.attrs,
+                Expr::While(e) => &e.attrs,
+                Expr::ForLoop(e) => &e.attrs,
+                Expr::Try(e) => &e.attrs,
+                Expr::Await(e) => &e.attrs,
+                Expr::Call(e) => &e.attrs,
+                Expr::MethodCall(e) => &e.attrs,
+                Expr::Assign(e) => &e.attrs,
+                Expr::Binary(e) => &e.attrs,
+                _ => &[],
+            };
+            // Whether it asks is looked for only where there is an attribute to read: most
+            // statements have none.
+            if !attrs.is_empty() && asks(expr, cx) {
+                attrs
+            } else {
+                &[]
+            }
+        }
         _ => &[],
     }
 }

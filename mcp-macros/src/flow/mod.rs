@@ -134,9 +134,10 @@
 //!   (the checks), `std_facts.rs` (`plainly_owned`: the written types that need none), recorded
 //!   once per binding as `Binding::plain` by `lower/bindings/walk.rs`.
 //! - **What is a binding, what is a use, and which binding a use reads** (a new pattern
-//!   position, a macro whose arguments are code): `lower/bindings/walk.rs` (the walk), and
-//!   `std_facts.rs` (`EXPRESSIONS`, the macros read as code); `lower/bindings/tests.rs` shows
-//!   each scope rule.
+//!   position, a macro whose arguments are code): `lower/bindings/walk.rs` (the walk),
+//!   `lower/bindings/plain.rs` (the arguments of such a macro read from its tokens where each
+//!   is a literal or a name with fields, else parsed), and `std_facts.rs` (`EXPRESSIONS`, the
+//!   macros read as code); `lower/bindings/tests.rs` shows each scope rule.
 //! - **Which hidden locals get a name of their own, and how the output writes it**:
 //!   `lower/shadow.rs` (which of a hidden local and its hider, and the new name) and
 //!   `emit/renamed.rs` (which tokens are written anew: paths, patterns, shorthand fields,
@@ -203,8 +204,12 @@ pub(crate) fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenS
         }
     };
     let Some(variants) = cfgs::variants(&function) else {
-        let compiled = compile(kind, attr, function.clone());
-        return compiled.unwrap_or_else(|error| unbuilt::fallback(kind, &function, error));
+        // The function goes to `compile` whole; the fallback, on error only, reads it parsed
+        // again from the same tokens rather than from a copy made for every expansion.
+        return compile(kind, attr, function).unwrap_or_else(|error| {
+            let function = syn::parse2(item).expect("the item parsed as a function before");
+            unbuilt::fallback(kind, &function, error)
+        });
     };
     // One copy per way the `#[cfg]`s of the body's statements fall (see [`cfgs`]); the errors
     // of all, each once.
@@ -256,7 +261,19 @@ fn compile(kind: Kind, attr: TokenStream, function: ItemFn) -> syn::Result<Token
         ));
     }
     let (compiled, moved) = mutable::into_locals(kind, function);
-    let mut handler = model::parse_handler(kind, options, compiled.clone(), &mut errors);
+    // What `hoist` reads beside the lowered body: the function's attributes, visibility and
+    // signature, without a copy of the body it never reads (see `Hoisted::of`).
+    let signature = ItemFn {
+        attrs: compiled.attrs.clone(),
+        vis: compiled.vis.clone(),
+        modifiers: compiled.modifiers.clone(),
+        sig: compiled.sig.clone(),
+        block: Box::new(syn::Block {
+            brace_token: compiled.block.brace_token,
+            stmts: Vec::new(),
+        }),
+    };
+    let mut handler = model::parse_handler(kind, options, compiled, &mut errors);
     chains::split(&mut handler.body, &handler.cx, &mut errors);
     valid::check_body(&handler.body, &handler.cx, &mut errors);
     if let Some(error) = stage_errors(&mut errors) {
@@ -295,7 +312,7 @@ fn compile(kind: Kind, attr: TokenStream, function: ItemFn) -> syn::Result<Token
 
     let items = items::lift(&mut body);
     // The function as lowered: its signature, and its body with the chains split.
-    let hoisted = hoist::Hoisted::of((&compiled, &handler.body), &handler.cx, &bindings);
+    let hoisted = hoist::Hoisted::of((&signature, &handler.body), &handler.cx, &bindings);
     let questions = expand::question_map(&sites);
     let suffixes = resume::Suffixes::default();
     let base = resume::Stages {

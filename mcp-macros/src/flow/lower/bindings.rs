@@ -336,6 +336,7 @@ pub(crate) fn argument_name(arg: &Expr) -> Option<String> {
 }
 
 mod made;
+mod plain;
 #[cfg(test)]
 pub(crate) mod tests;
 mod walk;

@@ -375,6 +375,10 @@ pub(crate) fn is_state_type(ty: &Type) -> bool {
 /// in its `where` predicate if it has one, else where it is declared.
 pub(crate) fn sub_flow_generics(generics: &Generics) -> Generics {
     let mut generics = generics.clone();
+    if !(generics.params.iter()).any(|param| matches!(param, syn::GenericParam::Type(_))) {
+        // No type parameter to bound (a handler's case): the bounds need not be made.
+        return generics;
+    }
     let sent: Punctuated<syn::TypeParamBound, Token![+]> =
         syn::parse_quote!(::core::marker::Send + 'static);
     let Generics {

@@ -229,3 +229,80 @@ fn a_let_that_writes_an_owned_std_type_is_plain_and_no_other_binding_is() {
     // The inner `n` hides the outer one; only the outer's `let` writes `u8`.
     assert_eq!(plain("n"), [true, false, false, true]);
 }
+
+/// The arguments `plain` reads from the tokens: literals and names with fields, nothing else.
+#[test]
+fn plain_arguments_are_literals_and_names_with_fields() {
+    let plain = [
+        r#""Question {} of 2", args.service"#,
+        r#""{}", a,"#,
+        r#"f, "{} {a:>w$}", b.c.d"#,
+        r#""{n}""#,
+        "1, a",
+        "r#type.r#match",
+        "a",
+    ];
+    for tokens in plain {
+        let tokens: TokenStream = tokens.parse().expect("the tokens lex");
+        assert!(super::plain::plain_args(&tokens).is_some(), "{tokens}");
+    }
+    let parsed = [
+        r#""{}", self.x"#,
+        r#""{}", true"#,
+        r#""{}", a.await"#,
+        r#""{}", a.0"#,
+        r#""{}", a.b()"#,
+        r#""{}", x = a"#,
+        r#""{}", -1"#,
+        r#""{}", a::b"#,
+        r#""{}", _"#,
+        r#""{}", "a".len()"#,
+        r#""{}", a..b"#,
+        r#""{}", a."#,
+        r#""{}", a b"#,
+        r#""{}",, a"#,
+        r#", a"#,
+        "",
+    ];
+    for tokens in parsed {
+        let tokens: TokenStream = tokens.parse().expect("the tokens lex");
+        assert!(super::plain::plain_args(&tokens).is_none(), "{tokens}");
+    }
+}
+
+/// A body's table read with plain macro arguments taken from their tokens, and with every
+/// macro's arguments parsed by syn: the same bindings, the same token of each, the same uses.
+#[test]
+fn plain_macro_arguments_resolve_as_parsed_ones_do() {
+    let bodies = [
+        r#"{ let a = 1; let b = p; let c = format!("Question {} of {a}", b.x.y); c }"#,
+        r#"{ let w = 3; let a = p; println!("{a:>w$} {}", a.name,); }"#,
+        r#"{ let f = p; let n = 2; write!(f, "{n} {}", n).ok(); writeln!(f, "{}", f.x) }"#,
+        r#"{ let r#type = p; let n = 1; assert!(n, "{} {n}", r#type.r#match); }"#,
+        r#"{ let a = p; assert_eq!(a, a.b, "{a}"); debug_assert_ne!(1, a); }"#,
+        r#"{ let v = vec![p, p.x]; dbg!(v); let s = format!("{}", 1); s }"#,
+        r#"{ let x = p; { let x = x.y; println!("{x}", x); } println!("{}", x) }"#,
+        r#"{ let s = format!("{}", self.x); let t = format!("{}", true, s); t }"#,
+        r#"{ let a = p; let s = format!("{a} {}", x = a); let t = format!(a); (s, t) }"#,
+        r#"{ let a = p; tracing::info!(a, "{}", a.b); unknown!(a.b); }"#,
+    ];
+    for body in bodies {
+        let block: Block = syn::parse_str(body).expect("the body parses");
+        let [plain, parsed] = [false, true].map(|parse_plain| {
+            let mut walk = super::walk::Walk::default();
+            walk.parse_plain = parse_plain;
+            walk.declare(&format_ident!("p"), BindingKind::Parameter, None);
+            syn::visit::Visit::visit_block(&mut walk, &block);
+            walk
+        });
+        let fixed = |walk: &super::walk::Walk| -> Vec<(String, bool, Option<BindingId>)> {
+            (walk.table.bindings.iter())
+                .map(|binding| (binding.name.to_string(), binding.fixed, binding.hides))
+                .collect()
+        };
+        assert_eq!(fixed(&plain), fixed(&parsed), "{body}");
+        assert!(plain.table.tokens == parsed.table.tokens, "{body}");
+        assert_eq!(plain.table.token_names, parsed.table.token_names, "{body}");
+        assert_eq!(plain.uses, parsed.uses, "{body}");
+    }
+}

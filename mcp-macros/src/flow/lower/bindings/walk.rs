@@ -5,6 +5,7 @@ use proc_macro2::{Ident, TokenStream, TokenTree};
 use syn::visit::{self, Visit};
 use syn::{Block, Expr, LitStr, Pat, PatIdent, Stmt};
 
+use super::plain::{Plain, plain_args};
 use super::{Args, Binding, BindingId, BindingKind, Bindings, Token, argument_name};
 use crate::flow::lower::mutable::bound;
 use crate::flow::std_facts::{format_position, plainly_owned};
@@ -18,7 +19,10 @@ pub(super) struct Walk {
     /// The name of each binding, by id, as a use spells it (without `r#`).
     names: Vec<String>,
     /// The uses so far, in order: what a value reads is the tail it added.
-    uses: Vec<BindingId>,
+    pub(super) uses: Vec<BindingId>,
+    /// Every macro's arguments parsed by syn, plain or not: what `plain` is tested against.
+    #[cfg(test)]
+    pub(super) parse_plain: bool,
 }
 
 impl Walk {
@@ -261,6 +265,27 @@ impl<'ast> Visit<'ast> for Walk {
 
     fn visit_macro(&mut self, mac: &'ast syn::Macro) {
         let format = format_position(&mac.path);
+        // Plain arguments read as syn's parse would have them read (see `plain`): no named
+        // argument among them, so the format string captures what it names.
+        let plain = format.and_then(|_| plain_args(&mac.tokens));
+        #[cfg(test)]
+        let plain = plain.filter(|_| !self.parse_plain);
+        if let Some(format) = format
+            && let Some(args) = plain
+        {
+            for (i, arg) in args.into_iter().enumerate() {
+                match arg {
+                    Plain::Name(name) => self.use_of(&name),
+                    Plain::Literal(literal) if format == Some(i) => {
+                        if let syn::Lit::Str(text) = syn::Lit::new(literal) {
+                            self.format_string(&text, &[]);
+                        }
+                    }
+                    Plain::Literal(_) => {}
+                }
+            }
+            return;
+        }
         let Some((format, args)) = format.and_then(|format| {
             let args = mac.parse_body_with(Args::parse_terminated).ok()?;
             Some((format, args))

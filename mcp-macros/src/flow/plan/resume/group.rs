@@ -128,6 +128,10 @@ pub(crate) fn group(
             by_stmt.entry(stmt).or_default().push(id);
         }
     }
+    if by_stmt.is_empty() {
+        // No statement holds points to group: no copy of the body to plan them in.
+        return Vec::new();
+    }
     let mut planner = Planner {
         body: body.clone(),
         stages,
