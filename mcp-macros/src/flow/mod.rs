@@ -71,7 +71,7 @@
 //!   table the name the user wrote (`Bindings::written_as`).
 //! - **use**: a path of one segment, or a name a standard macro's format string captures
 //!   (`"{name}"`), that reads a binding; the table maps its token to that binding
-//!   (`Bindings::id`), a token being its text and the line and column it starts and ends at.
+//!   (`Bindings::id`), a token being its text and the line and column it starts at.
 //! - **hidden**, **hider**: a carried local that a binding of its name hides at the question;
 //!   the hider borrows it first (`plan/resume/hidden.rs`). Hiding is a relation between
 //!   names as the output writes them (`Bindings::same_name`). **Renamed**: a local hidden by

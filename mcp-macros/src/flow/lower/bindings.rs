@@ -11,8 +11,8 @@
 //! string captures (`"{name}"`); it points at the last binding of its name in scope.
 //!
 //! A token is told from another by its text and where the source has it: the line and column
-//! its span starts and ends at, which the compiler gives a macro since Rust 1.88 (a `Token`
-//! key, not a formatted string). Two limits follow. Tokens the macro made share the span they
+//! its span starts at, which the compiler gives a macro since Rust 1.88 (a `Token` key, not a
+//! formatted string). Two limits follow. Tokens the macro made share the span they
 //! were given (often the call site), so two of them are told apart by their names alone: the
 //! macro names its own locals apart (`__mcp_operand0`, `__mcp_pos_1`). And the line and column
 //! do not name the file: tokens of one name at the same place in two files (a declarative
@@ -73,13 +73,15 @@ pub(crate) struct Binding {
     pub(crate) plain: bool,
 }
 
-/// Which token: its text and where the source has it. The compiler gives a macro the line
-/// and column a token starts and ends at, but not its byte range (always `0..0` on stable).
+/// Which token: its text and where the source has it starts. The compiler gives a macro the
+/// line and column a token starts and ends at, but not its byte range (always `0..0` on
+/// stable), and each costs it a look-up in the source map. The start is enough: two tokens of
+/// one name that start at one place are one token of the source, or tokens a macro made with
+/// one span (then their ends are the same too, and nothing tells them apart).
 #[derive(Clone, PartialEq, Eq, Hash)]
 struct Token {
     name: String,
     start: LineColumn,
-    end: LineColumn,
 }
 
 impl Token {
@@ -96,7 +98,6 @@ impl Token {
         Self {
             name,
             start: span.start(),
-            end: span.end(),
         }
     }
 
