@@ -84,7 +84,7 @@ struct AskSpec {
 /// A handler's method is this one call, of a literal and an array of constants passed by
 /// value: the handler's crate compiles no `static`, no cell and no reader of its own, and no
 /// table either: the same array behind a reference is promoted to a constant of the handler's
-/// own, holding its forms' functions, which cost each handler's build about 0.3 to 0.45 M
+/// own, holding its forms' functions, which cost each handler's build about 0.2 to 0.3 M
 /// instructions more. This function is compiled once per crate and length.
 pub fn graph<const N: usize>(
     text: &'static str,
