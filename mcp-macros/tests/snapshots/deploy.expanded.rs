@@ -161,7 +161,7 @@ pub fn deploy() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Cop
             use ::mcp_runtime::__private::SchemaOfAny as _;
             ::mcp_runtime::__private::flow_graph(
                 "{\"branch_exits\":[0,1],\"exits\":[[\"refusal\",null],[\"refusal\",null],[\"return\",\"Ok(text(\\\"Nothing deployed.\\\"))\"],[\"tail\",\"Ok(text(format!(\\\"Deployed {} replicas of {}.\\\",…\"]],\"points\":[{\"asks\":[{\"call\":null,\"form\":[\"Target\",0],\"key\":\"target\",\"kind\":\"form\",\"message\":\"format!(\\\"Where should {} go?\\\", args.service)\"}],\"carried\":[],\"in_loop\":false},{\"asks\":[{\"call\":null,\"form\":[\"Confirm\",1],\"key\":\"confirm\",\"kind\":\"form\",\"message\":\"format!(\\\"Ship {replicas} replicas to production?\\\")\"}],\"carried\":[[\"replicas\",\"u32\"]],\"in_loop\":false}],\"steps\":[[\"start\",{\"point\":0},false,false,[]],[{\"point\":0},{\"exit\":0},false,false,[]],[{\"point\":0},{\"point\":1},false,false,[\"target.environment == Environment::Production\"]],[{\"point\":1},{\"exit\":1},false,false,[]],[{\"point\":1},{\"exit\":2},false,false,[\"!confirm.ok\"]],[{\"point\":1},{\"join\":0},false,false,[\"else\"]],[{\"point\":0},{\"join\":0},false,false,[\"else\"]],[{\"join\":0},{\"exit\":3},false,false,[]]],\"sub_points\":[]}",
-                &[
+                [
                     ::mcp_runtime::__private::SchemaProbe::<Target>::SCHEMA,
                     ::mcp_runtime::__private::SchemaProbe::<Confirm>::SCHEMA,
                 ],

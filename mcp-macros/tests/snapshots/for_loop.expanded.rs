@@ -292,7 +292,7 @@ fn review() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
             use ::mcp_runtime::__private::SchemaOfAny as _;
             ::mcp_runtime::__private::flow_graph(
                 "{\"branch_exits\":[0],\"exits\":[[\"refusal\",null],[\"tail\",\"Ok(text(kept.join(\\\", \\\")))\"]],\"points\":[{\"asks\":[{\"call\":null,\"form\":[\"Keep\",0],\"key\":\"keep\",\"kind\":\"form\",\"message\":\"format!(\\\"Keep {name}?\\\")\"}],\"carried\":[[\"position in names\",\"usize\"],[\"kept\",\"Vec<String>\"],[\"names\",\"Vec<String>\"]],\"in_loop\":true}],\"steps\":[[\"start\",{\"join\":0},false,false,[]],[{\"join\":0},{\"point\":0},false,true,[\"for name in names\"]],[{\"point\":0},{\"exit\":0},false,false,[]],[{\"point\":0},{\"join\":0},true,false,[]],[{\"join\":0},{\"exit\":1},false,false,[]]],\"sub_points\":[]}",
-                &[::mcp_runtime::__private::SchemaProbe::<Keep>::SCHEMA],
+                [::mcp_runtime::__private::SchemaProbe::<Keep>::SCHEMA],
             )
         }
     }

@@ -60,7 +60,7 @@ fn greet() -> impl ::mcp_runtime::server::ToolHandler + ::core::marker::Copy {
             use ::mcp_runtime::__private::SchemaOfAny as _;
             ::mcp_runtime::__private::flow_graph(
                 "{\"branch_exits\":[0],\"exits\":[[\"refusal\",null],[\"tail\",\"Ok(text(Self::greeting(&args.name, sure.ok)))\"]],\"points\":[{\"asks\":[{\"call\":null,\"form\":[\"Confirm\",0],\"key\":\"sure\",\"kind\":\"form\",\"message\":\"\\\"Greet?\\\"\"}],\"carried\":[],\"in_loop\":false}],\"steps\":[[\"start\",{\"point\":0},false,false,[]],[{\"point\":0},{\"exit\":0},false,false,[]],[{\"point\":0},{\"exit\":1},false,false,[]]],\"sub_points\":[]}",
-                &[::mcp_runtime::__private::SchemaProbe::<Confirm>::SCHEMA],
+                [::mcp_runtime::__private::SchemaProbe::<Confirm>::SCHEMA],
             )
         }
     }

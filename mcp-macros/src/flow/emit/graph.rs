@@ -5,10 +5,10 @@
 //!
 //! Input:  the marked body `{ let target: Target = __mcp_site!().0?; if c { .. } .. }`
 //! Output: the handler impl's method, one call of the runtime's reader with one JSON text and
-//! the table of the named forms' schemas (see `mcp_runtime::graph`'s `spec`: a string literal
-//! and a table of constants cost the build nearly nothing, where records written as Rust
-//! values were type-checked and laid out, and a `static`, a cell or a reader of the handler's
-//! own are each compiled per handler):
+//! the array of the named forms' schemas, by value (see `mcp_runtime::graph`'s `spec`: a
+//! string literal and constants cost the build little, where records written as Rust values
+//! were type-checked and laid out, a `static`, a cell or a reader of the handler's own are
+//! each compiled per handler, and so is a table behind a reference, promoted to a constant):
 //! ```text
 //! fn flow_graph(&self) -> Option<&'static FlowGraph> {
 //!     use SchemaOfAny as _; // only where a form is named
@@ -25,7 +25,7 @@
 //!         \"sub_points\":[/* points that call a sub-flow */]}",
 //!         // One entry per form type, however many points ask it, by the number the text
 //!         // gives it: its schema, or none where the type is no form.
-//!         &[SchemaProbe::<Target>::SCHEMA])
+//!         [SchemaProbe::<Target>::SCHEMA])
 //! }
 //! ```
 
@@ -133,7 +133,7 @@ pub(crate) fn method(records: &Records<'_>) -> TokenStream {
     quote! {
         fn flow_graph(&self) -> ::core::option::Option<&'static #g::FlowGraph> {
             #probe
-            #p::flow_graph(#text, &[#(#p::SchemaProbe::<#forms>::SCHEMA),*])
+            #p::flow_graph(#text, [#(#p::SchemaProbe::<#forms>::SCHEMA),*])
         }
     }
 }
