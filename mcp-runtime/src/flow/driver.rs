@@ -207,6 +207,7 @@ pub(crate) fn run<R: Send + 'static>(
 ///
 /// An `async` block, not an `async fn`, whose future would hold its arguments twice (as
 /// passed, and as its body's own): this one is boxed once a round.
+#[allow(clippy::manual_async_fn, reason = "its arguments held once, not twice")]
 fn halt<R>(
     method: &'static str,
     target: String,

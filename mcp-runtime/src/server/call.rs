@@ -382,6 +382,7 @@ impl<R: FinalResult + Send + 'static> Round<R> {
     /// passed, and as its body's own), and the answer written by a plain function, so that
     /// none of what writing it takes lives across an await: the future, boxed once per
     /// request, holds the round, its id and what the answer needs.
+    #[allow(clippy::manual_async_fn, reason = "its arguments held once, not twice")]
     fn finish(
         self,
         id: Value,

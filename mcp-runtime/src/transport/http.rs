@@ -390,10 +390,9 @@ fn session_id(head: &Head<'_>) -> Option<String> {
 
 /// Answers one `POST` to the endpoint from `peer`, where known: the guards, then the body (up
 /// to the limit, within the body timeout), then a request slot, then dispatch.
-///
-/// An `async` block, not an `async fn`, whose future would hold its arguments twice (as
-/// passed, and as its body's own): hyper moves the request's future into place, so it holds
-/// one copy of the request's head.
+/// An `async` block, not an `async fn` (whose future holds its arguments twice): hyper moves
+/// the request's future into place, so it holds one copy of the request's head.
+#[allow(clippy::manual_async_fn, reason = "its arguments held once, not twice")]
 fn respond<B>(
     server: &Server,
     mut parts: Parts,
@@ -429,8 +428,7 @@ where
         if declared.is_some_and(|length| length > limit as u64) {
             return guard::too_large(limit);
         }
-        // Read where used, not copied: the future would hold the copy across its awaits.
-        let limits = &inner.http.limits;
+        let limits = &inner.http.limits; // not a copy held across the awaits
         let depth = server.message_depth();
         let mut read = pin!(read_body(body, limit, declared, depth));
         // A small body usually came with its head: read at once, it needs no timer.
