@@ -2,6 +2,7 @@
 //! question point or its end (the flow reads its own state), then hand the next state back
 //! for the server to seal or sign.
 
+use std::future::Future;
 use std::time::Duration;
 
 use super::continuation::Resume;
@@ -203,47 +204,56 @@ pub(crate) fn run<R: Send + 'static>(
 }
 
 /// The flow's run, to its end or its next question point, and what it asked.
-async fn halt<R>(
+///
+/// An `async` block, not an `async fn`, whose future would hold its arguments twice (as
+/// passed, and as its body's own): this one is boxed once a round.
+#[allow(clippy::manual_async_fn, reason = "its arguments held once, not twice")]
+fn halt<R>(
     method: &'static str,
     target: String,
     cx: Cx,
     running: Option<BoxFuture<'static, Result<R, ErrorObject>>>,
     flow: Option<u64>,
     max_rounds: u32,
-) -> HandlerResult<R> {
-    if let Some(running) = running
-        && let Some(output) = cx.run_until_halt(running).await
-    {
-        report_unasked(method, &target, &cx.unasked());
-        return output.map(Reply::Complete);
-    }
-    let unasked = cx.unasked();
-    report_unasked(method, &target, &unasked);
-    match cx.take_halt() {
-        Some(Halted::Asked {
-            requests,
-            state,
-            shape,
-            round,
-        }) => {
-            let next = round.saturating_add(1);
-            if next > max_rounds {
-                return Err(internal_error(format!(
-                    "the flow asked for input more than {max_rounds} times and was stopped"
-                )));
-            }
-            let requests: InputRequests = requests.into_iter().collect();
-            Ok(Reply::InputRequired(
-                Asked::new(
-                    requests,
-                    envelope_bytes(next, envelope_shape(shape), flow.unwrap_or(0), &state),
-                )
-                .with_unasked(unasked),
-            ))
+) -> impl Future<Output = HandlerResult<R>> + Send + 'static
+where
+    R: Send + 'static,
+{
+    async move {
+        if let Some(running) = running
+            && let Some(output) = cx.run_until_halt(running).await
+        {
+            report_unasked(method, &target, &cx.unasked());
+            return output.map(Reply::Complete);
         }
-        Some(Halted::Failed(error)) => Err(error),
-        Some(Halted::Refused(reason)) => Err(refuse_state(method, &target, &reason)),
-        None => Err(internal_error("the flow stopped without saying why")),
+        let unasked = cx.unasked();
+        report_unasked(method, &target, &unasked);
+        match cx.take_halt() {
+            Some(Halted::Asked {
+                requests,
+                state,
+                shape,
+                round,
+            }) => {
+                let next = round.saturating_add(1);
+                if next > max_rounds {
+                    return Err(internal_error(format!(
+                        "the flow asked for input more than {max_rounds} times and was stopped"
+                    )));
+                }
+                let requests: InputRequests = requests.into_iter().collect();
+                Ok(Reply::InputRequired(
+                    Asked::new(
+                        requests,
+                        envelope_bytes(next, envelope_shape(shape), flow.unwrap_or(0), &state),
+                    )
+                    .with_unasked(unasked),
+                ))
+            }
+            Some(Halted::Failed(error)) => Err(error),
+            Some(Halted::Refused(reason)) => Err(refuse_state(method, &target, &reason)),
+            None => Err(internal_error("the flow stopped without saying why")),
+        }
     }
 }
 

@@ -1,6 +1,7 @@
 //! One call of a tool, prompt or resource: its rounds, the state checks around a stateless
 //! round (open, single use, mint), and the kinds of handler a call can serve.
 
+use std::future::Future;
 use std::sync::Arc;
 
 use serde::Serialize;
@@ -116,11 +117,13 @@ pub(super) struct Call<H> {
     arguments: Option<Map<String, Value>>,
     context: CallContext,
     server: Server,
-    /// How the call becomes a task of the tasks extension, when it may.
-    launch: Option<super::tasks::Launch>,
+    /// How the call becomes a task of the tasks extension, when it may: boxed, as it is rare
+    /// and the call is moved on its way to its round.
+    launch: Option<Box<super::tasks::Launch>>,
 }
 
 impl<H> Call<H> {
+    /// A call, which becomes a task as `launch` says when there is one.
     pub(super) fn new(
         handler: H,
         method: &'static str,
@@ -128,6 +131,7 @@ impl<H> Call<H> {
         arguments: Option<Map<String, Value>>,
         context: CallContext,
         server: &Server,
+        launch: Option<super::tasks::Launch>,
     ) -> Self {
         Self {
             handler,
@@ -136,14 +140,8 @@ impl<H> Call<H> {
             arguments,
             context,
             server: server.clone(),
-            launch: None,
+            launch: launch.map(Box::new),
         }
-    }
-
-    /// Lets the call become a task as `launch` says.
-    pub(super) fn with_launch(mut self, launch: Option<super::tasks::Launch>) -> Self {
-        self.launch = launch;
-        self
     }
 }
 
@@ -263,24 +261,51 @@ impl<H: Serves> Call<H> {
     }
 
     /// The call's last round, made: the handler's future and what the reply needs. The one
-    /// round takes the arguments as parsed: no copy.
+    /// round takes the call's arguments and context as they are, with no copy, and the call
+    /// is taken apart here, once. The handler's future is its own, a panic in it caught but
+    /// not yet turned into an error: [`Round`] holds it as it is, with no box of its own.
     fn into_round(
-        mut self,
+        self,
         state: Option<Vec<u8>>,
         input_responses: Option<InputResponses>,
         signer: Signer,
         binding: Binding,
     ) -> Round<H::Result> {
-        let context = &self.server.inner.context;
-        let (info, member) = (context.shared_server_info(), context.server_info_member());
-        let launch = self.launch.take().map(Box::new);
-        Round {
-            running: self.last_round(state, input_responses),
+        let Self {
+            handler,
+            method,
+            target,
+            arguments,
+            context,
+            server,
             launch,
-            signer,
-            binding,
-            info,
-            member,
+        } = self;
+        let inner = &server.inner;
+        let request = Request {
+            method,
+            target,
+            arguments,
+            input_responses,
+            state,
+            capabilities: context.capabilities,
+            subject: context.subject,
+            claims: context.claims,
+            progress: context.progress,
+            logger: context.logger,
+            app: inner.state.clone(),
+            context: context.request,
+        };
+        let running = guarded(|| handler.serve(request));
+        let identity = &inner.context;
+        Round {
+            running,
+            launch,
+            answering: Answering {
+                signer,
+                binding,
+                info: identity.shared_server_info(),
+                member: identity.server_info_member(),
+            },
         }
     }
 
@@ -313,33 +338,6 @@ impl<H: Serves> Call<H> {
         binding
     }
 
-    /// The call's last round, which takes its arguments and context instead of copying them.
-    /// Its future is the handler's own, a panic in it caught but not yet turned into an error:
-    /// [`Round`] holds it as it is, with no box of its own around it.
-    fn last_round(
-        self,
-        state: Option<Vec<u8>>,
-        input_responses: Option<InputResponses>,
-    ) -> CatchUnwind<HandlerResult<H::Result>> {
-        let context = self.context;
-        let request = Request {
-            method: self.method,
-            target: self.target,
-            arguments: self.arguments,
-            input_responses,
-            state,
-            capabilities: context.capabilities,
-            subject: context.subject,
-            claims: context.claims,
-            progress: context.progress,
-            logger: context.logger,
-            app: self.server.inner.state.clone(),
-            context: context.request,
-        };
-        let handler = self.handler;
-        guarded(|| handler.serve(request))
-    }
-
     fn serve(&self, request: Request) -> BoxFuture<'static, HandlerResult<H::Result>> {
         Box::pin(caught(guarded(|| self.handler.serve(request))))
     }
@@ -364,6 +362,12 @@ struct Round<R> {
     running: CatchUnwind<HandlerResult<R>>,
     /// How the call becomes a task, when it may: boxed, as it is rare.
     launch: Option<Box<super::tasks::Launch>>,
+    answering: Answering,
+}
+
+/// What a stateless round's answer is written with once its handler is done: the next
+/// state's signer and binding, and the server's identity.
+struct Answering {
     signer: Signer,
     binding: Binding,
     info: Option<Arc<Implementation>>,
@@ -373,38 +377,69 @@ struct Round<R> {
 impl<R: FinalResult + Send + 'static> Round<R> {
     /// The rest of a stateless round once its state is open (and its single use begun): the
     /// handler, the next state signed, the reply stored for retries.
-    async fn finish(self, id: Value, cache: Option<CacheHints>, first_use: Option<Use>) -> Outcome {
-        let mut input_required = false;
+    ///
+    /// An `async` block, not an `async fn`, whose future would hold its arguments twice (as
+    /// passed, and as its body's own), and the answer written by a plain function, so that
+    /// none of what writing it takes lives across an await: the future, boxed once per
+    /// request, holds the round, its id and what the answer needs.
+    #[allow(clippy::manual_async_fn, reason = "its arguments held once, not twice")]
+    fn finish(
+        self,
+        id: Value,
+        cache: Option<CacheHints>,
+        first_use: Option<Use>,
+    ) -> impl Future<Output = Outcome> + Send + 'static {
+        async move {
+            let round = match self.launch {
+                None => unpanicked(self.running.await),
+                Some(launch) => match Box::pin(launch.race(Box::pin(caught(self.running)))).await {
+                    super::tasks::Raced::Done(round) => round,
+                    super::tasks::Raced::Task(created) => {
+                        let (mut outcome, stored) = replayed(&id, StoredReply::Result(created));
+                        outcome.kind = "task";
+                        if let Some(record) = first_use {
+                            Box::pin(record.finish(&stored)).await;
+                        }
+                        return outcome;
+                    }
+                },
+            };
+            let (outcome, stored) = self
+                .answering
+                .answer(round, &id, cache, first_use.is_some());
+            if let (Some(record), Some(stored)) = (first_use, stored) {
+                Box::pin(record.finish(&stored)).await;
+            }
+            outcome
+        }
+    }
+}
+
+impl Answering {
+    /// The answer to a round that ended with `round`, and (when `kept`, for the replay store
+    /// of a single-use round; an error always) the reply as stored.
+    fn answer<R: FinalResult>(
+        &self,
+        round: HandlerResult<R>,
+        id: &Value,
+        cache: Option<CacheHints>,
+        kept: bool,
+    ) -> (Outcome, Option<StoredReply>) {
         let Self {
-            running,
-            launch,
             signer,
             binding,
             info,
             member,
         } = self;
-        let round = match launch {
-            None => unpanicked(running.await),
-            Some(launch) => match Box::pin(launch.race(Box::pin(caught(running)))).await {
-                super::tasks::Raced::Done(round) => round,
-                super::tasks::Raced::Task(created) => {
-                    let (mut outcome, stored) = replayed(&id, StoredReply::Result(created));
-                    outcome.kind = "task";
-                    if let Some(record) = first_use {
-                        Box::pin(record.finish(&stored)).await;
-                    }
-                    return outcome;
-                }
-            },
-        };
+        let mut input_required = false;
         // The answer is written in one buffer, the result straight after the response's head.
-        let mut answer = ResultAnswer::to(&id);
+        let mut answer = ResultAnswer::to(id);
         let written = match round {
             Ok(Reply::Complete(mut result)) => {
                 if let Some(cache) = cache {
                     result.apply_cache_hints(cache);
                 }
-                match (&info, &member) {
+                match (info, member) {
                     // The identity serialised once, not in every answer.
                     (Some(_), Some(member)) if result.meta_slot().is_none() => {
                         answer.write(&result).map(|()| answer.add_member(member))
@@ -419,12 +454,12 @@ impl<R: FinalResult + Send + 'static> Round<R> {
             Ok(Reply::InputRequired(mut asked)) => {
                 let unasked = asked.take_unasked();
                 let (requests, state) = asked.into_parts();
-                let token = state.map(|payload| signer.sign_with_binding(&binding, &payload));
+                let token = state.map(|payload| signer.sign_with_binding(binding, &payload));
                 trace::record_state_bytes(token.as_ref().map_or(0, String::len));
                 input_required = true;
                 // Written with its form questions' schemas from their kept text.
                 match InputRequiredResult::new(requests, token) {
-                    Ok(result) => match &member {
+                    Ok(result) => match member {
                         Some(member) if unasked.is_empty() => answer
                             .write_with(|body| Written(&result).write(body))
                             .map(|()| answer.add_member(member)),
@@ -444,24 +479,19 @@ impl<R: FinalResult + Send + 'static> Round<R> {
         let (mut outcome, stored) = match written {
             // Only a single-use round keeps its result, for the replay store.
             Ok(()) => {
-                let stored = first_use
-                    .is_some()
-                    .then(|| StoredReply::Result(answer.result().to_vec()));
+                let stored = kept.then(|| StoredReply::Result(answer.result().to_vec()));
                 (answer.finish(), stored)
             }
             Err(error) => {
                 let error = serde_json::to_vec(&error).expect("an error object serialises");
-                let (outcome, stored) = replayed(&id, StoredReply::Error(error));
+                let (outcome, stored) = replayed(id, StoredReply::Error(error));
                 (outcome, Some(stored))
             }
         };
         if input_required && outcome.error_code.is_none() {
             outcome.kind = "input_required";
         }
-        if let (Some(record), Some(stored)) = (first_use, stored) {
-            Box::pin(record.finish(&stored)).await;
-        }
-        outcome
+        (outcome, stored)
     }
 }
 

@@ -378,13 +378,21 @@ impl Server {
                     )?,
                     Era::Legacy { .. } => None,
                 };
-                let call = Call::new(handler, method_name, target, arguments, context, self);
-                era.start(id, call.with_launch(launch), None)
+                let call = Call::new(
+                    handler,
+                    method_name,
+                    target,
+                    arguments,
+                    context,
+                    self,
+                    launch,
+                );
+                era.start(id, call, None)
             }
             Method::PromptsGet => {
                 let position = lookup(&snapshot.prompt_index, "prompt")?;
                 let handler = Arc::clone(&snapshot.prompts[position]);
-                let call = Call::new(handler, method_name, target, arguments, context, self);
+                let call = Call::new(handler, method_name, target, arguments, context, self, None);
                 era.start(id, call, None)
             }
             _ => {
@@ -394,7 +402,7 @@ impl Server {
                     .find(|handler| handler.matches(&target))
                     .map(Arc::clone)
                     .ok_or_else(|| RpcError::unknown_resource(&target))?;
-                let call = Call::new(handler, method_name, target, arguments, context, self);
+                let call = Call::new(handler, method_name, target, arguments, context, self, None);
                 era.start(id, call, Some(inner.cache))
             }
         })
