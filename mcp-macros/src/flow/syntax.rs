@@ -130,3 +130,80 @@ pub(crate) fn inline_args(text: &str) -> Vec<std::ops::Range<usize>> {
     }
     names
 }
+
+/// Whether `word` is one of Rust's keywords (strict, reserved or weak, in any edition), `_`,
+/// or a word syn reads specially at the start of an expression (`builtin`, `raw`, `safe`).
+/// Where the macro reads or writes plain names without syn (a standard macro's plain
+/// arguments, a message's text), such a word leaves the work to syn or prettyplease.
+pub(crate) fn keyword(word: &str) -> bool {
+    KEYWORDS.binary_search(&word).is_ok()
+}
+
+/// The words of [`keyword`], in byte order.
+const KEYWORDS: &[&str] = &[
+    "Self",
+    "_",
+    "abstract",
+    "as",
+    "async",
+    "auto",
+    "await",
+    "become",
+    "box",
+    "break",
+    "builtin",
+    "const",
+    "continue",
+    "crate",
+    "default",
+    "do",
+    "dyn",
+    "else",
+    "enum",
+    "extern",
+    "false",
+    "final",
+    "fn",
+    "for",
+    "gen",
+    "if",
+    "impl",
+    "in",
+    "let",
+    "loop",
+    "macro",
+    "macro_rules",
+    "match",
+    "mod",
+    "move",
+    "mut",
+    "override",
+    "priv",
+    "pub",
+    "raw",
+    "ref",
+    "return",
+    "safe",
+    "self",
+    "static",
+    "struct",
+    "super",
+    "trait",
+    "true",
+    "try",
+    "type",
+    "typeof",
+    "union",
+    "unsafe",
+    "unsized",
+    "use",
+    "virtual",
+    "where",
+    "while",
+    "yield",
+];
+
+#[test]
+fn the_keywords_are_in_byte_order() {
+    assert!(KEYWORDS.is_sorted());
+}

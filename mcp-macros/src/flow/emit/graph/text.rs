@@ -9,7 +9,7 @@ use syn::{Expr, Pat, Type};
 
 use crate::flow::check::sites::Site;
 use crate::flow::lower::bindings::Bindings;
-use crate::flow::syntax::marker_site;
+use crate::flow::syntax::{keyword, marker_site};
 
 /// The most characters a condition or a way out shows; longer text ends in `…`.
 pub(super) const SHORT: usize = 48;
@@ -136,7 +136,7 @@ fn plain_macro(mac: &syn::Macro, source: Source<'_>) -> Option<String> {
             return None;
         };
         let word = ident.to_string();
-        if punct.spacing() != Spacing::Alone || KEYWORDS.contains(&word.as_str()) {
+        if punct.spacing() != Spacing::Alone || keyword(&word) {
             return None;
         }
         line.push_str(separator);
@@ -150,68 +150,6 @@ fn plain_macro(mac: &syn::Macro, source: Source<'_>) -> Option<String> {
 /// The longest message [`plain_macro`] writes itself: with `const _: () = ` before it and
 /// `;` after, well inside the width prettyplease breaks lines at.
 const PLAIN_WIDTH: usize = 64;
-
-/// Rust's keywords, strict, reserved and weak: a token that is one may be spaced otherwise.
-const KEYWORDS: &[&str] = &[
-    "as",
-    "async",
-    "await",
-    "box",
-    "break",
-    "const",
-    "continue",
-    "crate",
-    "dyn",
-    "else",
-    "enum",
-    "extern",
-    "false",
-    "fn",
-    "for",
-    "if",
-    "impl",
-    "in",
-    "let",
-    "loop",
-    "macro",
-    "match",
-    "mod",
-    "move",
-    "mut",
-    "pub",
-    "ref",
-    "return",
-    "self",
-    "Self",
-    "static",
-    "struct",
-    "super",
-    "trait",
-    "true",
-    "type",
-    "unsafe",
-    "use",
-    "where",
-    "while",
-    "yield",
-    "abstract",
-    "become",
-    "do",
-    "final",
-    "gen",
-    "override",
-    "priv",
-    "try",
-    "typeof",
-    "unsized",
-    "virtual",
-    "union",
-    "raw",
-    "safe",
-    "auto",
-    "default",
-    "macro_rules",
-];
 
 /// `expr` as written, printed by prettyplease on one line.
 fn printed(expr: &Expr, source: Source<'_>) -> String {

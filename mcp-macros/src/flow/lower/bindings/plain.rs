@@ -7,6 +7,8 @@
 
 use proc_macro2::{Ident, Literal, TokenStream, TokenTree};
 
+use crate::flow::syntax::keyword;
+
 /// One plain argument.
 pub(super) enum Plain {
     /// A literal.
@@ -34,7 +36,7 @@ pub(super) fn plain_args(tokens: &TokenStream) -> Option<Vec<Plain>> {
                 args.push(Plain::Literal(literal));
                 Next::After
             }
-            (Next::Start, TokenTree::Ident(ident)) if !keyword(&ident) => {
+            (Next::Start, TokenTree::Ident(ident)) if !keyword(&ident.to_string()) => {
                 args.push(Plain::Name(ident));
                 Next::After
             }
@@ -46,83 +48,9 @@ pub(super) fn plain_args(tokens: &TokenStream) -> Option<Vec<Plain>> {
             {
                 Next::Field
             }
-            (Next::Field, TokenTree::Ident(ident)) if !keyword(&ident) => Next::After,
+            (Next::Field, TokenTree::Ident(ident)) if !keyword(&ident.to_string()) => Next::After,
             _ => return None,
         };
     }
     (next != Next::Field && !args.is_empty()).then_some(args)
-}
-
-/// Whether `ident` is a keyword, reserved or not, or `_`, in any edition, or a word syn
-/// reads specially at the start of an expression: syn parses none of them as a plain name.
-fn keyword(ident: &Ident) -> bool {
-    let text = ident.to_string();
-    WORDS.binary_search(&text.as_str()).is_ok()
-}
-
-/// The words [`keyword`] looks for, in byte order.
-const WORDS: &[&str] = &[
-    "Self",
-    "_",
-    "abstract",
-    "as",
-    "async",
-    "await",
-    "become",
-    "box",
-    "break",
-    "builtin",
-    "const",
-    "continue",
-    "crate",
-    "do",
-    "dyn",
-    "else",
-    "enum",
-    "extern",
-    "false",
-    "final",
-    "fn",
-    "for",
-    "gen",
-    "if",
-    "impl",
-    "in",
-    "let",
-    "loop",
-    "macro",
-    "macro_rules",
-    "match",
-    "mod",
-    "move",
-    "mut",
-    "override",
-    "priv",
-    "pub",
-    "raw",
-    "ref",
-    "return",
-    "safe",
-    "self",
-    "static",
-    "struct",
-    "super",
-    "trait",
-    "true",
-    "try",
-    "type",
-    "typeof",
-    "union",
-    "unsafe",
-    "unsized",
-    "use",
-    "virtual",
-    "where",
-    "while",
-    "yield",
-];
-
-#[test]
-fn the_words_are_in_byte_order() {
-    assert!(WORDS.is_sorted());
 }
