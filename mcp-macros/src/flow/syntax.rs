@@ -1,8 +1,8 @@
 //! Small facts of syntax every stage reads, and the names the macro writes: the marker a
 //! question point leaves in the body, what a literal is, the compound assignments, the
-//! names a format string reads inline, and the names the macro gives renamed locals and
-//! parameters (with the name the user wrote, for messages). A leaf: it names no other
-//! module of `flow`.
+//! names a format string reads inline, Rust's keywords, and the names the macro gives
+//! renamed locals and parameters (with the name the user wrote, for messages). Nearly a
+//! leaf: of `flow`'s modules it names only `step`, which names none.
 
 use proc_macro2::{Ident, Span};
 use syn::punctuated::Punctuated;
