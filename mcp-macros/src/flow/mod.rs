@@ -261,18 +261,8 @@ fn compile(kind: Kind, attr: TokenStream, function: ItemFn) -> syn::Result<Token
         ));
     }
     let (compiled, moved) = mutable::into_locals(kind, function);
-    // What `hoist` reads beside the lowered body: the function's attributes, visibility and
-    // signature, without a copy of the body it never reads (see `Hoisted::of`).
-    let signature = ItemFn {
-        attrs: compiled.attrs.clone(),
-        vis: compiled.vis.clone(),
-        modifiers: compiled.modifiers.clone(),
-        sig: compiled.sig.clone(),
-        block: Box::new(syn::Block {
-            brace_token: compiled.block.brace_token,
-            stmts: Vec::new(),
-        }),
-    };
+    // What `hoist` reads beside the lowered body (see `Hoisted::of`).
+    let signature = compiled.sig.clone();
     let mut handler = model::parse_handler(kind, options, compiled, &mut errors);
     chains::split(&mut handler.body, &handler.cx, &mut errors);
     valid::check_body(&handler.body, &handler.cx, &mut errors);

@@ -12,7 +12,7 @@
 use std::collections::HashMap;
 
 use syn::visit::{self, Visit};
-use syn::{Expr, ItemFn, Local};
+use syn::{Expr, Local};
 
 use super::reborrow;
 use crate::flow::lower::bindings::{BindingId, Bindings};
@@ -21,16 +21,16 @@ pub(crate) use super::facts::Hoisted;
 use super::facts::{Bound, constant, single};
 
 impl Hoisted {
-    /// The constant locals of `function`: names whose every binding in the function is a
-    /// `let` of a literal without `mut`, at most one to a block. A name also bound anywhere
-    /// else (a parameter, another `let`, a pattern, a closure's parameter), or twice in one
-    /// block, is left to travel as usual: declaring it again ahead of its place could hide
-    /// another binding of the name. A name is as the output writes it (see `shadow`): a
-    /// binding given a new name is counted apart from the others of the name it was written
-    /// with. `body` is the function's body as lowered, read in place of `function`'s own (a
-    /// copy of the function around it would copy the whole body).
+    /// The constant locals of the function of signature `sig` and body `body` (as lowered):
+    /// names whose every binding in the function is a `let` of a literal without `mut`, at
+    /// most one to a block. A name also bound anywhere else (a parameter, another `let`, a
+    /// pattern, a closure's parameter), or twice in one block, is left to travel as usual:
+    /// declaring it again ahead of its place could hide another binding of the name. A name
+    /// is as the output writes it (see `shadow`): a binding given a new name is counted apart
+    /// from the others of the name it was written with. Only the signature and the body
+    /// bind: the function's attributes and visibility are not read.
     pub(crate) fn of(
-        (function, body): (&ItemFn, &syn::Block),
+        (sig, body): (&syn::Signature, &syn::Block),
         context: &syn::Ident,
         bindings: &Bindings,
     ) -> Self {
@@ -91,12 +91,8 @@ impl Hoisted {
             blocks: 0,
             block: Vec::new(),
         };
-        // As `visit_item_fn` walks the function, with `body` for its block.
-        for attr in &function.attrs {
-            names.visit_attribute(attr);
-        }
-        names.visit_visibility(&function.vis);
-        names.visit_signature(&function.sig);
+        // As `visit_item_fn` walks the function's signature and block.
+        names.visit_signature(sig);
         names.visit_block(body);
         let Names {
             bound,
@@ -191,7 +187,7 @@ mod tests {
             .collect();
         let (args, cx) = (&params[0], &params[1]);
         let bindings = Bindings::resolve(&[args, cx], &[], &function.block);
-        let hoisted = Hoisted::of((&function, &function.block), cx, &bindings);
+        let hoisted = Hoisted::of((&function.sig, &function.block), cx, &bindings);
         let id = |name, n| nth(&function, &bindings, name, n);
         // A stable borrow of a parameter's field, its name bound once: had again.
         assert!(hoisted.borrowing(id("shown", 0)) && hoisted.borrowing(id("shown", 1)));
