@@ -190,7 +190,8 @@ impl<'de> DeserializeSeed<'de> for ParamsSeed<'_, '_> {
 }
 
 impl ParamsSeed<'_, '_> {
-    fn other<E>(self, member: ParamsMember) -> Result<(), E> {
+    /// `member`, read whole, written to `out`.
+    fn write<E>(self, member: ParamsMember) -> Result<(), E> {
         *self.out = Some(member);
         Ok(())
     }
@@ -209,7 +210,7 @@ impl<'de> Visitor<'de> for ParamsSeed<'_, '_> {
             while let Some((key, value)) = access.next_entry::<String, Value>()? {
                 map.insert(key, value);
             }
-            return self.other(ParamsMember::Object(Params::Map(map)));
+            return self.write(ParamsMember::Object(Params::Map(map)));
         };
         let member = self
             .out
@@ -257,31 +258,31 @@ impl<'de> Visitor<'de> for ParamsSeed<'_, '_> {
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
         // Read whole, as a value of the message would be.
         while seq.next_element::<Value>()?.is_some() {}
-        self.other(ParamsMember::Other)
+        self.write(ParamsMember::Other)
     }
 
     fn visit_bool<E>(self, _: bool) -> Result<(), E> {
-        self.other(ParamsMember::Other)
+        self.write(ParamsMember::Other)
     }
 
     fn visit_i64<E>(self, _: i64) -> Result<(), E> {
-        self.other(ParamsMember::Other)
+        self.write(ParamsMember::Other)
     }
 
     fn visit_u64<E>(self, _: u64) -> Result<(), E> {
-        self.other(ParamsMember::Other)
+        self.write(ParamsMember::Other)
     }
 
     fn visit_f64<E>(self, _: f64) -> Result<(), E> {
-        self.other(ParamsMember::Other)
+        self.write(ParamsMember::Other)
     }
 
     fn visit_str<E>(self, _: &str) -> Result<(), E> {
-        self.other(ParamsMember::Other)
+        self.write(ParamsMember::Other)
     }
 
     fn visit_unit<E>(self) -> Result<(), E> {
-        self.other(ParamsMember::Null)
+        self.write(ParamsMember::Null)
     }
 }
 
