@@ -83,28 +83,27 @@ impl TopLevel {
         read_meta: bool,
         members: &mut Members<'a>,
     ) -> serde_json::Result<Self> {
-        match std::str::from_utf8(message) {
-            Ok(text) => {
-                if read_meta && let Some(top) = read_spliced(text, members) {
-                    return Ok(top);
-                }
-                let origin = Origin {
-                    message: text,
-                    read_from: text.as_ptr() as usize,
-                    splice: None,
-                };
-                let visitor = TopLevelVisitor::new(read_meta, None, origin, members);
-                read_with(serde_json::Deserializer::from_str(text), visitor)
-            }
-            Err(_) => {
-                let origin = Origin {
-                    message: "",
-                    read_from: message.as_ptr() as usize,
-                    splice: None,
-                };
-                let visitor = TopLevelVisitor::new(read_meta, None, origin, members);
-                read_with(serde_json::Deserializer::from_slice(message), visitor)
-            }
+        let text = std::str::from_utf8(message);
+        if read_meta
+            && let Ok(text) = text
+            && let Some(top) = read_spliced(text, members)
+        {
+            return Ok(top);
+        }
+        let origin = Origin {
+            message: text.unwrap_or_default(),
+            read_from: message.as_ptr() as usize,
+            splice: None,
+        };
+        let visitor = TopLevelVisitor {
+            read_meta,
+            splice: None,
+            origin,
+            members,
+        };
+        match text {
+            Ok(text) => read_with(serde_json::Deserializer::from_str(text), visitor),
+            Err(_) => read_with(serde_json::Deserializer::from_slice(message), visitor),
         }
     }
 }
@@ -132,7 +131,12 @@ fn read_spliced<'a>(text: &'a str, members: &mut Members<'a>) -> Option<TopLevel
         read_from: spliced.as_ptr() as usize,
         splice: Some((start, end)),
     };
-    let visitor = TopLevelVisitor::new(true, Some(&splice), origin, members);
+    let visitor = TopLevelVisitor {
+        read_meta: true,
+        splice: Some(&splice),
+        origin,
+        members,
+    };
     let read = match read_with(serde_json::Deserializer::from_str(&spliced), visitor) {
         Ok(TopLevel::Object) if splice.meta.take().is_none() => Some(TopLevel::Object),
         _ => {
@@ -188,22 +192,6 @@ struct TopLevelVisitor<'m, 'a, 's> {
     splice: Option<&'s Splice>,
     origin: Origin<'a>,
     members: &'m mut Members<'a>,
-}
-
-impl<'m, 'a, 's> TopLevelVisitor<'m, 'a, 's> {
-    fn new(
-        read_meta: bool,
-        splice: Option<&'s Splice>,
-        origin: Origin<'a>,
-        members: &'m mut Members<'a>,
-    ) -> Self {
-        Self {
-            read_meta,
-            splice,
-            origin,
-            members,
-        }
-    }
 }
 
 impl<'de> Visitor<'de> for TopLevelVisitor<'_, '_, '_> {
@@ -473,7 +461,12 @@ mod tests {
             read_from: message.as_ptr() as usize,
             splice: None,
         };
-        let visitor = TopLevelVisitor::new(read_meta, None, origin, &mut members);
+        let visitor = TopLevelVisitor {
+            read_meta,
+            splice: None,
+            origin,
+            members: &mut members,
+        };
         let read = match std::str::from_utf8(message) {
             Ok(text) if as_text => read_with(serde_json::Deserializer::from_str(text), visitor),
             _ => read_with(serde_json::Deserializer::from_slice(message), visitor),
