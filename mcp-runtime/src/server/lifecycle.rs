@@ -6,7 +6,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use super::error::RpcError;
-use super::message::{MethodMember, TopLevel};
+use super::message::{Members, MethodMember, TopLevel};
 use super::params::{CallParams, Params, ParamsMember, target_key};
 use super::shape::is_valid_id;
 use super::{RequestFacts, SUPPORTED_VERSIONS};
@@ -51,9 +51,13 @@ pub(crate) fn parse_envelope(message: &[u8]) -> Result<Envelope<'_>, Rejected> {
     // A call's `_meta` is first read in the shape clients send it every round (see
     // `call_meta`). In any other shape, or when the message does not parse, the message is
     // read again with `_meta` in a map, and the answer is the one that reading gives.
-    let top = TopLevel::read(message, true).or_else(|_| TopLevel::read(message, false));
-    let members = match top {
-        Ok(TopLevel::Object(members)) => members,
+    let mut members = Members::default();
+    let top = TopLevel::read(message, true, &mut members).or_else(|_| {
+        members = Members::default();
+        TopLevel::read(message, false, &mut members)
+    });
+    match top {
+        Ok(TopLevel::Object) => {}
         Ok(TopLevel::Array) => {
             return Err((
                 Value::Null,
@@ -69,7 +73,7 @@ pub(crate) fn parse_envelope(message: &[u8]) -> Result<Envelope<'_>, Rejected> {
             ));
         }
         Err(error) => return Err((Value::Null, RpcError::parse_error(error))),
-    };
+    }
     let id = match members.id {
         None => None,
         Some(id) if is_valid_id(&id) => Some(id),
@@ -100,24 +104,27 @@ pub(crate) fn parse_envelope(message: &[u8]) -> Result<Envelope<'_>, Rejected> {
         }
         None => return Err((echo(), RpcError::invalid_request("missing `method`"))),
     };
-    let params = match members.params {
-        None | Some(ParamsMember::Null) if target_key(&method).is_some() => {
-            Params::Call(CallParams::default())
-        }
-        None | Some(ParamsMember::Null) => Params::Map(Map::new()),
+    if let Some(ParamsMember::Other) = members.params {
+        return Err((
+            echo(),
+            RpcError::invalid_request("`params` must be an object"),
+        ));
+    }
+    // Moved once, from where they were read to where they are returned: they are large.
+    let params = |params| match params {
         Some(ParamsMember::Object(params)) => params,
-        Some(ParamsMember::Other) => {
-            return Err((
-                echo(),
-                RpcError::invalid_request("`params` must be an object"),
-            ));
-        }
+        _ if target_key(&method).is_some() => Params::Call(CallParams::default()),
+        _ => Params::Map(Map::new()),
     };
     match id {
-        Some(id) => Ok(Envelope::Request { id, method, params }),
-        None => Ok(Envelope::Notification {
+        Some(id) => Ok(Envelope::Request {
+            id,
+            params: params(members.params),
             method,
-            params: params.into_map(),
+        }),
+        None => Ok(Envelope::Notification {
+            params: params(members.params).into_map(),
+            method,
         }),
     }
 }
@@ -447,8 +454,8 @@ mod tests {
                 r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"_meta":{{"{META_PROTOCOL_VERSION}":"2026-07-28",{capabilities},"d":{deep}}}}}}}"#
             );
             let read = parse_envelope(message.as_bytes()).map_err(|(_, error)| error.error.message);
-            let mapped =
-                TopLevel::read(message.as_bytes(), false).map_err(|error| error.to_string());
+            let mapped = TopLevel::read(message.as_bytes(), false, &mut Members::default())
+                .map_err(|error| error.to_string());
             match (read, mapped) {
                 (Ok(Envelope::Request { params, .. }), Ok(_)) => {
                     assert!(params.rest().contains_key("_meta"), "{depth}");

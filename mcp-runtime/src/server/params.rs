@@ -160,13 +160,17 @@ pub(crate) enum ParamsMember {
     Other,
 }
 
-/// Reads a `params` member: as a call's when `target` (the call's [`target_key`]), as a map
-/// otherwise. With `read_meta`, a call's `_meta` is read by [`CallMeta`], and one in another
-/// shape is an error; the one `splice` stands for is taken from it.
-pub(crate) struct ParamsSeed<'s> {
+/// Reads a `params` member into `out`: as a call's when `target` (the call's [`target_key`]),
+/// as a map otherwise. With `read_meta`, a call's `_meta` is read by [`CallMeta`], and one in
+/// another shape is an error; the one `splice` stands for is taken from it.
+///
+/// A call's members are read where they end, not returned: they are large, and each frame
+/// they were returned through would copy them.
+pub(crate) struct ParamsSeed<'s, 'o> {
     pub(crate) target: Option<&'static str>,
     pub(crate) read_meta: bool,
     pub(crate) splice: Option<&'s Splice>,
+    pub(crate) out: &'o mut Option<ParamsMember>,
 }
 
 /// A remembered `_meta` text the message was read without: in the text read, a `0` stands
@@ -177,30 +181,43 @@ pub(crate) struct Splice {
     pub(crate) meta: Cell<Option<CallMeta>>,
 }
 
-impl<'de> DeserializeSeed<'de> for ParamsSeed<'_> {
-    type Value = ParamsMember;
+impl<'de> DeserializeSeed<'de> for ParamsSeed<'_, '_> {
+    type Value = ();
 
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<ParamsMember, D::Error> {
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
         deserializer.deserialize_any(self)
     }
 }
 
-impl<'de> Visitor<'de> for ParamsSeed<'_> {
-    type Value = ParamsMember;
+impl ParamsSeed<'_, '_> {
+    /// `member`, read whole, written to `out`.
+    fn write<E>(self, member: ParamsMember) -> Result<(), E> {
+        *self.out = Some(member);
+        Ok(())
+    }
+}
+
+impl<'de> Visitor<'de> for ParamsSeed<'_, '_> {
+    type Value = ();
 
     fn expecting(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
         formatter.write_str("a JSON value")
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<ParamsMember, A::Error> {
+    fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<(), A::Error> {
         let Some(target_key) = self.target else {
             let mut map = Map::new();
             while let Some((key, value)) = access.next_entry::<String, Value>()? {
                 map.insert(key, value);
             }
-            return Ok(ParamsMember::Object(Params::Map(map)));
+            return self.write(ParamsMember::Object(Params::Map(map)));
         };
-        let mut call = CallParams::default();
+        let member = self
+            .out
+            .insert(ParamsMember::Object(Params::Call(CallParams::default())));
+        let ParamsMember::Object(Params::Call(call)) = member else {
+            unreachable!("a call's members were just written")
+        };
         while let Some(key) = access.next_key::<CallKey>()? {
             match key {
                 CallKey::Arguments => call.arguments = Some(access.next_value()?),
@@ -235,37 +252,37 @@ impl<'de> Visitor<'de> for ParamsSeed<'_> {
                 }
             }
         }
-        Ok(ParamsMember::Object(Params::Call(call)))
+        Ok(())
     }
 
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<ParamsMember, A::Error> {
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
         // Read whole, as a value of the message would be.
         while seq.next_element::<Value>()?.is_some() {}
-        Ok(ParamsMember::Other)
+        self.write(ParamsMember::Other)
     }
 
-    fn visit_bool<E>(self, _: bool) -> Result<ParamsMember, E> {
-        Ok(ParamsMember::Other)
+    fn visit_bool<E>(self, _: bool) -> Result<(), E> {
+        self.write(ParamsMember::Other)
     }
 
-    fn visit_i64<E>(self, _: i64) -> Result<ParamsMember, E> {
-        Ok(ParamsMember::Other)
+    fn visit_i64<E>(self, _: i64) -> Result<(), E> {
+        self.write(ParamsMember::Other)
     }
 
-    fn visit_u64<E>(self, _: u64) -> Result<ParamsMember, E> {
-        Ok(ParamsMember::Other)
+    fn visit_u64<E>(self, _: u64) -> Result<(), E> {
+        self.write(ParamsMember::Other)
     }
 
-    fn visit_f64<E>(self, _: f64) -> Result<ParamsMember, E> {
-        Ok(ParamsMember::Other)
+    fn visit_f64<E>(self, _: f64) -> Result<(), E> {
+        self.write(ParamsMember::Other)
     }
 
-    fn visit_str<E>(self, _: &str) -> Result<ParamsMember, E> {
-        Ok(ParamsMember::Other)
+    fn visit_str<E>(self, _: &str) -> Result<(), E> {
+        self.write(ParamsMember::Other)
     }
 
-    fn visit_unit<E>(self) -> Result<ParamsMember, E> {
-        Ok(ParamsMember::Null)
+    fn visit_unit<E>(self) -> Result<(), E> {
+        self.write(ParamsMember::Null)
     }
 }
 
