@@ -443,7 +443,7 @@ mod tests {
         let running = || {
             let mut record =
                 AccessRecord::start("tools/call", "1", true, false, TraceContext::default());
-            record.parent = PARENT.with_borrow(Clone::clone);
+            record.began_in(PARENT.with_borrow(Clone::clone));
             if ROUND.get() {
                 record.legacy = true;
                 record.in_round = true;

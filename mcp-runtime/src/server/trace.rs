@@ -353,6 +353,22 @@ pub(crate) fn record_answer(action: &'static str) {
     });
 }
 
+impl super::Server {
+    /// Runs `future`, a connection's, in its `span`, entered whenever it is polled; with the
+    /// access log installed, the requests begun in it take a count of the span for their
+    /// records rather than look it up through the subscriber.
+    pub(crate) fn in_connection<F: Future>(
+        span: Span,
+        future: F,
+    ) -> impl Future<Output = F::Output> {
+        #[cfg(feature = "cli")]
+        let future = access::in_connection(span, future);
+        #[cfg(not(feature = "cli"))]
+        let future = tracing::Instrument::instrument(future, span);
+        future
+    }
+}
+
 /// A request's answer inside its span.
 struct Traced {
     span: Span,
