@@ -164,12 +164,17 @@ fn lines_enabled() -> bool {
     if !tracing::level_enabled!(tracing::Level::INFO) {
         return false;
     }
-    let callsite = tracing::callsite! {
-        name: "access line",
-        kind: tracing::metadata::Kind::HINT,
-        level: tracing::Level::INFO,
-        fields: []
-    };
+    // `callsite!` registers its callsite each time it runs: once is enough.
+    static CALLSITE: std::sync::OnceLock<&'static tracing::callsite::DefaultCallsite> =
+        std::sync::OnceLock::new();
+    let callsite = CALLSITE.get_or_init(|| {
+        tracing::callsite! {
+            name: "access line",
+            kind: tracing::metadata::Kind::HINT,
+            level: tracing::Level::INFO,
+            fields: []
+        }
+    });
     let interest = callsite.interest();
     interest.is_always()
         || (!interest.is_never()
