@@ -8,14 +8,15 @@ use std::borrow::Cow;
 use std::io::Write;
 
 use tracing::Level;
+use tracing::span::Id;
 use tracing_subscriber::Registry;
-use tracing_subscriber::registry::{LookupSpan as _, Scope};
+use tracing_subscriber::registry::LookupSpan as _;
 
 use super::LogFormat;
 use super::log_fields::Fields;
-use super::log_layer::{Line, LineFormat, LogLayer, TARGET};
+use super::log_layer::{Line, LineFormat, LogLayer, Spans, TARGET};
 use super::log_request::Request;
-use super::log_writer::{BatchWriter, WriterThread};
+use super::log_writer::{BatchWriter, RecordLines, WriterThread};
 use crate::server::{AccessLog, AccessRecord, with_current_access};
 
 /// The request this thread is running, as the lines written meanwhile show it (for
@@ -32,42 +33,75 @@ pub(super) fn spawn(
     format: LogFormat,
     colours: bool,
 ) -> std::io::Result<(LogLayer, BatchWriter, WriterThread)> {
-    let lines = LineFormat { format, colours };
-    let mut timestamp = String::new();
-    let (writer, thread) = BatchWriter::spawn(name, out, move |record, line| {
-        write_record(lines, record, &mut timestamp, line);
-    })?;
+    let lines = AccessLines {
+        lines: LineFormat { format, colours },
+        timestamp: String::new(),
+        scopes: Vec::new(),
+    };
+    let (writer, thread) = BatchWriter::spawn(name, out, lines)?;
     let layer = LogLayer::new(writer.clone(), format, colours).with_requests(current_request);
     Ok((layer, writer, thread))
 }
 
-/// Appends the access line of `record`, a request that has ended, to `line`: in the scope
-/// of the span the request began in, stamped with the time it ended.
-fn write_record(
+/// How many spans' scopes [`AccessLines`] keeps written within a batch, at most.
+const KEPT_SCOPES: usize = 16;
+
+/// The writer thread's side of the access lines: their format, and the scopes of the spans
+/// the batch's requests began in, each written once a batch (a connection's, with its peer,
+/// is the same for all its requests).
+struct AccessLines {
     lines: LineFormat,
-    record: &AccessRecord,
-    timestamp: &mut String,
-    line: &mut String,
-) {
-    let request = Request::new(Cow::Borrowed(record));
-    timestamp.clear();
-    super::timestamp::write_at(timestamp, record.ended);
-    let fields = Fields::default();
-    let parts = Line {
-        timestamp,
-        level: Level::INFO,
-        target: TARGET,
-        message: "close",
-        fields: &fields,
-    };
-    let in_scope = record.parent.with_subscriber(|(id, dispatch)| {
-        let registry = dispatch.downcast_ref::<Registry>()?;
-        let scope = registry.span(id).map(|span| span.scope());
-        lines.write(line, &parts, scope, Some(&request));
-        Some(())
-    });
-    if in_scope.flatten().is_none() {
-        lines.write(line, &parts, None::<Scope<'_, Registry>>, Some(&request));
+    timestamp: String,
+    /// Spans' ids, each with its scope as [`LineFormat::write_scope`] writes it. A batch's
+    /// records all hold their spans from before the batch is taken, so within a batch an id
+    /// is one span; the list is emptied when the batch is written, before spans may close
+    /// and their ids be given to new ones.
+    scopes: Vec<(Id, String)>,
+}
+
+impl RecordLines for AccessLines {
+    /// Appends the access line of `record`, a request that has ended, to `line`: in the
+    /// scope of the span the request began in, stamped with the time it ended.
+    fn write(&mut self, record: &AccessRecord, line: &mut String) {
+        let request = Request::new(Cow::Borrowed(record));
+        self.timestamp.clear();
+        super::timestamp::write_at(&mut self.timestamp, record.ended);
+        let fields = Fields::default();
+        let parts = Line {
+            timestamp: &self.timestamp,
+            level: Level::INFO,
+            target: TARGET,
+            message: "close",
+            fields: &fields,
+        };
+        let Some(id) = &request.parent else {
+            return self
+                .lines
+                .write(line, &parts, Spans::<Registry>::Written("", &request));
+        };
+        let kept = match self.scopes.iter().position(|(kept, _)| kept == id) {
+            Some(at) => at,
+            None => {
+                let mut scope = String::new();
+                record.parent.with_subscriber(|(id, dispatch)| {
+                    let span = dispatch.downcast_ref::<Registry>()?.span(id)?;
+                    self.lines.write_scope(&mut scope, span.scope());
+                    Some(())
+                });
+                if self.scopes.len() == KEPT_SCOPES {
+                    let spans = Spans::<Registry>::Written(&scope, &request);
+                    return self.lines.write(line, &parts, spans);
+                }
+                self.scopes.push((id.clone(), scope));
+                self.scopes.len() - 1
+            }
+        };
+        let spans = Spans::<Registry>::Written(&self.scopes[kept].1, &request);
+        self.lines.write(line, &parts, spans);
+    }
+
+    fn batch_written(&mut self) {
+        self.scopes.clear();
     }
 }
 
@@ -312,6 +346,74 @@ mod tests {
         assert_eq!(call["spans"].as_array().map(Vec::len), Some(2), "{call}");
     }
 
+    /// The lines of requests begun in two connections' spans in turn, in `format`, handed
+    /// over together (one batch, as a rule); then, once those are written and both spans
+    /// have closed, of a request begun in a third connection's span, whose id may be one of
+    /// theirs again. Only the request lines, each with its connection's peer and method.
+    fn lines_of_connections(format: LogFormat) -> Vec<String> {
+        let captured = Captured::default();
+        let (layer, _, thread) =
+            spawn("access-line-test", captured.clone(), format, false).unwrap();
+        let subscriber = tracing_subscriber::registry().with(layer.clone());
+        tracing::subscriber::with_default(subscriber, || {
+            let request = |connection: &tracing::Span, method: &str| {
+                let _entered = connection.enter();
+                let mut record =
+                    AccessRecord::start(method, "1", true, false, TraceContext::default());
+                record.finish("complete", None);
+                layer.write(record);
+            };
+            let first = tracing::info_span!("connection", transport = "http", peer = "one");
+            let second = tracing::info_span!("connection", transport = "http", peer = "two");
+            for method in ["a", "b", "c"] {
+                request(&first, method);
+                request(&second, method);
+            }
+            drop((first, second));
+            wait_for_lines(&captured, 8);
+            let third = tracing::info_span!("connection", transport = "http", peer = "three");
+            request(&third, "d");
+        });
+        thread.finish(Duration::from_secs(5));
+        let text = String::from_utf8(captured.0.lock().unwrap().clone()).unwrap();
+        text.lines()
+            .filter(|line| line.contains("mcp_runtime::server::trace"))
+            .map(str::to_owned)
+            .collect()
+    }
+
+    #[test]
+    fn each_request_line_shows_the_connection_it_began_in() {
+        let expected = [
+            ("one", "a"),
+            ("two", "a"),
+            ("one", "b"),
+            ("two", "b"),
+            ("one", "c"),
+            ("two", "c"),
+            ("three", "d"),
+        ];
+        let lines = lines_of_connections(LogFormat::Human);
+        assert_eq!(lines.len(), expected.len(), "{lines:?}");
+        for (line, (peer, method)) in lines.iter().zip(expected) {
+            let scope = format!(
+                r#" INFO connection{{transport="http" peer="{peer}"}}:request{{method="{method}" id="1" legacy=false outcome="complete" duration_us="#
+            );
+            assert!(line.contains(&scope), "{line}");
+        }
+        let lines = lines_of_connections(LogFormat::Json);
+        assert_eq!(lines.len(), expected.len(), "{lines:?}");
+        for (line, (peer, method)) in lines.iter().zip(expected) {
+            let line: Value = serde_json::from_str(line).unwrap();
+            let connection =
+                serde_json::json!({"transport": "http", "peer": peer, "name": "connection"});
+            assert_eq!(line["spans"][0], connection, "{line}");
+            assert_eq!(line["spans"][1], line["span"], "{line}");
+            assert_eq!(line["span"]["method"], method, "{line}");
+            assert_eq!(line["spans"].as_array().map(Vec::len), Some(2), "{line}");
+        }
+    }
+
     #[test]
     fn a_round_without_fields_shows_as_an_empty_round_span() {
         let captured = Captured::default();
@@ -331,7 +433,8 @@ mod tests {
     fn lines_written_while_a_request_runs_show_it_after_the_span_it_began_in() {
         let captured = Captured::default();
         let (writer, thread) =
-            BatchWriter::spawn("access-line-test", captured.clone(), |_, _| {}).unwrap();
+            BatchWriter::spawn("access-line-test", captured.clone(), |_: &_, _: &mut _| {})
+                .unwrap();
         thread_local! {
             static PARENT: std::cell::RefCell<tracing::Span> =
                 const { std::cell::RefCell::new(tracing::Span::none()) };
@@ -340,7 +443,7 @@ mod tests {
         let running = || {
             let mut record =
                 AccessRecord::start("tools/call", "1", true, false, TraceContext::default());
-            record.parent = PARENT.with_borrow(Clone::clone);
+            record.began_in(PARENT.with_borrow(Clone::clone));
             if ROUND.get() {
                 record.legacy = true;
                 record.in_round = true;

@@ -108,7 +108,7 @@ impl LogLayer {
                     message,
                     fields,
                 };
-                self.lines.write(line, &parts, scope, request);
+                self.lines.write(line, &parts, Spans::Live(scope, request));
                 self.writer.push(line.as_bytes());
                 if line.capacity() > 64 * 1024 {
                     *line = String::new();
@@ -119,31 +119,40 @@ impl LogLayer {
 }
 
 impl LineFormat {
-    /// Appends one line to `line`, with its newline; `request`, the record of the request the
-    /// line belongs to, shows as its `request` span.
-    pub(super) fn write<S>(
-        &self,
-        line: &mut String,
-        parts: &Line<'_>,
-        scope: Option<tracing_subscriber::registry::Scope<'_, S>>,
-        request: Option<&Request<'_>>,
-    ) where
+    /// Appends one line to `line`, with its newline, showing `spans` in its scope.
+    pub(super) fn write<S>(&self, line: &mut String, parts: &Line<'_>, spans: Spans<'_, S>)
+    where
         S: for<'a> LookupSpan<'a>,
     {
         match self.format {
-            LogFormat::Human => self.human(line, parts, scope, request),
-            LogFormat::Json => json(line, parts, scope, request),
+            LogFormat::Human => self.human(line, parts, spans),
+            LogFormat::Json => json(line, parts, spans),
         }
         line.push('\n');
     }
 
-    fn human<S>(
+    /// Appends the spans of `scope`, from the root, to `out`, as a line in this format shows
+    /// them before a request's: for [`Spans::Written`].
+    pub(super) fn write_scope<S>(
         &self,
-        line: &mut String,
-        parts: &Line<'_>,
-        scope: Option<tracing_subscriber::registry::Scope<'_, S>>,
-        request: Option<&Request<'_>>,
+        out: &mut String,
+        scope: tracing_subscriber::registry::Scope<'_, S>,
     ) where
+        S: for<'a> LookupSpan<'a>,
+    {
+        shown_spans(Spans::Live(Some(scope), None), |shown| match self.format {
+            LogFormat::Human => human_span(out, shown),
+            LogFormat::Json => {
+                if !out.is_empty() {
+                    out.push(',');
+                }
+                json_span(out, shown);
+            }
+        });
+    }
+
+    fn human<S>(&self, line: &mut String, parts: &Line<'_>, spans: Spans<'_, S>)
+    where
         S: for<'a> LookupSpan<'a>,
     {
         let level = parts.level;
@@ -172,27 +181,8 @@ impl LineFormat {
             line.push_str(padded);
             line.push(' ');
         }
-        let any = scope.is_some() || request.is_some();
-        shown_spans(scope, request, |shown| {
-            match shown {
-                Shown::Span(name, fields) => {
-                    line.push_str(name);
-                    line.push('{');
-                    if let Some(fields) = fields {
-                        fields.write_human(line);
-                    }
-                }
-                Shown::Request(request) => {
-                    line.push_str("request{");
-                    request.write_human(line);
-                }
-                Shown::Round(request) => {
-                    line.push_str("round{");
-                    request.write_round_human(line);
-                }
-            }
-            line.push_str("}:");
-        });
+        let any = spans.any();
+        shown_spans(spans, |shown| human_span(line, shown));
         if any {
             line.push(' ');
         }
@@ -208,12 +198,8 @@ impl LineFormat {
 
 /// Writes a JSON line straight into `line`, in the order `tracing-subscriber`'s JSON format
 /// uses, with no map built on the way.
-fn json<S>(
-    line: &mut String,
-    parts: &Line<'_>,
-    scope: Option<tracing_subscriber::registry::Scope<'_, S>>,
-    request: Option<&Request<'_>>,
-) where
+fn json<S>(line: &mut String, parts: &Line<'_>, spans: Spans<'_, S>)
+where
     S: for<'a> LookupSpan<'a>,
 {
     line.push_str("{\"timestamp\":");
@@ -225,19 +211,16 @@ fn json<S>(
     parts.fields.write_json(line, false, "message");
     line.push_str("},\"target\":");
     json_string(line, parts.target);
-    if scope.is_some() || request.is_some() {
-        json_spans(line, scope, request);
+    if spans.any() {
+        json_spans(line, spans);
     }
     line.push('}');
 }
 
 /// Writes the `span` and `spans` members of a JSON line into `line`. Each span's object is
 /// written once, into a buffer the thread keeps, and the last one is copied to `span`.
-fn json_spans<S>(
-    line: &mut String,
-    scope: Option<tracing_subscriber::registry::Scope<'_, S>>,
-    request: Option<&Request<'_>>,
-) where
+fn json_spans<S>(line: &mut String, shown: Spans<'_, S>)
+where
     S: for<'a> LookupSpan<'a>,
 {
     thread_local! {
@@ -247,37 +230,12 @@ fn json_spans<S>(
         spans.clear();
         spans.push('[');
         let mut last = 0;
-        shown_spans(scope, request, |shown| {
+        shown_spans(shown, |shown| {
             if spans.len() > 1 {
                 spans.push(',');
             }
             last = spans.len();
-            spans.push('{');
-            let name = match shown {
-                Shown::Span(name, recorded) => {
-                    if let Some(recorded) = recorded {
-                        recorded.write_json(spans, true, "name");
-                        if recorded.0.iter().any(|(field, _)| *field != "name") {
-                            spans.push(',');
-                        }
-                    }
-                    name
-                }
-                Shown::Request(request) => {
-                    request.write_json(spans);
-                    spans.push(',');
-                    "request"
-                }
-                Shown::Round(request) => {
-                    if request.write_round_json(spans) {
-                        spans.push(',');
-                    }
-                    "round"
-                }
-            };
-            spans.push_str("\"name\":");
-            json_string(spans, name);
-            spans.push('}');
+            json_span(spans, shown);
         });
         spans.push(']');
         if spans.len() > 2 {
@@ -292,26 +250,121 @@ fn json_spans<S>(
     });
 }
 
+/// Writes `shown` as the human format shows a span in a line's scope: `name{fields}:`.
+fn human_span(line: &mut String, shown: Shown<'_>) {
+    match shown {
+        Shown::Span(name, fields) => {
+            line.push_str(name);
+            line.push('{');
+            if let Some(fields) = fields {
+                fields.write_human(line);
+            }
+        }
+        Shown::Written(spans) => {
+            line.push_str(spans);
+            return;
+        }
+        Shown::Request(request) => {
+            line.push_str("request{");
+            request.write_human(line);
+        }
+        Shown::Round(request) => {
+            line.push_str("round{");
+            request.write_round_human(line);
+        }
+    }
+    line.push_str("}:");
+}
+
+/// Writes `shown` as a JSON object of the `spans` list: its fields, then its `name`.
+fn json_span(spans: &mut String, shown: Shown<'_>) {
+    let name = match shown {
+        Shown::Written(written) => {
+            spans.push_str(written);
+            return;
+        }
+        Shown::Span(name, recorded) => {
+            spans.push('{');
+            if let Some(recorded) = recorded {
+                recorded.write_json(spans, true, "name");
+                if recorded.0.iter().any(|(field, _)| *field != "name") {
+                    spans.push(',');
+                }
+            }
+            name
+        }
+        Shown::Request(request) => {
+            spans.push('{');
+            request.write_json(spans);
+            spans.push(',');
+            "request"
+        }
+        Shown::Round(request) => {
+            spans.push('{');
+            if request.write_round_json(spans) {
+                spans.push(',');
+            }
+            "round"
+        }
+    };
+    spans.push_str("\"name\":");
+    json_string(spans, name);
+    spans.push('}');
+}
+
 /// A span a line shows in its scope.
-enum Shown<'a> {
+pub(super) enum Shown<'a> {
     /// A `tracing` span: its name, and its fields if it has any.
     Span(&'a str, Option<&'a Fields>),
+    /// Spans written already in the line's format, one after the other, as [`human_span`] or
+    /// [`json_span`] (separated by commas) write them, from the root; never a line's last.
+    Written(&'a str),
     /// The request the line belongs to.
     Request(&'a Request<'a>),
     /// The round of a legacy call the request runs in process, as the span `round`.
     Round(&'a Request<'a>),
 }
 
-/// Calls `show` with each span a line shows, from the root: those of `scope`, and `request`
-/// right after the span it began in (first, when it began in none; last, when that span is
-/// not in the scope), followed by its round when one runs.
-fn shown_spans<S>(
-    scope: Option<tracing_subscriber::registry::Scope<'_, S>>,
-    request: Option<&Request<'_>>,
-    mut show: impl FnMut(Shown<'_>),
-) where
+/// The spans a line shows in its scope.
+pub(super) enum Spans<'a, S> {
+    /// Those of a `tracing` scope, if any, and the request the line belongs to, if any,
+    /// right after the span it began in (first, when it began in none; last, when that span
+    /// is not in the scope).
+    Live(
+        Option<tracing_subscriber::registry::Scope<'a, S>>,
+        Option<&'a Request<'a>>,
+    ),
+    /// Spans written already in the line's format ([`Shown::Written`]; empty for none), then
+    /// the request the line belongs to.
+    Written(&'a str, &'a Request<'a>),
+}
+
+impl<S> Spans<'_, S> {
+    /// Whether the line shows any span.
+    fn any(&self) -> bool {
+        match self {
+            Self::Live(scope, request) => scope.is_some() || request.is_some(),
+            Self::Written(..) => true,
+        }
+    }
+}
+
+/// Calls `show` with each span of `spans`, from the root, each request followed by its round
+/// when one runs.
+pub(super) fn shown_spans<S>(spans: Spans<'_, S>, mut show: impl FnMut(Shown<'_>))
+where
     S: for<'a> LookupSpan<'a>,
 {
+    let (scope, request) = match spans {
+        Spans::Live(scope, request) => (scope, request),
+        Spans::Written(written, request) => {
+            if !written.is_empty() {
+                show(Shown::Written(written));
+            }
+            show_request(request, &mut show);
+            return;
+        }
+    };
     let mut pending = request;
     if let Some(request) = pending.filter(|request| request.parent.is_none()) {
         show_request(request, &mut show);
@@ -432,7 +485,7 @@ mod tests {
     fn lines(format: LogFormat) -> Vec<String> {
         let captured = Captured::default();
         let (writer, thread) =
-            BatchWriter::spawn("log-layer-test", captured.clone(), |_, _| {}).unwrap();
+            BatchWriter::spawn("log-layer-test", captured.clone(), |_: &_, _: &mut _| {}).unwrap();
         let subscriber = tracing_subscriber::registry().with(LogLayer::new(writer, format, false));
         tracing::subscriber::with_default(subscriber, || {
             let connection = tracing::info_span!("connection", transport = "http");

@@ -65,6 +65,22 @@ struct Pending {
     stopping: bool,
 }
 
+/// How the writer thread formats the lines of the records it takes, a batch at a time.
+pub(super) trait RecordLines: Send + 'static {
+    /// Appends the line of `record` to `line`.
+    fn write(&mut self, record: &AccessRecord, line: &mut String);
+
+    /// Says that the batch's lines are all written: the spans of its records may have closed
+    /// since, and what was kept about them must go.
+    fn batch_written(&mut self) {}
+}
+
+impl<F: FnMut(&AccessRecord, &mut String) + Send + 'static> RecordLines for F {
+    fn write(&mut self, record: &AccessRecord, line: &mut String) {
+        self(record, line);
+    }
+}
+
 /// Owns the writer thread: [`finish`](Self::finish) writes what waits and stops it.
 pub(super) struct WriterThread {
     shared: Arc<Shared>,
@@ -77,7 +93,7 @@ impl BatchWriter {
     pub(super) fn spawn(
         name: &str,
         out: impl Write + Send + 'static,
-        format: impl FnMut(&AccessRecord, &mut String) + Send + 'static,
+        format: impl RecordLines,
     ) -> std::io::Result<(Self, WriterThread)> {
         let shared = Arc::new(Shared {
             pending: Mutex::new(Pending::default()),
@@ -151,7 +167,7 @@ impl Shared {
 
     /// The writer thread: takes what waits, formats its records' lines among the others and
     /// writes it all outside the lock, until told to stop.
-    fn run(&self, mut out: impl Write, mut format: impl FnMut(&AccessRecord, &mut String)) {
+    fn run(&self, mut out: impl Write, mut format: impl RecordLines) {
         let mut batch = Vec::with_capacity(FLUSH_AT);
         let mut records = Vec::new();
         // The batch with its records' lines in place, and one record's line.
@@ -184,7 +200,7 @@ impl Shared {
                     written.extend_from_slice(&batch[from..at]);
                     from = at;
                     line.clear();
-                    format(&record, &mut line);
+                    format.write(&record, &mut line);
                     written.extend_from_slice(line.as_bytes());
                     // Outside the lock: the span a record lets go of may close, and its
                     // line is pushed.
@@ -194,6 +210,7 @@ impl Shared {
                     }
                 }
                 written.extend_from_slice(&batch[from..]);
+                format.batch_written();
                 // Given back before the lines are out, for requests to reuse.
                 let mut pending = self.lock();
                 let room = SPARE.saturating_sub(pending.spare.len()).min(emptied.len());
@@ -296,7 +313,7 @@ pub(super) mod tests {
     fn lines_past_the_capacity_are_dropped_and_counted_without_waiting_for_the_output() {
         let got = Arc::new(Mutex::new(Vec::new()));
         let (out, writing, open) = Held::new(&got);
-        let (writer, thread) = BatchWriter::spawn("log-test", out, |_, _| {}).unwrap();
+        let (writer, thread) = BatchWriter::spawn("log-test", out, |_: &_, _: &mut _| {}).unwrap();
         let line = [b'x'; 1023]
             .iter()
             .chain(b"\n")
@@ -324,7 +341,7 @@ pub(super) mod tests {
         for _ in 0..16 {
             open.send(()).unwrap();
         }
-        let (writer, thread) = BatchWriter::spawn("log-test", out, |_, _| {}).unwrap();
+        let (writer, thread) = BatchWriter::spawn("log-test", out, |_: &_, _: &mut _| {}).unwrap();
         writer.push(b"one\n");
         let deadline = std::time::Instant::now() + Duration::from_secs(5);
         while got.lock().unwrap().is_empty() && std::time::Instant::now() < deadline {

@@ -88,7 +88,7 @@ impl Access {
     ) -> Self {
         #[cfg(feature = "cli")]
         if access::installed() {
-            if !tracing::enabled!(tracing::Level::INFO) {
+            if !lines_enabled() {
                 return Self::Off;
             }
             let mut digits = itoa::Buffer::new();
@@ -152,6 +152,33 @@ impl Access {
             }),
         }
     }
+}
+
+/// Whether the access log writes a request's line now: as `tracing`'s event macros decide for
+/// an `INFO` event here, from the interest the subscriber registered for it (`always` under
+/// a filter whose levels alone enable it, as `RUST_LOG=info` does), asking the subscriber
+/// only when that depends on the spans entered. `tracing::enabled!` asks it every time.
+#[cfg(feature = "cli")]
+fn lines_enabled() -> bool {
+    use tracing::callsite::Callsite as _;
+    if !tracing::level_enabled!(tracing::Level::INFO) {
+        return false;
+    }
+    // `callsite!` registers its callsite each time it runs: once is enough.
+    static CALLSITE: std::sync::OnceLock<&'static tracing::callsite::DefaultCallsite> =
+        std::sync::OnceLock::new();
+    let callsite = CALLSITE.get_or_init(|| {
+        tracing::callsite! {
+            name: "access line",
+            kind: tracing::metadata::Kind::HINT,
+            level: tracing::Level::INFO,
+            fields: []
+        }
+    });
+    let interest = callsite.interest();
+    interest.is_always()
+        || (!interest.is_never()
+            && tracing::dispatcher::get_default(|current| current.enabled(callsite.metadata())))
 }
 
 /// The JSON-RPC id as JSON, as `Value`'s `Display` writes it, with no formatter between the
@@ -353,6 +380,22 @@ pub(crate) fn record_answer(action: &'static str) {
     });
 }
 
+impl super::Server {
+    /// Runs `future`, a connection's, in its `span`, entered whenever it is polled; with the
+    /// access log installed, the requests begun in it take a count of the span for their
+    /// records rather than look it up through the subscriber.
+    pub(crate) fn in_connection<F: Future>(
+        span: Span,
+        future: F,
+    ) -> impl Future<Output = F::Output> {
+        #[cfg(feature = "cli")]
+        let future = access::in_connection(span, future);
+        #[cfg(not(feature = "cli"))]
+        let future = tracing::Instrument::instrument(future, span);
+        future
+    }
+}
+
 /// A request's answer inside its span.
 struct Traced {
     span: Span,
@@ -428,6 +471,35 @@ mod tests {
             panic!("the record is back in its request");
         };
         assert_eq!(outer.round, Some(2));
+    }
+
+    #[cfg(feature = "cli")]
+    #[test]
+    fn request_lines_are_enabled_as_an_info_event_here_would_be() {
+        use tracing_subscriber::layer::SubscriberExt as _;
+        // Outside and inside a span `conn`: whether lines are enabled, and whether
+        // `tracing::enabled!` says an `INFO` event here is.
+        let enabled_under = |filter: &str| {
+            let filter = tracing_subscriber::EnvFilter::new(filter);
+            let subscriber = tracing_subscriber::registry().with(filter);
+            tracing::subscriber::with_default(subscriber, || {
+                let both = || (lines_enabled(), tracing::enabled!(tracing::Level::INFO));
+                (both(), tracing::error_span!("conn").in_scope(both))
+            })
+        };
+        for (filter, outside, inside) in [
+            ("info", true, true),
+            ("warn", false, false),
+            ("warn,mcp_runtime::server::trace=info", true, true),
+            ("info,mcp_runtime::server=warn", false, false),
+            ("warn,[conn]=info", false, true),
+        ] {
+            assert_eq!(
+                enabled_under(filter),
+                ((outside, outside), (inside, inside)),
+                "{filter}"
+            );
+        }
     }
 
     #[test]

@@ -30,7 +30,6 @@ use hyper_util::rt::TokioIo;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
 use tokio::task::JoinSet;
-use tracing::Instrument as _;
 
 use super::body::{BodyError, is_request, read_body};
 use super::connection::{AcceptBackoff, Activity, Expiry, Timeouts, Tracked, Watched};
@@ -144,7 +143,7 @@ impl Server {
                         },
                         stopped.clone(),
                     );
-                    connections.spawn(serving.instrument(span));
+                    connections.spawn(Server::in_connection(span, serving));
                 }
                 // The peer gave up before the connection was accepted: nothing to do.
                 Err(error) if is_connection_error(&error) => {}

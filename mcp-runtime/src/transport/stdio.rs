@@ -3,7 +3,6 @@
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::{Semaphore, mpsc};
 use tokio::task::JoinSet;
-use tracing::Instrument as _;
 
 use std::sync::Arc;
 
@@ -43,7 +42,7 @@ impl Server {
         W: AsyncWrite + Unpin + Send + 'static,
     {
         let span = tracing::info_span!("connection", transport = "stdio");
-        self.serve_lines_in(input, output).instrument(span).await
+        Server::in_connection(span, self.serve_lines_in(input, output)).await
     }
 
     async fn serve_lines_in<R, W>(&self, input: R, output: W) -> std::io::Result<()>
