@@ -1,0 +1,311 @@
+//! DNS-rebinding protection: the `Host` header (or an absolute-form target) and the
+//! `Origin` header, checked before anything else of a request is read.
+
+use std::borrow::Cow;
+use std::net::Ipv6Addr;
+
+use axum::http::{HeaderValue, StatusCode, Uri};
+use axum::response::Response;
+
+use super::guard::reject;
+use super::head::Head;
+use crate::logfield::{RateLimit, untrusted, warn_limited};
+use crate::server::Inner;
+
+/// Refused `Host` and `Origin` headers are logged at most 10 times every 5 seconds.
+static REFUSED_HOST: RateLimit = RateLimit::new(10, std::time::Duration::from_secs(5));
+
+/// Hosts every server accepts: the loopback names.
+const LOCAL_HOSTS: &[&str] = &["localhost", "127.0.0.1", "[::1]"];
+
+/// A host as a `Host` header, an absolute-form request target or an `Origin` names it: the
+/// name lowercased (an IPv6 literal keeps its brackets), and the port when one is given. The
+/// name is borrowed from the text it was read from unless lowering its case changed it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct HostPort<'a> {
+    name: Cow<'a, str>,
+    port: Option<u16>,
+}
+
+impl<'a> HostPort<'a> {
+    /// Parses an authority strictly: `host` or `host:port`, where `host` is a DNS name, an
+    /// IPv4 address or a bracketed IPv6 address and `port` is 1 to 5 digits below 65536.
+    /// User information (`user@`), an empty or non-numeric port, and anything after the host
+    /// (`[::1]evil`) are refused (`http::uri::Authority` would accept all three).
+    fn parse(text: &'a str) -> Option<Self> {
+        // A bracketed IPv6 literal ends at its `]`; any other host at the first `:`.
+        let bracketed = text.starts_with('[');
+        let host_end = if bracketed {
+            text.bytes().position(|byte| byte == b']')? + 1
+        } else {
+            text.bytes()
+                .position(|byte| byte == b':')
+                .unwrap_or(text.len())
+        };
+        let (host, rest) = text.split_at(host_end);
+        let port = match rest.as_bytes() {
+            [] => None,
+            [b':', digits @ ..] if (1..=5).contains(&digits.len()) => {
+                // At most five digits: no overflow before the bound is checked.
+                let mut port = 0u32;
+                for &byte in digits {
+                    if !byte.is_ascii_digit() {
+                        return None;
+                    }
+                    port = port * 10 + u32::from(byte - b'0');
+                }
+                Some(u16::try_from(port).ok()?)
+            }
+            _ => return None,
+        };
+        // A name's characters checked, and whether any is uppercase, in one pass.
+        let mut uppercase = false;
+        let valid = if bracketed {
+            uppercase = host.bytes().any(|byte| byte.is_ascii_uppercase());
+            host.strip_prefix('[')
+                .and_then(|literal| literal.strip_suffix(']'))
+                .is_some_and(|address| address.parse::<Ipv6Addr>().is_ok())
+        } else {
+            !host.is_empty()
+                && host.bytes().all(|byte| {
+                    uppercase |= byte.is_ascii_uppercase();
+                    byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_')
+                })
+        };
+        if !valid {
+            return None;
+        }
+        let name = if uppercase {
+            Cow::Owned(host.to_ascii_lowercase())
+        } else {
+            Cow::Borrowed(host)
+        };
+        Some(Self { name, port })
+    }
+
+    /// Whether this is a loopback name: `localhost`, `127.0.0.1` or `[::1]` (any spelling).
+    fn is_local(&self) -> bool {
+        match self
+            .name
+            .strip_prefix('[')
+            .and_then(|name| name.strip_suffix(']'))
+        {
+            Some(address) => address
+                .parse::<Ipv6Addr>()
+                .is_ok_and(|address| address == Ipv6Addr::LOCALHOST),
+            None => LOCAL_HOSTS.contains(&&*self.name),
+        }
+    }
+
+    /// Whether an [`allow_host`](crate::server::ServerBuilder::allow_host) entry names this
+    /// host: `*`, the bare name (any port) or `name:port`.
+    fn allowed_by(&self, entry: &str) -> bool {
+        if entry == "*" || entry == self.name {
+            return true;
+        }
+        self.port.is_some_and(|port| {
+            entry
+                .strip_prefix(&*self.name)
+                .and_then(|rest| rest.strip_prefix(':'))
+                .is_some_and(|entry_port| entry_port.parse() == Ok(port))
+        })
+    }
+}
+
+fn origin_allowed(origin: &HeaderValue, inner: &Inner) -> bool {
+    let Ok(origin) = origin.to_str() else {
+        return false;
+    };
+    let origin = origin.to_ascii_lowercase();
+    if inner
+        .allowed_origins
+        .iter()
+        .any(|allowed| *allowed == origin || allowed == "*")
+    {
+        return true;
+    }
+    // A serialised origin is `scheme://host[:port]`, nothing before or after.
+    let Some((scheme, authority)) = origin.split_once("://") else {
+        return false;
+    };
+    matches!(scheme, "http" | "https")
+        && !authority.contains(['/', '?', '#'])
+        && HostPort::parse(authority).is_some_and(|host| host.is_local())
+}
+
+/// The host a request is for: an absolute-form target's authority, which must then agree
+/// with `Host`, else the `Host` header; `Ok(None)` when neither names one, `Err` with the
+/// reason when either is malformed or they disagree.
+fn requested_host<'a>(head: &Head<'a>, uri: &'a Uri) -> Result<Option<HostPort<'a>>, &'static str> {
+    let header = head
+        .host
+        .single()
+        .map_err(|()| "more than one `Host` header")?;
+    let host = match header {
+        Some(value) => Some(
+            value
+                .to_str()
+                .ok()
+                .and_then(HostPort::parse)
+                .ok_or("malformed `Host` header")?,
+        ),
+        None => None,
+    };
+    let Some(target) = uri.authority() else {
+        return Ok(host);
+    };
+    let target = HostPort::parse(target.as_str()).ok_or("malformed request target")?;
+    match host {
+        Some(host) if host != target => {
+            Err("the `Host` header and the request target name different hosts")
+        }
+        _ => Ok(Some(target)),
+    }
+}
+
+/// DNS-rebinding protection: the request must name one well-formed host (`Host`, or an
+/// absolute-form target agreeing with it), local or allow-listed; and an `Origin`, when
+/// present, must be one well-formed local or allow-listed origin. A missing, repeated or
+/// malformed `Host` (or `Origin` repeated) is refused with `400`, a foreign host or origin
+/// with `403`: the rejection to answer, if any. Refusals are logged at a bounded rate (any
+/// client can send them on every request). Behind `allow_host("*")` a request without
+/// `Host` is served.
+pub(crate) fn check_host_and_origin(head: &Head<'_>, uri: &Uri, inner: &Inner) -> Option<Response> {
+    let host = match requested_host(head, uri) {
+        Ok(host) => host,
+        Err(reason) => {
+            warn_limited!(
+                REFUSED_HOST,
+                reason,
+                "refused a request with a malformed host"
+            );
+            return Some(reject(StatusCode::BAD_REQUEST, -32600, reason));
+        }
+    };
+    let host_ok = match &host {
+        Some(host) => {
+            host.is_local()
+                || inner
+                    .allowed_hosts
+                    .iter()
+                    .any(|allowed| host.allowed_by(allowed))
+        }
+        None => inner.allowed_hosts.iter().any(|allowed| allowed == "*"),
+    };
+    if !host_ok {
+        let name = host.as_ref().map_or("", |host| &*host.name);
+        warn_limited!(
+            REFUSED_HOST,
+            host = %untrusted(name),
+            "refused a request for a foreign host"
+        );
+        return Some(match host {
+            Some(_) => reject(StatusCode::FORBIDDEN, -32600, "forbidden `Host` header"),
+            None => reject(StatusCode::BAD_REQUEST, -32600, "missing `Host` header"),
+        });
+    }
+    let origin = match head.origin.single() {
+        Ok(origin) => origin,
+        Err(()) => {
+            warn_limited!(
+                REFUSED_HOST,
+                "refused a request with more than one `Origin` header"
+            );
+            return Some(reject(
+                StatusCode::BAD_REQUEST,
+                -32600,
+                "more than one `Origin` header",
+            ));
+        }
+    };
+    if let Some(origin) = origin
+        && !origin_allowed(origin, inner)
+    {
+        let origin = String::from_utf8_lossy(origin.as_bytes());
+        warn_limited!(
+            REFUSED_HOST,
+            origin = %untrusted(&origin),
+            "refused a request from a foreign origin"
+        );
+        return Some(reject(
+            StatusCode::FORBIDDEN,
+            -32600,
+            "forbidden `Origin` header",
+        ));
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn local(text: &str) -> bool {
+        HostPort::parse(text).is_some_and(|host| host.is_local())
+    }
+
+    #[test]
+    fn local_hosts_are_recognised_with_any_port_and_case() {
+        for host in [
+            "localhost",
+            "LocalHost:3000",
+            "127.0.0.1:80",
+            "[::1]",
+            "[::1]:8080",
+            "[0:0:0:0:0:0:0:1]",
+        ] {
+            assert!(local(host), "{host}");
+        }
+        for host in [
+            "localhost.evil.com",
+            "127.0.0.2",
+            "[::2]:80",
+            "",
+            "evil:localhost",
+            "localhost:evil.com",
+            "localhost:80@evil.com",
+            "[::1]evil",
+            "localhost:",
+            "localhost:+80",
+            "localhost:99999",
+            "localhost:000080",
+            "[::1",
+            "[v1.x]",
+        ] {
+            assert!(!local(host), "{host}");
+        }
+    }
+
+    #[test]
+    fn hosts_parse_to_a_lowercase_name_and_a_numeric_port() {
+        let parsed = HostPort::parse("LocalHost:3000").unwrap();
+        assert_eq!(parsed.name, "localhost");
+        assert_eq!(parsed.port, Some(3000));
+        assert_eq!(HostPort::parse("[::1]").unwrap().name, "[::1]");
+        assert_eq!(HostPort::parse("[::FfFf:1]:8").unwrap().name, "[::ffff:1]");
+        assert_eq!(HostPort::parse("h:00080").unwrap().port, Some(80));
+        assert_eq!(HostPort::parse("h:65535").unwrap().port, Some(65535));
+        assert_eq!(HostPort::parse("evil.example.com").unwrap().port, None);
+        // Separated by spaces: none of these holds one.
+        let ports = "h: h:65536 h:123456 h:8x [::1]evil [::1]: [::1 [zz]".split(' ');
+        let names = ["a@b", "a b", "a:1:2", ":80", "%65vil.com", "exa$mple.com"];
+        for malformed in names.into_iter().chain(ports) {
+            assert!(HostPort::parse(malformed).is_none(), "{malformed}");
+        }
+    }
+
+    #[test]
+    fn allow_host_entries_match_the_name_or_the_name_and_port() {
+        let host = HostPort::parse("mcp.example.com:8443").unwrap();
+        assert!(host.allowed_by("mcp.example.com"));
+        assert!(host.allowed_by("mcp.example.com:8443"));
+        assert!(host.allowed_by("*"));
+        assert!(!host.allowed_by("mcp.example.com:80"));
+        assert!(!host.allowed_by("example.com"));
+        assert!(
+            !HostPort::parse("mcp.example.com")
+                .unwrap()
+                .allowed_by("mcp.example.com:80")
+        );
+    }
+}
