@@ -43,21 +43,7 @@ impl<'a> HostPort<'a> {
                 .unwrap_or(text.len())
         };
         let (host, rest) = text.split_at(host_end);
-        let port = match rest.as_bytes() {
-            [] => None,
-            [b':', digits @ ..] if (1..=5).contains(&digits.len()) => {
-                // At most five digits: no overflow before the bound is checked.
-                let mut port = 0u32;
-                for &byte in digits {
-                    if !byte.is_ascii_digit() {
-                        return None;
-                    }
-                    port = port * 10 + u32::from(byte - b'0');
-                }
-                Some(u16::try_from(port).ok()?)
-            }
-            _ => return None,
-        };
+        let port = port(rest.as_bytes())?;
         // A name's characters checked, and whether any is uppercase, in one pass.
         let mut uppercase = false;
         let valid = if bracketed {
@@ -109,6 +95,26 @@ impl<'a> HostPort<'a> {
                 .and_then(|rest| rest.strip_prefix(':'))
                 .is_some_and(|entry_port| entry_port.parse() == Ok(port))
         })
+    }
+}
+
+/// What follows a host: nothing, or `:` and 1 to 5 digits below 65536, the port. `None` when
+/// it is neither.
+fn port(rest: &[u8]) -> Option<Option<u16>> {
+    match rest {
+        [] => Some(None),
+        [b':', digits @ ..] if (1..=5).contains(&digits.len()) => {
+            // At most five digits: no overflow before the bound is checked.
+            let mut port = 0u32;
+            for &byte in digits {
+                if !byte.is_ascii_digit() {
+                    return None;
+                }
+                port = port * 10 + u32::from(byte - b'0');
+            }
+            Some(Some(u16::try_from(port).ok()?))
+        }
+        _ => None,
     }
 }
 
@@ -171,6 +177,33 @@ fn requested_host<'a>(head: &Head<'a>, uri: &'a Uri) -> Result<Option<HostPort<'
 /// client can send them on every request). Behind `allow_host("*")` a request without
 /// `Host` is served.
 pub(crate) fn check_host_and_origin(head: &Head<'_>, uri: &Uri, inner: &Inner) -> Option<Response> {
+    if !names_loopback(head, uri)
+        && let Some(rejection) = check_host(head, uri, inner)
+    {
+        return Some(rejection);
+    }
+    check_origin(head, inner)
+}
+
+/// Whether the request names a loopback host as nearly every local client spells it: one
+/// `Host` header, `localhost`, `127.0.0.1` or `[::1]` in lowercase with or without a port,
+/// and no absolute-form target. Every server accepts such a host, as [`check_host`] would
+/// after parsing it; any other spelling is left to [`check_host`].
+fn names_loopback(head: &Head<'_>, uri: &Uri) -> bool {
+    let Ok(Some(value)) = head.host.single() else {
+        return false;
+    };
+    let value = value.as_bytes();
+    uri.authority().is_none()
+        && LOCAL_HOSTS.iter().any(|local| {
+            value
+                .strip_prefix(local.as_bytes())
+                .is_some_and(|rest| port(rest).is_some())
+        })
+}
+
+/// The `Host` half of [`check_host_and_origin`]: the rejection to answer, if any.
+fn check_host(head: &Head<'_>, uri: &Uri, inner: &Inner) -> Option<Response> {
     let host = match requested_host(head, uri) {
         Ok(host) => host,
         Err(reason) => {
@@ -204,6 +237,11 @@ pub(crate) fn check_host_and_origin(head: &Head<'_>, uri: &Uri, inner: &Inner) -
             None => reject(StatusCode::BAD_REQUEST, -32600, "missing `Host` header"),
         });
     }
+    None
+}
+
+/// The `Origin` half of [`check_host_and_origin`]: the rejection to answer, if any.
+fn check_origin(head: &Head<'_>, inner: &Inner) -> Option<Response> {
     let origin = match head.origin.single() {
         Ok(origin) => origin,
         Err(()) => {
@@ -238,6 +276,8 @@ pub(crate) fn check_host_and_origin(head: &Head<'_>, uri: &Uri, inner: &Inner) -
 
 #[cfg(test)]
 mod tests {
+    use axum::http::header::HOST;
+
     use super::*;
 
     fn local(text: &str) -> bool {
@@ -292,6 +332,61 @@ mod tests {
         for malformed in names.into_iter().chain(ports) {
             assert!(HostPort::parse(malformed).is_none(), "{malformed}");
         }
+    }
+
+    /// The loopback spellings taken without parsing are taken only where the parse finds the
+    /// same local host; every other value is left to the parse.
+    #[test]
+    fn loopback_hosts_taken_unparsed_are_those_the_parse_finds_local() {
+        let values = [
+            "localhost",
+            "localhost:3000",
+            "127.0.0.1:80",
+            "127.0.0.1:65535",
+            "[::1]",
+            "[::1]:8080",
+        ];
+        let parsed_only = [
+            "LocalHost:3000",
+            "[0:0:0:0:0:0:0:1]",
+            "127.0.0.1:65536",
+            "127.0.0.1:",
+            "127.0.0.1:123456",
+            "localhost:+80",
+            "localhost:80@evil.com",
+            "localhost.evil.com",
+            "localhost:evil.com",
+            "[::1]evil",
+            "127.0.0.10",
+            "127.0.0.1 ",
+            "evil.example.com",
+        ];
+        let head_of = |value: &str| {
+            let mut headers = axum::http::HeaderMap::new();
+            headers.insert(HOST, HeaderValue::from_str(value).unwrap());
+            headers
+        };
+        let origin_form = Uri::from_static("/mcp");
+        for value in values {
+            let headers = head_of(value);
+            let head = Head::read(&headers);
+            assert!(names_loopback(&head, &origin_form), "{value}");
+            let parsed = requested_host(&head, &origin_form).unwrap().unwrap();
+            assert!(parsed.is_local(), "{value}");
+            // Beside an absolute-form target, the parse decides.
+            let target = Uri::from_static("http://localhost/mcp");
+            assert!(!names_loopback(&head, &target), "{value}");
+        }
+        for value in parsed_only {
+            let headers = head_of(value);
+            assert!(
+                !names_loopback(&Head::read(&headers), &origin_form),
+                "{value}"
+            );
+        }
+        let mut twice = head_of("localhost");
+        twice.append(HOST, HeaderValue::from_static("localhost"));
+        assert!(!names_loopback(&Head::read(&twice), &origin_form));
     }
 
     #[test]
