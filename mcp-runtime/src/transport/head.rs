@@ -93,6 +93,28 @@ impl<'a> Head<'a> {
         head
     }
 
+    /// What dispatch reads of the head, once the body is read.
+    pub(crate) fn later(&self) -> Later<'a> {
+        Later {
+            protocol_version: self.protocol_version,
+            session_id: self.session_id,
+            mcp_method: self.mcp_method,
+            mcp_name: self.mcp_name,
+        }
+    }
+}
+
+/// The headers of a request that dispatch reads, kept while its body is read without the rest
+/// of its [`Head`].
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Later<'a> {
+    pub(crate) protocol_version: Seen<'a>,
+    pub(crate) session_id: Seen<'a>,
+    mcp_method: Seen<'a>,
+    mcp_name: Seen<'a>,
+}
+
+impl Later<'_> {
     /// `Mcp-Method` and `Mcp-Name`, kept for dispatch after the map has moved on.
     pub(crate) fn standard(&self) -> StandardHeaders {
         StandardHeaders::new(

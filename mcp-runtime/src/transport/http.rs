@@ -345,11 +345,11 @@ where
         }
         Method::GET | Method::DELETE if parts.headers.contains_key(&SESSION_ID) => {
             let head = Head::read(&parts.headers);
-            let session = session_id(&head);
+            let session = session_id(head.session_id);
             if let Some(rejection) = host::check_host_and_origin(&head, &parts.uri, &server.inner) {
                 return rejection;
             }
-            let version = protocol_version(&head);
+            let version = protocol_version(head.protocol_version);
             let claims = match bearer::authenticate(server, &parts).await {
                 Ok(claims) => claims,
                 Err(refused) => return refused,

@@ -14,7 +14,7 @@ use axum::response::{IntoResponse, Response};
 
 use super::body::{BodyError, is_request, read_body};
 use super::event_stream::{json_response, respond_streaming};
-use super::head::Head;
+use super::head::{Head, Seen};
 use super::limits::RequestSlot;
 use super::{bearer, guard, host};
 use crate::server::{Owner, RequestFacts, SUPPORTED_VERSIONS, Server};
@@ -36,29 +36,35 @@ where
 {
     async move {
         let inner = &server.inner;
-        let head = Head::read(&parts.headers);
-        if let Some(rejection) = host::check_host_and_origin(&head, &parts.uri, inner) {
-            return rejection;
-        }
-        // Before the body is read: a request without a valid token costs no more than its head.
-        let claims = match bearer::authenticate(server, &parts).await {
-            Ok(claims) => claims,
-            Err(refused) => return refused,
-        };
-        if let Some(rejection) = guard::check_content_type(&head) {
-            return rejection;
-        }
-        let Some(accepts_sse) = guard::check_accept(&head) else {
-            return guard::not_acceptable();
-        };
         let limit = inner.body_limit;
-        let declared = head
-            .content_length
-            .first
-            .and_then(|value| value.to_str().ok()?.parse::<u64>().ok());
-        if declared.is_some_and(|length| length > limit as u64) {
-            return guard::too_large(limit);
-        }
+        // The head is read in a block of its own: of it, the request's future holds past the
+        // body's read only what dispatch reads.
+        let (claims, accepts_sse, declared, later) = {
+            let head = Head::read(&parts.headers);
+            if let Some(rejection) = host::check_host_and_origin(&head, &parts.uri, inner) {
+                return rejection;
+            }
+            // Before the body is read: a request without a valid token costs no more than its
+            // head.
+            let claims = match bearer::authenticate(server, &parts).await {
+                Ok(claims) => claims,
+                Err(refused) => return refused,
+            };
+            if let Some(rejection) = guard::check_content_type(&head) {
+                return rejection;
+            }
+            let Some(accepts_sse) = guard::check_accept(&head) else {
+                return guard::not_acceptable();
+            };
+            let declared = head
+                .content_length
+                .first
+                .and_then(|value| value.to_str().ok()?.parse::<u64>().ok());
+            if declared.is_some_and(|length| length > limit as u64) {
+                return guard::too_large(limit);
+            }
+            (claims, accepts_sse, declared, head.later())
+        };
         let limits = &inner.http.limits; // not a copy held across the awaits
         let depth = server.message_depth();
         let mut read = pin!(read_body(body, limit, declared, depth));
@@ -79,8 +85,11 @@ where
             Err(_) => return guard::body_timeout(limits.body_read_timeout),
         };
         // What dispatch reads of the headers, read now: the map moves on to the binding policy.
-        let (version, session, standard) =
-            (protocol_version(&head), session_id(&head), head.standard());
+        let (version, session, standard) = (
+            protocol_version(later.protocol_version),
+            session_id(later.session_id),
+            later.standard(),
+        );
         let server_slot = Arc::clone(&inner.http.requests).try_acquire_owned().ok();
         let subject = bearer::subject(server, &mut parts, claims.as_ref());
         let owner_slot = server_slot
@@ -122,15 +131,15 @@ where
     }
 }
 
-pub(super) fn session_id(head: &Head<'_>) -> Option<String> {
-    let value = head.session_id.first?;
+pub(super) fn session_id(sent: Seen<'_>) -> Option<String> {
+    let value = sent.first?;
     Some(String::from_utf8_lossy(value.as_bytes()).into_owned())
 }
 
 /// The request's `MCP-Protocol-Version`, as sent: a static text when it names a supported
 /// revision, as nearly every request's does, so that it is not copied.
-pub(super) fn protocol_version(head: &Head<'_>) -> Option<Cow<'static, str>> {
-    let value = head.protocol_version.first?.as_bytes();
+pub(super) fn protocol_version(sent: Seen<'_>) -> Option<Cow<'static, str>> {
+    let value = sent.first?.as_bytes();
     Some(
         match SUPPORTED_VERSIONS
             .iter()
@@ -152,7 +161,7 @@ mod tests {
             let request = hyper::Request::post("/mcp").header("mcp-protocol-version", version);
             request.body(()).unwrap().into_parts().0
         };
-        let version = |parts: &Parts| protocol_version(&Head::read(&parts.headers));
+        let version = |parts: &Parts| protocol_version(Head::read(&parts.headers).protocol_version);
         let known = version(&parts("2026-07-28"));
         assert!(matches!(known, Some(Cow::Borrowed("2026-07-28"))));
         let other = version(&parts("2026-07-29"));
