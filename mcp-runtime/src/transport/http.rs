@@ -10,18 +10,18 @@
 //! connections: how many (making room by closing the idlest, `roster.rs`), how long a request
 //! head may take, how long one may stay idle, how long a write may wait (`connection.rs`).
 
+use std::borrow::Cow;
 use std::convert::Infallible;
 use std::future::Future;
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::pin::pin;
 use std::sync::Arc;
+use std::task::Poll;
 
-use axum::Router;
 use axum::body::Bytes;
-use axum::extract::{ConnectInfo, State};
-use axum::http::{HeaderValue, Method, StatusCode, header, request::Parts};
+use axum::extract::ConnectInfo;
+use axum::http::{Method, StatusCode, request::Parts};
 use axum::response::{IntoResponse, Response};
-use axum::routing::post;
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
@@ -30,42 +30,21 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
 use tokio::task::JoinSet;
 use tracing::Instrument as _;
 
+use super::body::{BodyError, is_request, read_body};
 use super::connection::{AcceptBackoff, Activity, Expiry, Timeouts, Tracked, Watched};
-use super::event_stream::{SESSION_ID, json_response, standalone_stream};
-use super::head::Head;
-use super::post::{protocol_version, respond, session_id};
+use super::event_stream::{json_response, respond_streaming};
+use super::head::{Head, Seen};
+use super::limits::RequestSlot;
 use super::roster::{Entered, Roster};
+use super::router::route;
 use super::watchdog::Gated;
-use super::{bearer, host};
-use crate::server::Server;
+use super::{bearer, guard, media};
+use crate::server::{Owner, RequestFacts, SUPPORTED_VERSIONS, Server};
 
 /// The path [`Server::serve_http`] and [`Server::router`] serve the endpoint at.
 pub const DEFAULT_PATH: &str = "/mcp";
 
 impl Server {
-    /// The Streamable HTTP endpoint at [`DEFAULT_PATH`] (`/mcp`), as a router to serve or to
-    /// merge into an existing axum application.
-    pub fn router(&self) -> Router {
-        self.router_at(DEFAULT_PATH)
-    }
-
-    /// The Streamable HTTP endpoint at `path`: `POST` for messages, and on legacy sessions
-    /// `GET` (a standalone event stream) and `DELETE` (ending the session); other methods get
-    /// `405`. With [`oauth`](crate::server::ServerBuilder::oauth), the protected-resource
-    /// metadata's well-known paths too.
-    ///
-    /// Serve it with connection information
-    /// (`app.into_make_service_with_connect_info::<SocketAddr>()`) so that callers without a
-    /// subject are told apart by address for the per-owner caps; without it they count as one
-    /// caller.
-    pub fn router_at(&self, path: &str) -> Router {
-        let mut router = Router::new().route(path, post(endpoint).get(endpoint).delete(endpoint));
-        for served in self.inner.auth.iter().flat_map(|auth| &auth.metadata.paths) {
-            router = router.route(served, axum::routing::any(metadata_endpoint));
-        }
-        router.with_state(self.clone())
-    }
-
     /// Serves the endpoint at `/mcp` on `addr` until Ctrl-C, then finishes the requests in
     /// flight and returns.
     pub async fn serve_http(&self, addr: SocketAddr) -> std::io::Result<()> {
@@ -308,81 +287,143 @@ async fn serve_connection(server: Server, accepted: Accepted, mut stop: watch::R
     }
 }
 
-/// The endpoint at [`DEFAULT_PATH`], as [`Server::serve_listener`] serves it.
-async fn route(server: &Server, request: hyper::Request<hyper::body::Incoming>) -> Response {
-    if request.uri().path() != DEFAULT_PATH {
-        if bearer::serves_metadata(server, request.uri().path()) {
-            return bearer::metadata(server, request.method());
-        }
-        return StatusCode::NOT_FOUND.into_response();
-    }
-    let (parts, body) = request.into_parts();
-    by_method(server, parts, body).await
-}
-
-async fn metadata_endpoint(State(server): State<Server>, method: Method) -> Response {
-    bearer::metadata(&server, &method)
-}
-
-async fn endpoint(State(server): State<Server>, request: axum::extract::Request) -> Response {
-    let (parts, body) = request.into_parts();
-    by_method(&server, parts, body).await
-}
-
-/// `POST` carries messages; `GET` and `DELETE` exist for legacy sessions only.
-async fn by_method<B>(server: &Server, mut parts: Parts, body: B) -> Response
+/// Answers one `POST` to the endpoint from `peer`, where known: the guards, then the body (up
+/// to the limit, within the body timeout), then a request slot, then dispatch.
+/// An `async` block, not an `async fn` (whose future holds its arguments twice): hyper moves
+/// the request's future into place, so it holds one copy of the request's head.
+#[allow(clippy::manual_async_fn, reason = "its arguments held once, not twice")]
+pub(super) fn respond<B>(
+    server: &Server,
+    mut parts: Parts,
+    body: B,
+    peer: Option<IpAddr>,
+) -> impl Future<Output = Response>
 where
     B: hyper::body::Body<Data = Bytes>,
     B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
 {
-    match parts.method {
-        Method::POST => {
-            let peer = parts
-                .extensions
-                .get::<ConnectInfo<SocketAddr>>()
-                .map(|ConnectInfo(peer)| peer.ip());
-            respond(server, parts, body, peer).await
-        }
-        Method::GET | Method::DELETE if parts.headers.contains_key(&SESSION_ID) => {
+    async move {
+        let inner = &server.inner;
+        let limit = inner.body_limit;
+        // The head is read in a block of its own: of it, the request's future holds past the
+        // body's read only what dispatch reads.
+        let (claims, accepts_sse, declared, later) = {
             let head = Head::read(&parts.headers);
-            let session = session_id(head.session_id);
-            if let Some(rejection) = host::check_host_and_origin(&head, &parts.uri, &server.inner) {
+            if let Some(rejection) = guard::check_host_and_origin(&head, &parts.uri, inner) {
                 return rejection;
             }
-            let version = protocol_version(head.protocol_version);
+            // Before the body is read: a request without a valid token costs no more than its
+            // head.
             let claims = match bearer::authenticate(server, &parts).await {
                 Ok(claims) => claims,
                 Err(refused) => return refused,
             };
-            let subject = bearer::subject(server, &mut parts, claims.as_ref());
-            let id = session.unwrap_or_default();
-            let (subject, version) = (subject.as_deref(), version.as_deref());
-            if parts.method == Method::DELETE {
-                return match server.end_session(&id, subject, version) {
-                    Ok(()) => StatusCode::NO_CONTENT.into_response(),
-                    Err(refused) => json_response(refused),
-                };
+            if let Some(rejection) = media::check_content_type(&head) {
+                return rejection;
             }
-            match server.open_standalone_stream(&id, subject, version) {
-                Ok((guard, messages)) => standalone_stream(guard, messages),
-                Err(refused) => json_response(refused),
+            let Some(accepts_sse) = media::check_accept(&head) else {
+                return media::not_acceptable();
+            };
+            let declared = head
+                .content_length
+                .first
+                .and_then(|value| value.to_str().ok()?.parse::<u64>().ok());
+            if declared.is_some_and(|length| length > limit as u64) {
+                return guard::too_large(limit);
             }
+            (claims, accepts_sse, declared, head.later())
+        };
+        let limits = &inner.http.limits; // not a copy held across the awaits
+        let depth = server.message_depth();
+        let mut read = pin!(read_body(body, limit, declared, depth));
+        // A small body usually came with its head: read at once, it needs no timer.
+        let read = match std::future::poll_fn(|cx| Poll::Ready(read.as_mut().poll(cx))).await {
+            Poll::Ready(read) => Ok(read),
+            Poll::Pending => tokio::time::timeout(limits.body_read_timeout, read).await,
+        };
+        let bytes = match read {
+            Ok(Ok(bytes)) => bytes,
+            Ok(Err(BodyError::TooLarge)) => return guard::too_large(limit),
+            // Refused as dispatch refuses it, without reading (or sending) the rest.
+            Ok(Err(BodyError::TooDeep)) => return json_response(server.too_deep()),
+            Ok(Err(BodyError::Unreadable(error))) => {
+                tracing::debug!(%error, "cannot read a request body");
+                return StatusCode::BAD_REQUEST.into_response();
+            }
+            Err(_) => return guard::body_timeout(limits.body_read_timeout),
+        };
+        // What dispatch reads of the headers, read now: the map moves on to the binding policy.
+        let (version, session, standard) = (
+            protocol_version(later.protocol_version),
+            session_id(later.session_id),
+            later.standard(),
+        );
+        let server_slot = Arc::clone(&inner.http.requests).try_acquire_owned().ok();
+        let subject = bearer::subject(server, &mut parts, claims.as_ref());
+        let owner_slot = server_slot
+            .as_ref()
+            .and_then(|_| inner.http.owner_slot(Owner::of(subject.as_deref(), peer)));
+        let slot = match (server_slot, owner_slot) {
+            (Some(server_slot), Some(owner_slot)) => {
+                Some(RequestSlot::new(server_slot, owner_slot))
+            }
+            // Answers to the server's questions and notifications end at once, and a legacy call
+            // holding a slot may be waiting for exactly that answer: past the caps they take no
+            // slot. The body is probed for that only at a cap.
+            _ if !is_request(&bytes) => None,
+            (None, _) => return guard::overloaded(limits.max_concurrent_requests),
+            (Some(_), None) => return guard::too_many(limits.max_requests_per_owner),
+        };
+        let mut facts = RequestFacts::http_with(version, subject)
+            .with_session_id(session)
+            .with_claims(claims)
+            .with_read_headers(std::mem::take(&mut parts.headers), standard);
+        if let Some(peer) = peer {
+            facts = facts.with_peer(peer);
         }
-        // Without a session, only `POST` is served (2026-07-28 has no other method).
-        _ => {
-            let mut response = StatusCode::METHOD_NOT_ALLOWED.into_response();
-            response
-                .headers_mut()
-                .insert(header::ALLOW, HeaderValue::from_static("POST"));
-            response
+        // `read_body` has measured the nesting against the server's limit.
+        let handling = server.handle_shallow(&bytes, facts);
+        drop(bytes);
+        match handling.messages {
+            // Boxed: only streamed answers pay for the room their future takes.
+            Some(messages) if accepts_sse => {
+                Box::pin(respond_streaming(handling.outcome, messages, slot)).await
+            }
+            messages => {
+                // Nobody will read the messages: dropped now, a legacy call's question fails at
+                // once rather than wait for an answer that cannot come.
+                drop(messages);
+                json_response(handling.outcome.await)
+            }
         }
     }
+}
+
+pub(super) fn session_id(sent: Seen<'_>) -> Option<String> {
+    let value = sent.first?;
+    Some(String::from_utf8_lossy(value.as_bytes()).into_owned())
+}
+
+/// The request's `MCP-Protocol-Version`, as sent: a static text when it names a supported
+/// revision, as nearly every request's does, so that it is not copied.
+pub(super) fn protocol_version(sent: Seen<'_>) -> Option<Cow<'static, str>> {
+    let value = sent.first?.as_bytes();
+    Some(
+        match SUPPORTED_VERSIONS
+            .iter()
+            .find(|version| version.as_bytes() == value)
+        {
+            Some(version) => Cow::Borrowed(*version),
+            None => Cow::Owned(String::from_utf8_lossy(value).into_owned()),
+        },
+    )
 }
 
 #[cfg(test)]
 mod tests {
     use std::time::Duration;
 
+    use axum::Router;
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
     use super::*;
@@ -403,6 +444,20 @@ mod tests {
     }
 
     const DISCOVER: &str = r#"{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+
+    #[test]
+    fn a_known_protocol_version_is_not_copied_and_another_is_kept_as_sent() {
+        let parts = |version: &'static str| {
+            let request = hyper::Request::post("/mcp").header("mcp-protocol-version", version);
+            request.body(()).unwrap().into_parts().0
+        };
+        let version = |parts: &Parts| protocol_version(Head::read(&parts.headers).protocol_version);
+        let known = version(&parts("2026-07-28"));
+        assert!(matches!(known, Some(Cow::Borrowed("2026-07-28"))));
+        let other = version(&parts("2026-07-29"));
+        assert!(matches!(other, Some(Cow::Owned(version)) if version == "2026-07-29"));
+        assert_eq!(version(&hyper::Request::new(()).into_parts().0), None);
+    }
 
     #[tokio::test]
     async fn the_router_mounts_into_an_axum_application() {
