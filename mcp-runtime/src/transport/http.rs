@@ -3,7 +3,7 @@
 //!
 //! [`Server::serve_listener`] drives hyper's HTTP/1.1 connections itself and answers every
 //! request through [`respond`], without a router in between; [`Server::router`] wraps the same
-//! [`respond`] in an axum route for applications that mount the endpoint.
+//! [`respond`] in an axum route for applications that mount the endpoint (`router.rs`).
 //!
 //! Both bound what a request may cost: its body (size and read time, collected into one
 //! buffer), and the requests handled at once. [`Server::serve_listener`] also bounds its
