@@ -170,15 +170,8 @@ impl Activity {
 
     /// Changes the phase, waking the watchdog if the new deadline comes before it would look.
     fn update(&self, change: impl FnOnce(Phase) -> Phase) {
-        let state = self.state();
-        let phase = change(state.phase);
-        self.enter(state, phase);
-    }
-
-    /// Puts the connection in `phase`, under the lock `state` holds, waking the watchdog if
-    /// the new deadline comes before it would look.
-    fn enter(&self, mut state: std::sync::MutexGuard<'_, State>, phase: Phase) {
-        state.phase = phase;
+        let mut state = self.state();
+        state.phase = change(state.phase);
         let sooner = match state.phase {
             Phase::Head(deadline) | Phase::Idle(deadline) => {
                 state.wakes_at.is_some_and(|wakes_at| deadline < wakes_at)
@@ -193,10 +186,12 @@ impl Activity {
 
     /// Bytes arrived: on an idle connection, they start a request head.
     fn received(&self) {
-        // Locked once, not twice: bytes arrive at least once a request.
-        let state = self.state();
-        if matches!(state.phase, Phase::Idle(_)) {
-            self.enter(state, Phase::Head(after(self.header_timeout)));
+        if matches!(self.state().phase, Phase::Idle(_)) {
+            let header_timeout = self.header_timeout;
+            self.update(|phase| match phase {
+                Phase::Idle(_) => Phase::Head(after(header_timeout)),
+                other => other,
+            });
         }
     }
 
