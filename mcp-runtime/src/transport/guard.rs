@@ -1,11 +1,11 @@
 //! HTTP checks that run before a body is read: DNS-rebinding protection (`Host`, `Origin`),
-//! `Content-Type`, `Accept`, body size.
+//! and body size (`Content-Type` and `Accept` are `media.rs`); the rejections the transport
+//! answers.
 
 use std::borrow::Cow;
-use std::cell::RefCell;
 use std::net::Ipv6Addr;
 
-use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
+use axum::http::{HeaderValue, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 
 use super::head::Head;
@@ -121,21 +121,7 @@ impl<'a> HostPort<'a> {
                 .unwrap_or(text.len())
         };
         let (host, rest) = text.split_at(host_end);
-        let port = match rest.as_bytes() {
-            [] => None,
-            [b':', digits @ ..] if (1..=5).contains(&digits.len()) => {
-                // At most five digits: no overflow before the bound is checked.
-                let mut port = 0u32;
-                for &byte in digits {
-                    if !byte.is_ascii_digit() {
-                        return None;
-                    }
-                    port = port * 10 + u32::from(byte - b'0');
-                }
-                Some(u16::try_from(port).ok()?)
-            }
-            _ => return None,
-        };
+        let port = port(rest.as_bytes())?;
         // A name's characters checked, and whether any is uppercase, in one pass.
         let mut uppercase = false;
         let valid = if bracketed {
@@ -187,6 +173,26 @@ impl<'a> HostPort<'a> {
                 .and_then(|rest| rest.strip_prefix(':'))
                 .is_some_and(|entry_port| entry_port.parse() == Ok(port))
         })
+    }
+}
+
+/// What follows a host: nothing, or `:` and 1 to 5 digits below 65536, the port. `None` when
+/// it is neither.
+fn port(rest: &[u8]) -> Option<Option<u16>> {
+    match rest {
+        [] => Some(None),
+        [b':', digits @ ..] if (1..=5).contains(&digits.len()) => {
+            // At most five digits: no overflow before the bound is checked.
+            let mut port = 0u32;
+            for &byte in digits {
+                if !byte.is_ascii_digit() {
+                    return None;
+                }
+                port = port * 10 + u32::from(byte - b'0');
+            }
+            Some(Some(u16::try_from(port).ok()?))
+        }
+        _ => None,
     }
 }
 
@@ -249,6 +255,33 @@ fn requested_host<'a>(head: &Head<'a>, uri: &'a Uri) -> Result<Option<HostPort<'
 /// client can send them on every request). Behind `allow_host("*")` a request without
 /// `Host` is served.
 pub(crate) fn check_host_and_origin(head: &Head<'_>, uri: &Uri, inner: &Inner) -> Option<Response> {
+    if !names_loopback(head, uri)
+        && let Some(rejection) = check_host(head, uri, inner)
+    {
+        return Some(rejection);
+    }
+    check_origin(head, inner)
+}
+
+/// Whether the request names a loopback host as nearly every local client spells it: one
+/// `Host` header, `localhost`, `127.0.0.1` or `[::1]` in lowercase with or without a port,
+/// and no absolute-form target. Every server accepts such a host, as [`check_host`] would
+/// after parsing it; any other spelling is left to [`check_host`].
+fn names_loopback(head: &Head<'_>, uri: &Uri) -> bool {
+    let Ok(Some(value)) = head.host.single() else {
+        return false;
+    };
+    let value = value.as_bytes();
+    uri.authority().is_none()
+        && LOCAL_HOSTS.iter().any(|local| {
+            value
+                .strip_prefix(local.as_bytes())
+                .is_some_and(|rest| port(rest).is_some())
+        })
+}
+
+/// The `Host` half of [`check_host_and_origin`]: the rejection to answer, if any.
+fn check_host(head: &Head<'_>, uri: &Uri, inner: &Inner) -> Option<Response> {
     let host = match requested_host(head, uri) {
         Ok(host) => host,
         Err(reason) => {
@@ -282,6 +315,11 @@ pub(crate) fn check_host_and_origin(head: &Head<'_>, uri: &Uri, inner: &Inner) -
             None => reject(StatusCode::BAD_REQUEST, -32600, "missing `Host` header"),
         });
     }
+    None
+}
+
+/// The `Origin` half of [`check_host_and_origin`]: the rejection to answer, if any.
+fn check_origin(head: &Head<'_>, inner: &Inner) -> Option<Response> {
     let origin = match head.origin.single() {
         Ok(origin) => origin,
         Err(()) => {
@@ -314,130 +352,10 @@ pub(crate) fn check_host_and_origin(head: &Head<'_>, uri: &Uri, inner: &Inner) -
     None
 }
 
-/// The body must be declared `application/json` (parameters such as `charset` allowed).
-pub(crate) fn check_content_type(head: &Head<'_>) -> Option<Response> {
-    let value = head.content_type.first;
-    // As nearly every client sends it: accepted without being taken apart.
-    if value.is_some_and(|value| value.as_bytes().eq_ignore_ascii_case(b"application/json")) {
-        return None;
-    }
-    let content_type = value
-        .and_then(|value| value.to_str().ok())
-        .unwrap_or_default();
-    let essence = content_type.split(';').next().unwrap_or_default().trim();
-    if essence.eq_ignore_ascii_case("application/json") {
-        None
-    } else {
-        Some(reject(
-            StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            -32600,
-            "`Content-Type` must be `application/json`",
-        ))
-    }
-}
-
-/// The media ranges of the `Accept` header, without parameters (case as sent).
-fn media_ranges(headers: &HeaderMap) -> impl Iterator<Item = &str> {
-    headers
-        .get_all(header::ACCEPT)
-        .iter()
-        .filter_map(|value| value.to_str().ok())
-        .flat_map(|value| value.split(','))
-        .map(|range| range.split(';').next().unwrap_or_default().trim())
-        .filter(|range| !range.is_empty())
-}
-
-/// Whether a media range of the `Accept` header is one of `wanted` (ASCII case ignored);
-/// `None` when the header names no range.
-fn accepts_any(headers: &HeaderMap, wanted: &[&str]) -> Option<bool> {
-    let mut ranges = media_ranges(headers).peekable();
-    ranges.peek()?;
-    Some(ranges.any(|range| wanted.iter().any(|want| range.eq_ignore_ascii_case(want))))
-}
-
-/// A client that sends `Accept` must accept JSON answers: `None` when it does not (answer
-/// [`not_acceptable`]). Without an `Accept` header, anything goes. Otherwise says whether the
-/// client accepts an event stream, from the same one pass over the header.
-///
-/// A client sends the same `Accept` text on every request, so each thread remembers the
-/// verdict on its last [`ACCEPT_REMEMBERED`] texts (one header of at most
-/// [`ACCEPT_REMEMBERED_LEN`] bytes each); equal texts get equal verdicts.
-pub(crate) fn check_accept(head: &Head<'_>) -> Option<bool> {
-    let headers = head.headers;
-    let text = match head.accept.single() {
-        Ok(Some(text)) => text.as_bytes(),
-        // No range: anything goes, and no event stream.
-        Ok(None) => return Some(false),
-        Err(()) => return judge_accept(headers),
-    };
-    if text.len() > ACCEPT_REMEMBERED_LEN {
-        return judge_accept(headers);
-    }
-    RECENT_ACCEPT.with_borrow_mut(|recent| {
-        if let Some((_, verdict)) = recent.texts.iter().find(|(seen, _)| **seen == *text) {
-            return *verdict;
-        }
-        let verdict = judge_accept(headers);
-        let entry = (Box::from(text), verdict);
-        if recent.texts.len() < ACCEPT_REMEMBERED {
-            recent.texts.push(entry);
-        } else {
-            recent.texts[recent.next] = entry;
-            recent.next = (recent.next + 1) % ACCEPT_REMEMBERED;
-        }
-        verdict
-    })
-}
-
-/// How many `Accept` texts each thread remembers the verdict on.
-const ACCEPT_REMEMBERED: usize = 4;
-/// The longest `Accept` text remembered, in bytes; longer ones are read each time.
-const ACCEPT_REMEMBERED_LEN: usize = 128;
-
-thread_local! {
-    /// The last few `Accept` texts judged on this thread, with their verdicts: at most
-    /// [`ACCEPT_REMEMBERED`] texts of [`ACCEPT_REMEMBERED_LEN`] bytes a thread.
-    static RECENT_ACCEPT: RefCell<RecentAccept> =
-        const { RefCell::new(RecentAccept { texts: Vec::new(), next: 0 }) };
-}
-
-struct RecentAccept {
-    texts: Vec<(Box<[u8]>, Option<bool>)>,
-    /// The one to replace next, once all are taken.
-    next: usize,
-}
-
-/// [`check_accept`]'s verdict, read from the header's media ranges.
-fn judge_accept(headers: &HeaderMap) -> Option<bool> {
-    const JSON: [&str; 3] = ["application/json", "application/*", "*/*"];
-    const EVENT_STREAM: [&str; 3] = ["text/event-stream", "text/*", "*/*"];
-    let (mut any, mut json, mut event_stream) = (false, false, false);
-    for range in media_ranges(headers) {
-        any = true;
-        json |= JSON.iter().any(|want| range.eq_ignore_ascii_case(want));
-        event_stream |= EVENT_STREAM
-            .iter()
-            .any(|want| range.eq_ignore_ascii_case(want));
-    }
-    (json || !any).then_some(event_stream)
-}
-
-/// The answer to a client whose `Accept` header leaves out JSON: `406`.
-pub(crate) fn not_acceptable() -> Response {
-    reject(
-        StatusCode::NOT_ACCEPTABLE,
-        -32600,
-        "`Accept` must include `application/json`",
-    )
-}
-
-/// Whether the client accepts an event stream (required for progress notifications).
-pub(crate) fn accepts_event_stream(headers: &HeaderMap) -> bool {
-    accepts_any(headers, &["text/event-stream", "text/*", "*/*"]).unwrap_or(false)
-}
-
 #[cfg(test)]
 mod tests {
+    use axum::http::header::HOST;
+
     use super::*;
 
     fn local(text: &str) -> bool {
@@ -494,6 +412,61 @@ mod tests {
         }
     }
 
+    /// The loopback spellings taken without parsing are taken only where the parse finds the
+    /// same local host; every other value is left to the parse.
+    #[test]
+    fn loopback_hosts_taken_unparsed_are_those_the_parse_finds_local() {
+        let values = [
+            "localhost",
+            "localhost:3000",
+            "127.0.0.1:80",
+            "127.0.0.1:65535",
+            "[::1]",
+            "[::1]:8080",
+        ];
+        let parsed_only = [
+            "LocalHost:3000",
+            "[0:0:0:0:0:0:0:1]",
+            "127.0.0.1:65536",
+            "127.0.0.1:",
+            "127.0.0.1:123456",
+            "localhost:+80",
+            "localhost:80@evil.com",
+            "localhost.evil.com",
+            "localhost:evil.com",
+            "[::1]evil",
+            "127.0.0.10",
+            "127.0.0.1 ",
+            "evil.example.com",
+        ];
+        let head_of = |value: &str| {
+            let mut headers = axum::http::HeaderMap::new();
+            headers.insert(HOST, HeaderValue::from_str(value).unwrap());
+            headers
+        };
+        let origin_form = Uri::from_static("/mcp");
+        for value in values {
+            let headers = head_of(value);
+            let head = Head::read(&headers);
+            assert!(names_loopback(&head, &origin_form), "{value}");
+            let parsed = requested_host(&head, &origin_form).unwrap().unwrap();
+            assert!(parsed.is_local(), "{value}");
+            // Beside an absolute-form target, the parse decides.
+            let target = Uri::from_static("http://localhost/mcp");
+            assert!(!names_loopback(&head, &target), "{value}");
+        }
+        for value in parsed_only {
+            let headers = head_of(value);
+            assert!(
+                !names_loopback(&Head::read(&headers), &origin_form),
+                "{value}"
+            );
+        }
+        let mut twice = head_of("localhost");
+        twice.append(HOST, HeaderValue::from_static("localhost"));
+        assert!(!names_loopback(&Head::read(&twice), &origin_form));
+    }
+
     #[test]
     fn allow_host_entries_match_the_name_or_the_name_and_port() {
         let host = HostPort::parse("mcp.example.com:8443").unwrap();
@@ -507,90 +480,5 @@ mod tests {
                 .unwrap()
                 .allowed_by("mcp.example.com:80")
         );
-    }
-
-    #[test]
-    fn accept_ranges_are_parsed_with_parameters_and_wildcards() {
-        let mut headers = HeaderMap::new();
-        headers.insert(
-            header::ACCEPT,
-            HeaderValue::from_static("text/event-stream;q=0.9, Application/JSON"),
-        );
-        assert_eq!(check_accept(&Head::read(&headers)), Some(true));
-        assert!(accepts_event_stream(&headers));
-        headers.insert(header::ACCEPT, HeaderValue::from_static("text/html"));
-        assert_eq!(check_accept(&Head::read(&headers)), None);
-        assert!(!accepts_event_stream(&headers));
-        headers.insert(header::ACCEPT, HeaderValue::from_static("*/*"));
-        assert!(
-            check_accept(&Head::read(&headers)) == Some(true) && accepts_event_stream(&headers)
-        );
-        headers.insert(header::ACCEPT, HeaderValue::from_static("application/json"));
-        assert_eq!(check_accept(&Head::read(&headers)), Some(false));
-        headers.remove(header::ACCEPT);
-        assert_eq!(check_accept(&Head::read(&headers)), Some(false));
-        assert!(!accepts_event_stream(&headers));
-    }
-
-    /// Texts judged in turn, more of them than a thread remembers, and again: each time the
-    /// verdict of reading the header afresh.
-    #[test]
-    fn remembered_accept_verdicts_match_reading_the_header() {
-        let long = format!(
-            "text/html, {}application/json",
-            " ".repeat(ACCEPT_REMEMBERED_LEN)
-        );
-        let texts = [
-            "application/json, text/event-stream",
-            "text/html",
-            "application/json",
-            "TEXT/*;q=0.5, application/*",
-            "text/event-stream",
-            "*/*",
-            long.as_str(),
-        ];
-        for _ in 0..3 {
-            for text in texts {
-                let mut headers = HeaderMap::new();
-                headers.insert(header::ACCEPT, HeaderValue::from_str(text).unwrap());
-                assert_eq!(
-                    check_accept(&Head::read(&headers)),
-                    judge_accept(&headers),
-                    "{text}"
-                );
-            }
-        }
-        let mut both = HeaderMap::new();
-        both.append(header::ACCEPT, HeaderValue::from_static("text/html"));
-        both.append(header::ACCEPT, HeaderValue::from_static("application/json"));
-        assert_eq!(check_accept(&Head::read(&both)), Some(false));
-    }
-
-    #[test]
-    fn content_type_parameters_are_ignored() {
-        let mut headers = HeaderMap::new();
-        assert!(check_content_type(&Head::read(&headers)).is_some());
-        headers.insert(
-            header::CONTENT_TYPE,
-            HeaderValue::from_static("application/json; charset=utf-8"),
-        );
-        assert!(check_content_type(&Head::read(&headers)).is_none());
-        headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/plain"));
-        assert!(check_content_type(&Head::read(&headers)).is_some());
-        // The bare type, in any case, and with spaces around it.
-        for accepted in ["application/json", "Application/JSON", " application/json "] {
-            headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(accepted));
-            assert!(
-                check_content_type(&Head::read(&headers)).is_none(),
-                "{accepted}"
-            );
-        }
-        for refused in ["application/jsonx", "application/json-seq", "application"] {
-            headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(refused));
-            assert!(
-                check_content_type(&Head::read(&headers)).is_some(),
-                "{refused}"
-            );
-        }
     }
 }

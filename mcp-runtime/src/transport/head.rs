@@ -5,7 +5,7 @@
 //! is marked repeated, as [`HeaderMap::get_all`] would show it: every check reads a header
 //! as it did when it looked the header up itself.
 
-use axum::http::{HeaderMap, HeaderValue};
+use axum::http::{HeaderMap, HeaderValue, header};
 
 use crate::server::StandardHeaders;
 
@@ -52,7 +52,8 @@ pub(crate) struct Head<'a> {
 }
 
 impl<'a> Head<'a> {
-    /// `headers` read in one walk. Names in a map are lowercase, so they are matched as text.
+    /// `headers` read in one walk. Names in a map are lowercase, so the `mcp-` ones are
+    /// matched as text.
     pub(crate) fn read(headers: &'a HeaderMap) -> Self {
         let mut head = Head {
             headers,
@@ -67,23 +68,53 @@ impl<'a> Head<'a> {
             mcp_name: Seen::default(),
         };
         for (name, value) in headers {
-            let seen = match name.as_str() {
-                "host" => &mut head.host,
-                "origin" => &mut head.origin,
-                "content-type" => &mut head.content_type,
-                "accept" => &mut head.accept,
-                "content-length" => &mut head.content_length,
-                "mcp-protocol-version" => &mut head.protocol_version,
-                "mcp-session-id" => &mut head.session_id,
-                "mcp-method" => &mut head.mcp_method,
-                "mcp-name" => &mut head.mcp_name,
-                _ => continue,
+            // The standard names are compared as the tags they are held as, not as text.
+            let seen = if *name == header::HOST {
+                &mut head.host
+            } else if *name == header::CONTENT_TYPE {
+                &mut head.content_type
+            } else if *name == header::ACCEPT {
+                &mut head.accept
+            } else if *name == header::CONTENT_LENGTH {
+                &mut head.content_length
+            } else if *name == header::ORIGIN {
+                &mut head.origin
+            } else {
+                match name.as_str() {
+                    "mcp-method" => &mut head.mcp_method,
+                    "mcp-name" => &mut head.mcp_name,
+                    "mcp-protocol-version" => &mut head.protocol_version,
+                    "mcp-session-id" => &mut head.session_id,
+                    _ => continue,
+                }
             };
             seen.add(value);
         }
         head
     }
 
+    /// What dispatch reads of the head, once the body is read.
+    pub(crate) fn later(&self) -> Later<'a> {
+        Later {
+            protocol_version: self.protocol_version,
+            session_id: self.session_id,
+            mcp_method: self.mcp_method,
+            mcp_name: self.mcp_name,
+        }
+    }
+}
+
+/// The headers of a request that dispatch reads, kept while its body is read without the rest
+/// of its [`Head`].
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Later<'a> {
+    pub(crate) protocol_version: Seen<'a>,
+    pub(crate) session_id: Seen<'a>,
+    mcp_method: Seen<'a>,
+    mcp_name: Seen<'a>,
+}
+
+impl Later<'_> {
     /// `Mcp-Method` and `Mcp-Name`, kept for dispatch after the map has moved on.
     pub(crate) fn standard(&self) -> StandardHeaders {
         StandardHeaders::new(
@@ -95,7 +126,7 @@ impl<'a> Head<'a> {
 
 #[cfg(test)]
 mod tests {
-    use axum::http::{HeaderName, header};
+    use axum::http::HeaderName;
 
     use super::*;
 

@@ -3,7 +3,7 @@
 //!
 //! [`Server::serve_listener`] drives hyper's HTTP/1.1 connections itself and answers every
 //! request through [`respond`], without a router in between; [`Server::router`] wraps the same
-//! [`respond`] in an axum route for applications that mount the endpoint.
+//! [`respond`] in an axum route for applications that mount the endpoint (`router.rs`).
 //!
 //! Both bound what a request may cost: its body (size and read time, collected into one
 //! buffer), and the requests handled at once. [`Server::serve_listener`] also bounds its
@@ -18,12 +18,10 @@ use std::pin::pin;
 use std::sync::Arc;
 use std::task::Poll;
 
-use axum::Router;
 use axum::body::Bytes;
-use axum::extract::{ConnectInfo, State};
-use axum::http::{HeaderValue, Method, StatusCode, header, request::Parts};
+use axum::extract::ConnectInfo;
+use axum::http::{Method, StatusCode, request::Parts};
 use axum::response::{IntoResponse, Response};
-use axum::routing::post;
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper_util::rt::TokioIo;
@@ -33,41 +31,19 @@ use tokio::task::JoinSet;
 
 use super::body::{BodyError, is_request, read_body};
 use super::connection::{AcceptBackoff, Activity, Expiry, Timeouts, Tracked, Watched};
-use super::event_stream::{SESSION_ID, json_response, respond_streaming, standalone_stream};
-use super::head::Head;
+use super::event_stream::{json_response, respond_streaming};
+use super::head::{Head, Seen};
 use super::limits::RequestSlot;
 use super::roster::{Entered, Roster};
+use super::router::route;
 use super::watchdog::Gated;
-use super::{bearer, guard};
+use super::{bearer, guard, media};
 use crate::server::{Owner, RequestFacts, SUPPORTED_VERSIONS, Server};
 
 /// The path [`Server::serve_http`] and [`Server::router`] serve the endpoint at.
 pub const DEFAULT_PATH: &str = "/mcp";
 
 impl Server {
-    /// The Streamable HTTP endpoint at [`DEFAULT_PATH`] (`/mcp`), as a router to serve or to
-    /// merge into an existing axum application.
-    pub fn router(&self) -> Router {
-        self.router_at(DEFAULT_PATH)
-    }
-
-    /// The Streamable HTTP endpoint at `path`: `POST` for messages, and on legacy sessions
-    /// `GET` (a standalone event stream) and `DELETE` (ending the session); other methods get
-    /// `405`. With [`oauth`](crate::server::ServerBuilder::oauth), the protected-resource
-    /// metadata's well-known paths too.
-    ///
-    /// Serve it with connection information
-    /// (`app.into_make_service_with_connect_info::<SocketAddr>()`) so that callers without a
-    /// subject are told apart by address for the per-owner caps; without it they count as one
-    /// caller.
-    pub fn router_at(&self, path: &str) -> Router {
-        let mut router = Router::new().route(path, post(endpoint).get(endpoint).delete(endpoint));
-        for served in self.inner.auth.iter().flat_map(|auth| &auth.metadata.paths) {
-            router = router.route(served, axum::routing::any(metadata_endpoint));
-        }
-        router.with_state(self.clone())
-    }
-
     /// Serves the endpoint at `/mcp` on `addr` until Ctrl-C, then finishes the requests in
     /// flight and returns.
     pub async fn serve_http(&self, addr: SocketAddr) -> std::io::Result<()> {
@@ -310,89 +286,12 @@ async fn serve_connection(server: Server, accepted: Accepted, mut stop: watch::R
     }
 }
 
-/// The endpoint at [`DEFAULT_PATH`], as [`Server::serve_listener`] serves it.
-async fn route(server: &Server, request: hyper::Request<hyper::body::Incoming>) -> Response {
-    if request.uri().path() != DEFAULT_PATH {
-        if bearer::serves_metadata(server, request.uri().path()) {
-            return bearer::metadata(server, request.method());
-        }
-        return StatusCode::NOT_FOUND.into_response();
-    }
-    let (parts, body) = request.into_parts();
-    by_method(server, parts, body).await
-}
-
-async fn metadata_endpoint(State(server): State<Server>, method: Method) -> Response {
-    bearer::metadata(&server, &method)
-}
-
-async fn endpoint(State(server): State<Server>, request: axum::extract::Request) -> Response {
-    let (parts, body) = request.into_parts();
-    by_method(&server, parts, body).await
-}
-
-/// `POST` carries messages; `GET` and `DELETE` exist for legacy sessions only.
-async fn by_method<B>(server: &Server, mut parts: Parts, body: B) -> Response
-where
-    B: hyper::body::Body<Data = Bytes>,
-    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
-{
-    match parts.method {
-        Method::POST => {
-            let peer = parts
-                .extensions
-                .get::<ConnectInfo<SocketAddr>>()
-                .map(|ConnectInfo(peer)| peer.ip());
-            respond(server, parts, body, peer).await
-        }
-        Method::GET | Method::DELETE if parts.headers.contains_key(&SESSION_ID) => {
-            let head = Head::read(&parts.headers);
-            let session = session_id(&head);
-            if let Some(rejection) = guard::check_host_and_origin(&head, &parts.uri, &server.inner)
-            {
-                return rejection;
-            }
-            let version = protocol_version(&head);
-            let claims = match bearer::authenticate(server, &parts).await {
-                Ok(claims) => claims,
-                Err(refused) => return refused,
-            };
-            let subject = bearer::subject(server, &mut parts, claims.as_ref());
-            let id = session.unwrap_or_default();
-            let (subject, version) = (subject.as_deref(), version.as_deref());
-            if parts.method == Method::DELETE {
-                return match server.end_session(&id, subject, version) {
-                    Ok(()) => StatusCode::NO_CONTENT.into_response(),
-                    Err(refused) => json_response(refused),
-                };
-            }
-            match server.open_standalone_stream(&id, subject, version) {
-                Ok((guard, messages)) => standalone_stream(guard, messages),
-                Err(refused) => json_response(refused),
-            }
-        }
-        // Without a session, only `POST` is served (2026-07-28 has no other method).
-        _ => {
-            let mut response = StatusCode::METHOD_NOT_ALLOWED.into_response();
-            response
-                .headers_mut()
-                .insert(header::ALLOW, HeaderValue::from_static("POST"));
-            response
-        }
-    }
-}
-
-fn session_id(head: &Head<'_>) -> Option<String> {
-    let value = head.session_id.first?;
-    Some(String::from_utf8_lossy(value.as_bytes()).into_owned())
-}
-
 /// Answers one `POST` to the endpoint from `peer`, where known: the guards, then the body (up
 /// to the limit, within the body timeout), then a request slot, then dispatch.
 /// An `async` block, not an `async fn` (whose future holds its arguments twice): hyper moves
 /// the request's future into place, so it holds one copy of the request's head.
 #[allow(clippy::manual_async_fn, reason = "its arguments held once, not twice")]
-fn respond<B>(
+pub(super) fn respond<B>(
     server: &Server,
     mut parts: Parts,
     body: B,
@@ -404,29 +303,35 @@ where
 {
     async move {
         let inner = &server.inner;
-        let head = Head::read(&parts.headers);
-        if let Some(rejection) = guard::check_host_and_origin(&head, &parts.uri, inner) {
-            return rejection;
-        }
-        // Before the body is read: a request without a valid token costs no more than its head.
-        let claims = match bearer::authenticate(server, &parts).await {
-            Ok(claims) => claims,
-            Err(refused) => return refused,
-        };
-        if let Some(rejection) = guard::check_content_type(&head) {
-            return rejection;
-        }
-        let Some(accepts_sse) = guard::check_accept(&head) else {
-            return guard::not_acceptable();
-        };
         let limit = inner.body_limit;
-        let declared = head
-            .content_length
-            .first
-            .and_then(|value| value.to_str().ok()?.parse::<u64>().ok());
-        if declared.is_some_and(|length| length > limit as u64) {
-            return guard::too_large(limit);
-        }
+        // The head is read in a block of its own: of it, the request's future holds past the
+        // body's read only what dispatch reads.
+        let (claims, accepts_sse, declared, later) = {
+            let head = Head::read(&parts.headers);
+            if let Some(rejection) = guard::check_host_and_origin(&head, &parts.uri, inner) {
+                return rejection;
+            }
+            // Before the body is read: a request without a valid token costs no more than its
+            // head.
+            let claims = match bearer::authenticate(server, &parts).await {
+                Ok(claims) => claims,
+                Err(refused) => return refused,
+            };
+            if let Some(rejection) = media::check_content_type(&head) {
+                return rejection;
+            }
+            let Some(accepts_sse) = media::check_accept(&head) else {
+                return media::not_acceptable();
+            };
+            let declared = head
+                .content_length
+                .first
+                .and_then(|value| value.to_str().ok()?.parse::<u64>().ok());
+            if declared.is_some_and(|length| length > limit as u64) {
+                return guard::too_large(limit);
+            }
+            (claims, accepts_sse, declared, head.later())
+        };
         let limits = &inner.http.limits; // not a copy held across the awaits
         let depth = server.message_depth();
         let mut read = pin!(read_body(body, limit, declared, depth));
@@ -447,8 +352,11 @@ where
             Err(_) => return guard::body_timeout(limits.body_read_timeout),
         };
         // What dispatch reads of the headers, read now: the map moves on to the binding policy.
-        let (version, session, standard) =
-            (protocol_version(&head), session_id(&head), head.standard());
+        let (version, session, standard) = (
+            protocol_version(later.protocol_version),
+            session_id(later.session_id),
+            later.standard(),
+        );
         let server_slot = Arc::clone(&inner.http.requests).try_acquire_owned().ok();
         let subject = bearer::subject(server, &mut parts, claims.as_ref());
         let owner_slot = server_slot
@@ -490,10 +398,15 @@ where
     }
 }
 
+pub(super) fn session_id(sent: Seen<'_>) -> Option<String> {
+    let value = sent.first?;
+    Some(String::from_utf8_lossy(value.as_bytes()).into_owned())
+}
+
 /// The request's `MCP-Protocol-Version`, as sent: a static text when it names a supported
 /// revision, as nearly every request's does, so that it is not copied.
-fn protocol_version(head: &Head<'_>) -> Option<Cow<'static, str>> {
-    let value = head.protocol_version.first?.as_bytes();
+pub(super) fn protocol_version(sent: Seen<'_>) -> Option<Cow<'static, str>> {
+    let value = sent.first?.as_bytes();
     Some(
         match SUPPORTED_VERSIONS
             .iter()
@@ -509,6 +422,7 @@ fn protocol_version(head: &Head<'_>) -> Option<Cow<'static, str>> {
 mod tests {
     use std::time::Duration;
 
+    use axum::Router;
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
     use super::*;
@@ -536,7 +450,7 @@ mod tests {
             let request = hyper::Request::post("/mcp").header("mcp-protocol-version", version);
             request.body(()).unwrap().into_parts().0
         };
-        let version = |parts: &Parts| protocol_version(&Head::read(&parts.headers));
+        let version = |parts: &Parts| protocol_version(Head::read(&parts.headers).protocol_version);
         let known = version(&parts("2026-07-28"));
         assert!(matches!(known, Some(Cow::Borrowed("2026-07-28"))));
         let other = version(&parts("2026-07-29"));

@@ -3,10 +3,10 @@
 
 use std::time::Duration;
 
-use std::collections::HashMap;
-use std::collections::hash_map::Entry;
+use std::hash::{BuildHasher, RandomState};
 use std::sync::{Arc, Mutex, PoisonError};
 
+use hashbrown::HashTable;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use crate::server::Owner;
@@ -79,7 +79,16 @@ impl Default for HttpLimits {
 pub(crate) struct HttpState {
     pub(crate) limits: HttpLimits,
     pub(crate) requests: Arc<Semaphore>,
-    owners: Arc<Mutex<HashMap<Owner, usize>>>,
+    owners: Arc<Owners>,
+}
+
+/// How many places each owner holds among the requests in flight. Owners are hashed with
+/// SipHash under a per-server key (clients choose them, by address or subject), once a
+/// request: its [`OwnerSlot`] keeps the hash to count down with.
+#[derive(Debug, Default)]
+struct Owners {
+    hasher: RandomState,
+    held: Mutex<HashTable<(Owner, usize)>>,
 }
 
 impl HttpState {
@@ -93,15 +102,24 @@ impl HttpState {
 
     /// One of `owner`'s places among the requests in flight, unless it holds its most.
     pub(crate) fn owner_slot(&self, owner: Owner) -> Option<OwnerSlot> {
-        let mut owners = lock(&self.owners);
-        let held = owners.entry(owner.clone()).or_insert(0);
-        if *held >= self.limits.max_requests_per_owner {
-            return None;
+        let owners = &*self.owners;
+        let hash = owners.hasher.hash_one(&owner);
+        let max = self.limits.max_requests_per_owner;
+        let mut held = lock(&owners.held);
+        match held.find_mut(hash, |(held, _)| *held == owner) {
+            Some((_, count)) if *count >= max => return None,
+            Some((_, count)) => *count += 1,
+            None if max == 0 => return None,
+            None => {
+                let rehash = |(held, _): &(Owner, usize)| owners.hasher.hash_one(held);
+                held.insert_unique(hash, (owner.clone(), 1), rehash);
+            }
         }
-        *held += 1;
+        drop(held);
         Some(OwnerSlot {
             owners: Arc::clone(&self.owners),
             owner,
+            hash,
         })
     }
 }
@@ -115,19 +133,20 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 /// place are not kept.
 #[derive(Debug)]
 pub(crate) struct OwnerSlot {
-    owners: Arc<Mutex<HashMap<Owner, usize>>>,
+    owners: Arc<Owners>,
     owner: Owner,
+    /// The owner's hash, as [`HttpState::owner_slot`] found it: not computed again.
+    hash: u64,
 }
 
 impl Drop for OwnerSlot {
     fn drop(&mut self) {
-        // The owner is not read again: taken, and hashed once to count down and remove.
-        let owner = std::mem::replace(&mut self.owner, Owner::Unknown);
-        let mut owners = lock(&self.owners);
-        if let Entry::Occupied(mut held) = owners.entry(owner) {
-            *held.get_mut() -= 1;
-            if *held.get() == 0 {
-                held.remove();
+        let mut held = lock(&self.owners.held);
+        if let Ok(mut entry) = held.find_entry(self.hash, |(held, _)| *held == self.owner) {
+            let (_, count) = entry.get_mut();
+            *count -= 1;
+            if *count == 0 {
+                entry.remove();
             }
         }
     }
@@ -147,5 +166,50 @@ impl RequestSlot {
             _server: server,
             _owner: owner,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::net::{IpAddr, Ipv4Addr};
+
+    use super::*;
+
+    /// Each owner gets its most and no more, whatever the others hold; a place given back can
+    /// be taken again, and an owner holding none is forgotten.
+    #[test]
+    fn owners_are_capped_apart_and_forgotten_once_they_hold_nothing() {
+        let state = HttpState::new(HttpLimits {
+            max_requests_per_owner: 2,
+            ..HttpLimits::default()
+        });
+        let peer = |last| Owner::Peer(IpAddr::V4(Ipv4Addr::new(10, 0, 0, last)));
+        let alice = || Owner::Subject(Arc::from("alice"));
+        let mut held: Vec<_> = [peer(1), peer(1), alice(), peer(2), alice()]
+            .into_iter()
+            .map(|owner| state.owner_slot(owner).expect("a place"))
+            .collect();
+        assert!(state.owner_slot(peer(1)).is_none());
+        assert!(state.owner_slot(alice()).is_none());
+        let held_by = |owner: Owner| {
+            let owners = lock(&state.owners.held);
+            let hash = state.owners.hasher.hash_one(&owner);
+            owners
+                .find(hash, |(held, _)| *held == owner)
+                .map(|&(_, count)| count)
+        };
+        assert_eq!(held_by(peer(2)), Some(1));
+        held.remove(0);
+        assert_eq!(held_by(peer(1)), Some(1));
+        held.push(state.owner_slot(peer(1)).expect("a place given back"));
+        assert!(state.owner_slot(peer(1)).is_none());
+        held.clear();
+        assert!(lock(&state.owners.held).is_empty());
+        let none = HttpState::new(HttpLimits {
+            max_requests_per_owner: 0,
+            ..HttpLimits::default()
+        });
+        assert!(none.owner_slot(peer(1)).is_none());
+        assert!(lock(&none.owners.held).is_empty());
     }
 }

@@ -48,11 +48,12 @@ mod guard;
 mod head;
 mod http;
 mod limits;
+mod media;
 mod roster;
+mod router;
 mod stdio;
 mod watchdog;
 
-pub(crate) use guard::accepts_event_stream;
 pub use http::DEFAULT_PATH;
 pub use limits::{
     DEFAULT_BODY_READ_TIMEOUT, DEFAULT_HEADER_READ_TIMEOUT, DEFAULT_KEEP_ALIVE_TIMEOUT,
@@ -60,3 +61,4 @@ pub use limits::{
     DEFAULT_WRITE_TIMEOUT,
 };
 pub(crate) use limits::{HttpLimits, HttpState};
+pub(crate) use media::accepts_event_stream;
