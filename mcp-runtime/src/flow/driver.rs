@@ -9,7 +9,7 @@ use super::continuation::Resume;
 use super::cx::{Cx, Halted, internal_error, invalid_params};
 use super::payload;
 use crate::logfield::{RateLimit, log_limited, untrusted, warn_limited};
-use crate::protocol::{ErrorObject, InputRequests};
+use crate::protocol::ErrorObject;
 use crate::server::{Asked, BoxFuture, HandlerResult, Reply, Request};
 use crate::state::{INVALID_STATE_MESSAGE, get_varint, put_varint};
 
@@ -57,16 +57,6 @@ pub struct Flow<A, F> {
     /// from its first question (`on_new_shape = "restart"`) rather than being refused.
     pub restart: bool,
 }
-
-/// One round of a flow, its arguments bound: given the round's context and the state it
-/// resumes from, runs the flow to its next question point or its end and turns what it
-/// returned into the method's result.
-///
-/// The generic part of driving a handler ends here: everything after (opening the envelope,
-/// running to a halt, minting the next state) is compiled once, in this crate, rather than
-/// once per handler in the crate that declares it.
-pub(crate) type Step<R> =
-    Box<dyn FnOnce(Cx, Resume) -> BoxFuture<'static, Result<R, ErrorObject>> + Send>;
 
 /// What a driver knows of its flow besides its step: its bounds.
 #[derive(Clone, Copy)]
@@ -144,12 +134,33 @@ pub(crate) fn refuse_state(
 
 /// Runs one round of a flow for `request`: `step`, from the request's state if it has one.
 ///
-/// The state's envelope is opened and the flow's context made now; the future holds only
-/// what lives across the flow's run, not the request, so boxing it copies less.
-pub(crate) fn run<R: Send + 'static>(
+/// Only this is generic over the step, and it is small: the rest is [`start`]'s, compiled
+/// once in this crate. The step is called there, through a reference, not boxed to be called
+/// later: the step's future is the round's one box besides its run to a halt.
+#[inline]
+pub(crate) fn run<R, S>(
     request: Request,
     bounds: Bounds,
-    step: Step<R>,
+    step: S,
+) -> BoxFuture<'static, HandlerResult<R>>
+where
+    R: Send + 'static,
+    S: FnOnce(Cx, Resume) -> BoxFuture<'static, Result<R, ErrorObject>>,
+{
+    let mut step = Some(step);
+    start(request, bounds, &mut |cx, resume| {
+        step.take().map(|step| step(cx, resume))
+    })
+}
+
+/// [`run`] past its step: the state's envelope opened and the flow's context made, the step
+/// called (once; a second call has nothing to run) unless the state was refused, and the
+/// run to a halt boxed. That future holds only what lives across the flow's run, not the
+/// request, so boxing it copies less.
+fn start<R: Send + 'static>(
+    request: Request,
+    bounds: Bounds,
+    step: &mut dyn FnMut(Cx, Resume) -> Option<BoxFuture<'static, Result<R, ErrorObject>>>,
 ) -> BoxFuture<'static, HandlerResult<R>> {
     let Request {
         method,
@@ -199,7 +210,7 @@ pub(crate) fn run<R: Send + 'static>(
         true => Some(resume),
         false => resume.open_for_plain(&cx),
     };
-    let running = resume.map(|resume| step(cx.clone(), resume));
+    let running = resume.and_then(|resume| step(cx.clone(), resume));
     Box::pin(halt(method, target, cx, running, flow, max_rounds))
 }
 
@@ -241,11 +252,10 @@ where
                         "the flow asked for input more than {max_rounds} times and was stopped"
                     )));
                 }
-                let requests: InputRequests = requests.into_iter().collect();
                 Ok(Reply::InputRequired(
                     Asked::new(
                         requests,
-                        envelope_bytes(next, envelope_shape(shape), flow.unwrap_or(0), &state),
+                        envelope_bytes(next, envelope_shape(shape), flow.unwrap_or(0), state),
                     )
                     .with_unasked(unasked),
                 ))
@@ -265,13 +275,16 @@ fn envelope_shape(shape: u32) -> u32 {
     shape ^ payload::FORMAT ^ ENVELOPE_FORMAT
 }
 
-fn envelope_bytes(round: u32, shape: u32, flow: u64, state: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(state.len() + 17);
-    put_varint(&mut out, u64::from(round));
-    out.extend_from_slice(&shape.to_le_bytes());
-    out.extend_from_slice(&flow.to_le_bytes());
-    out.extend_from_slice(state);
-    out
+/// The state `state` in its envelope: written after it, then turned to its front in place,
+/// so that a state begun with room for its envelope (as a point's is) is not copied into a
+/// buffer of its own.
+fn envelope_bytes(round: u32, shape: u32, flow: u64, mut state: Vec<u8>) -> Vec<u8> {
+    let payload_len = state.len();
+    put_varint(&mut state, u64::from(round));
+    state.extend_from_slice(&shape.to_le_bytes());
+    state.extend_from_slice(&flow.to_le_bytes());
+    state.rotate_left(payload_len);
+    state
 }
 
 #[cfg(test)]
@@ -286,7 +299,12 @@ mod tests {
         for shape in [0, 1, 0x4342_4f52, 0xdead_beef, u32::MAX] {
             assert_ne!(envelope_shape(shape), shape, "{shape:#x}");
             assert_ne!(envelope_shape(shape), shape ^ payload::FORMAT, "{shape:#x}");
-            let bytes = envelope_bytes(3, envelope_shape(shape), 0x0123_4567_89ab_cdef, b"payload");
+            let bytes = envelope_bytes(
+                3,
+                envelope_shape(shape),
+                0x0123_4567_89ab_cdef,
+                b"payload".to_vec(),
+            );
             assert_eq!(
                 open_envelope(&bytes),
                 Some(Envelope {
