@@ -7,6 +7,7 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 use super::answer::{Answering, FinalResult, replayed};
+use super::call_meta::Read;
 use super::context::RequestContext;
 use super::error::RpcError;
 use super::handler::{
@@ -16,6 +17,7 @@ use super::outbound::Logger;
 use super::outcome::error_outcome;
 use super::panic::{CatchUnwind, guarded};
 use super::params::{Answers, CallParams};
+use super::session::Session;
 use super::single_use::{self, Replay, StoredReply, Use, Verdict};
 use super::to_end::ToEnd;
 use super::{Outcome, Server, trace};
@@ -58,7 +60,7 @@ pub(super) fn take_round(params: &mut CallParams) -> Result<RoundInput, RpcError
 pub(super) struct CallContext {
     /// What the handler is told about the request.
     pub(super) request: RequestContext,
-    pub(super) capabilities: ClientCapabilities,
+    pub(super) capabilities: Capabilities,
     pub(super) subject: Option<String>,
     /// The caller's address, where the transport knows it.
     pub(super) peer: Option<std::net::IpAddr>,
@@ -68,6 +70,40 @@ pub(super) struct CallContext {
     pub(super) logger: Logger,
     /// The HTTP request's headers, for the binding policy.
     pub(super) headers: Option<Arc<axum::http::HeaderMap>>,
+}
+
+/// The client's capabilities as a call carries them: shared with where they were read, and
+/// copied only into each round's [`Request`]. A call and its context move through several
+/// frames on their way to a round; a pointer moves cheaper than the capabilities' 300 bytes.
+pub(super) enum Capabilities {
+    /// Read with the call's `_meta`, and shared with this thread's memory of its text.
+    Read(Arc<Read>),
+    /// A legacy session's, declared at `initialize`.
+    Session(Arc<Session>),
+    /// Read from a `_meta` taken as a map, which is rare: boxed.
+    Parsed(Box<ClientCapabilities>),
+}
+
+impl std::ops::Deref for Capabilities {
+    type Target = ClientCapabilities;
+
+    fn deref(&self) -> &ClientCapabilities {
+        match self {
+            Self::Read(read) => &read.capabilities,
+            Self::Session(session) => session.capabilities(),
+            Self::Parsed(capabilities) => capabilities,
+        }
+    }
+}
+
+impl Capabilities {
+    /// The capabilities, owned: moved out where the call owns them, copied where shared.
+    fn into_owned(self) -> ClientCapabilities {
+        match self {
+            Self::Parsed(capabilities) => *capabilities,
+            shared => ClientCapabilities::clone(&shared),
+        }
+    }
 }
 
 /// A handler of one kind, as a call sees it.
@@ -158,7 +194,7 @@ impl<H: Serves> Call<H> {
             arguments: self.arguments.clone(),
             input_responses,
             state,
-            capabilities: context.capabilities.clone(),
+            capabilities: ClientCapabilities::clone(&context.capabilities),
             subject: context.subject.clone(),
             claims: context.claims.clone(),
             progress: context.progress.clone(),
@@ -285,7 +321,7 @@ impl<H: Serves> Call<H> {
             arguments,
             input_responses,
             state,
-            capabilities: context.capabilities,
+            capabilities: context.capabilities.into_owned(),
             subject: context.subject,
             claims: context.claims,
             progress: context.progress,

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use serde::Deserialize as _;
 use serde_json::{Map, Value};
 
-use super::call::{Call, CallContext, take_round};
+use super::call::{Call, CallContext, Capabilities, take_round};
 use super::completion;
 use super::context::{RequestContext, stamp};
 use super::error::RpcError;
@@ -239,10 +239,9 @@ impl Server {
         let (capabilities, request) = match params.meta.take() {
             // Read as the message was: its text is read into a map only if asked for.
             Some(meta) => {
-                let read = &meta.read;
-                let context =
-                    RequestContext::modern_text(meta.text, read.client_info.clone(), exposed);
-                (read.capabilities.clone(), context)
+                let client_info = meta.read.client_info.clone();
+                let context = RequestContext::modern_text(meta.text, client_info, exposed);
+                (Capabilities::Read(meta.read), context)
             }
             None => {
                 // `check_meta` has seen `_meta` and its capabilities object: take them, not a
@@ -259,6 +258,7 @@ impl Server {
                 .map_err(|error| {
                     RpcError::invalid_meta(format!("invalid client capabilities: {error}"))
                 })?;
+                let capabilities = Capabilities::Parsed(Box::new(capabilities));
                 (capabilities, RequestContext::modern(meta_map, exposed))
             }
         };
