@@ -316,4 +316,19 @@ mod tests {
             );
         }
     }
+
+    #[test]
+    fn the_envelope_is_written_before_the_state_as_before() {
+        // The layout tokens already handed out carry: round (LEB128), shape and flow (little
+        // endian), then the state; written in place, behind a state with room or without.
+        let mut expected = vec![0x96, 0x01, 0x04, 0x03, 0x02, 0x01];
+        expected.extend_from_slice(&0x0807_0605_0403_0201_u64.to_le_bytes());
+        expected.extend_from_slice(b"payload");
+        let mut roomy = Vec::with_capacity(64);
+        roomy.extend_from_slice(b"payload");
+        for state in [b"payload".to_vec(), roomy] {
+            let bytes = envelope_bytes(150, 0x0102_0304, 0x0807_0605_0403_0201, state);
+            assert_eq!(bytes, expected);
+        }
+    }
 }
