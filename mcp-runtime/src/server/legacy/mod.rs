@@ -337,7 +337,7 @@ impl Server {
                 // Refused now, before anything runs, when the caps are reached.
                 let running = session.start_call(id)?;
                 let era = Era::Legacy { running, outbound };
-                let outcome = self.call(id.clone(), method, params, context, era)?;
+                let outcome = self.call(id.clone(), method, &mut params, context, era)?;
                 Ok(Handling {
                     messages: Some(receiver),
                     outcome,
