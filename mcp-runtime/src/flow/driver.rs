@@ -134,34 +134,39 @@ pub(crate) fn refuse_state(
 
 /// Runs one round of a flow for `request`: `step`, from the request's state if it has one.
 ///
-/// Only this is generic over the step, and it is small: the rest is [`start`]'s, compiled
-/// once in this crate. The step is called there, through a reference, not boxed to be called
-/// later: the step's future is the round's one box besides its run to a halt.
+/// The step's future runs inside the round's one box, with what its run to a halt needs:
+/// not boxed apart, nor the step boxed to be called later. What is generic over the step is
+/// small; opening the state and making the flow's context ([`start`]) and what follows the
+/// run ([`Halting`]) are compiled once in this crate.
 #[inline]
-pub(crate) fn run<R, S>(
+pub(crate) fn run<R, S, F>(
     request: Request,
     bounds: Bounds,
     step: S,
 ) -> BoxFuture<'static, HandlerResult<R>>
 where
     R: Send + 'static,
-    S: FnOnce(Cx, Resume) -> BoxFuture<'static, Result<R, ErrorObject>>,
+    S: FnOnce(Cx, Resume) -> F,
+    F: Future<Output = Result<R, ErrorObject>> + Send + 'static,
 {
     let mut step = Some(step);
-    start(request, bounds, &mut |cx, resume| {
-        step.take().map(|step| step(cx, resume))
-    })
+    let mut running = None;
+    match start(request, bounds, &mut |cx, resume| {
+        running = step.take().map(|step| step(cx, resume));
+    }) {
+        Err(refused) => Box::pin(std::future::ready(Err(refused))),
+        Ok(halting) => Box::pin(halt(halting, running)),
+    }
 }
 
-/// [`run`] past its step: the state's envelope opened and the flow's context made, the step
-/// called (once; a second call has nothing to run) unless the state was refused, and the
-/// run to a halt boxed. That future holds only what lives across the flow's run, not the
-/// request, so boxing it copies less.
-fn start<R: Send + 'static>(
+/// [`run`] up to its step: the state's envelope opened and the flow's context made, and the
+/// step called (once; a second call has nothing to run) unless the state was refused. The
+/// error is the state's refusal when its envelope does not open.
+fn start(
     request: Request,
     bounds: Bounds,
-    step: &mut dyn FnMut(Cx, Resume) -> Option<BoxFuture<'static, Result<R, ErrorObject>>>,
-) -> BoxFuture<'static, HandlerResult<R>> {
+    step: &mut dyn FnMut(Cx, Resume),
+) -> Result<Halting, ErrorObject> {
     let Request {
         method,
         target,
@@ -177,14 +182,16 @@ fn start<R: Send + 'static>(
         ..
     } = request;
     let max_rounds = bounds.max_rounds.unwrap_or(app.flow_limits().max_rounds);
-    let refuse = |reason: &dyn std::fmt::Display| refuse_state(method, &target, reason);
     let (round, flow, state) = match state {
         // Only a flow that asks has rounds to tell apart.
         None => (0, bounds.asks.then(rand::random::<u64>), None),
         Some(mut payload) => {
             let Some(envelope) = open_envelope(&payload) else {
-                let refused = refuse(&"verified but does not decode");
-                return Box::pin(std::future::ready(Err(refused)));
+                return Err(refuse_state(
+                    method,
+                    &target,
+                    &"verified but does not decode",
+                ));
             };
             let (round, shape, flow) = (envelope.round, envelope.shape, envelope.flow);
             // The state is what follows the envelope: kept in place, not copied out.
@@ -210,8 +217,25 @@ fn start<R: Send + 'static>(
         true => Some(resume),
         false => resume.open_for_plain(&cx),
     };
-    let running = resume.and_then(|resume| step(cx.clone(), resume));
-    Box::pin(halt(method, target, cx, running, flow, max_rounds))
+    if let Some(resume) = resume {
+        step(cx.clone(), resume);
+    }
+    Ok(Halting {
+        method,
+        target,
+        cx,
+        flow,
+        max_rounds,
+    })
+}
+
+/// What a round's run to a halt needs besides its step: not the request.
+struct Halting {
+    method: &'static str,
+    target: String,
+    cx: Cx,
+    flow: Option<u64>,
+    max_rounds: u32,
 }
 
 /// The flow's run, to its end or its next question point, and what it asked.
@@ -219,26 +243,43 @@ fn start<R: Send + 'static>(
 /// An `async` block, not an `async fn`, whose future would hold its arguments twice (as
 /// passed, and as its body's own): this one is boxed once a round.
 #[allow(clippy::manual_async_fn, reason = "its arguments held once, not twice")]
-fn halt<R>(
-    method: &'static str,
-    target: String,
-    cx: Cx,
-    running: Option<BoxFuture<'static, Result<R, ErrorObject>>>,
-    flow: Option<u64>,
-    max_rounds: u32,
+fn halt<R, F>(
+    halting: Halting,
+    running: Option<F>,
 ) -> impl Future<Output = HandlerResult<R>> + Send + 'static
 where
     R: Send + 'static,
+    F: Future<Output = Result<R, ErrorObject>> + Send + 'static,
 {
     async move {
         if let Some(running) = running
-            && let Some(output) = cx.run_until_halt(running).await
+            && let Some(output) = halting.cx.run_until_halt(running).await
         {
-            report_unasked(method, &target, &cx.unasked());
-            return output.map(Reply::Complete);
+            return halting.done(output);
         }
+        halting.stopped()
+    }
+}
+
+impl Halting {
+    /// The round's answer once its flow returned `output`.
+    fn done<R>(&self, output: Result<R, ErrorObject>) -> HandlerResult<R> {
+        report_unasked(self.method, &self.target, &self.cx.unasked());
+        output.map(Reply::Complete)
+    }
+
+    /// The round's answer once its flow stopped: what it asked, in the next state, or why
+    /// it failed.
+    fn stopped<R>(&self) -> HandlerResult<R> {
+        let Self {
+            method,
+            target,
+            cx,
+            flow,
+            max_rounds,
+        } = self;
         let unasked = cx.unasked();
-        report_unasked(method, &target, &unasked);
+        report_unasked(method, target, &unasked);
         match cx.take_halt() {
             Some(Halted::Asked {
                 requests,
@@ -247,7 +288,7 @@ where
                 round,
             }) => {
                 let next = round.saturating_add(1);
-                if next > max_rounds {
+                if next > *max_rounds {
                     return Err(internal_error(format!(
                         "the flow asked for input more than {max_rounds} times and was stopped"
                     )));
@@ -261,7 +302,7 @@ where
                 ))
             }
             Some(Halted::Failed(error)) => Err(error),
-            Some(Halted::Refused(reason)) => Err(refuse_state(method, &target, &reason)),
+            Some(Halted::Refused(reason)) => Err(refuse_state(method, target, &reason)),
             None => Err(internal_error("the flow stopped without saying why")),
         }
     }

@@ -9,8 +9,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::continuation::Resume;
-use super::cx::{Cx, invalid_params};
+use super::cx::invalid_params;
 use super::driver::{Bounds, Flow, run};
 use super::question::Refusal;
 use crate::protocol::{
@@ -331,21 +330,6 @@ impl schemars::JsonSchema for NoArgs {
     }
 }
 
-/// The round's step of `flow` with its arguments `args`, whose output `finish` turns into the
-/// method's result: called once, by [`run`], with the round's context and where it resumes.
-fn bind<A, F, R>(
-    flow: &Flow<A, F>,
-    args: A,
-    finish: impl FnOnce(F::Output) -> Result<R, ErrorObject> + Send + 'static,
-) -> impl FnOnce(Cx, Resume) -> BoxFuture<'static, Result<R, ErrorObject>>
-where
-    A: Send + 'static,
-    F: Future + Send + 'static,
-{
-    let step = flow.step;
-    move |cx, resume| Box::pin(async move { finish(step(args, cx, resume).await) })
-}
-
 /// Drives one round of a `#[tool]`.
 #[doc(hidden)]
 /// `convert` is the output type's [`IntoToolResult::into_tool_result`], named by the macro at
@@ -363,7 +347,10 @@ where
 {
     let arguments = Value::Object(request.arguments.take().unwrap_or_default());
     match A::deserialize(&arguments) {
-        Ok(args) => run(request, Bounds::of(&flow), bind(&flow, args, convert)),
+        // The step is called once, by `run`, with the round's context and where it resumes.
+        Ok(args) => run(request, Bounds::of(&flow), move |cx, resume| async move {
+            convert((flow.step)(args, cx, resume).await)
+        }),
         Err(error) => invalid_tool_arguments(request, &error),
     }
 }
@@ -394,7 +381,9 @@ where
 {
     let arguments = Value::Object(request.arguments.take().unwrap_or_default());
     match A::deserialize(&arguments) {
-        Ok(args) => run(request, Bounds::of(&flow), bind(&flow, args, convert)),
+        Ok(args) => run(request, Bounds::of(&flow), move |cx, resume| async move {
+            convert((flow.step)(args, cx, resume).await)
+        }),
         Err(error) => {
             let error = invalid_params(format!(
                 "invalid arguments for prompt `{}`: {error}",
@@ -420,10 +409,9 @@ where
 {
     let uri = request.target.clone();
     match A::deserialize(&uri_variables(template, &uri)) {
-        Ok(args) => {
-            let convert = move |output| convert(output, &uri);
-            run(request, Bounds::of(&flow), bind(&flow, args, convert))
-        }
+        Ok(args) => run(request, Bounds::of(&flow), move |cx, resume| async move {
+            convert((flow.step)(args, cx, resume).await, &uri)
+        }),
         Err(error) => {
             let error = invalid_params(format!("invalid resource URI `{uri}`: {error}"));
             Box::pin(std::future::ready(Err(error)))
