@@ -16,7 +16,7 @@ use crate::form::ElicitForm;
 #[allow(deprecated)] // reason: sampling and roots are deprecated on the wire, yet still served
 use crate::protocol::{
     ClientCapabilities, CreateMessageRequestParams, CreateMessageResult, ErrorCode, ErrorObject,
-    InputRequest, InputResponses, ListRootsResult, LoggingLevel,
+    InputRequest, InputRequests, InputResponses, ListRootsResult, LoggingLevel,
 };
 use crate::server::app_state::FromAppState;
 use crate::server::{AppState, Logger, Progress, RequestContext, State};
@@ -79,7 +79,7 @@ pub(crate) enum Halted {
     /// It asks these questions; the continuation is the serialised state of the flow of
     /// shape `shape`, stopped in its round `round` (counting from 0).
     Asked {
-        requests: Vec<(String, InputRequest)>,
+        requests: InputRequests,
         state: Vec<u8>,
         shape: u32,
         round: u32,
@@ -366,14 +366,15 @@ pub enum Settled<A> {
 pub struct Stop(pub(crate) StopKind);
 
 pub(crate) enum StopKind {
-    Ask(Vec<(String, InputRequest)>),
+    /// The questions, in the map the answer carries them in: built once, where they are asked.
+    Ask(InputRequests),
     Fail(ErrorObject),
     /// A sub-flow's state is refused.
     Refuse(String),
 }
 
 impl Stop {
-    pub(crate) fn ask(requests: Vec<(String, InputRequest)>) -> Self {
+    pub(crate) fn ask(requests: InputRequests) -> Self {
         Self(StopKind::Ask(requests))
     }
 
@@ -470,7 +471,7 @@ macro_rules! batch {
                 let ($($q,)+) = ask();
                 let [$($k),+] = keys;
                 let requests = [$($q.ask(cx, $k, &$r)),+];
-                match requests.into_iter().collect::<Result<Vec<_>, _>>() {
+                match requests.into_iter().collect::<Result<InputRequests, _>>() {
                     Ok(requests) => Settled::Stop(Stop(StopKind::Ask(requests))),
                     Err(error) => Settled::Stop(Stop(StopKind::Fail(error))),
                 }
@@ -522,7 +523,11 @@ pub(super) fn ask_open<A>(
     problem: Option<String>,
 ) -> Stop {
     match question.ask(cx, key, &Read::Open(problem)) {
-        Ok(request) => Stop(StopKind::Ask(vec![request])),
+        Ok((key, request)) => {
+            let mut requests = InputRequests::new();
+            requests.insert(key, request);
+            Stop(StopKind::Ask(requests))
+        }
         Err(error) => Stop(StopKind::Fail(error)),
     }
 }

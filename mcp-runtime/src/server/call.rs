@@ -4,28 +4,28 @@
 use std::future::Future;
 use std::sync::Arc;
 
-use serde::Serialize;
 use serde_json::{Map, Value};
 
-use super::context::{RequestContext, stamp};
+use super::answer::{Answering, FinalResult, replayed};
+use super::call_meta::Read;
+use super::context::RequestContext;
 use super::error::RpcError;
-use super::form_text::Written;
 use super::handler::{
-    BoxFuture, HandlerResult, Progress, PromptHandler, Reply, Request, ResourceHandler, ToolHandler,
+    BoxFuture, HandlerResult, Progress, PromptHandler, Request, ResourceHandler, ToolHandler,
 };
 use super::outbound::Logger;
-use super::outcome::{ResultAnswer, error_outcome, raw_result_outcome};
+use super::outcome::error_outcome;
 use super::panic::{CatchUnwind, guarded};
 use super::params::{Answers, CallParams};
+use super::session::Session;
 use super::single_use::{self, Replay, StoredReply, Use, Verdict};
 use super::to_end::ToEnd;
 use super::{Outcome, Server, trace};
 use crate::flow::refuse_state;
 use crate::logfield::untrusted;
 use crate::protocol::{
-    CacheHints, CallToolResult, ClientCapabilities, CompleteResult, ErrorCode, ErrorObject,
-    GetPromptResult, Implementation, InputRequiredResult, InputResponses, ReadResourceResult,
-    ResultMeta,
+    CacheHints, CallToolResult, ClientCapabilities, ErrorObject, GetPromptResult, InputResponses,
+    ReadResourceResult,
 };
 use crate::state::{Binding, BindingContext, Opened, Signer};
 
@@ -60,7 +60,7 @@ pub(super) fn take_round(params: &mut CallParams) -> Result<RoundInput, RpcError
 pub(super) struct CallContext {
     /// What the handler is told about the request.
     pub(super) request: RequestContext,
-    pub(super) capabilities: ClientCapabilities,
+    pub(super) capabilities: Capabilities,
     pub(super) subject: Option<String>,
     /// The caller's address, where the transport knows it.
     pub(super) peer: Option<std::net::IpAddr>,
@@ -70,6 +70,40 @@ pub(super) struct CallContext {
     pub(super) logger: Logger,
     /// The HTTP request's headers, for the binding policy.
     pub(super) headers: Option<Arc<axum::http::HeaderMap>>,
+}
+
+/// The client's capabilities as a call carries them: shared with where they were read, and
+/// copied only into each round's [`Request`]. A call and its context move through several
+/// frames on their way to a round; a pointer moves cheaper than the capabilities' 300 bytes.
+pub(super) enum Capabilities {
+    /// Read with the call's `_meta`, and shared with this thread's memory of its text.
+    Read(Arc<Read>),
+    /// A legacy session's, declared at `initialize`.
+    Session(Arc<Session>),
+    /// Read from a `_meta` taken as a map, which is rare: boxed.
+    Parsed(Box<ClientCapabilities>),
+}
+
+impl std::ops::Deref for Capabilities {
+    type Target = ClientCapabilities;
+
+    fn deref(&self) -> &ClientCapabilities {
+        match self {
+            Self::Read(read) => &read.capabilities,
+            Self::Session(session) => session.capabilities(),
+            Self::Parsed(capabilities) => capabilities,
+        }
+    }
+}
+
+impl Capabilities {
+    /// The capabilities, owned: moved out where the call owns them, copied where shared.
+    fn into_owned(self) -> ClientCapabilities {
+        match self {
+            Self::Parsed(capabilities) => *capabilities,
+            shared => ClientCapabilities::clone(&shared),
+        }
+    }
 }
 
 /// A handler of one kind, as a call sees it.
@@ -160,7 +194,7 @@ impl<H: Serves> Call<H> {
             arguments: self.arguments.clone(),
             input_responses,
             state,
-            capabilities: context.capabilities.clone(),
+            capabilities: ClientCapabilities::clone(&context.capabilities),
             subject: context.subject.clone(),
             claims: context.claims.clone(),
             progress: context.progress.clone(),
@@ -287,7 +321,7 @@ impl<H: Serves> Call<H> {
             arguments,
             input_responses,
             state,
-            capabilities: context.capabilities,
+            capabilities: context.capabilities.into_owned(),
             subject: context.subject,
             claims: context.claims,
             progress: context.progress,
@@ -365,15 +399,6 @@ struct Round<R> {
     answering: Answering,
 }
 
-/// What a stateless round's answer is written with once its handler is done: the next
-/// state's signer and binding, and the server's identity.
-struct Answering {
-    signer: Signer,
-    binding: Binding,
-    info: Option<Arc<Implementation>>,
-    member: Option<Arc<str>>,
-}
-
 impl<R: FinalResult + Send + 'static> Round<R> {
     /// The rest of a stateless round once its state is open (and its single use begun): the
     /// handler, the next state signed, the reply stored for retries.
@@ -415,105 +440,9 @@ impl<R: FinalResult + Send + 'static> Round<R> {
     }
 }
 
-impl Answering {
-    /// The answer to a round that ended with `round`, and (when `kept`, for the replay store
-    /// of a single-use round; an error always) the reply as stored.
-    fn answer<R: FinalResult>(
-        &self,
-        round: HandlerResult<R>,
-        id: &Value,
-        cache: Option<CacheHints>,
-        kept: bool,
-    ) -> (Outcome, Option<StoredReply>) {
-        let Self {
-            signer,
-            binding,
-            info,
-            member,
-        } = self;
-        let mut input_required = false;
-        // The answer is written in one buffer, the result straight after the response's head.
-        let mut answer = ResultAnswer::to(id);
-        let written = match round {
-            Ok(Reply::Complete(mut result)) => {
-                if let Some(cache) = cache {
-                    result.apply_cache_hints(cache);
-                }
-                match (info, member) {
-                    // The identity serialised once, not in every answer.
-                    (Some(_), Some(member)) if result.meta_slot().is_none() => {
-                        answer.write(&result).map(|()| answer.add_member(member))
-                    }
-                    (Some(info), _) => {
-                        stamp(result.meta_slot(), info);
-                        answer.write(&result)
-                    }
-                    (None, _) => answer.write(&result),
-                }
-            }
-            Ok(Reply::InputRequired(mut asked)) => {
-                let unasked = asked.take_unasked();
-                let (requests, state) = asked.into_parts();
-                let token = state.map(|payload| signer.sign_with_binding(binding, &payload));
-                trace::record_state_bytes(token.as_ref().map_or(0, String::len));
-                input_required = true;
-                // Written with its form questions' schemas from their kept text.
-                match InputRequiredResult::new(requests, token) {
-                    Ok(result) => match member {
-                        Some(member) if unasked.is_empty() => answer
-                            .write_with(|body| Written(&result).write(body))
-                            .map(|()| answer.add_member(member)),
-                        _ => {
-                            let result = with_meta(result, unasked, info.as_deref());
-                            answer.write_with(|body| Written(&result).write(body))
-                        }
-                    },
-                    Err(empty) => Err(ErrorObject::new(
-                        ErrorCode::INTERNAL_ERROR,
-                        empty.to_string(),
-                    )),
-                }
-            }
-            Err(error) => Err(error),
-        };
-        let (mut outcome, stored) = match written {
-            // Only a single-use round keeps its result, for the replay store.
-            Ok(()) => {
-                let stored = kept.then(|| StoredReply::Result(answer.result().to_vec()));
-                (answer.finish(), stored)
-            }
-            Err(error) => {
-                let error = serde_json::to_vec(&error).expect("an error object serialises");
-                let (outcome, stored) = replayed(id, StoredReply::Error(error));
-                (outcome, Some(stored))
-            }
-        };
-        if input_required && outcome.error_code.is_none() {
-            outcome.kind = "input_required";
-        }
-        (outcome, stored)
-    }
-}
-
 /// An answer known without running anything, as a call's future.
 fn answered(outcome: Outcome) -> BoxFuture<'static, Outcome> {
     Box::pin(std::future::ready(outcome))
-}
-
-/// The answer carrying a round's reply, serialised once: for the client now, and (kept
-/// beside it) for the replay store.
-fn replayed(id: &Value, reply: StoredReply) -> (Outcome, StoredReply) {
-    let outcome = match &reply {
-        StoredReply::Result(result) => match std::str::from_utf8(result) {
-            Ok(result) => raw_result_outcome(id, result),
-            Err(_) => error_outcome(id, &RpcError::internal("internal error")),
-        },
-        StoredReply::Error(error) => match serde_json::from_slice::<ErrorObject>(error) {
-            Ok(error) => error_outcome(id, &RpcError::from_handler(error)),
-            Err(_) => error_outcome(id, &RpcError::internal("internal error")),
-        },
-    };
-    (outcome, reply)
 }
 
 /// A handler's round, its panic (if it panics) turned into the error the call answers.
@@ -530,69 +459,4 @@ fn unpanicked<R>(round: Result<HandlerResult<R>, String>) -> HandlerResult<R> {
 fn panicked(panic: &str) -> ErrorObject {
     tracing::error!(panic = %untrusted(panic), "a handler panicked");
     ErrorObject::new(crate::protocol::ErrorCode::INTERNAL_ERROR, "internal error")
-}
-
-/// A final result as dispatch sends it: serialised straight from its typed value (so member
-/// order is the type's field order), after the server's caching hints are applied.
-pub(super) trait FinalResult: Serialize {
-    /// Applies the server's caching hints, for results that carry them.
-    fn apply_cache_hints(&mut self, _hints: CacheHints) {}
-    /// The result's `_meta`, where the server's identity goes.
-    fn meta_slot(&mut self) -> &mut Option<ResultMeta>;
-}
-
-impl FinalResult for CallToolResult {
-    fn meta_slot(&mut self) -> &mut Option<ResultMeta> {
-        &mut self.meta
-    }
-}
-
-impl FinalResult for GetPromptResult {
-    fn meta_slot(&mut self) -> &mut Option<ResultMeta> {
-        &mut self.meta
-    }
-}
-
-impl FinalResult for CompleteResult {
-    fn meta_slot(&mut self) -> &mut Option<ResultMeta> {
-        &mut self.meta
-    }
-}
-
-impl FinalResult for ReadResourceResult {
-    /// Hints the handler set itself win; the defaults (`0`, `private`) give way to the
-    /// server's.
-    fn apply_cache_hints(&mut self, hints: CacheHints) {
-        if self.cache == CacheHints::default() {
-            self.cache = hints;
-        }
-    }
-    fn meta_slot(&mut self) -> &mut Option<ResultMeta> {
-        &mut self.meta
-    }
-}
-
-/// `_meta` member of an `input_required` result listing the keys of the client's
-/// `inputResponses` that no question of the round asked, so were ignored (a misspelled key,
-/// or answers sent without the `requestState` that asked them, so the flow started over).
-pub const UNASKED_INPUT_RESPONSES: &str = "mcp-runtime/unaskedInputResponses";
-
-/// `result`, telling the client which of its answers no question asked, and who answered.
-fn with_meta(
-    result: InputRequiredResult,
-    unasked: Vec<String>,
-    server_info: Option<&crate::protocol::Implementation>,
-) -> InputRequiredResult {
-    if unasked.is_empty() && server_info.is_none() {
-        return result;
-    }
-    let mut meta = ResultMeta {
-        server_info: server_info.cloned(),
-        ..ResultMeta::default()
-    };
-    if !unasked.is_empty() {
-        meta.extra
-            .insert(UNASKED_INPUT_RESPONSES.to_owned(), unasked.into());
-    }
-    result.with_meta(meta)
 }

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use serde::Deserialize as _;
 use serde_json::{Map, Value};
 
-use super::call::{Call, CallContext, take_round};
+use super::call::{Call, CallContext, Capabilities, take_round};
 use super::completion;
 use super::context::{RequestContext, stamp};
 use super::error::RpcError;
@@ -41,7 +41,7 @@ impl Server {
 
     /// [`Server::handle`] for a message whose nesting the transport has already measured
     /// against [`Server::message_depth`] as it arrived, so it is not scanned twice.
-    pub(crate) fn handle_shallow(&self, message: &[u8], facts: RequestFacts) -> Handling {
+    pub(crate) fn handle_shallow(&self, message: &[u8], mut facts: RequestFacts) -> Handling {
         match lifecycle::parse_envelope(message) {
             Ok(Envelope::Request { id, method, params }) => {
                 let legacy = legacy::is_legacy(&method, &params, &facts);
@@ -53,7 +53,7 @@ impl Server {
                         .as_ref()
                         .filter(|_| runs_a_handler(&method))
                         .map(|connection| connection.calls().register(&id));
-                    let mut handling = self.request(id, &method, params, facts, legacy);
+                    let mut handling = self.request(id, &method, params, &mut facts, legacy);
                     if let Some(registration) = registration {
                         handling.outcome = cancel::until_cancelled(registration, handling.outcome);
                     }
@@ -72,17 +72,18 @@ impl Server {
         }
     }
 
-    /// A request, by the legacy rules or the stateless ones.
+    /// A request, by the legacy rules or the stateless ones. The facts are lent, not moved
+    /// from frame to frame: a call takes what it keeps of them.
     fn request(
         &self,
         id: Value,
         method: &str,
         params: Params,
-        facts: RequestFacts,
+        facts: &mut RequestFacts,
         legacy: bool,
     ) -> Handling {
         if legacy {
-            return self.handle_legacy(id, method, params, &facts);
+            return self.handle_legacy(id, method, params, facts);
         }
         match self.route(&id, method, params, facts) {
             Ok(handling) => handling,
@@ -141,27 +142,26 @@ impl Server {
         &self,
         id: &Value,
         name: &str,
-        params: Params,
-        facts: RequestFacts,
+        mut params: Params,
+        facts: &mut RequestFacts,
     ) -> Result<Handling, RpcError> {
         let method = self
             .method(name)
             .ok_or_else(|| RpcError::method_not_found(name))?;
-        let meta = lifecycle::check_meta(&params, &facts)?;
+        let meta = lifecycle::check_meta(&params, facts)?;
         if let Some(headers) = facts.standard_headers() {
             headers::check_standard(name, |key| params.member(key), &headers)?;
         }
-        // A call read as one goes straight to its round; a map of a call's members (its
-        // `method` came after its `params`) is taken apart below.
-        let params = match (method, params) {
-            (
-                Method::ToolsCall | Method::PromptsGet | Method::ResourcesRead,
-                Params::Call(call),
-            ) => {
-                return self.route_call(id, method, call, meta, facts);
-            }
-            (_, params) => params.into_map(),
-        };
+        // A call read as one goes straight to its round, taken apart where it lies; a map of
+        // a call's members (its `method` came after its `params`) is taken apart below.
+        if let (
+            Method::ToolsCall | Method::PromptsGet | Method::ResourcesRead,
+            Params::Call(call),
+        ) = (method, &mut params)
+        {
+            return self.route_call(id, method, call, meta, facts);
+        }
+        let params = params.into_map();
         let snapshot = self.inner.registry.snapshot();
         let page = |kind| {
             let page = snapshot.list(kind).page(cursor_of(&params)?, false)?;
@@ -173,7 +173,7 @@ impl Server {
             Method::PromptsList => page(ListKind::Prompts),
             Method::ResourcesList => page(ListKind::Resources),
             Method::TemplatesList => page(ListKind::Templates),
-            Method::Listen => listen::listen(self, id, &params, &facts, &snapshot),
+            Method::Listen => listen::listen(self, id, &params, facts, &snapshot),
             Method::Complete => {
                 let meta = match params.get("_meta") {
                     Some(Value::Object(meta)) => meta.clone(),
@@ -200,7 +200,7 @@ impl Server {
                 ))
             }
             Method::Tasks(method) => {
-                let answer = super::tasks::request(self, method, params, facts.subject);
+                let answer = super::tasks::request(self, method, params, facts.subject.take());
                 let id = id.clone();
                 let info = self.inner.context.shared_server_info();
                 let outcome = async move {
@@ -220,7 +220,7 @@ impl Server {
                 })
             }
             Method::ToolsCall | Method::PromptsGet | Method::ResourcesRead => {
-                self.route_call(id, method, CallParams::from_map(params), meta, facts)
+                self.route_call(id, method, &mut CallParams::from_map(params), meta, facts)
             }
         }
     }
@@ -230,19 +230,18 @@ impl Server {
         &self,
         id: &Value,
         method: Method,
-        mut params: CallParams,
+        params: &mut CallParams,
         meta: lifecycle::Meta,
-        facts: RequestFacts,
+        facts: &mut RequestFacts,
     ) -> Result<Handling, RpcError> {
-        let round = take_round(&mut params)?;
+        let round = take_round(params)?;
         let exposed = self.inner.context.exposed(facts.headers.as_deref());
         let (capabilities, request) = match params.meta.take() {
             // Read as the message was: its text is read into a map only if asked for.
             Some(meta) => {
-                let read = &meta.read;
-                let context =
-                    RequestContext::modern_text(meta.text, read.client_info.clone(), exposed);
-                (read.capabilities.clone(), context)
+                let client_info = meta.read.client_info.clone();
+                let context = RequestContext::modern_text(meta.text, client_info, exposed);
+                (Capabilities::Read(meta.read), context)
             }
             None => {
                 // `check_meta` has seen `_meta` and its capabilities object: take them, not a
@@ -259,6 +258,7 @@ impl Server {
                 .map_err(|error| {
                     RpcError::invalid_meta(format!("invalid client capabilities: {error}"))
                 })?;
+                let capabilities = Capabilities::Parsed(Box::new(capabilities));
                 (capabilities, RequestContext::modern(meta_map, exposed))
             }
         };
@@ -283,11 +283,11 @@ impl Server {
             request,
             peer: facts.peer,
             capabilities,
-            subject: facts.subject,
-            claims: facts.claims,
+            subject: facts.subject.take(),
+            claims: facts.claims.take(),
             progress,
             logger,
-            headers: facts.headers,
+            headers: facts.headers.take(),
         };
         let outcome = self.call(id.clone(), method, params, context, Era::Modern(round))?;
         Ok(Handling {
@@ -302,7 +302,7 @@ impl Server {
         &self,
         id: Value,
         method: Method,
-        mut params: CallParams,
+        params: &mut CallParams,
         mut context: CallContext,
         era: Era,
     ) -> Result<BoxFuture<'static, Outcome>, RpcError> {
@@ -325,7 +325,7 @@ impl Server {
             None => return Err(RpcError::invalid_params(format!("missing `{key}`"))),
         };
         trace::record_target(&target);
-        let arguments = match params.arguments {
+        let arguments = match params.arguments.take() {
             None | Some(Value::Null) => None,
             Some(Value::Object(arguments)) if method != Method::ResourcesRead => Some(arguments),
             Some(_) => return Err(RpcError::invalid_params("`arguments` must be an object")),

@@ -140,6 +140,7 @@
 
 #[cfg(feature = "cli")]
 mod access;
+mod answer;
 pub mod app_state;
 mod bounds;
 mod build_check;
@@ -186,10 +187,10 @@ mod url_elicitation;
 use std::borrow::Cow;
 use std::sync::Arc;
 
+pub use answer::UNASKED_INPUT_RESPONSES;
 pub use app_state::{AppState, State, StateType};
 pub use build_check::BuildError;
 pub use builder::{DEFAULT_BODY_LIMIT, DEFAULT_MAX_JSON_DEPTH, ServerBuilder, SubjectHook};
-pub use call::UNASKED_INPUT_RESPONSES;
 pub use complete::Answerer;
 pub use completer::{
     ByArgument, ByRequest, Completer, CompletionRequest, IntoCompleter, MAX_COMPLETIONS,

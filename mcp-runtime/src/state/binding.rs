@@ -249,17 +249,22 @@ impl Feed {
         self.len = 0;
     }
 
+    /// One byte: the tags and varints, written in place rather than copied as slices.
+    fn byte(&mut self, byte: u8) {
+        if self.len == self.buf.len() {
+            self.flush();
+        }
+        self.buf[self.len] = byte;
+        self.len += 1;
+    }
+
     fn varint(&mut self, value: usize) {
         let mut value = value as u64;
-        let mut out = [0u8; 10];
-        let mut len = 0;
         while value >= 0x80 {
-            out[len] = (value as u8) | 0x80;
+            self.byte((value as u8) | 0x80);
             value >>= 7;
-            len += 1;
         }
-        out[len] = value as u8;
-        self.raw(&out[..=len]);
+        self.byte(value as u8);
     }
 
     fn bytes(&mut self, bytes: &[u8]) {
@@ -269,29 +274,29 @@ impl Feed {
 
     fn value(&mut self, value: &Value) {
         match value {
-            Value::Null => self.raw(b"n"),
-            Value::Bool(false) => self.raw(b"f"),
-            Value::Bool(true) => self.raw(b"t"),
+            Value::Null => self.byte(b'n'),
+            Value::Bool(false) => self.byte(b'f'),
+            Value::Bool(true) => self.byte(b't'),
             Value::Number(number) => {
                 if let Some(n) = number.as_u64() {
-                    self.raw(b"u");
+                    self.byte(b'u');
                     self.raw(&n.to_be_bytes());
                 } else if let Some(n) = number.as_i64() {
-                    self.raw(b"i");
+                    self.byte(b'i');
                     self.raw(&n.to_be_bytes());
                 } else {
-                    self.raw(b"#");
+                    self.byte(b'#');
                     // Writing into a hasher cannot fail.
                     let _ = write!(self, "{number}");
-                    self.raw(b";");
+                    self.byte(b';');
                 }
             }
             Value::String(string) => {
-                self.raw(b"s");
+                self.byte(b's');
                 self.bytes(string.as_bytes());
             }
             Value::Array(items) => {
-                self.raw(b"[");
+                self.byte(b'[');
                 self.varint(items.len());
                 for item in items {
                     self.value(item);
@@ -313,7 +318,7 @@ impl Feed {
         len: usize,
         members: impl Iterator<Item = (&'v String, &'v Value)> + Clone,
     ) {
-        self.raw(b"{");
+        self.byte(b'{');
         self.varint(len);
         if members.clone().map(|(key, _)| key).is_sorted() {
             for (key, value) in members {

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use serde_json::{Map, Value};
 
-use super::call::CallContext;
+use super::call::{CallContext, Capabilities};
 use super::cancel::Cancellable;
 use super::completion;
 use super::context::{ProtocolEra, RequestContext, bounded_client_info};
@@ -328,7 +328,7 @@ impl Server {
                     request: session_context(self, &session, &mut params.rest, facts, call),
                     peer: facts.peer,
                     headers: facts.headers.clone(),
-                    capabilities: session.capabilities().clone(),
+                    capabilities: Capabilities::Session(Arc::clone(&session)),
                     subject: facts.subject.clone(),
                     claims: facts.claims.clone(),
                     progress,
@@ -337,7 +337,7 @@ impl Server {
                 // Refused now, before anything runs, when the caps are reached.
                 let running = session.start_call(id)?;
                 let era = Era::Legacy { running, outbound };
-                let outcome = self.call(id.clone(), method, params, context, era)?;
+                let outcome = self.call(id.clone(), method, &mut params, context, era)?;
                 Ok(Handling {
                     messages: Some(receiver),
                     outcome,

@@ -1,0 +1,190 @@
+//! A call's answer: a round's reply written once into the response (the next state minted,
+//! the server's identity added), and kept for the replay store when the round is single-use.
+
+use std::sync::Arc;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::context::stamp;
+use super::error::RpcError;
+use super::form_text::Written;
+use super::handler::{HandlerResult, Reply};
+use super::outcome::{ResultAnswer, error_outcome, raw_result_outcome};
+use super::single_use::StoredReply;
+use super::{Outcome, trace};
+use crate::protocol::{
+    CacheHints, CallToolResult, CompleteResult, ErrorCode, ErrorObject, GetPromptResult,
+    Implementation, InputRequiredResult, ReadResourceResult, ResultMeta,
+};
+use crate::state::{Binding, Signer};
+
+/// What a stateless round's answer is written with once its handler is done: the next
+/// state's signer and binding, and the server's identity.
+pub(super) struct Answering {
+    pub(super) signer: Signer,
+    pub(super) binding: Binding,
+    pub(super) info: Option<Arc<Implementation>>,
+    pub(super) member: Option<Arc<str>>,
+}
+
+impl Answering {
+    /// The answer to a round that ended with `round`, and (when `kept`, for the replay store
+    /// of a single-use round; an error always) the reply as stored.
+    pub(super) fn answer<R: FinalResult>(
+        &self,
+        round: HandlerResult<R>,
+        id: &Value,
+        cache: Option<CacheHints>,
+        kept: bool,
+    ) -> (Outcome, Option<StoredReply>) {
+        let Self {
+            signer,
+            binding,
+            info,
+            member,
+        } = self;
+        let mut input_required = false;
+        // The answer is written in one buffer, the result straight after the response's head.
+        let mut answer = ResultAnswer::to(id);
+        let written = match round {
+            Ok(Reply::Complete(mut result)) => {
+                if let Some(cache) = cache {
+                    result.apply_cache_hints(cache);
+                }
+                match (info, member) {
+                    // The identity serialised once, not in every answer.
+                    (Some(_), Some(member)) if result.meta_slot().is_none() => {
+                        answer.write(&result).map(|()| answer.add_member(member))
+                    }
+                    (Some(info), _) => {
+                        stamp(result.meta_slot(), info);
+                        answer.write(&result)
+                    }
+                    (None, _) => answer.write(&result),
+                }
+            }
+            Ok(Reply::InputRequired(mut asked)) => {
+                let unasked = asked.take_unasked();
+                let (requests, state) = asked.into_parts();
+                let token = state.map(|payload| signer.sign_with_binding(binding, &payload));
+                trace::record_state_bytes(token.as_ref().map_or(0, String::len));
+                input_required = true;
+                // Written with its form questions' schemas from their kept text.
+                match InputRequiredResult::new(requests, token) {
+                    Ok(result) => match member {
+                        Some(member) if unasked.is_empty() => answer
+                            .write_with(|body| Written(&result).write(body))
+                            .map(|()| answer.add_member(member)),
+                        _ => {
+                            let result = with_meta(result, unasked, info.as_deref());
+                            answer.write_with(|body| Written(&result).write(body))
+                        }
+                    },
+                    Err(empty) => Err(ErrorObject::new(
+                        ErrorCode::INTERNAL_ERROR,
+                        empty.to_string(),
+                    )),
+                }
+            }
+            Err(error) => Err(error),
+        };
+        let (mut outcome, stored) = match written {
+            // Only a single-use round keeps its result, for the replay store.
+            Ok(()) => {
+                let stored = kept.then(|| StoredReply::Result(answer.result().to_vec()));
+                (answer.finish(), stored)
+            }
+            Err(error) => {
+                let error = serde_json::to_vec(&error).expect("an error object serialises");
+                let (outcome, stored) = replayed(id, StoredReply::Error(error));
+                (outcome, Some(stored))
+            }
+        };
+        if input_required && outcome.error_code.is_none() {
+            outcome.kind = "input_required";
+        }
+        (outcome, stored)
+    }
+}
+
+/// The answer carrying a round's reply, serialised once: for the client now, and (kept
+/// beside it) for the replay store.
+pub(super) fn replayed(id: &Value, reply: StoredReply) -> (Outcome, StoredReply) {
+    let outcome = match &reply {
+        StoredReply::Result(result) => match std::str::from_utf8(result) {
+            Ok(result) => raw_result_outcome(id, result),
+            Err(_) => error_outcome(id, &RpcError::internal("internal error")),
+        },
+        StoredReply::Error(error) => match serde_json::from_slice::<ErrorObject>(error) {
+            Ok(error) => error_outcome(id, &RpcError::from_handler(error)),
+            Err(_) => error_outcome(id, &RpcError::internal("internal error")),
+        },
+    };
+    (outcome, reply)
+}
+
+/// A final result as dispatch sends it: serialised straight from its typed value (so member
+/// order is the type's field order), after the server's caching hints are applied.
+pub(super) trait FinalResult: Serialize {
+    /// Applies the server's caching hints, for results that carry them.
+    fn apply_cache_hints(&mut self, _hints: CacheHints) {}
+    /// The result's `_meta`, where the server's identity goes.
+    fn meta_slot(&mut self) -> &mut Option<ResultMeta>;
+}
+
+impl FinalResult for CallToolResult {
+    fn meta_slot(&mut self) -> &mut Option<ResultMeta> {
+        &mut self.meta
+    }
+}
+
+impl FinalResult for GetPromptResult {
+    fn meta_slot(&mut self) -> &mut Option<ResultMeta> {
+        &mut self.meta
+    }
+}
+
+impl FinalResult for CompleteResult {
+    fn meta_slot(&mut self) -> &mut Option<ResultMeta> {
+        &mut self.meta
+    }
+}
+
+impl FinalResult for ReadResourceResult {
+    /// Hints the handler set itself win; the defaults (`0`, `private`) give way to the
+    /// server's.
+    fn apply_cache_hints(&mut self, hints: CacheHints) {
+        if self.cache == CacheHints::default() {
+            self.cache = hints;
+        }
+    }
+    fn meta_slot(&mut self) -> &mut Option<ResultMeta> {
+        &mut self.meta
+    }
+}
+
+/// `_meta` member of an `input_required` result listing the keys of the client's
+/// `inputResponses` that no question of the round asked, so were ignored (a misspelled key,
+/// or answers sent without the `requestState` that asked them, so the flow started over).
+pub const UNASKED_INPUT_RESPONSES: &str = "mcp-runtime/unaskedInputResponses";
+
+/// `result`, telling the client which of its answers no question asked, and who answered.
+fn with_meta(
+    result: InputRequiredResult,
+    unasked: Vec<String>,
+    server_info: Option<&crate::protocol::Implementation>,
+) -> InputRequiredResult {
+    if unasked.is_empty() && server_info.is_none() {
+        return result;
+    }
+    let mut meta = ResultMeta {
+        server_info: server_info.cloned(),
+        ..ResultMeta::default()
+    };
+    if !unasked.is_empty() {
+        meta.extra
+            .insert(UNASKED_INPUT_RESPONSES.to_owned(), unasked.into());
+    }
+    result.with_meta(meta)
+}
