@@ -16,7 +16,7 @@ use crate::form::ElicitForm;
 #[allow(deprecated)] // reason: sampling and roots are deprecated on the wire, yet still served
 use crate::protocol::{
     ClientCapabilities, CreateMessageRequestParams, CreateMessageResult, ErrorCode, ErrorObject,
-    InputRequest, InputRequests, InputResponses, ListRootsResult, LoggingLevel,
+    InputRequest, InputResponses, ListRootsResult, LoggingLevel,
 };
 use crate::server::app_state::FromAppState;
 use crate::server::{AppState, Logger, Progress, RequestContext, State};
@@ -79,7 +79,7 @@ pub(crate) enum Halted {
     /// It asks these questions; the continuation is the serialised state of the flow of
     /// shape `shape`, stopped in its round `round` (counting from 0).
     Asked {
-        requests: InputRequests,
+        requests: Vec<(String, InputRequest)>,
         state: Vec<u8>,
         shape: u32,
         round: u32,
@@ -366,15 +366,14 @@ pub enum Settled<A> {
 pub struct Stop(pub(crate) StopKind);
 
 pub(crate) enum StopKind {
-    /// The questions, in the map the answer carries them in: built once, where they are asked.
-    Ask(InputRequests),
+    Ask(Vec<(String, InputRequest)>),
     Fail(ErrorObject),
     /// A sub-flow's state is refused.
     Refuse(String),
 }
 
 impl Stop {
-    pub(crate) fn ask(requests: InputRequests) -> Self {
+    pub(crate) fn ask(requests: Vec<(String, InputRequest)>) -> Self {
         Self(StopKind::Ask(requests))
     }
 
@@ -471,7 +470,7 @@ macro_rules! batch {
                 let ($($q,)+) = ask();
                 let [$($k),+] = keys;
                 let requests = [$($q.ask(cx, $k, &$r)),+];
-                match requests.into_iter().collect::<Result<InputRequests, _>>() {
+                match requests.into_iter().collect::<Result<Vec<_>, _>>() {
                     Ok(requests) => Settled::Stop(Stop(StopKind::Ask(requests))),
                     Err(error) => Settled::Stop(Stop(StopKind::Fail(error))),
                 }
@@ -523,11 +522,7 @@ pub(super) fn ask_open<A>(
     problem: Option<String>,
 ) -> Stop {
     match question.ask(cx, key, &Read::Open(problem)) {
-        Ok((key, request)) => {
-            let mut requests = InputRequests::new();
-            requests.insert(key, request);
-            Stop(StopKind::Ask(requests))
-        }
+        Ok(request) => Stop(StopKind::Ask(vec![request])),
         Err(error) => Stop(StopKind::Fail(error)),
     }
 }

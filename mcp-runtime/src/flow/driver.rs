@@ -9,7 +9,7 @@ use super::continuation::Resume;
 use super::cx::{Cx, Halted, internal_error, invalid_params};
 use super::payload;
 use crate::logfield::{RateLimit, log_limited, untrusted, warn_limited};
-use crate::protocol::ErrorObject;
+use crate::protocol::{ErrorObject, InputRequests};
 use crate::server::{Asked, BoxFuture, HandlerResult, Reply, Request};
 use crate::state::{INVALID_STATE_MESSAGE, get_varint, put_varint};
 
@@ -57,6 +57,16 @@ pub struct Flow<A, F> {
     /// from its first question (`on_new_shape = "restart"`) rather than being refused.
     pub restart: bool,
 }
+
+/// One round of a flow, its arguments bound: given the round's context and the state it
+/// resumes from, runs the flow to its next question point or its end and turns what it
+/// returned into the method's result.
+///
+/// The generic part of driving a handler ends here: everything after (opening the envelope,
+/// running to a halt, minting the next state) is compiled once, in this crate, rather than
+/// once per handler in the crate that declares it.
+pub(crate) type Step<R> =
+    Box<dyn FnOnce(Cx, Resume) -> BoxFuture<'static, Result<R, ErrorObject>> + Send>;
 
 /// What a driver knows of its flow besides its step: its bounds.
 #[derive(Clone, Copy)]
@@ -134,39 +144,13 @@ pub(crate) fn refuse_state(
 
 /// Runs one round of a flow for `request`: `step`, from the request's state if it has one.
 ///
-/// The step's future runs inside the round's one box, with what its run to a halt needs:
-/// not boxed apart, nor the step boxed to be called later. What is generic over the step is
-/// small; opening the state and making the flow's context ([`start`]) and what follows the
-/// run ([`Halting`]) are compiled once in this crate.
-#[inline]
-pub(crate) fn run<R, S, F>(
+/// The state's envelope is opened and the flow's context made now; the future holds only
+/// what lives across the flow's run, not the request, so boxing it copies less.
+pub(crate) fn run<R: Send + 'static>(
     request: Request,
     bounds: Bounds,
-    step: S,
-) -> BoxFuture<'static, HandlerResult<R>>
-where
-    R: Send + 'static,
-    S: FnOnce(Cx, Resume) -> F,
-    F: Future<Output = Result<R, ErrorObject>> + Send + 'static,
-{
-    let mut step = Some(step);
-    let mut running = None;
-    match start(request, bounds, &mut |cx, resume| {
-        running = step.take().map(|step| step(cx, resume));
-    }) {
-        Err(refused) => Box::pin(std::future::ready(Err(refused))),
-        Ok(halting) => Box::pin(halt(halting, running)),
-    }
-}
-
-/// [`run`] up to its step: the state's envelope opened and the flow's context made, and the
-/// step called (once; a second call has nothing to run) unless the state was refused. The
-/// error is the state's refusal when its envelope does not open.
-fn start(
-    request: Request,
-    bounds: Bounds,
-    step: &mut dyn FnMut(Cx, Resume),
-) -> Result<Halting, ErrorObject> {
+    step: Step<R>,
+) -> BoxFuture<'static, HandlerResult<R>> {
     let Request {
         method,
         target,
@@ -182,16 +166,14 @@ fn start(
         ..
     } = request;
     let max_rounds = bounds.max_rounds.unwrap_or(app.flow_limits().max_rounds);
+    let refuse = |reason: &dyn std::fmt::Display| refuse_state(method, &target, reason);
     let (round, flow, state) = match state {
         // Only a flow that asks has rounds to tell apart.
         None => (0, bounds.asks.then(rand::random::<u64>), None),
         Some(mut payload) => {
             let Some(envelope) = open_envelope(&payload) else {
-                return Err(refuse_state(
-                    method,
-                    &target,
-                    &"verified but does not decode",
-                ));
+                let refused = refuse(&"verified but does not decode");
+                return Box::pin(std::future::ready(Err(refused)));
             };
             let (round, shape, flow) = (envelope.round, envelope.shape, envelope.flow);
             // The state is what follows the envelope: kept in place, not copied out.
@@ -217,25 +199,8 @@ fn start(
         true => Some(resume),
         false => resume.open_for_plain(&cx),
     };
-    if let Some(resume) = resume {
-        step(cx.clone(), resume);
-    }
-    Ok(Halting {
-        method,
-        target,
-        cx,
-        flow,
-        max_rounds,
-    })
-}
-
-/// What a round's run to a halt needs besides its step: not the request.
-struct Halting {
-    method: &'static str,
-    target: String,
-    cx: Cx,
-    flow: Option<u64>,
-    max_rounds: u32,
+    let running = resume.map(|resume| step(cx.clone(), resume));
+    Box::pin(halt(method, target, cx, running, flow, max_rounds))
 }
 
 /// The flow's run, to its end or its next question point, and what it asked.
@@ -243,43 +208,26 @@ struct Halting {
 /// An `async` block, not an `async fn`, whose future would hold its arguments twice (as
 /// passed, and as its body's own): this one is boxed once a round.
 #[allow(clippy::manual_async_fn, reason = "its arguments held once, not twice")]
-fn halt<R, F>(
-    halting: Halting,
-    running: Option<F>,
+fn halt<R>(
+    method: &'static str,
+    target: String,
+    cx: Cx,
+    running: Option<BoxFuture<'static, Result<R, ErrorObject>>>,
+    flow: Option<u64>,
+    max_rounds: u32,
 ) -> impl Future<Output = HandlerResult<R>> + Send + 'static
 where
     R: Send + 'static,
-    F: Future<Output = Result<R, ErrorObject>> + Send + 'static,
 {
     async move {
         if let Some(running) = running
-            && let Some(output) = halting.cx.run_until_halt(running).await
+            && let Some(output) = cx.run_until_halt(running).await
         {
-            return halting.done(output);
+            report_unasked(method, &target, &cx.unasked());
+            return output.map(Reply::Complete);
         }
-        halting.stopped()
-    }
-}
-
-impl Halting {
-    /// The round's answer once its flow returned `output`.
-    fn done<R>(&self, output: Result<R, ErrorObject>) -> HandlerResult<R> {
-        report_unasked(self.method, &self.target, &self.cx.unasked());
-        output.map(Reply::Complete)
-    }
-
-    /// The round's answer once its flow stopped: what it asked, in the next state, or why
-    /// it failed.
-    fn stopped<R>(&self) -> HandlerResult<R> {
-        let Self {
-            method,
-            target,
-            cx,
-            flow,
-            max_rounds,
-        } = self;
         let unasked = cx.unasked();
-        report_unasked(method, target, &unasked);
+        report_unasked(method, &target, &unasked);
         match cx.take_halt() {
             Some(Halted::Asked {
                 requests,
@@ -288,21 +236,22 @@ impl Halting {
                 round,
             }) => {
                 let next = round.saturating_add(1);
-                if next > *max_rounds {
+                if next > max_rounds {
                     return Err(internal_error(format!(
                         "the flow asked for input more than {max_rounds} times and was stopped"
                     )));
                 }
+                let requests: InputRequests = requests.into_iter().collect();
                 Ok(Reply::InputRequired(
                     Asked::new(
                         requests,
-                        envelope_bytes(next, envelope_shape(shape), flow.unwrap_or(0), state),
+                        envelope_bytes(next, envelope_shape(shape), flow.unwrap_or(0), &state),
                     )
                     .with_unasked(unasked),
                 ))
             }
             Some(Halted::Failed(error)) => Err(error),
-            Some(Halted::Refused(reason)) => Err(refuse_state(method, target, &reason)),
+            Some(Halted::Refused(reason)) => Err(refuse_state(method, &target, &reason)),
             None => Err(internal_error("the flow stopped without saying why")),
         }
     }
@@ -316,16 +265,13 @@ fn envelope_shape(shape: u32) -> u32 {
     shape ^ payload::FORMAT ^ ENVELOPE_FORMAT
 }
 
-/// The state `state` in its envelope: written after it, then turned to its front in place,
-/// so that a state begun with room for its envelope (as a point's is) is not copied into a
-/// buffer of its own.
-fn envelope_bytes(round: u32, shape: u32, flow: u64, mut state: Vec<u8>) -> Vec<u8> {
-    let payload_len = state.len();
-    put_varint(&mut state, u64::from(round));
-    state.extend_from_slice(&shape.to_le_bytes());
-    state.extend_from_slice(&flow.to_le_bytes());
-    state.rotate_left(payload_len);
-    state
+fn envelope_bytes(round: u32, shape: u32, flow: u64, state: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(state.len() + 17);
+    put_varint(&mut out, u64::from(round));
+    out.extend_from_slice(&shape.to_le_bytes());
+    out.extend_from_slice(&flow.to_le_bytes());
+    out.extend_from_slice(state);
+    out
 }
 
 #[cfg(test)]
@@ -340,12 +286,7 @@ mod tests {
         for shape in [0, 1, 0x4342_4f52, 0xdead_beef, u32::MAX] {
             assert_ne!(envelope_shape(shape), shape, "{shape:#x}");
             assert_ne!(envelope_shape(shape), shape ^ payload::FORMAT, "{shape:#x}");
-            let bytes = envelope_bytes(
-                3,
-                envelope_shape(shape),
-                0x0123_4567_89ab_cdef,
-                b"payload".to_vec(),
-            );
+            let bytes = envelope_bytes(3, envelope_shape(shape), 0x0123_4567_89ab_cdef, b"payload");
             assert_eq!(
                 open_envelope(&bytes),
                 Some(Envelope {
@@ -361,15 +302,11 @@ mod tests {
     #[test]
     fn the_envelope_is_written_before_the_state_as_before() {
         // The layout tokens already handed out carry: round (LEB128), shape and flow (little
-        // endian), then the state; written in place, behind a state with room or without.
+        // endian), then the state.
         let mut expected = vec![0x96, 0x01, 0x04, 0x03, 0x02, 0x01];
         expected.extend_from_slice(&0x0807_0605_0403_0201_u64.to_le_bytes());
         expected.extend_from_slice(b"payload");
-        let mut roomy = Vec::with_capacity(64);
-        roomy.extend_from_slice(b"payload");
-        for state in [b"payload".to_vec(), roomy] {
-            let bytes = envelope_bytes(150, 0x0102_0304, 0x0807_0605_0403_0201, state);
-            assert_eq!(bytes, expected);
-        }
+        let bytes = envelope_bytes(150, 0x0102_0304, 0x0807_0605_0403_0201, b"payload");
+        assert_eq!(bytes, expected);
     }
 }

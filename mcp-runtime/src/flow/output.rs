@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use super::cx::invalid_params;
-use super::driver::{Bounds, Flow, run};
+use super::driver::{Bounds, Flow, Step, run};
 use super::question::Refusal;
 use crate::protocol::{
     CallToolResult, ContentBlock, ErrorCode, ErrorObject, GetPromptResult, JsonObject,
@@ -330,6 +330,21 @@ impl schemars::JsonSchema for NoArgs {
     }
 }
 
+/// The round's step of `flow` with its arguments `args`, whose output `finish` turns into the
+/// method's result.
+fn bind<A, F, R>(
+    flow: &Flow<A, F>,
+    args: A,
+    finish: impl FnOnce(F::Output) -> Result<R, ErrorObject> + Send + 'static,
+) -> Step<R>
+where
+    A: Send + 'static,
+    F: Future + Send + 'static,
+{
+    let step = flow.step;
+    Box::new(move |cx, resume| Box::pin(async move { finish(step(args, cx, resume).await) }))
+}
+
 /// Drives one round of a `#[tool]`.
 #[doc(hidden)]
 /// `convert` is the output type's [`IntoToolResult::into_tool_result`], named by the macro at
@@ -347,12 +362,19 @@ where
 {
     let arguments = Value::Object(request.arguments.take().unwrap_or_default());
     match A::deserialize(&arguments) {
-        // The step is called once, by `run`, with the round's context and where it resumes.
-        Ok(args) => run(request, Bounds::of(&flow), move |cx, resume| async move {
-            convert((flow.step)(args, cx, resume).await)
-        }),
+        Ok(args) => tool_round(request, Bounds::of(&flow), bind(&flow, args, convert)),
         Err(error) => invalid_tool_arguments(request, &error),
     }
+}
+
+/// A tool's round, not generic: compiled here once for every tool (so are `prompt_round` and
+/// `resource_round`), where a generic round would be compiled again in each handler's crate.
+fn tool_round(
+    request: Request,
+    bounds: Bounds,
+    step: Step<CallToolResult>,
+) -> BoxFuture<'static, HandlerResult<CallToolResult>> {
+    run(request, bounds, step)
 }
 
 /// Arguments are the model's to fix, so they fail as a tool result it can read.
@@ -381,9 +403,7 @@ where
 {
     let arguments = Value::Object(request.arguments.take().unwrap_or_default());
     match A::deserialize(&arguments) {
-        Ok(args) => run(request, Bounds::of(&flow), move |cx, resume| async move {
-            convert((flow.step)(args, cx, resume).await)
-        }),
+        Ok(args) => prompt_round(request, Bounds::of(&flow), bind(&flow, args, convert)),
         Err(error) => {
             let error = invalid_params(format!(
                 "invalid arguments for prompt `{}`: {error}",
@@ -392,6 +412,14 @@ where
             Box::pin(std::future::ready(Err(error)))
         }
     }
+}
+
+fn prompt_round(
+    request: Request,
+    bounds: Bounds,
+    step: Step<GetPromptResult>,
+) -> BoxFuture<'static, HandlerResult<GetPromptResult>> {
+    run(request, bounds, step)
 }
 
 /// Drives one round of a `#[resource]` served under the URI or template `template`.
@@ -409,9 +437,10 @@ where
 {
     let uri = request.target.clone();
     match A::deserialize(&uri_variables(template, &uri)) {
-        Ok(args) => run(request, Bounds::of(&flow), move |cx, resume| async move {
-            convert((flow.step)(args, cx, resume).await, &uri)
-        }),
+        Ok(args) => {
+            let convert = move |output| convert(output, &uri);
+            resource_round(request, Bounds::of(&flow), bind(&flow, args, convert))
+        }
         Err(error) => {
             let error = invalid_params(format!("invalid resource URI `{uri}`: {error}"));
             Box::pin(std::future::ready(Err(error)))
@@ -428,4 +457,12 @@ fn uri_variables(template: &str, uri: &str) -> Value {
         .map(|(name, value)| (name, Value::String(value)))
         .collect();
     Value::Object(variables)
+}
+
+fn resource_round(
+    request: Request,
+    bounds: Bounds,
+    step: Step<ReadResourceResult>,
+) -> BoxFuture<'static, HandlerResult<ReadResourceResult>> {
+    run(request, bounds, step)
 }

@@ -136,7 +136,7 @@ impl Reader {
 
     /// Starts writing the state of `point`.
     fn begin(&mut self, point: u32) {
-        let mut bytes = Vec::with_capacity(STATE_ROOM);
+        let mut bytes = Vec::new();
         let error = super::payload::write_item(&point, &mut bytes)
             .err()
             .map(|error| error.of("point"));
@@ -148,10 +148,6 @@ impl Reader {
         };
     }
 }
-
-/// The bytes a point's state is begun with room for: a small state and the envelope the
-/// driver writes around it (at most 17 bytes), in one allocation.
-const STATE_ROOM: usize = 64;
 
 /// A carried local as a point's stop writes it into the state: `(&local, &slot, "local")`,
 /// the local, its slot and its name as the user wrote it; or a sub-flow's state.
