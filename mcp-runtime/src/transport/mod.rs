@@ -48,6 +48,7 @@ mod guard;
 mod head;
 mod http;
 mod limits;
+mod listener;
 mod media;
 mod roster;
 mod router;
