@@ -90,21 +90,32 @@ impl TopLevel {
         {
             return Ok(top);
         }
-        let origin = Origin {
-            message: text.unwrap_or_default(),
-            read_from: message.as_ptr() as usize,
-            splice: None,
-        };
-        let visitor = TopLevelVisitor {
-            read_meta,
-            splice: None,
-            origin,
-            members,
-        };
-        match text {
-            Ok(text) => read_with(serde_json::Deserializer::from_str(text), visitor),
-            Err(_) => read_with(serde_json::Deserializer::from_slice(message), visitor),
-        }
+        read_whole(message, text.ok(), read_meta, members)
+    }
+}
+
+/// `message` read whole, with nothing spliced out, into `members`: as `text` (the message,
+/// checked as UTF-8) when given, which its method name is borrowed from, else as bytes.
+fn read_whole<'a>(
+    message: &'a [u8],
+    text: Option<&'a str>,
+    read_meta: bool,
+    members: &mut Members<'a>,
+) -> serde_json::Result<TopLevel> {
+    let origin = Origin {
+        message: text.unwrap_or_default(),
+        read_from: message.as_ptr() as usize,
+        splice: None,
+    };
+    let visitor = TopLevelVisitor {
+        read_meta,
+        splice: None,
+        origin,
+        members,
+    };
+    match text {
+        Some(text) => read_with(serde_json::Deserializer::from_str(text), visitor),
+        None => read_with(serde_json::Deserializer::from_slice(message), visitor),
     }
 }
 
@@ -456,21 +467,8 @@ mod tests {
     /// `message` read whole, as text when `as_text` and as bytes when not, in words.
     fn read_whole(message: &[u8], read_meta: bool, as_text: bool) -> String {
         let mut members = Members::default();
-        let origin = Origin {
-            message: std::str::from_utf8(message).unwrap_or_default(),
-            read_from: message.as_ptr() as usize,
-            splice: None,
-        };
-        let visitor = TopLevelVisitor {
-            read_meta,
-            splice: None,
-            origin,
-            members: &mut members,
-        };
-        let read = match std::str::from_utf8(message) {
-            Ok(text) if as_text => read_with(serde_json::Deserializer::from_str(text), visitor),
-            _ => read_with(serde_json::Deserializer::from_slice(message), visitor),
-        };
+        let text = std::str::from_utf8(message).ok().filter(|_| as_text);
+        let read = super::read_whole(message, text, read_meta, &mut members);
         described(read, members)
     }
 
