@@ -22,7 +22,9 @@
 # per window, default 10), LOAD_WARMUP (seconds before measuring, default 1), LOAD_RUNS (runs of
 # all three, interleaved, default 1; the medians are over them), LOAD_SERVER_CPU and
 # LOAD_CLIENT_CPU (cores to pin to, default 0 and 1), LOAD_DEPLOY (another `deploy` binary to
-# measure, such as one built from another commit).
+# measure, such as one built from another commit), LOAD_SPIN=1 (the generator never sleeps: it
+# polls its sockets in a loop, so no server pays, inside its reply's `write`, for waking it; see
+# `load --help`; default off, as the issue's figures are taken).
 #
 # `scripts/load.sh --instructions` (or LOAD_INSTRUCTIONS=1) counts instead of timing, so its
 # figures hold on a busy machine: it runs each server under valgrind's callgrind twice, for
@@ -94,6 +96,12 @@ WARMUP="${LOAD_WARMUP:-1}"
 SERVER_CPU="${LOAD_SERVER_CPU:-0}"
 CLIENT_CPU="${LOAD_CLIENT_CPU:-1}"
 RUNS="${LOAD_RUNS:-1}"
+SPIN=()
+GENERATOR="generator on CPU"
+if [[ "${LOAD_SPIN:-0}" == 1 ]]; then
+  SPIN=(--spin)
+  GENERATOR="generator spinning on CPU"
+fi
 TARGET="${CARGO_TARGET_DIR:-$ROOT/target}"
 case "$TARGET" in /*) ;; *) TARGET="$ROOT/$TARGET" ;; esac
 
@@ -122,7 +130,7 @@ measure() {
   echo
   echo "=== $name"
   start_deploy "$binary" "$WORK/server.log" "$filter"
-  "${CLIENT_PIN[@]}" "$TARGET/release/load" \
+  "${CLIENT_PIN[@]}" "$TARGET/release/load" "${SPIN[@]}" \
     --addr "127.0.0.1:$PORT" \
     --era "$era" \
     --concurrency "$CONCURRENCY" \
@@ -150,7 +158,7 @@ count() {
   SERVER_WRAP=(valgrind --tool=callgrind --cache-sim=yes --callgrind-out-file="$out"
     --log-file="$WORK/valgrind.log")
   start_deploy "$binary" "$WORK/server.log" "$filter"
-  "${CLIENT_PIN[@]}" "$TARGET/release/load" --addr "127.0.0.1:$PORT" --era "$era" \
+  "${CLIENT_PIN[@]}" "$TARGET/release/load" "${SPIN[@]}" --addr "127.0.0.1:$PORT" --era "$era" \
     --concurrency "$CONCURRENCY" --flows "$flows" >"$WORK/out" ||
     { cat "$WORK/out" "$WORK/server.log" >&2; exit 1; }
   stop_server
@@ -193,7 +201,7 @@ instructions() {
 
 # flows ERA N: N flows of ERA (stateless or legacy) against the server started last.
 flows() {
-  "${CLIENT_PIN[@]}" "$TARGET/release/load" --addr "127.0.0.1:$PORT" --era "$1" \
+  "${CLIENT_PIN[@]}" "$TARGET/release/load" "${SPIN[@]}" --addr "127.0.0.1:$PORT" --era "$1" \
     --concurrency "$CONCURRENCY" --flows "$2" >"$WORK/out" ||
     { cat "$WORK/out" "$WORK/server.log" >&2; exit 1; }
 }
@@ -279,7 +287,7 @@ if [[ "$COUNTS" == 1 ]]; then
     { echo "error: --counts needs perf with access to tracepoints (root, or kernel.perf_event_paranoid at -1)" >&2; exit 1; }
   PERF_EVENTS=(-e sched:sched_waking)
   ! perf stat -e ipi:ipi_send_cpu -- true >/dev/null 2>&1 || PERF_EVENTS+=(-e ipi:ipi_send_cpu)
-  echo "== perf stat, $FLOWS flows (after $((FLOWS / 5))), $CONCURRENCY in flight; servers on CPU $SERVER_CPU, generator on CPU $CLIENT_CPU"
+  echo "== perf stat, $FLOWS flows (after $((FLOWS / 5))), $CONCURRENCY in flight; servers on CPU $SERVER_CPU, $GENERATOR $CLIENT_CPU"
   kernel floor "$TARGET/release/floor" warn stateless
   kernel default "$DEPLOY" default stateless
   kernel quiet "$DEPLOY" warn stateless
@@ -330,7 +338,7 @@ if [[ "$INSTRUCTIONS" == 1 ]]; then
   exit 0
 fi
 
-echo "== $CONCURRENCY flows in flight for ${DURATION}s per window (after ${WARMUP}s warm-up), $RUNS run(s); servers on CPU $SERVER_CPU, generator on CPU $CLIENT_CPU"
+echo "== $CONCURRENCY flows in flight for ${DURATION}s per window (after ${WARMUP}s warm-up), $RUNS run(s); servers on CPU $SERVER_CPU, $GENERATOR $CLIENT_CPU"
 for run in $(seq 1 "$RUNS"); do
   echo
   echo "== run $run of $RUNS"

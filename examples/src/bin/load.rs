@@ -74,6 +74,14 @@ struct Cli {
     /// Run exactly this many flows of each wire, then stop: no warm-up and no measured window.
     #[arg(long, conflicts_with_all = ["duration", "warmup"])]
     flows: Option<u64>,
+    /// Keep the generator's thread from ever sleeping: it polls its sockets in a loop instead
+    /// of waiting in the kernel. A sleeping generator is woken by the server's reply, in the
+    /// server's `write` (an inter-processor interrupt on loopback), and it sleeps only when
+    /// the server is the slower side: without `--spin`, a slower server pays for waking the
+    /// generator where a faster one does not. With it, neither does; the generator's core is
+    /// busy throughout.
+    #[arg(long)]
+    spin: bool,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -127,9 +135,20 @@ fn main() {
         .enable_all()
         .build()
         .expect("a tokio runtime starts");
+    if cli.spin {
+        runtime.spawn(spin());
+    }
     if let Err(error) = runtime.block_on(run(cli)) {
         eprintln!("load: {error}");
         std::process::exit(1);
+    }
+}
+
+/// Yields forever: the runtime, always having a task to run, checks its sockets without
+/// waiting and never parks its thread.
+async fn spin() {
+    loop {
+        tokio::task::yield_now().await;
     }
 }
 
