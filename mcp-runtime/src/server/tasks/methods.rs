@@ -5,7 +5,8 @@ use std::sync::Arc;
 use serde_json::{Map, Value, json};
 
 use super::record::{Status, TaskRecord};
-use super::runner::{self, decode, instance_stopped, is_task_id, replace};
+use super::runner::{self, is_task_id};
+use super::stored::{self, decode, instance_stopped, replace};
 use super::{Hub, declared_in, missing_extension, subject_digest};
 use crate::protocol::InputResponses;
 use crate::server::Server;
@@ -83,7 +84,7 @@ pub(crate) async fn answer(
         return Err(unknown());
     }
     if method == Method::Get && hub.polled_too_often(&id) {
-        let interval = runner::millis(hub.settings.poll_interval);
+        let interval = stored::millis(hub.settings.poll_interval);
         return Err(RpcError::too_many(format!(
             "this task was polled more than {} times in {interval} ms; poll at its `pollIntervalMs`",
             super::POLLS_PER_INTERVAL
@@ -231,10 +232,10 @@ async fn update(
         Some(Ok(opened)) => Some(opened.into_payload()),
         Some(Err(reason)) => {
             tracing::error!(%reason, "a task's stored continuation did not verify");
-            runner::fail(
+            stored::fail(
                 hub,
                 id,
-                runner::internal("the task's continuation did not verify"),
+                stored::internal("the task's continuation did not verify"),
             )
             .await;
             return ack;
@@ -242,7 +243,7 @@ async fn update(
     };
     let now = hub.now_ms();
     let mut next = record.moved(Status::Working, now);
-    next.lease_ms = Some(now + runner::millis(hub.settings.lease));
+    next.lease_ms = Some(now + stored::millis(hub.settings.lease));
     match replace(hub, id, version, &next, true).await {
         // Another update (or a cancel) got there first: these answers are not needed.
         Ok(false) => ack,

@@ -5,6 +5,7 @@
 mod methods;
 mod record;
 mod runner;
+mod stored;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
