@@ -20,6 +20,7 @@ use std::sync::{PoisonError, RwLock};
 use serde::Serialize;
 use serde_json::value::RawValue;
 
+use super::outcome::push_clean;
 use crate::protocol::tag::InputRequiredTag;
 use crate::protocol::{
     ElicitRequestFormParams, ElicitRequestParams, ElicitRequestedSchema, FormModeTag, InputRequest,
@@ -98,7 +99,7 @@ impl Written<'_> {
     pub(super) fn write(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
         let result = self.0;
         out.extend_from_slice(br#"{"resultType":"#);
-        serde_json::to_writer(&mut *out, &InputRequiredTag)?;
+        push_clean(out, InputRequiredTag::VALUE);
         if let Some(requests) = result.input_requests() {
             out.extend_from_slice(br#","inputRequests":"#);
             write_requests(out, requests)?;
@@ -142,8 +143,8 @@ fn write_requests(
 }
 
 /// Appends one question: a form of a kept schema member by member, its schema from its text
-/// and its names as they are (none needs escaping), not through a serializer's map and
-/// struct machinery; any other as [`InputRequest`] writes it.
+/// and its names, method and mode as they are (none needs escaping), not through a
+/// serializer's map and struct machinery; any other as [`InputRequest`] writes it.
 fn write_request(out: &mut Vec<u8>, request: &InputRequest) -> serde_json::Result<()> {
     let InputRequest::Elicit(ElicitRequestParams::Form(params)) = request else {
         return serde_json::to_writer(&mut *out, request);
@@ -159,11 +160,11 @@ fn write_request(out: &mut Vec<u8>, request: &InputRequest) -> serde_json::Resul
     } = params;
     with_schema_text(schema, |schema| {
         out.extend_from_slice(br#"{"method":"#);
-        serde_json::to_writer(&mut *out, method::ELICITATION_CREATE)?;
+        push_clean(out, method::ELICITATION_CREATE);
         out.extend_from_slice(br#","params":{"#);
-        if let Some(mode) = mode {
+        if let Some(FormModeTag) = mode {
             out.extend_from_slice(br#""mode":"#);
-            serde_json::to_writer(&mut *out, mode)?;
+            push_clean(out, FormModeTag::VALUE);
             out.push(b',');
         }
         out.extend_from_slice(br#""message":"#);
