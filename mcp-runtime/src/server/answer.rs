@@ -10,7 +10,7 @@ use super::context::stamp;
 use super::error::RpcError;
 use super::form_text::Written;
 use super::handler::{HandlerResult, Reply};
-use super::outcome::{ResultAnswer, error_outcome, raw_result_outcome};
+use super::outcome::{ResultAnswer, error_outcome, raw_result_outcome, write_tool_result};
 use super::single_use::StoredReply;
 use super::{Outcome, trace};
 use crate::protocol::{
@@ -54,14 +54,14 @@ impl Answering {
                 }
                 match (info, member) {
                     // The identity serialised once, not in every answer.
-                    (Some(_), Some(member)) if result.meta_slot().is_none() => {
-                        answer.write(&result).map(|()| answer.add_member(member))
-                    }
+                    (Some(_), Some(member)) if result.meta_slot().is_none() => answer
+                        .write_with(|body| result.write_json(body))
+                        .map(|()| answer.add_member(member)),
                     (Some(info), _) => {
                         stamp(result.meta_slot(), info);
-                        answer.write(&result)
+                        answer.write_with(|body| result.write_json(body))
                     }
-                    (None, _) => answer.write(&result),
+                    (None, _) => answer.write_with(|body| result.write_json(body)),
                 }
             }
             Ok(Reply::InputRequired(mut asked)) => {
@@ -131,11 +131,19 @@ pub(super) trait FinalResult: Serialize {
     fn apply_cache_hints(&mut self, _hints: CacheHints) {}
     /// The result's `_meta`, where the server's identity goes.
     fn meta_slot(&mut self) -> &mut Option<ResultMeta>;
+    /// Appends the result to `out` as compact JSON, as its own serialisation writes it.
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        serde_json::to_writer(out, self)
+    }
 }
 
 impl FinalResult for CallToolResult {
     fn meta_slot(&mut self) -> &mut Option<ResultMeta> {
         &mut self.meta
+    }
+    /// Plain text written member by member (see [`write_tool_result`]).
+    fn write_json(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
+        write_tool_result(out, self)
     }
 }
 

@@ -17,9 +17,9 @@
 use std::borrow::Cow;
 use std::sync::{PoisonError, RwLock};
 
-use serde::Serialize;
 use serde_json::value::RawValue;
 
+use super::outcome::push_clean;
 use crate::protocol::tag::InputRequiredTag;
 use crate::protocol::{
     ElicitRequestFormParams, ElicitRequestParams, ElicitRequestedSchema, FormModeTag, InputRequest,
@@ -59,34 +59,6 @@ pub(super) fn with_schema_text<R>(
     Ok(write(&text))
 }
 
-/// A form question's `params`, in [`ElicitRequestFormParams`]'s member order, its schema as
-/// text.
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-pub(super) struct FormParams<'a> {
-    #[serde(skip_serializing_if = "Option::is_none")]
-    mode: Option<&'a FormModeTag>,
-    message: &'a str,
-    requested_schema: &'a RawValue,
-}
-
-impl<'a> FormParams<'a> {
-    /// `params` with `schema` as its schema's text.
-    pub(super) fn new(params: &'a ElicitRequestFormParams, schema: &'a RawValue) -> Self {
-        // Every member named, so that a member added to the parameters is not left out here.
-        let ElicitRequestFormParams {
-            mode,
-            message,
-            requested_schema: _,
-        } = params;
-        Self {
-            mode: mode.as_ref(),
-            message,
-            requested_schema: schema,
-        }
-    }
-}
-
 /// An `input_required` result, as [`InputRequiredResult`]'s own serialisation writes it, its
 /// form questions' schemas from kept text, and its `requestState` (a token of the state
 /// signer) written as it is: base64url never needs escaping, so it is not scanned for
@@ -98,7 +70,7 @@ impl Written<'_> {
     pub(super) fn write(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
         let result = self.0;
         out.extend_from_slice(br#"{"resultType":"#);
-        serde_json::to_writer(&mut *out, &InputRequiredTag)?;
+        push_clean(out, InputRequiredTag::VALUE);
         if let Some(requests) = result.input_requests() {
             out.extend_from_slice(br#","inputRequests":"#);
             write_requests(out, requests)?;
@@ -141,9 +113,8 @@ fn write_requests(
     Ok(())
 }
 
-/// Appends one question: a form of a kept schema member by member, its schema from its text
-/// and its names as they are (none needs escaping), not through a serializer's map and
-/// struct machinery; any other as [`InputRequest`] writes it.
+/// Appends one question: a form of a kept schema as [`write_form`] writes it, any other as
+/// [`InputRequest`] writes it.
 fn write_request(out: &mut Vec<u8>, request: &InputRequest) -> serde_json::Result<()> {
     let InputRequest::Elicit(ElicitRequestParams::Form(params)) = request else {
         return serde_json::to_writer(&mut *out, request);
@@ -151,28 +122,42 @@ fn write_request(out: &mut Vec<u8>, request: &InputRequest) -> serde_json::Resul
     let Cow::Borrowed(schema) = params.requested_schema else {
         return serde_json::to_writer(&mut *out, request);
     };
+    with_schema_text(schema, |schema| {
+        out.push(b'{');
+        write_form(out, params, schema)
+    })?
+}
+
+/// Appends the rest of a form question whose schema's text is `schema`, after its opening
+/// brace and any members before (a legacy session's `jsonrpc` and `id`): its `method` and
+/// `params`, in [`ElicitRequestFormParams`]'s member order, and the closing brace. Member
+/// by member, its schema from its text and its names, method and mode as they are (none
+/// needs escaping), not through a serializer's map and struct machinery.
+pub(super) fn write_form(
+    out: &mut Vec<u8>,
+    params: &ElicitRequestFormParams,
+    schema: &RawValue,
+) -> serde_json::Result<()> {
     // Every member named, so that a member added to the parameters is not left out here.
     let ElicitRequestFormParams {
         mode,
         message,
         requested_schema: _,
     } = params;
-    with_schema_text(schema, |schema| {
-        out.extend_from_slice(br#"{"method":"#);
-        serde_json::to_writer(&mut *out, method::ELICITATION_CREATE)?;
-        out.extend_from_slice(br#","params":{"#);
-        if let Some(mode) = mode {
-            out.extend_from_slice(br#""mode":"#);
-            serde_json::to_writer(&mut *out, mode)?;
-            out.push(b',');
-        }
-        out.extend_from_slice(br#""message":"#);
-        serde_json::to_writer(&mut *out, message)?;
-        out.extend_from_slice(br#","requestedSchema":"#);
-        out.extend_from_slice(schema.get().as_bytes());
-        out.extend_from_slice(b"}}");
-        Ok(())
-    })?
+    out.extend_from_slice(br#""method":"#);
+    push_clean(out, method::ELICITATION_CREATE);
+    out.extend_from_slice(br#","params":{"#);
+    if let Some(FormModeTag) = mode {
+        out.extend_from_slice(br#""mode":"#);
+        push_clean(out, FormModeTag::VALUE);
+        out.push(b',');
+    }
+    out.extend_from_slice(br#""message":"#);
+    serde_json::to_writer(&mut *out, message)?;
+    out.extend_from_slice(br#","requestedSchema":"#);
+    out.extend_from_slice(schema.get().as_bytes());
+    out.extend_from_slice(b"}}");
+    Ok(())
 }
 
 #[cfg(test)]

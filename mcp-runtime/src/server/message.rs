@@ -8,15 +8,16 @@
 //! order and with the same words, to what was kept. When `method` comes before `params`, as
 //! clients write it, a call's `params` are read as a call reads them (see [`params`](super::params)).
 
+mod members;
+
 use std::borrow::Cow;
 use std::cell::Cell;
 use std::fmt;
 
-use serde::de::{
-    Deserialize, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor,
-};
+use serde::de::{Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::Value;
 
+use self::members::{Key, Version};
 use super::call_meta::CallMeta;
 use super::params::{ParamsMember, ParamsSeed, Splice, target_key};
 
@@ -268,162 +269,6 @@ impl<'de> Visitor<'de> for TopLevelVisitor<'_, '_, '_> {
 
     fn visit_unit<E>(self) -> Result<TopLevel, E> {
         Ok(TopLevel::Other)
-    }
-}
-
-/// A member's name, compared without being copied.
-enum Key {
-    Id,
-    Jsonrpc,
-    Method,
-    Params,
-    Result,
-    Error,
-    Other,
-}
-
-impl<'de> Deserialize<'de> for Key {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct KeyVisitor;
-        impl Visitor<'_> for KeyVisitor {
-            type Value = Key;
-
-            fn expecting(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
-                formatter.write_str("a member name")
-            }
-
-            fn visit_str<E>(self, name: &str) -> Result<Key, E> {
-                Ok(match name {
-                    "id" => Key::Id,
-                    "jsonrpc" => Key::Jsonrpc,
-                    "method" => Key::Method,
-                    "params" => Key::Params,
-                    "result" => Key::Result,
-                    "error" => Key::Error,
-                    _ => Key::Other,
-                })
-            }
-        }
-        deserializer.deserialize_str(KeyVisitor)
-    }
-}
-
-/// Whether a `jsonrpc` member is the string `"2.0"`; any other value is read and refused.
-struct Version(bool);
-
-impl<'de> Deserialize<'de> for Version {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct VersionVisitor;
-        impl<'de> Visitor<'de> for VersionVisitor {
-            type Value = Version;
-
-            fn expecting(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
-                formatter.write_str("a JSON value")
-            }
-
-            fn visit_str<E>(self, version: &str) -> Result<Version, E> {
-                Ok(Version(version == "2.0"))
-            }
-
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Version, A::Error> {
-                while map.next_entry::<IgnoredAny, Value>()?.is_some() {}
-                Ok(Version(false))
-            }
-
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Version, A::Error> {
-                while seq.next_element::<Value>()?.is_some() {}
-                Ok(Version(false))
-            }
-
-            fn visit_bool<E>(self, _: bool) -> Result<Version, E> {
-                Ok(Version(false))
-            }
-
-            fn visit_i64<E>(self, _: i64) -> Result<Version, E> {
-                Ok(Version(false))
-            }
-
-            fn visit_u64<E>(self, _: u64) -> Result<Version, E> {
-                Ok(Version(false))
-            }
-
-            fn visit_f64<E>(self, _: f64) -> Result<Version, E> {
-                Ok(Version(false))
-            }
-
-            fn visit_unit<E>(self) -> Result<Version, E> {
-                Ok(Version(false))
-            }
-        }
-        deserializer.deserialize_any(VersionVisitor)
-    }
-}
-
-/// Reads a `method` member, a name borrowed from the text read borrowed from the message.
-impl<'de, 'a> DeserializeSeed<'de> for Origin<'a> {
-    type Value = MethodMember<'a>;
-
-    fn deserialize<D: Deserializer<'de>>(
-        self,
-        deserializer: D,
-    ) -> Result<MethodMember<'a>, D::Error> {
-        struct MethodVisitor<'a>(Origin<'a>);
-        impl<'de, 'a> Visitor<'de> for MethodVisitor<'a> {
-            type Value = MethodMember<'a>;
-
-            fn expecting(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
-                formatter.write_str("a JSON value")
-            }
-
-            fn visit_borrowed_str<E>(self, method: &'de str) -> Result<MethodMember<'a>, E> {
-                Ok(MethodMember::Name(self.0.name(method)))
-            }
-
-            fn visit_str<E>(self, method: &str) -> Result<MethodMember<'a>, E> {
-                Ok(MethodMember::Name(Cow::Owned(method.to_owned())))
-            }
-
-            fn visit_string<E>(self, method: String) -> Result<MethodMember<'a>, E> {
-                Ok(MethodMember::Name(Cow::Owned(method)))
-            }
-
-            fn visit_map<A: MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> Result<MethodMember<'a>, A::Error> {
-                while map.next_entry::<IgnoredAny, Value>()?.is_some() {}
-                Ok(MethodMember::NotAString)
-            }
-
-            fn visit_seq<A: SeqAccess<'de>>(
-                self,
-                mut seq: A,
-            ) -> Result<MethodMember<'a>, A::Error> {
-                while seq.next_element::<Value>()?.is_some() {}
-                Ok(MethodMember::NotAString)
-            }
-
-            fn visit_bool<E>(self, _: bool) -> Result<MethodMember<'a>, E> {
-                Ok(MethodMember::NotAString)
-            }
-
-            fn visit_i64<E>(self, _: i64) -> Result<MethodMember<'a>, E> {
-                Ok(MethodMember::NotAString)
-            }
-
-            fn visit_u64<E>(self, _: u64) -> Result<MethodMember<'a>, E> {
-                Ok(MethodMember::NotAString)
-            }
-
-            fn visit_f64<E>(self, _: f64) -> Result<MethodMember<'a>, E> {
-                Ok(MethodMember::NotAString)
-            }
-
-            fn visit_unit<E>(self) -> Result<MethodMember<'a>, E> {
-                Ok(MethodMember::NotAString)
-            }
-        }
-        deserializer.deserialize_any(MethodVisitor(self))
     }
 }
 

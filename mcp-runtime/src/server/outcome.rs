@@ -12,7 +12,9 @@ use super::Outcome;
 use super::error::RpcError;
 use super::lifecycle::legacy_result;
 use crate::logfield::untrusted;
-use crate::protocol::{CallToolResult, ContentBlock, ErrorCode, ErrorObject, TextContent};
+use crate::protocol::{
+    CallToolResult, CompleteTag, ContentBlock, ErrorCode, ErrorObject, TextContent,
+};
 
 /// A JSON-RPC response, serialised without an intermediate [`Value`].
 #[derive(Serialize)]
@@ -79,15 +81,10 @@ impl ResultAnswer {
         Self::new(id, ANSWER_CAPACITY)
     }
 
-    /// Writes `result`. A result that fails to serialise (a handler's own `Serialize` data
-    /// refusing, say) leaves the answer unusable and gives the `-32603` error to answer
-    /// instead; the reason goes to the log.
-    pub(crate) fn write<R: Serialize>(&mut self, result: &R) -> Result<(), ErrorObject> {
-        self.write_with(|body| serde_json::to_writer(body, result))
-    }
-
-    /// Writes a result with `write`, which appends it to the answer as compact JSON; as
-    /// [`write`](Self::write) when it fails.
+    /// Writes a result with `write`, which appends it to the answer as compact JSON. A result
+    /// that fails to serialise (a handler's own `Serialize` data refusing, say) leaves the
+    /// answer unusable and gives the `-32603` error to answer instead; the reason goes to the
+    /// log.
     pub(crate) fn write_with(
         &mut self,
         write: impl FnOnce(&mut Vec<u8>) -> serde_json::Result<()>,
@@ -179,31 +176,18 @@ fn legacy_text_outcome(id: &Value, result: &CallToolResult) -> Option<Outcome> {
         is_error,
         meta,
     } = result;
-    let plain = |block: &ContentBlock| {
-        matches!(
-            block,
-            ContentBlock::Text(TextContent {
-                annotations: None,
-                meta: None,
-                ..
-            })
-        )
-    };
-    if meta.is_some() || !content.iter().all(plain) || !maps_sort_keys() {
+    if meta.is_some() || !all_plain_text(content) || !maps_sort_keys() {
         return None;
     }
     let mut answer = ResultAnswer::to(id);
     let body = &mut answer.body;
     body.extend_from_slice(br#"{"content":["#);
-    for (at, block) in content.iter().enumerate() {
-        let ContentBlock::Text(text) = block else {
-            return None;
-        };
+    for (at, text) in content.iter().filter_map(plain_text).enumerate() {
         if at > 0 {
             body.push(b',');
         }
         body.extend_from_slice(br#"{"text":"#);
-        serde_json::to_writer(&mut *body, &text.text).ok()?;
+        serde_json::to_writer(&mut *body, text).ok()?;
         body.extend_from_slice(br#","type":"text"}"#);
     }
     body.push(b']');
@@ -217,6 +201,79 @@ fn legacy_text_outcome(id: &Value, result: &CallToolResult) -> Option<Outcome> {
     }
     body.push(b'}');
     Some(answer.finish())
+}
+
+/// The text of `block` when it is a text block with neither annotations nor `_meta`.
+fn plain_text(block: &ContentBlock) -> Option<&str> {
+    match block {
+        ContentBlock::Text(TextContent {
+            text,
+            annotations: None,
+            meta: None,
+        }) => Some(text),
+        _ => None,
+    }
+}
+
+/// Whether every block of `content` is plain text (see [`plain_text`]).
+fn all_plain_text(content: &[ContentBlock]) -> bool {
+    content.iter().all(|block| plain_text(block).is_some())
+}
+
+/// Appends `text`, a string that needs no escaping (a protocol constant: a tag, a method
+/// name), as a JSON string, without scanning it for characters to escape.
+pub(super) fn push_clean(out: &mut Vec<u8>, text: &str) {
+    debug_assert!(
+        text.bytes()
+            .all(|byte| byte >= 0x20 && byte != b'"' && byte != b'\\'),
+        "{text:?} needs escaping"
+    );
+    out.push(b'"');
+    out.extend_from_slice(text.as_bytes());
+    out.push(b'"');
+}
+
+/// Appends a tool's result as compact JSON, as its own serialisation writes it. One of plain
+/// text blocks (see [`plain_text`]) without `_meta`, as nearly every tool's is, is written
+/// member by member in the type's order, its member names and tags as they are: only its
+/// texts and `structuredContent` go through the serializer. Any other is serialised.
+pub(super) fn write_tool_result(
+    out: &mut Vec<u8>,
+    result: &CallToolResult,
+) -> serde_json::Result<()> {
+    // Every member named, so that a member added to the result is not left out here.
+    let CallToolResult {
+        result_type: CompleteTag,
+        content,
+        structured_content,
+        is_error,
+        meta,
+    } = result;
+    if meta.is_some() || !all_plain_text(content) {
+        return serde_json::to_writer(out, result);
+    }
+    out.extend_from_slice(br#"{"resultType":"#);
+    push_clean(out, CompleteTag::VALUE);
+    out.extend_from_slice(br#","content":["#);
+    for (at, text) in content.iter().filter_map(plain_text).enumerate() {
+        if at > 0 {
+            out.push(b',');
+        }
+        out.extend_from_slice(br#"{"type":"text","text":"#);
+        serde_json::to_writer(&mut *out, text)?;
+        out.push(b'}');
+    }
+    out.push(b']');
+    if let Some(structured) = structured_content {
+        out.extend_from_slice(br#","structuredContent":"#);
+        serde_json::to_writer(&mut *out, structured)?;
+    }
+    if let Some(is_error) = is_error {
+        out.extend_from_slice(br#","isError":"#);
+        out.extend_from_slice(if *is_error { b"true" } else { b"false" });
+    }
+    out.push(b'}');
+    Ok(())
 }
 
 impl RpcError {
@@ -247,7 +304,9 @@ mod tests {
         for id in [json!(7), json!("an \"id\""), json!(u64::MAX)] {
             for result in [&text, &long, &json!({})] {
                 let mut answer = ResultAnswer::to(&id);
-                answer.write(result).unwrap();
+                answer
+                    .write_with(|body| serde_json::to_writer(body, result))
+                    .unwrap();
                 assert_eq!(answer.result(), serde_json::to_vec(result).unwrap());
                 let body = answer.finish().body.unwrap();
                 // As the response serialised whole, in one pass, writes it.
@@ -265,7 +324,9 @@ mod tests {
             (json!({}), r#"{"_meta":{"b":2}}"#),
         ] {
             let mut answer = ResultAnswer::to(&json!(1));
-            answer.write(&result).unwrap();
+            answer
+                .write_with(|body| serde_json::to_writer(body, &result))
+                .unwrap();
             answer.add_member(r#""_meta":{"b":2}"#);
             assert_eq!(answer.result(), expected.as_bytes());
             let body = answer.finish().body.unwrap();
@@ -330,6 +391,62 @@ mod tests {
         }
     }
 
+    /// Every shape of tool result: written member by member or serialised, the bytes its
+    /// own serialisation writes.
+    #[test]
+    fn a_tool_result_is_written_as_its_own_serialisation_writes_it() {
+        use crate::protocol::{Annotations, ImageContent};
+
+        let text = |text: &str| ContentBlock::text(text);
+        let mut annotated = TextContent::new("a");
+        annotated.annotations = Some(Annotations::default());
+        let mut with_meta = CallToolResult::new(vec![text("m")]);
+        with_meta.meta = serde_json::from_value(json!({"z": 1, "a": 2})).unwrap();
+        let mut structured = CallToolResult::new(vec![text("{\"b\":1}")]);
+        structured.structured_content = Some(json!({"b": 1, "a": [{"d": null, "c": 1.5}]}));
+        structured.is_error = Some(false);
+        let mut failed = CallToolResult::error("no such service");
+        failed.structured_content = Some(json!("\u{7f}\t"));
+        let results = [
+            (
+                CallToolResult::new(vec![text("Deployment confirmed.")]),
+                true,
+            ),
+            (
+                CallToolResult::new(vec![text("é \"q\"\n\u{1}\\/"), text(""), text("3")]),
+                true,
+            ),
+            (CallToolResult::new(Vec::new()), true),
+            (CallToolResult::error("no such service"), true),
+            (structured, true),
+            (failed, true),
+            (with_meta, false),
+            (
+                CallToolResult::new(vec![ContentBlock::Text(annotated)]),
+                false,
+            ),
+            (
+                CallToolResult::new(vec![
+                    text("a"),
+                    ContentBlock::Image(ImageContent::default()),
+                ]),
+                false,
+            ),
+        ];
+        for (result, plain) in &results {
+            let mut written = b"[".to_vec();
+            write_tool_result(&mut written, result).unwrap();
+            assert_eq!(
+                String::from_utf8(written.split_off(1)).unwrap(),
+                serde_json::to_string(result).unwrap()
+            );
+            assert_eq!(
+                all_plain_text(&result.content) && result.meta.is_none(),
+                *plain
+            );
+        }
+    }
+
     #[test]
     fn a_result_that_does_not_serialise_is_an_internal_error() {
         struct Refuses;
@@ -338,7 +455,9 @@ mod tests {
                 Err(serde::ser::Error::custom("refused"))
             }
         }
-        let error = ResultAnswer::to(&json!(1)).write(&Refuses).unwrap_err();
+        let error = ResultAnswer::to(&json!(1))
+            .write_with(|body| serde_json::to_writer(body, &Refuses))
+            .unwrap_err();
         assert_eq!(error.code, ErrorCode::INTERNAL_ERROR);
         assert_eq!(error.message, "internal error");
     }

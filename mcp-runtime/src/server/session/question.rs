@@ -18,8 +18,8 @@ use serde::Serialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use crate::protocol::{ElicitRequestFormParams, ElicitRequestParams, InputRequest, method};
-use crate::server::form_text::{FormParams, with_schema_text};
+use crate::protocol::{ElicitRequestFormParams, ElicitRequestParams, InputRequest};
+use crate::server::form_text::{with_schema_text, write_form};
 use crate::server::outbound::Message;
 
 /// `request` as the JSON-RPC request `id` of a legacy session.
@@ -56,25 +56,14 @@ struct Request<'a> {
 
 /// A form question whose schema's text is `schema`: the same text [`Request`] writes.
 fn form_text(id: u64, params: &ElicitRequestFormParams, schema: &RawValue) -> Vec<u8> {
-    let question = Question {
-        jsonrpc: "2.0",
-        id,
-        method: method::ELICITATION_CREATE,
-        params: FormParams::new(params, schema),
-    };
     let mut text = Vec::with_capacity(schema.get().len() + params.message.len() + 96);
-    // Strings, integers and JSON text already checked: writing them into memory cannot fail.
-    let _ = serde_json::to_writer(&mut text, &question);
+    text.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+    // An integer, strings and JSON text already checked: writing them into memory cannot
+    // fail.
+    let _ = serde_json::to_writer(&mut text, &id);
+    text.push(b',');
+    let _ = write_form(&mut text, params, schema);
     text
-}
-
-/// `elicitation/create`, its members in [`Request`]'s order.
-#[derive(Serialize)]
-struct Question<'a> {
-    jsonrpc: &'static str,
-    id: u64,
-    method: &'static str,
-    params: FormParams<'a>,
 }
 
 #[cfg(test)]
