@@ -19,7 +19,8 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
 use tokio::task::JoinSet;
 
-use super::connection::{AcceptBackoff, Activity, Expiry, Timeouts, Tracked, Watched};
+use super::backoff::AcceptBackoff;
+use super::connection::{Activity, Expiry, Timeouts, Tracked, Watched};
 use super::http::{DEFAULT_PATH, respond};
 use super::roster::{Entered, Roster};
 use super::router::route;

@@ -40,6 +40,7 @@
 //! [`Server::serve_lines`](crate::server::Server::serve_lines) runs in an `INFO` span
 //! `connection`, the parent of its requests' spans (see [`server`](crate::server)).
 
+mod backoff;
 mod bearer;
 mod body;
 mod connection;
