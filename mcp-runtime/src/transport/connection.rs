@@ -13,8 +13,6 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use axum::body::{Body, Bytes};
-use hyper::body::{Frame, SizeHint};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio::sync::Notify;
 use tokio::time::Instant;
@@ -356,39 +354,6 @@ impl<S: AsyncWrite + Unpin> AsyncWrite for Watched<S> {
 
     fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         Pin::new(&mut self.get_mut().stream).poll_shutdown(cx)
-    }
-}
-
-/// An answer's body, keeping its connection busy until hyper has written it all (and
-/// dropped it), however long an event stream lasts.
-pub(super) struct Tracked {
-    body: Body,
-    _busy: Busy,
-}
-
-impl Tracked {
-    pub(super) fn new(body: Body, busy: Busy) -> Self {
-        Self { body, _busy: busy }
-    }
-}
-
-impl hyper::body::Body for Tracked {
-    type Data = Bytes;
-    type Error = axum::Error;
-
-    fn poll_frame(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-    ) -> Poll<Option<Result<Frame<Bytes>, axum::Error>>> {
-        Pin::new(&mut self.get_mut().body).poll_frame(cx)
-    }
-
-    fn is_end_stream(&self) -> bool {
-        self.body.is_end_stream()
-    }
-
-    fn size_hint(&self) -> SizeHint {
-        self.body.size_hint()
     }
 }
 

@@ -51,6 +51,7 @@ mod http;
 mod limits;
 mod listener;
 mod media;
+mod reply;
 mod roster;
 mod router;
 mod stdio;
