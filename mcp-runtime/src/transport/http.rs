@@ -24,7 +24,7 @@ use axum::response::{IntoResponse, Response};
 use super::body::{BodyError, is_request, read_body};
 use super::event_stream::{json_response, json_response_in, respond_streaming};
 use super::head::{Head, Seen};
-use super::limits::RequestSlot;
+use super::limits::Refused;
 use super::reply::Reply;
 use super::{bearer, guard, media};
 use crate::server::{Owner, RequestFacts, SUPPORTED_VERSIONS, Server};
@@ -103,21 +103,20 @@ where
             session_id(later.session_id),
             later.standard(),
         );
-        let server_slot = Arc::clone(&inner.http.requests).try_acquire_owned().ok();
         let subject = bearer::subject(server, &mut parts, claims.as_ref());
-        let owner_slot = server_slot
-            .as_ref()
-            .and_then(|_| inner.http.owner_slot(Owner::of(subject.as_deref(), peer)));
-        let slot = match (server_slot, owner_slot) {
-            (Some(server_slot), Some(owner_slot)) => {
-                Some(RequestSlot::new(server_slot, owner_slot))
-            }
+        let slot = match inner
+            .http
+            .request_slot(|| Owner::of(subject.as_deref(), peer))
+        {
+            Ok(slot) => Some(slot),
             // Answers to the server's questions and notifications end at once, and a legacy call
             // holding a slot may be waiting for exactly that answer: past the caps they take no
             // slot. The body is probed for that only at a cap.
-            _ if !is_request(&bytes) => None,
-            (None, _) => return guard::overloaded(limits.max_concurrent_requests).map(Reply::from),
-            (Some(_), None) => {
+            Err(_) if !is_request(&bytes) => None,
+            Err(Refused::Server) => {
+                return guard::overloaded(limits.max_concurrent_requests).map(Reply::from);
+            }
+            Err(Refused::Owner) => {
                 return guard::too_many(limits.max_requests_per_owner).map(Reply::from);
             }
         };
