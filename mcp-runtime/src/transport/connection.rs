@@ -170,6 +170,12 @@ impl Activity {
     fn update(&self, change: impl FnOnce(Phase) -> Phase) {
         let mut state = self.state();
         state.phase = change(state.phase);
+        self.changed_phase(state);
+    }
+
+    /// Wakes the watchdog if the phase `state` holds, just changed, brings a deadline before
+    /// it would look.
+    fn changed_phase(&self, state: std::sync::MutexGuard<'_, State>) {
         let sooner = match state.phase {
             Phase::Head(deadline) | Phase::Idle(deadline) => {
                 state.wakes_at.is_some_and(|wakes_at| deadline < wakes_at)
@@ -184,12 +190,11 @@ impl Activity {
 
     /// Bytes arrived: on an idle connection, they start a request head.
     fn received(&self) {
-        if matches!(self.state().phase, Phase::Idle(_)) {
-            let header_timeout = self.header_timeout;
-            self.update(|phase| match phase {
-                Phase::Idle(_) => Phase::Head(after(header_timeout)),
-                other => other,
-            });
+        // One lock: this runs on every read.
+        let mut state = self.state();
+        if matches!(state.phase, Phase::Idle(_)) {
+            state.phase = Phase::Head(after(self.header_timeout));
+            self.changed_phase(state);
         }
     }
 
