@@ -358,10 +358,10 @@ impl RequestFacts {
     /// transport read them.
     pub(crate) fn with_read_headers(
         mut self,
-        headers: axum::http::HeaderMap,
+        headers: Arc<axum::http::HeaderMap>,
         standard: StandardHeaders,
     ) -> Self {
-        self.headers = Some(Arc::new(headers));
+        self.headers = Some(headers);
         self.standard = Some(standard);
         self
     }

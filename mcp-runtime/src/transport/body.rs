@@ -71,20 +71,28 @@ where
         if deeper {
             return Err(BodyError::TooDeep);
         }
+        let ended = body.is_end_stream();
         if first.is_none() && bytes.is_empty() {
             first = Some(data);
-            continue;
+        } else {
+            if needed > bytes.capacity() {
+                let declared =
+                    declared.map_or(0, |length| length.min(FIRST_BODY_ALLOCATION) as usize);
+                // Doubling, but never past the limit.
+                let target = needed.max(bytes.capacity() * 2).max(declared).min(limit);
+                bytes.reserve_exact(target - bytes.len());
+            }
+            if let Some(first) = first.take() {
+                bytes.extend_from_slice(&first);
+            }
+            bytes.extend_from_slice(&data);
         }
-        if needed > bytes.capacity() {
-            let declared = declared.map_or(0, |length| length.min(FIRST_BODY_ALLOCATION) as usize);
-            // Doubling, but never past the limit.
-            let target = needed.max(bytes.capacity() * 2).max(declared).min(limit);
-            bytes.reserve_exact(target - bytes.len());
+        // A body whose declared length has all arrived is not polled again: that poll would
+        // wait for hyper to close the body's channel, and its wake poll the connection's task
+        // once more.
+        if ended {
+            break;
         }
-        if let Some(first) = first.take() {
-            bytes.extend_from_slice(&first);
-        }
-        bytes.extend_from_slice(&data);
     }
     Ok(first.unwrap_or_else(|| Bytes::from(bytes)))
 }
@@ -120,6 +128,7 @@ pub(super) fn is_request(message: &[u8]) -> bool {
 mod tests {
     use std::collections::VecDeque;
     use std::convert::Infallible;
+    use std::future::Future as _;
     use std::pin::Pin;
     use std::task::{Context, Poll};
 
@@ -161,6 +170,45 @@ mod tests {
         };
         assert_eq!(read, whole.as_bytes());
         assert!(matches!(read_frames(&[], 100).await, Ok(read) if read.is_empty()));
+    }
+
+    /// Hands over its frames, then says it has ended, as hyper's body does once its declared
+    /// length has arrived; polled again, it waits (for the channel to close).
+    struct Declared(VecDeque<Bytes>);
+
+    impl Body for Declared {
+        type Data = Bytes;
+        type Error = Infallible;
+
+        fn poll_frame(
+            mut self: Pin<&mut Self>,
+            _: &mut Context<'_>,
+        ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+            match self.0.pop_front() {
+                Some(data) => Poll::Ready(Some(Ok(Frame::data(data)))),
+                None => Poll::Pending,
+            }
+        }
+
+        fn is_end_stream(&self) -> bool {
+            self.0.is_empty()
+        }
+    }
+
+    #[test]
+    fn a_body_that_has_ended_is_not_polled_again() {
+        for frames in [&["[1,2]"][..], &["[1,", "2]"]] {
+            let frames = frames
+                .iter()
+                .map(|frame| Bytes::from_static(frame.as_bytes()));
+            let read = read_body(Declared(frames.collect()), 100, Some(5), 4);
+            let mut read = std::pin::pin!(read);
+            let mut cx = Context::from_waker(std::task::Waker::noop());
+            let Poll::Ready(Ok(read)) = read.as_mut().poll(&mut cx) else {
+                panic!("a body whose length has arrived is read in one poll")
+            };
+            assert_eq!(&read[..], b"[1,2]");
+        }
     }
 
     #[tokio::test]

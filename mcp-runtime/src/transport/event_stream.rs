@@ -11,8 +11,10 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use axum::body::{Body, Bytes};
-use axum::http::{HeaderName, HeaderValue, StatusCode, header};
-use axum::response::{IntoResponse, Response};
+use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, header};
+use axum::response::Response;
+
+use super::reply::Reply;
 
 use crate::server::{BoxFuture, Message, MessageReceiver, Outcome};
 
@@ -43,7 +45,7 @@ pub(super) async fn respond_streaming(
     mut outcome: BoxFuture<'static, Outcome>,
     mut messages: MessageReceiver,
     slot: Option<super::limits::RequestSlot>,
-) -> Response {
+) -> Response<Reply> {
     let first = tokio::select! {
         biased;
         finished = &mut outcome => return json_response(finished),
@@ -57,7 +59,7 @@ pub(super) async fn respond_streaming(
         _guard: None,
         _slot: slot,
     };
-    event_stream_response(stream)
+    event_stream_response(stream).map(Reply::from)
 }
 
 fn event_stream_response(stream: EventStream) -> Response {
@@ -71,43 +73,44 @@ fn event_stream_response(stream: EventStream) -> Response {
     response
 }
 
-pub(super) fn json_response(outcome: Outcome) -> Response {
+/// `outcome` as a JSON answer, or a bodiless one.
+pub(super) fn json_response(outcome: Outcome) -> Response<Reply> {
+    json_response_in(outcome, HeaderMap::new())
+}
+
+/// [`json_response`], its headers set in `headers`, an empty map: given the room of the
+/// request's own, the answer allocates no map, and hyper, which keeps an answer's map to read
+/// the connection's next request head into, needs none for that head either.
+pub(super) fn json_response_in(outcome: Outcome, mut headers: HeaderMap) -> Response<Reply> {
     let status = StatusCode::from_u16(outcome.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-    let mut response = match outcome.body {
-        // Built in place: through `IntoResponse`, the body would set one content type and a
-        // second map of headers replace it.
-        Some(body) => {
-            let mut response = Response::new(Body::from(body));
-            *response.status_mut() = status;
-            response.headers_mut().insert(
-                header::CONTENT_TYPE,
-                HeaderValue::from_static("application/json"),
-            );
-            response
-        }
-        None => status.into_response(),
-    };
+    if outcome.body.is_some() {
+        headers.insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        );
+    }
     if let Some(session) = outcome.session_id
         && let Ok(value) = HeaderValue::from_str(&session)
     {
-        response.headers_mut().insert(&SESSION_ID, value);
+        headers.insert(&SESSION_ID, value);
     }
     if let Some(challenge) = outcome.challenge
         && let Ok(value) = HeaderValue::from_str(&challenge)
     {
-        response
-            .headers_mut()
-            .insert(header::WWW_AUTHENTICATE, value);
+        headers.insert(header::WWW_AUTHENTICATE, value);
     }
     // Dispatch answers `503` only for what passes with time (see `RpcError::overloaded`), and
     // `429` for a client at its own caps, so every one says when to try again, as the
     // concurrency cap's does.
     if status == StatusCode::SERVICE_UNAVAILABLE || status == StatusCode::TOO_MANY_REQUESTS {
-        response.headers_mut().insert(
+        headers.insert(
             header::RETRY_AFTER,
             HeaderValue::from(super::guard::RETRY_AFTER_SECONDS),
         );
     }
+    let mut response = Response::new(outcome.body.map_or(Reply::Whole(None), Reply::whole));
+    *response.status_mut() = status;
+    *response.headers_mut() = headers;
     response
 }
 

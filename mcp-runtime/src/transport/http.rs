@@ -18,13 +18,14 @@ use std::sync::Arc;
 use std::task::Poll;
 
 use axum::body::Bytes;
-use axum::http::{StatusCode, request::Parts};
+use axum::http::{HeaderMap, StatusCode, request::Parts};
 use axum::response::{IntoResponse, Response};
 
 use super::body::{BodyError, is_request, read_body};
-use super::event_stream::{json_response, respond_streaming};
+use super::event_stream::{json_response, json_response_in, respond_streaming};
 use super::head::{Head, Seen};
-use super::limits::RequestSlot;
+use super::limits::Refused;
+use super::reply::Reply;
 use super::{bearer, guard, media};
 use crate::server::{Owner, RequestFacts, SUPPORTED_VERSIONS, Server};
 
@@ -41,7 +42,7 @@ pub(super) fn respond<B>(
     mut parts: Parts,
     body: B,
     peer: Option<IpAddr>,
-) -> impl Future<Output = Response>
+) -> impl Future<Output = Response<Reply>>
 where
     B: hyper::body::Body<Data = Bytes>,
     B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
@@ -54,26 +55,26 @@ where
         let (claims, accepts_sse, declared, later) = {
             let head = Head::read(&parts.headers);
             if let Some(rejection) = guard::check_host_and_origin(&head, &parts.uri, inner) {
-                return rejection;
+                return rejection.map(Reply::from);
             }
             // Before the body is read: a request without a valid token costs no more than its
             // head.
             let claims = match bearer::authenticate(server, &parts).await {
                 Ok(claims) => claims,
-                Err(refused) => return refused,
+                Err(refused) => return refused.map(Reply::from),
             };
             if let Some(rejection) = media::check_content_type(&head) {
-                return rejection;
+                return rejection.map(Reply::from);
             }
             let Some(accepts_sse) = media::check_accept(&head) else {
-                return media::not_acceptable();
+                return media::not_acceptable().map(Reply::from);
             };
             let declared = head
                 .content_length
                 .first
                 .and_then(|value| value.to_str().ok()?.parse::<u64>().ok());
             if declared.is_some_and(|length| length > limit as u64) {
-                return guard::too_large(limit);
+                return guard::too_large(limit).map(Reply::from);
             }
             (claims, accepts_sse, declared, head.later())
         };
@@ -87,14 +88,14 @@ where
         };
         let bytes = match read {
             Ok(Ok(bytes)) => bytes,
-            Ok(Err(BodyError::TooLarge)) => return guard::too_large(limit),
+            Ok(Err(BodyError::TooLarge)) => return guard::too_large(limit).map(Reply::from),
             // Refused as dispatch refuses it, without reading (or sending) the rest.
             Ok(Err(BodyError::TooDeep)) => return json_response(server.too_deep()),
             Ok(Err(BodyError::Unreadable(error))) => {
                 tracing::debug!(%error, "cannot read a request body");
-                return StatusCode::BAD_REQUEST.into_response();
+                return StatusCode::BAD_REQUEST.into_response().map(Reply::from);
             }
-            Err(_) => return guard::body_timeout(limits.body_read_timeout),
+            Err(_) => return guard::body_timeout(limits.body_read_timeout).map(Reply::from),
         };
         // What dispatch reads of the headers, read now: the map moves on to the binding policy.
         let (version, session, standard) = (
@@ -102,26 +103,30 @@ where
             session_id(later.session_id),
             later.standard(),
         );
-        let server_slot = Arc::clone(&inner.http.requests).try_acquire_owned().ok();
         let subject = bearer::subject(server, &mut parts, claims.as_ref());
-        let owner_slot = server_slot
-            .as_ref()
-            .and_then(|_| inner.http.owner_slot(Owner::of(subject.as_deref(), peer)));
-        let slot = match (server_slot, owner_slot) {
-            (Some(server_slot), Some(owner_slot)) => {
-                Some(RequestSlot::new(server_slot, owner_slot))
-            }
+        let slot = match inner
+            .http
+            .request_slot(|| Owner::of(subject.as_deref(), peer))
+        {
+            Ok(slot) => Some(slot),
             // Answers to the server's questions and notifications end at once, and a legacy call
             // holding a slot may be waiting for exactly that answer: past the caps they take no
             // slot. The body is probed for that only at a cap.
-            _ if !is_request(&bytes) => None,
-            (None, _) => return guard::overloaded(limits.max_concurrent_requests),
-            (Some(_), None) => return guard::too_many(limits.max_requests_per_owner),
+            Err(_) if !is_request(&bytes) => None,
+            Err(Refused::Server) => {
+                return guard::overloaded(limits.max_concurrent_requests).map(Reply::from);
+            }
+            Err(Refused::Owner) => {
+                return guard::too_many(limits.max_requests_per_owner).map(Reply::from);
+            }
         };
+        // Shared with dispatch, and back to this future alone once the call is over: its
+        // room then holds the answer's headers.
+        let headers = Arc::new(std::mem::take(&mut parts.headers));
         let mut facts = RequestFacts::http_with(version, subject)
             .with_session_id(session)
             .with_claims(claims)
-            .with_read_headers(std::mem::take(&mut parts.headers), standard);
+            .with_read_headers(Arc::clone(&headers), standard);
         if let Some(peer) = peer {
             facts = facts.with_peer(peer);
         }
@@ -137,9 +142,22 @@ where
                 // Nobody will read the messages: dropped now, a legacy call's question fails at
                 // once rather than wait for an answer that cannot come.
                 drop(messages);
-                json_response(handling.outcome.await)
+                let outcome = handling.outcome.await;
+                json_response_in(outcome, emptied(headers))
             }
         }
+    }
+}
+
+/// The request's header map, emptied, when nothing else holds it any more (as once its call
+/// is over); else a new map with room for as many headers.
+fn emptied(headers: Arc<HeaderMap>) -> HeaderMap {
+    match Arc::try_unwrap(headers) {
+        Ok(mut headers) => {
+            headers.clear();
+            headers
+        }
+        Err(shared) => HeaderMap::with_capacity(shared.len()),
     }
 }
 
@@ -179,5 +197,31 @@ mod tests {
         let other = version(&parts("2026-07-29"));
         assert!(matches!(other, Some(Cow::Owned(version)) if version == "2026-07-29"));
         assert_eq!(version(&hyper::Request::new(()).into_parts().0), None);
+    }
+
+    #[test]
+    fn a_request_map_no_longer_shared_comes_back_emptied_with_its_room() {
+        let mut headers = HeaderMap::new();
+        for n in 0..20 {
+            headers.insert(
+                axum::http::HeaderName::try_from(format!("x-{n}")).unwrap(),
+                axum::http::HeaderValue::from_static("v"),
+            );
+        }
+        let room = headers.capacity();
+        let headers = Arc::new(headers);
+        let held = Arc::clone(&headers);
+        // Still held elsewhere: a new map, with room for as many.
+        let fresh = emptied(Arc::clone(&headers));
+        assert!(
+            fresh.is_empty() && fresh.capacity() >= 20,
+            "{}",
+            fresh.capacity()
+        );
+        assert_eq!(held.len(), 20);
+        drop(held);
+        let reused = emptied(headers);
+        assert!(reused.is_empty());
+        assert_eq!(reused.capacity(), room);
     }
 }

@@ -4,10 +4,10 @@
 use std::time::Duration;
 
 use std::hash::{BuildHasher, RandomState};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use hashbrown::HashTable;
-use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use crate::server::Owner;
 
@@ -73,50 +73,81 @@ impl Default for HttpLimits {
     }
 }
 
-/// What a built server holds for its HTTP transport: the bounds, the slots of requests in
-/// flight (shared by every listener and router of the server), and how many each owner holds.
+/// What a built server holds for its HTTP transport: the bounds, and the requests in flight
+/// (shared by every listener and router of the server), in all and by owner.
 #[derive(Debug)]
 pub(crate) struct HttpState {
     pub(crate) limits: HttpLimits,
-    pub(crate) requests: Arc<Semaphore>,
     owners: Arc<Owners>,
 }
 
-/// How many places each owner holds among the requests in flight. Owners are hashed with
-/// SipHash under a per-server key (clients choose them, by address or subject), once a
-/// request: its [`OwnerSlot`] keeps the hash to count down with.
+/// How many requests are in flight, and how many places each owner holds among them. Owners
+/// are hashed with SipHash under a per-server key (clients choose them, by address or
+/// subject), once a request: its [`RequestSlot`] keeps the hash to count down with.
+///
+/// The count in all is a counter, not a semaphore: a request past the cap is refused, never
+/// queued, so nothing waits for a place, and giving one back takes no lock.
 #[derive(Debug, Default)]
 struct Owners {
+    in_flight: AtomicUsize,
     hasher: RandomState,
     held: Mutex<HashTable<(Owner, usize)>>,
+}
+
+/// Why a request gets no place among those in flight.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Refused {
+    /// The server handles its most at once.
+    Server,
+    /// The request's owner holds its most.
+    Owner,
 }
 
 impl HttpState {
     pub(crate) fn new(limits: HttpLimits) -> Self {
         Self {
             limits,
-            requests: Arc::new(Semaphore::new(limits.max_concurrent_requests)),
             owners: Arc::default(),
         }
     }
 
-    /// One of `owner`'s places among the requests in flight, unless it holds its most.
-    pub(crate) fn owner_slot(&self, owner: Owner) -> Option<OwnerSlot> {
+    /// A place among the requests in flight, the server's and one of its owner's, unless the
+    /// server or the owner (asked only when the server has room) holds its most.
+    pub(crate) fn request_slot(
+        &self,
+        owner: impl FnOnce() -> Owner,
+    ) -> Result<RequestSlot, Refused> {
         let owners = &*self.owners;
+        let max = self.limits.max_concurrent_requests;
+        owners
+            .in_flight
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |count| {
+                (count < max).then_some(count + 1)
+            })
+            .map_err(|_| Refused::Server)?;
+        let owner = owner();
         let hash = owners.hasher.hash_one(&owner);
         let max = self.limits.max_requests_per_owner;
         let mut held = lock(&owners.held);
-        match held.find_mut(hash, |(held, _)| *held == owner) {
-            Some((_, count)) if *count >= max => return None,
-            Some((_, count)) => *count += 1,
-            None if max == 0 => return None,
+        let taken = match held.find_mut(hash, |(held, _)| *held == owner) {
+            Some((_, count)) if *count >= max => false,
+            Some((_, count)) => {
+                *count += 1;
+                true
+            }
+            None if max == 0 => false,
             None => {
                 let rehash = |(held, _): &(Owner, usize)| owners.hasher.hash_one(held);
                 held.insert_unique(hash, (owner.clone(), 1), rehash);
+                true
             }
-        }
+        };
         drop(held);
-        Some(OwnerSlot {
+        if !taken {
+            owners.in_flight.fetch_sub(1, Ordering::AcqRel);
+            return Err(Refused::Owner);
+        }
+        Ok(RequestSlot {
             owners: Arc::clone(&self.owners),
             owner,
             hash,
@@ -129,17 +160,18 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// An owner's place among the requests in flight; given back when dropped. Owners holding no
-/// place are not kept.
+/// A request's places among those in flight, the server's and its owner's, held until its
+/// answer (or event stream) ends; given back when dropped. Owners holding no place are not
+/// kept.
 #[derive(Debug)]
-pub(crate) struct OwnerSlot {
+pub(crate) struct RequestSlot {
     owners: Arc<Owners>,
     owner: Owner,
-    /// The owner's hash, as [`HttpState::owner_slot`] found it: not computed again.
+    /// The owner's hash, as [`HttpState::request_slot`] found it: not computed again.
     hash: u64,
 }
 
-impl Drop for OwnerSlot {
+impl Drop for RequestSlot {
     fn drop(&mut self) {
         let mut held = lock(&self.owners.held);
         if let Ok(mut entry) = held.find_entry(self.hash, |(held, _)| *held == self.owner) {
@@ -149,23 +181,8 @@ impl Drop for OwnerSlot {
                 entry.remove();
             }
         }
-    }
-}
-
-/// A request's places among those in flight: the server's and its owner's, held until its
-/// answer (or event stream) ends.
-#[derive(Debug)]
-pub(crate) struct RequestSlot {
-    _server: OwnedSemaphorePermit,
-    _owner: OwnerSlot,
-}
-
-impl RequestSlot {
-    pub(crate) fn new(server: OwnedSemaphorePermit, owner: OwnerSlot) -> Self {
-        Self {
-            _server: server,
-            _owner: owner,
-        }
+        drop(held);
+        self.owners.in_flight.fetch_sub(1, Ordering::AcqRel);
     }
 }
 
@@ -187,10 +204,10 @@ mod tests {
         let alice = || Owner::Subject(Arc::from("alice"));
         let mut held: Vec<_> = [peer(1), peer(1), alice(), peer(2), alice()]
             .into_iter()
-            .map(|owner| state.owner_slot(owner).expect("a place"))
+            .map(|owner| state.request_slot(|| owner).expect("a place"))
             .collect();
-        assert!(state.owner_slot(peer(1)).is_none());
-        assert!(state.owner_slot(alice()).is_none());
+        assert_eq!(state.request_slot(|| peer(1)).unwrap_err(), Refused::Owner);
+        assert_eq!(state.request_slot(alice).unwrap_err(), Refused::Owner);
         let held_by = |owner: Owner| {
             let owners = lock(&state.owners.held);
             let hash = state.owners.hasher.hash_one(&owner);
@@ -201,15 +218,55 @@ mod tests {
         assert_eq!(held_by(peer(2)), Some(1));
         held.remove(0);
         assert_eq!(held_by(peer(1)), Some(1));
-        held.push(state.owner_slot(peer(1)).expect("a place given back"));
-        assert!(state.owner_slot(peer(1)).is_none());
+        held.push(state.request_slot(|| peer(1)).expect("a place given back"));
+        assert!(state.request_slot(|| peer(1)).is_err());
+        // Five places held, and the refusals gave theirs back.
+        assert_eq!(state.owners.in_flight.load(Ordering::Acquire), 5);
         held.clear();
         assert!(lock(&state.owners.held).is_empty());
+        assert_eq!(state.owners.in_flight.load(Ordering::Acquire), 0);
         let none = HttpState::new(HttpLimits {
             max_requests_per_owner: 0,
             ..HttpLimits::default()
         });
-        assert!(none.owner_slot(peer(1)).is_none());
+        assert_eq!(none.request_slot(|| peer(1)).unwrap_err(), Refused::Owner);
         assert!(lock(&none.owners.held).is_empty());
+        assert_eq!(none.owners.in_flight.load(Ordering::Acquire), 0);
+    }
+
+    /// The server's cap counts every owner's requests; at it, the owner is not asked, and a
+    /// place given back can be taken again.
+    #[test]
+    fn the_server_caps_requests_in_all_before_asking_the_owner() {
+        let state = HttpState::new(HttpLimits {
+            max_concurrent_requests: 3,
+            max_requests_per_owner: 2,
+            ..HttpLimits::default()
+        });
+        let peer = |last| Owner::Peer(IpAddr::V4(Ipv4Addr::new(10, 0, 0, last)));
+        let mut held: Vec<_> = [1, 1, 2]
+            .into_iter()
+            .map(|last| state.request_slot(|| peer(last)).expect("a place"))
+            .collect();
+        let asked = std::cell::Cell::new(false);
+        let refused = state.request_slot(|| {
+            asked.set(true);
+            peer(3)
+        });
+        assert_eq!(refused.unwrap_err(), Refused::Server);
+        assert!(
+            !asked.get(),
+            "the owner is asked only when the server has room"
+        );
+        held.pop();
+        let again = state.request_slot(|| peer(3)).expect("a place given back");
+        assert_eq!(state.request_slot(|| peer(3)).unwrap_err(), Refused::Server);
+        drop((held, again));
+        assert_eq!(state.owners.in_flight.load(Ordering::Acquire), 0);
+        let none = HttpState::new(HttpLimits {
+            max_concurrent_requests: 0,
+            ..HttpLimits::default()
+        });
+        assert_eq!(none.request_slot(|| peer(1)).unwrap_err(), Refused::Server);
     }
 }

@@ -19,8 +19,10 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore, watch};
 use tokio::task::JoinSet;
 
-use super::connection::{AcceptBackoff, Activity, Expiry, Timeouts, Tracked, Watched};
+use super::backoff::AcceptBackoff;
+use super::connection::{Activity, Expiry, Timeouts, Watched};
 use super::http::{DEFAULT_PATH, respond};
+use super::reply::{Reply, Tracked};
 use super::roster::{Entered, Roster};
 use super::router::route;
 use super::watchdog::Gated;
@@ -229,7 +231,7 @@ async fn serve_connection(server: Server, accepted: Accepted, mut stop: watch::R
                 let (parts, body) = request.into_parts();
                 respond(&server, parts, body, Some(peer.ip())).await
             } else {
-                Box::pin(route(&server, request)).await
+                Box::pin(route(&server, request)).await.map(Reply::from)
             };
             Ok::<_, Infallible>(response.map(|body| Tracked::new(body, busy)))
         }
@@ -311,6 +313,65 @@ mod tests {
         assert!(health.ends_with("fine"), "{health}");
         let get = exchange(addr, "GET", "/mcp", "").await;
         assert!(get.starts_with("HTTP/1.1 405"), "{get}");
+    }
+
+    /// Reads one answer with a `content-length` from `stream`: its head and its body.
+    async fn read_answer(stream: &mut TcpStream) -> (String, String) {
+        let mut read = Vec::new();
+        let mut buffer = [0u8; 4096];
+        loop {
+            let got = stream.read(&mut buffer).await.unwrap();
+            assert!(got > 0, "closed early: {}", String::from_utf8_lossy(&read));
+            read.extend_from_slice(&buffer[..got]);
+            let text = String::from_utf8_lossy(&read).into_owned();
+            if let Some((head, body)) = text.split_once("\r\n\r\n") {
+                let length = head
+                    .lines()
+                    .find_map(|line| line.strip_prefix("content-length: "))
+                    .map_or(0, |length| length.parse().unwrap());
+                if body.len() >= length {
+                    return (head.to_owned(), body.to_owned());
+                }
+            }
+        }
+    }
+
+    #[tokio::test]
+    async fn answers_on_a_kept_alive_connection_carry_none_of_the_request_headers() {
+        let server = Server::builder().name("kept").build();
+        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        tokio::spawn(async move {
+            server
+                .serve_listener(listener, std::future::pending())
+                .await
+        });
+        let mut stream = TcpStream::connect(addr).await.unwrap();
+        let mut heads = Vec::new();
+        // Many headers, then few, then many again: each answer's map is the last request's.
+        for extra in [30, 0, 30, 2] {
+            let extra: String = (0..extra).map(|n| format!("X-Leak-{n}: {n}\r\n")).collect();
+            let request = format!(
+                "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+                 Accept: application/json\r\nMCP-Protocol-Version: 2026-07-28\r\n\
+                 Mcp-Method: server/discover\r\n{extra}Content-Length: {}\r\n\r\n{DISCOVER}",
+                DISCOVER.len()
+            );
+            stream.write_all(request.as_bytes()).await.unwrap();
+            let (head, body) = read_answer(&mut stream).await;
+            assert!(body.contains(r#""name":"kept""#), "{body}");
+            let names: Vec<&str> = head
+                .lines()
+                .skip(1)
+                .map(|line| line.split_once(':').unwrap().0)
+                .collect();
+            assert_eq!(names, ["content-type", "content-length", "date"], "{head}");
+            heads.push(head.lines().next().unwrap().to_owned());
+        }
+        assert!(
+            heads.iter().all(|status| status == "HTTP/1.1 200 OK"),
+            "{heads:?}"
+        );
     }
 
     #[tokio::test]

@@ -40,6 +40,7 @@
 //! [`Server::serve_lines`](crate::server::Server::serve_lines) runs in an `INFO` span
 //! `connection`, the parent of its requests' spans (see [`server`](crate::server)).
 
+mod backoff;
 mod bearer;
 mod body;
 mod connection;
@@ -50,6 +51,7 @@ mod http;
 mod limits;
 mod listener;
 mod media;
+mod reply;
 mod roster;
 mod router;
 mod stdio;

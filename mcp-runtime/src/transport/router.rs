@@ -13,6 +13,7 @@ use axum::routing::post;
 use super::event_stream::{SESSION_ID, json_response, standalone_stream};
 use super::head::Head;
 use super::http::{DEFAULT_PATH, protocol_version, respond, session_id};
+use super::reply::Reply;
 use super::{bearer, guard};
 use crate::server::Server;
 
@@ -77,7 +78,9 @@ where
                 .extensions
                 .get::<ConnectInfo<SocketAddr>>()
                 .map(|ConnectInfo(peer)| peer.ip());
-            respond(server, parts, body, peer).await
+            respond(server, parts, body, peer)
+                .await
+                .map(Reply::into_body)
         }
         Method::GET | Method::DELETE if parts.headers.contains_key(&SESSION_ID) => {
             let head = Head::read(&parts.headers);
@@ -97,12 +100,12 @@ where
             if parts.method == Method::DELETE {
                 return match server.end_session(&id, subject, version) {
                     Ok(()) => StatusCode::NO_CONTENT.into_response(),
-                    Err(refused) => json_response(refused),
+                    Err(refused) => json_response(refused).map(Reply::into_body),
                 };
             }
             match server.open_standalone_stream(&id, subject, version) {
                 Ok((guard, messages)) => standalone_stream(guard, messages),
-                Err(refused) => json_response(refused),
+                Err(refused) => json_response(refused).map(Reply::into_body),
             }
         }
         // Without a session, only `POST` is served (2026-07-28 has no other method).
