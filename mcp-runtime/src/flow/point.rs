@@ -19,8 +19,9 @@ use std::marker::PhantomData;
 use serde_json::Value;
 
 use super::continuation::{Out, Reader, Stopped};
-use super::cx::{Halted, Stop, StopKind, Unanswered, ask_open, internal_error, read_one};
+use super::cx::{Halted, internal_error};
 use super::question::{Question, Reading};
+use super::settle::{Stop, StopKind, Unanswered, ask_open, read_one};
 use super::slot::Slot;
 
 /// How a form question's point settles (see [`Reader::form`]).
