@@ -16,7 +16,7 @@ use crate::form::ElicitForm;
 #[allow(deprecated)] // reason: sampling and roots are deprecated on the wire, yet still served
 use crate::protocol::{
     ClientCapabilities, CreateMessageRequestParams, CreateMessageResult, ErrorCode, ErrorObject,
-    InputRequest, InputResponses, ListRootsResult, LoggingLevel,
+    InputRequests, InputResponses, ListRootsResult, LoggingLevel,
 };
 use crate::server::app_state::FromAppState;
 use crate::server::{AppState, Logger, Progress, RequestContext, State};
@@ -79,7 +79,7 @@ pub(crate) enum Halted {
     /// It asks these questions; the continuation is the serialised state of the flow of
     /// shape `shape`, stopped in its round `round` (counting from 0).
     Asked {
-        requests: Vec<(String, InputRequest)>,
+        requests: InputRequests,
         state: Vec<u8>,
         shape: u32,
         round: u32,

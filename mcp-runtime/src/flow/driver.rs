@@ -9,7 +9,7 @@ use super::continuation::Resume;
 use super::cx::{Cx, Halted, internal_error, invalid_params};
 use super::payload;
 use crate::logfield::{RateLimit, log_limited, untrusted, warn_limited};
-use crate::protocol::{ErrorObject, InputRequests};
+use crate::protocol::ErrorObject;
 use crate::server::{Asked, BoxFuture, HandlerResult, Reply, Request};
 use crate::state::{INVALID_STATE_MESSAGE, get_varint, put_varint};
 
@@ -241,7 +241,6 @@ where
                         "the flow asked for input more than {max_rounds} times and was stopped"
                     )));
                 }
-                let requests: InputRequests = requests.into_iter().collect();
                 Ok(Reply::InputRequired(
                     Asked::new(
                         requests,

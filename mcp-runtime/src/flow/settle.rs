@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 
 use super::cx::{Cx, invalid_params};
 use super::question::{Answer, Need, Question, Reading};
-use crate::protocol::{ErrorCode, ErrorObject, InputRequest, InputResponses};
+use crate::protocol::{ErrorCode, ErrorObject, InputRequest, InputRequests, InputResponses};
 
 /// The outcome of one question point.
 #[doc(hidden)]
@@ -23,14 +23,29 @@ pub enum Settled<A> {
 pub struct Stop(pub(crate) StopKind);
 
 pub(crate) enum StopKind {
-    Ask(Vec<(String, InputRequest)>),
+    /// The questions, keyed as on the wire: a single question's point puts its one request
+    /// straight into the map the answer carries, with no list on the way.
+    Ask(InputRequests),
     Fail(ErrorObject),
     /// A sub-flow's state is refused.
     Refuse(String),
 }
 
 impl Stop {
+    /// Asks a batch's questions, in their order: of two under one key, the later stands.
     pub(crate) fn ask(requests: Vec<(String, InputRequest)>) -> Self {
+        Self(StopKind::Ask(requests.into_iter().collect()))
+    }
+
+    /// Asks one question, under `key`.
+    fn one(key: String, request: InputRequest) -> Self {
+        let mut requests = InputRequests::new();
+        requests.insert(key, request);
+        Self(StopKind::Ask(requests))
+    }
+
+    /// Asks the questions a sub-flow stopped for.
+    pub(crate) fn asking(requests: InputRequests) -> Self {
         Self(StopKind::Ask(requests))
     }
 
@@ -128,7 +143,7 @@ macro_rules! batch {
                 let [$($k),+] = keys;
                 let requests = [$($q.ask(cx, $k, &$r)),+];
                 match requests.into_iter().collect::<Result<Vec<_>, _>>() {
-                    Ok(requests) => Settled::Stop(Stop(StopKind::Ask(requests))),
+                    Ok(requests) => Settled::Stop(Stop::ask(requests)),
                     Err(error) => Settled::Stop(Stop(StopKind::Fail(error))),
                 }
             }
@@ -179,7 +194,7 @@ pub(super) fn ask_open<A>(
     problem: Option<String>,
 ) -> Stop {
     match question.ask(cx, key, &Read::Open(problem)) {
-        Ok(request) => Stop(StopKind::Ask(vec![request])),
+        Ok((key, request)) => Stop::one(key, request),
         Err(error) => Stop(StopKind::Fail(error)),
     }
 }

@@ -227,7 +227,7 @@ pub async fn run_sub<S: SubFlowStep>(
             shape,
             ..
         }) => SubSettled::Stop(
-            Stop::ask(requests),
+            Stop::asking(requests),
             SubState {
                 shape,
                 payload: state,
