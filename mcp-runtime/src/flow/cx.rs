@@ -72,12 +72,16 @@ struct Inner {
     unasked: Mutex<Vec<String>>,
     /// Set when the flow stops at a question point or fails there.
     halt: Mutex<Option<Halted>>,
+    /// The flow's id, which the state a point of it writes carries (0 for a flow that asks
+    /// nothing).
+    flow: u64,
 }
 
 /// Why a flow stopped before finishing.
 pub(crate) enum Halted {
     /// It asks these questions; the continuation is the serialised state of the flow of
-    /// shape `shape`, stopped in its round `round` (counting from 0).
+    /// shape `shape`, stopped in its round `round` (counting from 0). A handler's state is
+    /// written in its envelope, ready to sign; a sub-flow's is bare, for its caller to carry.
     Asked {
         requests: InputRequests,
         state: Vec<u8>,
@@ -121,6 +125,7 @@ impl Cx {
         logger: Logger,
         answers: Option<InputResponses>,
         app: AppState,
+        flow: u64,
     ) -> Self {
         Self {
             inner: Arc::new(Inner {
@@ -134,6 +139,7 @@ impl Cx {
                 answers: Mutex::new(answers),
                 unasked: Mutex::new(Vec::new()),
                 halt: Mutex::new(None),
+                flow,
             }),
             scope: None,
         }
@@ -345,6 +351,11 @@ impl Cx {
             unasked.extend(answers.into_keys());
         }
         unasked
+    }
+
+    /// The flow's id, for the envelope of the state its points write.
+    pub(super) fn flow(&self) -> u64 {
+        self.inner.flow
     }
 
     pub(crate) fn halt(&self, halted: Halted) {

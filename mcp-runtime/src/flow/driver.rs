@@ -193,6 +193,7 @@ pub(crate) fn run<R: Send + 'static>(
         logger,
         input_responses,
         app,
+        flow.unwrap_or(0),
     );
     let resume = Resume::handler(round, state, bounds.restart);
     let resume = match bounds.asks {
@@ -200,7 +201,7 @@ pub(crate) fn run<R: Send + 'static>(
         false => resume.open_for_plain(&cx),
     };
     let running = resume.map(|resume| step(cx.clone(), resume));
-    Box::pin(halt(method, target, cx, running, flow, max_rounds))
+    Box::pin(halt(method, target, cx, running, max_rounds))
 }
 
 /// The flow's run, to its end or its next question point, and what it asked.
@@ -213,7 +214,6 @@ fn halt<R>(
     target: String,
     cx: Cx,
     running: Option<BoxFuture<'static, Result<R, ErrorObject>>>,
-    flow: Option<u64>,
     max_rounds: u32,
 ) -> impl Future<Output = HandlerResult<R>> + Send + 'static
 where
@@ -229,11 +229,12 @@ where
         let unasked = cx.unasked();
         report_unasked(method, &target, &unasked);
         match cx.take_halt() {
+            // The state is in its envelope already: the point that stopped wrote it there.
             Some(Halted::Asked {
                 requests,
                 state,
-                shape,
                 round,
+                ..
             }) => {
                 let next = round.saturating_add(1);
                 if next > max_rounds {
@@ -242,11 +243,7 @@ where
                     )));
                 }
                 Ok(Reply::InputRequired(
-                    Asked::new(
-                        requests,
-                        envelope_bytes(next, envelope_shape(shape), flow.unwrap_or(0), &state),
-                    )
-                    .with_unasked(unasked),
+                    Asked::new(requests, state).with_unasked(unasked),
                 ))
             }
             Some(Halted::Failed(error)) => Err(error),
@@ -264,18 +261,40 @@ fn envelope_shape(shape: u32) -> u32 {
     shape ^ payload::FORMAT ^ ENVELOPE_FORMAT
 }
 
-fn envelope_bytes(round: u32, shape: u32, flow: u64, state: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(state.len() + 17);
-    put_varint(&mut out, u64::from(round));
+/// Room a handler's state is begun with: its envelope (at most 17 bytes) and the state of a
+/// point carrying a few locals, written without growing the buffer on the way.
+const STATE_ROOM: usize = 128;
+
+/// A handler's state stopped in round `round` (counting from 0) of the flow `flow` of shape
+/// `shape`, begun: its envelope, the round it resumes in first, written where the point
+/// then writes its state, so that the state is ready to sign as the point leaves it.
+pub(super) fn begin_state(round: u32, shape: u32, flow: u64) -> Vec<u8> {
+    let mut out = Vec::with_capacity(STATE_ROOM);
+    put_envelope(
+        &mut out,
+        round.saturating_add(1),
+        envelope_shape(shape),
+        flow,
+    );
+    out
+}
+
+fn put_envelope(out: &mut Vec<u8>, round: u32, shape: u32, flow: u64) {
+    put_varint(out, u64::from(round));
     out.extend_from_slice(&shape.to_le_bytes());
     out.extend_from_slice(&flow.to_le_bytes());
-    out.extend_from_slice(state);
-    out
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{Envelope, envelope_bytes, envelope_shape, open_envelope, payload};
+    use super::{Envelope, begin_state, envelope_shape, open_envelope, payload, put_envelope};
+
+    fn envelope_bytes(round: u32, shape: u32, flow: u64, state: &[u8]) -> Vec<u8> {
+        let mut out = Vec::new();
+        put_envelope(&mut out, round, shape, flow);
+        out.extend_from_slice(state);
+        out
+    }
 
     #[test]
     fn the_shape_written_is_never_the_flows_own() {
@@ -307,5 +326,9 @@ mod tests {
         expected.extend_from_slice(b"payload");
         let bytes = envelope_bytes(150, 0x0102_0304, 0x0807_0605_0403_0201, b"payload");
         assert_eq!(bytes, expected);
+        // A point begins its state in the envelope of the round after its own.
+        let mut begun = begin_state(149, envelope_shape(0x0102_0304), 0x0807_0605_0403_0201);
+        begun.extend_from_slice(b"payload");
+        assert_eq!(begun, expected);
     }
 }
