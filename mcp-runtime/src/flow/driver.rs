@@ -58,15 +58,10 @@ pub struct Flow<A, F> {
     pub restart: bool,
 }
 
-/// One round of a flow, its arguments bound: given the round's context and the state it
-/// resumes from, runs the flow to its next question point or its end and turns what it
-/// returned into the method's result.
-///
-/// The generic part of driving a handler ends here: everything after (opening the envelope,
-/// running to a halt, minting the next state) is compiled once, in this crate, rather than
-/// once per handler in the crate that declares it.
-pub(crate) type Step<R> =
-    Box<dyn FnOnce(Cx, Resume) -> BoxFuture<'static, Result<R, ErrorObject>> + Send>;
+/// One round of a flow, its step running: from the round's context and the state it resumes
+/// from, to its next question point or its end, what it returned turned into the method's
+/// result. The one box of a handler's own code a round.
+pub(crate) type Running<R> = BoxFuture<'static, Result<R, ErrorObject>>;
 
 /// What a driver knows of its flow besides its step: its bounds.
 #[derive(Clone, Copy)]
@@ -142,15 +137,58 @@ pub(crate) fn refuse_state(
     invalid_state()
 }
 
-/// Runs one round of a flow for `request`: `step`, from the request's state if it has one.
-///
-/// The state's envelope is opened and the flow's context made now; the future holds only
-/// what lives across the flow's run, not the request, so boxing it copies less.
-pub(crate) fn run<R: Send + 'static>(
-    request: Request,
-    bounds: Bounds,
-    step: Step<R>,
-) -> BoxFuture<'static, HandlerResult<R>> {
+/// One round of a flow, begun: its state's envelope opened and its context made, before its
+/// step is. A handler's driver (`drive_tool` and its kin, generic) asks it for what to start
+/// the step from ([`Round::step`]), boxes the step's future, and hands it to [`Round::run`];
+/// everything else is compiled once, here, rather than once per handler in the crate that
+/// declares it.
+pub(crate) struct Round(Result<Begun, ErrorObject>);
+
+/// A round whose state opened (or that has none).
+struct Begun {
+    method: &'static str,
+    target: String,
+    cx: Cx,
+    /// What the step starts from; `None` once taken, or where it must not run.
+    resume: Option<Resume>,
+    max_rounds: u32,
+}
+
+impl Round {
+    /// Begins one round of a flow for `request`, from the request's state if it has one.
+    pub(crate) fn begin(request: Request, bounds: Bounds) -> Self {
+        Self(begin(request, bounds))
+    }
+
+    /// What the step starts from: its context and the state it resumes from; `None` where it
+    /// must not run (its state refused before it would open it) or was asked for already.
+    pub(crate) fn step(&mut self) -> Option<(Cx, Resume)> {
+        let begun = self.0.as_mut().ok()?;
+        let resume = begun.resume.take()?;
+        Some((begun.cx.clone(), resume))
+    }
+
+    /// The round, run: the step's future `running` (from [`Round::step`]) to its end or its
+    /// next question point. The future holds only what lives across the flow's run, not the
+    /// request, so boxing it copies less.
+    pub(crate) fn run<R: Send + 'static>(
+        self,
+        running: Option<Running<R>>,
+    ) -> BoxFuture<'static, HandlerResult<R>> {
+        match self.0 {
+            Ok(Begun {
+                method,
+                target,
+                cx,
+                max_rounds,
+                ..
+            }) => Box::pin(halt(method, target, cx, running, max_rounds)),
+            Err(refused) => Box::pin(std::future::ready(Err(refused))),
+        }
+    }
+}
+
+fn begin(request: Request, bounds: Bounds) -> Result<Begun, ErrorObject> {
     let Request {
         method,
         target,
@@ -172,8 +210,7 @@ pub(crate) fn run<R: Send + 'static>(
         None => (0, bounds.asks.then(rand::random::<u64>), None),
         Some(mut payload) => {
             let Some(envelope) = open_envelope(&payload) else {
-                let refused = refuse(&"verified but does not decode");
-                return Box::pin(std::future::ready(Err(refused)));
+                return Err(refuse(&"verified but does not decode"));
             };
             let (round, shape, flow) = (envelope.round, envelope.shape, envelope.flow);
             // The state is what follows the envelope: kept in place, not copied out.
@@ -200,8 +237,13 @@ pub(crate) fn run<R: Send + 'static>(
         true => Some(resume),
         false => resume.open_for_plain(&cx),
     };
-    let running = resume.map(|resume| step(cx.clone(), resume));
-    Box::pin(halt(method, target, cx, running, max_rounds))
+    Ok(Begun {
+        method,
+        target,
+        cx,
+        resume,
+        max_rounds,
+    })
 }
 
 /// The flow's run, to its end or its next question point, and what it asked.
@@ -213,7 +255,7 @@ fn halt<R>(
     method: &'static str,
     target: String,
     cx: Cx,
-    running: Option<BoxFuture<'static, Result<R, ErrorObject>>>,
+    running: Option<Running<R>>,
     max_rounds: u32,
 ) -> impl Future<Output = HandlerResult<R>> + Send + 'static
 where
