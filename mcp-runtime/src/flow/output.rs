@@ -366,6 +366,10 @@ where
     match A::deserialize(&arguments) {
         Ok(args) => {
             let mut round = Round::begin(request, Bounds::of(&flow));
+            #[allow(
+                clippy::manual_map,
+                reason = "a closure is one more item every handler compiles"
+            )]
             let running = match round.step() {
                 Some(from) => Some(step_future(flow.step, args, from, convert)),
                 None => None,
@@ -413,6 +417,10 @@ where
     match A::deserialize(&arguments) {
         Ok(args) => {
             let mut round = Round::begin(request, Bounds::of(&flow));
+            #[allow(
+                clippy::manual_map,
+                reason = "a closure is one more item every handler compiles"
+            )]
             let running = match round.step() {
                 Some(from) => Some(step_future(flow.step, args, from, convert)),
                 None => None,
