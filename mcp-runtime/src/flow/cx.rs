@@ -1,4 +1,5 @@
-//! The per-request context a handler receives, and how a question point settles.
+//! The per-request context a handler receives: what the client can do, this round's
+//! answers, and why its flow stopped (how a question point settles is `settle`'s).
 
 use std::borrow::Cow;
 use std::fmt;
@@ -8,15 +9,14 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::task::Poll;
 
 use serde::Serialize;
-use serde_json::{Value, json};
 
-use super::question::{self, Answer, Need, Question, Reading, Refusal};
+use super::question::{self, Need, Question, Refusal};
 use crate::auth::Claims;
 use crate::form::ElicitForm;
 #[allow(deprecated)] // reason: sampling and roots are deprecated on the wire, yet still served
 use crate::protocol::{
     ClientCapabilities, CreateMessageRequestParams, CreateMessageResult, ErrorCode, ErrorObject,
-    InputRequest, InputResponses, ListRootsResult, LoggingLevel,
+    InputRequests, InputResponses, ListRootsResult, LoggingLevel,
 };
 use crate::server::app_state::FromAppState;
 use crate::server::{AppState, Logger, Progress, RequestContext, State};
@@ -72,14 +72,18 @@ struct Inner {
     unasked: Mutex<Vec<String>>,
     /// Set when the flow stops at a question point or fails there.
     halt: Mutex<Option<Halted>>,
+    /// The flow's id, which the state a point of it writes carries (0 for a flow that asks
+    /// nothing).
+    flow: u64,
 }
 
 /// Why a flow stopped before finishing.
 pub(crate) enum Halted {
     /// It asks these questions; the continuation is the serialised state of the flow of
-    /// shape `shape`, stopped in its round `round` (counting from 0).
+    /// shape `shape`, stopped in its round `round` (counting from 0). A handler's state is
+    /// written in its envelope, ready to sign; a sub-flow's is bare, for its caller to carry.
     Asked {
-        requests: Vec<(String, InputRequest)>,
+        requests: InputRequests,
         state: Vec<u8>,
         shape: u32,
         round: u32,
@@ -121,6 +125,7 @@ impl Cx {
         logger: Logger,
         answers: Option<InputResponses>,
         app: AppState,
+        flow: u64,
     ) -> Self {
         Self {
             inner: Arc::new(Inner {
@@ -134,6 +139,7 @@ impl Cx {
                 answers: Mutex::new(answers),
                 unasked: Mutex::new(Vec::new()),
                 halt: Mutex::new(None),
+                flow,
             }),
             scope: None,
         }
@@ -173,7 +179,7 @@ impl Cx {
     }
 
     /// The key a question asked under `key` goes on the wire as.
-    fn wire_key(&self, key: &'static str) -> Cow<'static, str> {
+    pub(super) fn wire_key(&self, key: &'static str) -> Cow<'static, str> {
         match &self.scope {
             Some(scope) => Cow::Owned(format!("{scope}.{key}")),
             None => Cow::Borrowed(key),
@@ -282,7 +288,7 @@ impl Cx {
         }
     }
 
-    fn supports(&self, need: Need) -> bool {
+    pub(super) fn supports(&self, need: Need) -> bool {
         let caps = &self.inner.capabilities;
         match need {
             // `elicitation: {}` declares form mode alone; naming only `url` leaves form out.
@@ -325,7 +331,7 @@ impl Cx {
 
     /// Takes this round's answers for the question point asking under `keys`, noting the
     /// keys of answers it did not ask: the server ignores those, and says so.
-    fn take_answers(&self, keys: &[Cow<'static, str>]) -> Option<InputResponses> {
+    pub(super) fn take_answers(&self, keys: &[Cow<'static, str>]) -> Option<InputResponses> {
         let answers = lock(&self.inner.answers).take()?;
         lock(&self.inner.unasked).extend(
             answers
@@ -347,211 +353,14 @@ impl Cx {
         unasked
     }
 
+    /// The flow's id, for the envelope of the state its points write.
+    pub(super) fn flow(&self) -> u64 {
+        self.inner.flow
+    }
+
     pub(crate) fn halt(&self, halted: Halted) {
         *lock(&self.inner.halt) = Some(halted);
     }
-}
-
-/// The outcome of one question point.
-#[doc(hidden)]
-pub enum Settled<A> {
-    /// Every question has a usable answer.
-    Answered(A),
-    /// The flow must stop here.
-    Stop(Stop),
-}
-
-/// A flow that must stop at a question point, and why.
-#[doc(hidden)]
-pub struct Stop(pub(crate) StopKind);
-
-pub(crate) enum StopKind {
-    Ask(Vec<(String, InputRequest)>),
-    Fail(ErrorObject),
-    /// A sub-flow's state is refused.
-    Refuse(String),
-}
-
-impl Stop {
-    pub(crate) fn ask(requests: Vec<(String, InputRequest)>) -> Self {
-        Self(StopKind::Ask(requests))
-    }
-
-    pub(crate) fn fail(error: ErrorObject) -> Self {
-        Self(StopKind::Fail(error))
-    }
-
-    pub(crate) fn refuse(reason: String) -> Self {
-        Self(StopKind::Refuse(reason))
-    }
-}
-
-/// Questions asked together at one point: a single [`Question`] or a tuple of them.
-#[doc(hidden)]
-pub trait Batch: Sized {
-    /// The answers, in the same shape.
-    type Answers;
-    /// Settles the questions `ask` builds against this round's answers, under `keys`.
-    ///
-    /// The answers are read by type, so `ask` (the question expression as written, with its
-    /// message and other arguments) runs only when the questions must be put on the wire.
-    fn settle(ask: impl FnOnce() -> Self, cx: &Cx, keys: &[&'static str])
-    -> Settled<Self::Answers>;
-}
-
-/// One question read against this round's answers.
-enum Read<A> {
-    Answered(A),
-    /// Still open; `Some` says what was wrong with the answer given.
-    Open(Option<String>),
-}
-
-/// Reads the answer under `key` with `read`, if the client sent one.
-fn read_answer<A>(
-    key: &str,
-    answers: Option<&InputResponses>,
-    read: fn(&Value) -> Reading<A>,
-) -> Result<Read<A>, ErrorObject> {
-    let Some(raw) = answers.and_then(|answers| answers.get(key)) else {
-        return Ok(Read::Open(None));
-    };
-    match read(raw) {
-        Reading::Answer(answer) => Ok(Read::Answered(answer)),
-        Reading::Invalid(problem) => Ok(Read::Open(Some(problem))),
-        Reading::NotAnObject => Err(invalid_params(format!(
-            "inputResponses[\"{key}\"] must be an object"
-        ))),
-    }
-}
-
-impl<A> Question<A> {
-    /// The request that asks this question again, or the error for a client that cannot
-    /// be asked it.
-    fn ask(
-        self,
-        cx: &Cx,
-        key: Cow<'static, str>,
-        read: &Read<A>,
-    ) -> Result<(String, InputRequest), ErrorObject> {
-        if !cx.supports(self.need) {
-            return Err(missing_capability(self.need));
-        }
-        let problem = match read {
-            Read::Open(problem) => problem.as_deref(),
-            Read::Answered(_) => None,
-        };
-        Ok((key.into_owned(), self.render.into_request(problem)))
-    }
-}
-
-macro_rules! batch {
-    ($($q:ident $r:ident $k:ident $a:ident $i:tt),+) => {
-        impl<$($a: Answer),+> Batch for ($(Question<$a>,)+) {
-            type Answers = ($($a,)+);
-            fn settle(
-                ask: impl FnOnce() -> Self,
-                cx: &Cx,
-                keys: &[&'static str],
-            ) -> Settled<Self::Answers> {
-                let keys = [$(cx.wire_key(keys[$i])),+];
-                let answers = cx.take_answers(&keys);
-                $(
-                    let $r = match read_answer(&keys[$i], answers.as_ref(), $a::read) {
-                        Ok(read) => read,
-                        Err(error) => return Settled::Stop(Stop(StopKind::Fail(error))),
-                    };
-                )+
-                let ($($r,)+) = match ($($r,)+) {
-                    ($(Read::Answered($r),)+) => return Settled::Answered(($($r,)+)),
-                    open => open,
-                };
-                // Answers are not carried between rounds, so a batch with any question still
-                // open is asked again whole.
-                let ($($q,)+) = ask();
-                let [$($k),+] = keys;
-                let requests = [$($q.ask(cx, $k, &$r)),+];
-                match requests.into_iter().collect::<Result<Vec<_>, _>>() {
-                    Ok(requests) => Settled::Stop(Stop(StopKind::Ask(requests))),
-                    Err(error) => Settled::Stop(Stop(StopKind::Fail(error))),
-                }
-            }
-        }
-    };
-}
-
-batch!(q0 r0 k0 A0 0);
-batch!(q0 r0 k0 A0 0, q1 r1 k1 A1 1);
-batch!(q0 r0 k0 A0 0, q1 r1 k1 A1 1, q2 r2 k2 A2 2);
-batch!(q0 r0 k0 A0 0, q1 r1 k1 A1 1, q2 r2 k2 A2 2, q3 r3 k3 A3 3);
-batch!(q0 r0 k0 A0 0, q1 r1 k1 A1 1, q2 r2 k2 A2 2, q3 r3 k3 A3 3, q4 r4 k4 A4 4);
-batch!(q0 r0 k0 A0 0, q1 r1 k1 A1 1, q2 r2 k2 A2 2, q3 r3 k3 A3 3, q4 r4 k4 A4 4, q5 r5 k5 A5 5);
-
-/// Why a single question's point has no answer this round.
-pub(super) enum Unanswered {
-    /// The question is to be asked (again) under `key`; `problem` says what was wrong with
-    /// the answer given, if one was.
-    Open {
-        key: Cow<'static, str>,
-        problem: Option<String>,
-    },
-    /// The answer given could not be read: the request fails.
-    Failed(ErrorObject),
-}
-
-/// Reads the answer to one question asked under `key` with `read`, up to asking it: the
-/// answer, or why there is none.
-pub(super) fn read_one<A>(
-    read: fn(&Value) -> Reading<A>,
-    cx: &Cx,
-    key: &'static str,
-) -> Result<A, Unanswered> {
-    let key = cx.wire_key(key);
-    let answers = cx.take_answers(std::slice::from_ref(&key));
-    match read_answer(&key, answers.as_ref(), read) {
-        Ok(Read::Answered(answer)) => Ok(answer),
-        Ok(Read::Open(problem)) => Err(Unanswered::Open { key, problem }),
-        Err(error) => Err(Unanswered::Failed(error)),
-    }
-}
-
-/// The stop that asks `question`, open under `key` with `problem`.
-pub(super) fn ask_open<A>(
-    cx: &Cx,
-    question: Question<A>,
-    key: Cow<'static, str>,
-    problem: Option<String>,
-) -> Stop {
-    match question.ask(cx, key, &Read::Open(problem)) {
-        Ok(request) => Stop(StopKind::Ask(vec![request])),
-        Err(error) => Stop(StopKind::Fail(error)),
-    }
-}
-
-impl<A: Answer> Batch for Question<A> {
-    type Answers = A;
-    fn settle(ask: impl FnOnce() -> Self, cx: &Cx, keys: &[&'static str]) -> Settled<A> {
-        match read_one(A::read, cx, keys[0]) {
-            Ok(answer) => Settled::Answered(answer),
-            Err(Unanswered::Failed(error)) => Settled::Stop(Stop::fail(error)),
-            Err(Unanswered::Open { key, problem }) => {
-                Settled::Stop(ask_open(cx, ask(), key, problem))
-            }
-        }
-    }
-}
-
-fn missing_capability(need: Need) -> ErrorObject {
-    let (required, what) = match need {
-        Need::FormElicitation => (json!({"elicitation": {"form": {}}}), "form elicitation"),
-        Need::UrlElicitation => (json!({"elicitation": {"url": {}}}), "URL elicitation"),
-        Need::Sampling => (json!({"sampling": {}}), "sampling"),
-        Need::Roots => (json!({"roots": {}}), "roots"),
-    };
-    ErrorObject::new(
-        ErrorCode::MISSING_REQUIRED_CLIENT_CAPABILITY,
-        format!("this request needs the client capability for {what}"),
-    )
-    .with_data(json!({ "requiredCapabilities": required }))
 }
 
 pub(crate) fn invalid_params(message: impl Into<String>) -> ErrorObject {

@@ -9,7 +9,7 @@ use super::continuation::Resume;
 use super::cx::{Cx, Halted, internal_error, invalid_params};
 use super::payload;
 use crate::logfield::{RateLimit, log_limited, untrusted, warn_limited};
-use crate::protocol::{ErrorObject, InputRequests};
+use crate::protocol::ErrorObject;
 use crate::server::{Asked, BoxFuture, HandlerResult, Reply, Request};
 use crate::state::{INVALID_STATE_MESSAGE, get_varint, put_varint};
 
@@ -58,15 +58,10 @@ pub struct Flow<A, F> {
     pub restart: bool,
 }
 
-/// One round of a flow, its arguments bound: given the round's context and the state it
-/// resumes from, runs the flow to its next question point or its end and turns what it
-/// returned into the method's result.
-///
-/// The generic part of driving a handler ends here: everything after (opening the envelope,
-/// running to a halt, minting the next state) is compiled once, in this crate, rather than
-/// once per handler in the crate that declares it.
-pub(crate) type Step<R> =
-    Box<dyn FnOnce(Cx, Resume) -> BoxFuture<'static, Result<R, ErrorObject>> + Send>;
+/// One round of a flow, its step running: from the round's context and the state it resumes
+/// from, to its next question point or its end, what it returned turned into the method's
+/// result. The one box of a handler's own code a round.
+pub(crate) type Running<R> = BoxFuture<'static, Result<R, ErrorObject>>;
 
 /// What a driver knows of its flow besides its step: its bounds.
 #[derive(Clone, Copy)]
@@ -142,15 +137,58 @@ pub(crate) fn refuse_state(
     invalid_state()
 }
 
-/// Runs one round of a flow for `request`: `step`, from the request's state if it has one.
-///
-/// The state's envelope is opened and the flow's context made now; the future holds only
-/// what lives across the flow's run, not the request, so boxing it copies less.
-pub(crate) fn run<R: Send + 'static>(
-    request: Request,
-    bounds: Bounds,
-    step: Step<R>,
-) -> BoxFuture<'static, HandlerResult<R>> {
+/// One round of a flow, begun: its state's envelope opened and its context made, before its
+/// step is. A handler's driver (`drive_tool` and its kin, generic) asks it for what to start
+/// the step from ([`Round::step`]), boxes the step's future, and hands it to [`Round::run`];
+/// everything else is compiled once, here, rather than once per handler in the crate that
+/// declares it.
+pub(crate) struct Round(Result<Begun, ErrorObject>);
+
+/// A round whose state opened (or that has none).
+struct Begun {
+    method: &'static str,
+    target: String,
+    cx: Cx,
+    /// What the step starts from; `None` once taken, or where it must not run.
+    resume: Option<Resume>,
+    max_rounds: u32,
+}
+
+impl Round {
+    /// Begins one round of a flow for `request`, from the request's state if it has one.
+    pub(crate) fn begin(request: Request, bounds: Bounds) -> Self {
+        Self(begin(request, bounds))
+    }
+
+    /// What the step starts from: its context and the state it resumes from; `None` where it
+    /// must not run (its state refused before it would open it) or was asked for already.
+    pub(crate) fn step(&mut self) -> Option<(Cx, Resume)> {
+        let begun = self.0.as_mut().ok()?;
+        let resume = begun.resume.take()?;
+        Some((begun.cx.clone(), resume))
+    }
+
+    /// The round, run: the step's future `running` (from [`Round::step`]) to its end or its
+    /// next question point. The future holds only what lives across the flow's run, not the
+    /// request, so boxing it copies less.
+    pub(crate) fn run<R: Send + 'static>(
+        self,
+        running: Option<Running<R>>,
+    ) -> BoxFuture<'static, HandlerResult<R>> {
+        match self.0 {
+            Ok(Begun {
+                method,
+                target,
+                cx,
+                max_rounds,
+                ..
+            }) => Box::pin(halt(method, target, cx, running, max_rounds)),
+            Err(refused) => Box::pin(std::future::ready(Err(refused))),
+        }
+    }
+}
+
+fn begin(request: Request, bounds: Bounds) -> Result<Begun, ErrorObject> {
     let Request {
         method,
         target,
@@ -172,8 +210,7 @@ pub(crate) fn run<R: Send + 'static>(
         None => (0, bounds.asks.then(rand::random::<u64>), None),
         Some(mut payload) => {
             let Some(envelope) = open_envelope(&payload) else {
-                let refused = refuse(&"verified but does not decode");
-                return Box::pin(std::future::ready(Err(refused)));
+                return Err(refuse(&"verified but does not decode"));
             };
             let (round, shape, flow) = (envelope.round, envelope.shape, envelope.flow);
             // The state is what follows the envelope: kept in place, not copied out.
@@ -193,14 +230,20 @@ pub(crate) fn run<R: Send + 'static>(
         logger,
         input_responses,
         app,
+        flow.unwrap_or(0),
     );
     let resume = Resume::handler(round, state, bounds.restart);
     let resume = match bounds.asks {
         true => Some(resume),
         false => resume.open_for_plain(&cx),
     };
-    let running = resume.map(|resume| step(cx.clone(), resume));
-    Box::pin(halt(method, target, cx, running, flow, max_rounds))
+    Ok(Begun {
+        method,
+        target,
+        cx,
+        resume,
+        max_rounds,
+    })
 }
 
 /// The flow's run, to its end or its next question point, and what it asked.
@@ -212,8 +255,7 @@ fn halt<R>(
     method: &'static str,
     target: String,
     cx: Cx,
-    running: Option<BoxFuture<'static, Result<R, ErrorObject>>>,
-    flow: Option<u64>,
+    running: Option<Running<R>>,
     max_rounds: u32,
 ) -> impl Future<Output = HandlerResult<R>> + Send + 'static
 where
@@ -229,11 +271,12 @@ where
         let unasked = cx.unasked();
         report_unasked(method, &target, &unasked);
         match cx.take_halt() {
+            // The state is in its envelope already: the point that stopped wrote it there.
             Some(Halted::Asked {
                 requests,
                 state,
-                shape,
                 round,
+                ..
             }) => {
                 let next = round.saturating_add(1);
                 if next > max_rounds {
@@ -241,13 +284,8 @@ where
                         "the flow asked for input more than {max_rounds} times and was stopped"
                     )));
                 }
-                let requests: InputRequests = requests.into_iter().collect();
                 Ok(Reply::InputRequired(
-                    Asked::new(
-                        requests,
-                        envelope_bytes(next, envelope_shape(shape), flow.unwrap_or(0), &state),
-                    )
-                    .with_unasked(unasked),
+                    Asked::new(requests, state).with_unasked(unasked),
                 ))
             }
             Some(Halted::Failed(error)) => Err(error),
@@ -265,18 +303,40 @@ fn envelope_shape(shape: u32) -> u32 {
     shape ^ payload::FORMAT ^ ENVELOPE_FORMAT
 }
 
-fn envelope_bytes(round: u32, shape: u32, flow: u64, state: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(state.len() + 17);
-    put_varint(&mut out, u64::from(round));
+/// Room a handler's state is begun with: its envelope (at most 17 bytes) and the state of a
+/// point carrying a few locals, written without growing the buffer on the way.
+const STATE_ROOM: usize = 128;
+
+/// A handler's state stopped in round `round` (counting from 0) of the flow `flow` of shape
+/// `shape`, begun: its envelope, the round it resumes in first, written where the point
+/// then writes its state, so that the state is ready to sign as the point leaves it.
+pub(super) fn begin_state(round: u32, shape: u32, flow: u64) -> Vec<u8> {
+    let mut out = Vec::with_capacity(STATE_ROOM);
+    put_envelope(
+        &mut out,
+        round.saturating_add(1),
+        envelope_shape(shape),
+        flow,
+    );
+    out
+}
+
+fn put_envelope(out: &mut Vec<u8>, round: u32, shape: u32, flow: u64) {
+    put_varint(out, u64::from(round));
     out.extend_from_slice(&shape.to_le_bytes());
     out.extend_from_slice(&flow.to_le_bytes());
-    out.extend_from_slice(state);
-    out
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{Envelope, envelope_bytes, envelope_shape, open_envelope, payload};
+    use super::{Envelope, begin_state, envelope_shape, open_envelope, payload, put_envelope};
+
+    fn envelope_bytes(round: u32, shape: u32, flow: u64, state: &[u8]) -> Vec<u8> {
+        let mut out = Vec::new();
+        put_envelope(&mut out, round, shape, flow);
+        out.extend_from_slice(state);
+        out
+    }
 
     #[test]
     fn the_shape_written_is_never_the_flows_own() {
@@ -308,5 +368,9 @@ mod tests {
         expected.extend_from_slice(b"payload");
         let bytes = envelope_bytes(150, 0x0102_0304, 0x0807_0605_0403_0201, b"payload");
         assert_eq!(bytes, expected);
+        // A point begins its state in the envelope of the round after its own.
+        let mut begun = begin_state(149, envelope_shape(0x0102_0304), 0x0807_0605_0403_0201);
+        begun.extend_from_slice(b"payload");
+        assert_eq!(begun, expected);
     }
 }

@@ -17,6 +17,7 @@ mod output;
 mod payload;
 mod point;
 mod question;
+mod settle;
 mod slot;
 mod subflow;
 mod unbuilt;
@@ -41,7 +42,7 @@ pub mod __private {
     };
     pub use super::carry::{Probe, ProbeAny, ProbeHash, Rewind, RewindsInOrder};
     pub use super::continuation::{Reader, Resume, Stopped};
-    pub use super::cx::{Batch, Settled, Stop, app_state};
+    pub use super::cx::app_state;
     pub use super::definitions::{
         Cached, Presentation, arguments_schema, prompt_definition, resource_definition,
         tool_definition, uri_matches,
@@ -49,6 +50,7 @@ pub mod __private {
     pub use super::driver::Flow;
     pub use super::output::{NoArgs, drive_prompt, drive_resource, drive_tool};
     pub use super::point::{Asking, Form, Put};
+    pub use super::settle::{Batch, Settled, Stop};
     pub use super::slot::Slot;
     pub use super::subflow::{SubSettled, SubState, run_sub};
     pub use super::unbuilt::{Unbuilt, unbuilt_answers, unbuilt_cx, unbuilt_result};

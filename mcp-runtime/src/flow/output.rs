@@ -9,8 +9,9 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::cx::invalid_params;
-use super::driver::{Bounds, Flow, Step, run};
+use super::continuation::Resume;
+use super::cx::{Cx, invalid_params};
+use super::driver::{Bounds, Flow, Round, Running};
 use super::question::Refusal;
 use crate::protocol::{
     CallToolResult, ContentBlock, ErrorCode, ErrorObject, GetPromptResult, JsonObject,
@@ -330,19 +331,20 @@ impl schemars::JsonSchema for NoArgs {
     }
 }
 
-/// The round's step of `flow` with its arguments `args`, whose output `finish` turns into the
-/// method's result.
-fn bind<A, F, R>(
-    flow: &Flow<A, F>,
+/// The future of a round's step, `step` called with its arguments `args` from the context
+/// `cx` and the state `resume`, whose output `finish` turns into the method's result: the one
+/// box of the handler's own code a round.
+fn step_future<A, F, R>(
+    step: fn(A, Cx, Resume) -> F,
     args: A,
+    (cx, resume): (Cx, Resume),
     finish: impl FnOnce(F::Output) -> Result<R, ErrorObject> + Send + 'static,
-) -> Step<R>
+) -> Running<R>
 where
     A: Send + 'static,
     F: Future + Send + 'static,
 {
-    let step = flow.step;
-    Box::new(move |cx, resume| Box::pin(async move { finish(step(args, cx, resume).await) }))
+    Box::pin(async move { finish(step(args, cx, resume).await) })
 }
 
 /// Drives one round of a `#[tool]`.
@@ -362,7 +364,18 @@ where
 {
     let arguments = Value::Object(request.arguments.take().unwrap_or_default());
     match A::deserialize(&arguments) {
-        Ok(args) => tool_round(request, Bounds::of(&flow), bind(&flow, args, convert)),
+        Ok(args) => {
+            let mut round = Round::begin(request, Bounds::of(&flow));
+            #[allow(
+                clippy::manual_map,
+                reason = "a closure is one more item every handler compiles"
+            )]
+            let running = match round.step() {
+                Some(from) => Some(step_future(flow.step, args, from, convert)),
+                None => None,
+            };
+            tool_round(round, running)
+        }
         Err(error) => invalid_tool_arguments(request, &error),
     }
 }
@@ -370,11 +383,10 @@ where
 /// A tool's round, not generic: compiled here once for every tool (so are `prompt_round` and
 /// `resource_round`), where a generic round would be compiled again in each handler's crate.
 fn tool_round(
-    request: Request,
-    bounds: Bounds,
-    step: Step<CallToolResult>,
+    round: Round,
+    running: Option<Running<CallToolResult>>,
 ) -> BoxFuture<'static, HandlerResult<CallToolResult>> {
-    run(request, bounds, step)
+    round.run(running)
 }
 
 /// Arguments are the model's to fix, so they fail as a tool result it can read.
@@ -403,7 +415,18 @@ where
 {
     let arguments = Value::Object(request.arguments.take().unwrap_or_default());
     match A::deserialize(&arguments) {
-        Ok(args) => prompt_round(request, Bounds::of(&flow), bind(&flow, args, convert)),
+        Ok(args) => {
+            let mut round = Round::begin(request, Bounds::of(&flow));
+            #[allow(
+                clippy::manual_map,
+                reason = "a closure is one more item every handler compiles"
+            )]
+            let running = match round.step() {
+                Some(from) => Some(step_future(flow.step, args, from, convert)),
+                None => None,
+            };
+            prompt_round(round, running)
+        }
         Err(error) => {
             let error = invalid_params(format!(
                 "invalid arguments for prompt `{}`: {error}",
@@ -415,11 +438,10 @@ where
 }
 
 fn prompt_round(
-    request: Request,
-    bounds: Bounds,
-    step: Step<GetPromptResult>,
+    round: Round,
+    running: Option<Running<GetPromptResult>>,
 ) -> BoxFuture<'static, HandlerResult<GetPromptResult>> {
-    run(request, bounds, step)
+    round.run(running)
 }
 
 /// Drives one round of a `#[resource]` served under the URI or template `template`.
@@ -438,8 +460,15 @@ where
     let uri = request.target.clone();
     match A::deserialize(&uri_variables(template, &uri)) {
         Ok(args) => {
-            let convert = move |output| convert(output, &uri);
-            resource_round(request, Bounds::of(&flow), bind(&flow, args, convert))
+            let mut round = Round::begin(request, Bounds::of(&flow));
+            let running = match round.step() {
+                Some(from) => {
+                    let convert = move |output| convert(output, &uri);
+                    Some(step_future(flow.step, args, from, convert))
+                }
+                None => None,
+            };
+            resource_round(round, running)
         }
         Err(error) => {
             let error = invalid_params(format!("invalid resource URI `{uri}`: {error}"));
@@ -460,9 +489,8 @@ fn uri_variables(template: &str, uri: &str) -> Value {
 }
 
 fn resource_round(
-    request: Request,
-    bounds: Bounds,
-    step: Step<ReadResourceResult>,
+    round: Round,
+    running: Option<Running<ReadResourceResult>>,
 ) -> BoxFuture<'static, HandlerResult<ReadResourceResult>> {
-    run(request, bounds, step)
+    round.run(running)
 }

@@ -19,8 +19,9 @@ use std::marker::PhantomData;
 use serde_json::Value;
 
 use super::continuation::{Out, Reader, Stopped};
-use super::cx::{Halted, Stop, StopKind, Unanswered, ask_open, internal_error, read_one};
+use super::cx::{Halted, internal_error};
 use super::question::{Question, Reading};
+use super::settle::{Stop, StopKind, Unanswered, ask_open, read_one};
 use super::slot::Slot;
 
 /// How a form question's point settles (see [`Reader::form`]).
@@ -134,9 +135,12 @@ impl Reader {
         Stopped(())
     }
 
-    /// Starts writing the state of `point`.
+    /// Starts writing the state of `point`: a handler's in its envelope, a sub-flow's bare.
     fn begin(&mut self, point: u32) {
-        let mut bytes = Vec::new();
+        let mut bytes = match self.round {
+            Some(round) => super::driver::begin_state(round, self.shape, self.cx.flow()),
+            None => Vec::new(),
+        };
         let error = super::payload::write_item(&point, &mut bytes)
             .err()
             .map(|error| error.of("point"));

@@ -14,8 +14,9 @@ use serde::ser::SerializeTuple;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::continuation::{Reader, Resume, Stopped};
-use super::cx::{Cx, Halted, Stop, internal_error};
+use super::cx::{Cx, Halted, internal_error};
 use super::point::Put;
+use super::settle::Stop;
 use super::slot::Slot;
 
 /// A call of an `#[elicit]` sub-flow with its arguments, to be awaited directly in the body
@@ -226,7 +227,7 @@ pub async fn run_sub<S: SubFlowStep>(
             shape,
             ..
         }) => SubSettled::Stop(
-            Stop::ask(requests),
+            Stop::asking(requests),
             SubState {
                 shape,
                 payload: state,

@@ -6,7 +6,8 @@
 use std::marker::PhantomData;
 
 use super::continuation::Resume;
-use super::cx::{Batch, Cx, internal_error};
+use super::cx::{Cx, internal_error};
+use super::settle::Batch;
 use super::subflow::{IntoSubFlow, SubFlowStep};
 use crate::protocol::{
     CallToolResult, GetPromptResult, Prompt, ReadResourceResult, Resource, Tool,
