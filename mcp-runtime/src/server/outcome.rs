@@ -70,7 +70,15 @@ impl ResultAnswer {
     fn new(id: &Value, capacity: usize) -> Self {
         let mut body = Vec::with_capacity(capacity);
         body.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
-        serde_json::to_writer(&mut body, id).expect("a JSON value serialises");
+        // The usual id, an integer, as its digits: serde's bytes without its number machinery.
+        let mut digits = itoa::Buffer::new();
+        if let Some(n) = id.as_u64() {
+            body.extend_from_slice(digits.format(n).as_bytes());
+        } else if let Some(n) = id.as_i64() {
+            body.extend_from_slice(digits.format(n).as_bytes());
+        } else {
+            serde_json::to_writer(&mut body, id).expect("a JSON value serialises");
+        }
         body.extend_from_slice(br#","result":"#);
         let start = body.len();
         Self { body, start }
@@ -314,6 +322,24 @@ mod tests {
                 let raw = raw_result_outcome(&id, &serde_json::to_string(result).unwrap());
                 assert_eq!(raw.body.unwrap(), body);
             }
+        }
+    }
+
+    #[test]
+    fn an_id_is_written_as_serde_writes_it() {
+        // Integers at either end, `-0` (a float), floats, strings plain and escaped.
+        let ids: Vec<Value> = serde_json::from_str(
+            r#"[0, 7, -1, 18446744073709551615, -9223372036854775808, -0, 1.5, 1e300, 1E2,
+                "", "plain", "é ☃", "a \"b\"", "\\", "\u0001\u007f\n", "\ud83d\ude00",
+                null, true, {"a": [1]}]"#,
+        )
+        .unwrap();
+        for id in ids {
+            let answer = ResultAnswer::to(&id);
+            let mut expected = br#"{"jsonrpc":"2.0","id":"#.to_vec();
+            expected.extend(serde_json::to_vec(&id).unwrap());
+            expected.extend(br#","result":"#);
+            assert_eq!(answer.body, expected, "{id}");
         }
     }
 
