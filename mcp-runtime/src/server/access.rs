@@ -112,7 +112,8 @@ thread_local! {
 impl AccessRecord {
     /// The record of a request that begins now, in the current span: only what is known
     /// before it is dispatched (`method` and `id` escaped already, and both `verbatim` or
-    /// not). An emptied record this thread kept is reused, if there is one.
+    /// not). An emptied record this thread kept is reused, if there is one, and refilled in
+    /// place: made whole and moved into the box, a record was copied once more.
     pub(crate) fn start(
         method: &str,
         id: &str,
@@ -120,15 +121,12 @@ impl AccessRecord {
         legacy: bool,
         trace: TraceContext,
     ) -> Box<Self> {
-        reused(|mut text| {
-            text.push_str(method);
-            let method_end = text.len();
-            text.push_str(id);
-            Self {
-                parent: Parent::now(),
-                method_end,
-                id_end: text.len(),
-                text,
+        let mut record = spare().unwrap_or_else(|| {
+            Box::new(Self {
+                parent: Parent::Current(Span::none()),
+                text: String::new(),
+                method_end: 0,
+                id_end: 0,
                 has_target: false,
                 verbatim,
                 legacy,
@@ -143,12 +141,30 @@ impl AccessRecord {
                 replayed: false,
                 outcome: "",
                 error_code: None,
-                trace,
+                trace: TraceContext::default(),
                 started: Instant::now(),
                 ended: SystemTime::UNIX_EPOCH,
                 duration: Duration::ZERO,
-            }
-        })
+            })
+        });
+        let this = &mut *record;
+        this.parent = Parent::now();
+        this.text.clear();
+        this.text.push_str(method);
+        this.method_end = this.text.len();
+        this.text.push_str(id);
+        this.id_end = this.text.len();
+        this.has_target = false;
+        this.verbatim = verbatim;
+        this.legacy = legacy;
+        this.clear_round();
+        this.in_round = false;
+        this.replayed = false;
+        this.outcome = "";
+        this.error_code = None;
+        this.trace = trace;
+        this.started = Instant::now();
+        record
     }
 
     /// The record of the round that ends now: a copy of this one, the request's, in a spare
@@ -249,14 +265,18 @@ impl AccessRecord {
     }
 }
 
+/// An emptied record this thread kept, if there is one.
+fn spare() -> Option<Box<AccessRecord>> {
+    SPARE
+        .try_with(|spare| spare.borrow_mut().pop())
+        .ok()
+        .flatten()
+}
+
 /// A record made by `fill`, given an empty text buffer: an emptied record this thread kept
 /// and its buffer, if there is one.
 fn reused(fill: impl FnOnce(String) -> AccessRecord) -> Box<AccessRecord> {
-    let spare = SPARE
-        .try_with(|spare| spare.borrow_mut().pop())
-        .ok()
-        .flatten();
-    match spare {
+    match spare() {
         Some(mut record) => {
             let mut text = std::mem::take(&mut record.text);
             text.clear();
