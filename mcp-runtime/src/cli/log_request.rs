@@ -220,15 +220,16 @@ fn fields<S: Sink>(record: &AccessRecord, sink: &mut S) {
     if let Some(code) = record.error_code {
         sink.bare(name!("error_code"), digits.format(code));
     }
+    // Each on its own: a list of the three, names and all, was built for every line.
     let trace = &record.trace;
-    for (name, value) in [
-        (name!("traceparent"), &trace.traceparent),
-        (name!("tracestate"), &trace.tracestate),
-        (name!("baggage"), &trace.baggage),
-    ] {
-        if let Some(value) = value {
-            sink.text(name, value);
-        }
+    if let Some(value) = &trace.traceparent {
+        sink.text(name!("traceparent"), value);
+    }
+    if let Some(value) = &trace.tracestate {
+        sink.text(name!("tracestate"), value);
+    }
+    if let Some(value) = &trace.baggage {
+        sink.text(name!("baggage"), value);
     }
 }
 
