@@ -121,32 +121,7 @@ impl AccessRecord {
         legacy: bool,
         trace: TraceContext,
     ) -> Box<Self> {
-        let mut record = spare().unwrap_or_else(|| {
-            Box::new(Self {
-                parent: Parent::Current(Span::none()),
-                text: String::new(),
-                method_end: 0,
-                id_end: 0,
-                has_target: false,
-                verbatim,
-                legacy,
-                round: None,
-                shape: None,
-                flow: None,
-                from: None,
-                to: None,
-                answer: None,
-                state_bytes: None,
-                in_round: false,
-                replayed: false,
-                outcome: "",
-                error_code: None,
-                trace: TraceContext::default(),
-                started: Instant::now(),
-                ended: SystemTime::UNIX_EPOCH,
-                duration: Duration::ZERO,
-            })
-        });
+        let mut record = spare().unwrap_or_else(Self::blank);
         let this = &mut *record;
         this.parent = Parent::now();
         this.text.clear();
@@ -165,6 +140,37 @@ impl AccessRecord {
         this.trace = trace;
         this.started = Instant::now();
         record
+    }
+
+    /// A new record, to be filled: made only when a thread has no spare one, and kept out of
+    /// line, so that [`start`](Self::start) stays small enough to be inlined where it is called.
+    #[cold]
+    #[inline(never)]
+    fn blank() -> Box<Self> {
+        Box::new(Self {
+            parent: Parent::Current(Span::none()),
+            text: String::new(),
+            method_end: 0,
+            id_end: 0,
+            has_target: false,
+            verbatim: false,
+            legacy: false,
+            round: None,
+            shape: None,
+            flow: None,
+            from: None,
+            to: None,
+            answer: None,
+            state_bytes: None,
+            in_round: false,
+            replayed: false,
+            outcome: "",
+            error_code: None,
+            trace: TraceContext::default(),
+            started: Instant::now(),
+            ended: SystemTime::UNIX_EPOCH,
+            duration: Duration::ZERO,
+        })
     }
 
     /// The record of the round that ends now: a copy of this one, the request's, in a spare

@@ -45,6 +45,7 @@ pub(crate) enum Access {
 
 impl Access {
     /// Starts recording a request, before anything else is done for it.
+    #[inline]
     pub(crate) fn start(
         method: &str,
         id: &Value,
@@ -84,6 +85,7 @@ impl Access {
     }
 
     /// Runs `dispatch` as part of the request: inside its span, or with its record current.
+    #[inline]
     pub(crate) fn within<R>(&mut self, dispatch: impl FnOnce() -> R) -> R {
         match self {
             Self::Off => dispatch(),
@@ -98,6 +100,7 @@ impl Access {
 
     /// The request's answer, recorded when it is ready or dropped before (the client went
     /// away: recorded as cancelled, and the answer's future is dropped as part of the request).
+    #[inline]
     pub(crate) fn traced(
         self,
         outcome: BoxFuture<'static, Outcome>,
