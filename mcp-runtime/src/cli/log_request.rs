@@ -259,3 +259,50 @@ fn round_fields<S: Sink>(record: &AccessRecord, sink: &mut S) {
         sink.bare(name!("state_bytes"), digits.format(bytes));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::server::TraceContext;
+
+    /// A request's fields and its round's alone, in both formats, with counts of one digit
+    /// and of several (written as a character, or by `itoa`).
+    fn written(round: u32, from: u32, to: u32) -> [String; 4] {
+        let mut record =
+            AccessRecord::start("tools/call", "7", true, false, TraceContext::default());
+        record.round = Some(round);
+        record.from = Some(from);
+        record.to = Some(to);
+        record.replayed = true;
+        let request = Request::new(Cow::Borrowed(&*record));
+        let mut texts: [String; 4] = Default::default();
+        request.write_human(&mut texts[0]);
+        request.write_json(&mut texts[1]);
+        request.write_round_human(&mut texts[2]);
+        assert!(request.write_round_json(&mut texts[3]));
+        texts
+    }
+
+    #[test]
+    fn counts_of_any_width_and_flags_read_as_they_print() {
+        for (round, from, to) in [(1, 0, 9), (10, 99, 4_294_967_295)] {
+            let [human, json, round_human, round_json] = written(round, from, to);
+            let round_text = format!("round={round} from={from} to={to}");
+            assert_eq!(
+                human,
+                format!(r#"method="tools/call" id="7" legacy=false {round_text} replayed=true"#)
+            );
+            assert_eq!(
+                json,
+                format!(
+                    r#""method":"tools/call","id":"7","legacy":false,"round":{round},"from":{from},"to":{to},"replayed":true"#
+                )
+            );
+            assert_eq!(round_human, round_text);
+            assert_eq!(
+                round_json,
+                format!(r#""round":{round},"from":{from},"to":{to}"#)
+            );
+        }
+    }
+}
