@@ -14,6 +14,7 @@
 
 mod client_text;
 
+#[cfg(feature = "cli")]
 use std::borrow::Cow;
 use std::future::Future;
 use std::pin::Pin;
@@ -403,11 +404,11 @@ impl Drop for Traced {
     }
 }
 
-#[cfg(test)]
+// Each test is of the access log's record, which the `cli` feature builds.
+#[cfg(all(test, feature = "cli"))]
 mod tests {
     use super::*;
 
-    #[cfg(feature = "cli")]
     fn record(method: &str) -> Access {
         Access::Record(Some(AccessRecord::start(
             method,
@@ -418,12 +419,10 @@ mod tests {
         )))
     }
 
-    #[cfg(feature = "cli")]
     fn current_method() -> Option<String> {
         access::with_current(|record| record.method().to_owned())
     }
 
-    #[cfg(feature = "cli")]
     #[test]
     fn a_record_is_current_only_within_its_request_and_keeps_what_was_set_there() {
         let (mut outer, mut inner) = (record("outer"), record("inner"));
@@ -441,7 +440,6 @@ mod tests {
         assert_eq!(outer.round, Some(2));
     }
 
-    #[cfg(feature = "cli")]
     #[test]
     fn request_lines_are_enabled_as_an_info_event_here_would_be() {
         use tracing_subscriber::layer::SubscriberExt as _;
