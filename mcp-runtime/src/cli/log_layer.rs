@@ -109,7 +109,7 @@ impl LogLayer {
                     fields,
                 };
                 self.lines.write(line, &parts, Spans::Live(scope, request));
-                self.writer.push(line.as_bytes());
+                self.writer.push(line);
                 if line.capacity() > 64 * 1024 {
                     *line = String::new();
                 }

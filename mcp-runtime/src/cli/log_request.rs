@@ -36,30 +36,42 @@ impl<'a> Request<'a> {
 
     /// Writes the request's fields as the human format shows a span's.
     pub(super) fn write_human(&self, out: &mut String) {
-        fields(&self.record, &mut Human { out, first: true });
+        fields(&self.record, &mut Human(out));
     }
 
     /// Writes the request's fields as the members of a JSON object.
     pub(super) fn write_json(&self, out: &mut String) {
-        fields(&self.record, &mut Json { out, first: true });
+        fields(&self.record, &mut Json(out));
     }
 
     /// Writes the round's fields as the human format shows a span's.
     pub(super) fn write_round_human(&self, out: &mut String) {
-        round_fields(&self.record, &mut Human { out, first: true });
+        let start = out.len();
+        round_fields(&self.record, &mut Human(out));
+        unseparated(out, start);
     }
 
     /// Writes the round's fields as the members of a JSON object; says whether there were any.
     pub(super) fn write_round_json(&self, out: &mut String) -> bool {
-        let mut json = Json { out, first: true };
-        round_fields(&self.record, &mut json);
-        !json.first
+        let start = out.len();
+        round_fields(&self.record, &mut Json(out));
+        unseparated(out, start)
     }
 }
 
-/// A field's name as each format writes it before the value, when another field came before
-/// it (the first goes without the leading separator), and before a quoted value: so that a
-/// field starts with one copy, not three or four.
+/// Takes off the separator before the first field written from `start` on, if any was: a
+/// round's first field is whichever it knows. Says whether any was.
+fn unseparated(out: &mut String, start: usize) -> bool {
+    let any = out.len() > start;
+    if any {
+        out.remove(start);
+    }
+    any
+}
+
+/// A field's name as each format writes it before the value, after a separator (none for a
+/// line's first field), and before a quoted value: each a constant, so that a field starts
+/// with a copy of known length, which the compiler makes a few moves, not a call.
 #[derive(Clone, Copy)]
 struct Name {
     /// ` name=`.
@@ -72,7 +84,8 @@ struct Name {
     json_quoted: &'static str,
 }
 
-/// The [`Name`] of the field `$name`.
+/// The [`Name`] of the field `$name`, after another field; `first` before it, for the field
+/// that always comes first.
 macro_rules! name {
     ($name:literal) => {
         Name {
@@ -80,6 +93,14 @@ macro_rules! name {
             human_quoted: concat!(" ", $name, "=\""),
             json: concat!(",\"", $name, "\":"),
             json_quoted: concat!(",\"", $name, "\":\""),
+        }
+    };
+    (first $name:literal) => {
+        Name {
+            human: concat!($name, "="),
+            human_quoted: concat!($name, "=\""),
+            json: concat!("\"", $name, "\":"),
+            json_quoted: concat!("\"", $name, "\":\""),
         }
     };
 }
@@ -92,9 +113,29 @@ trait Sink {
     /// Writes a string value, quoted and escaped as the format does.
     fn text(&mut self, name: Name, value: &str);
 
-    /// Writes a value that reads alike in both formats: a number or a boolean.
+    /// Writes a value that reads alike in both formats: a number.
     fn bare(&mut self, name: Name, value: &str) {
         self.name(name, false).push_str(value);
+    }
+
+    /// Writes a boolean, which reads alike in both formats.
+    fn flag(&mut self, name: Name, value: bool) {
+        let out = self.name(name, false);
+        // Two copies of known length rather than one of either.
+        if value {
+            out.push_str("true");
+        } else {
+            out.push_str("false");
+        }
+    }
+
+    /// Writes a small count, which reads alike in both formats: one digit as a character.
+    fn count(&mut self, name: Name, value: u32) {
+        let out = self.name(name, false);
+        match char::from_digit(value, 10) {
+            Some(digit) => out.push(digit),
+            None => out.push_str(itoa::Buffer::new().format(value)),
+        }
     }
 
     /// Writes a string that both formats quote as it is: printable ASCII with no quote or
@@ -106,28 +147,18 @@ trait Sink {
     }
 }
 
-/// `prefix` without its leading separator when `first`.
-fn separated(prefix: &'static str, first: bool) -> &'static str {
-    if first { &prefix[1..] } else { prefix }
-}
-
 /// The human format: `name="text" n=1`, as `Debug` quotes a string.
-struct Human<'a> {
-    out: &'a mut String,
-    first: bool,
-}
+struct Human<'a>(&'a mut String);
 
 impl Sink for Human<'_> {
     #[inline]
     fn name(&mut self, name: Name, quoted: bool) -> &mut String {
-        let prefix = if quoted {
+        self.0.push_str(if quoted {
             name.human_quoted
         } else {
             name.human
-        };
-        self.out
-            .push_str(separated(prefix, std::mem::take(&mut self.first)));
-        self.out
+        });
+        self.0
     }
 
     #[inline]
@@ -137,18 +168,14 @@ impl Sink for Human<'_> {
 }
 
 /// JSON members: `"name":"text","n":1`, as `serde_json` escapes a string.
-struct Json<'a> {
-    out: &'a mut String,
-    first: bool,
-}
+struct Json<'a>(&'a mut String);
 
 impl Sink for Json<'_> {
     #[inline]
     fn name(&mut self, name: Name, quoted: bool) -> &mut String {
-        let prefix = if quoted { name.json_quoted } else { name.json };
-        self.out
-            .push_str(separated(prefix, std::mem::take(&mut self.first)));
-        self.out
+        self.0
+            .push_str(if quoted { name.json_quoted } else { name.json });
+        self.0
     }
 
     #[inline]
@@ -170,12 +197,9 @@ fn fields<S: Sink>(record: &AccessRecord, sink: &mut S) {
             sink.text(name, value);
         }
     };
-    client(sink, name!("method"), record.method());
+    client(sink, name!(first "method"), record.method());
     client(sink, name!("id"), record.id());
-    sink.bare(
-        name!("legacy"),
-        if record.legacy { "true" } else { "false" },
-    );
+    sink.flag(name!("legacy"), record.legacy);
     if let Some(target) = record.target() {
         client(sink, name!("target"), target);
     }
@@ -183,7 +207,7 @@ fn fields<S: Sink>(record: &AccessRecord, sink: &mut S) {
         round_fields(record, sink);
     }
     if record.replayed {
-        sink.bare(name!("replayed"), "true");
+        sink.flag(name!("replayed"), true);
     }
     if !record.outcome.is_empty() {
         sink.verbatim(name!("outcome"), record.outcome);
@@ -196,15 +220,16 @@ fn fields<S: Sink>(record: &AccessRecord, sink: &mut S) {
     if let Some(code) = record.error_code {
         sink.bare(name!("error_code"), digits.format(code));
     }
+    // Each on its own: a list of the three, names and all, was built for every line.
     let trace = &record.trace;
-    for (name, value) in [
-        (name!("traceparent"), &trace.traceparent),
-        (name!("tracestate"), &trace.tracestate),
-        (name!("baggage"), &trace.baggage),
-    ] {
-        if let Some(value) = value {
-            sink.text(name, value);
-        }
+    if let Some(value) = &trace.traceparent {
+        sink.text(name!("traceparent"), value);
+    }
+    if let Some(value) = &trace.tracestate {
+        sink.text(name!("tracestate"), value);
+    }
+    if let Some(value) = &trace.baggage {
+        sink.text(name!("baggage"), value);
     }
 }
 
@@ -213,7 +238,7 @@ fn fields<S: Sink>(record: &AccessRecord, sink: &mut S) {
 fn round_fields<S: Sink>(record: &AccessRecord, sink: &mut S) {
     let mut digits = itoa::Buffer::new();
     if let Some(round) = record.round {
-        sink.bare(name!("round"), digits.format(round));
+        sink.count(name!("round"), round);
     }
     if let Some(shape) = record.shape {
         hex(sink.name(name!("shape"), false), u64::from(shape), 8);
@@ -222,15 +247,62 @@ fn round_fields<S: Sink>(record: &AccessRecord, sink: &mut S) {
         hex(sink.name(name!("flow"), false), flow, 16);
     }
     if let Some(from) = record.from {
-        sink.bare(name!("from"), digits.format(from));
+        sink.count(name!("from"), from);
     }
     if let Some(to) = record.to {
-        sink.bare(name!("to"), digits.format(to));
+        sink.count(name!("to"), to);
     }
     if let Some(answer) = record.answer {
         sink.verbatim(name!("answer"), answer);
     }
     if let Some(bytes) = record.state_bytes {
         sink.bare(name!("state_bytes"), digits.format(bytes));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::server::TraceContext;
+
+    /// A request's fields and its round's alone, in both formats, with counts of one digit
+    /// and of several (written as a character, or by `itoa`).
+    fn written(round: u32, from: u32, to: u32) -> [String; 4] {
+        let mut record =
+            AccessRecord::start("tools/call", "7", true, false, TraceContext::default());
+        record.round = Some(round);
+        record.from = Some(from);
+        record.to = Some(to);
+        record.replayed = true;
+        let request = Request::new(Cow::Borrowed(&*record));
+        let mut texts: [String; 4] = Default::default();
+        request.write_human(&mut texts[0]);
+        request.write_json(&mut texts[1]);
+        request.write_round_human(&mut texts[2]);
+        assert!(request.write_round_json(&mut texts[3]));
+        texts
+    }
+
+    #[test]
+    fn counts_of_any_width_and_flags_read_as_they_print() {
+        for (round, from, to) in [(1, 0, 9), (10, 99, 4_294_967_295)] {
+            let [human, json, round_human, round_json] = written(round, from, to);
+            let round_text = format!("round={round} from={from} to={to}");
+            assert_eq!(
+                human,
+                format!(r#"method="tools/call" id="7" legacy=false {round_text} replayed=true"#)
+            );
+            assert_eq!(
+                json,
+                format!(
+                    r#""method":"tools/call","id":"7","legacy":false,"round":{round},"from":{from},"to":{to},"replayed":true"#
+                )
+            );
+            assert_eq!(round_human, round_text);
+            assert_eq!(
+                round_json,
+                format!(r#""round":{round},"from":{from},"to":{to}"#)
+            );
+        }
     }
 }

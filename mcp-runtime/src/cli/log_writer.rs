@@ -51,7 +51,8 @@ struct Shared {
 
 #[derive(Default)]
 struct Pending {
-    bytes: Vec<u8>,
+    /// Lines, whole, one after the other.
+    bytes: String,
     /// Records whose lines are to be written, each with where in `bytes` its line goes.
     records: Vec<(usize, Box<AccessRecord>)>,
     /// About how many bytes `records` hold.
@@ -67,7 +68,8 @@ struct Pending {
 
 /// How the writer thread formats the lines of the records it takes, a batch at a time.
 pub(super) trait RecordLines: Send + 'static {
-    /// Appends the line of `record` to `line`.
+    /// Appends the line of `record` to `line`: the batch's text as it is written out, where
+    /// the line goes, with no copy of it made apart.
     fn write(&mut self, record: &AccessRecord, line: &mut String);
 
     /// Says that the batch's lines are all written: the spans of its records may have closed
@@ -118,7 +120,7 @@ impl BatchWriter {
 
     /// Takes one whole line: queued, or dropped and counted when the buffer is full. Never
     /// blocks on the output.
-    pub(super) fn push(&self, line: &[u8]) {
+    pub(super) fn push(&self, line: &str) {
         let mut pending = self.shared.lock();
         if pending.bytes.len() + line.len() > CAPACITY {
             drop(pending);
@@ -126,7 +128,7 @@ impl BatchWriter {
             return;
         }
         let was_below = pending.bytes.len() < FLUSH_AT;
-        pending.bytes.extend_from_slice(line);
+        pending.bytes.push_str(line);
         let wake = was_below && pending.bytes.len() >= FLUSH_AT;
         drop(pending);
         if wake {
@@ -168,11 +170,10 @@ impl Shared {
     /// The writer thread: takes what waits, formats its records' lines among the others and
     /// writes it all outside the lock, until told to stop.
     fn run(&self, mut out: impl Write, mut format: impl RecordLines) {
-        let mut batch = Vec::with_capacity(FLUSH_AT);
+        let mut batch = String::with_capacity(FLUSH_AT);
         let mut records = Vec::new();
-        // The batch with its records' lines in place, and one record's line.
-        let mut written = Vec::new();
-        let mut line = String::new();
+        // The batch with its records' lines in place, each formatted where it goes.
+        let mut written = String::new();
         let mut emptied: Vec<Box<AccessRecord>> = Vec::new();
         loop {
             let stopping = {
@@ -197,11 +198,9 @@ impl Shared {
             } else {
                 let mut from = 0;
                 for (at, mut record) in records.drain(..) {
-                    written.extend_from_slice(&batch[from..at]);
+                    written.push_str(&batch[from..at]);
                     from = at;
-                    line.clear();
-                    format.write(&record, &mut line);
-                    written.extend_from_slice(line.as_bytes());
+                    format.write(&record, &mut written);
                     // Outside the lock: the span a record lets go of may close, and its
                     // line is pushed.
                     if record.reusable() {
@@ -209,7 +208,7 @@ impl Shared {
                         emptied.push(record);
                     }
                 }
-                written.extend_from_slice(&batch[from..]);
+                written.push_str(&batch[from..]);
                 format.batch_written();
                 // Given back before the lines are out, for requests to reuse.
                 let mut pending = self.lock();
@@ -221,15 +220,12 @@ impl Shared {
             };
             if !bytes.is_empty() {
                 // Nothing to tell if the output fails: the log is where it would be told.
-                let _ = out.write_all(bytes).and_then(|()| out.flush());
+                let _ = out.write_all(bytes.as_bytes()).and_then(|()| out.flush());
             }
             batch.clear();
             batch.shrink_to(CAPACITY / 4);
             written.clear();
             written.shrink_to(CAPACITY / 4);
-            if line.capacity() > FLUSH_AT {
-                line = String::new();
-            }
             // A record let go of may have closed a span, whose line waits, and requests may
             // still end: what waits is written before the thread stops.
             if stopping {
@@ -314,11 +310,7 @@ pub(super) mod tests {
         let got = Arc::new(Mutex::new(Vec::new()));
         let (out, writing, open) = Held::new(&got);
         let (writer, thread) = BatchWriter::spawn("log-test", out, |_: &_, _: &mut _| {}).unwrap();
-        let line = [b'x'; 1023]
-            .iter()
-            .chain(b"\n")
-            .copied()
-            .collect::<Vec<u8>>();
+        let line = format!("{}\n", "x".repeat(1023));
         // The first batch is taken by the thread, which then waits on the held output; the
         // rest fill the buffer to its capacity, and what does not fit is dropped.
         writer.push(&line);
@@ -342,13 +334,13 @@ pub(super) mod tests {
             open.send(()).unwrap();
         }
         let (writer, thread) = BatchWriter::spawn("log-test", out, |_: &_, _: &mut _| {}).unwrap();
-        writer.push(b"one\n");
+        writer.push("one\n");
         let deadline = std::time::Instant::now() + Duration::from_secs(5);
         while got.lock().unwrap().is_empty() && std::time::Instant::now() < deadline {
             std::thread::sleep(Duration::from_millis(5));
         }
         assert_eq!(&*got.lock().unwrap(), b"one\n");
-        writer.push(b"two\n");
+        writer.push("two\n");
         thread.finish(Duration::from_secs(5));
         assert_eq!(&*got.lock().unwrap(), b"one\ntwo\n");
         assert_eq!(writer.dropped(), 0);
@@ -372,7 +364,7 @@ pub(super) mod tests {
         let (writer, thread) = BatchWriter::spawn("log-test", out, method_line).unwrap();
         // The thread takes the first line and waits on the held output; the records wait
         // behind it, up to their capacity.
-        writer.push(b"first\n");
+        writer.push("first\n");
         writing.recv().unwrap();
         // Numbers of up to four digits: their records are all the same size.
         let fit = CAPACITY / record("0").size();
@@ -404,7 +396,7 @@ pub(super) mod tests {
         let got = Arc::new(Mutex::new(Vec::new()));
         let (out, writing, open) = Held::new(&got);
         let (writer, thread) = BatchWriter::spawn("log-test", out, method_line).unwrap();
-        writer.push(b"first\n");
+        writer.push("first\n");
         writing.recv().unwrap();
         // Each record holds a 64 KiB baggage: few fit.
         let big = || {
@@ -434,7 +426,7 @@ pub(super) mod tests {
         // Enough for several batches, some taken while lines are still pushed.
         let mut expected = String::new();
         for n in 0..3 * FLUSH_RECORDS {
-            writer.push(format!("line {n}\n").as_bytes());
+            writer.push(&format!("line {n}\n"));
             if let Some(spare) = writer.push_record(record(&format!("record {n}"))) {
                 assert!(spare.parent.is_none(), "an emptied record is given back");
             }

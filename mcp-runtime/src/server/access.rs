@@ -19,12 +19,16 @@
 
 use std::cell::{Cell, RefCell};
 use std::future::Future;
-use std::pin::{Pin, pin};
-use std::sync::{Arc, OnceLock};
+use std::pin::Pin;
+use std::sync::OnceLock;
 use std::task::{Context, Poll};
 use std::time::{Duration, Instant, SystemTime};
 
-use tracing::{Instrument as _, Span};
+use tracing::Span;
+
+mod connection;
+
+pub(crate) use connection::{Parent, in_connection};
 
 use super::Outcome;
 use super::handler::BoxFuture;
@@ -108,7 +112,8 @@ thread_local! {
 impl AccessRecord {
     /// The record of a request that begins now, in the current span: only what is known
     /// before it is dispatched (`method` and `id` escaped already, and both `verbatim` or
-    /// not). An emptied record this thread kept is reused, if there is one.
+    /// not). An emptied record this thread kept is reused, if there is one, and refilled in
+    /// place: made whole and moved into the box, a record was copied once more.
     pub(crate) fn start(
         method: &str,
         id: &str,
@@ -116,34 +121,55 @@ impl AccessRecord {
         legacy: bool,
         trace: TraceContext,
     ) -> Box<Self> {
-        reused(|mut text| {
-            text.push_str(method);
-            let method_end = text.len();
-            text.push_str(id);
-            Self {
-                parent: Parent::now(),
-                method_end,
-                id_end: text.len(),
-                text,
-                has_target: false,
-                verbatim,
-                legacy,
-                round: None,
-                shape: None,
-                flow: None,
-                from: None,
-                to: None,
-                answer: None,
-                state_bytes: None,
-                in_round: false,
-                replayed: false,
-                outcome: "",
-                error_code: None,
-                trace,
-                started: Instant::now(),
-                ended: SystemTime::UNIX_EPOCH,
-                duration: Duration::ZERO,
-            }
+        let mut record = spare().unwrap_or_else(Self::blank);
+        let this = &mut *record;
+        this.parent = Parent::now();
+        this.text.clear();
+        this.text.push_str(method);
+        this.method_end = this.text.len();
+        this.text.push_str(id);
+        this.id_end = this.text.len();
+        this.has_target = false;
+        this.verbatim = verbatim;
+        this.legacy = legacy;
+        this.clear_round();
+        this.in_round = false;
+        this.replayed = false;
+        this.outcome = "";
+        this.error_code = None;
+        this.trace = trace;
+        this.started = Instant::now();
+        record
+    }
+
+    /// A new record, to be filled: made only when a thread has no spare one, and kept out of
+    /// line, so that [`start`](Self::start) stays small enough to be inlined where it is called.
+    #[cold]
+    #[inline(never)]
+    fn blank() -> Box<Self> {
+        Box::new(Self {
+            parent: Parent::Current(Span::none()),
+            text: String::new(),
+            method_end: 0,
+            id_end: 0,
+            has_target: false,
+            verbatim: false,
+            legacy: false,
+            round: None,
+            shape: None,
+            flow: None,
+            from: None,
+            to: None,
+            answer: None,
+            state_bytes: None,
+            in_round: false,
+            replayed: false,
+            outcome: "",
+            error_code: None,
+            trace: TraceContext::default(),
+            started: Instant::now(),
+            ended: SystemTime::UNIX_EPOCH,
+            duration: Duration::ZERO,
         })
     }
 
@@ -245,14 +271,18 @@ impl AccessRecord {
     }
 }
 
+/// An emptied record this thread kept, if there is one.
+fn spare() -> Option<Box<AccessRecord>> {
+    SPARE
+        .try_with(|spare| spare.borrow_mut().pop())
+        .ok()
+        .flatten()
+}
+
 /// A record made by `fill`, given an empty text buffer: an emptied record this thread kept
 /// and its buffer, if there is one.
 fn reused(fill: impl FnOnce(String) -> AccessRecord) -> Box<AccessRecord> {
-    let spare = SPARE
-        .try_with(|spare| spare.borrow_mut().pop())
-        .ok()
-        .flatten();
-    match spare {
+    match spare() {
         Some(mut record) => {
             let mut text = std::mem::take(&mut record.text);
             text.clear();
@@ -311,110 +341,6 @@ impl<'a> Entered<'a> {
 impl Drop for Entered<'_> {
     fn drop(&mut self) {
         *self.slot = CURRENT.with(|cell| cell.replace(self.previous.take()));
-    }
-}
-
-/// The span a request began in, kept with its record until its line is written (so the
-/// span closes after it).
-#[derive(Clone)]
-pub(crate) enum Parent {
-    /// Its connection's, shared with the connection: one count taken.
-    Connection(Arc<Span>),
-    /// The span current when it began, looked up through the subscriber: a request not
-    /// begun directly by a connection ([`in_connection`]), or begun within another.
-    Current(Span),
-}
-
-impl Parent {
-    /// The span a request that begins now begins in: the connection's, shared, when the
-    /// connection's own code begins it (no request runs on this thread: what one runs may
-    /// enter spans of its own); else the span current.
-    fn now() -> Self {
-        let shared = if with_current(|_| ()).is_some() {
-            None
-        } else {
-            CONNECTION
-                .try_with(|cell| {
-                    let connection = cell.take();
-                    let shared = connection.clone();
-                    cell.set(connection);
-                    shared
-                })
-                .ok()
-                .flatten()
-        };
-        shared.map_or_else(|| Self::Current(Span::current()), Self::Connection)
-    }
-}
-
-impl std::ops::Deref for Parent {
-    type Target = Span;
-
-    fn deref(&self) -> &Span {
-        match self {
-            Self::Connection(span) => span,
-            Self::Current(span) => span,
-        }
-    }
-}
-
-thread_local! {
-    /// The span of the connection this thread polls, while no request of it runs: the span
-    /// current then, which the requests it begins begin in.
-    static CONNECTION: Cell<Option<Arc<Span>>> = const { Cell::new(None) };
-}
-
-/// Runs `future`, a connection's, in its `span`, entered whenever it is polled (as
-/// `Instrument` does it); with the access log installed and `span` enabled, the span is
-/// also shared with the records of the requests that begin in it, which take a count of
-/// it rather than look the current span up through the subscriber.
-pub(crate) fn in_connection<F: Future>(span: Span, future: F) -> impl Future<Output = F::Output> {
-    let shared = installed() && !span.is_disabled();
-    sharing(span, shared, future)
-}
-
-/// [`in_connection`], with the span shared or not.
-fn sharing<F: Future>(span: Span, shared: bool, future: F) -> impl Future<Output = F::Output> {
-    let mut shared = shared.then(|| Arc::new(span.clone()));
-    let instrumented = future.instrument(span);
-    async move {
-        let mut instrumented = pin!(instrumented);
-        std::future::poll_fn(|cx| {
-            if shared.is_none() {
-                // The access log is not installed, or the span is disabled: not entered, so
-                // the span current is still that of what polls this.
-                return instrumented.as_mut().poll(cx);
-            }
-            let _shared = Shared::new(&mut shared);
-            instrumented.as_mut().poll(cx)
-        })
-        .await
-    }
-}
-
-/// While alive, `slot`'s span is this thread's [`CONNECTION`]; dropped (also in a panic), it
-/// goes back to `slot`, and the one before comes back.
-struct Shared<'a> {
-    slot: &'a mut Option<Arc<Span>>,
-    previous: Option<Arc<Span>>,
-}
-
-impl<'a> Shared<'a> {
-    fn new(slot: &'a mut Option<Arc<Span>>) -> Self {
-        let previous = CONNECTION
-            .try_with(|cell| cell.replace(slot.take()))
-            .ok()
-            .flatten();
-        Self { slot, previous }
-    }
-}
-
-impl Drop for Shared<'_> {
-    fn drop(&mut self) {
-        *self.slot = CONNECTION
-            .try_with(|cell| cell.replace(self.previous.take()))
-            .ok()
-            .flatten();
     }
 }
 
@@ -520,51 +446,5 @@ impl Drop for Recorded {
             }
             self.write("cancelled", None);
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The span the record of a request begun now begins in.
-    fn began_in() -> (Option<tracing::Id>, bool) {
-        let record = AccessRecord::start("ping", "1", true, false, TraceContext::default());
-        let shared = matches!(record.parent, Parent::Connection(_));
-        (record.parent.id(), shared)
-    }
-
-    #[tokio::test]
-    async fn a_request_begins_in_its_connections_span_shared_and_within_a_request_in_the_current_one()
-     {
-        let subscriber = tracing_subscriber::registry();
-        let _default = tracing::subscriber::set_default(subscriber);
-        let connection = tracing::info_span!("connection");
-        let id = connection.id();
-        let inner = tracing::info_span!(parent: None, "inner");
-        let polled = sharing(connection.clone(), true, async {
-            let begun = began_in();
-            let mut record = Some(AccessRecord::start(
-                "tools/call",
-                "2",
-                true,
-                false,
-                TraceContext::default(),
-            ));
-            let nested = {
-                let _entered = Entered::new(&mut record);
-                inner.in_scope(began_in)
-            };
-            tokio::task::yield_now().await;
-            (begun, nested, began_in())
-        })
-        .await;
-        assert_eq!(polled.0, (id.clone(), true), "begun by the connection");
-        assert_eq!(polled.1, (inner.id(), false), "begun within a request");
-        assert_eq!(polled.2, (id.clone(), true), "shared again after a wait");
-        assert_eq!(began_in(), (None, false), "begun outside the connection");
-        // Not shared: looked up.
-        let looked_up = sharing(connection, false, async { began_in() }).await;
-        assert_eq!(looked_up, (id, false));
     }
 }

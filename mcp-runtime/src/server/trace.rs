@@ -12,6 +12,9 @@
 //!
 //! Each field is recorded once: a human formatter writes every value it is given.
 
+mod client_text;
+
+#[cfg(feature = "cli")]
 use std::borrow::Cow;
 use std::future::Future;
 use std::pin::Pin;
@@ -26,46 +29,9 @@ use super::Outcome;
 use super::access::{self, AccessRecord, Entered, Recorded};
 use super::handler::BoxFuture;
 use super::trace_context::TraceContext;
-use crate::logfield::{SHOWN_CHARS, untrusted};
-
-/// Client-chosen text as a span records it: escaped, cut, and a string.
-pub(crate) fn escaped<'a>(text: impl Into<Cow<'a, str>>) -> String {
-    let text = text.into();
-    if plain(&text) {
-        // Owned text is kept as it is; borrowed text is copied once.
-        return text.into_owned();
-    }
-    untrusted(&text).to_string()
-}
-
-/// Client-chosen text escaped and cut, as [`escaped`] writes it, borrowed when it is plain;
-/// and whether it is verbatim: plain with no quote, which both log formats write between
-/// quotes as it is. One pass over the text tells both.
+pub(crate) use client_text::escaped;
 #[cfg(feature = "cli")]
-fn escaped_text(text: &str) -> (Cow<'_, str>, bool) {
-    match scan(text) {
-        (true, quote) => (Cow::Borrowed(text), !quote),
-        (false, _) => (Cow::Owned(untrusted(text).to_string()), false),
-    }
-}
-
-/// Whether `text` reads the same escaped and cut: printable ASCII with no backslash, too
-/// short to be cut. Method names, ids and most targets are, and are then copied as they are.
-fn plain(text: &str) -> bool {
-    scan(text).0
-}
-
-/// One pass over client text: whether it is [`plain`], and whether it holds a quote.
-fn scan(text: &str) -> (bool, bool) {
-    // Without an early exit, which lets the compiler test many bytes at a time.
-    let (printable, quote) = text.bytes().fold((true, false), |(printable, quote), b| {
-        (
-            printable & matches!(b, b' '..=b'~') & (b != b'\\'),
-            quote | (b == b'"'),
-        )
-    });
-    (printable && text.len() <= SHOWN_CHARS, quote)
-}
+use client_text::escaped_text;
 
 /// How one request is recorded.
 pub(crate) enum Access {
@@ -80,6 +46,7 @@ pub(crate) enum Access {
 
 impl Access {
     /// Starts recording a request, before anything else is done for it.
+    #[inline]
     pub(crate) fn start(
         method: &str,
         id: &Value,
@@ -119,6 +86,7 @@ impl Access {
     }
 
     /// Runs `dispatch` as part of the request: inside its span, or with its record current.
+    #[inline]
     pub(crate) fn within<R>(&mut self, dispatch: impl FnOnce() -> R) -> R {
         match self {
             Self::Off => dispatch(),
@@ -133,6 +101,7 @@ impl Access {
 
     /// The request's answer, recorded when it is ready or dropped before (the client went
     /// away: recorded as cancelled, and the answer's future is dropped as part of the request).
+    #[inline]
     pub(crate) fn traced(
         self,
         outcome: BoxFuture<'static, Outcome>,
@@ -435,11 +404,11 @@ impl Drop for Traced {
     }
 }
 
-#[cfg(test)]
+// Each test is of the access log's record, which the `cli` feature builds.
+#[cfg(all(test, feature = "cli"))]
 mod tests {
     use super::*;
 
-    #[cfg(feature = "cli")]
     fn record(method: &str) -> Access {
         Access::Record(Some(AccessRecord::start(
             method,
@@ -450,12 +419,10 @@ mod tests {
         )))
     }
 
-    #[cfg(feature = "cli")]
     fn current_method() -> Option<String> {
         access::with_current(|record| record.method().to_owned())
     }
 
-    #[cfg(feature = "cli")]
     #[test]
     fn a_record_is_current_only_within_its_request_and_keeps_what_was_set_there() {
         let (mut outer, mut inner) = (record("outer"), record("inner"));
@@ -473,7 +440,6 @@ mod tests {
         assert_eq!(outer.round, Some(2));
     }
 
-    #[cfg(feature = "cli")]
     #[test]
     fn request_lines_are_enabled_as_an_info_event_here_would_be() {
         use tracing_subscriber::layer::SubscriberExt as _;
@@ -499,41 +465,6 @@ mod tests {
                 ((outside, outside), (inside, inside)),
                 "{filter}"
             );
-        }
-    }
-
-    #[test]
-    fn plain_text_is_kept_and_the_rest_escaped_as_untrusted_text_is() {
-        let long = "a".repeat(SHOWN_CHARS + 1);
-        for text in [
-            "tools/call",
-            "\"7\"",
-            "back\\slash",
-            "line\n",
-            "é",
-            &long,
-            &long[1..],
-        ] {
-            let expected = untrusted(text).to_string();
-            assert_eq!(escaped(text), expected, "{text}");
-            assert_eq!(escaped(text.to_owned()), expected, "{text}");
-            #[cfg(feature = "cli")]
-            {
-                // Verbatim: nothing `Debug` or JSON would escape.
-                let (written, verbatim) = escaped_text(text);
-                assert_eq!(written, expected, "{text}");
-                let quoted = serde_json::to_string(&expected).unwrap();
-                assert!(
-                    !verbatim
-                        || (quoted[1..quoted.len() - 1] == expected
-                            && format!("{expected:?}") == quoted),
-                    "{text}"
-                );
-            }
-        }
-        #[cfg(feature = "cli")]
-        for (text, verbatim) in [("tools/call", true), ("\"7\"", false), ("a b~", true)] {
-            assert_eq!(escaped_text(text).1, verbatim, "{text}");
         }
     }
 }
