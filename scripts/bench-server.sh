@@ -4,11 +4,13 @@
 #
 # Expects SERVER_CPU and CLIENT_CPU; sets SERVER_PIN and CLIENT_PIN (commands to prefix),
 # and, once `start_deploy BINARY LOG [FILTER]` returns, PORT and SERVER_PID. BENCH_PORTS
-# (`FIRST-LAST`, default 20000-49999) bounds the ports tried. SERVER_WRAP, when the sourcing
+# (`FIRST-LAST`, default 20000-32767: below Linux's range of ephemeral ports, from which the
+# generators' own connections take theirs, so a port found free is not taken by one before
+# the server binds it) bounds the ports tried. SERVER_WRAP, when the sourcing
 # script sets it, is a command the server runs under (such as valgrind); a wrapped server is
 # given 60 s to listen, not 10.
 
-BENCH_PORTS="${BENCH_PORTS:-20000-49999}"
+BENCH_PORTS="${BENCH_PORTS:-20000-32767}"
 SERVER_PIN=()
 CLIENT_PIN=()
 SERVER_WRAP=()
