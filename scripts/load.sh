@@ -23,8 +23,9 @@
 # all three, interleaved, default 1; the medians are over them), LOAD_SERVER_CPU and
 # LOAD_CLIENT_CPU (cores to pin to, default 0 and 1), LOAD_DEPLOY (another `deploy` binary to
 # measure, such as one built from another commit), LOAD_SPIN=1 (the generator never sleeps: it
-# polls its sockets in a loop, so no server pays, inside its reply's `write`, for waking it; see
-# `load --help`; default off, as the issue's figures are taken).
+# polls its sockets in a loop, so no server pays, inside its reply's `write`, for waking it; a
+# server faster than the generator then sleeps and wakes itself instead, so compare a server with
+# and without it, not two servers' ratio; see `load --help`; default off).
 #
 # `scripts/load.sh --instructions` (or LOAD_INSTRUCTIONS=1) counts instead of timing, so its
 # figures hold on a busy machine: it runs each server under valgrind's callgrind twice, for

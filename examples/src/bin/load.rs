@@ -79,7 +79,8 @@ struct Cli {
     /// server's `write` (an inter-processor interrupt on loopback), and it sleeps only when
     /// the server is the slower side: without `--spin`, a slower server pays for waking the
     /// generator where a faster one does not. With it, neither does; the generator's core is
-    /// busy throughout.
+    /// busy throughout, and a server faster than the generator sleeps and wakes itself instead,
+    /// so compare a server's figures with and without it rather than two servers' ratio.
     #[arg(long)]
     spin: bool,
 }
