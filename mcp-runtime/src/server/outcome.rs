@@ -370,8 +370,9 @@ mod tests {
             .unwrap()
     }
 
-    #[test]
-    fn a_legacy_tool_result_is_written_as_it_was_through_a_value() {
+    /// Every shape of tool result the writers tell apart, each with whether it is plain:
+    /// text blocks alone, without annotations or `_meta`, and no `_meta` of its own.
+    fn tool_result_shapes() -> Vec<(CallToolResult, bool)> {
         use crate::protocol::{Annotations, ImageContent};
 
         let text = |text: &str| ContentBlock::text(text);
@@ -382,7 +383,9 @@ mod tests {
         let mut structured = CallToolResult::new(vec![text("{\"b\":1}")]);
         structured.structured_content = Some(json!({"b": 1, "a": [{"d": null, "c": 1.5}]}));
         structured.is_error = Some(false);
-        let results = [
+        let mut failed = CallToolResult::error("no such service");
+        failed.structured_content = Some(json!("\u{7f}\t"));
+        vec![
             (
                 CallToolResult::new(vec![text("Deployment confirmed.")]),
                 true,
@@ -391,9 +394,14 @@ mod tests {
                 CallToolResult::new(vec![text("é \"q\"\n\u{1}"), text(""), text("3")]),
                 true,
             ),
+            (
+                CallToolResult::new(vec![text("é \"q\"\n\u{1}\\/"), text(""), text("3")]),
+                true,
+            ),
             (CallToolResult::new(Vec::new()), true),
             (CallToolResult::error("no such service"), true),
             (structured, true),
+            (failed, true),
             (with_meta, false),
             (
                 CallToolResult::new(vec![ContentBlock::Text(annotated)]),
@@ -403,7 +411,19 @@ mod tests {
                 CallToolResult::new(vec![ContentBlock::Image(ImageContent::default())]),
                 false,
             ),
-        ];
+            (
+                CallToolResult::new(vec![
+                    text("a"),
+                    ContentBlock::Image(ImageContent::default()),
+                ]),
+                false,
+            ),
+        ]
+    }
+
+    #[test]
+    fn a_legacy_tool_result_is_written_as_it_was_through_a_value() {
+        let results = tool_result_shapes();
         for id in [json!(7), json!("an \"id\"")] {
             for (result, plain) in &results {
                 let written = legacy_outcome(&id, result).body.unwrap();
@@ -421,45 +441,7 @@ mod tests {
     /// own serialisation writes.
     #[test]
     fn a_tool_result_is_written_as_its_own_serialisation_writes_it() {
-        use crate::protocol::{Annotations, ImageContent};
-
-        let text = |text: &str| ContentBlock::text(text);
-        let mut annotated = TextContent::new("a");
-        annotated.annotations = Some(Annotations::default());
-        let mut with_meta = CallToolResult::new(vec![text("m")]);
-        with_meta.meta = serde_json::from_value(json!({"z": 1, "a": 2})).unwrap();
-        let mut structured = CallToolResult::new(vec![text("{\"b\":1}")]);
-        structured.structured_content = Some(json!({"b": 1, "a": [{"d": null, "c": 1.5}]}));
-        structured.is_error = Some(false);
-        let mut failed = CallToolResult::error("no such service");
-        failed.structured_content = Some(json!("\u{7f}\t"));
-        let results = [
-            (
-                CallToolResult::new(vec![text("Deployment confirmed.")]),
-                true,
-            ),
-            (
-                CallToolResult::new(vec![text("é \"q\"\n\u{1}\\/"), text(""), text("3")]),
-                true,
-            ),
-            (CallToolResult::new(Vec::new()), true),
-            (CallToolResult::error("no such service"), true),
-            (structured, true),
-            (failed, true),
-            (with_meta, false),
-            (
-                CallToolResult::new(vec![ContentBlock::Text(annotated)]),
-                false,
-            ),
-            (
-                CallToolResult::new(vec![
-                    text("a"),
-                    ContentBlock::Image(ImageContent::default()),
-                ]),
-                false,
-            ),
-        ];
-        for (result, plain) in &results {
+        for (result, plain) in &tool_result_shapes() {
             let mut written = b"[".to_vec();
             write_tool_result(&mut written, result).unwrap();
             assert_eq!(
