@@ -19,7 +19,7 @@ use std::sync::{PoisonError, RwLock};
 
 use serde_json::value::RawValue;
 
-use super::outcome::push_clean;
+use super::outcome::{push_clean, push_text};
 use crate::protocol::tag::InputRequiredTag;
 use crate::protocol::{
     ElicitRequestFormParams, ElicitRequestParams, ElicitRequestedSchema, FormModeTag, InputRequest,
@@ -105,7 +105,7 @@ fn write_requests(
         if at > 0 {
             out.push(b',');
         }
-        serde_json::to_writer(&mut *out, key)?;
+        push_text(out, key);
         out.push(b':');
         write_request(out, request)?;
     }
@@ -124,8 +124,8 @@ fn write_request(out: &mut Vec<u8>, request: &InputRequest) -> serde_json::Resul
     };
     with_schema_text(schema, |schema| {
         out.push(b'{');
-        write_form(out, params, schema)
-    })?
+        write_form(out, params, schema);
+    })
 }
 
 /// Appends the rest of a form question whose schema's text is `schema`, after its opening
@@ -133,11 +133,7 @@ fn write_request(out: &mut Vec<u8>, request: &InputRequest) -> serde_json::Resul
 /// `params`, in [`ElicitRequestFormParams`]'s member order, and the closing brace. Member
 /// by member, its schema from its text and its names, method and mode as they are (none
 /// needs escaping), not through a serializer's map and struct machinery.
-pub(super) fn write_form(
-    out: &mut Vec<u8>,
-    params: &ElicitRequestFormParams,
-    schema: &RawValue,
-) -> serde_json::Result<()> {
+pub(super) fn write_form(out: &mut Vec<u8>, params: &ElicitRequestFormParams, schema: &RawValue) {
     // Every member named, so that a member added to the parameters is not left out here.
     let ElicitRequestFormParams {
         mode,
@@ -153,11 +149,24 @@ pub(super) fn write_form(
         out.push(b',');
     }
     out.extend_from_slice(br#""message":"#);
-    serde_json::to_writer(&mut *out, message)?;
+    push_text(out, message);
     out.extend_from_slice(br#","requestedSchema":"#);
     out.extend_from_slice(schema.get().as_bytes());
     out.extend_from_slice(b"}}");
-    Ok(())
+}
+
+/// How many bytes [`write_form`] writes for `params` and `schema`, when the message needs no
+/// escaping (more when it does): the room to make for it up front.
+pub(super) fn form_len(params: &ElicitRequestFormParams, schema: &RawValue) -> usize {
+    let mode = match params.mode {
+        Some(FormModeTag) => r#""mode":"","#.len() + FormModeTag::VALUE.len(),
+        None => 0,
+    };
+    r#""method":"","params":{"message":"","requestedSchema":}}"#.len()
+        + method::ELICITATION_CREATE.len()
+        + mode
+        + params.message.len()
+        + schema.get().len()
 }
 
 #[cfg(test)]
@@ -236,6 +245,34 @@ mod tests {
             for result in &results {
                 let expected = serde_json::to_string(result).unwrap();
                 assert_eq!(written(result), expected);
+            }
+        }
+    }
+
+    /// The room made for a form is what it takes when its message needs no escaping, and
+    /// less when it does.
+    #[test]
+    fn a_form_takes_the_room_made_for_it() {
+        let schema = serde_json::value::to_raw_value(schema()).unwrap();
+        for (message, escapes) in [
+            ("Deploy to production?", false),
+            ("", false),
+            ("\"a\"", true),
+        ] {
+            for mode in [true, false] {
+                let InputRequest::Elicit(ElicitRequestParams::Form(params)) =
+                    form(message, self::schema(), mode)
+                else {
+                    unreachable!("a form was made")
+                };
+                let mut out = Vec::new();
+                write_form(&mut out, &params, &schema);
+                let room = form_len(&params, &schema);
+                if escapes {
+                    assert!(out.len() > room, "{message:?}");
+                } else {
+                    assert_eq!(out.len(), room, "{message:?} {mode}");
+                }
             }
         }
     }

@@ -19,7 +19,7 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use crate::protocol::{ElicitRequestFormParams, ElicitRequestParams, InputRequest};
-use crate::server::form_text::{with_schema_text, write_form};
+use crate::server::form_text::{form_len, with_schema_text, write_form};
 use crate::server::outbound::Message;
 
 /// `request` as the JSON-RPC request `id` of a legacy session.
@@ -56,13 +56,14 @@ struct Request<'a> {
 
 /// A form question whose schema's text is `schema`: the same text [`Request`] writes.
 fn form_text(id: u64, params: &ElicitRequestFormParams, schema: &RawValue) -> Vec<u8> {
-    let mut text = Vec::with_capacity(schema.get().len() + params.message.len() + 96);
-    text.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
-    // An integer, strings and JSON text already checked: writing them into memory cannot
-    // fail.
+    const HEAD: &[u8] = br#"{"jsonrpc":"2.0","id":"#;
+    // The head, the longest id and its comma, and the form: one allocation.
+    let mut text = Vec::with_capacity(HEAD.len() + 21 + form_len(params, schema));
+    text.extend_from_slice(HEAD);
+    // An integer: writing it into memory cannot fail.
     let _ = serde_json::to_writer(&mut text, &id);
     text.push(b',');
-    let _ = write_form(&mut text, params, schema);
+    write_form(&mut text, params, schema);
     text
 }
 
