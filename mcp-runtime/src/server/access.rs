@@ -22,7 +22,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::OnceLock;
 use std::task::{Context, Poll};
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, Instant};
 
 use tracing::Span;
 
@@ -92,10 +92,10 @@ pub(crate) struct AccessRecord {
     pub(crate) error_code: Option<i64>,
     pub(crate) trace: TraceContext,
     pub(crate) started: Instant,
-    /// When the request ended, set by [`finish`](Self::finish).
-    pub(crate) ended: SystemTime,
-    /// How long the request took, set by [`finish`](Self::finish).
-    pub(crate) duration: Duration,
+    /// When the request ended, set by [`finish`](Self::finish): read from the monotonic
+    /// clock alone, the one clock a request reads as it ends. The log's writer turns it into
+    /// the time of day, reading the system clock once a batch.
+    pub(crate) ended: Instant,
 }
 
 /// How many emptied records a thread keeps for its next requests.
@@ -147,6 +147,7 @@ impl AccessRecord {
     #[cold]
     #[inline(never)]
     fn blank() -> Box<Self> {
+        let now = Instant::now();
         Box::new(Self {
             parent: Parent::Current(Span::none()),
             text: String::new(),
@@ -167,9 +168,8 @@ impl AccessRecord {
             outcome: "",
             error_code: None,
             trace: TraceContext::default(),
-            started: Instant::now(),
-            ended: SystemTime::UNIX_EPOCH,
-            duration: Duration::ZERO,
+            started: now,
+            ended: now,
         })
     }
 
@@ -182,7 +182,7 @@ impl AccessRecord {
                 parent: self.parent.clone(),
                 text,
                 trace: self.trace.clone(),
-                ended: SystemTime::now(),
+                ended: Instant::now(),
                 ..*self
             }
         })
@@ -220,13 +220,16 @@ impl AccessRecord {
         self.verbatim
     }
 
-    /// Records the request's end: its outcome's kind, its error code, the time and how long
-    /// it took.
+    /// Records the request's end: its outcome's kind, its error code and the time.
     pub(crate) fn finish(&mut self, outcome: &'static str, error_code: Option<i64>) {
         self.outcome = outcome;
         self.error_code = error_code;
-        self.ended = SystemTime::now();
-        self.duration = self.started.elapsed();
+        self.ended = Instant::now();
+    }
+
+    /// How long the request took, once it has ended.
+    pub(crate) fn duration(&self) -> Duration {
+        self.ended.saturating_duration_since(self.started)
     }
 
     /// Lets go of what the record holds that another request must not keep: the span it
