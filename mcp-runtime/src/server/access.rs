@@ -315,16 +315,30 @@ pub(crate) fn recycle(mut record: Box<AccessRecord>) {
 thread_local! {
     /// The record of the request being dispatched or polled on this thread, if any.
     static CURRENT: Cell<Option<Box<AccessRecord>>> = const { Cell::new(None) };
+    /// Whether [`CURRENT`] holds a record. Read first: a flag has no destructor for the thread
+    /// to register, so reading it is a load, where `CURRENT`'s is a check of its registration
+    /// and a take and a put back. When the log's level leaves request lines out, no request
+    /// has a record, and each field a request records stops at it.
+    static HAS_CURRENT: Cell<bool> = const { Cell::new(false) };
 }
 
 /// Runs `f` on the record of the request this thread is running, if there is one.
 pub(crate) fn with_current<R>(f: impl FnOnce(&mut AccessRecord) -> R) -> Option<R> {
+    if !HAS_CURRENT.get() {
+        return None;
+    }
     CURRENT.with(|cell| {
         let mut record = cell.take();
         let result = record.as_deref_mut().map(f);
         cell.set(record);
         result
     })
+}
+
+/// Makes `record` this thread's current one; returns the one current before.
+fn make_current(record: Option<Box<AccessRecord>>) -> Option<Box<AccessRecord>> {
+    HAS_CURRENT.set(record.is_some());
+    CURRENT.with(|cell| cell.replace(record))
 }
 
 /// While alive, `slot`'s record is this thread's current one; dropped (also in a panic), it
@@ -336,14 +350,14 @@ pub(super) struct Entered<'a> {
 
 impl<'a> Entered<'a> {
     pub(super) fn new(slot: &'a mut Option<Box<AccessRecord>>) -> Self {
-        let previous = CURRENT.with(|cell| cell.replace(slot.take()));
+        let previous = make_current(slot.take());
         Self { slot, previous }
     }
 }
 
 impl Drop for Entered<'_> {
     fn drop(&mut self) {
-        *self.slot = CURRENT.with(|cell| cell.replace(self.previous.take()));
+        *self.slot = make_current(self.previous.take());
     }
 }
 
