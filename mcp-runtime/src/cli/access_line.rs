@@ -5,15 +5,14 @@
 //! runs.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
 use std::io::Write;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use tracing::Level;
 use tracing_subscriber::Registry;
-use tracing_subscriber::registry::LookupSpan as _;
 
 use super::LogFormat;
+use super::access_scopes::{KEPT_SCOPES, Scopes};
 use super::log_fields::Fields;
 use super::log_layer::{Line, LineFormat, LogLayer, Spans, TARGET};
 use super::log_request::Request;
@@ -48,9 +47,7 @@ fn spawn_keeping(
     let lines = AccessLines {
         lines: LineFormat { format, colours },
         timestamp: String::new(),
-        scopes: HashMap::default(),
-        kept_scopes,
-        texts: Vec::new(),
+        scopes: Scopes::keeping(kept_scopes),
         clocks: None,
     };
     let (writer, thread) = BatchWriter::spawn(name, out, lines)?;
@@ -58,28 +55,12 @@ fn spawn_keeping(
     Ok((layer, writer, thread))
 }
 
-/// How many spans' scopes [`AccessLines`] keeps written within a batch, at most: a batch has
-/// a request of each connection in flight, and past this many the scope of each further
-/// connection's request is written again for each of its lines (about 2,000 instructions
-/// each, where a kept one costs a look-up).
-const KEPT_SCOPES: usize = 1024;
-
 /// The writer thread's side of the access lines: their format, and the scopes of the spans
-/// the batch's requests began in, each written once a batch (a connection's, with its peer,
-/// is the same for all its requests).
+/// the requests began in, each written once for many lines (see [`Scopes`]).
 struct AccessLines {
     lines: LineFormat,
     timestamp: String,
-    /// Spans' ids, each with where its scope, as [`LineFormat::write_scope`] writes it, is in
-    /// `texts`. A batch's records all hold their spans from before the batch is taken, so
-    /// within a batch an id is one span; the map is emptied when the batch is written, before
-    /// spans may close and their ids be given to new ones.
-    scopes: HashMap<u64, usize, foldhash::fast::RandomState>,
-    /// How many scopes `scopes` keeps at most: [`KEPT_SCOPES`].
-    kept_scopes: usize,
-    /// The scopes written in this batch (the first `scopes.len()`), and emptied ones from
-    /// batches before, whose room is written into again.
-    texts: Vec<String>,
+    scopes: Scopes,
     /// The monotonic clock and the system clock (since the Unix epoch; `None` before it) read
     /// together, once a batch, when its first record is written: each record's end, read
     /// from the monotonic clock alone, is a time of day from them.
@@ -125,35 +106,16 @@ impl RecordLines for AccessLines {
                 .lines
                 .write(line, &parts, Spans::<Registry>::Written("", &request));
         };
-        let kept = match self.scopes.get(&id.into_u64()) {
-            Some(&at) => at,
-            None => {
-                let at = self.scopes.len();
-                if at == self.texts.len() {
-                    self.texts.push(String::new());
-                }
-                let scope = &mut self.texts[at];
-                scope.clear();
-                record.parent.with_subscriber(|(id, dispatch)| {
-                    let span = dispatch.downcast_ref::<Registry>()?.span(id)?;
-                    self.lines.write_scope(scope, span.scope());
-                    Some(())
-                });
-                if at < self.kept_scopes {
-                    self.scopes.insert(id.into_u64(), at);
-                }
-                at
-            }
-        };
-        let spans = Spans::<Registry>::Written(&self.texts[kept], &request);
+        let now = self
+            .clocks
+            .map_or_else(Instant::now, |(instant, _)| instant);
+        let scope = self.scopes.of(&self.lines, record, id, now);
+        let spans = Spans::<Registry>::Written(scope, &request);
         self.lines.write(line, &parts, spans);
     }
 
     fn batch_written(&mut self) {
-        self.scopes.clear();
-        // Kept for their room, as many as a batch used, each of no more than a line's room.
-        self.texts.truncate(self.kept_scopes);
-        self.texts.retain(|text| text.capacity() <= 64 * 1024);
+        self.scopes.batch_written();
         self.clocks = None;
     }
 }
@@ -486,9 +448,7 @@ mod tests {
                 colours: false,
             },
             timestamp: String::new(),
-            scopes: HashMap::default(),
-            kept_scopes: KEPT_SCOPES,
-            texts: Vec::new(),
+            scopes: Scopes::keeping(KEPT_SCOPES),
             clocks: None,
         };
         let ago = Duration::from_secs(5);

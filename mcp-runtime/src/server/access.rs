@@ -254,10 +254,25 @@ impl AccessRecord {
         size_of::<Self>() + self.text.capacity() + trace
     }
 
+    /// The span of the connection the request began in, shared with the connection, when
+    /// the connection's own code began it.
+    pub(crate) fn connection(&self) -> Option<&std::sync::Arc<Span>> {
+        match &self.parent {
+            Parent::Connection(span) => Some(span),
+            Parent::Current(_) => None,
+        }
+    }
+
     /// Makes `span` the span the request began in.
     #[cfg(test)]
     pub(crate) fn began_in(&mut self, span: Span) {
         self.parent = Parent::Current(span);
+    }
+
+    /// Makes `span`, a connection's shared with its requests, the span the request began in.
+    #[cfg(test)]
+    pub(crate) fn began_in_connection(&mut self, span: std::sync::Arc<Span>) {
+        self.parent = Parent::Connection(span);
     }
 
     /// Whether the record's text is short enough for it to be kept for reuse.
