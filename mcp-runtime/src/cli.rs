@@ -48,6 +48,7 @@ use crate::server::{RequestFacts, Server, ServerBuilder};
 use crate::state::Signer;
 
 mod access_line;
+mod access_scopes;
 mod log_fields;
 mod log_layer;
 mod log_request;

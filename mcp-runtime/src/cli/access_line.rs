@@ -6,13 +6,13 @@
 
 use std::borrow::Cow;
 use std::io::Write;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use tracing::Level;
-use tracing::span::Id;
 use tracing_subscriber::Registry;
-use tracing_subscriber::registry::LookupSpan as _;
 
 use super::LogFormat;
+use super::access_scopes::{KEPT_SCOPES, Scopes};
 use super::log_fields::Fields;
 use super::log_layer::{Line, LineFormat, LogLayer, Spans, TARGET};
 use super::log_request::Request;
@@ -33,30 +33,53 @@ pub(super) fn spawn(
     format: LogFormat,
     colours: bool,
 ) -> std::io::Result<(LogLayer, BatchWriter, WriterThread)> {
+    spawn_keeping(name, out, format, colours, KEPT_SCOPES)
+}
+
+/// [`spawn`], keeping at most `kept_scopes` scopes written within a batch.
+fn spawn_keeping(
+    name: &str,
+    out: impl Write + Send + 'static,
+    format: LogFormat,
+    colours: bool,
+    kept_scopes: usize,
+) -> std::io::Result<(LogLayer, BatchWriter, WriterThread)> {
     let lines = AccessLines {
         lines: LineFormat { format, colours },
         timestamp: String::new(),
-        scopes: Vec::new(),
+        scopes: Scopes::keeping(kept_scopes),
+        clocks: None,
     };
     let (writer, thread) = BatchWriter::spawn(name, out, lines)?;
     let layer = LogLayer::new(writer.clone(), format, colours).with_requests(current_request);
     Ok((layer, writer, thread))
 }
 
-/// How many spans' scopes [`AccessLines`] keeps written within a batch, at most.
-const KEPT_SCOPES: usize = 16;
-
 /// The writer thread's side of the access lines: their format, and the scopes of the spans
-/// the batch's requests began in, each written once a batch (a connection's, with its peer,
-/// is the same for all its requests).
+/// the requests began in, each written once for many lines (see [`Scopes`]).
 struct AccessLines {
     lines: LineFormat,
     timestamp: String,
-    /// Spans' ids, each with its scope as [`LineFormat::write_scope`] writes it. A batch's
-    /// records all hold their spans from before the batch is taken, so within a batch an id
-    /// is one span; the list is emptied when the batch is written, before spans may close
-    /// and their ids be given to new ones.
-    scopes: Vec<(Id, String)>,
+    scopes: Scopes,
+    /// The monotonic clock and the system clock (since the Unix epoch; `None` before it) read
+    /// together, once a batch, when its first record is written: each record's end, read
+    /// from the monotonic clock alone, is a time of day from them.
+    clocks: Option<(Instant, Option<Duration>)>,
+}
+
+impl AccessLines {
+    /// The time of day at `ended`, a time the monotonic clock read in this batch or before,
+    /// since the Unix epoch; `None` when the system clock reads a time before it.
+    fn time_of_day(&mut self, ended: Instant) -> Option<Duration> {
+        let (instant, system) = *self.clocks.get_or_insert_with(|| {
+            let instant = Instant::now();
+            (instant, SystemTime::now().duration_since(UNIX_EPOCH).ok())
+        });
+        match instant.checked_duration_since(ended) {
+            Some(before) => system?.checked_sub(before),
+            None => system?.checked_add(ended.duration_since(instant)),
+        }
+    }
 }
 
 impl RecordLines for AccessLines {
@@ -65,7 +88,11 @@ impl RecordLines for AccessLines {
     fn write(&mut self, record: &AccessRecord, line: &mut String) {
         let request = Request::new(Cow::Borrowed(record));
         self.timestamp.clear();
-        super::timestamp::write_at(&mut self.timestamp, record.ended);
+        match self.time_of_day(record.ended) {
+            Some(ended) => super::timestamp::write_at(&mut self.timestamp, ended),
+            // A system clock before 1970 is left to the formatter that writes it.
+            None => super::timestamp::write_now(&mut self.timestamp),
+        }
         let fields = Fields::default();
         let parts = Line {
             timestamp: &self.timestamp,
@@ -79,29 +106,17 @@ impl RecordLines for AccessLines {
                 .lines
                 .write(line, &parts, Spans::<Registry>::Written("", &request));
         };
-        let kept = match self.scopes.iter().position(|(kept, _)| kept == id) {
-            Some(at) => at,
-            None => {
-                let mut scope = String::new();
-                record.parent.with_subscriber(|(id, dispatch)| {
-                    let span = dispatch.downcast_ref::<Registry>()?.span(id)?;
-                    self.lines.write_scope(&mut scope, span.scope());
-                    Some(())
-                });
-                if self.scopes.len() == KEPT_SCOPES {
-                    let spans = Spans::<Registry>::Written(&scope, &request);
-                    return self.lines.write(line, &parts, spans);
-                }
-                self.scopes.push((id.clone(), scope));
-                self.scopes.len() - 1
-            }
-        };
-        let spans = Spans::<Registry>::Written(&self.scopes[kept].1, &request);
+        let now = self
+            .clocks
+            .map_or_else(Instant::now, |(instant, _)| instant);
+        let scope = self.scopes.of(&self.lines, record, id, now);
+        let spans = Spans::<Registry>::Written(scope, &request);
         self.lines.write(line, &parts, spans);
     }
 
     fn batch_written(&mut self) {
-        self.scopes.clear();
+        self.scopes.batch_written();
+        self.clocks = None;
     }
 }
 
@@ -288,7 +303,7 @@ mod tests {
             round.to = Some(1);
             round.answer = Some("decline");
             round.state_bytes = Some(300);
-            round.ended = std::time::SystemTime::now();
+            round.ended = std::time::Instant::now();
             layer.write(round);
             call.finish("complete", None);
             layer.write(call);
@@ -350,10 +365,16 @@ mod tests {
     /// over together (one batch, as a rule); then, once those are written and both spans
     /// have closed, of a request begun in a third connection's span, whose id may be one of
     /// theirs again. Only the request lines, each with its connection's peer and method.
-    fn lines_of_connections(format: LogFormat) -> Vec<String> {
+    fn lines_of_connections(format: LogFormat, kept_scopes: usize) -> Vec<String> {
         let captured = Captured::default();
-        let (layer, _, thread) =
-            spawn("access-line-test", captured.clone(), format, false).unwrap();
+        let (layer, _, thread) = spawn_keeping(
+            "access-line-test",
+            captured.clone(),
+            format,
+            false,
+            kept_scopes,
+        )
+        .unwrap();
         let subscriber = tracing_subscriber::registry().with(layer.clone());
         tracing::subscriber::with_default(subscriber, || {
             let request = |connection: &tracing::Span, method: &str| {
@@ -393,15 +414,18 @@ mod tests {
             ("two", "c"),
             ("three", "d"),
         ];
-        let lines = lines_of_connections(LogFormat::Human);
-        assert_eq!(lines.len(), expected.len(), "{lines:?}");
-        for (line, (peer, method)) in lines.iter().zip(expected) {
-            let scope = format!(
-                r#" INFO connection{{transport="http" peer="{peer}"}}:request{{method="{method}" id="1" legacy=false outcome="complete" duration_us="#
-            );
-            assert!(line.contains(&scope), "{line}");
+        // Each connection's scope kept, or only the first's: the second's written anew.
+        for kept_scopes in [KEPT_SCOPES, 1] {
+            let lines = lines_of_connections(LogFormat::Human, kept_scopes);
+            assert_eq!(lines.len(), expected.len(), "{lines:?}");
+            for (line, (peer, method)) in lines.iter().zip(expected) {
+                let scope = format!(
+                    r#" INFO connection{{transport="http" peer="{peer}"}}:request{{method="{method}" id="1" legacy=false outcome="complete" duration_us="#
+                );
+                assert!(line.contains(&scope), "{line}");
+            }
         }
-        let lines = lines_of_connections(LogFormat::Json);
+        let lines = lines_of_connections(LogFormat::Json, 1);
         assert_eq!(lines.len(), expected.len(), "{lines:?}");
         for (line, (peer, method)) in lines.iter().zip(expected) {
             let line: Value = serde_json::from_str(line).unwrap();
@@ -412,6 +436,41 @@ mod tests {
             assert_eq!(line["span"]["method"], method, "{line}");
             assert_eq!(line["spans"].as_array().map(Vec::len), Some(2), "{line}");
         }
+    }
+
+    /// A record's end, read from the monotonic clock, is written as the time of day it was:
+    /// one before the batch is written, and one after (the batch's clocks read before it).
+    #[test]
+    fn a_records_end_is_its_time_of_day() {
+        let mut lines = AccessLines {
+            lines: LineFormat {
+                format: LogFormat::Human,
+                colours: false,
+            },
+            timestamp: String::new(),
+            scopes: Scopes::keeping(KEPT_SCOPES),
+            clocks: None,
+        };
+        let ago = Duration::from_secs(5);
+        let now = (
+            Instant::now(),
+            SystemTime::now().duration_since(UNIX_EPOCH).unwrap(),
+        );
+        let before = lines.time_of_day(now.0 - ago).unwrap();
+        let off = |time: Duration, expected: Duration| time.abs_diff(expected);
+        // The clocks are read a moment apart, here and in the batch: far less than a second.
+        assert!(
+            off(before, now.1 - ago) < Duration::from_secs(1),
+            "{before:?}"
+        );
+        let after = lines.time_of_day(now.0 + ago).unwrap();
+        assert!(
+            off(after, now.1 + ago) < Duration::from_secs(1),
+            "{after:?}"
+        );
+        // A later batch reads the clocks again.
+        lines.batch_written();
+        assert!(lines.clocks.is_none());
     }
 
     #[test]

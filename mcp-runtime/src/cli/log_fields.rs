@@ -146,7 +146,9 @@ const PAIR_BYTES: [u8; 512] = {
 /// Writes `n` as `width` lowercase hexadecimal digits (at most 16), zero-padded, quoted: two
 /// digits at a time, as a request's line has two such numbers.
 pub(super) fn hex(out: &mut String, n: u64, width: usize) {
-    let width = width.clamp(n.checked_ilog(16).map_or(1, |log| log as usize + 1), 16);
+    // The digits `n` needs, from its leading zeros: `checked_ilog` is a loop, a digit a turn.
+    let needed = ((67 - n.leading_zeros()) / 4).max(1) as usize;
+    let width = width.clamp(needed, 16);
     out.push('"');
     if width % 2 == 1 {
         out.push(char::from(
@@ -268,6 +270,12 @@ mod tests {
             (0x1_2345, 2),
             (u64::MAX, 16),
             (1, 16),
+            (0x0123_4567_89ab_cdef, 16),
+            (0xfedc_ba98_7654_3210, 16),
+            (0x9a9a_9a9a_9a9a_9a9a, 16),
+            (0xa0f9_0a9f, 8),
+            (0xf, 1),
+            (0x9, 1),
         ] {
             assert_eq!(hex_text(n, width), format!("\"{n:0width$x}\""));
         }

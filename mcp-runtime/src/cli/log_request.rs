@@ -211,7 +211,7 @@ fn fields<S: Sink>(record: &AccessRecord, sink: &mut S) {
     }
     if !record.outcome.is_empty() {
         sink.verbatim(name!("outcome"), record.outcome);
-        let micros = record.duration.as_micros();
+        let micros = record.duration().as_micros();
         sink.bare(
             name!("duration_us"),
             digits.format(u64::try_from(micros).unwrap_or(u64::MAX)),

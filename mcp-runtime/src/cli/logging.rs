@@ -14,8 +14,11 @@ use super::log_writer::{BatchWriter, WriterThread};
 /// A request never waits for stderr: lines are appended to a buffer that a thread writes out
 /// in batches (every 50 ms, or as soon as 64 KiB or 256 request lines wait). A request's own
 /// line is formatted by that thread, from the record the request hands over when it ends
-/// (its time and duration taken then): it appears within 50 ms, among the other lines in the
-/// order they were written. So is the line of each round a call on a legacy session runs in
+/// (its time and duration taken then, from the monotonic clock alone, which the writer dates
+/// with the system clock read once a batch): it appears within 50 ms, among the other lines in
+/// the order they were written. The spans a connection's requests began in are written once
+/// a second for their lines: a field recorded on a span around the connection's shows on them
+/// within a second. So is the line of each round a call on a legacy session runs in
 /// process, from a copy of the call's record handed over as the round ends: the call's
 /// `request` span with a `round` span inside it, before the call's own line. A connection's closing line follows its requests' lines, so it
 /// may come after the lines of requests that ended a moment later on other connections. When

@@ -16,18 +16,18 @@ struct Cached {
 
 /// Appends the current time to `out`.
 pub(super) fn write_now(out: &mut String) {
-    write_at(out, SystemTime::now());
+    match SystemTime::now().duration_since(UNIX_EPOCH) {
+        Ok(since) => write_at(out, since),
+        // A clock before 1970 is left to the formatter that handles it.
+        Err(_) => write_slowly(out),
+    }
 }
 
-/// Appends `time` to `out`.
-pub(super) fn write_at(out: &mut String, time: SystemTime) {
+/// Appends the time `since` the Unix epoch to `out`.
+pub(super) fn write_at(out: &mut String, since: Duration) {
     thread_local! {
         static CACHED: RefCell<Option<Cached>> = const { RefCell::new(None) };
     }
-    let Ok(since) = time.duration_since(UNIX_EPOCH) else {
-        // A clock before 1970 is left to the formatter that handles it.
-        return write_slowly(out);
-    };
     let second = since.as_secs();
     let written = CACHED.with_borrow_mut(|cached| {
         let cached = match cached {

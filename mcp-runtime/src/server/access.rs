@@ -22,7 +22,7 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::OnceLock;
 use std::task::{Context, Poll};
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, Instant};
 
 use tracing::Span;
 
@@ -92,10 +92,10 @@ pub(crate) struct AccessRecord {
     pub(crate) error_code: Option<i64>,
     pub(crate) trace: TraceContext,
     pub(crate) started: Instant,
-    /// When the request ended, set by [`finish`](Self::finish).
-    pub(crate) ended: SystemTime,
-    /// How long the request took, set by [`finish`](Self::finish).
-    pub(crate) duration: Duration,
+    /// When the request ended, set by [`finish`](Self::finish): read from the monotonic
+    /// clock alone, the one clock a request reads as it ends. The log's writer turns it into
+    /// the time of day, reading the system clock once a batch.
+    pub(crate) ended: Instant,
 }
 
 /// How many emptied records a thread keeps for its next requests.
@@ -147,6 +147,7 @@ impl AccessRecord {
     #[cold]
     #[inline(never)]
     fn blank() -> Box<Self> {
+        let now = Instant::now();
         Box::new(Self {
             parent: Parent::Current(Span::none()),
             text: String::new(),
@@ -167,9 +168,8 @@ impl AccessRecord {
             outcome: "",
             error_code: None,
             trace: TraceContext::default(),
-            started: Instant::now(),
-            ended: SystemTime::UNIX_EPOCH,
-            duration: Duration::ZERO,
+            started: now,
+            ended: now,
         })
     }
 
@@ -182,7 +182,7 @@ impl AccessRecord {
                 parent: self.parent.clone(),
                 text,
                 trace: self.trace.clone(),
-                ended: SystemTime::now(),
+                ended: Instant::now(),
                 ..*self
             }
         })
@@ -220,13 +220,16 @@ impl AccessRecord {
         self.verbatim
     }
 
-    /// Records the request's end: its outcome's kind, its error code, the time and how long
-    /// it took.
+    /// Records the request's end: its outcome's kind, its error code and the time.
     pub(crate) fn finish(&mut self, outcome: &'static str, error_code: Option<i64>) {
         self.outcome = outcome;
         self.error_code = error_code;
-        self.ended = SystemTime::now();
-        self.duration = self.started.elapsed();
+        self.ended = Instant::now();
+    }
+
+    /// How long the request took, once it has ended.
+    pub(crate) fn duration(&self) -> Duration {
+        self.ended.saturating_duration_since(self.started)
     }
 
     /// Lets go of what the record holds that another request must not keep: the span it
@@ -251,10 +254,25 @@ impl AccessRecord {
         size_of::<Self>() + self.text.capacity() + trace
     }
 
+    /// The span of the connection the request began in, shared with the connection, when
+    /// the connection's own code began it.
+    pub(crate) fn connection(&self) -> Option<&std::sync::Arc<Span>> {
+        match &self.parent {
+            Parent::Connection(span) => Some(span),
+            Parent::Current(_) => None,
+        }
+    }
+
     /// Makes `span` the span the request began in.
     #[cfg(test)]
     pub(crate) fn began_in(&mut self, span: Span) {
         self.parent = Parent::Current(span);
+    }
+
+    /// Makes `span`, a connection's shared with its requests, the span the request began in.
+    #[cfg(test)]
+    pub(crate) fn began_in_connection(&mut self, span: std::sync::Arc<Span>) {
+        self.parent = Parent::Connection(span);
     }
 
     /// Whether the record's text is short enough for it to be kept for reuse.
@@ -312,16 +330,30 @@ pub(crate) fn recycle(mut record: Box<AccessRecord>) {
 thread_local! {
     /// The record of the request being dispatched or polled on this thread, if any.
     static CURRENT: Cell<Option<Box<AccessRecord>>> = const { Cell::new(None) };
+    /// Whether [`CURRENT`] holds a record. Read first: a flag has no destructor for the thread
+    /// to register, so reading it is a load, where `CURRENT`'s is a check of its registration
+    /// and a take and a put back. When the log's level leaves request lines out, no request
+    /// has a record, and each field a request records stops at it.
+    static HAS_CURRENT: Cell<bool> = const { Cell::new(false) };
 }
 
 /// Runs `f` on the record of the request this thread is running, if there is one.
 pub(crate) fn with_current<R>(f: impl FnOnce(&mut AccessRecord) -> R) -> Option<R> {
+    if !HAS_CURRENT.get() {
+        return None;
+    }
     CURRENT.with(|cell| {
         let mut record = cell.take();
         let result = record.as_deref_mut().map(f);
         cell.set(record);
         result
     })
+}
+
+/// Makes `record` this thread's current one; returns the one current before.
+fn make_current(record: Option<Box<AccessRecord>>) -> Option<Box<AccessRecord>> {
+    HAS_CURRENT.set(record.is_some());
+    CURRENT.with(|cell| cell.replace(record))
 }
 
 /// While alive, `slot`'s record is this thread's current one; dropped (also in a panic), it
@@ -333,14 +365,14 @@ pub(super) struct Entered<'a> {
 
 impl<'a> Entered<'a> {
     pub(super) fn new(slot: &'a mut Option<Box<AccessRecord>>) -> Self {
-        let previous = CURRENT.with(|cell| cell.replace(slot.take()));
+        let previous = make_current(slot.take());
         Self { slot, previous }
     }
 }
 
 impl Drop for Entered<'_> {
     fn drop(&mut self) {
-        *self.slot = CURRENT.with(|cell| cell.replace(self.previous.take()));
+        *self.slot = make_current(self.previous.take());
     }
 }
 
