@@ -6,6 +6,7 @@ pub mod cli;
 pub mod flow;
 pub mod form;
 pub mod graph;
+mod json_text;
 mod logfield;
 pub mod protocol;
 pub mod server;

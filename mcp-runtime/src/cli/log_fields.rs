@@ -6,6 +6,8 @@ use std::fmt::Write as _;
 
 use tracing::field::{Field, Visit};
 
+use crate::json_text::escapes;
+
 /// A span's or an event's fields, in the order recorded; a field recorded again replaces its
 /// value.
 #[derive(Default)]
@@ -79,9 +81,15 @@ impl Fields {
 }
 
 /// Writes `text` as a JSON string: quoted, with quotes, backslashes and control characters
-/// escaped as `serde_json` escapes them.
+/// escaped as `serde_json` escapes them. Text with none of them, as nearly all is, is found
+/// so by [`escapes`]'s wide compares and copied as it is.
 pub(super) fn json_string(out: &mut String, text: &str) {
     out.push('"');
+    if !escapes(text) {
+        out.push_str(text);
+        out.push('"');
+        return;
+    }
     let mut rest = text;
     while let Some(at) = rest.find(|c: char| c == '"' || c == '\\' || c < ' ') {
         out.push_str(&rest[..at]);
@@ -218,10 +226,17 @@ mod tests {
 
     #[test]
     fn json_strings_are_escaped_as_serde_json_escapes_them() {
-        let text = "quote\" slash\\ line\n\r\t bell\u{7} nul\0 \u{8}\u{c} é /";
-        let mut written = String::new();
-        json_string(&mut written, text);
-        assert_eq!(written, serde_json::to_string(text).unwrap());
+        let escaped = "quote\" slash\\ line\n\r\t bell\u{7} nul\0 \u{8}\u{c} é /";
+        for text in [
+            escaped,
+            "",
+            "confirm_deploy",
+            "plain é ☃ / past sixteen bytes",
+        ] {
+            let mut written = String::new();
+            json_string(&mut written, text);
+            assert_eq!(written, serde_json::to_string(text).unwrap());
+        }
     }
 
     #[test]

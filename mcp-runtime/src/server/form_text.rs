@@ -19,7 +19,7 @@ use std::sync::{PoisonError, RwLock};
 
 use serde_json::value::RawValue;
 
-use super::outcome::{push_clean, push_text};
+use crate::json_text::{push_clean, push_text};
 use crate::protocol::tag::InputRequiredTag;
 use crate::protocol::{
     ElicitRequestFormParams, ElicitRequestParams, ElicitRequestedSchema, FormModeTag, InputRequest,
