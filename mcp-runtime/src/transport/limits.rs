@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use std::hash::{BuildHasher, RandomState};
+use std::hash::BuildHasher;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -90,7 +90,10 @@ pub(crate) struct HttpState {
 #[derive(Debug, Default)]
 struct Owners {
     in_flight: AtomicUsize,
-    hasher: RandomState,
+    /// `foldhash` (seeded per process), not SipHash: an owner is hashed on every request, and
+    /// SipHash's guard against a flooded table buys little here, where the table holds only
+    /// owners with a request in flight, at most `max_concurrent_requests` of them.
+    hasher: foldhash::quality::RandomState,
     held: Mutex<HashTable<(Owner, usize)>>,
 }
 
