@@ -23,6 +23,7 @@ use super::backoff::AcceptBackoff;
 use super::connection::{Activity, Expiry, Timeouts, Watched};
 use super::http::{DEFAULT_PATH, respond};
 use super::reply::{Reply, Tracked};
+use super::repoll::Repolled;
 use super::roster::{Entered, Roster};
 use super::router::route;
 use super::watchdog::Gated;
@@ -242,7 +243,8 @@ async fn serve_connection(server: Server, accepted: Accepted, mut stop: watch::R
     let connection = http1::Builder::new()
         .half_close(false)
         .serve_connection(io, service);
-    let mut connection = pin!(connection);
+    // Polled again at once when it wakes itself, as it does once per request (`repoll.rs`).
+    let mut connection = Repolled::new(connection);
     let mut stopping = false;
     // The server's stop and the watchdog are polled only when they were woken, not each time
     // the connection's bytes wake its task.
@@ -251,10 +253,10 @@ async fn serve_connection(server: Server, accepted: Accepted, mut stop: watch::R
     let result = loop {
         tokio::select! {
             biased;
-            result = connection.as_mut() => break result,
+            result = &mut connection => break result,
             _ = &mut stopped, if !stopping => {
                 stopping = true;
-                connection.as_mut().graceful_shutdown();
+                connection.inner().graceful_shutdown();
             }
             expiry = &mut watchdog => {
                 match expiry {

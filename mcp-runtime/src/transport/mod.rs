@@ -52,6 +52,7 @@ mod limits;
 mod listener;
 mod media;
 mod reply;
+mod repoll;
 mod roster;
 mod router;
 mod stdio;
