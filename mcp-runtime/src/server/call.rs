@@ -187,22 +187,26 @@ impl<H: Serves> Call<H> {
         state: Option<Vec<u8>>,
         input_responses: Option<InputResponses>,
     ) -> BoxFuture<'static, HandlerResult<H::Result>> {
+        // The request is built where the handler takes it, inside the panic guard: what is
+        // moved into the guard is a few pointers, not the request's 500 bytes.
         let context = &self.context;
-        let request = Request {
-            method: self.method,
-            target: self.target.clone(),
-            arguments: self.arguments.clone(),
-            input_responses,
-            state,
-            capabilities: ClientCapabilities::clone(&context.capabilities),
-            subject: context.subject.clone(),
-            claims: context.claims.clone(),
-            progress: context.progress.clone(),
-            logger: context.logger.clone(),
-            app: self.server.inner.state.clone(),
-            context: context.request.clone(),
+        let serve = || {
+            self.handler.serve(Request {
+                method: self.method,
+                target: self.target.clone(),
+                arguments: self.arguments.clone(),
+                input_responses,
+                state,
+                capabilities: ClientCapabilities::clone(&context.capabilities),
+                subject: context.subject.clone(),
+                claims: context.claims.clone(),
+                progress: context.progress.clone(),
+                logger: context.logger.clone(),
+                app: self.server.inner.state.clone(),
+                context: context.request.clone(),
+            })
         };
-        self.serve(request)
+        Box::pin(caught(guarded(serve)))
     }
 
     /// The one round of a stateless call. The client's state is opened under this request's
@@ -315,21 +319,26 @@ impl<H: Serves> Call<H> {
             launch,
         } = self;
         let inner = &server.inner;
-        let request = Request {
-            method,
-            target,
-            arguments,
-            input_responses,
-            state,
-            capabilities: context.capabilities.into_owned(),
-            subject: context.subject,
-            claims: context.claims,
-            progress: context.progress,
-            logger: context.logger,
-            app: inner.state.clone(),
-            context: context.request,
-        };
-        let running = guarded(|| handler.serve(request));
+        // The request is built where the handler takes it, inside the panic guard: what is
+        // moved into the guard is its parts, the capabilities still behind their pointer,
+        // not the request's 500 bytes.
+        let app = inner.state.clone();
+        let running = guarded(move || {
+            handler.serve(Request {
+                method,
+                target,
+                arguments,
+                input_responses,
+                state,
+                capabilities: context.capabilities.into_owned(),
+                subject: context.subject,
+                claims: context.claims,
+                progress: context.progress,
+                logger: context.logger,
+                app,
+                context: context.request,
+            })
+        });
         let identity = &inner.context;
         Round {
             running,
@@ -370,10 +379,6 @@ impl<H: Serves> Call<H> {
             self.arguments = Some(arguments);
         }
         binding
-    }
-
-    fn serve(&self, request: Request) -> BoxFuture<'static, HandlerResult<H::Result>> {
-        Box::pin(caught(guarded(|| self.handler.serve(request))))
     }
 
     /// What the handler is told about the call's request.
