@@ -188,29 +188,21 @@ impl Round {
     }
 }
 
+/// The request's parts are moved from where they are, not taken apart into locals first:
+/// each local would be one more copy of the capabilities (nearly 300 bytes) on their way into
+/// the context's allocation.
 fn begin(request: Request, bounds: Bounds) -> Result<Begun, ErrorObject> {
-    let Request {
-        method,
-        target,
-        input_responses,
-        state,
-        capabilities,
-        subject,
-        claims,
-        progress,
-        logger,
-        app,
-        context,
-        ..
-    } = request;
-    let max_rounds = bounds.max_rounds.unwrap_or(app.flow_limits().max_rounds);
-    let refuse = |reason: &dyn std::fmt::Display| refuse_state(method, &target, reason);
-    let (round, flow, state) = match state {
+    let method = request.method;
+    let max_rounds = bounds
+        .max_rounds
+        .unwrap_or(request.app.flow_limits().max_rounds);
+    let (round, flow, state) = match request.state {
         // Only a flow that asks has rounds to tell apart.
         None => (0, bounds.asks.then(rand::random::<u64>), None),
         Some(mut payload) => {
             let Some(envelope) = open_envelope(&payload) else {
-                return Err(refuse(&"verified but does not decode"));
+                let reason = "verified but does not decode";
+                return Err(refuse_state(method, &request.target, &reason));
             };
             let (round, shape, flow) = (envelope.round, envelope.shape, envelope.flow);
             // The state is what follows the envelope: kept in place, not copied out.
@@ -222,14 +214,14 @@ fn begin(request: Request, bounds: Bounds) -> Result<Begun, ErrorObject> {
         crate::server::record_flow(flow);
     }
     let cx = Cx::new(
-        capabilities,
-        context,
-        subject,
-        claims,
-        progress,
-        logger,
-        input_responses,
-        app,
+        request.capabilities,
+        request.context,
+        request.subject,
+        request.claims,
+        request.progress,
+        request.logger,
+        request.input_responses,
+        request.app,
         flow.unwrap_or(0),
     );
     let resume = Resume::handler(round, state, bounds.restart);
@@ -239,7 +231,7 @@ fn begin(request: Request, bounds: Bounds) -> Result<Begun, ErrorObject> {
     };
     Ok(Begun {
         method,
-        target,
+        target: request.target,
         cx,
         resume,
         max_rounds,

@@ -187,22 +187,26 @@ impl<H: Serves> Call<H> {
         state: Option<Vec<u8>>,
         input_responses: Option<InputResponses>,
     ) -> BoxFuture<'static, HandlerResult<H::Result>> {
+        // The request is built where the handler takes it, inside the panic guard: what is
+        // moved into the guard is a few pointers, not the request's 500 bytes.
         let context = &self.context;
-        let request = Request {
-            method: self.method,
-            target: self.target.clone(),
-            arguments: self.arguments.clone(),
-            input_responses,
-            state,
-            capabilities: ClientCapabilities::clone(&context.capabilities),
-            subject: context.subject.clone(),
-            claims: context.claims.clone(),
-            progress: context.progress.clone(),
-            logger: context.logger.clone(),
-            app: self.server.inner.state.clone(),
-            context: context.request.clone(),
+        let serve = || {
+            self.handler.serve(Request {
+                method: self.method,
+                target: self.target.clone(),
+                arguments: self.arguments.clone(),
+                input_responses,
+                state,
+                capabilities: ClientCapabilities::clone(&context.capabilities),
+                subject: context.subject.clone(),
+                claims: context.claims.clone(),
+                progress: context.progress.clone(),
+                logger: context.logger.clone(),
+                app: self.server.inner.state.clone(),
+                context: context.request.clone(),
+            })
         };
-        self.serve(request)
+        Box::pin(caught(guarded(serve)))
     }
 
     /// The one round of a stateless call. The client's state is opened under this request's
@@ -237,7 +241,7 @@ impl<H: Serves> Call<H> {
             },
         };
         let round = self.into_round(state, round.input_responses, signer, binding);
-        Box::pin(round.finish(id, cache, None))
+        round.unrecorded(id, cache)
     }
 
     /// A round whose state is single-use: its use begun in the replay store (or its stored
@@ -315,21 +319,26 @@ impl<H: Serves> Call<H> {
             launch,
         } = self;
         let inner = &server.inner;
-        let request = Request {
-            method,
-            target,
-            arguments,
-            input_responses,
-            state,
-            capabilities: context.capabilities.into_owned(),
-            subject: context.subject,
-            claims: context.claims,
-            progress: context.progress,
-            logger: context.logger,
-            app: inner.state.clone(),
-            context: context.request,
-        };
-        let running = guarded(|| handler.serve(request));
+        // The request is built where the handler takes it, inside the panic guard: what is
+        // moved into the guard is its parts, the capabilities still behind their pointer,
+        // not the request's 500 bytes.
+        let app = inner.state.clone();
+        let running = guarded(move || {
+            handler.serve(Request {
+                method,
+                target,
+                arguments,
+                input_responses,
+                state,
+                capabilities: context.capabilities.into_owned(),
+                subject: context.subject,
+                claims: context.claims,
+                progress: context.progress,
+                logger: context.logger,
+                app,
+                context: context.request,
+            })
+        });
         let identity = &inner.context;
         Round {
             running,
@@ -372,10 +381,6 @@ impl<H: Serves> Call<H> {
         binding
     }
 
-    fn serve(&self, request: Request) -> BoxFuture<'static, HandlerResult<H::Result>> {
-        Box::pin(caught(guarded(|| self.handler.serve(request))))
-    }
-
     /// What the handler is told about the call's request.
     pub(super) fn request_context(&self) -> &RequestContext {
         &self.context.request
@@ -400,6 +405,24 @@ struct Round<R> {
 }
 
 impl<R: FinalResult + Send + 'static> Round<R> {
+    /// The rest of a stateless round whose reply is not stored for retries, boxed: most
+    /// rounds. Unless the call may become a task, its future holds the handler's, the id and
+    /// what the answer needs, and none of the room [`finish`](Self::finish)'s keeps for a
+    /// task's answer and a stored reply (about 160 bytes against 780), which boxing it
+    /// copies.
+    fn unrecorded(self, id: Value, cache: Option<CacheHints>) -> BoxFuture<'static, Outcome> {
+        if self.launch.is_some() {
+            return Box::pin(self.finish(id, cache, None));
+        }
+        let Self {
+            running, answering, ..
+        } = self;
+        Box::pin(async move {
+            let round = unpanicked(running.await);
+            answering.answer(round, &id, cache, false).0
+        })
+    }
+
     /// The rest of a stateless round once its state is open (and its single use begun): the
     /// handler, the next state signed, the reply stored for retries.
     ///
