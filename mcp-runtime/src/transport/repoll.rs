@@ -126,23 +126,8 @@ impl<F: Future> Future for Repolled<F> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::transport::watchdog::tests::Wakes;
     use std::sync::atomic::AtomicUsize;
-
-    /// Counts the wakes of the task it stands for.
-    #[derive(Default)]
-    struct Wakes(AtomicUsize);
-
-    impl Wakes {
-        fn take(&self) -> usize {
-            self.0.swap(0, Ordering::SeqCst)
-        }
-    }
-
-    impl Wake for Wakes {
-        fn wake(self: Arc<Self>) {
-            self.0.fetch_add(1, Ordering::SeqCst);
-        }
-    }
 
     /// A future that wakes itself during its first `selfish` polls, keeps the waker of its
     /// last, and is ready once `done` is set.

@@ -104,16 +104,16 @@ impl<F: Future> Future for Gated<F> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use std::sync::atomic::AtomicUsize;
 
-    /// Counts the wakes of the task it stands for.
+    /// Counts the wakes of the task it stands for (the repolled connection's tests use it too).
     #[derive(Default)]
-    struct Wakes(AtomicUsize);
+    pub(in crate::transport) struct Wakes(AtomicUsize);
 
     impl Wakes {
-        fn take(&self) -> usize {
+        pub(in crate::transport) fn take(&self) -> usize {
             self.0.swap(0, Ordering::SeqCst)
         }
     }
