@@ -254,8 +254,12 @@ fn claims_fit(bytes: &[u8]) -> Result<(), String> {
     let mut chunked = false;
     let mut at = 0;
     loop {
+        // The end: known without a decoder's error made and dropped.
+        if at >= bytes.len() {
+            return Ok(());
+        }
         let mut decoder = Decoder::from(&bytes[at..]);
-        // The end, or malformed input: left to the reader, which says where it breaks.
+        // Malformed input: left to the reader, which says where it breaks.
         let Ok(header) = decoder.pull() else {
             return Ok(());
         };

@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::context::stamp;
 use super::error::RpcError;
-use super::form_text::Written;
+use super::form_text::{WriteState, Written, write_input_required};
 use super::handler::{HandlerResult, Reply};
 use super::outcome::{ResultAnswer, error_outcome, raw_result_outcome, write_tool_result};
 use super::single_use::StoredReply;
@@ -67,24 +67,44 @@ impl Answering {
             Ok(Reply::InputRequired(mut asked)) => {
                 let unasked = asked.take_unasked();
                 let (requests, state) = asked.into_parts();
-                let token = state.map(|payload| signer.sign_with_binding(binding, &payload));
-                trace::record_state_bytes(token.as_ref().map_or(0, String::len));
                 input_required = true;
-                // Written with its form questions' schemas from their kept text.
-                match InputRequiredResult::new(requests, token) {
-                    Ok(result) => match member {
-                        Some(member) if unasked.is_empty() => answer
-                            .write_with(|body| Written(&result).write(body))
-                            .map(|()| answer.add_member(member)),
-                        _ => {
-                            let result = with_meta(result, unasked, info.as_deref());
-                            answer.write_with(|body| Written(&result).write(body))
+                match member {
+                    // The usual round, written with no result built: the next state is minted
+                    // straight into the answer, and the identity follows as in any result.
+                    Some(member)
+                        if unasked.is_empty() && (requests.is_some() || state.is_some()) =>
+                    {
+                        let mut state_bytes = 0;
+                        let mut mint = state.as_deref().map(|payload| {
+                            |out: &mut Vec<u8>| {
+                                let start = out.len();
+                                signer.sign_onto(binding, payload, out);
+                                state_bytes = out.len() - start;
+                            }
+                        });
+                        let minting = mint.as_mut().map(|mint| mint as WriteState<'_>);
+                        let written = answer.write_with(|body| {
+                            write_input_required(body, requests.as_ref(), minting, None)
+                        });
+                        trace::record_state_bytes(state_bytes);
+                        written.map(|()| answer.add_member(member))
+                    }
+                    _ => {
+                        let token =
+                            state.map(|payload| signer.sign_with_binding(binding, &payload));
+                        trace::record_state_bytes(token.as_ref().map_or(0, String::len));
+                        // Written with its form questions' schemas from their kept text.
+                        match InputRequiredResult::new(requests, token) {
+                            Ok(result) => {
+                                let result = with_meta(result, unasked, info.as_deref());
+                                answer.write_with(|body| Written(&result).write(body))
+                            }
+                            Err(empty) => Err(ErrorObject::new(
+                                ErrorCode::INTERNAL_ERROR,
+                                empty.to_string(),
+                            )),
                         }
-                    },
-                    Err(empty) => Err(ErrorObject::new(
-                        ErrorCode::INTERNAL_ERROR,
-                        empty.to_string(),
-                    )),
+                    }
                 }
             }
             Err(error) => Err(error),
@@ -195,4 +215,90 @@ fn with_meta(
             .insert(UNASKED_INPUT_RESPONSES.to_owned(), unasked.into());
     }
     result.with_meta(meta)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::{
+        ElicitRequestParams, ElicitRequestUrlParams, InputRequest, InputRequests,
+    };
+    use crate::server::Asked;
+    use crate::state::{Binding, Signer};
+
+    const MEMBER: &str = r#""_meta":{"io.modelcontextprotocol/serverInfo":{"name":"t"}}"#;
+
+    fn answering(member: Option<&str>) -> Answering {
+        Answering {
+            signer: Signer::new(7, &[9; 32]).unwrap(),
+            binding: Binding::from_parts(&[b"round"]),
+            info: member.map(|_| Arc::new(Implementation::new("t", "1"))),
+            member: member.map(Arc::from),
+        }
+    }
+
+    fn requests() -> InputRequests {
+        let url = ElicitRequestUrlParams::new("Sign in", "https://example.com/\"a\"");
+        InputRequests::from([(
+            "sign_in".to_owned(),
+            InputRequest::Elicit(ElicitRequestParams::Url(url)),
+        )])
+    }
+
+    /// The body of the answer to `asked`, and its `requestState` opened under the round's
+    /// binding.
+    fn answered(answering: &Answering, asked: Asked) -> (String, Option<Vec<u8>>) {
+        let reply: HandlerResult<CallToolResult> = Ok(Reply::InputRequired(asked));
+        let (outcome, _) = answering.answer(reply, &Value::from(4), None, false);
+        assert_eq!(outcome.kind, "input_required");
+        let body = String::from_utf8(outcome.body.unwrap()).unwrap();
+        let value: Value = serde_json::from_str(&body).unwrap();
+        let state = value["result"]["requestState"].as_str().map(|token| {
+            let opened = answering
+                .signer
+                .open_with_binding(&answering.binding, token);
+            opened.unwrap().into_payload()
+        });
+        (body, state)
+    }
+
+    /// A state minted straight into the answer is the one the signer mints as a token of its
+    /// own: it opens under the round's binding to the handler's bytes, and the answer is the
+    /// result's own serialisation carrying it, the server's identity after it.
+    #[test]
+    fn a_state_minted_into_the_answer_is_the_result_serialised_with_its_token() {
+        let answering = answering(Some(MEMBER));
+        let asks = [
+            Asked::new(requests(), b"next".to_vec()),
+            Asked::state_only(b"only".to_vec()),
+        ];
+        for asked in asks {
+            let (requests, state) = asked.clone().into_parts();
+            let (body, opened) = answered(&answering, asked);
+            assert_eq!(opened, state);
+            let value: Value = serde_json::from_str(&body).unwrap();
+            let token = value["result"]["requestState"].as_str().unwrap().to_owned();
+            let result = InputRequiredResult::new(requests, Some(token)).unwrap();
+            let result = serde_json::to_string(&result).unwrap();
+            let expected = format!(
+                r#"{{"jsonrpc":"2.0","id":4,"result":{},{MEMBER}}}}}"#,
+                &result[..result.len() - 1]
+            );
+            assert_eq!(body, expected);
+        }
+        // Without a state, nothing is minted.
+        let (body, opened) = answered(&answering, Asked::requests_only(requests()));
+        assert_eq!(opened, None);
+        assert!(!body.contains("requestState"), "{body}");
+    }
+
+    /// Without the server's identity kept as text, the result is built and written with its
+    /// token as before: the same state opens.
+    #[test]
+    fn a_state_without_the_kept_identity_opens_as_well() {
+        let answering = answering(None);
+        let (body, opened) = answered(&answering, Asked::new(requests(), b"next".to_vec()));
+        assert_eq!(opened.as_deref(), Some(&b"next"[..]));
+        assert!(!body.contains("_meta"), "{body}");
+    }
 }

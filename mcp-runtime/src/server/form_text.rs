@@ -23,7 +23,7 @@ use crate::json_text::{push_clean, push_text};
 use crate::protocol::tag::InputRequiredTag;
 use crate::protocol::{
     ElicitRequestFormParams, ElicitRequestParams, ElicitRequestedSchema, FormModeTag, InputRequest,
-    InputRequiredResult, method,
+    InputRequests, InputRequiredResult, ResultMeta, method,
 };
 
 /// The most schemas whose text is kept: more than a server has form types. Past it, the
@@ -69,37 +69,54 @@ impl Written<'_> {
     /// Appends the result to `out`, members in the type's order.
     pub(super) fn write(&self, out: &mut Vec<u8>) -> serde_json::Result<()> {
         let result = self.0;
-        out.extend_from_slice(br#"{"resultType":"#);
-        push_clean(out, InputRequiredTag::VALUE);
-        if let Some(requests) = result.input_requests() {
-            out.extend_from_slice(br#","inputRequests":"#);
-            write_requests(out, requests)?;
-        }
-        if let Some(state) = result.request_state() {
-            debug_assert!(
-                state
-                    .bytes()
-                    .all(|byte| byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'_')),
-                "a state token is base64url"
-            );
-            out.extend_from_slice(br#","requestState":""#);
-            out.extend_from_slice(state.as_bytes());
-            out.push(b'"');
-        }
-        if let Some(meta) = result.meta() {
-            out.extend_from_slice(br#","_meta":"#);
-            serde_json::to_writer(&mut *out, meta)?;
-        }
-        out.push(b'}');
-        Ok(())
+        let mut token = result
+            .request_state()
+            .map(|token| |out: &mut Vec<u8>| out.extend_from_slice(token.as_bytes()));
+        let state = token.as_mut().map(|token| token as WriteState<'_>);
+        write_input_required(out, result.input_requests(), state, result.meta())
     }
 }
 
-/// Appends `inputRequests`, in the map's order.
-fn write_requests(
+/// Writes a `requestState` token's text onto the answer being written.
+pub(super) type WriteState<'a> = &'a mut dyn FnMut(&mut Vec<u8>);
+
+/// Appends an `input_required` result of these parts, as [`Written`] writes it: its
+/// `requestState` written by `state` (a token of the state signer, base64url), which lets a
+/// token be minted straight into the answer rather than into a string of its own first.
+pub(super) fn write_input_required(
     out: &mut Vec<u8>,
-    requests: &crate::protocol::InputRequests,
+    requests: Option<&InputRequests>,
+    state: Option<WriteState<'_>>,
+    meta: Option<&ResultMeta>,
 ) -> serde_json::Result<()> {
+    out.extend_from_slice(br#"{"resultType":"#);
+    push_clean(out, InputRequiredTag::VALUE);
+    if let Some(requests) = requests {
+        out.extend_from_slice(br#","inputRequests":"#);
+        write_requests(out, requests)?;
+    }
+    if let Some(state) = state {
+        out.extend_from_slice(br#","requestState":""#);
+        let start = out.len();
+        state(out);
+        debug_assert!(
+            out[start..]
+                .iter()
+                .all(|byte| byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'_')),
+            "a state token is base64url"
+        );
+        out.push(b'"');
+    }
+    if let Some(meta) = meta {
+        out.extend_from_slice(br#","_meta":"#);
+        serde_json::to_writer(&mut *out, meta)?;
+    }
+    out.push(b'}');
+    Ok(())
+}
+
+/// Appends `inputRequests`, in the map's order.
+fn write_requests(out: &mut Vec<u8>, requests: &InputRequests) -> serde_json::Result<()> {
     out.push(b'{');
     for (at, (key, request)) in requests.iter().enumerate() {
         if at > 0 {

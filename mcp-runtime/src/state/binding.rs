@@ -268,6 +268,17 @@ impl Feed {
     }
 
     fn bytes(&mut self, bytes: &[u8]) {
+        // The usual field, shorter than 128 bytes, where the buffer has room: its one-byte
+        // length and its bytes written with one check.
+        if bytes.len() < 0x80
+            && let Some(slot) = self.buf.get_mut(self.len..=self.len + bytes.len())
+        {
+            let (len, rest) = slot.split_at_mut(1);
+            len[0] = bytes.len() as u8;
+            rest.copy_from_slice(bytes);
+            self.len += 1 + bytes.len();
+            return;
+        }
         self.varint(bytes.len());
         self.raw(bytes);
     }
@@ -438,6 +449,25 @@ mod tests {
         let args = json!({ "k": long });
         let again = json!({ "k": "x".repeat(1000) });
         assert_eq!(bind(Some(&args)), bind(Some(&again)));
+    }
+
+    /// A field written at once (short, with room in the buffer) is fed as its length then its
+    /// bytes, as any other field is, wherever it falls in the buffer.
+    #[test]
+    fn a_field_written_at_once_is_its_length_then_its_bytes() {
+        let field = [b'f'; 130];
+        for before in [0, 1, 60, 126, 127, 128, 129] {
+            for len in [0, 1, 62, 63, 126, 127, 128, 129, 130] {
+                let mut once = Feed::new(DEFAULT_PREFIX.clone());
+                let mut apart = Feed::new(DEFAULT_PREFIX.clone());
+                once.raw(&field[..before]);
+                apart.raw(&field[..before]);
+                once.bytes(&field[..len]);
+                apart.varint(len);
+                apart.raw(&field[..len]);
+                assert_eq!(once.finish(), apart.finish(), "{before} {len}");
+            }
+        }
     }
 
     #[test]

@@ -305,6 +305,26 @@ impl Signer {
     /// with one id cannot tell them apart.
     #[doc(hidden)]
     pub fn sign_with_id(&self, binding: &Binding, id: StateId, payload: &[u8]) -> String {
+        self.mint(binding, id, payload, encode)
+    }
+
+    /// Mints a token as [`sign_with_binding`](Self::sign_with_binding) does, its text
+    /// appended to `out` (an answer being written) rather than made a string of its own.
+    pub(crate) fn sign_onto(&self, binding: &Binding, payload: &[u8], out: &mut Vec<u8>) {
+        self.mint(binding, StateId::random(), payload, |raw| {
+            encode_onto(raw, out)
+        });
+    }
+
+    /// The bytes of a token carrying `payload` under the state id `id`, handed to `text` to
+    /// write out.
+    fn mint<T>(
+        &self,
+        binding: &Binding,
+        id: StateId,
+        payload: &[u8],
+        text: impl FnOnce(&[u8]) -> T,
+    ) -> T {
         let inner = &*self.inner;
         let key = inner.ring.minting();
         let expires = unix_secs(inner.clock.now()).saturating_add(inner.ttl_secs);
@@ -325,7 +345,7 @@ impl Signer {
             } else {
                 sign_into(key.mac(), raw, binding, payload);
             }
-            encode(raw)
+            text(raw)
         })
     }
 
@@ -483,21 +503,23 @@ fn with_scratch<T>(write: impl FnOnce(&mut Vec<u8>) -> T) -> T {
 /// `raw` in base64, as `BASE64.encode` writes it, into a buffer that is allocated and then
 /// filled rather than allocated zeroed: the allocator serves a zeroed allocation on its slow
 /// path, every time.
-#[allow(
-    clippy::slow_vector_initialization,
-    reason = "`vec![0; len]` is the zeroed allocation this function exists to avoid"
-)]
 fn encode(raw: &[u8]) -> String {
+    let mut text = Vec::new();
+    encode_onto(raw, &mut text);
+    String::from_utf8(text).expect("base64 is ASCII")
+}
+
+/// `raw` in base64, as `BASE64.encode` writes it, appended to `out`.
+fn encode_onto(raw: &[u8], out: &mut Vec<u8>) {
     use base64::engine::Config as _;
     let len = base64::encoded_len(raw.len(), BASE64.config().encode_padding())
         .expect("a token's length in base64 fits in memory");
-    let mut text = Vec::with_capacity(len);
-    text.resize(len, 0);
+    let start = out.len();
+    out.resize(start + len, 0);
     let written = BASE64
-        .encode_slice(raw, &mut text)
+        .encode_slice(raw, &mut out[start..])
         .expect("the buffer has the length of the encoding");
-    text.truncate(written);
-    String::from_utf8(text).expect("base64 is ASCII")
+    out.truncate(start + written);
 }
 
 /// Key `key_id` of `ring`.
