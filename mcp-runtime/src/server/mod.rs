@@ -232,7 +232,7 @@ pub(crate) use outbound::channel as message_channel;
 pub(crate) use owner::Owner;
 pub(crate) use session::StreamGuard;
 pub(crate) use shape::NestingScan;
-pub(crate) use trace::{record_answer, record_flow, record_round, record_stop};
+pub(crate) use trace::{arrived_at, record_answer, record_flow, record_round, record_stop};
 #[cfg(all(test, feature = "cli"))]
 pub(crate) use {trace::escaped, trace_context::TraceContext};
 

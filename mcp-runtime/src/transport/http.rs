@@ -16,6 +16,7 @@ use std::net::IpAddr;
 use std::pin::pin;
 use std::sync::Arc;
 use std::task::Poll;
+use std::time::Instant;
 
 use axum::body::Bytes;
 use axum::http::{HeaderMap, StatusCode, request::Parts};
@@ -27,13 +28,15 @@ use super::head::{Head, Seen};
 use super::limits::Refused;
 use super::reply::Reply;
 use super::{bearer, guard, media};
-use crate::server::{Owner, RequestFacts, SUPPORTED_VERSIONS, Server};
+use crate::server::{Owner, RequestFacts, SUPPORTED_VERSIONS, Server, arrived_at};
 
 /// The path [`Server::serve_http`] and [`Server::router`] serve the endpoint at.
 pub const DEFAULT_PATH: &str = "/mcp";
 
 /// Answers one `POST` to the endpoint from `peer`, where known: the guards, then the body (up
-/// to the limit, within the body timeout), then a request slot, then dispatch.
+/// to the limit, within the body timeout), then a request slot, then dispatch. `arrived` is
+/// when its head began to arrive, if its connection read the clock then: the request's
+/// start, as the access log counts its duration.
 /// An `async` block, not an `async fn` (whose future holds its arguments twice): hyper moves
 /// the request's future into place, so it holds one copy of the request's head.
 #[allow(clippy::manual_async_fn, reason = "its arguments held once, not twice")]
@@ -42,6 +45,7 @@ pub(super) fn respond<B>(
     mut parts: Parts,
     body: B,
     peer: Option<IpAddr>,
+    arrived: Option<Instant>,
 ) -> impl Future<Output = Response<Reply>>
 where
     B: hyper::body::Body<Data = Bytes>,
@@ -131,7 +135,7 @@ where
             facts = facts.with_peer(peer);
         }
         // `read_body` has measured the nesting against the server's limit.
-        let handling = server.handle_shallow(&bytes, facts);
+        let handling = arrived_at(arrived, || server.handle_shallow(&bytes, facts));
         drop(bytes);
         match handling.messages {
             // Boxed: only streamed answers pay for the room their future takes.
