@@ -11,6 +11,7 @@
 //! connections (`listener.rs`).
 
 use std::borrow::Cow;
+use std::cell::Cell;
 use std::future::Future;
 use std::net::IpAddr;
 use std::pin::pin;
@@ -126,14 +127,15 @@ where
         };
         // Shared with dispatch, and back to this future alone once the call is over: its
         // room then holds the answer's headers.
-        let headers = Arc::new(std::mem::take(&mut parts.headers));
-        let mut facts = RequestFacts::http_with(version, subject)
-            .with_session_id(session)
-            .with_claims(claims)
-            .with_read_headers(Arc::clone(&headers), standard);
-        if let Some(peer) = peer {
-            facts = facts.with_peer(peer);
-        }
+        let headers = shared(std::mem::take(&mut parts.headers));
+        let facts = RequestFacts::http_request(
+            version,
+            subject,
+            session,
+            claims,
+            (Arc::clone(&headers), standard),
+            peer,
+        );
         // `read_body` has measured the nesting against the server's limit.
         let handling = arrived_at(arrived, || server.handle_shallow(&bytes, facts));
         drop(bytes);
@@ -153,16 +155,35 @@ where
     }
 }
 
-/// The request's header map, emptied, when nothing else holds it any more (as once its call
-/// is over); else a new map with room for as many headers.
-fn emptied(headers: Arc<HeaderMap>) -> HeaderMap {
-    match Arc::try_unwrap(headers) {
-        Ok(mut headers) => {
-            headers.clear();
-            headers
-        }
-        Err(shared) => HeaderMap::with_capacity(shared.len()),
+thread_local! {
+    /// The `Arc` a request's headers were shared in, emptied once its call was over, for the
+    /// next request on this thread: one allocation (and its freeing) fewer a request.
+    static SPARE_SHARED: Cell<Option<Arc<HeaderMap>>> = const { Cell::new(None) };
+}
+
+/// `headers` in an `Arc`, to share with dispatch: the one this thread kept, if it did.
+fn shared(headers: HeaderMap) -> Arc<HeaderMap> {
+    if let Some(mut spare) = SPARE_SHARED.try_with(Cell::take).ok().flatten()
+        && let Some(room) = Arc::get_mut(&mut spare)
+    {
+        *room = headers;
+        return spare;
     }
+    Arc::new(headers)
+}
+
+/// The request's header map, emptied, when nothing else holds it any more (as once its call
+/// is over), and its `Arc` kept for the thread's next request; else a new map with room for
+/// as many headers.
+fn emptied(mut headers: Arc<HeaderMap>) -> HeaderMap {
+    let Some(map) = Arc::get_mut(&mut headers) else {
+        return HeaderMap::with_capacity(headers.len());
+    };
+    // An empty map in its place holds no allocation.
+    let mut map = std::mem::take(map);
+    map.clear();
+    let _ = SPARE_SHARED.try_with(|spare| spare.set(Some(headers)));
+    map
 }
 
 pub(super) fn session_id(sent: Seen<'_>) -> Option<String> {
@@ -204,7 +225,7 @@ mod tests {
     }
 
     #[test]
-    fn a_request_map_no_longer_shared_comes_back_emptied_with_its_room() {
+    fn a_request_map_no_longer_shared_comes_back_emptied_with_its_room_and_its_arc_is_reused() {
         let mut headers = HeaderMap::new();
         for n in 0..20 {
             headers.insert(
@@ -224,8 +245,18 @@ mod tests {
         );
         assert_eq!(held.len(), 20);
         drop(held);
+        let at = Arc::as_ptr(&headers);
         let reused = emptied(headers);
         assert!(reused.is_empty());
         assert_eq!(reused.capacity(), room);
+        // Its `Arc` shares the thread's next request's headers.
+        let next = shared(HeaderMap::new());
+        assert_eq!(Arc::as_ptr(&next), at);
+        assert!(next.is_empty());
+        // Held elsewhere when that request ends: not kept.
+        let held = Arc::clone(&next);
+        drop(emptied(next));
+        assert_ne!(Arc::as_ptr(&shared(HeaderMap::new())), at);
+        drop(held);
     }
 }
