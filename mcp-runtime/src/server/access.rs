@@ -91,6 +91,8 @@ pub(crate) struct AccessRecord {
     pub(crate) outcome: &'static str,
     pub(crate) error_code: Option<i64>,
     pub(crate) trace: TraceContext,
+    /// When the request began: when its head began to arrive, if its connection read the
+    /// clock then ([`arrived_at`]), else when it was dispatched.
     pub(crate) started: Instant,
     /// When the request ended, set by [`finish`](Self::finish): read from the monotonic
     /// clock alone, the one clock a request reads as it ends. The log's writer turns it into
@@ -138,7 +140,7 @@ impl AccessRecord {
         this.outcome = "";
         this.error_code = None;
         this.trace = trace;
-        this.started = Instant::now();
+        this.started = ARRIVED.take().unwrap_or_else(Instant::now);
         record
     }
 
@@ -374,6 +376,31 @@ impl Drop for Entered<'_> {
     fn drop(&mut self) {
         *self.slot = make_current(self.previous.take());
     }
+}
+
+thread_local! {
+    /// When the head of the request being dispatched on this thread began to arrive, if its
+    /// connection read the clock then: set by [`arrived_at`] for the dispatch alone, and
+    /// taken by the first record started within it.
+    static ARRIVED: Cell<Option<Instant>> = const { Cell::new(None) };
+}
+
+/// Runs `dispatch`, a request's whose head began to arrive at `arrived`: the record it starts
+/// takes that as its start, where it would read the clock.
+pub(crate) fn arrived_at<R>(arrived: Instant, dispatch: impl FnOnce() -> R) -> R {
+    /// Clears [`ARRIVED`] when dropped (also in a panic): no later request takes the time.
+    struct Dispatched;
+    impl Drop for Dispatched {
+        fn drop(&mut self) {
+            ARRIVED.set(None);
+        }
+    }
+    if !installed() {
+        return dispatch();
+    }
+    ARRIVED.set(Some(arrived));
+    let _dispatched = Dispatched;
+    dispatch()
 }
 
 /// Whether the access log is installed: requests then keep an [`AccessRecord`], not a span.

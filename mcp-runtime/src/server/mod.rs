@@ -232,7 +232,7 @@ pub(crate) use outbound::channel as message_channel;
 pub(crate) use owner::Owner;
 pub(crate) use session::StreamGuard;
 pub(crate) use shape::NestingScan;
-pub(crate) use trace::{record_answer, record_flow, record_round, record_stop};
+pub(crate) use trace::{arrived_at, record_answer, record_flow, record_round, record_stop};
 #[cfg(all(test, feature = "cli"))]
 pub(crate) use {trace::escaped, trace_context::TraceContext};
 
@@ -345,24 +345,38 @@ impl RequestFacts {
         }
     }
 
+    /// A message received over HTTP, with all the transport knows of it at once: what
+    /// [`RequestFacts::http_with`] takes, then what `with_session_id`, `with_claims` and
+    /// `with_peer` would set, and the request's headers with their `Mcp-Method` and
+    /// `Mcp-Name` as the transport read them (the struct built once, not moved from call to
+    /// call).
+    pub(crate) fn http_request(
+        protocol_version_header: Option<Cow<'static, str>>,
+        subject: Option<String>,
+        session_id: Option<String>,
+        claims: Option<Arc<crate::auth::Claims>>,
+        (headers, standard): (Arc<axum::http::HeaderMap>, StandardHeaders),
+        peer: Option<std::net::IpAddr>,
+    ) -> Self {
+        Self {
+            http: true,
+            protocol_version_header,
+            subject,
+            session_id,
+            peer,
+            connection: None,
+            headers: Some(headers),
+            standard: Some(standard),
+            claims,
+        }
+    }
+
     /// The HTTP request's headers, which a binding policy may read
     /// ([`BindingContext::headers`](crate::state::BindingContext)).
     #[must_use]
     pub fn with_headers(mut self, headers: axum::http::HeaderMap) -> Self {
         self.headers = Some(Arc::new(headers));
         self.standard = None;
-        self
-    }
-
-    /// [`RequestFacts::with_headers`], with their `Mcp-Method` and `Mcp-Name` as the
-    /// transport read them.
-    pub(crate) fn with_read_headers(
-        mut self,
-        headers: Arc<axum::http::HeaderMap>,
-        standard: StandardHeaders,
-    ) -> Self {
-        self.headers = Some(headers);
-        self.standard = Some(standard);
         self
     }
 

@@ -259,6 +259,23 @@ fn on_span(on_span: impl FnOnce(&Span)) {
     }
 }
 
+/// Dispatches a request whose head began to arrive at `arrived`, when its connection read
+/// the clock then: under the access log, the request's record starts at that time rather
+/// than read the clock again (so its `duration_us` counts from its first bytes).
+#[inline]
+pub(crate) fn arrived_at<R>(
+    arrived: Option<std::time::Instant>,
+    dispatch: impl FnOnce() -> R,
+) -> R {
+    #[cfg(feature = "cli")]
+    if let Some(arrived) = arrived {
+        return access::arrived_at(arrived, dispatch);
+    }
+    #[cfg(not(feature = "cli"))]
+    let _ = arrived;
+    dispatch()
+}
+
 /// Records the current call's target, a client-chosen name or URI.
 pub(crate) fn record_target(target: &str) {
     #[cfg(feature = "cli")]

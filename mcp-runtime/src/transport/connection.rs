@@ -69,6 +69,9 @@ struct State {
     wakes_at: Option<Instant>,
     /// Since when a write has waited for the client to read.
     stalled_since: Option<Instant>,
+    /// When the first bytes of the request head being read arrived, if they arrived while
+    /// the connection waited for a head: taken by [`Activity::begin`] for the request.
+    head_started: Option<Instant>,
     /// The listener asked for the connection to close.
     evicted: bool,
 }
@@ -105,6 +108,7 @@ impl Activity {
                 phase: Phase::Head(after(timeouts.header)),
                 wakes_at: None,
                 stalled_since: None,
+                head_started: None,
                 evicted: false,
             }),
             changed: Notify::new(),
@@ -188,24 +192,39 @@ impl Activity {
         }
     }
 
-    /// Bytes arrived: on an idle connection, they start a request head.
+    /// Bytes arrived: on an idle connection, they start a request head; on one waiting for
+    /// a head, the first of them are when the head began to arrive.
     fn received(&self) {
         // One lock: this runs on every read.
         let mut state = self.state();
-        if matches!(state.phase, Phase::Idle(_)) {
-            state.phase = Phase::Head(after(self.header_timeout));
-            self.changed_phase(state);
+        match state.phase {
+            Phase::Idle(_) => {
+                let now = Instant::now();
+                state.phase = Phase::Head(later(now, self.header_timeout));
+                state.head_started = Some(now);
+                self.changed_phase(state);
+            }
+            // A connection's first head, due a header timeout after its acceptance.
+            Phase::Head(_) if state.head_started.is_none() => {
+                state.head_started = Some(Instant::now());
+            }
+            Phase::Head(_) | Phase::Busy(_) => {}
         }
     }
 
     /// A request head was read: the connection is busy until the returned guard (held by
-    /// the answer's body) drops.
-    pub(super) fn begin(self: &Arc<Self>) -> Busy {
-        self.update(|phase| match phase {
+    /// the answer's body) drops. Also returns when the head began to arrive, if it arrived
+    /// while the connection waited for one (not a head pipelined behind a request): the
+    /// clock read then serves as the request's start, and is not read again.
+    pub(super) fn begin(self: &Arc<Self>) -> (Busy, Option<Instant>) {
+        let mut state = self.state();
+        state.phase = match state.phase {
             Phase::Busy(requests) => Phase::Busy(requests + 1),
             Phase::Head(_) | Phase::Idle(_) => Phase::Busy(1),
-        });
-        Busy(Arc::clone(self))
+        };
+        let head_started = state.head_started.take();
+        self.changed_phase(state);
+        (Busy(Arc::clone(self)), head_started)
     }
 
     fn end(&self) {
@@ -398,7 +417,7 @@ mod tests {
         let waker = Waker::from(Arc::clone(&wakes));
         let mut cx = Context::from_waker(&waker);
         let mut watchdog = Box::pin(activity.expired());
-        let busy = activity.begin();
+        let (busy, _) = activity.begin();
         let mut woken = 0;
         for _ in 0..3000 {
             assert!(watchdog.as_mut().poll(&mut cx).is_pending());
@@ -426,7 +445,7 @@ mod tests {
         let mut watchdog = Box::pin(activity.expired());
         assert!(watchdog.as_mut().poll(&mut cx).is_pending());
         // A first request, then the connection idles until the watchdog looks.
-        drop(activity.begin());
+        drop(activity.begin().0);
         tokio::time::advance(HEADER).await;
         assert_eq!(wakes.take(), 1);
         assert!(watchdog.as_mut().poll(&mut cx).is_pending());
@@ -434,7 +453,7 @@ mod tests {
         for _ in 0..40 {
             tokio::time::advance(Duration::from_millis(100)).await;
             activity.received();
-            let busy = activity.begin();
+            let (busy, _) = activity.begin();
             tokio::time::advance(Duration::from_millis(10)).await;
             drop(busy);
             assert_eq!(wakes.take(), 0, "a request woke the watchdog");

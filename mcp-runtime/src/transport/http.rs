@@ -11,11 +11,13 @@
 //! connections (`listener.rs`).
 
 use std::borrow::Cow;
+use std::cell::Cell;
 use std::future::Future;
 use std::net::IpAddr;
 use std::pin::pin;
 use std::sync::Arc;
 use std::task::Poll;
+use std::time::Instant;
 
 use axum::body::Bytes;
 use axum::http::{HeaderMap, StatusCode, request::Parts};
@@ -27,13 +29,15 @@ use super::head::{Head, Seen};
 use super::limits::Refused;
 use super::reply::Reply;
 use super::{bearer, guard, media};
-use crate::server::{Owner, RequestFacts, SUPPORTED_VERSIONS, Server};
+use crate::server::{Owner, RequestFacts, SUPPORTED_VERSIONS, Server, arrived_at};
 
 /// The path [`Server::serve_http`] and [`Server::router`] serve the endpoint at.
 pub const DEFAULT_PATH: &str = "/mcp";
 
 /// Answers one `POST` to the endpoint from `peer`, where known: the guards, then the body (up
-/// to the limit, within the body timeout), then a request slot, then dispatch.
+/// to the limit, within the body timeout), then a request slot, then dispatch. `arrived` is
+/// when its head began to arrive, if its connection read the clock then: the request's
+/// start, as the access log counts its duration.
 /// An `async` block, not an `async fn` (whose future holds its arguments twice): hyper moves
 /// the request's future into place, so it holds one copy of the request's head.
 #[allow(clippy::manual_async_fn, reason = "its arguments held once, not twice")]
@@ -42,6 +46,7 @@ pub(super) fn respond<B>(
     mut parts: Parts,
     body: B,
     peer: Option<IpAddr>,
+    arrived: Option<Instant>,
 ) -> impl Future<Output = Response<Reply>>
 where
     B: hyper::body::Body<Data = Bytes>,
@@ -122,16 +127,17 @@ where
         };
         // Shared with dispatch, and back to this future alone once the call is over: its
         // room then holds the answer's headers.
-        let headers = Arc::new(std::mem::take(&mut parts.headers));
-        let mut facts = RequestFacts::http_with(version, subject)
-            .with_session_id(session)
-            .with_claims(claims)
-            .with_read_headers(Arc::clone(&headers), standard);
-        if let Some(peer) = peer {
-            facts = facts.with_peer(peer);
-        }
+        let headers = shared(std::mem::take(&mut parts.headers));
+        let facts = RequestFacts::http_request(
+            version,
+            subject,
+            session,
+            claims,
+            (Arc::clone(&headers), standard),
+            peer,
+        );
         // `read_body` has measured the nesting against the server's limit.
-        let handling = server.handle_shallow(&bytes, facts);
+        let handling = arrived_at(arrived, || server.handle_shallow(&bytes, facts));
         drop(bytes);
         match handling.messages {
             // Boxed: only streamed answers pay for the room their future takes.
@@ -149,16 +155,35 @@ where
     }
 }
 
-/// The request's header map, emptied, when nothing else holds it any more (as once its call
-/// is over); else a new map with room for as many headers.
-fn emptied(headers: Arc<HeaderMap>) -> HeaderMap {
-    match Arc::try_unwrap(headers) {
-        Ok(mut headers) => {
-            headers.clear();
-            headers
-        }
-        Err(shared) => HeaderMap::with_capacity(shared.len()),
+thread_local! {
+    /// The `Arc` a request's headers were shared in, emptied once its call was over, for the
+    /// next request on this thread: one allocation (and its freeing) fewer a request.
+    static SPARE_SHARED: Cell<Option<Arc<HeaderMap>>> = const { Cell::new(None) };
+}
+
+/// `headers` in an `Arc`, to share with dispatch: the one this thread kept, if it did.
+fn shared(headers: HeaderMap) -> Arc<HeaderMap> {
+    if let Some(mut spare) = SPARE_SHARED.try_with(Cell::take).ok().flatten()
+        && let Some(room) = Arc::get_mut(&mut spare)
+    {
+        *room = headers;
+        return spare;
     }
+    Arc::new(headers)
+}
+
+/// The request's header map, emptied, when nothing else holds it any more (as once its call
+/// is over), and its `Arc` kept for the thread's next request; else a new map with room for
+/// as many headers.
+fn emptied(mut headers: Arc<HeaderMap>) -> HeaderMap {
+    let Some(map) = Arc::get_mut(&mut headers) else {
+        return HeaderMap::with_capacity(headers.len());
+    };
+    // An empty map in its place holds no allocation.
+    let mut map = std::mem::take(map);
+    map.clear();
+    let _ = SPARE_SHARED.try_with(|spare| spare.set(Some(headers)));
+    map
 }
 
 pub(super) fn session_id(sent: Seen<'_>) -> Option<String> {
@@ -200,7 +225,7 @@ mod tests {
     }
 
     #[test]
-    fn a_request_map_no_longer_shared_comes_back_emptied_with_its_room() {
+    fn a_request_map_no_longer_shared_comes_back_emptied_with_its_room_and_its_arc_is_reused() {
         let mut headers = HeaderMap::new();
         for n in 0..20 {
             headers.insert(
@@ -220,8 +245,18 @@ mod tests {
         );
         assert_eq!(held.len(), 20);
         drop(held);
+        let at = Arc::as_ptr(&headers);
         let reused = emptied(headers);
         assert!(reused.is_empty());
         assert_eq!(reused.capacity(), room);
+        // Its `Arc` shares the thread's next request's headers.
+        let next = shared(HeaderMap::new());
+        assert_eq!(Arc::as_ptr(&next), at);
+        assert!(next.is_empty());
+        // Held elsewhere when that request ends: not kept.
+        let held = Arc::clone(&next);
+        drop(emptied(next));
+        assert_ne!(Arc::as_ptr(&shared(HeaderMap::new())), at);
+        drop(held);
     }
 }

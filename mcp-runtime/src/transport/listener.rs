@@ -217,7 +217,7 @@ async fn serve_connection(server: Server, accepted: Accepted, mut stop: watch::R
     let busy_with = Arc::clone(&activity);
     let service = service_fn(move |mut request: hyper::Request<hyper::body::Incoming>| {
         let server = server.clone();
-        let busy = busy_with.begin();
+        let (busy, head_started) = busy_with.begin();
         let post = request.method() == Method::POST && request.uri().path() == DEFAULT_PATH;
         // The peer is among the request's extensions, as under axum's router, where something
         // may read it there: a subject hook, or the routing. A POST is also handed it.
@@ -230,7 +230,8 @@ async fn serve_connection(server: Server, accepted: Accepted, mut stop: watch::R
             // room for one request's answer and no more.
             let response = if post {
                 let (parts, body) = request.into_parts();
-                respond(&server, parts, body, Some(peer.ip())).await
+                let arrived = head_started.map(tokio::time::Instant::into_std);
+                respond(&server, parts, body, Some(peer.ip()), arrived).await
             } else {
                 Box::pin(route(&server, request)).await.map(Reply::from)
             };

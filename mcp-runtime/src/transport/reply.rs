@@ -139,7 +139,7 @@ mod tests {
             idle: std::time::Duration::from_secs(60),
             write: std::time::Duration::from_secs(30),
         }));
-        Tracked::new(body, activity.begin())
+        Tracked::new(body, activity.begin().0)
     }
 
     #[tokio::test]

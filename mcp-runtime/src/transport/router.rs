@@ -78,7 +78,7 @@ where
                 .extensions
                 .get::<ConnectInfo<SocketAddr>>()
                 .map(|ConnectInfo(peer)| peer.ip());
-            respond(server, parts, body, peer)
+            respond(server, parts, body, peer, None)
                 .await
                 .map(Reply::into_body)
         }
