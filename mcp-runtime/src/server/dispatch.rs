@@ -78,7 +78,7 @@ impl Server {
         &self,
         id: Value,
         method: &str,
-        params: Params,
+        params: Params<'_>,
         facts: &mut RequestFacts,
         legacy: bool,
     ) -> Handling {
@@ -142,7 +142,7 @@ impl Server {
         &self,
         id: &Value,
         name: &str,
-        mut params: Params,
+        mut params: Params<'_>,
         facts: &mut RequestFacts,
     ) -> Result<Handling, RpcError> {
         let method = self
@@ -230,7 +230,7 @@ impl Server {
         &self,
         id: &Value,
         method: Method,
-        params: &mut CallParams,
+        params: &mut CallParams<'_>,
         meta: lifecycle::Meta,
         facts: &mut RequestFacts,
     ) -> Result<Handling, RpcError> {
@@ -302,9 +302,9 @@ impl Server {
         &self,
         id: Value,
         method: Method,
-        params: &mut CallParams,
+        params: &mut CallParams<'_>,
         mut context: CallContext,
-        era: Era,
+        era: Era<'_>,
     ) -> Result<BoxFuture<'static, Outcome>, RpcError> {
         let (method_name, key) = match method {
             Method::ToolsCall => ("tools/call", "name"),
