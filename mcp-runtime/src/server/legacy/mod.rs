@@ -278,7 +278,7 @@ impl Server {
             _ => {}
         }
         let method = self
-            .method(name)
+            .method(name, &snapshot)
             .filter(|&method| !matches!(method, Method::Discover | Method::Listen))
             .ok_or_else(|| RpcError::legacy_method_not_found(name))?;
         match method {
@@ -337,7 +337,8 @@ impl Server {
                 // Refused now, before anything runs, when the caps are reached.
                 let running = session.start_call(id)?;
                 let era = Era::Legacy { running, outbound };
-                let outcome = self.call(id.clone(), method, &mut params, context, era)?;
+                let outcome =
+                    self.call(id.clone(), method, &mut params, context, era, &snapshot)?;
                 Ok(Handling {
                     messages: Some(receiver),
                     outcome,
