@@ -369,8 +369,10 @@ impl Server {
                         None => {}
                     }
                 }
+                // Without the tasks extension no call becomes a task: the handler is not
+                // asked whether it may.
                 let launch = match &era {
-                    Era::Modern(_) => super::tasks::prepare(
+                    Era::Modern(_) if inner.tasks.is_some() => super::tasks::prepare(
                         self,
                         &*handler,
                         &context.capabilities,
@@ -380,7 +382,7 @@ impl Server {
                         &target,
                         arguments.as_ref(),
                     )?,
-                    Era::Legacy { .. } => None,
+                    Era::Modern(_) | Era::Legacy { .. } => None,
                 };
                 let call = Call::new(
                     handler,
