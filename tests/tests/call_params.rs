@@ -119,7 +119,7 @@ async fn malformed_call_params_are_refused_with_the_same_words_in_either_order()
     let addr = running.addr;
     // Invalid params of the method travel with HTTP 200; of the lifecycle (`_meta`), 400.
     let invalid = |message: &str| (200, -32602, message.to_owned());
-    let cases: [(&str, (u16, i64, String)); 11] = [
+    let cases: [(&str, (u16, i64, String)); 13] = [
         ("", invalid("missing `name`")),
         (r#""name":5"#, invalid("`name` must be a string")),
         (r#""name":"nope""#, invalid("unknown tool `nope`")),
@@ -145,6 +145,14 @@ async fn malformed_call_params_are_refused_with_the_same_words_in_either_order()
         ),
         (
             r#""name":"confirm_deploy","requestState":7"#,
+            invalid("`requestState` must be a string"),
+        ),
+        (
+            r#""name":"confirm_deploy","requestState":{"s":[1]}"#,
+            invalid("`requestState` must be a string"),
+        ),
+        (
+            r#""name":"confirm_deploy","requestState":["s"]"#,
             invalid("`requestState` must be a string"),
         ),
         (
@@ -324,6 +332,19 @@ async fn a_whole_flow_runs_with_method_after_params() {
         let answer = alike(addr, &with_meta(&members)).await;
         assert_eq!(answer.json()["result"]["resultType"], "complete");
     }
+    // A state written with escapes is the same state: its first character as `\u00XX`.
+    let state = result["requestState"].as_str().unwrap();
+    let first = state.chars().next().unwrap();
+    let escaped = format!(
+        r#""\u{:04x}{}""#,
+        u32::from(first),
+        &state[first.len_utf8()..]
+    );
+    let members = format!(
+        r#""name":"confirm_deploy","arguments":{{}},"inputResponses":{{"confirm":{{"action":"accept","content":{{"ok":true}}}}}},"requestState":{escaped}"#
+    );
+    let answer = alike(addr, &with_meta(&members)).await;
+    assert_eq!(answer.json()["result"]["resultType"], "complete");
     let members = format!(
         r#""name":"confirm_deploy","arguments":{{"x":1}},"inputResponses":{{"confirm":{{"action":"accept","content":{{"ok":true}}}}}},"requestState":{}"#,
         result["requestState"]

@@ -1,6 +1,7 @@
 //! One call of a tool, prompt or resource: its rounds, the state checks around a stateless
 //! round (open, single use, mint), and the kinds of handler a call can serve.
 
+use std::borrow::Cow;
 use std::future::Future;
 use std::sync::Arc;
 
@@ -16,7 +17,7 @@ use super::handler::{
 use super::outbound::Logger;
 use super::outcome::error_outcome;
 use super::panic::{CatchUnwind, guarded};
-use super::params::{Answers, CallParams};
+use super::params::{Answers, CallParams, RequestState};
 use super::session::Session;
 use super::single_use::{self, Replay, StoredReply, Use, Verdict};
 use super::to_end::ToEnd;
@@ -30,12 +31,13 @@ use crate::protocol::{
 use crate::state::{Binding, BindingContext, Opened, Signer};
 
 /// This round's answers and state, taken out of a stateless call's params.
-pub(super) struct RoundInput {
+pub(super) struct RoundInput<'a> {
     input_responses: Option<InputResponses>,
-    request_state: Option<String>,
+    /// Borrowed from the message: it is opened before the round's future is built.
+    request_state: Option<Cow<'a, str>>,
 }
 
-pub(super) fn take_round(params: &mut CallParams) -> Result<RoundInput, RpcError> {
+pub(super) fn take_round<'a>(params: &mut CallParams<'a>) -> Result<RoundInput<'a>, RpcError> {
     let input_responses = match params.input_responses.take() {
         None => None,
         Some(Answers::Object(responses)) => Some(responses),
@@ -47,8 +49,10 @@ pub(super) fn take_round(params: &mut CallParams) -> Result<RoundInput, RpcError
     };
     let request_state = match params.request_state.take() {
         None => None,
-        Some(Value::String(state)) => Some(state),
-        Some(_) => return Err(RpcError::invalid_params("`requestState` must be a string")),
+        Some(RequestState::Text(state)) => Some(state),
+        Some(RequestState::NotAString(_)) => {
+            return Err(RpcError::invalid_params("`requestState` must be a string"));
+        }
     };
     Ok(RoundInput {
         input_responses,
@@ -218,7 +222,7 @@ impl<H: Serves> Call<H> {
     /// copies less on every round.
     pub(super) fn stateless(
         mut self,
-        round: RoundInput,
+        round: RoundInput<'_>,
         id: Value,
         cache: Option<CacheHints>,
     ) -> BoxFuture<'static, Outcome> {

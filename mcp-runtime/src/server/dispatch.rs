@@ -17,7 +17,7 @@ use super::method::Method;
 use super::outbound::{self, LevelCell, Logger};
 use super::outcome::{error_outcome, raw_result_outcome, result_outcome};
 use super::params::{CallParams, Params};
-use super::registry::{ListKind, cursor_of};
+use super::registry::{ListKind, Snapshot, cursor_of};
 use super::{
     Handling, Outcome, RequestFacts, Server, cancel, headers, listen, param_headers, shape, trace,
 };
@@ -78,7 +78,7 @@ impl Server {
         &self,
         id: Value,
         method: &str,
-        params: Params,
+        params: Params<'_>,
         facts: &mut RequestFacts,
         legacy: bool,
     ) -> Handling {
@@ -142,11 +142,13 @@ impl Server {
         &self,
         id: &Value,
         name: &str,
-        mut params: Params,
+        mut params: Params<'_>,
         facts: &mut RequestFacts,
     ) -> Result<Handling, RpcError> {
+        // One snapshot a request: the handlers its method is found among are those it calls.
+        let snapshot = self.inner.registry.snapshot();
         let method = self
-            .method(name)
+            .method(name, &snapshot)
             .ok_or_else(|| RpcError::method_not_found(name))?;
         let meta = lifecycle::check_meta(&params, facts)?;
         if let Some(headers) = facts.standard_headers() {
@@ -159,10 +161,9 @@ impl Server {
             Params::Call(call),
         ) = (method, &mut params)
         {
-            return self.route_call(id, method, call, meta, facts);
+            return self.route_call(id, method, call, meta, facts, &snapshot);
         }
         let params = params.into_map();
-        let snapshot = self.inner.registry.snapshot();
         let page = |kind| {
             let page = snapshot.list(kind).page(cursor_of(&params)?, false)?;
             Ok(Handling::ready(raw_result_outcome(id, page)))
@@ -220,7 +221,8 @@ impl Server {
                 })
             }
             Method::ToolsCall | Method::PromptsGet | Method::ResourcesRead => {
-                self.route_call(id, method, &mut CallParams::from_map(params), meta, facts)
+                let params = &mut CallParams::from_map(params);
+                self.route_call(id, method, params, meta, facts, &snapshot)
             }
         }
     }
@@ -230,9 +232,10 @@ impl Server {
         &self,
         id: &Value,
         method: Method,
-        params: &mut CallParams,
+        params: &mut CallParams<'_>,
         meta: lifecycle::Meta,
         facts: &mut RequestFacts,
+        snapshot: &Snapshot,
     ) -> Result<Handling, RpcError> {
         let round = take_round(params)?;
         let exposed = self.inner.context.exposed(facts.headers.as_deref());
@@ -289,22 +292,24 @@ impl Server {
             logger,
             headers: facts.headers.take(),
         };
-        let outcome = self.call(id.clone(), method, params, context, Era::Modern(round))?;
+        let era = Era::Modern(round);
+        let outcome = self.call(id.clone(), method, params, context, era, snapshot)?;
         Ok(Handling {
             messages: receiver,
             outcome,
         })
     }
 
-    /// Starts a call of a tool, prompt or resource: one round on the stateless wire, or the
-    /// whole flow on a legacy session.
+    /// Starts a call of a tool, prompt or resource of `snapshot`: one round on the stateless
+    /// wire, or the whole flow on a legacy session.
     pub(super) fn call(
         &self,
         id: Value,
         method: Method,
-        params: &mut CallParams,
+        params: &mut CallParams<'_>,
         mut context: CallContext,
-        era: Era,
+        era: Era<'_>,
+        snapshot: &Snapshot,
     ) -> Result<BoxFuture<'static, Outcome>, RpcError> {
         let (method_name, key) = match method {
             Method::ToolsCall => ("tools/call", "name"),
@@ -331,7 +336,6 @@ impl Server {
             Some(_) => return Err(RpcError::invalid_params("`arguments` must be an object")),
         };
         let inner = &self.inner;
-        let snapshot = inner.registry.snapshot();
         let lookup = |index: &super::registry::Index, kind: &str| {
             index
                 .get(&target)
@@ -365,8 +369,10 @@ impl Server {
                         None => {}
                     }
                 }
+                // Without the tasks extension no call becomes a task: the handler is not
+                // asked whether it may.
                 let launch = match &era {
-                    Era::Modern(_) => super::tasks::prepare(
+                    Era::Modern(_) if inner.tasks.is_some() => super::tasks::prepare(
                         self,
                         &*handler,
                         &context.capabilities,
@@ -376,7 +382,7 @@ impl Server {
                         &target,
                         arguments.as_ref(),
                     )?,
-                    Era::Legacy { .. } => None,
+                    Era::Modern(_) | Era::Legacy { .. } => None,
                 };
                 let call = Call::new(
                     handler,

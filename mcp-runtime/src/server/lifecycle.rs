@@ -22,7 +22,7 @@ pub(crate) enum Envelope<'a> {
     Request {
         id: Value,
         method: Cow<'a, str>,
-        params: Params,
+        params: Params<'a>,
     },
     /// A notification: nothing to answer.
     Notification {
@@ -163,7 +163,7 @@ pub(crate) struct Meta {
 
 /// The stateless lifecycle: `_meta` present and complete, the HTTP header agreeing with it
 /// (checked first), then a supported version.
-pub(crate) fn check_meta(params: &Params, facts: &RequestFacts) -> Result<Meta, RpcError> {
+pub(crate) fn check_meta(params: &Params<'_>, facts: &RequestFacts) -> Result<Meta, RpcError> {
     // Read in its usual shape, `_meta` passes every check but the version's.
     if let Params::Call(CallParams {
         meta: Some(meta), ..
@@ -430,11 +430,11 @@ mod tests {
     }
 
     /// `params` as a map, and as a call reads them (its `_meta` read by `call_meta`).
-    fn both_ways(params: &Map<String, Value>) -> [Params; 2] {
+    fn both_ways(params: &Map<String, Value>) -> [Params<'static>; 2] {
         let message = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params});
-        let Ok(Envelope::Request { params: call, .. }) =
-            parse_envelope(message.to_string().as_bytes())
-        else {
+        // The call's strings may be borrowed from the message: it lives as long as the test.
+        let message: &'static str = message.to_string().leak();
+        let Ok(Envelope::Request { params: call, .. }) = parse_envelope(message.as_bytes()) else {
             panic!("a call");
         };
         assert!(matches!(

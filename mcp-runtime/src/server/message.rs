@@ -39,7 +39,7 @@ pub(crate) struct Members<'a> {
     /// Whether `jsonrpc` is the string `"2.0"`.
     pub(crate) version_2_0: bool,
     pub(crate) method: Option<MethodMember<'a>>,
-    pub(crate) params: Option<ParamsMember>,
+    pub(crate) params: Option<ParamsMember<'a>>,
     pub(crate) result: Option<Value>,
     pub(crate) error: Option<Value>,
 }
@@ -96,7 +96,7 @@ impl TopLevel {
 }
 
 /// `message` read whole, with nothing spliced out, into `members`: as `text` (the message,
-/// checked as UTF-8) when given, which its method name is borrowed from, else as bytes.
+/// checked as UTF-8) when given, which its strings are borrowed from, else as bytes.
 fn read_whole<'a>(
     message: &'a [u8],
     text: Option<&'a str>,
@@ -163,11 +163,12 @@ fn read_spliced<'a>(text: &'a str, members: &mut Members<'a>) -> Option<TopLevel
 }
 
 /// Where the text read comes from: `message` itself, or a copy of it with a `0` in place of
-/// `message[start..end]` (`splice`). The one member borrowed from the text read, the method
-/// name, is borrowed from `message` instead, at the same place there. A message that is not
-/// UTF-8, read as bytes, has no text to borrow from (an empty `message`): its name is copied.
+/// `message[start..end]` (`splice`). The strings kept from the text read (the method name, a
+/// call's `requestState`) are borrowed from `message` instead, at the same place there. A
+/// message that is not UTF-8, read as bytes, has no text to borrow from (an empty `message`):
+/// its strings are copied.
 #[derive(Clone, Copy)]
-struct Origin<'a> {
+pub(super) struct Origin<'a> {
     message: &'a str,
     /// The address of the text read.
     read_from: usize,
@@ -175,16 +176,16 @@ struct Origin<'a> {
 }
 
 impl<'a> Origin<'a> {
-    /// `name`, borrowed from the text read, as borrowed from the message.
-    fn name(self, name: &str) -> Cow<'a, str> {
-        let at = (name.as_ptr() as usize).checked_sub(self.read_from);
+    /// `text`, borrowed from the text read, as borrowed from the message.
+    pub(super) fn borrowed(self, text: &str) -> Cow<'a, str> {
+        let at = (text.as_ptr() as usize).checked_sub(self.read_from);
         let at = match self.splice {
             Some((start, end)) => at.map(|at| if at < start { at } else { at - start - 1 + end }),
             None => at,
         };
-        match at.and_then(|at| self.message.get(at..at + name.len())) {
-            Some(same) if same == name => Cow::Borrowed(same),
-            _ => Cow::Owned(name.to_owned()),
+        match at.and_then(|at| self.message.get(at..at + text.len())) {
+            Some(same) if same == text => Cow::Borrowed(same),
+            _ => Cow::Owned(text.to_owned()),
         }
     }
 }
@@ -229,6 +230,7 @@ impl<'de> Visitor<'de> for TopLevelVisitor<'_, '_, '_> {
                         target,
                         read_meta: self.read_meta,
                         splice: self.splice,
+                        origin: self.origin,
                         out: &mut members.params,
                     })?;
                 }
@@ -396,6 +398,56 @@ mod tests {
                     }
                     _ => {}
                 }
+            }
+        }
+    }
+
+    /// A call's `requestState` read with its message: a string without escapes is borrowed
+    /// from the message (read whole or with a remembered `_meta` spliced out), one with escapes
+    /// is a copy of what they stand for, anything else is the value sent.
+    #[test]
+    fn a_request_state_is_borrowed_from_the_message() {
+        use crate::server::params::{Params, RequestState};
+        let meta = r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"roots":{}}}"#;
+        let call = |state: &str| {
+            format!(
+                r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"t","_meta":{meta},"requestState":{state}}}}}"#
+            )
+        };
+        fn state_of(message: &str, read_meta: bool) -> Option<RequestState<'_>> {
+            let mut members = Members::default();
+            let read = TopLevel::read(message.as_bytes(), read_meta, &mut members);
+            assert!(matches!(read, Ok(TopLevel::Object)), "{message}");
+            match members.params {
+                Some(ParamsMember::Object(Params::Call(call))) => call.request_state,
+                _ => panic!("{message}: not read as a call"),
+            }
+        }
+        let plain = call(r#""a-b_c""#);
+        // Read whole without `_meta`, whole with it (which remembers it), then with it
+        // spliced out.
+        assert!(!spliced(&plain));
+        for read_meta in [false, true, true] {
+            match state_of(&plain, read_meta) {
+                Some(RequestState::Text(Cow::Borrowed(state))) => {
+                    assert_eq!(state, "a-b_c");
+                    let range = plain.as_bytes().as_ptr_range();
+                    assert!(range.contains(&state.as_ptr()));
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+        assert!(spliced(&plain));
+        match state_of(&call(r#""a-b\/c""#), true) {
+            Some(RequestState::Text(Cow::Owned(state))) => assert_eq!(state, "a-b/c"),
+            other => panic!("{other:?}"),
+        }
+        for other in [r#"7"#, r#"null"#, r#"[1,{"a":"b"}]"#, r#"{"a":[1.5,true]}"#] {
+            match state_of(&call(other), true) {
+                Some(RequestState::NotAString(value)) => {
+                    assert_eq!(value, serde_json::from_str::<Value>(other).unwrap());
+                }
+                state => panic!("{other}: {state:?}"),
             }
         }
     }

@@ -1,6 +1,7 @@
 //! The methods a server answers, and which of them the registry offers now.
 
 use super::Server;
+use super::registry::Snapshot;
 
 /// The methods a server may answer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -19,10 +20,10 @@ pub(super) enum Method {
 }
 
 impl Server {
-    /// The method `name` names, if the server answers it now (its kind of handler is
-    /// registered, or the extension that adds it is offered).
-    pub(super) fn method(&self, name: &str) -> Option<Method> {
-        let offered = self.inner.registry.snapshot().offered;
+    /// The method `name` names, if the server answers it with the handlers of `snapshot` (its
+    /// kind of handler is registered, or the extension that adds it is offered).
+    pub(super) fn method(&self, name: &str, snapshot: &Snapshot) -> Option<Method> {
+        let offered = snapshot.offered;
         let (tools, prompts, resources) = (offered.tools, offered.prompts, offered.resources);
         Some(match name {
             "server/discover" => Method::Discover,

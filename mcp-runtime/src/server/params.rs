@@ -2,17 +2,21 @@
 //!
 //! A call (`tools/call`, `prompts/get`, `resources/read`) takes out what its round reads as
 //! it is read: `arguments`, `inputResponses` (straight into [`InputResponses`], not first
-//! into a map of values and then copied into one), `requestState`, and `_meta` when it is in
-//! the shape [`CallMeta`] reads. The other members (the target, members the call does not
+//! into a map of values and then copied into one), `requestState` (a string borrowed from the
+//! message, not copied: the round opens it before the message is dropped), and `_meta` when
+//! it is in the shape [`CallMeta`] reads. The other members (the target, members the call does not
 //! read, `_meta` in another shape) stay in a map, where the lifecycle checks and the
 //! handler's context read them. Any other method gets its `params` as a map.
 //!
 //! Only the shape differs: every member is read in full, with the same grammar and nesting
 //! limit, and the checks that follow see what they saw in a map, in the same order.
 
+use std::borrow::Cow;
 use std::cell::Cell;
 use std::fmt;
 
+use serde::Deserialize as _;
+use serde::de::value::MapAccessDeserializer;
 use serde::de::{
     DeserializeSeed, Deserializer, Error as _, IgnoredAny, MapAccess, SeqAccess, Visitor,
 };
@@ -20,6 +24,7 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use super::call_meta::CallMeta;
+use super::message::Origin;
 use crate::protocol::InputResponses;
 use crate::protocol::meta::META_PROTOCOL_VERSION;
 
@@ -33,17 +38,18 @@ pub(crate) fn target_key(method: &str) -> Option<&'static str> {
     }
 }
 
-/// A request's `params` object (empty when it was missing or `null`).
+/// A request's `params` object (empty when it was missing or `null`), its strings borrowed
+/// from the message (`'a`) where they need not be copied.
 #[derive(Debug)]
-pub(crate) enum Params {
+pub(crate) enum Params<'a> {
     /// The members of a method that is not a call, or of a call whose `method` member came
     /// after its `params`.
     Map(Map<String, Value>),
     /// The members of a call.
-    Call(CallParams),
+    Call(CallParams<'a>),
 }
 
-impl Params {
+impl Params<'_> {
     /// The members left in a map: all of them, or a call's members besides those it took out.
     /// `_meta` is there unless the call read it ([`CallParams::meta`]).
     pub(crate) fn rest(&self) -> &Map<String, Value> {
@@ -87,13 +93,13 @@ impl Params {
 
 /// The `params` of a call, the members its round reads taken out.
 #[derive(Debug, Default)]
-pub(crate) struct CallParams {
+pub(crate) struct CallParams<'a> {
     /// `arguments`, as sent.
     pub(crate) arguments: Option<Value>,
     /// `inputResponses`.
     pub(crate) input_responses: Option<Answers>,
-    /// `requestState`, as sent.
-    pub(crate) request_state: Option<Value>,
+    /// `requestState`.
+    pub(crate) request_state: Option<RequestState<'a>>,
     /// `_meta`, when it is in the shape [`CallMeta`] reads; in [`rest`](Self::rest) when not.
     pub(crate) meta: Option<CallMeta>,
     /// The target member (see [`target_key`]) under its name, as sent, when read with the
@@ -101,6 +107,23 @@ pub(crate) struct CallParams {
     pub(crate) target: Option<(&'static str, Value)>,
     /// Every other member.
     pub(crate) rest: Map<String, Value>,
+}
+
+/// A `requestState` member: a string, borrowed from the message unless it holds escapes, or
+/// anything else (refused), kept as sent.
+#[derive(Debug)]
+pub(crate) enum RequestState<'a> {
+    Text(Cow<'a, str>),
+    NotAString(Value),
+}
+
+impl RequestState<'_> {
+    fn into_value(self) -> Value {
+        match self {
+            Self::Text(text) => Value::String(text.into_owned()),
+            Self::NotAString(other) => other,
+        }
+    }
 }
 
 /// An `inputResponses` member: an object, read as the answers, or anything else (refused),
@@ -111,7 +134,7 @@ pub(crate) enum Answers {
     NotAnObject(Value),
 }
 
-impl CallParams {
+impl CallParams<'_> {
     /// A call's members, taken out of a map of them.
     pub(crate) fn from_map(mut map: Map<String, Value>) -> Self {
         Self {
@@ -120,7 +143,10 @@ impl CallParams {
                 Value::Object(answers) => Answers::Object(answers.into_iter().collect()),
                 other => Answers::NotAnObject(other),
             }),
-            request_state: map.remove("requestState"),
+            request_state: map.remove("requestState").map(|state| match state {
+                Value::String(text) => RequestState::Text(Cow::Owned(text)),
+                other => RequestState::NotAString(other),
+            }),
             meta: None,
             target: None,
             rest: map,
@@ -140,7 +166,7 @@ impl CallParams {
             map.insert("inputResponses".to_owned(), answers);
         }
         if let Some(state) = self.request_state {
-            map.insert("requestState".to_owned(), state);
+            map.insert("requestState".to_owned(), state.into_value());
         }
         if let Some(meta) = self.meta {
             map.insert("_meta".to_owned(), Value::Object(meta.into_map()));
@@ -153,8 +179,8 @@ impl CallParams {
 }
 
 /// What a `params` member holds.
-pub(crate) enum ParamsMember {
-    Object(Params),
+pub(crate) enum ParamsMember<'a> {
+    Object(Params<'a>),
     Null,
     /// A string, a number, a boolean or an array: refused.
     Other,
@@ -162,15 +188,17 @@ pub(crate) enum ParamsMember {
 
 /// Reads a `params` member into `out`: as a call's when `target` (the call's [`target_key`]),
 /// as a map otherwise. With `read_meta`, a call's `_meta` is read by [`CallMeta`], and one in
-/// another shape is an error; the one `splice` stands for is taken from it.
+/// another shape is an error; the one `splice` stands for is taken from it. A call's
+/// `requestState` is borrowed from the message `origin` tells of.
 ///
 /// A call's members are read where they end, not returned: they are large, and each frame
 /// they were returned through would copy them.
-pub(crate) struct ParamsSeed<'s, 'o> {
+pub(crate) struct ParamsSeed<'s, 'o, 'a> {
     pub(crate) target: Option<&'static str>,
     pub(crate) read_meta: bool,
     pub(crate) splice: Option<&'s Splice>,
-    pub(crate) out: &'o mut Option<ParamsMember>,
+    pub(crate) origin: Origin<'a>,
+    pub(crate) out: &'o mut Option<ParamsMember<'a>>,
 }
 
 /// A remembered `_meta` text the message was read without: in the text read, a `0` stands
@@ -181,7 +209,7 @@ pub(crate) struct Splice {
     pub(crate) meta: Cell<Option<CallMeta>>,
 }
 
-impl<'de> DeserializeSeed<'de> for ParamsSeed<'_, '_> {
+impl<'de> DeserializeSeed<'de> for ParamsSeed<'_, '_, '_> {
     type Value = ();
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
@@ -189,15 +217,15 @@ impl<'de> DeserializeSeed<'de> for ParamsSeed<'_, '_> {
     }
 }
 
-impl ParamsSeed<'_, '_> {
+impl<'a> ParamsSeed<'_, '_, 'a> {
     /// `member`, read whole, written to `out`.
-    fn write<E>(self, member: ParamsMember) -> Result<(), E> {
+    fn write<E>(self, member: ParamsMember<'a>) -> Result<(), E> {
         *self.out = Some(member);
         Ok(())
     }
 }
 
-impl<'de> Visitor<'de> for ParamsSeed<'_, '_> {
+impl<'de> Visitor<'de> for ParamsSeed<'_, '_, '_> {
     type Value = ();
 
     fn expecting(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -224,7 +252,9 @@ impl<'de> Visitor<'de> for ParamsSeed<'_, '_> {
                 CallKey::InputResponses => {
                     call.input_responses = Some(access.next_value_seed(AnswersSeed)?);
                 }
-                CallKey::RequestState => call.request_state = Some(access.next_value()?),
+                CallKey::RequestState => {
+                    call.request_state = Some(access.next_value_seed(StateSeed(self.origin))?);
+                }
                 CallKey::Meta(key_end)
                     if self.splice.is_some_and(|splice| splice.key_end == key_end) =>
                 {
@@ -344,6 +374,76 @@ impl<'de> serde::Deserialize<'de> for CallKey {
     }
 }
 
+/// Reads `requestState`: a string borrowed from the message where it can be, anything else
+/// as the value it is.
+struct StateSeed<'a>(Origin<'a>);
+
+impl<'de, 'a> DeserializeSeed<'de> for StateSeed<'a> {
+    type Value = RequestState<'a>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de, 'a> Visitor<'de> for StateSeed<'a> {
+    type Value = RequestState<'a>;
+
+    fn expecting(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter.write_str("a JSON value")
+    }
+
+    fn visit_borrowed_str<E>(self, state: &'de str) -> Result<Self::Value, E> {
+        Ok(RequestState::Text(self.0.borrowed(state)))
+    }
+
+    fn visit_str<E>(self, state: &str) -> Result<Self::Value, E> {
+        Ok(RequestState::Text(Cow::Owned(state.to_owned())))
+    }
+
+    fn visit_string<E>(self, state: String) -> Result<Self::Value, E> {
+        Ok(RequestState::Text(Cow::Owned(state)))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, access: A) -> Result<Self::Value, A::Error> {
+        let value = Value::deserialize(MapAccessDeserializer::new(access))?;
+        Ok(RequestState::NotAString(value))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+        array_of(seq).map(RequestState::NotAString)
+    }
+
+    fn visit_bool<E>(self, value: bool) -> Result<Self::Value, E> {
+        Ok(RequestState::NotAString(Value::Bool(value)))
+    }
+
+    fn visit_i64<E>(self, value: i64) -> Result<Self::Value, E> {
+        Ok(RequestState::NotAString(Value::from(value)))
+    }
+
+    fn visit_u64<E>(self, value: u64) -> Result<Self::Value, E> {
+        Ok(RequestState::NotAString(Value::from(value)))
+    }
+
+    fn visit_f64<E>(self, value: f64) -> Result<Self::Value, E> {
+        Ok(RequestState::NotAString(Value::from(value)))
+    }
+
+    fn visit_unit<E>(self) -> Result<Self::Value, E> {
+        Ok(RequestState::NotAString(Value::Null))
+    }
+}
+
+/// An array read whole, as a value of the message would be.
+fn array_of<'de, A: SeqAccess<'de>>(mut seq: A) -> Result<Value, A::Error> {
+    let mut items = Vec::new();
+    while let Some(item) = seq.next_element::<Value>()? {
+        items.push(item);
+    }
+    Ok(Value::Array(items))
+}
+
 /// Reads `inputResponses`: an object straight into the answers (a key sent twice keeps its
 /// last value, as in a map), anything else as the value it is.
 struct AnswersSeed;
@@ -371,12 +471,8 @@ impl<'de> Visitor<'de> for AnswersSeed {
         Ok(Answers::Object(answers))
     }
 
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Answers, A::Error> {
-        let mut items = Vec::new();
-        while let Some(item) = seq.next_element::<Value>()? {
-            items.push(item);
-        }
-        Ok(Answers::NotAnObject(Value::Array(items)))
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Answers, A::Error> {
+        array_of(seq).map(Answers::NotAnObject)
     }
 
     fn visit_bool<E>(self, value: bool) -> Result<Answers, E> {

@@ -15,9 +15,9 @@ use crate::server::outcome::{error_outcome, legacy_outcome};
 use crate::server::session::CallGuard;
 
 /// How a call is served.
-pub(crate) enum Era {
+pub(crate) enum Era<'a> {
     /// One round on the stateless wire, with the round's answers and state from the client.
-    Modern(RoundInput),
+    Modern(RoundInput<'a>),
     /// The whole flow on a legacy session: questions go to the client as server-to-client
     /// requests on `outbound`, rounds follow in process until the final result.
     Legacy {
@@ -26,7 +26,7 @@ pub(crate) enum Era {
     },
 }
 
-impl Era {
+impl Era<'_> {
     pub(crate) fn start<H: Serves>(
         self,
         id: Value,

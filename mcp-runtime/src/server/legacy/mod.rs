@@ -87,7 +87,7 @@ impl Connection {
 /// Whether a request is served by the legacy rules: it lacks the 2026-07-28 `_meta`, and it
 /// is an `initialize`, or travels on a legacy session (or names a legacy version in its HTTP
 /// header, so that a missing session is reported as such).
-pub(crate) fn is_legacy(method: &str, params: &Params, facts: &RequestFacts) -> bool {
+pub(crate) fn is_legacy(method: &str, params: &Params<'_>, facts: &RequestFacts) -> bool {
     if params.names_a_version() {
         return false;
     }
@@ -108,7 +108,7 @@ impl Server {
         &self,
         id: Value,
         method: &str,
-        params: Params,
+        params: Params<'_>,
         facts: &RequestFacts,
     ) -> Handling {
         let handled = if method == method::INITIALIZE {
@@ -246,7 +246,7 @@ impl Server {
         &self,
         id: &Value,
         name: &str,
-        params: Params,
+        params: Params<'_>,
         session: Arc<Session>,
         facts: &RequestFacts,
     ) -> Result<Handling, RpcError> {
@@ -278,7 +278,7 @@ impl Server {
             _ => {}
         }
         let method = self
-            .method(name)
+            .method(name, &snapshot)
             .filter(|&method| !matches!(method, Method::Discover | Method::Listen))
             .ok_or_else(|| RpcError::legacy_method_not_found(name))?;
         match method {
@@ -337,7 +337,8 @@ impl Server {
                 // Refused now, before anything runs, when the caps are reached.
                 let running = session.start_call(id)?;
                 let era = Era::Legacy { running, outbound };
-                let outcome = self.call(id.clone(), method, &mut params, context, era)?;
+                let outcome =
+                    self.call(id.clone(), method, &mut params, context, era, &snapshot)?;
                 Ok(Handling {
                     messages: Some(receiver),
                     outcome,
@@ -521,7 +522,7 @@ fn session_context(
 }
 
 fn parse_params<T: serde::de::DeserializeOwned>(
-    params: Params,
+    params: Params<'_>,
     method: &str,
 ) -> Result<T, RpcError> {
     serde_json::from_value(Value::Object(params.into_map()))

@@ -116,7 +116,7 @@ impl<'de, 'a> DeserializeSeed<'de> for Origin<'a> {
             }
 
             fn visit_borrowed_str<E>(self, method: &'de str) -> Result<MethodMember<'a>, E> {
-                Ok(MethodMember::Name(self.0.name(method)))
+                Ok(MethodMember::Name(self.0.borrowed(method)))
             }
 
             fn visit_str<E>(self, method: &str) -> Result<MethodMember<'a>, E> {
