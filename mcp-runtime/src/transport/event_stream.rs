@@ -137,11 +137,15 @@ struct EventStream {
     _slot: Option<super::limits::RequestSlot>,
 }
 
+/// An event carrying `data`, in a buffer of exactly its length: `Bytes` takes such a buffer
+/// as it is, where a larger one costs it an allocation of its own.
 fn event(data: &[u8]) -> Bytes {
-    let mut event = Vec::with_capacity(data.len() + 24);
-    event.extend_from_slice(b"event: message\ndata: ");
+    const HEAD: &[u8] = b"event: message\ndata: ";
+    const TAIL: &[u8] = b"\n\n";
+    let mut event = Vec::with_capacity(HEAD.len() + data.len() + TAIL.len());
+    event.extend_from_slice(HEAD);
     event.extend_from_slice(data);
-    event.extend_from_slice(b"\n\n");
+    event.extend_from_slice(TAIL);
     Bytes::from(event)
 }
 
