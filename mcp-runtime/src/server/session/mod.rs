@@ -159,6 +159,15 @@ fn give_back(counter: &AtomicUsize) {
     counter.fetch_sub(1, Ordering::AcqRel);
 }
 
+/// A session's `clientInfo`, shared with the session (see [`Session::declared_info`]).
+pub(crate) struct DeclaredInfo(Arc<Declared>);
+
+impl DeclaredInfo {
+    pub(crate) fn client_info(&self) -> Option<&Implementation> {
+        self.0.client_info.as_ref()
+    }
+}
+
 /// One legacy session.
 pub(crate) struct Session {
     pub(crate) id: Box<str>,
@@ -232,9 +241,10 @@ impl Session {
         &self.declared.capabilities
     }
 
-    /// The client's `clientInfo` from `initialize`, cut to a bounded summary.
-    pub(crate) fn client_info(&self) -> Option<&Implementation> {
-        self.declared.client_info.as_ref()
+    /// The client's `clientInfo` from `initialize`, cut to a bounded summary, shared with
+    /// the session: what a call's context holds instead of a copy.
+    pub(crate) fn declared_info(&self) -> DeclaredInfo {
+        DeclaredInfo(Arc::clone(&self.declared))
     }
 
     /// The subject that opened the session: only it may use the session.
