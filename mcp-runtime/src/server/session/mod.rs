@@ -367,8 +367,19 @@ impl Session {
         lock(&self.state).pending.len()
     }
 
-    fn touch(&self) {
-        lock(&self.state).last_active = Some(Instant::now());
+    /// Marks the session active at `now`, unless it has been idle for `timeout` by then:
+    /// whether it was still alive. One look at its state for both.
+    fn touch_unless_expired(&self, now: Instant, timeout: Duration) -> bool {
+        let mut state = lock(&self.state);
+        if state.busy == 0
+            && state
+                .last_active
+                .is_some_and(|since| now.saturating_duration_since(since) >= timeout)
+        {
+            return false;
+        }
+        state.last_active = Some(now);
+        true
     }
 
     /// When the session last did something, or `None` while it is busy.
