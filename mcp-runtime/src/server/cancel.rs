@@ -137,12 +137,12 @@ impl Registration {
 impl Drop for Registration {
     fn drop(&mut self) {
         let mut calls = self.owner.calls();
-        if calls
-            .by_id
-            .get(&self.key)
-            .is_some_and(|entry| entry.generation == self.generation)
+        // One look-up: the entry is nearly always this call's own; a later call's that reused
+        // the id goes back.
+        if let Some(entry) = calls.by_id.remove(&self.key)
+            && entry.generation != self.generation
         {
-            calls.by_id.remove(&self.key);
+            calls.by_id.insert(self.key.clone(), entry);
         }
     }
 }
