@@ -31,7 +31,7 @@ pub(super) fn standalone_stream(
         ready: VecDeque::new(),
         messages: Some(receiver),
         outcome: None,
-        keepalive: keepalive(),
+        keepalive: Keepalive::default(),
         _guard: Some(guard),
         _slot: None,
     };
@@ -55,7 +55,7 @@ pub(super) async fn respond_streaming(
         ready: VecDeque::from([message_event(first)]),
         messages: Some(messages),
         outcome: Some(outcome),
-        keepalive: keepalive(),
+        keepalive: Keepalive::default(),
         _guard: None,
         _slot: slot,
     };
@@ -118,10 +118,43 @@ pub(super) fn json_response_in(outcome: Outcome, mut headers: HeaderMap) -> Resp
 /// timeouts keep it open while the user thinks.
 const KEEPALIVE: Duration = Duration::from_secs(15);
 
-fn keepalive() -> tokio::time::Interval {
-    let mut interval = tokio::time::interval_at(tokio::time::Instant::now() + KEEPALIVE, KEEPALIVE);
-    interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    interval
+/// The comment of an idle stream: [`KEEPALIVE`] after the stream last sent something and had
+/// nothing more to send.
+///
+/// Armed only when the stream goes idle, and pushed back only when it goes idle again after
+/// sending: a stream whose events follow one another (a question, then the answer) sets no
+/// timer per event, and one that ends without idling sets none at all.
+#[derive(Default)]
+struct Keepalive {
+    timer: Option<Pin<Box<tokio::time::Sleep>>>,
+    /// Whether the stream sent something since the timer was last set.
+    sent: bool,
+}
+
+impl Keepalive {
+    fn sent(&mut self) {
+        self.sent = true;
+    }
+
+    /// Polled when the stream has nothing to send: ready when it is time for a comment.
+    fn poll_idle(&mut self, cx: &mut Context<'_>) -> Poll<()> {
+        let timer = match &mut self.timer {
+            None => self.timer.insert(Box::pin(tokio::time::sleep(KEEPALIVE))),
+            Some(timer) => {
+                if self.sent {
+                    timer
+                        .as_mut()
+                        .reset(tokio::time::Instant::now() + KEEPALIVE);
+                }
+                timer
+            }
+        };
+        self.sent = false;
+        std::task::ready!(timer.as_mut().poll(cx));
+        // The comment is sent: the next one is due a whole period after it.
+        self.sent = true;
+        Poll::Ready(())
+    }
 }
 
 /// The events of one stream: messages (progress, log messages, questions for the client),
@@ -130,7 +163,7 @@ struct EventStream {
     ready: VecDeque<Bytes>,
     messages: Option<MessageReceiver>,
     outcome: Option<BoxFuture<'static, Outcome>>,
-    keepalive: tokio::time::Interval,
+    keepalive: Keepalive,
     /// A standalone stream's registration with its session, dropped with the stream.
     _guard: Option<crate::server::StreamGuard>,
     /// A request stream's slot among the requests handled at once, freed with the stream.
@@ -160,7 +193,7 @@ impl futures_core::Stream for EventStream {
         let this = self.get_mut();
         loop {
             if let Some(ready) = this.ready.pop_front() {
-                this.keepalive.reset();
+                this.keepalive.sent();
                 return Poll::Ready(Some(Ok(ready)));
             }
             if let Some(messages) = &mut this.messages {
@@ -194,8 +227,95 @@ impl futures_core::Stream for EventStream {
                     }
                 }
             }
-            std::task::ready!(this.keepalive.poll_tick(cx));
+            std::task::ready!(this.keepalive.poll_idle(cx));
             return Poll::Ready(Some(Ok(Bytes::from_static(b": keep-alive\n\n"))));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use futures_core::Stream as _;
+
+    use super::*;
+    use crate::server::message_channel;
+
+    const TICK: Duration = Duration::from_millis(1);
+
+    /// A request's stream whose call never ends, and the sender of its messages.
+    fn stream() -> (EventStream, impl Fn(serde_json::Value)) {
+        let (sender, receiver) = message_channel();
+        let stream = EventStream {
+            ready: VecDeque::new(),
+            messages: Some(receiver),
+            outcome: Some(Box::pin(std::future::pending())),
+            keepalive: Keepalive::default(),
+            _guard: None,
+            _slot: None,
+        };
+        let send = move |message: serde_json::Value| sender.send(message.into()).unwrap();
+        (stream, send)
+    }
+
+    fn next(stream: &mut EventStream) -> Poll<Option<Bytes>> {
+        let mut cx = Context::from_waker(std::task::Waker::noop());
+        Pin::new(stream)
+            .poll_next(&mut cx)
+            .map(|item| item.map(|event| event.unwrap()))
+    }
+
+    fn keepalive() -> Poll<Option<Bytes>> {
+        Poll::Ready(Some(Bytes::from_static(b": keep-alive\n\n")))
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn an_idle_stream_comments_a_whole_period_after_it_last_sent_anything() {
+        let (mut stream, send) = stream();
+        assert!(next(&mut stream).is_pending());
+        tokio::time::advance(KEEPALIVE - TICK).await;
+        assert!(next(&mut stream).is_pending());
+        // A message just before the comment is due: the comment waits a period after it.
+        send(serde_json::json!({"jsonrpc": "2.0", "method": "m"}));
+        assert_eq!(
+            next(&mut stream),
+            Poll::Ready(Some(Bytes::from_static(
+                b"event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"m\"}\n\n"
+            )))
+        );
+        assert!(next(&mut stream).is_pending());
+        tokio::time::advance(KEEPALIVE - TICK).await;
+        assert!(next(&mut stream).is_pending());
+        tokio::time::advance(TICK).await;
+        assert_eq!(next(&mut stream), keepalive());
+        // And one a period after that comment, not before.
+        assert!(next(&mut stream).is_pending());
+        tokio::time::advance(KEEPALIVE - TICK).await;
+        assert!(next(&mut stream).is_pending());
+        tokio::time::advance(TICK).await;
+        assert_eq!(next(&mut stream), keepalive());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_stream_that_never_idles_sets_no_timer_and_ends_after_its_answer() {
+        let (sender, receiver) = message_channel();
+        sender
+            .send(serde_json::json!({"jsonrpc": "2.0", "method": "m"}).into())
+            .unwrap();
+        let outcome = Outcome::answer(200, b"{}".to_vec());
+        let mut stream = EventStream {
+            ready: VecDeque::new(),
+            messages: Some(receiver),
+            outcome: Some(Box::pin(std::future::ready(outcome))),
+            keepalive: Keepalive::default(),
+            _guard: None,
+            _slot: None,
+        };
+        assert!(matches!(next(&mut stream), Poll::Ready(Some(_))));
+        assert_eq!(
+            next(&mut stream),
+            Poll::Ready(Some(Bytes::from_static(b"event: message\ndata: {}\n\n")))
+        );
+        assert_eq!(next(&mut stream), Poll::Ready(None));
+        assert!(stream.keepalive.timer.is_none());
     }
 }
