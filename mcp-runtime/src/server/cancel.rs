@@ -29,7 +29,9 @@ pub(crate) struct Cancellable {
 
 #[derive(Debug, Default)]
 struct Calls {
-    by_id: HashMap<Key, Entry>,
+    /// Hashed with `foldhash` (seeded per process), not SipHash: the ids are the client's, but
+    /// an HTTP session's calls are capped, and a stdio client is the process that started us.
+    by_id: HashMap<Key, Entry, foldhash::fast::RandomState>,
     next_generation: u64,
 }
 

@@ -193,8 +193,9 @@ pub(crate) struct Session {
 
 #[derive(Default)]
 struct SessionState {
-    /// Server-to-client requests waiting for the client, by the id they were sent under.
-    pending: HashMap<u64, oneshot::Sender<Result<Value, ErrorObject>>>,
+    /// Server-to-client requests waiting for the client, by the id they were sent under (the
+    /// session's own count, so hashed with `foldhash` rather than SipHash).
+    pending: HashMap<u64, oneshot::Sender<Result<Value, ErrorObject>>, foldhash::fast::RandomState>,
     /// The standalone stream: a newer one replaces it.
     stream: Option<Outbound>,
     /// The subscribed resources, from the first subscription to the last unsubscription.
