@@ -28,6 +28,7 @@ pub(super) fn standalone_stream(
     receiver: MessageReceiver,
 ) -> Response {
     let stream = EventStream {
+        next: None,
         ready: VecDeque::new(),
         messages: Some(receiver),
         outcome: None,
@@ -52,7 +53,8 @@ pub(super) async fn respond_streaming(
         Some(message) = messages.recv_message() => message,
     };
     let stream = EventStream {
-        ready: VecDeque::from([message_event(first)]),
+        next: Some(message_event(first)),
+        ready: VecDeque::new(),
         messages: Some(messages),
         outcome: Some(outcome),
         keepalive: Keepalive::default(),
@@ -160,6 +162,10 @@ impl Keepalive {
 /// The events of one stream: messages (progress, log messages, questions for the client),
 /// then the response (for a request's stream), then the end; a comment while idle.
 struct EventStream {
+    /// The next event to send: nearly always the only one ready.
+    next: Option<Bytes>,
+    /// Events ready after `next`: messages a call left behind at its end, then its answer;
+    /// allocated only then.
     ready: VecDeque<Bytes>,
     messages: Option<MessageReceiver>,
     outcome: Option<BoxFuture<'static, Outcome>>,
@@ -192,14 +198,15 @@ impl futures_core::Stream for EventStream {
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         let this = self.get_mut();
         loop {
-            if let Some(ready) = this.ready.pop_front() {
+            if let Some(ready) = this.next.take().or_else(|| this.ready.pop_front()) {
                 this.keepalive.sent();
                 return Poll::Ready(Some(Ok(ready)));
             }
             if let Some(messages) = &mut this.messages {
                 match messages.poll_message(cx) {
                     Poll::Ready(Some(message)) => {
-                        this.ready.push_back(message_event(message));
+                        // Nothing else is ready when messages are polled.
+                        this.next = Some(message_event(message));
                         continue;
                     }
                     Poll::Ready(None) => this.messages = None,
@@ -221,7 +228,11 @@ impl futures_core::Stream for EventStream {
                         }
                         // A cancelled call has no answer: its stream just ends.
                         if let Some(body) = finished.body {
-                            this.ready.push_back(event(&body));
+                            if this.ready.is_empty() {
+                                this.next = Some(event(&body));
+                            } else {
+                                this.ready.push_back(event(&body));
+                            }
                         }
                         continue;
                     }
@@ -246,6 +257,7 @@ mod tests {
     fn stream() -> (EventStream, impl Fn(serde_json::Value)) {
         let (sender, receiver) = message_channel();
         let stream = EventStream {
+            next: None,
             ready: VecDeque::new(),
             messages: Some(receiver),
             outcome: Some(Box::pin(std::future::pending())),
@@ -303,6 +315,7 @@ mod tests {
             .unwrap();
         let outcome = Outcome::answer(200, b"{}".to_vec());
         let mut stream = EventStream {
+            next: None,
             ready: VecDeque::new(),
             messages: Some(receiver),
             outcome: Some(Box::pin(std::future::ready(outcome))),
@@ -317,5 +330,32 @@ mod tests {
         );
         assert_eq!(next(&mut stream), Poll::Ready(None));
         assert!(stream.keepalive.timer.is_none());
+    }
+
+    #[tokio::test]
+    async fn messages_a_call_sends_as_it_ends_go_out_before_its_answer() {
+        let (sender, receiver) = message_channel();
+        let mut sender = Some(sender);
+        let ending = std::future::poll_fn(move |_| {
+            let sender = sender.take().unwrap();
+            for n in 1..=2 {
+                sender.send(serde_json::Value::from(n).into()).unwrap();
+            }
+            Poll::Ready(Outcome::answer(200, b"{}".to_vec()))
+        });
+        let mut stream = EventStream {
+            next: None,
+            ready: VecDeque::new(),
+            messages: Some(receiver),
+            outcome: Some(Box::pin(ending)),
+            keepalive: Keepalive::default(),
+            _guard: None,
+            _slot: None,
+        };
+        for data in ["1", "2", "{}"] {
+            let event = format!("event: message\ndata: {data}\n\n");
+            assert_eq!(next(&mut stream), Poll::Ready(Some(Bytes::from(event))));
+        }
+        assert_eq!(next(&mut stream), Poll::Ready(None));
     }
 }
