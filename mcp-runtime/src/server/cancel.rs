@@ -16,7 +16,8 @@ use tokio::sync::oneshot;
 use super::Outcome;
 use super::handler::BoxFuture;
 
-/// The running calls of one connection or session, by request id (as JSON text).
+/// The running calls of one connection or session, by request id (an integer, or the JSON
+/// text of any other id).
 ///
 /// Entries are removed when their call ends, whichever way; a client reusing the id of a
 /// running call replaces the first entry (the first call then can no longer be cancelled),
@@ -28,7 +29,9 @@ pub(crate) struct Cancellable {
 
 #[derive(Debug, Default)]
 struct Calls {
-    by_id: HashMap<Arc<str>, Entry>,
+    /// Hashed with `foldhash` (seeded per process), not SipHash: the ids are the client's, but
+    /// an HTTP session's calls are capped, and a stdio client is the process that started us.
+    by_id: HashMap<Key, Entry, foldhash::fast::RandomState>,
     next_generation: u64,
 }
 
@@ -46,14 +49,14 @@ impl Cancellable {
 
     /// Registers a running call under its request `id`; dropping the registration removes it.
     pub(crate) fn register(self: &Arc<Self>, id: &Value) -> Registration {
-        let key: Arc<str> = with_key(id, |key| Arc::from(key));
+        let key = Key::of(id);
         let (cancel, cancelled) = oneshot::channel();
         let mut calls = self.calls();
         let generation = calls.next_generation;
         calls.next_generation += 1;
         calls
             .by_id
-            .insert(Arc::clone(&key), Entry { generation, cancel });
+            .insert(key.clone(), Entry { generation, cancel });
         drop(calls);
         Registration {
             owner: Arc::clone(self),
@@ -65,7 +68,7 @@ impl Cancellable {
 
     /// Cancels the running call with request id `id`; whether there was one.
     pub(crate) fn cancel(&self, id: &Value) -> bool {
-        let entry = with_key(id, |key| self.calls().by_id.remove(key));
+        let entry = self.calls().by_id.remove(&Key::of(id));
         entry.is_some_and(|entry| entry.cancel.send(()).is_ok())
     }
 
@@ -83,16 +86,25 @@ impl Cancellable {
     }
 }
 
-/// Runs `with` on the key of request id `id`: its JSON text, so that `1` and `"1"` differ.
-/// An integer's digits are written on the stack.
-fn with_key<R>(id: &Value, with: impl FnOnce(&str) -> R) -> R {
-    let mut digits = itoa::Buffer::new();
-    if let Some(n) = id.as_u64() {
-        with(digits.format(n))
-    } else if let Some(n) = id.as_i64() {
-        with(digits.format(n))
-    } else {
-        with(&id.to_string())
+/// A request id as a key, so that `1` and `"1"` differ: an integer as itself (no allocation,
+/// as most ids are), any other id as its JSON text.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum Key {
+    Unsigned(u64),
+    /// A negative integer (a non-negative one is [`Key::Unsigned`]).
+    Negative(i64),
+    Text(Arc<str>),
+}
+
+impl Key {
+    fn of(id: &Value) -> Self {
+        if let Some(n) = id.as_u64() {
+            Self::Unsigned(n)
+        } else if let Some(n) = id.as_i64() {
+            Self::Negative(n)
+        } else {
+            Self::Text(Arc::from(id.to_string()))
+        }
     }
 }
 
@@ -100,7 +112,7 @@ fn with_key<R>(id: &Value, with: impl FnOnce(&str) -> R) -> R {
 #[derive(Debug)]
 pub(crate) struct Registration {
     owner: Arc<Cancellable>,
-    key: Arc<str>,
+    key: Key,
     generation: u64,
     cancelled: Option<oneshot::Receiver<()>>,
 }
@@ -127,12 +139,12 @@ impl Registration {
 impl Drop for Registration {
     fn drop(&mut self) {
         let mut calls = self.owner.calls();
-        if calls
-            .by_id
-            .get(&*self.key)
-            .is_some_and(|entry| entry.generation == self.generation)
+        // One look-up: the entry is nearly always this call's own; a later call's that reused
+        // the id goes back.
+        if let Some(entry) = calls.by_id.remove(&self.key)
+            && entry.generation != self.generation
         {
-            calls.by_id.remove(&*self.key);
+            calls.by_id.insert(self.key.clone(), entry);
         }
     }
 }

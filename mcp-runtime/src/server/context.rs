@@ -10,6 +10,7 @@ use serde_json::{Map, Value};
 
 use super::ServerBuilder;
 use super::build_check::BuildError;
+use super::session::DeclaredInfo;
 use super::url_elicitation::LegacyCall;
 use crate::protocol::meta::{META_CLIENT_INFO, META_SERVER_INFO};
 use crate::protocol::{Implementation, ResultMeta};
@@ -46,13 +47,33 @@ pub struct RequestContext {
 
 #[derive(Default)]
 struct ContextInner {
-    client_info: Option<Implementation>,
+    client_info: ClientInfo,
     version: Option<&'static str>,
     era: Option<ProtocolEra>,
     meta: Meta,
     headers: HeaderMap,
     /// A call on a legacy session: its URL elicitations' ids and notifications.
     legacy_call: Option<LegacyCall>,
+}
+
+/// Who the client says it is: read from this request, or a legacy session's `clientInfo`
+/// from `initialize`, shared with the session rather than copied into every call.
+#[derive(Default)]
+pub(crate) enum ClientInfo {
+    #[default]
+    None,
+    Own(Implementation),
+    Session(DeclaredInfo),
+}
+
+impl ClientInfo {
+    fn get(&self) -> Option<&Implementation> {
+        match self {
+            Self::None => None,
+            Self::Own(info) => Some(info),
+            Self::Session(declared) => declared.client_info(),
+        }
+    }
 }
 
 /// A request's `_meta`: a map, or the text of one, read into a map on first use.
@@ -73,7 +94,7 @@ impl Default for Meta {
 impl std::fmt::Debug for RequestContext {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RequestContext")
-            .field("client_info", &self.inner.client_info)
+            .field("client_info", &self.client_info())
             .field("protocol_version", &self.protocol_version())
             .field("era", &self.era())
             .field("headers", &self.inner.headers.keys().collect::<Vec<_>>())
@@ -82,10 +103,11 @@ impl std::fmt::Debug for RequestContext {
 }
 
 impl RequestContext {
+    /// `client_info` as given: a session's is bounded already.
     pub(crate) fn new(
         era: ProtocolEra,
         version: &'static str,
-        client_info: Option<Implementation>,
+        client_info: ClientInfo,
         meta: Map<String, Value>,
         headers: HeaderMap,
         legacy_call: Option<LegacyCall>,
@@ -103,14 +125,14 @@ impl RequestContext {
     fn with_meta(
         era: ProtocolEra,
         version: &'static str,
-        client_info: Option<Implementation>,
+        client_info: ClientInfo,
         meta: Meta,
         headers: HeaderMap,
         legacy_call: Option<LegacyCall>,
     ) -> Self {
         Self {
             inner: Arc::new(ContextInner {
-                client_info: client_info.map(bounded_client_info),
+                client_info,
                 version: Some(version),
                 era: Some(era),
                 meta,
@@ -146,6 +168,10 @@ impl RequestContext {
 
     /// A 2026-07-28 context: this revision, no legacy call.
     fn modern_with(meta: Meta, client_info: Option<Implementation>, headers: HeaderMap) -> Self {
+        let client_info = match client_info {
+            Some(info) => ClientInfo::Own(bounded_client_info(info)),
+            None => ClientInfo::None,
+        };
         Self::with_meta(
             ProtocolEra::Modern,
             crate::protocol::PROTOCOL_VERSION,
@@ -162,7 +188,7 @@ impl RequestContext {
     /// display and logs, never for decisions. Each text member is cut to
     /// [`MAX_CLIENT_INFO_TEXT`] bytes, and icons are dropped.
     pub fn client_info(&self) -> Option<&Implementation> {
-        self.inner.client_info.as_ref()
+        self.inner.client_info.get()
     }
 
     /// The protocol revision the request speaks: `2026-07-28`, or a legacy session's

@@ -28,10 +28,11 @@ pub(super) fn standalone_stream(
     receiver: MessageReceiver,
 ) -> Response {
     let stream = EventStream {
+        next: None,
         ready: VecDeque::new(),
         messages: Some(receiver),
         outcome: None,
-        keepalive: keepalive(),
+        keepalive: Keepalive::default(),
         _guard: Some(guard),
         _slot: None,
     };
@@ -52,10 +53,11 @@ pub(super) async fn respond_streaming(
         Some(message) = messages.recv_message() => message,
     };
     let stream = EventStream {
-        ready: VecDeque::from([message_event(first)]),
+        next: Some(message_event(first)),
+        ready: VecDeque::new(),
         messages: Some(messages),
         outcome: Some(outcome),
-        keepalive: keepalive(),
+        keepalive: Keepalive::default(),
         _guard: None,
         _slot: slot,
     };
@@ -118,30 +120,71 @@ pub(super) fn json_response_in(outcome: Outcome, mut headers: HeaderMap) -> Resp
 /// timeouts keep it open while the user thinks.
 const KEEPALIVE: Duration = Duration::from_secs(15);
 
-fn keepalive() -> tokio::time::Interval {
-    let mut interval = tokio::time::interval_at(tokio::time::Instant::now() + KEEPALIVE, KEEPALIVE);
-    interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    interval
+/// The comment of an idle stream: [`KEEPALIVE`] after the stream last sent something and had
+/// nothing more to send.
+///
+/// Armed only when the stream goes idle, and pushed back only when it goes idle again after
+/// sending: a stream whose events follow one another (a question, then the answer) sets no
+/// timer per event, and one that ends without idling sets none at all.
+#[derive(Default)]
+struct Keepalive {
+    timer: Option<Pin<Box<tokio::time::Sleep>>>,
+    /// Whether the stream sent something since the timer was last set.
+    sent: bool,
+}
+
+impl Keepalive {
+    fn sent(&mut self) {
+        self.sent = true;
+    }
+
+    /// Polled when the stream has nothing to send: ready when it is time for a comment.
+    fn poll_idle(&mut self, cx: &mut Context<'_>) -> Poll<()> {
+        let timer = match &mut self.timer {
+            None => self.timer.insert(Box::pin(tokio::time::sleep(KEEPALIVE))),
+            Some(timer) => {
+                if self.sent {
+                    timer
+                        .as_mut()
+                        .reset(tokio::time::Instant::now() + KEEPALIVE);
+                }
+                timer
+            }
+        };
+        self.sent = false;
+        std::task::ready!(timer.as_mut().poll(cx));
+        // The comment is sent: the next one is due a whole period after it.
+        self.sent = true;
+        Poll::Ready(())
+    }
 }
 
 /// The events of one stream: messages (progress, log messages, questions for the client),
 /// then the response (for a request's stream), then the end; a comment while idle.
 struct EventStream {
+    /// The next event to send: nearly always the only one ready.
+    next: Option<Bytes>,
+    /// Events ready after `next`: messages a call left behind at its end, then its answer;
+    /// allocated only then.
     ready: VecDeque<Bytes>,
     messages: Option<MessageReceiver>,
     outcome: Option<BoxFuture<'static, Outcome>>,
-    keepalive: tokio::time::Interval,
+    keepalive: Keepalive,
     /// A standalone stream's registration with its session, dropped with the stream.
     _guard: Option<crate::server::StreamGuard>,
     /// A request stream's slot among the requests handled at once, freed with the stream.
     _slot: Option<super::limits::RequestSlot>,
 }
 
+/// An event carrying `data`, in a buffer of exactly its length: `Bytes` takes such a buffer
+/// as it is, where a larger one costs it an allocation of its own.
 fn event(data: &[u8]) -> Bytes {
-    let mut event = Vec::with_capacity(data.len() + 24);
-    event.extend_from_slice(b"event: message\ndata: ");
+    const HEAD: &[u8] = b"event: message\ndata: ";
+    const TAIL: &[u8] = b"\n\n";
+    let mut event = Vec::with_capacity(HEAD.len() + data.len() + TAIL.len());
+    event.extend_from_slice(HEAD);
     event.extend_from_slice(data);
-    event.extend_from_slice(b"\n\n");
+    event.extend_from_slice(TAIL);
     Bytes::from(event)
 }
 
@@ -155,14 +198,15 @@ impl futures_core::Stream for EventStream {
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         let this = self.get_mut();
         loop {
-            if let Some(ready) = this.ready.pop_front() {
-                this.keepalive.reset();
+            if let Some(ready) = this.next.take().or_else(|| this.ready.pop_front()) {
+                this.keepalive.sent();
                 return Poll::Ready(Some(Ok(ready)));
             }
             if let Some(messages) = &mut this.messages {
                 match messages.poll_message(cx) {
                     Poll::Ready(Some(message)) => {
-                        this.ready.push_back(message_event(message));
+                        // Nothing else is ready when messages are polled.
+                        this.next = Some(message_event(message));
                         continue;
                     }
                     Poll::Ready(None) => this.messages = None,
@@ -184,14 +228,134 @@ impl futures_core::Stream for EventStream {
                         }
                         // A cancelled call has no answer: its stream just ends.
                         if let Some(body) = finished.body {
-                            this.ready.push_back(event(&body));
+                            if this.ready.is_empty() {
+                                this.next = Some(event(&body));
+                            } else {
+                                this.ready.push_back(event(&body));
+                            }
                         }
                         continue;
                     }
                 }
             }
-            std::task::ready!(this.keepalive.poll_tick(cx));
+            std::task::ready!(this.keepalive.poll_idle(cx));
             return Poll::Ready(Some(Ok(Bytes::from_static(b": keep-alive\n\n"))));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use futures_core::Stream as _;
+
+    use super::*;
+    use crate::server::message_channel;
+
+    const TICK: Duration = Duration::from_millis(1);
+
+    /// A request's stream whose call never ends, and the sender of its messages.
+    fn stream() -> (EventStream, impl Fn(serde_json::Value)) {
+        let (sender, receiver) = message_channel();
+        let stream = EventStream {
+            next: None,
+            ready: VecDeque::new(),
+            messages: Some(receiver),
+            outcome: Some(Box::pin(std::future::pending())),
+            keepalive: Keepalive::default(),
+            _guard: None,
+            _slot: None,
+        };
+        let send = move |message: serde_json::Value| sender.send(message.into()).unwrap();
+        (stream, send)
+    }
+
+    fn next(stream: &mut EventStream) -> Poll<Option<Bytes>> {
+        let mut cx = Context::from_waker(std::task::Waker::noop());
+        Pin::new(stream)
+            .poll_next(&mut cx)
+            .map(|item| item.map(|event| event.unwrap()))
+    }
+
+    fn keepalive() -> Poll<Option<Bytes>> {
+        Poll::Ready(Some(Bytes::from_static(b": keep-alive\n\n")))
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn an_idle_stream_comments_a_whole_period_after_it_last_sent_anything() {
+        let (mut stream, send) = stream();
+        assert!(next(&mut stream).is_pending());
+        tokio::time::advance(KEEPALIVE - TICK).await;
+        assert!(next(&mut stream).is_pending());
+        // A message just before the comment is due: the comment waits a period after it.
+        send(serde_json::json!({"jsonrpc": "2.0", "method": "m"}));
+        assert_eq!(
+            next(&mut stream),
+            Poll::Ready(Some(Bytes::from_static(
+                b"event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"m\"}\n\n"
+            )))
+        );
+        assert!(next(&mut stream).is_pending());
+        tokio::time::advance(KEEPALIVE - TICK).await;
+        assert!(next(&mut stream).is_pending());
+        tokio::time::advance(TICK).await;
+        assert_eq!(next(&mut stream), keepalive());
+        // And one a period after that comment, not before.
+        assert!(next(&mut stream).is_pending());
+        tokio::time::advance(KEEPALIVE - TICK).await;
+        assert!(next(&mut stream).is_pending());
+        tokio::time::advance(TICK).await;
+        assert_eq!(next(&mut stream), keepalive());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_stream_that_never_idles_sets_no_timer_and_ends_after_its_answer() {
+        let (sender, receiver) = message_channel();
+        sender
+            .send(serde_json::json!({"jsonrpc": "2.0", "method": "m"}).into())
+            .unwrap();
+        let outcome = Outcome::answer(200, b"{}".to_vec());
+        let mut stream = EventStream {
+            next: None,
+            ready: VecDeque::new(),
+            messages: Some(receiver),
+            outcome: Some(Box::pin(std::future::ready(outcome))),
+            keepalive: Keepalive::default(),
+            _guard: None,
+            _slot: None,
+        };
+        assert!(matches!(next(&mut stream), Poll::Ready(Some(_))));
+        assert_eq!(
+            next(&mut stream),
+            Poll::Ready(Some(Bytes::from_static(b"event: message\ndata: {}\n\n")))
+        );
+        assert_eq!(next(&mut stream), Poll::Ready(None));
+        assert!(stream.keepalive.timer.is_none());
+    }
+
+    #[tokio::test]
+    async fn messages_a_call_sends_as_it_ends_go_out_before_its_answer() {
+        let (sender, receiver) = message_channel();
+        let mut sender = Some(sender);
+        let ending = std::future::poll_fn(move |_| {
+            let sender = sender.take().unwrap();
+            for n in 1..=2 {
+                sender.send(serde_json::Value::from(n).into()).unwrap();
+            }
+            Poll::Ready(Outcome::answer(200, b"{}".to_vec()))
+        });
+        let mut stream = EventStream {
+            next: None,
+            ready: VecDeque::new(),
+            messages: Some(receiver),
+            outcome: Some(Box::pin(ending)),
+            keepalive: Keepalive::default(),
+            _guard: None,
+            _slot: None,
+        };
+        for data in ["1", "2", "{}"] {
+            let event = format!("event: message\ndata: {data}\n\n");
+            assert_eq!(next(&mut stream), Poll::Ready(Some(Bytes::from(event))));
+        }
+        assert_eq!(next(&mut stream), Poll::Ready(None));
     }
 }

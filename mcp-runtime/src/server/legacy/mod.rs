@@ -12,7 +12,7 @@ use serde_json::{Map, Value};
 use super::call::{CallContext, Capabilities};
 use super::cancel::Cancellable;
 use super::completion;
-use super::context::{ProtocolEra, RequestContext, bounded_client_info};
+use super::context::{ClientInfo, ProtocolEra, RequestContext, bounded_client_info};
 use super::error::RpcError;
 use super::handler::Progress;
 use super::lifecycle::progress_token;
@@ -510,11 +510,10 @@ fn session_context(
         _ => Map::new(),
     };
     let headers = server.inner.context.exposed(facts.headers.as_deref());
-    let info = session.client_info().cloned();
     RequestContext::new(
         ProtocolEra::Legacy,
         session.version,
-        info,
+        ClientInfo::Session(session.declared_info()),
         meta,
         headers,
         call,

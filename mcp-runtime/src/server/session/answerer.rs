@@ -5,6 +5,7 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
+use serde_json::Value;
 use tokio::sync::oneshot;
 
 use super::{Session, lock};
@@ -39,17 +40,27 @@ impl ClientAnswerer {
     }
 }
 
-/// The server-to-client requests of one round still waiting; dropped, it forgets them.
+/// The server-to-client requests of one round still waiting, in the order they were sent;
+/// dropped, it forgets them.
 struct Waiting<'a> {
     session: &'a Session,
-    ids: Vec<u64>,
+    asked: Vec<Asked>,
+}
+
+/// One server-to-client request sent: its id, the key its answer goes under, and where the
+/// client's response arrives.
+struct Asked {
+    id: u64,
+    key: String,
+    method: &'static str,
+    reply: oneshot::Receiver<Result<Value, ErrorObject>>,
 }
 
 impl Drop for Waiting<'_> {
     fn drop(&mut self) {
         let mut state = lock(&self.session.state);
-        for id in &self.ids {
-            state.pending.remove(id);
+        for asked in &self.asked {
+            state.pending.remove(&asked.id);
         }
     }
 }
@@ -78,34 +89,37 @@ impl Answerer for ClientAnswerer {
             let session = &*self.session;
             let mut waiting = Waiting {
                 session,
-                ids: Vec::with_capacity(requests.len()),
+                asked: Vec::with_capacity(requests.len()),
             };
-            let mut replies = Vec::with_capacity(requests.len());
             for (key, request) in requests {
                 let id = session.next_request_id.fetch_add(1, Ordering::Relaxed);
-                let (sender, receiver) = oneshot::channel();
+                let (sender, reply) = oneshot::channel();
                 lock(&session.state).pending.insert(id, sender);
-                waiting.ids.push(id);
+                waiting.asked.push(Asked {
+                    id,
+                    key,
+                    method: request.method(),
+                    reply,
+                });
                 let message = super::question::message(id, &request).map_err(|error| {
                     internal(format!("an input request did not serialise: {error}"))
                 })?;
                 if self.outbound.send(message).is_err() {
                     return Err(internal("the call's stream closed"));
                 }
-                replies.push((key, request.method(), receiver));
             }
             let timeout = self.timeout;
             let collect = async {
                 let mut answers = InputResponses::new();
-                for (key, method, receiver) in replies {
-                    match receiver.await {
+                for asked in &mut waiting.asked {
+                    match (&mut asked.reply).await {
                         Ok(Ok(answer)) => {
-                            answers.insert(key, answer);
+                            answers.insert(std::mem::take(&mut asked.key), answer);
                         }
                         Ok(Err(error)) => {
                             return Err(internal(format!(
-                                "the client answered `{method}` with an error: {}",
-                                error.message
+                                "the client answered `{}` with an error: {}",
+                                asked.method, error.message
                             )));
                         }
                         Err(_) => return Err(internal("the session ended")),

@@ -159,6 +159,15 @@ fn give_back(counter: &AtomicUsize) {
     counter.fetch_sub(1, Ordering::AcqRel);
 }
 
+/// A session's `clientInfo`, shared with the session (see [`Session::declared_info`]).
+pub(crate) struct DeclaredInfo(Arc<Declared>);
+
+impl DeclaredInfo {
+    pub(crate) fn client_info(&self) -> Option<&Implementation> {
+        self.0.client_info.as_ref()
+    }
+}
+
 /// One legacy session.
 pub(crate) struct Session {
     pub(crate) id: Box<str>,
@@ -184,8 +193,9 @@ pub(crate) struct Session {
 
 #[derive(Default)]
 struct SessionState {
-    /// Server-to-client requests waiting for the client, by the id they were sent under.
-    pending: HashMap<u64, oneshot::Sender<Result<Value, ErrorObject>>>,
+    /// Server-to-client requests waiting for the client, by the id they were sent under (the
+    /// session's own count, so hashed with `foldhash` rather than SipHash).
+    pending: HashMap<u64, oneshot::Sender<Result<Value, ErrorObject>>, foldhash::fast::RandomState>,
     /// The standalone stream: a newer one replaces it.
     stream: Option<Outbound>,
     /// The subscribed resources, from the first subscription to the last unsubscription.
@@ -232,9 +242,10 @@ impl Session {
         &self.declared.capabilities
     }
 
-    /// The client's `clientInfo` from `initialize`, cut to a bounded summary.
-    pub(crate) fn client_info(&self) -> Option<&Implementation> {
-        self.declared.client_info.as_ref()
+    /// The client's `clientInfo` from `initialize`, cut to a bounded summary, shared with
+    /// the session: what a call's context holds instead of a copy.
+    pub(crate) fn declared_info(&self) -> DeclaredInfo {
+        DeclaredInfo(Arc::clone(&self.declared))
     }
 
     /// The subject that opened the session: only it may use the session.
@@ -357,8 +368,19 @@ impl Session {
         lock(&self.state).pending.len()
     }
 
-    fn touch(&self) {
-        lock(&self.state).last_active = Some(Instant::now());
+    /// Marks the session active at `now`, unless it has been idle for `timeout` by then:
+    /// whether it was still alive. One look at its state for both.
+    fn touch_unless_expired(&self, now: Instant, timeout: Duration) -> bool {
+        let mut state = lock(&self.state);
+        if state.busy == 0
+            && state
+                .last_active
+                .is_some_and(|since| now.saturating_duration_since(since) >= timeout)
+        {
+            return false;
+        }
+        state.last_active = Some(now);
+        true
     }
 
     /// When the session last did something, or `None` while it is busy.

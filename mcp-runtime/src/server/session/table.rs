@@ -47,7 +47,9 @@ pub(crate) struct Sessions {
 
 #[derive(Default)]
 struct Table {
-    by_id: HashSet<ById>,
+    /// Hashed with `foldhash` (seeded per process), not SipHash: every request on a session
+    /// looks its id up, and the ids are the server's own random draws, no client's choice.
+    by_id: HashSet<ById, foldhash::fast::RandomState>,
     owners: HashMap<Owner, Owned>,
 }
 
@@ -210,18 +212,19 @@ impl Sessions {
 
     /// The HTTP session `id`, if it exists, has not expired and belongs to `subject`.
     pub(crate) fn find(&self, id: &str, subject: Option<&str>) -> Option<Arc<Session>> {
+        // The clock read before the table is locked, not while every request waits on it.
+        let now = Instant::now();
         let mut table = lock(&self.table);
         let ById(session) = table.by_id.get(id)?;
         if session.carrier != Carrier::Http || session.subject() != subject {
             return None;
         }
-        if session.expired(Instant::now(), self.settings.idle_timeout) {
+        if !session.touch_unless_expired(now, self.settings.idle_timeout) {
             let session = table.remove(id)?;
             drop(table);
             session.close();
             return None;
         }
-        session.touch();
         Some(Arc::clone(session))
     }
 

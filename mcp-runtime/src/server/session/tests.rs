@@ -366,7 +366,10 @@ async fn sessions_that_declared_the_same_share_it_until_the_last_one_goes() {
     assert!(!Arc::ptr_eq(&first.declared, &sampling.declared));
     for session in [&first, &second] {
         assert_eq!(serde_json::to_value(session.capabilities()).unwrap(), form);
-        assert_eq!(session.client_info().unwrap().name, "client");
+        assert_eq!(
+            session.declared_info().client_info().unwrap().name,
+            "client"
+        );
     }
     assert!(sampling.capabilities().elicitation.is_none());
     assert!(sampling.capabilities().sampling.is_some());
