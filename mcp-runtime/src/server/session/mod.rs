@@ -211,6 +211,23 @@ struct SessionState {
     last_active: Option<Instant>,
 }
 
+impl SessionState {
+    /// When the session last did something, or `None` while it is busy.
+    fn idle_since(&self) -> Option<Instant> {
+        if self.busy > 0 {
+            None
+        } else {
+            self.last_active
+        }
+    }
+
+    /// Whether the session has been idle for `timeout` at `now`.
+    fn expired(&self, now: Instant, timeout: Duration) -> bool {
+        self.idle_since()
+            .is_some_and(|since| now.saturating_duration_since(since) >= timeout)
+    }
+}
+
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     // Every critical section is a few plain map operations: the data stays consistent.
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
@@ -372,11 +389,7 @@ impl Session {
     /// whether it was still alive. One look at its state for both.
     fn touch_unless_expired(&self, now: Instant, timeout: Duration) -> bool {
         let mut state = lock(&self.state);
-        if state.busy == 0
-            && state
-                .last_active
-                .is_some_and(|since| now.saturating_duration_since(since) >= timeout)
-        {
+        if state.expired(now, timeout) {
             return false;
         }
         state.last_active = Some(now);
@@ -385,18 +398,12 @@ impl Session {
 
     /// When the session last did something, or `None` while it is busy.
     fn idle_since(&self) -> Option<Instant> {
-        let state = lock(&self.state);
-        if state.busy > 0 {
-            None
-        } else {
-            state.last_active
-        }
+        lock(&self.state).idle_since()
     }
 
     /// Whether the session has been idle for `timeout` at `now`.
     fn expired(&self, now: Instant, timeout: Duration) -> bool {
-        self.idle_since()
-            .is_some_and(|since| now.saturating_duration_since(since) >= timeout)
+        lock(&self.state).expired(now, timeout)
     }
 
     /// Ends the session: running calls are cancelled, waiting requests dropped, the stream
