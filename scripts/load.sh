@@ -44,7 +44,9 @@
 # sent on it, the answer POSTed back and the result. It then prints each era's ratio,
 # legacy to stateless, for the default log and quiet.
 # Valgrind's virtual CPU has no SHA extensions, so the state codec's SHA-256 runs in software
-# under it and weighs more in these counts than it does natively.
+# under it and weighs more in these counts than it does natively: each row of ours says how many
+# of its instructions that is, and its count and ratio without them and without the stateless
+# flow's (the floor signs nothing, nor does a legacy flow, whose state stays in the session).
 #
 # `scripts/load.sh --counts` (or LOAD_COUNTS=1) counts what the kernel does for the server,
 # natively: it runs each server as `--instructions` does (the floor on stateless rounds,
@@ -152,7 +154,8 @@ measure() {
 
 # count NAME BINARY FILTER ERA FLOWS: one server under callgrind for FLOWS flows of ERA
 # (stateless or legacy); writes its user-space instructions, heap allocations, and first-level
-# instruction and data cache misses over the whole run to $WORK/count.
+# instruction and data cache misses over the whole run to $WORK/count, and the instructions
+# spent in SHA-256's block function (inclusive).
 count() {
   local name="$1" binary="$2" filter="$3" era="$4" flows="$5" out="$WORK/callgrind.out"
   rm -f "$out"
@@ -167,7 +170,8 @@ count() {
   rm -f "$WORK/server.log"
   # The totals are the `summary:` line, in the order the `events:` line names them;
   # allocations are the calls into the allocator, summed over the call arcs into it (names are
-  # written once, then referred to by their number).
+  # written once, then referred to by their number); SHA-256's instructions are the inclusive
+  # cost (on the line after a `calls=` line) of the call arcs into its block function.
   awk '
     /^events:/ { for (i = 2; i <= NF; i++) event[$i] = i }
     /^summary:/ {
@@ -181,10 +185,12 @@ count() {
       else if (spec ~ /^\([0-9]+\)$/) { id = spec } else { id = spec; names[id] = spec }
       if ($0 ~ /^cfn=/) callee = names[id]
     }
+    sha_cost { sha += $(event["Ir"]); sha_cost = 0 }
     /^calls=/ {
       if (callee ~ /^(malloc|calloc|posix_memalign)(\047[0-9]+)?$/) allocations += substr($1, 7)
+      if (callee ~ /^sha2::sha256::compress256(\047[0-9]+)?$/) sha_cost = 1
     }
-    END { printf "%d %d %d %d\n", instructions, allocations, instruction_misses, data_misses }
+    END { printf "%d %d %d %d %d\n", instructions, allocations, instruction_misses, data_misses, sha }
   ' "$out" >"$WORK/count"
 }
 
@@ -196,7 +202,8 @@ instructions() {
   cp "$WORK/count" "$WORK/count.few"
   count "$@" $((few + FLOWS))
   paste -d' ' "$WORK/count.few" "$WORK/count" | awk -v flows="$FLOWS" '{
-    printf "%.0f %.1f %.0f %.0f\n", ($5 - $1) / flows, ($6 - $2) / flows, ($7 - $3) / flows, ($8 - $4) / flows
+    printf "%.0f %.1f %.0f %.0f %.0f\n", ($6 - $1) / flows, ($7 - $2) / flows, ($8 - $3) / flows,
+      ($9 - $4) / flows, ($10 - $5) / flows
   }' >"$WORK/$name"
 }
 
@@ -318,13 +325,16 @@ if [[ "$INSTRUCTIONS" == 1 ]]; then
   # the floor's, or to BASE's when given.
   row() {
     local base="$FLOOR" against="the floor"
-    [[ $# -lt 3 ]] || { read -r base _ <"$3"; against="stateless"; }
-    read -r per_flow allocations instruction_misses data_misses <"$2"
+    local base_sha=0
+    [[ $# -lt 3 ]] || { read -r base _ _ _ base_sha <"$3"; against="stateless"; }
+    read -r per_flow allocations instruction_misses data_misses sha <"$2"
     awk -v label="$1" -v i="$per_flow" -v a="$allocations" -v base="$base" -v against="$against" \
-      -v im="$instruction_misses" -v dm="$data_misses" 'BEGIN {
+      -v im="$instruction_misses" -v dm="$data_misses" -v sha="$sha" -v base_sha="$base_sha" 'BEGIN {
       printf "%-40s %8d instructions/flow  %5.2fx %-9s  %6.1f allocations/flow (%.1f a round)\n",
         label, i, i / base, against, a, a / 2
-      printf "%-40s %8d instruction and %d data cache misses/flow (first level)\n", "", im, dm }'
+      printf "%-40s %8d instruction and %d data cache misses/flow (first level)\n", "", im, dm
+      if (sha > 0 || base_sha > 0) printf "%-40s %8d of them SHA-256 in software (without: %d, %.2fx %s)\n",
+        "", sha, i - sha, (i - sha) / (base - base_sha), against }'
   }
   echo
   echo "== stateless (2026-07-28) flows"
