@@ -221,9 +221,7 @@ impl Ending {
     }
 }
 
-/// The request's parts are moved from where they are, not taken apart into locals first:
-/// each local would be one more copy of the capabilities (nearly 300 bytes) on their way into
-/// the context's allocation.
+/// The request's parts are moved from where they are into the context's allocation.
 fn begin(request: Request, bounds: Bounds) -> Result<Ending, ErrorObject> {
     let method = request.method;
     let max_rounds = bounds

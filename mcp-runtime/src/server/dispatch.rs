@@ -261,7 +261,7 @@ impl Server {
                 .map_err(|error| {
                     RpcError::invalid_meta(format!("invalid client capabilities: {error}"))
                 })?;
-                let capabilities = Capabilities::Parsed(Box::new(capabilities));
+                let capabilities = Capabilities::Parsed(Arc::new(capabilities));
                 (capabilities, RequestContext::modern(meta_map, exposed))
             }
         };
