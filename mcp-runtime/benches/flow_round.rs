@@ -102,7 +102,7 @@ fn request(state: Option<Vec<u8>>, answers: Option<Value>) -> Request {
         arguments: json!({"service": "checkout"}).as_object().cloned(),
         input_responses,
         state,
-        capabilities,
+        capabilities: capabilities.into(),
         subject: None,
         claims: None,
         progress: Progress::none(),

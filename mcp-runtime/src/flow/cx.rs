@@ -19,7 +19,7 @@ use crate::protocol::{
     InputRequests, InputResponses, ListRootsResult, LoggingLevel,
 };
 use crate::server::app_state::FromAppState;
-use crate::server::{AppState, Logger, Progress, RequestContext, State};
+use crate::server::{AppState, DeclaredCapabilities, Logger, Progress, RequestContext, State};
 
 /// The context of one request to a handler: what the client can do, and the questions it
 /// can be asked.
@@ -58,7 +58,8 @@ pub struct Cx {
 }
 
 struct Inner {
-    capabilities: ClientCapabilities,
+    /// Shared with where the server read them, not copied.
+    capabilities: DeclaredCapabilities,
     request: RequestContext,
     app: AppState,
     subject: Option<String>,
@@ -117,7 +118,7 @@ impl Cx {
         reason = "the parts of one handler request, handed over once by the driver"
     )]
     pub(crate) fn new(
-        capabilities: ClientCapabilities,
+        capabilities: DeclaredCapabilities,
         request: RequestContext,
         subject: Option<String>,
         claims: Option<Arc<Claims>>,

@@ -12,7 +12,8 @@ use super::call_meta::Read;
 use super::context::RequestContext;
 use super::error::RpcError;
 use super::handler::{
-    BoxFuture, HandlerResult, Progress, PromptHandler, Request, ResourceHandler, ToolHandler,
+    BoxFuture, DeclaredCapabilities, HandlerResult, Progress, PromptHandler, Request,
+    ResourceHandler, ToolHandler,
 };
 use super::outbound::Logger;
 use super::outcome::error_outcome;
@@ -76,16 +77,18 @@ pub(super) struct CallContext {
     pub(super) headers: Option<Arc<axum::http::HeaderMap>>,
 }
 
-/// The client's capabilities as a call carries them: shared with where they were read, and
-/// copied only into each round's [`Request`]. A call and its context move through several
-/// frames on their way to a round; a pointer moves cheaper than the capabilities' 300 bytes.
-pub(super) enum Capabilities {
+/// The client's capabilities as a call carries them: shared with where they were read, into
+/// each round's [`Request`] too ([`DeclaredCapabilities`]). A call and its context move through
+/// several frames on their way to a round; a pointer moves cheaper than the capabilities' 300
+/// bytes.
+#[derive(Clone)]
+pub(crate) enum Capabilities {
     /// Read with the call's `_meta`, and shared with this thread's memory of its text.
     Read(Arc<Read>),
     /// A legacy session's, declared at `initialize`.
     Session(Arc<Session>),
-    /// Read from a `_meta` taken as a map, which is rare: boxed.
-    Parsed(Box<ClientCapabilities>),
+    /// Read from a `_meta` taken as a map, which is rare, or given by hand.
+    Parsed(Arc<ClientCapabilities>),
 }
 
 impl std::ops::Deref for Capabilities {
@@ -96,16 +99,6 @@ impl std::ops::Deref for Capabilities {
             Self::Read(read) => &read.capabilities,
             Self::Session(session) => session.capabilities(),
             Self::Parsed(capabilities) => capabilities,
-        }
-    }
-}
-
-impl Capabilities {
-    /// The capabilities, owned: moved out where the call owns them, copied where shared.
-    fn into_owned(self) -> ClientCapabilities {
-        match self {
-            Self::Parsed(capabilities) => *capabilities,
-            shared => ClientCapabilities::clone(&shared),
         }
     }
 }
@@ -201,7 +194,7 @@ impl<H: Serves> Call<H> {
                 arguments: self.arguments.clone(),
                 input_responses,
                 state,
-                capabilities: ClientCapabilities::clone(&context.capabilities),
+                capabilities: DeclaredCapabilities::shared(context.capabilities.clone()),
                 subject: context.subject.clone(),
                 claims: context.claims.clone(),
                 progress: context.progress.clone(),
@@ -334,7 +327,7 @@ impl<H: Serves> Call<H> {
                 arguments,
                 input_responses,
                 state,
-                capabilities: context.capabilities.into_owned(),
+                capabilities: DeclaredCapabilities::shared(context.capabilities),
                 subject: context.subject,
                 claims: context.claims,
                 progress: context.progress,

@@ -28,6 +28,7 @@ use serde::de::{Deserialize, Deserializer, Error as _, IgnoredAny, MapAccess, Vi
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
+use super::context::bounded_client_info;
 use super::shape::{is_valid_id, nests_deeper_than};
 use super::trace_context::{META_BAGGAGE, META_TRACEPARENT, META_TRACESTATE};
 use crate::protocol::meta::{
@@ -60,7 +61,8 @@ pub(crate) struct Read {
     pub(crate) progress_token: Option<ProgressToken>,
     /// `io.modelcontextprotocol/logLevel`.
     pub(crate) log_level: Option<LoggingLevel>,
-    /// `io.modelcontextprotocol/clientInfo`.
+    /// `io.modelcontextprotocol/clientInfo`, bounded as a request's context keeps it
+    /// ([`bounded_client_info`]).
     pub(crate) client_info: Option<Implementation>,
 }
 
@@ -160,7 +162,7 @@ impl Read {
             capabilities: keys.capabilities?,
             progress_token: keys.progress_token,
             log_level: keys.log_level,
-            client_info: keys.client_info,
+            client_info: keys.client_info.map(bounded_client_info),
         })
     }
 }

@@ -10,6 +10,7 @@ use serde_json::{Map, Value};
 
 use super::ServerBuilder;
 use super::build_check::BuildError;
+use super::call_meta::Read;
 use super::session::DeclaredInfo;
 use super::url_elicitation::LegacyCall;
 use crate::protocol::meta::{META_CLIENT_INFO, META_SERVER_INFO};
@@ -57,12 +58,16 @@ struct ContextInner {
 }
 
 /// Who the client says it is: read from this request, or a legacy session's `clientInfo`
-/// from `initialize`, shared with the session rather than copied into every call.
+/// from `initialize`; shared with where it was read rather than copied into every call.
 #[derive(Default)]
 pub(crate) enum ClientInfo {
     #[default]
     None,
-    Own(Implementation),
+    /// Read from a `_meta` taken as a map, which is rare: boxed.
+    Own(Box<Implementation>),
+    /// Read with a stateless call's `_meta` (bounded there), and shared with this thread's
+    /// memory of its text.
+    Read(Arc<Read>),
     Session(DeclaredInfo),
 }
 
@@ -71,6 +76,7 @@ impl ClientInfo {
         match self {
             Self::None => None,
             Self::Own(info) => Some(info),
+            Self::Read(read) => read.client_info.as_ref(),
             Self::Session(declared) => declared.client_info(),
         }
     }
@@ -145,33 +151,33 @@ impl RequestContext {
     /// The context of a 2026-07-28 request with `meta`: the client's identity read from it.
     pub(crate) fn modern(meta: Map<String, Value>, headers: HeaderMap) -> Self {
         // Read in place, not from a copy of the member.
-        let client_info = meta
+        let client_info = match meta
             .get(META_CLIENT_INFO)
-            .and_then(|info| Implementation::deserialize(info).ok());
+            .and_then(|info| Implementation::deserialize(info).ok())
+        {
+            Some(info) => ClientInfo::Own(Box::new(bounded_client_info(info))),
+            None => ClientInfo::None,
+        };
         Self::modern_with(Meta::Map(meta), client_info, headers)
     }
 
-    /// The context of a 2026-07-28 call whose `_meta` was read as text (see `call_meta`), with
-    /// the client's identity read from it: the text is read into a map on the first
+    /// The context of a 2026-07-28 call whose `_meta` was read as text (see `call_meta`) into
+    /// `read`, the client's identity among it: the text is read into a map on the first
     /// [`meta`](Self::meta).
-    pub(crate) fn modern_text(
-        text: Arc<str>,
-        client_info: Option<Implementation>,
-        headers: HeaderMap,
-    ) -> Self {
+    pub(crate) fn modern_text(text: Arc<str>, read: &Arc<Read>, headers: HeaderMap) -> Self {
         let meta = Meta::Text {
             text,
             map: OnceLock::new(),
+        };
+        let client_info = match read.client_info {
+            Some(_) => ClientInfo::Read(Arc::clone(read)),
+            None => ClientInfo::None,
         };
         Self::modern_with(meta, client_info, headers)
     }
 
     /// A 2026-07-28 context: this revision, no legacy call.
-    fn modern_with(meta: Meta, client_info: Option<Implementation>, headers: HeaderMap) -> Self {
-        let client_info = match client_info {
-            Some(info) => ClientInfo::Own(bounded_client_info(info)),
-            None => ClientInfo::None,
-        };
+    fn modern_with(meta: Meta, client_info: ClientInfo, headers: HeaderMap) -> Self {
         Self::with_meta(
             ProtocolEra::Modern,
             crate::protocol::PROTOCOL_VERSION,

@@ -242,8 +242,7 @@ impl Server {
         let (capabilities, request) = match params.meta.take() {
             // Read as the message was: its text is read into a map only if asked for.
             Some(meta) => {
-                let client_info = meta.read.client_info.clone();
-                let context = RequestContext::modern_text(meta.text, client_info, exposed);
+                let context = RequestContext::modern_text(meta.text, &meta.read, exposed);
                 (Capabilities::Read(meta.read), context)
             }
             None => {
@@ -261,7 +260,7 @@ impl Server {
                 .map_err(|error| {
                     RpcError::invalid_meta(format!("invalid client capabilities: {error}"))
                 })?;
-                let capabilities = Capabilities::Parsed(Box::new(capabilities));
+                let capabilities = Capabilities::Parsed(Arc::new(capabilities));
                 (capabilities, RequestContext::modern(meta_map, exposed))
             }
         };

@@ -10,6 +10,7 @@ use std::sync::Arc;
 use serde_json::{Map, Number, Value};
 
 use super::app_state::{AppState, StateType};
+use super::call::Capabilities;
 use super::completer::Completer;
 use super::context::RequestContext;
 use super::outbound::{self, Logger, MessageReceiver, Outbound};
@@ -38,8 +39,9 @@ pub struct Request {
     /// caller, method, target and arguments) before the handler runs; a state that failed
     /// never reaches a handler.
     pub state: Option<Vec<u8>>,
-    /// The capabilities the client declared in this request's `_meta`.
-    pub capabilities: ClientCapabilities,
+    /// The capabilities the client declared: in this request's `_meta`, or at a legacy
+    /// session's `initialize`.
+    pub capabilities: DeclaredCapabilities,
     /// The caller's subject from the server's subject hook (HTTP); `None` otherwise.
     pub subject: Option<String>,
     /// The claims of the caller's verified bearer token (HTTP with
@@ -54,6 +56,58 @@ pub struct Request {
     /// The caller's identity, the protocol revision, the request's `_meta` and the exposed
     /// HTTP headers.
     pub context: RequestContext,
+}
+
+/// The capabilities a client declared, as a [`Request`] carries them: shared with where the
+/// server read them (the request's `_meta`, or a legacy session's `initialize`), not copied
+/// into every round. Reads as the [`ClientCapabilities`] it dereferences to, and serialises as
+/// they do; cloning is cheap.
+#[derive(Clone)]
+pub struct DeclaredCapabilities(Capabilities);
+
+impl DeclaredCapabilities {
+    /// The capabilities a call carries, shared.
+    pub(crate) fn shared(capabilities: Capabilities) -> Self {
+        Self(capabilities)
+    }
+}
+
+impl std::ops::Deref for DeclaredCapabilities {
+    type Target = ClientCapabilities;
+
+    fn deref(&self) -> &ClientCapabilities {
+        &self.0
+    }
+}
+
+impl From<ClientCapabilities> for DeclaredCapabilities {
+    fn from(capabilities: ClientCapabilities) -> Self {
+        Self(Capabilities::Parsed(Arc::new(capabilities)))
+    }
+}
+
+impl Default for DeclaredCapabilities {
+    fn default() -> Self {
+        ClientCapabilities::default().into()
+    }
+}
+
+impl PartialEq for DeclaredCapabilities {
+    fn eq(&self, other: &Self) -> bool {
+        **self == **other
+    }
+}
+
+impl std::fmt::Debug for DeclaredCapabilities {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        ClientCapabilities::fmt(self, f)
+    }
+}
+
+impl serde::Serialize for DeclaredCapabilities {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        ClientCapabilities::serialize(self, serializer)
+    }
 }
 
 /// What a handler asks for when it needs input: questions, and the state to resume from.

@@ -197,8 +197,8 @@ pub use completer::{
 };
 pub use context::{MAX_CLIENT_INFO_TEXT, ProtocolEra, RequestContext};
 pub use handler::{
-    Asked, BoxFuture, FlowLimits, HandlerResult, Progress, PromptHandler, Reply, Request,
-    ResourceDefinition, ResourceHandler, ToolHandler,
+    Asked, BoxFuture, DeclaredCapabilities, FlowLimits, HandlerResult, Progress, PromptHandler,
+    Reply, Request, ResourceDefinition, ResourceHandler, ToolHandler,
 };
 pub use outbound::{Logger, MessageReceiver};
 pub use register::{ByFunction, ByValue, IntoPromptHandler, IntoResourceHandler, IntoToolHandler};

@@ -13,7 +13,7 @@ use super::record::{Status, TaskRecord};
 use super::stored::{decode, fail, failed, internal, millis, replace, touch};
 use super::{Hub, subject_digest};
 use crate::logfield::untrusted;
-use crate::protocol::{ErrorObject, InputResponses, ProgressToken};
+use crate::protocol::{ClientCapabilities, ErrorObject, InputResponses, ProgressToken};
 use crate::server::Server;
 use crate::server::handler::{BoxFuture, HandlerResult, Progress, Reply};
 use crate::server::outbound::MessageReceiver;
@@ -395,7 +395,9 @@ async fn start(
         fail(hub, id, internal("the task's tool is no longer served")).await;
         return;
     };
-    let capabilities = serde_json::from_value(record.capabilities.clone()).unwrap_or_default();
+    let capabilities = serde_json::from_value::<ClientCapabilities>(record.capabilities.clone())
+        .unwrap_or_default()
+        .into();
     let (progress, reports) = Progress::channel(ProgressToken::from(0));
     let request = crate::server::handler::Request {
         method: "tools/call",
