@@ -142,7 +142,7 @@ where
         match handling.messages {
             // Boxed: only streamed answers pay for the room their future takes.
             Some(messages) if accepts_sse => {
-                Box::pin(respond_streaming(handling.outcome, messages, slot)).await
+                Box::pin(respond_streaming(handling.outcome, messages, slot, headers)).await
             }
             messages => {
                 // Nobody will read the messages: dropped now, a legacy call's question fails at
@@ -175,15 +175,20 @@ fn shared(headers: HeaderMap) -> Arc<HeaderMap> {
 /// The request's header map, emptied, when nothing else holds it any more (as once its call
 /// is over), and its `Arc` kept for the thread's next request; else a new map with room for
 /// as many headers.
-fn emptied(mut headers: Arc<HeaderMap>) -> HeaderMap {
-    let Some(map) = Arc::get_mut(&mut headers) else {
-        return HeaderMap::with_capacity(headers.len());
-    };
+pub(super) fn emptied(headers: Arc<HeaderMap>) -> HeaderMap {
+    let len = headers.len();
+    take_emptied(headers).unwrap_or_else(|| HeaderMap::with_capacity(len))
+}
+
+/// The request's header map, emptied, if nothing else holds it any more, and its `Arc` kept
+/// for the thread's next request.
+pub(super) fn take_emptied(mut headers: Arc<HeaderMap>) -> Option<HeaderMap> {
+    let map = Arc::get_mut(&mut headers)?;
     // An empty map in its place holds no allocation.
     let mut map = std::mem::take(map);
     map.clear();
     let _ = SPARE_SHARED.try_with(|spare| spare.set(Some(headers)));
-    map
+    Some(map)
 }
 
 pub(super) fn session_id(sent: Seen<'_>) -> Option<String> {
