@@ -209,4 +209,18 @@ mod tests {
         drop(second);
         assert_eq!(calls.len(), 0);
     }
+
+    #[tokio::test]
+    async fn a_cancelled_call_ends_even_when_its_id_is_reused_before_it_looks() {
+        let calls = Arc::new(Cancellable::default());
+        let mut first = calls.register(&Value::from(5));
+        let cancelled = first.cancelled();
+        assert!(calls.cancel(&Value::from(5)));
+        let reused = calls.register(&Value::from(5));
+        cancelled.await;
+        drop(first);
+        assert_eq!(calls.len(), 1, "the reusing call stays registered");
+        drop(reused);
+        assert_eq!(calls.len(), 0);
+    }
 }

@@ -4,9 +4,11 @@
 //! A request's stream holds the call's future: when the client closes the connection,
 //! hyper drops the stream and with it the call, whose handler stops at its current await.
 
+use std::cell::Cell;
 use std::collections::VecDeque;
 use std::convert::Infallible;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
@@ -35,21 +37,25 @@ pub(super) fn standalone_stream(
         keepalive: Keepalive::default(),
         _guard: Some(guard),
         _slot: None,
+        headers: None,
     };
     event_stream_response(stream)
 }
 
 /// Answers JSON if the handler finishes first, or an event stream if it sends a message
 /// (progress, a log message, a question for the client) first; the request's `slot` is held
-/// until the stream ends.
+/// until the stream ends. `headers` are the request's, shared with its call: a JSON answer's
+/// are set in their room, and an event stream keeps them until the call is over, then their
+/// room for the thread's next stream.
 pub(super) async fn respond_streaming(
     mut outcome: BoxFuture<'static, Outcome>,
     mut messages: MessageReceiver,
     slot: Option<super::limits::RequestSlot>,
+    headers: Arc<HeaderMap>,
 ) -> Response<Reply> {
     let first = tokio::select! {
         biased;
-        finished = &mut outcome => return json_response(finished),
+        finished = &mut outcome => return json_response_in(finished, super::http::emptied(headers)),
         Some(message) = messages.recv_message() => message,
     };
     let stream = EventStream {
@@ -60,13 +66,25 @@ pub(super) async fn respond_streaming(
         keepalive: Keepalive::default(),
         _guard: None,
         _slot: slot,
+        headers: Some(headers),
     };
     event_stream_response(stream).map(Reply::from)
+}
+
+thread_local! {
+    /// The room of a streamed request's headers, emptied once its call was over, for the next
+    /// event stream's answer on this thread: hyper reads the connection's next request head
+    /// into an answer's map, so a new map for each stream was one more map (two allocations)
+    /// made and, with the request's, freed.
+    static SPARE_MAP: Cell<Option<HeaderMap>> = const { Cell::new(None) };
 }
 
 fn event_stream_response(stream: EventStream) -> Response {
     let mut response = Response::new(Body::from_stream(stream));
     let headers = response.headers_mut();
+    if let Some(spare) = SPARE_MAP.try_with(Cell::take).ok().flatten() {
+        *headers = spare;
+    }
     headers.insert(
         header::CONTENT_TYPE,
         HeaderValue::from_static("text/event-stream"),
@@ -120,60 +138,67 @@ pub(super) fn json_response_in(outcome: Outcome, mut headers: HeaderMap) -> Resp
 /// timeouts keep it open while the user thinks.
 const KEEPALIVE: Duration = Duration::from_secs(15);
 
-/// The comment of an idle stream: [`KEEPALIVE`] after the stream last sent something and had
-/// nothing more to send.
-///
-/// Armed only when the stream goes idle, and pushed back only when it goes idle again after
-/// sending: a stream whose events follow one another (a question, then the answer) sets no
-/// timer per event, and one that ends without idling sets none at all.
-#[derive(Default)]
-struct Keepalive {
-    timer: Option<Pin<Box<tokio::time::Sleep>>>,
-    /// Whether the stream sent something since the timer was last set.
-    sent: bool,
+pin_project_lite::pin_project! {
+    /// The comment of an idle stream: [`KEEPALIVE`] after the stream last sent something and
+    /// had nothing more to send.
+    ///
+    /// Armed only when the stream goes idle, and pushed back only when it goes idle again after
+    /// sending: a stream whose events follow one another (a question, then the answer) sets no
+    /// timer per event, and one that ends without idling sets none at all. The timer lives in
+    /// the stream, which the answer's body holds pinned: no allocation of its own.
+    #[derive(Default)]
+    struct Keepalive {
+        #[pin]
+        timer: Option<tokio::time::Sleep>,
+        // Whether the stream sent something since the timer was last set.
+        sent: bool,
+    }
 }
 
 impl Keepalive {
-    fn sent(&mut self) {
-        self.sent = true;
+    fn sent(self: Pin<&mut Self>) {
+        *self.project().sent = true;
     }
 
     /// Polled when the stream has nothing to send: ready when it is time for a comment.
-    fn poll_idle(&mut self, cx: &mut Context<'_>) -> Poll<()> {
-        let timer = match &mut self.timer {
-            None => self.timer.insert(Box::pin(tokio::time::sleep(KEEPALIVE))),
-            Some(timer) => {
-                if self.sent {
-                    timer
-                        .as_mut()
-                        .reset(tokio::time::Instant::now() + KEEPALIVE);
-                }
-                timer
-            }
-        };
-        self.sent = false;
-        std::task::ready!(timer.as_mut().poll(cx));
+    fn poll_idle(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
+        let mut this = self.project();
+        match this.timer.as_mut().as_pin_mut() {
+            None => this.timer.set(Some(tokio::time::sleep(KEEPALIVE))),
+            Some(timer) if *this.sent => timer.reset(tokio::time::Instant::now() + KEEPALIVE),
+            Some(_) => {}
+        }
+        *this.sent = false;
+        if let Some(timer) = this.timer.as_pin_mut() {
+            std::task::ready!(timer.poll(cx));
+        }
         // The comment is sent: the next one is due a whole period after it.
-        self.sent = true;
+        *this.sent = true;
         Poll::Ready(())
     }
 }
 
-/// The events of one stream: messages (progress, log messages, questions for the client),
-/// then the response (for a request's stream), then the end; a comment while idle.
-struct EventStream {
-    /// The next event to send: nearly always the only one ready.
-    next: Option<Bytes>,
-    /// Events ready after `next`: messages a call left behind at its end, then its answer;
-    /// allocated only then.
-    ready: VecDeque<Bytes>,
-    messages: Option<MessageReceiver>,
-    outcome: Option<BoxFuture<'static, Outcome>>,
-    keepalive: Keepalive,
-    /// A standalone stream's registration with its session, dropped with the stream.
-    _guard: Option<crate::server::StreamGuard>,
-    /// A request stream's slot among the requests handled at once, freed with the stream.
-    _slot: Option<super::limits::RequestSlot>,
+pin_project_lite::pin_project! {
+    /// The events of one stream: messages (progress, log messages, questions for the client),
+    /// then the response (for a request's stream), then the end; a comment while idle.
+    struct EventStream {
+        // The next event to send: nearly always the only one ready.
+        next: Option<Bytes>,
+        // Events ready after `next`: messages a call left behind at its end, then its answer;
+        // allocated only then.
+        ready: VecDeque<Bytes>,
+        messages: Option<MessageReceiver>,
+        outcome: Option<BoxFuture<'static, Outcome>>,
+        #[pin]
+        keepalive: Keepalive,
+        // A standalone stream's registration with its session, dropped with the stream.
+        _guard: Option<crate::server::StreamGuard>,
+        // A request stream's slot among the requests handled at once, freed with the stream.
+        _slot: Option<super::limits::RequestSlot>,
+        // A request stream's request headers, shared with its call: once the call is over,
+        // their room is kept for the thread's next stream (see `SPARE_MAP`).
+        headers: Option<Arc<HeaderMap>>,
+    }
 }
 
 /// An event carrying `data`, in a buffer of exactly its length: `Bytes` takes such a buffer
@@ -196,30 +221,35 @@ impl futures_core::Stream for EventStream {
     type Item = Result<Bytes, Infallible>;
 
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
-        let this = self.get_mut();
+        let mut this = self.project();
         loop {
             if let Some(ready) = this.next.take().or_else(|| this.ready.pop_front()) {
-                this.keepalive.sent();
+                this.keepalive.as_mut().sent();
                 return Poll::Ready(Some(Ok(ready)));
             }
-            if let Some(messages) = &mut this.messages {
+            if let Some(messages) = this.messages {
                 match messages.poll_message(cx) {
                     Poll::Ready(Some(message)) => {
                         // Nothing else is ready when messages are polled.
-                        this.next = Some(message_event(message));
+                        *this.next = Some(message_event(message));
                         continue;
                     }
-                    Poll::Ready(None) => this.messages = None,
+                    Poll::Ready(None) => *this.messages = None,
                     Poll::Pending => {}
                 }
             }
-            match &mut this.outcome {
+            match this.outcome {
                 // A standalone stream ends when its session stops sending.
                 None if this.messages.is_none() => return Poll::Ready(None),
                 None => {}
                 Some(outcome) => {
                     if let Poll::Ready(finished) = outcome.as_mut().poll(cx) {
-                        this.outcome = None;
+                        *this.outcome = None;
+                        if let Some(headers) = this.headers.take()
+                            && let Some(map) = super::http::take_emptied(headers)
+                        {
+                            let _ = SPARE_MAP.try_with(|spare| spare.set(Some(map)));
+                        }
                         // Messages sent before the result go out before it.
                         if let Some(mut messages) = this.messages.take() {
                             while let Some(message) = messages.try_message() {
@@ -229,7 +259,7 @@ impl futures_core::Stream for EventStream {
                         // A cancelled call has no answer: its stream just ends.
                         if let Some(body) = finished.body {
                             if this.ready.is_empty() {
-                                this.next = Some(event(&body));
+                                *this.next = Some(event(&body));
                             } else {
                                 this.ready.push_back(event(&body));
                             }
@@ -238,7 +268,7 @@ impl futures_core::Stream for EventStream {
                     }
                 }
             }
-            std::task::ready!(this.keepalive.poll_idle(cx));
+            std::task::ready!(this.keepalive.as_mut().poll_idle(cx));
             return Poll::Ready(Some(Ok(Bytes::from_static(b": keep-alive\n\n"))));
         }
     }
@@ -264,14 +294,15 @@ mod tests {
             keepalive: Keepalive::default(),
             _guard: None,
             _slot: None,
+            headers: None,
         };
         let send = move |message: serde_json::Value| sender.send(message.into()).unwrap();
         (stream, send)
     }
 
-    fn next(stream: &mut EventStream) -> Poll<Option<Bytes>> {
+    fn next(stream: Pin<&mut EventStream>) -> Poll<Option<Bytes>> {
         let mut cx = Context::from_waker(std::task::Waker::noop());
-        Pin::new(stream)
+        stream
             .poll_next(&mut cx)
             .map(|item| item.map(|event| event.unwrap()))
     }
@@ -282,29 +313,30 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn an_idle_stream_comments_a_whole_period_after_it_last_sent_anything() {
-        let (mut stream, send) = stream();
-        assert!(next(&mut stream).is_pending());
+        let (stream, send) = stream();
+        let mut stream = std::pin::pin!(stream);
+        assert!(next(stream.as_mut()).is_pending());
         tokio::time::advance(KEEPALIVE - TICK).await;
-        assert!(next(&mut stream).is_pending());
+        assert!(next(stream.as_mut()).is_pending());
         // A message just before the comment is due: the comment waits a period after it.
         send(serde_json::json!({"jsonrpc": "2.0", "method": "m"}));
         assert_eq!(
-            next(&mut stream),
+            next(stream.as_mut()),
             Poll::Ready(Some(Bytes::from_static(
                 b"event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"m\"}\n\n"
             )))
         );
-        assert!(next(&mut stream).is_pending());
+        assert!(next(stream.as_mut()).is_pending());
         tokio::time::advance(KEEPALIVE - TICK).await;
-        assert!(next(&mut stream).is_pending());
+        assert!(next(stream.as_mut()).is_pending());
         tokio::time::advance(TICK).await;
-        assert_eq!(next(&mut stream), keepalive());
+        assert_eq!(next(stream.as_mut()), keepalive());
         // And one a period after that comment, not before.
-        assert!(next(&mut stream).is_pending());
+        assert!(next(stream.as_mut()).is_pending());
         tokio::time::advance(KEEPALIVE - TICK).await;
-        assert!(next(&mut stream).is_pending());
+        assert!(next(stream.as_mut()).is_pending());
         tokio::time::advance(TICK).await;
-        assert_eq!(next(&mut stream), keepalive());
+        assert_eq!(next(stream.as_mut()), keepalive());
     }
 
     #[tokio::test(start_paused = true)]
@@ -314,7 +346,7 @@ mod tests {
             .send(serde_json::json!({"jsonrpc": "2.0", "method": "m"}).into())
             .unwrap();
         let outcome = Outcome::answer(200, b"{}".to_vec());
-        let mut stream = EventStream {
+        let stream = EventStream {
             next: None,
             ready: VecDeque::new(),
             messages: Some(receiver),
@@ -322,13 +354,15 @@ mod tests {
             keepalive: Keepalive::default(),
             _guard: None,
             _slot: None,
+            headers: None,
         };
-        assert!(matches!(next(&mut stream), Poll::Ready(Some(_))));
+        let mut stream = std::pin::pin!(stream);
+        assert!(matches!(next(stream.as_mut()), Poll::Ready(Some(_))));
         assert_eq!(
-            next(&mut stream),
+            next(stream.as_mut()),
             Poll::Ready(Some(Bytes::from_static(b"event: message\ndata: {}\n\n")))
         );
-        assert_eq!(next(&mut stream), Poll::Ready(None));
+        assert_eq!(next(stream.as_mut()), Poll::Ready(None));
         assert!(stream.keepalive.timer.is_none());
     }
 
@@ -343,7 +377,7 @@ mod tests {
             }
             Poll::Ready(Outcome::answer(200, b"{}".to_vec()))
         });
-        let mut stream = EventStream {
+        let stream = EventStream {
             next: None,
             ready: VecDeque::new(),
             messages: Some(receiver),
@@ -351,11 +385,13 @@ mod tests {
             keepalive: Keepalive::default(),
             _guard: None,
             _slot: None,
+            headers: None,
         };
+        let mut stream = std::pin::pin!(stream);
         for data in ["1", "2", "{}"] {
             let event = format!("event: message\ndata: {data}\n\n");
-            assert_eq!(next(&mut stream), Poll::Ready(Some(Bytes::from(event))));
+            assert_eq!(next(stream.as_mut()), Poll::Ready(Some(Bytes::from(event))));
         }
-        assert_eq!(next(&mut stream), Poll::Ready(None));
+        assert_eq!(next(stream.as_mut()), Poll::Ready(None));
     }
 }

@@ -142,7 +142,7 @@ where
         match handling.messages {
             // Boxed: only streamed answers pay for the room their future takes.
             Some(messages) if accepts_sse => {
-                Box::pin(respond_streaming(handling.outcome, messages, slot)).await
+                Box::pin(respond_streaming(handling.outcome, messages, slot, headers)).await
             }
             messages => {
                 // Nobody will read the messages: dropped now, a legacy call's question fails at
@@ -156,14 +156,21 @@ where
 }
 
 thread_local! {
-    /// The `Arc` a request's headers were shared in, emptied once its call was over, for the
-    /// next request on this thread: one allocation (and its freeing) fewer a request.
-    static SPARE_SHARED: Cell<Option<Arc<HeaderMap>>> = const { Cell::new(None) };
+    /// The `Arc`s requests' headers were shared in, emptied once their calls were over, for
+    /// the next requests on this thread: one allocation (and its freeing) fewer a request. Two:
+    /// a legacy call's request ends after the request that carries its answer began.
+    static SPARE_SHARED: Cell<[Option<Arc<HeaderMap>>; 2]> = const { Cell::new([None, None]) };
 }
 
-/// `headers` in an `Arc`, to share with dispatch: the one this thread kept, if it did.
+/// `headers` in an `Arc`, to share with dispatch: one this thread kept, if it did.
 fn shared(headers: HeaderMap) -> Arc<HeaderMap> {
-    if let Some(mut spare) = SPARE_SHARED.try_with(Cell::take).ok().flatten()
+    let spare = SPARE_SHARED.try_with(|spares| {
+        let mut kept = spares.take();
+        let spare = kept.iter_mut().find_map(Option::take);
+        spares.set(kept);
+        spare
+    });
+    if let Some(mut spare) = spare.ok().flatten()
         && let Some(room) = Arc::get_mut(&mut spare)
     {
         *room = headers;
@@ -175,15 +182,26 @@ fn shared(headers: HeaderMap) -> Arc<HeaderMap> {
 /// The request's header map, emptied, when nothing else holds it any more (as once its call
 /// is over), and its `Arc` kept for the thread's next request; else a new map with room for
 /// as many headers.
-fn emptied(mut headers: Arc<HeaderMap>) -> HeaderMap {
-    let Some(map) = Arc::get_mut(&mut headers) else {
-        return HeaderMap::with_capacity(headers.len());
-    };
+pub(super) fn emptied(headers: Arc<HeaderMap>) -> HeaderMap {
+    let len = headers.len();
+    take_emptied(headers).unwrap_or_else(|| HeaderMap::with_capacity(len))
+}
+
+/// The request's header map, emptied, if nothing else holds it any more, and its `Arc` kept
+/// for the thread's next request.
+pub(super) fn take_emptied(mut headers: Arc<HeaderMap>) -> Option<HeaderMap> {
+    let map = Arc::get_mut(&mut headers)?;
     // An empty map in its place holds no allocation.
     let mut map = std::mem::take(map);
     map.clear();
-    let _ = SPARE_SHARED.try_with(|spare| spare.set(Some(headers)));
-    map
+    let _ = SPARE_SHARED.try_with(|spares| {
+        let mut kept = spares.take();
+        if let Some(free) = kept.iter_mut().find(|spare| spare.is_none()) {
+            *free = Some(headers);
+        }
+        spares.set(kept);
+    });
+    Some(map)
 }
 
 pub(super) fn session_id(sent: Seen<'_>) -> Option<String> {

@@ -105,6 +105,37 @@ async fn answers_reach_the_round_and_the_session_ends_its_calls() {
     assert!(sessions.find(&session.id, None).is_none());
 }
 
+#[tokio::test]
+async fn calls_waiting_on_one_session_each_get_their_own_answer_and_only_the_first() {
+    let sessions = Sessions::default();
+    let session = open(&sessions);
+    let answerer = |outbound| {
+        session.answerer(
+            outbound,
+            Duration::from_secs(60),
+            crate::server::RequestContext::default(),
+        )
+    };
+    let (outbound, mut first_asked) = crate::server::outbound::channel();
+    let mut first = answerer(outbound);
+    let (outbound, mut second_asked) = crate::server::outbound::channel();
+    let mut second = answerer(outbound);
+    let client = async {
+        let first_id = first_asked.recv().await.unwrap()["id"].clone();
+        let second_id = second_asked.recv().await.unwrap()["id"].clone();
+        assert_eq!(session.held().0, 2, "both calls wait");
+        // The later question answered first, twice: the duplicate is dropped.
+        session.deliver(&second_id, Ok(serde_json::json!({"action": "decline"})));
+        session.deliver(&second_id, Ok(serde_json::json!({"action": "accept"})));
+        session.deliver(&first_id, Ok(serde_json::json!({"action": "cancel"})));
+    };
+    let (first, second, ()) =
+        tokio::join!(first.answer(question()), second.answer(question()), client);
+    assert_eq!(first.unwrap()["sure"]["action"], "cancel");
+    assert_eq!(second.unwrap()["sure"]["action"], "decline");
+    assert_eq!(session.held(), (0, 0, 0, 0));
+}
+
 #[tokio::test(start_paused = true)]
 async fn a_client_that_does_not_answer_runs_into_the_timeout() {
     let sessions = Sessions::default();
