@@ -61,7 +61,18 @@ pub struct Request {
 /// The capabilities a client declared, as a [`Request`] carries them: shared with where the
 /// server read them (the request's `_meta`, or a legacy session's `initialize`), not copied
 /// into every round. Reads as the [`ClientCapabilities`] it dereferences to, and serialises as
-/// they do; cloning is cheap.
+/// they do; cloning is cheap. [`From`] turns one into the other, either way.
+///
+/// ```
+/// use mcp_runtime::protocol::ClientCapabilities;
+/// use mcp_runtime::server::DeclaredCapabilities;
+///
+/// let sent: ClientCapabilities = serde_json::from_str(r#"{"sampling": {}}"#).unwrap();
+/// let declared = DeclaredCapabilities::from(sent.clone());
+/// assert!(declared.sampling.is_some() && declared.elicitation.is_none());
+/// assert_eq!(serde_json::to_string(&declared).unwrap(), r#"{"sampling":{}}"#);
+/// assert_eq!(ClientCapabilities::from(declared), sent);
+/// ```
 #[derive(Clone)]
 pub struct DeclaredCapabilities(Capabilities);
 
@@ -83,6 +94,17 @@ impl std::ops::Deref for DeclaredCapabilities {
 impl From<ClientCapabilities> for DeclaredCapabilities {
     fn from(capabilities: ClientCapabilities) -> Self {
         Self(Capabilities::Parsed(Arc::new(capabilities)))
+    }
+}
+
+/// The capabilities, owned: moved out where this was their only holder, copied where they are
+/// shared.
+impl From<DeclaredCapabilities> for ClientCapabilities {
+    fn from(declared: DeclaredCapabilities) -> Self {
+        match declared.0 {
+            Capabilities::Parsed(capabilities) => Arc::unwrap_or_clone(capabilities),
+            shared => ClientCapabilities::clone(&shared),
+        }
     }
 }
 
