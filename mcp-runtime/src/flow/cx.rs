@@ -303,7 +303,7 @@ impl Cx {
         }
     }
 
-    fn halted(&self) -> bool {
+    pub(super) fn halted(&self) -> bool {
         lock(&self.inner.halt).is_some()
     }
 
