@@ -92,9 +92,13 @@ async fn a_requests_duration_counts_from_the_first_bytes_of_its_head() {
             durations.push(line["span"]["duration_us"].as_u64().expect("a duration"));
         }
     }
-    let pause = u64::try_from(PAUSE.as_micros()).unwrap();
+    // The server's clock starts when it reads the head's first part, which a busy machine
+    // can make it do late, so a duration may fall short of the whole pause by that much. Half
+    // of it still tells the two readings apart: counted from dispatch, a request here takes
+    // tens of microseconds.
+    let half_the_pause = u64::try_from(PAUSE.as_micros() / 2).unwrap();
     assert!(
-        durations.iter().all(|&duration| duration >= pause),
+        durations.iter().all(|&duration| duration >= half_the_pause),
         "{durations:?}"
     );
 }
