@@ -303,7 +303,7 @@ impl Cx {
         }
     }
 
-    pub(super) fn halted(&self) -> bool {
+    fn halted(&self) -> bool {
         lock(&self.inner.halt).is_some()
     }
 

@@ -2,6 +2,7 @@
 //! question point or its end (the flow reads its own state), then hand the next state back
 //! for the server to seal or sign.
 
+use std::future::Future;
 use std::time::Duration;
 
 use super::continuation::Resume;
@@ -175,10 +176,10 @@ impl Round {
 }
 
 impl Ending {
-    /// Whether the step, pending, stopped at a question point (see [`Ending::stopped`]): its
-    /// future never completes then.
-    pub(crate) fn halted(&self) -> bool {
-        self.cx.halted()
+    /// Runs the step's future `flow` until it returns (`Some`) or stops at a question point
+    /// (`None`: see [`Ending::stopped`]).
+    pub(crate) fn run<F: Future>(&self, flow: F) -> impl Future<Output = Option<F::Output>> {
+        self.cx.run_until_halt(flow)
     }
 
     /// Ends a round whose flow returned: the answers no question asked are logged.

@@ -3,9 +3,6 @@
 use std::error::Error as StdError;
 use std::fmt;
 use std::future::Future;
-use std::marker::PhantomData;
-use std::pin::Pin;
-use std::task::{Context, Poll};
 
 use schemars::JsonSchema;
 use serde::de::DeserializeOwned;
@@ -14,7 +11,7 @@ use serde_json::{Map, Value};
 
 use super::continuation::Resume;
 use super::cx::{Cx, invalid_params};
-use super::driver::{Bounds, Ending, Flow, Round, Start};
+use super::driver::{Bounds, Flow, Round, Start};
 use super::question::Refusal;
 use crate::protocol::{
     CallToolResult, ContentBlock, ErrorCode, ErrorObject, GetPromptResult, JsonObject,
@@ -350,57 +347,17 @@ where
     R: Send + 'static,
 {
     match round.start() {
-        Start::Step(cx, resume, ending) => Box::pin(RoundRun {
-            step: step(args, cx, resume),
-            end: Some((ending, finish)),
-            result: PhantomData,
+        Start::Step(cx, resume, ending) => Box::pin(async move {
+            match ending.run(step(args, cx, resume)).await {
+                Some(output) => {
+                    let output = finish(output);
+                    ending.returned();
+                    output.map(Reply::Complete)
+                }
+                None => ending.stopped().map(Reply::InputRequired),
+            }
         }),
         Start::Stopped(outcome) => Box::pin(std::future::ready(outcome.map(Reply::InputRequired))),
-    }
-}
-
-pin_project_lite::pin_project! {
-    /// A round's step `step` (the handler's own code), polled to its end or its next question
-    /// point, where the round ends (in the driver, compiled once). The one part of a round
-    /// compiled for each handler, so a plain poll rather than an `async` block, whose state
-    /// machine, with the step's inside it, would cost every handler more to compile.
-    struct RoundRun<F, C, R> {
-        #[pin]
-        step: F,
-        // The round's end and the step's `finish`; `None` once the round ended.
-        end: Option<(Ending, C)>,
-        result: PhantomData<fn() -> R>,
-    }
-}
-
-impl<F, C, R> Future for RoundRun<F, C, R>
-where
-    F: Future,
-    C: FnOnce(F::Output) -> Result<R, ErrorObject>,
-{
-    type Output = HandlerResult<R>;
-
-    fn poll(self: Pin<&mut Self>, context: &mut Context<'_>) -> Poll<HandlerResult<R>> {
-        let this = self.project();
-        let Some((ending, _)) = this.end.as_ref() else {
-            // Ended: nothing more will come.
-            return Poll::Pending;
-        };
-        match this.step.poll(context) {
-            Poll::Ready(output) => {
-                let Some((ending, finish)) = this.end.take() else {
-                    return Poll::Pending;
-                };
-                let output = finish(output);
-                ending.returned();
-                Poll::Ready(output.map(Reply::Complete))
-            }
-            Poll::Pending if ending.halted() => match this.end.take() {
-                Some((ending, _)) => Poll::Ready(ending.stopped().map(Reply::InputRequired)),
-                None => Poll::Pending,
-            },
-            Poll::Pending => Poll::Pending,
-        }
     }
 }
 
