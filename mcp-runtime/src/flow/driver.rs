@@ -10,7 +10,7 @@ use super::cx::{Cx, Halted, internal_error, invalid_params};
 use super::payload;
 use crate::logfield::{RateLimit, log_limited, untrusted, warn_limited};
 use crate::protocol::ErrorObject;
-use crate::server::{Asked, Request};
+use crate::server::{Asked, BoxFuture, HandlerResult, Reply, Request};
 use crate::state::{INVALID_STATE_MESSAGE, get_varint, put_varint};
 
 /// Any client can send a bad `requestState` on every request: the warnings for refused
@@ -57,6 +57,11 @@ pub struct Flow<A, F> {
     /// from its first question (`on_new_shape = "restart"`) rather than being refused.
     pub restart: bool,
 }
+
+/// One round of a flow, its step running: from the round's context and the state it resumes
+/// from, to its next question point or its end, what it returned turned into the method's
+/// result. The one box of a handler's own code a round.
+pub(crate) type Running<R> = BoxFuture<'static, Result<R, ErrorObject>>;
 
 /// What a driver knows of its flow besides its step: its bounds.
 #[derive(Clone, Copy)]
@@ -134,24 +139,17 @@ pub(crate) fn refuse_state(
 
 /// One round of a flow, begun: its state's envelope opened and its context made, before its
 /// step is. A handler's driver (`drive_tool` and its kin, generic) asks it for what to start
-/// the step from ([`Round::start`]) and boxes one future that runs the step and ends the round
-/// ([`Ending`]): everything but that future is compiled once, here, rather than once per
-/// handler in the crate that declares it.
-pub(crate) struct Round(Result<Ending, ErrorObject>);
+/// the step from ([`Round::step`]), boxes the step's future, and hands it to [`Round::run`];
+/// everything else is compiled once, here, rather than once per handler in the crate that
+/// declares it.
+pub(crate) struct Round(Result<Begun, ErrorObject>);
 
-/// What a round's step starts from, or, where the step must not run (its state refused before
-/// it would open it), why the round stopped.
-pub(crate) enum Start {
-    Step(Cx, Resume, Ending),
-    Stopped(Result<Asked, ErrorObject>),
-}
-
-/// A round whose state opened (or that has none), and what its end needs.
-pub(crate) struct Ending {
+/// A round whose state opened (or that has none).
+struct Begun {
     method: &'static str,
     target: String,
     cx: Cx,
-    /// What the step starts from; `None` where it must not run.
+    /// What the step starts from; `None` once taken, or where it must not run.
     resume: Option<Resume>,
     max_rounds: u32,
 }
@@ -162,67 +160,36 @@ impl Round {
         Self(begin(request, bounds))
     }
 
-    /// What the step starts from: its context, the state it resumes from, and the round's
-    /// end; or why the round stopped before it.
-    pub(crate) fn start(self) -> Start {
+    /// What the step starts from: its context and the state it resumes from; `None` where it
+    /// must not run (its state refused before it would open it) or was asked for already.
+    pub(crate) fn step(&mut self) -> Option<(Cx, Resume)> {
+        let begun = self.0.as_mut().ok()?;
+        let resume = begun.resume.take()?;
+        Some((begun.cx.clone(), resume))
+    }
+
+    /// The round, run: the step's future `running` (from [`Round::step`]) to its end or its
+    /// next question point. The future holds only what lives across the flow's run, not the
+    /// request, so boxing it copies less.
+    pub(crate) fn run<R: Send + 'static>(
+        self,
+        running: Option<Running<R>>,
+    ) -> BoxFuture<'static, HandlerResult<R>> {
         match self.0 {
-            Ok(mut ending) => match ending.resume.take() {
-                Some(resume) => Start::Step(ending.cx.clone(), resume, ending),
-                None => Start::Stopped(ending.stopped()),
-            },
-            Err(refused) => Start::Stopped(Err(refused)),
-        }
-    }
-}
-
-impl Ending {
-    /// Runs the step's future `flow` until it returns (`Some`) or stops at a question point
-    /// (`None`: see [`Ending::stopped`]).
-    pub(crate) fn run<F: Future>(&self, flow: F) -> impl Future<Output = Option<F::Output>> {
-        self.cx.run_until_halt(flow)
-    }
-
-    /// Ends a round whose flow returned: the answers no question asked are logged.
-    pub(crate) fn returned(self) {
-        report_unasked(self.method, &self.target, &self.cx.unasked());
-    }
-
-    /// Ends a round whose flow stopped: what it asked, or why it failed.
-    pub(crate) fn stopped(self) -> Result<Asked, ErrorObject> {
-        let Self {
-            method,
-            target,
-            cx,
-            max_rounds,
-            ..
-        } = self;
-        let unasked = cx.unasked();
-        report_unasked(method, &target, &unasked);
-        match cx.take_halt() {
-            // The state is in its envelope already: the point that stopped wrote it there.
-            Some(Halted::Asked {
-                requests,
-                state,
-                round,
+            Ok(Begun {
+                method,
+                target,
+                cx,
+                max_rounds,
                 ..
-            }) => {
-                let next = round.saturating_add(1);
-                if next > max_rounds {
-                    return Err(internal_error(format!(
-                        "the flow asked for input more than {max_rounds} times and was stopped"
-                    )));
-                }
-                Ok(Asked::new(requests, state).with_unasked(unasked))
-            }
-            Some(Halted::Failed(error)) => Err(error),
-            Some(Halted::Refused(reason)) => Err(refuse_state(method, &target, &reason)),
-            None => Err(internal_error("the flow stopped without saying why")),
+            }) => Box::pin(halt(method, target, cx, running, max_rounds)),
+            Err(refused) => Box::pin(std::future::ready(Err(refused))),
         }
     }
 }
 
 /// The request's parts are moved from where they are into the context's allocation.
-fn begin(request: Request, bounds: Bounds) -> Result<Ending, ErrorObject> {
+fn begin(request: Request, bounds: Bounds) -> Result<Begun, ErrorObject> {
     let method = request.method;
     let max_rounds = bounds
         .max_rounds
@@ -260,13 +227,62 @@ fn begin(request: Request, bounds: Bounds) -> Result<Ending, ErrorObject> {
         true => Some(resume),
         false => resume.open_for_plain(&cx),
     };
-    Ok(Ending {
+    Ok(Begun {
         method,
         target: request.target,
         cx,
         resume,
         max_rounds,
     })
+}
+
+/// The flow's run, to its end or its next question point, and what it asked.
+///
+/// An `async` block, not an `async fn`, whose future would hold its arguments twice (as
+/// passed, and as its body's own): this one is boxed once a round.
+#[allow(clippy::manual_async_fn, reason = "its arguments held once, not twice")]
+fn halt<R>(
+    method: &'static str,
+    target: String,
+    cx: Cx,
+    running: Option<Running<R>>,
+    max_rounds: u32,
+) -> impl Future<Output = HandlerResult<R>> + Send + 'static
+where
+    R: Send + 'static,
+{
+    async move {
+        if let Some(running) = running
+            && let Some(output) = cx.run_until_halt(running).await
+        {
+            report_unasked(method, &target, &cx.unasked());
+            return output.map(Reply::Complete);
+        }
+        let unasked = cx.unasked();
+        report_unasked(method, &target, &unasked);
+        match cx.take_halt() {
+            // The state is in its envelope already: the point that stopped wrote it there.
+            Some(Halted::Asked {
+                requests,
+                state,
+                round,
+                ..
+            }) => {
+                let next = round.saturating_add(1);
+                if next > max_rounds {
+                    return Err(internal_error(format!(
+                        "the flow asked for input more than {max_rounds} times and was stopped"
+                    )));
+                }
+                Ok(Reply::InputRequired(
+                    Asked::new(requests, state).with_unasked(unasked),
+                ))
+            }
+            Some(Halted::Failed(error)) => Err(error),
+            Some(Halted::Refused(reason)) => Err(refuse_state(method, &target, &reason)),
+            None => Err(internal_error("the flow stopped without saying why")),
+        }
+    }
 }
 
 /// The shape a state's envelope carries: the flow's, mixed with the payload format's

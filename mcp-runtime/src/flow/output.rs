@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 
 use super::continuation::Resume;
 use super::cx::{Cx, invalid_params};
-use super::driver::{Bounds, Flow, Round, Start};
+use super::driver::{Bounds, Flow, Round, Running};
 use super::question::Refusal;
 use crate::protocol::{
     CallToolResult, ContentBlock, ErrorCode, ErrorObject, GetPromptResult, JsonObject,
@@ -331,34 +331,20 @@ impl schemars::JsonSchema for NoArgs {
     }
 }
 
-/// One round of a handler, `step` called with its arguments `args` from what `round` starts
-/// it from, its output turned into the method's result by `finish`: the one box of a round,
-/// which runs the step to its end or its next question point and ends the round there. Where
-/// the step must not run, the round's outcome, ready.
-fn round_future<A, F, R>(
+/// The future of a round's step, `step` called with its arguments `args` from the context
+/// `cx` and the state `resume`, whose output `finish` turns into the method's result: the one
+/// box of the handler's own code a round.
+fn step_future<A, F, R>(
     step: fn(A, Cx, Resume) -> F,
     args: A,
-    round: Round,
+    (cx, resume): (Cx, Resume),
     finish: impl FnOnce(F::Output) -> Result<R, ErrorObject> + Send + 'static,
-) -> BoxFuture<'static, HandlerResult<R>>
+) -> Running<R>
 where
     A: Send + 'static,
     F: Future + Send + 'static,
-    R: Send + 'static,
 {
-    match round.start() {
-        Start::Step(cx, resume, ending) => Box::pin(async move {
-            match ending.run(step(args, cx, resume)).await {
-                Some(output) => {
-                    let output = finish(output);
-                    ending.returned();
-                    output.map(Reply::Complete)
-                }
-                None => ending.stopped().map(Reply::InputRequired),
-            }
-        }),
-        Start::Stopped(outcome) => Box::pin(std::future::ready(outcome.map(Reply::InputRequired))),
-    }
+    Box::pin(async move { finish(step(args, cx, resume).await) })
 }
 
 /// Drives one round of a `#[tool]`.
@@ -366,8 +352,7 @@ where
 /// `convert` is the output type's [`IntoToolResult::into_tool_result`], named by the macro at
 /// the handler's return type, where a type that is no tool result is reported.
 ///
-/// Only the arguments' parsing and the round's future are generic; the rest is compiled once,
-/// in the driver.
+/// Only the arguments' parsing and the step are generic; the rest is compiled once, here.
 pub fn drive_tool<A, F>(
     flow: Flow<A, F>,
     mut request: Request,
@@ -380,11 +365,28 @@ where
     let arguments = Value::Object(request.arguments.take().unwrap_or_default());
     match A::deserialize(&arguments) {
         Ok(args) => {
-            let round = Round::begin(request, Bounds::of(&flow));
-            round_future(flow.step, args, round, convert)
+            let mut round = Round::begin(request, Bounds::of(&flow));
+            #[allow(
+                clippy::manual_map,
+                reason = "a closure is one more item every handler compiles"
+            )]
+            let running = match round.step() {
+                Some(from) => Some(step_future(flow.step, args, from, convert)),
+                None => None,
+            };
+            tool_round(round, running)
         }
         Err(error) => invalid_tool_arguments(request, &error),
     }
+}
+
+/// A tool's round, not generic: compiled here once for every tool (so are `prompt_round` and
+/// `resource_round`), where a generic round would be compiled again in each handler's crate.
+fn tool_round(
+    round: Round,
+    running: Option<Running<CallToolResult>>,
+) -> BoxFuture<'static, HandlerResult<CallToolResult>> {
+    round.run(running)
 }
 
 /// Arguments are the model's to fix, so they fail as a tool result it can read.
@@ -414,8 +416,16 @@ where
     let arguments = Value::Object(request.arguments.take().unwrap_or_default());
     match A::deserialize(&arguments) {
         Ok(args) => {
-            let round = Round::begin(request, Bounds::of(&flow));
-            round_future(flow.step, args, round, convert)
+            let mut round = Round::begin(request, Bounds::of(&flow));
+            #[allow(
+                clippy::manual_map,
+                reason = "a closure is one more item every handler compiles"
+            )]
+            let running = match round.step() {
+                Some(from) => Some(step_future(flow.step, args, from, convert)),
+                None => None,
+            };
+            prompt_round(round, running)
         }
         Err(error) => {
             let error = invalid_params(format!(
@@ -425,6 +435,13 @@ where
             Box::pin(std::future::ready(Err(error)))
         }
     }
+}
+
+fn prompt_round(
+    round: Round,
+    running: Option<Running<GetPromptResult>>,
+) -> BoxFuture<'static, HandlerResult<GetPromptResult>> {
+    round.run(running)
 }
 
 /// Drives one round of a `#[resource]` served under the URI or template `template`.
@@ -443,9 +460,15 @@ where
     let uri = request.target.clone();
     match A::deserialize(&uri_variables(template, &uri)) {
         Ok(args) => {
-            let round = Round::begin(request, Bounds::of(&flow));
-            let convert = move |output| convert(output, &uri);
-            round_future(flow.step, args, round, convert)
+            let mut round = Round::begin(request, Bounds::of(&flow));
+            let running = match round.step() {
+                Some(from) => {
+                    let convert = move |output| convert(output, &uri);
+                    Some(step_future(flow.step, args, from, convert))
+                }
+                None => None,
+            };
+            resource_round(round, running)
         }
         Err(error) => {
             let error = invalid_params(format!("invalid resource URI `{uri}`: {error}"));
@@ -463,4 +486,11 @@ fn uri_variables(template: &str, uri: &str) -> Value {
         .map(|(name, value)| (name, Value::String(value)))
         .collect();
     Value::Object(variables)
+}
+
+fn resource_round(
+    round: Round,
+    running: Option<Running<ReadResourceResult>>,
+) -> BoxFuture<'static, HandlerResult<ReadResourceResult>> {
+    round.run(running)
 }
