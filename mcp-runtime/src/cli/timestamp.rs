@@ -14,8 +14,16 @@ struct Cached {
     prefix: String,
 }
 
+/// Appends the time `at` since the Unix epoch to `out`; the current time for `None`.
+pub(super) fn write(out: &mut String, at: Option<Duration>) {
+    match at {
+        Some(since) => write_at(out, since),
+        None => write_now(out),
+    }
+}
+
 /// Appends the current time to `out`.
-pub(super) fn write_now(out: &mut String) {
+fn write_now(out: &mut String) {
     match SystemTime::now().duration_since(UNIX_EPOCH) {
         Ok(since) => write_at(out, since),
         // A clock before 1970 is left to the formatter that handles it.
@@ -24,7 +32,7 @@ pub(super) fn write_now(out: &mut String) {
 }
 
 /// Appends the time `since` the Unix epoch to `out`.
-pub(super) fn write_at(out: &mut String, since: Duration) {
+fn write_at(out: &mut String, since: Duration) {
     thread_local! {
         static CACHED: RefCell<Option<Cached>> = const { RefCell::new(None) };
     }
