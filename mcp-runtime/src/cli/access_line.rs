@@ -46,7 +46,6 @@ fn spawn_keeping(
 ) -> std::io::Result<(LogLayer, BatchWriter, WriterThread)> {
     let lines = AccessLines {
         lines: LineFormat { format, colours },
-        timestamp: String::new(),
         scopes: Scopes::keeping(kept_scopes),
         clocks: None,
     };
@@ -59,7 +58,6 @@ fn spawn_keeping(
 /// the requests began in, each written once for many lines (see [`Scopes`]).
 struct AccessLines {
     lines: LineFormat,
-    timestamp: String,
     scopes: Scopes,
     /// The monotonic clock and the system clock (since the Unix epoch; `None` before it) read
     /// together, once a batch, when its first record is written: each record's end, read
@@ -87,15 +85,12 @@ impl RecordLines for AccessLines {
     /// scope of the span the request began in, stamped with the time it ended.
     fn write(&mut self, record: &AccessRecord, line: &mut String) {
         let request = Request::new(Cow::Borrowed(record));
-        self.timestamp.clear();
-        match self.time_of_day(record.ended) {
-            Some(ended) => super::timestamp::write_at(&mut self.timestamp, ended),
-            // A system clock before 1970 is left to the formatter that writes it.
-            None => super::timestamp::write_now(&mut self.timestamp),
-        }
+        // `None` for a system clock before 1970: the time the line is written then, as
+        // the formatter that handles such a clock writes it.
+        let time = self.time_of_day(record.ended);
         let fields = Fields::default();
         let parts = Line {
-            timestamp: &self.timestamp,
+            time,
             level: Level::INFO,
             target: TARGET,
             message: "close",
@@ -447,7 +442,6 @@ mod tests {
                 format: LogFormat::Human,
                 colours: false,
             },
-            timestamp: String::new(),
             scopes: Scopes::keeping(KEPT_SCOPES),
             clocks: None,
         };

@@ -44,13 +44,15 @@ pub(super) struct Scopes {
     texts: Vec<String>,
 }
 
-/// A connection's scope as [`LineFormat::write_scope`] writes it, and when.
+/// A connection's scope as [`LineFormat::write_scope`] writes it, and until when it is kept.
 struct ConnectionScope {
     /// What the connection shares with its requests' records: while it is held, even weakly,
     /// no other connection's is at its address, so the address names this connection.
     span: Weak<Span>,
     scope: String,
-    written: Instant,
+    /// [`CONNECTION_SCOPE_FOR`] after it was written: a comparison a line, where the time
+    /// since it was written took a subtraction of two clock readings.
+    fresh_until: Instant,
 }
 
 impl Scopes {
@@ -99,7 +101,7 @@ impl Scopes {
         let kept = match self.connections.entry(address(span)) {
             Entry::Occupied(entry) => {
                 let kept = entry.into_mut();
-                if now.saturating_duration_since(kept.written) < CONNECTION_SCOPE_FOR {
+                if now < kept.fresh_until {
                     return &kept.scope;
                 }
                 kept
@@ -107,11 +109,11 @@ impl Scopes {
             Entry::Vacant(entry) => entry.insert(ConnectionScope {
                 span: Arc::downgrade(span),
                 scope: String::new(),
-                written: now,
+                fresh_until: now,
             }),
         };
         kept.scope.clear();
-        kept.written = now;
+        kept.fresh_until = now + CONNECTION_SCOPE_FOR;
         write(lines, span, &mut kept.scope);
         &kept.scope
     }

@@ -52,7 +52,9 @@ fn is_request_span(metadata: &Metadata<'_>) -> bool {
 
 /// What one line says, whatever its format.
 pub(super) struct Line<'a> {
-    pub(super) timestamp: &'a str,
+    /// When the line's event happened, since the Unix epoch, for its timestamp: written
+    /// straight into the line; `None` for now.
+    pub(super) time: Option<std::time::Duration>,
     pub(super) level: Level,
     pub(super) target: &'a str,
     pub(super) message: &'a str,
@@ -94,26 +96,21 @@ impl LogLayer {
     {
         thread_local! {
             static LINE: RefCell<String> = const { RefCell::new(String::new()) };
-            static TIMESTAMP: RefCell<String> = const { RefCell::new(String::new()) };
         }
-        TIMESTAMP.with_borrow_mut(|timestamp| {
-            LINE.with_borrow_mut(|line| {
-                line.clear();
-                timestamp.clear();
-                super::timestamp::write_now(timestamp);
-                let parts = Line {
-                    timestamp,
-                    level,
-                    target,
-                    message,
-                    fields,
-                };
-                self.lines.write(line, &parts, Spans::Live(scope, request));
-                self.writer.push(line);
-                if line.capacity() > 64 * 1024 {
-                    *line = String::new();
-                }
-            })
+        LINE.with_borrow_mut(|line| {
+            line.clear();
+            let parts = Line {
+                time: None,
+                level,
+                target,
+                message,
+                fields,
+            };
+            self.lines.write(line, &parts, Spans::Live(scope, request));
+            self.writer.push(line);
+            if line.capacity() > 64 * 1024 {
+                *line = String::new();
+            }
         });
     }
 }
@@ -156,7 +153,7 @@ impl LineFormat {
         S: for<'a> LookupSpan<'a>,
     {
         let level = parts.level;
-        line.push_str(parts.timestamp);
+        super::timestamp::write(line, parts.time);
         line.push(' ');
         let colour = match level {
             Level::ERROR => "\x1b[31m",
@@ -202,8 +199,10 @@ fn json<S>(line: &mut String, parts: &Line<'_>, spans: Spans<'_, S>)
 where
     S: for<'a> LookupSpan<'a>,
 {
-    line.push_str("{\"timestamp\":");
-    json_string(line, parts.timestamp);
+    // A time has nothing JSON escapes.
+    line.push_str("{\"timestamp\":\"");
+    super::timestamp::write(line, parts.time);
+    line.push('"');
     line.push_str(",\"level\":");
     json_string(line, parts.level.as_str());
     line.push_str(",\"fields\":{\"message\":");
