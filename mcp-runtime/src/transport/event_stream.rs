@@ -3,8 +3,14 @@
 //!
 //! A request's stream holds the call's future: when the client closes the connection,
 //! hyper drops the stream and with it the call, whose handler stops at its current await.
+//!
+//! hyper polls a response's body whenever it polls the connection: when a request arrives on
+//! it, when the connection polls itself again (`repoll.rs`), for whatever woke its task. A
+//! stream asks its call, its messages and its keep-alive timer only when one of them woke it
+//! (its [`Gate`]): a legacy call waiting for its client's answer is not polled, its timers
+//! and channels not looked at, each time its connection wakes for something else.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
 use std::convert::Infallible;
 use std::pin::Pin;
@@ -17,6 +23,7 @@ use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, header};
 use axum::response::Response;
 
 use super::reply::Reply;
+use super::watchdog::Gate;
 
 use crate::server::{BoxFuture, Message, MessageReceiver, Outcome};
 
@@ -29,16 +36,8 @@ pub(super) fn standalone_stream(
     guard: crate::server::StreamGuard,
     receiver: MessageReceiver,
 ) -> Response {
-    let stream = EventStream {
-        next: None,
-        ready: VecDeque::new(),
-        messages: Some(receiver),
-        outcome: None,
-        keepalive: Keepalive::default(),
-        _guard: Some(guard),
-        _slot: None,
-        headers: None,
-    };
+    let mut stream = EventStream::new(None, receiver, None);
+    stream._guard = Some(guard);
     event_stream_response(stream)
 }
 
@@ -58,16 +57,9 @@ pub(super) async fn respond_streaming(
         finished = &mut outcome => return json_response_in(finished, super::http::emptied(headers)),
         Some(message) = messages.recv_message() => message,
     };
-    let stream = EventStream {
-        next: Some(message_event(first)),
-        ready: VecDeque::new(),
-        messages: Some(messages),
-        outcome: Some(outcome),
-        keepalive: Keepalive::default(),
-        _guard: None,
-        _slot: slot,
-        headers: Some(headers),
-    };
+    let mut stream = EventStream::new(Some(message_event(first)), messages, Some(outcome));
+    stream._slot = slot;
+    stream.headers = Some(headers);
     event_stream_response(stream).map(Reply::from)
 }
 
@@ -77,7 +69,16 @@ thread_local! {
     /// into an answer's map, so a new map for each stream was one more map (two allocations)
     /// made and, with the request's, freed.
     static SPARE_MAP: Cell<Option<HeaderMap>> = const { Cell::new(None) };
+
+    /// The gates of request streams whose calls were over, their wakers held by nothing else,
+    /// for the next event streams on this thread: one allocation (and its freeing) fewer a
+    /// stream.
+    static SPARE_GATES: RefCell<Vec<Gate>> = const { RefCell::new(Vec::new()) };
 }
+
+/// How many emptied gates a thread keeps: as many as streams it may have open at once, for
+/// a few.
+const SPARE_GATES_KEPT: usize = 4;
 
 fn event_stream_response(stream: EventStream) -> Response {
     let mut response = Response::new(Body::from_stream(stream));
@@ -160,6 +161,11 @@ impl Keepalive {
         *self.project().sent = true;
     }
 
+    /// Stops the comments: the stream has nothing left to wait for.
+    fn stop(self: Pin<&mut Self>) {
+        self.project().timer.set(None);
+    }
+
     /// Polled when the stream has nothing to send: ready when it is time for a comment.
     fn poll_idle(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
         let mut this = self.project();
@@ -191,6 +197,9 @@ pin_project_lite::pin_project! {
         outcome: Option<BoxFuture<'static, Outcome>>,
         #[pin]
         keepalive: Keepalive,
+        // Whether the messages, the outcome or the keep-alive woke the stream since it last
+        // asked them; given back once a request's call is over (see `SPARE_GATES`).
+        gate: Option<Gate>,
         // A standalone stream's registration with its session, dropped with the stream.
         _guard: Option<crate::server::StreamGuard>,
         // A request stream's slot among the requests handled at once, freed with the stream.
@@ -217,6 +226,34 @@ fn message_event(message: Message) -> Bytes {
     event(&message.into_text())
 }
 
+impl EventStream {
+    /// A stream whose first event is `next`, if it has one, of `messages` and then, if there
+    /// is one, `outcome`'s answer.
+    fn new(
+        next: Option<Bytes>,
+        messages: MessageReceiver,
+        outcome: Option<BoxFuture<'static, Outcome>>,
+    ) -> Self {
+        Self {
+            next,
+            ready: VecDeque::new(),
+            messages: Some(messages),
+            outcome,
+            keepalive: Keepalive::default(),
+            gate: Some(
+                SPARE_GATES
+                    .try_with(|spare| spare.borrow_mut().pop())
+                    .ok()
+                    .flatten()
+                    .unwrap_or_else(Gate::new),
+            ),
+            _guard: None,
+            _slot: None,
+            headers: None,
+        }
+    }
+}
+
 impl futures_core::Stream for EventStream {
     type Item = Result<Bytes, Infallible>;
 
@@ -227,48 +264,74 @@ impl futures_core::Stream for EventStream {
                 this.keepalive.as_mut().sent();
                 return Poll::Ready(Some(Ok(ready)));
             }
+            let sources = this.outcome.is_some() || this.messages.is_some();
+            // A request's stream ends after its call's answer (and has given its gate back
+            // then), a standalone stream when its session stops sending.
+            let Some(gate) = this.gate.as_mut().filter(|_| sources) else {
+                return Poll::Ready(None);
+            };
+            // Nothing to send: the sources are asked only if one of them woke the stream
+            // since they were last asked.
+            let Some(waker) = gate.open(cx) else {
+                return Poll::Pending;
+            };
+            let cx = &mut Context::from_waker(waker);
             if let Some(messages) = this.messages {
                 match messages.poll_message(cx) {
                     Poll::Ready(Some(message)) => {
-                        // Nothing else is ready when messages are polled.
+                        // Nothing else is ready when messages are polled. More may be: the
+                        // sources are asked again at the next poll, as no wake will say so.
                         *this.next = Some(message_event(message));
+                        gate.reopen();
                         continue;
                     }
                     Poll::Ready(None) => *this.messages = None,
                     Poll::Pending => {}
                 }
             }
-            match this.outcome {
-                // A standalone stream ends when its session stops sending.
-                None if this.messages.is_none() => return Poll::Ready(None),
-                None => {}
-                Some(outcome) => {
-                    if let Poll::Ready(finished) = outcome.as_mut().poll(cx) {
-                        *this.outcome = None;
-                        if let Some(headers) = this.headers.take()
-                            && let Some(map) = super::http::take_emptied(headers)
-                        {
-                            let _ = SPARE_MAP.try_with(|spare| spare.set(Some(map)));
-                        }
-                        // Messages sent before the result go out before it.
-                        if let Some(mut messages) = this.messages.take() {
-                            while let Some(message) = messages.try_message() {
-                                this.ready.push_back(message_event(message));
-                            }
-                        }
-                        // A cancelled call has no answer: its stream just ends.
-                        if let Some(body) = finished.body {
-                            if this.ready.is_empty() {
-                                *this.next = Some(event(&body));
-                            } else {
-                                this.ready.push_back(event(&body));
-                            }
-                        }
-                        continue;
+            if let Some(outcome) = this.outcome
+                && let Poll::Ready(finished) = outcome.as_mut().poll(cx)
+            {
+                *this.outcome = None;
+                if let Some(headers) = this.headers.take()
+                    && let Some(map) = super::http::take_emptied(headers)
+                {
+                    let _ = SPARE_MAP.try_with(|spare| spare.set(Some(map)));
+                }
+                // Messages sent before the result go out before it.
+                if let Some(mut messages) = this.messages.take() {
+                    while let Some(message) = messages.try_message() {
+                        this.ready.push_back(message_event(message));
                     }
                 }
+                // A cancelled call has no answer: its stream just ends.
+                if let Some(body) = finished.body {
+                    if this.ready.is_empty() {
+                        *this.next = Some(event(&body));
+                    } else {
+                        this.ready.push_back(event(&body));
+                    }
+                }
+                // Nothing is left to wait for: the keep-alive timer goes, and the gate, once
+                // nothing else holds its waker, is kept for the thread's next stream.
+                this.keepalive.as_mut().stop();
+                if let Some(mut gate) = this.gate.take()
+                    && gate.renew()
+                {
+                    let _ = SPARE_GATES.try_with(|spare| {
+                        let mut spare = spare.borrow_mut();
+                        if spare.len() < SPARE_GATES_KEPT {
+                            spare.push(gate);
+                        }
+                    });
+                }
+                continue;
+            }
+            if this.messages.is_none() && this.outcome.is_none() {
+                continue;
             }
             std::task::ready!(this.keepalive.as_mut().poll_idle(cx));
+            gate.reopen();
             return Poll::Ready(Some(Ok(Bytes::from_static(b": keep-alive\n\n"))));
         }
     }
@@ -286,16 +349,7 @@ mod tests {
     /// A request's stream whose call never ends, and the sender of its messages.
     fn stream() -> (EventStream, impl Fn(serde_json::Value)) {
         let (sender, receiver) = message_channel();
-        let stream = EventStream {
-            next: None,
-            ready: VecDeque::new(),
-            messages: Some(receiver),
-            outcome: Some(Box::pin(std::future::pending())),
-            keepalive: Keepalive::default(),
-            _guard: None,
-            _slot: None,
-            headers: None,
-        };
+        let stream = EventStream::new(None, receiver, Some(Box::pin(std::future::pending())));
         let send = move |message: serde_json::Value| sender.send(message.into()).unwrap();
         (stream, send)
     }
@@ -346,16 +400,7 @@ mod tests {
             .send(serde_json::json!({"jsonrpc": "2.0", "method": "m"}).into())
             .unwrap();
         let outcome = Outcome::answer(200, b"{}".to_vec());
-        let stream = EventStream {
-            next: None,
-            ready: VecDeque::new(),
-            messages: Some(receiver),
-            outcome: Some(Box::pin(std::future::ready(outcome))),
-            keepalive: Keepalive::default(),
-            _guard: None,
-            _slot: None,
-            headers: None,
-        };
+        let stream = EventStream::new(None, receiver, Some(Box::pin(std::future::ready(outcome))));
         let mut stream = std::pin::pin!(stream);
         assert!(matches!(next(stream.as_mut()), Poll::Ready(Some(_))));
         assert_eq!(
@@ -377,21 +422,132 @@ mod tests {
             }
             Poll::Ready(Outcome::answer(200, b"{}".to_vec()))
         });
-        let stream = EventStream {
-            next: None,
-            ready: VecDeque::new(),
-            messages: Some(receiver),
-            outcome: Some(Box::pin(ending)),
-            keepalive: Keepalive::default(),
-            _guard: None,
-            _slot: None,
-            headers: None,
-        };
+        let stream = EventStream::new(None, receiver, Some(Box::pin(ending)));
         let mut stream = std::pin::pin!(stream);
         for data in ["1", "2", "{}"] {
             let event = format!("event: message\ndata: {data}\n\n");
             assert_eq!(next(stream.as_mut()), Poll::Ready(Some(Bytes::from(event))));
         }
+        assert_eq!(next(stream.as_mut()), Poll::Ready(None));
+    }
+}
+
+#[cfg(test)]
+mod gate_tests {
+    use std::sync::Mutex;
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    use std::task::Waker;
+
+    use futures_core::Stream as _;
+
+    use super::*;
+    use crate::server::message_channel;
+
+    /// A call as its stream sees it: how often it was polled, the waker of its last poll (kept
+    /// once it is over, if `keeps_waker`), and whether it is over.
+    #[derive(Default)]
+    struct Call {
+        polls: AtomicUsize,
+        waker: Mutex<Option<Waker>>,
+        done: AtomicBool,
+        keeps_waker: AtomicBool,
+    }
+
+    impl Call {
+        fn future(self: &Arc<Self>) -> BoxFuture<'static, Outcome> {
+            let call = Arc::clone(self);
+            Box::pin(std::future::poll_fn(move |cx| {
+                call.polls.fetch_add(1, Ordering::SeqCst);
+                let mut waker = call.waker.lock().unwrap();
+                *waker = Some(cx.waker().clone());
+                if !call.done.load(Ordering::SeqCst) {
+                    return Poll::Pending;
+                }
+                if !call.keeps_waker.load(Ordering::SeqCst) {
+                    *waker = None;
+                }
+                Poll::Ready(Outcome::answer(200, b"{}".to_vec()))
+            }))
+        }
+
+        fn polls(&self) -> usize {
+            self.polls.load(Ordering::SeqCst)
+        }
+
+        fn end(&self) {
+            self.done.store(true, Ordering::SeqCst);
+            let waker = self.waker.lock().unwrap().clone();
+            waker.unwrap().wake();
+        }
+    }
+
+    fn next(stream: Pin<&mut EventStream>) -> Poll<Option<Bytes>> {
+        let mut cx = Context::from_waker(Waker::noop());
+        stream
+            .poll_next(&mut cx)
+            .map(|item| item.map(|event| event.unwrap()))
+    }
+
+    fn spare_gates() -> usize {
+        SPARE_GATES.with(|spare| spare.borrow().len())
+    }
+
+    fn answer() -> Poll<Option<Bytes>> {
+        Poll::Ready(Some(Bytes::from_static(b"event: message\ndata: {}\n\n")))
+    }
+
+    #[tokio::test]
+    async fn a_waiting_call_is_polled_only_when_something_woke_the_stream() {
+        let (sender, receiver) = message_channel();
+        let call = Arc::new(Call::default());
+        let mut stream = std::pin::pin!(EventStream::new(None, receiver, Some(call.future())));
+        assert!(next(stream.as_mut()).is_pending());
+        assert_eq!(call.polls(), 1);
+        // The connection is polled for other reasons (a request arrives, a body is read): the
+        // call is not.
+        for _ in 0..10 {
+            assert!(next(stream.as_mut()).is_pending());
+        }
+        assert_eq!(call.polls(), 1);
+        // A message sent wakes the stream: it goes out, and then the stream waits again.
+        sender
+            .send(serde_json::json!({"jsonrpc": "2.0", "method": "m"}).into())
+            .unwrap();
+        assert!(matches!(next(stream.as_mut()), Poll::Ready(Some(_))));
+        assert!(next(stream.as_mut()).is_pending());
+        let polls = call.polls();
+        assert!(next(stream.as_mut()).is_pending());
+        assert_eq!(call.polls(), polls);
+        // The call's own wake: it is polled, once, and its answer goes out.
+        drop(sender);
+        call.end();
+        assert_eq!(next(stream.as_mut()), answer());
+        assert_eq!(next(stream.as_mut()), Poll::Ready(None));
+        assert_eq!(call.polls(), polls + 1);
+    }
+
+    /// A stream of `call`, polled until its call is over and its answer out.
+    fn answered(call: &Arc<Call>) -> Pin<Box<EventStream>> {
+        let (sender, receiver) = message_channel();
+        let mut stream = Box::pin(EventStream::new(None, receiver, Some(call.future())));
+        assert!(next(stream.as_mut()).is_pending());
+        drop(sender);
+        call.end();
+        assert_eq!(next(stream.as_mut()), answer());
+        stream
+    }
+
+    #[tokio::test]
+    async fn a_stream_keeps_its_gate_for_the_next_only_when_nothing_else_holds_its_waker() {
+        SPARE_GATES.with(|spare| spare.borrow_mut().clear());
+        let mut stream = answered(&Arc::default());
+        assert_eq!(spare_gates(), 1);
+        assert_eq!(next(stream.as_mut()), Poll::Ready(None));
+        // The next stream takes it; its call keeps a waker after its end, so it is not kept.
+        let call = Arc::new(Call::default());
+        call.keeps_waker.store(true, Ordering::SeqCst);
+        let mut stream = answered(&call);
+        assert_eq!(spare_gates(), 0);
         assert_eq!(next(stream.as_mut()), Poll::Ready(None));
     }
 }
