@@ -36,7 +36,7 @@ pub(super) fn standalone_stream(
     guard: crate::server::StreamGuard,
     receiver: MessageReceiver,
 ) -> Response {
-    let mut stream = EventStream::new(None, receiver, None);
+    let mut stream = EventStream::new(None, Some(receiver), None, spare_gate());
     stream._guard = Some(guard);
     event_stream_response(stream)
 }
@@ -46,21 +46,86 @@ pub(super) fn standalone_stream(
 /// until the stream ends. `headers` are the request's, shared with its call: a JSON answer's
 /// are set in their room, and an event stream keeps them until the call is over, then their
 /// room for the thread's next stream.
+///
+/// The call and its messages are polled with the gate of the stream from the start, so that
+/// the stream asks neither again before one of them wakes it: a legacy call that has sent its
+/// question is polled next when the answer comes.
 pub(super) async fn respond_streaming(
     mut outcome: BoxFuture<'static, Outcome>,
-    mut messages: MessageReceiver,
+    messages: MessageReceiver,
     slot: Option<super::limits::RequestSlot>,
     headers: Arc<HeaderMap>,
 ) -> Response<Reply> {
-    let first = tokio::select! {
-        biased;
-        finished = &mut outcome => return json_response_in(finished, super::http::emptied(headers)),
-        Some(message) = messages.recv_message() => message,
+    let mut gate = spare_gate();
+    let mut messages = Some(messages);
+    let first = std::future::poll_fn(|cx| {
+        let Some(waker) = gate.open(cx) else {
+            return Poll::Pending;
+        };
+        let cx = &mut Context::from_waker(waker);
+        if let Poll::Ready(finished) = outcome.as_mut().poll(cx) {
+            return Poll::Ready(Err(finished));
+        }
+        // Once every sender is gone, the call ends with its answer alone.
+        match messages.as_mut().map(|messages| messages.poll_message(cx)) {
+            Some(Poll::Ready(Some(message))) => return Poll::Ready(Ok(message)),
+            Some(Poll::Ready(None)) => messages = None,
+            Some(Poll::Pending) | None => {}
+        }
+        Poll::Pending
+    })
+    .await;
+    let first = match first {
+        Ok(message) => message_event(message),
+        Err(finished) => {
+            drop((outcome, messages));
+            keep_gate(gate);
+            return json_response_in(finished, super::http::emptied(headers));
+        }
     };
-    let mut stream = EventStream::new(Some(message_event(first)), messages, Some(outcome));
+    // The messages sent with the first are taken, and the receiver left waiting with the
+    // gate's waker: the stream need not ask it, nor the call, until one of them wakes.
+    let mut ready = VecDeque::new();
+    if let Some(receiver) = &mut messages {
+        loop {
+            match receiver.poll_message(&mut Context::from_waker(gate.waker())) {
+                Poll::Ready(Some(message)) => ready.push_back(message_event(message)),
+                Poll::Ready(None) => {
+                    messages = None;
+                    break;
+                }
+                Poll::Pending => break,
+            }
+        }
+    }
+    let mut stream = EventStream::new(Some(first), messages, Some(outcome), gate);
+    stream.ready = ready;
     stream._slot = slot;
     stream.headers = Some(headers);
     event_stream_response(stream).map(Reply::from)
+}
+
+/// A gate for a stream: one this thread kept, if it did.
+fn spare_gate() -> Gate {
+    SPARE_GATES
+        .try_with(|spare| spare.borrow_mut().pop())
+        .ok()
+        .flatten()
+        .unwrap_or_else(Gate::new)
+}
+
+/// Keeps `gate` for the thread's next stream, if nothing else holds its waker (its stream's
+/// call and messages are gone) and the thread keeps fewer than [`SPARE_GATES_KEPT`].
+fn keep_gate(mut gate: Gate) {
+    if !gate.renew() {
+        return;
+    }
+    let _ = SPARE_GATES.try_with(|spare| {
+        let mut spare = spare.borrow_mut();
+        if spare.len() < SPARE_GATES_KEPT {
+            spare.push(gate);
+        }
+    });
 }
 
 thread_local! {
@@ -161,6 +226,11 @@ impl Keepalive {
         *self.project().sent = true;
     }
 
+    /// Whether the comment is due a period after the stream last sent something: set since.
+    fn is_armed(&self) -> bool {
+        self.timer.is_some() && !self.sent
+    }
+
     /// Stops the comments: the stream has nothing left to wait for.
     fn stop(self: Pin<&mut Self>) {
         self.project().timer.set(None);
@@ -231,22 +301,17 @@ impl EventStream {
     /// is one, `outcome`'s answer.
     fn new(
         next: Option<Bytes>,
-        messages: MessageReceiver,
+        messages: Option<MessageReceiver>,
         outcome: Option<BoxFuture<'static, Outcome>>,
+        gate: Gate,
     ) -> Self {
         Self {
             next,
             ready: VecDeque::new(),
-            messages: Some(messages),
+            messages,
             outcome,
             keepalive: Keepalive::default(),
-            gate: Some(
-                SPARE_GATES
-                    .try_with(|spare| spare.borrow_mut().pop())
-                    .ok()
-                    .flatten()
-                    .unwrap_or_else(Gate::new),
-            ),
+            gate: Some(gate),
             _guard: None,
             _slot: None,
             headers: None,
@@ -272,64 +337,60 @@ impl futures_core::Stream for EventStream {
             };
             // Nothing to send: the sources are asked only if one of them woke the stream
             // since they were last asked.
-            let Some(waker) = gate.open(cx) else {
-                return Poll::Pending;
-            };
-            let cx = &mut Context::from_waker(waker);
-            if let Some(messages) = this.messages {
-                match messages.poll_message(cx) {
-                    Poll::Ready(Some(message)) => {
-                        // Nothing else is ready when messages are polled. More may be: the
-                        // sources are asked again at the next poll, as no wake will say so.
-                        *this.next = Some(message_event(message));
-                        gate.reopen();
-                        continue;
-                    }
-                    Poll::Ready(None) => *this.messages = None,
-                    Poll::Pending => {}
-                }
-            }
-            if let Some(outcome) = this.outcome
-                && let Poll::Ready(finished) = outcome.as_mut().poll(cx)
-            {
-                *this.outcome = None;
-                if let Some(headers) = this.headers.take()
-                    && let Some(map) = super::http::take_emptied(headers)
-                {
-                    let _ = SPARE_MAP.try_with(|spare| spare.set(Some(map)));
-                }
-                // Messages sent before the result go out before it.
-                if let Some(mut messages) = this.messages.take() {
-                    while let Some(message) = messages.try_message() {
-                        this.ready.push_back(message_event(message));
-                    }
-                }
-                // A cancelled call has no answer: its stream just ends.
-                if let Some(body) = finished.body {
-                    if this.ready.is_empty() {
-                        *this.next = Some(event(&body));
-                    } else {
-                        this.ready.push_back(event(&body));
-                    }
-                }
-                // Nothing is left to wait for: the keep-alive timer goes, and the gate, once
-                // nothing else holds its waker, is kept for the thread's next stream.
-                this.keepalive.as_mut().stop();
-                if let Some(mut gate) = this.gate.take()
-                    && gate.renew()
-                {
-                    let _ = SPARE_GATES.try_with(|spare| {
-                        let mut spare = spare.borrow_mut();
-                        if spare.len() < SPARE_GATES_KEPT {
-                            spare.push(gate);
+            if let Some(waker) = gate.open(cx) {
+                let cx = &mut Context::from_waker(waker);
+                if let Some(messages) = this.messages {
+                    match messages.poll_message(cx) {
+                        Poll::Ready(Some(message)) => {
+                            // Nothing else is ready when messages are polled. More may be: the
+                            // sources are asked again at the next poll, as no wake will say so.
+                            *this.next = Some(message_event(message));
+                            gate.reopen();
+                            continue;
                         }
-                    });
+                        Poll::Ready(None) => *this.messages = None,
+                        Poll::Pending => {}
+                    }
                 }
-                continue;
+                if let Some(outcome) = this.outcome
+                    && let Poll::Ready(finished) = outcome.as_mut().poll(cx)
+                {
+                    *this.outcome = None;
+                    if let Some(headers) = this.headers.take()
+                        && let Some(map) = super::http::take_emptied(headers)
+                    {
+                        let _ = SPARE_MAP.try_with(|spare| spare.set(Some(map)));
+                    }
+                    // Messages sent before the result go out before it.
+                    if let Some(mut messages) = this.messages.take() {
+                        while let Some(message) = messages.try_message() {
+                            this.ready.push_back(message_event(message));
+                        }
+                    }
+                    // A cancelled call has no answer: its stream just ends.
+                    if let Some(body) = finished.body {
+                        if this.ready.is_empty() {
+                            *this.next = Some(event(&body));
+                        } else {
+                            this.ready.push_back(event(&body));
+                        }
+                    }
+                    // Nothing is left to wait for: the keep-alive timer goes, and the gate, once
+                    // nothing else holds its waker, is kept for the thread's next stream.
+                    this.keepalive.as_mut().stop();
+                    if let Some(gate) = this.gate.take() {
+                        keep_gate(gate);
+                    }
+                    continue;
+                }
+                if this.messages.is_none() && this.outcome.is_none() {
+                    continue;
+                }
+            } else if this.keepalive.is_armed() {
+                return Poll::Pending;
             }
-            if this.messages.is_none() && this.outcome.is_none() {
-                continue;
-            }
+            // Idle: the keep-alive is armed, if the stream sent something since it was.
+            let cx = &mut Context::from_waker(gate.waker());
             std::task::ready!(this.keepalive.as_mut().poll_idle(cx));
             gate.reopen();
             return Poll::Ready(Some(Ok(Bytes::from_static(b": keep-alive\n\n"))));
@@ -349,7 +410,12 @@ mod tests {
     /// A request's stream whose call never ends, and the sender of its messages.
     fn stream() -> (EventStream, impl Fn(serde_json::Value)) {
         let (sender, receiver) = message_channel();
-        let stream = EventStream::new(None, receiver, Some(Box::pin(std::future::pending())));
+        let stream = EventStream::new(
+            None,
+            Some(receiver),
+            Some(Box::pin(std::future::pending())),
+            spare_gate(),
+        );
         let send = move |message: serde_json::Value| sender.send(message.into()).unwrap();
         (stream, send)
     }
@@ -400,7 +466,12 @@ mod tests {
             .send(serde_json::json!({"jsonrpc": "2.0", "method": "m"}).into())
             .unwrap();
         let outcome = Outcome::answer(200, b"{}".to_vec());
-        let stream = EventStream::new(None, receiver, Some(Box::pin(std::future::ready(outcome))));
+        let stream = EventStream::new(
+            None,
+            Some(receiver),
+            Some(Box::pin(std::future::ready(outcome))),
+            spare_gate(),
+        );
         let mut stream = std::pin::pin!(stream);
         assert!(matches!(next(stream.as_mut()), Poll::Ready(Some(_))));
         assert_eq!(
@@ -422,7 +493,7 @@ mod tests {
             }
             Poll::Ready(Outcome::answer(200, b"{}".to_vec()))
         });
-        let stream = EventStream::new(None, receiver, Some(Box::pin(ending)));
+        let stream = EventStream::new(None, Some(receiver), Some(Box::pin(ending)), spare_gate());
         let mut stream = std::pin::pin!(stream);
         for data in ["1", "2", "{}"] {
             let event = format!("event: message\ndata: {data}\n\n");
@@ -500,7 +571,12 @@ mod gate_tests {
     async fn a_waiting_call_is_polled_only_when_something_woke_the_stream() {
         let (sender, receiver) = message_channel();
         let call = Arc::new(Call::default());
-        let mut stream = std::pin::pin!(EventStream::new(None, receiver, Some(call.future())));
+        let mut stream = std::pin::pin!(EventStream::new(
+            None,
+            Some(receiver),
+            Some(call.future()),
+            spare_gate()
+        ));
         assert!(next(stream.as_mut()).is_pending());
         assert_eq!(call.polls(), 1);
         // The connection is polled for other reasons (a request arrives, a body is read): the
@@ -529,7 +605,12 @@ mod gate_tests {
     /// A stream of `call`, polled until its call is over and its answer out.
     fn answered(call: &Arc<Call>) -> Pin<Box<EventStream>> {
         let (sender, receiver) = message_channel();
-        let mut stream = Box::pin(EventStream::new(None, receiver, Some(call.future())));
+        let mut stream = Box::pin(EventStream::new(
+            None,
+            Some(receiver),
+            Some(call.future()),
+            spare_gate(),
+        ));
         assert!(next(stream.as_mut()).is_pending());
         drop(sender);
         call.end();

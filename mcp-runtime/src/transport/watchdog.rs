@@ -104,6 +104,12 @@ impl Gate {
         Some(&self.waker)
     }
 
+    /// The waker to poll the gated futures with, open or not: for one that must be polled
+    /// whether or not it woke.
+    pub(super) fn waker(&self) -> &Waker {
+        &self.waker
+    }
+
     /// Opens the gate at the next poll, as a wake would: for when one of the futures was
     /// ready, and so set up nothing to wake it.
     pub(super) fn reopen(&self) {
