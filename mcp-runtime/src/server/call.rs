@@ -73,7 +73,8 @@ pub(super) struct CallContext {
     pub(super) claims: Option<Arc<crate::auth::Claims>>,
     pub(super) progress: Progress,
     pub(super) logger: Logger,
-    /// The HTTP request's headers, for the binding policy.
+    /// The HTTP request's headers, for the binding policy of a stateless round (and the
+    /// checks of its tool's parameters carried in headers); none for a legacy call.
     pub(super) headers: Option<Arc<axum::http::HeaderMap>>,
 }
 

@@ -3,8 +3,14 @@
 //!
 //! A request's stream holds the call's future: when the client closes the connection,
 //! hyper drops the stream and with it the call, whose handler stops at its current await.
+//!
+//! hyper polls a response's body whenever it polls the connection: when a request arrives on
+//! it, when the connection polls itself again (`repoll.rs`), for whatever woke its task. A
+//! stream asks its call, its messages and its keep-alive timer only when one of them woke it
+//! (its [`Gate`]): a legacy call waiting for its client's answer is not polled, its timers
+//! and channels not looked at, each time its connection wakes for something else.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
 use std::convert::Infallible;
 use std::pin::Pin;
@@ -17,6 +23,7 @@ use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, header};
 use axum::response::Response;
 
 use super::reply::Reply;
+use super::watchdog::Gate;
 
 use crate::server::{BoxFuture, Message, MessageReceiver, Outcome};
 
@@ -29,16 +36,8 @@ pub(super) fn standalone_stream(
     guard: crate::server::StreamGuard,
     receiver: MessageReceiver,
 ) -> Response {
-    let stream = EventStream {
-        next: None,
-        ready: VecDeque::new(),
-        messages: Some(receiver),
-        outcome: None,
-        keepalive: Keepalive::default(),
-        _guard: Some(guard),
-        _slot: None,
-        headers: None,
-    };
+    let mut stream = EventStream::new(None, Some(receiver), None, spare_gate());
+    stream._guard = Some(guard);
     event_stream_response(stream)
 }
 
@@ -47,28 +46,86 @@ pub(super) fn standalone_stream(
 /// until the stream ends. `headers` are the request's, shared with its call: a JSON answer's
 /// are set in their room, and an event stream keeps them until the call is over, then their
 /// room for the thread's next stream.
+///
+/// The call and its messages are polled with the gate of the stream from the start, so that
+/// the stream asks neither again before one of them wakes it: a legacy call that has sent its
+/// question is polled next when the answer comes.
 pub(super) async fn respond_streaming(
     mut outcome: BoxFuture<'static, Outcome>,
-    mut messages: MessageReceiver,
+    messages: MessageReceiver,
     slot: Option<super::limits::RequestSlot>,
     headers: Arc<HeaderMap>,
 ) -> Response<Reply> {
-    let first = tokio::select! {
-        biased;
-        finished = &mut outcome => return json_response_in(finished, super::http::emptied(headers)),
-        Some(message) = messages.recv_message() => message,
+    let mut gate = spare_gate();
+    let mut messages = Some(messages);
+    let first = std::future::poll_fn(|cx| {
+        let Some(waker) = gate.open(cx) else {
+            return Poll::Pending;
+        };
+        let cx = &mut Context::from_waker(waker);
+        if let Poll::Ready(finished) = outcome.as_mut().poll(cx) {
+            return Poll::Ready(Err(finished));
+        }
+        // Once every sender is gone, the call ends with its answer alone.
+        match messages.as_mut().map(|messages| messages.poll_message(cx)) {
+            Some(Poll::Ready(Some(message))) => return Poll::Ready(Ok(message)),
+            Some(Poll::Ready(None)) => messages = None,
+            Some(Poll::Pending) | None => {}
+        }
+        Poll::Pending
+    })
+    .await;
+    let first = match first {
+        Ok(message) => message_event(message),
+        Err(finished) => {
+            drop((outcome, messages));
+            keep_gate(gate);
+            return json_response_in(finished, super::http::emptied(headers));
+        }
     };
-    let stream = EventStream {
-        next: Some(message_event(first)),
-        ready: VecDeque::new(),
-        messages: Some(messages),
-        outcome: Some(outcome),
-        keepalive: Keepalive::default(),
-        _guard: None,
-        _slot: slot,
-        headers: Some(headers),
-    };
+    // The messages sent with the first are taken, and the receiver left waiting with the
+    // gate's waker: the stream need not ask it, nor the call, until one of them wakes.
+    let mut ready = VecDeque::new();
+    if let Some(receiver) = &mut messages {
+        loop {
+            match receiver.poll_message(&mut Context::from_waker(gate.waker())) {
+                Poll::Ready(Some(message)) => ready.push_back(message_event(message)),
+                Poll::Ready(None) => {
+                    messages = None;
+                    break;
+                }
+                Poll::Pending => break,
+            }
+        }
+    }
+    let mut stream = EventStream::new(Some(first), messages, Some(outcome), gate);
+    stream.ready = ready;
+    stream._slot = slot;
+    stream.headers = Some(headers);
     event_stream_response(stream).map(Reply::from)
+}
+
+/// A gate for a stream: one this thread kept, if it did.
+fn spare_gate() -> Gate {
+    SPARE_GATES
+        .try_with(|spare| spare.borrow_mut().pop())
+        .ok()
+        .flatten()
+        .unwrap_or_else(Gate::new)
+}
+
+/// Keeps `gate` for the thread's next stream, if nothing else holds its waker (its stream's
+/// call and messages are gone) and the thread keeps fewer than [`SPARE_GATES_KEPT`].
+fn keep_gate(mut gate: Gate) {
+    if !gate.renew() {
+        return;
+    }
+    let _ = SPARE_GATES.try_with(|spare| {
+        let mut spare = spare.borrow_mut();
+        if spare.len() < SPARE_GATES_KEPT {
+            spare.push(gate);
+        }
+    });
 }
 
 thread_local! {
@@ -77,7 +134,16 @@ thread_local! {
     /// into an answer's map, so a new map for each stream was one more map (two allocations)
     /// made and, with the request's, freed.
     static SPARE_MAP: Cell<Option<HeaderMap>> = const { Cell::new(None) };
+
+    /// The gates of request streams whose calls were over, their wakers held by nothing else,
+    /// for the next event streams on this thread: one allocation (and its freeing) fewer a
+    /// stream.
+    static SPARE_GATES: RefCell<Vec<Gate>> = const { RefCell::new(Vec::new()) };
 }
+
+/// How many emptied gates a thread keeps: as many as streams it may have open at once, for
+/// a few.
+const SPARE_GATES_KEPT: usize = 4;
 
 fn event_stream_response(stream: EventStream) -> Response {
     let mut response = Response::new(Body::from_stream(stream));
@@ -160,6 +226,16 @@ impl Keepalive {
         *self.project().sent = true;
     }
 
+    /// Whether the comment is due a period after the stream last sent something: set since.
+    fn is_armed(&self) -> bool {
+        self.timer.is_some() && !self.sent
+    }
+
+    /// Stops the comments: the stream has nothing left to wait for.
+    fn stop(self: Pin<&mut Self>) {
+        self.project().timer.set(None);
+    }
+
     /// Polled when the stream has nothing to send: ready when it is time for a comment.
     fn poll_idle(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
         let mut this = self.project();
@@ -191,6 +267,9 @@ pin_project_lite::pin_project! {
         outcome: Option<BoxFuture<'static, Outcome>>,
         #[pin]
         keepalive: Keepalive,
+        // Whether the messages, the outcome or the keep-alive woke the stream since it last
+        // asked them; given back once a request's call is over (see `SPARE_GATES`).
+        gate: Option<Gate>,
         // A standalone stream's registration with its session, dropped with the stream.
         _guard: Option<crate::server::StreamGuard>,
         // A request stream's slot among the requests handled at once, freed with the stream.
@@ -217,6 +296,29 @@ fn message_event(message: Message) -> Bytes {
     event(&message.into_text())
 }
 
+impl EventStream {
+    /// A stream whose first event is `next`, if it has one, of `messages` and then, if there
+    /// is one, `outcome`'s answer.
+    fn new(
+        next: Option<Bytes>,
+        messages: Option<MessageReceiver>,
+        outcome: Option<BoxFuture<'static, Outcome>>,
+        gate: Gate,
+    ) -> Self {
+        Self {
+            next,
+            ready: VecDeque::new(),
+            messages,
+            outcome,
+            keepalive: Keepalive::default(),
+            gate: Some(gate),
+            _guard: None,
+            _slot: None,
+            headers: None,
+        }
+    }
+}
+
 impl futures_core::Stream for EventStream {
     type Item = Result<Bytes, Infallible>;
 
@@ -227,47 +329,68 @@ impl futures_core::Stream for EventStream {
                 this.keepalive.as_mut().sent();
                 return Poll::Ready(Some(Ok(ready)));
             }
-            if let Some(messages) = this.messages {
-                match messages.poll_message(cx) {
-                    Poll::Ready(Some(message)) => {
-                        // Nothing else is ready when messages are polled.
-                        *this.next = Some(message_event(message));
-                        continue;
-                    }
-                    Poll::Ready(None) => *this.messages = None,
-                    Poll::Pending => {}
-                }
-            }
-            match this.outcome {
-                // A standalone stream ends when its session stops sending.
-                None if this.messages.is_none() => return Poll::Ready(None),
-                None => {}
-                Some(outcome) => {
-                    if let Poll::Ready(finished) = outcome.as_mut().poll(cx) {
-                        *this.outcome = None;
-                        if let Some(headers) = this.headers.take()
-                            && let Some(map) = super::http::take_emptied(headers)
-                        {
-                            let _ = SPARE_MAP.try_with(|spare| spare.set(Some(map)));
+            let sources = this.outcome.is_some() || this.messages.is_some();
+            // A request's stream ends after its call's answer (and has given its gate back
+            // then), a standalone stream when its session stops sending.
+            let Some(gate) = this.gate.as_mut().filter(|_| sources) else {
+                return Poll::Ready(None);
+            };
+            // Nothing to send: the sources are asked only if one of them woke the stream
+            // since they were last asked.
+            if let Some(waker) = gate.open(cx) {
+                let cx = &mut Context::from_waker(waker);
+                if let Some(messages) = this.messages {
+                    match messages.poll_message(cx) {
+                        Poll::Ready(Some(message)) => {
+                            // Nothing else is ready when messages are polled. More may be: the
+                            // sources are asked again at the next poll, as no wake will say so.
+                            *this.next = Some(message_event(message));
+                            gate.reopen();
+                            continue;
                         }
-                        // Messages sent before the result go out before it.
-                        if let Some(mut messages) = this.messages.take() {
-                            while let Some(message) = messages.try_message() {
-                                this.ready.push_back(message_event(message));
-                            }
-                        }
-                        // A cancelled call has no answer: its stream just ends.
-                        if let Some(body) = finished.body {
-                            if this.ready.is_empty() {
-                                *this.next = Some(event(&body));
-                            } else {
-                                this.ready.push_back(event(&body));
-                            }
-                        }
-                        continue;
+                        Poll::Ready(None) => *this.messages = None,
+                        Poll::Pending => {}
                     }
                 }
+                if let Some(outcome) = this.outcome
+                    && let Poll::Ready(finished) = outcome.as_mut().poll(cx)
+                {
+                    *this.outcome = None;
+                    if let Some(headers) = this.headers.take()
+                        && let Some(map) = super::http::take_emptied(headers)
+                    {
+                        let _ = SPARE_MAP.try_with(|spare| spare.set(Some(map)));
+                    }
+                    // Messages sent before the result go out before it.
+                    if let Some(mut messages) = this.messages.take() {
+                        while let Some(message) = messages.try_message() {
+                            this.ready.push_back(message_event(message));
+                        }
+                    }
+                    // A cancelled call has no answer: its stream just ends.
+                    if let Some(body) = finished.body {
+                        if this.ready.is_empty() {
+                            *this.next = Some(event(&body));
+                        } else {
+                            this.ready.push_back(event(&body));
+                        }
+                    }
+                    // Nothing is left to wait for: the keep-alive timer goes, and the gate, once
+                    // nothing else holds its waker, is kept for the thread's next stream.
+                    this.keepalive.as_mut().stop();
+                    if let Some(gate) = this.gate.take() {
+                        keep_gate(gate);
+                    }
+                    continue;
+                }
+                if this.messages.is_none() && this.outcome.is_none() {
+                    continue;
+                }
+            } else if this.keepalive.is_armed() {
+                return Poll::Pending;
             }
+            // Idle: the keep-alive is armed, if the stream sent something since it was.
+            let cx = &mut Context::from_waker(gate.waker());
             std::task::ready!(this.keepalive.as_mut().poll_idle(cx));
             return Poll::Ready(Some(Ok(Bytes::from_static(b": keep-alive\n\n"))));
         }
@@ -275,123 +398,4 @@ impl futures_core::Stream for EventStream {
 }
 
 #[cfg(test)]
-mod tests {
-    use futures_core::Stream as _;
-
-    use super::*;
-    use crate::server::message_channel;
-
-    const TICK: Duration = Duration::from_millis(1);
-
-    /// A request's stream whose call never ends, and the sender of its messages.
-    fn stream() -> (EventStream, impl Fn(serde_json::Value)) {
-        let (sender, receiver) = message_channel();
-        let stream = EventStream {
-            next: None,
-            ready: VecDeque::new(),
-            messages: Some(receiver),
-            outcome: Some(Box::pin(std::future::pending())),
-            keepalive: Keepalive::default(),
-            _guard: None,
-            _slot: None,
-            headers: None,
-        };
-        let send = move |message: serde_json::Value| sender.send(message.into()).unwrap();
-        (stream, send)
-    }
-
-    fn next(stream: Pin<&mut EventStream>) -> Poll<Option<Bytes>> {
-        let mut cx = Context::from_waker(std::task::Waker::noop());
-        stream
-            .poll_next(&mut cx)
-            .map(|item| item.map(|event| event.unwrap()))
-    }
-
-    fn keepalive() -> Poll<Option<Bytes>> {
-        Poll::Ready(Some(Bytes::from_static(b": keep-alive\n\n")))
-    }
-
-    #[tokio::test(start_paused = true)]
-    async fn an_idle_stream_comments_a_whole_period_after_it_last_sent_anything() {
-        let (stream, send) = stream();
-        let mut stream = std::pin::pin!(stream);
-        assert!(next(stream.as_mut()).is_pending());
-        tokio::time::advance(KEEPALIVE - TICK).await;
-        assert!(next(stream.as_mut()).is_pending());
-        // A message just before the comment is due: the comment waits a period after it.
-        send(serde_json::json!({"jsonrpc": "2.0", "method": "m"}));
-        assert_eq!(
-            next(stream.as_mut()),
-            Poll::Ready(Some(Bytes::from_static(
-                b"event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"m\"}\n\n"
-            )))
-        );
-        assert!(next(stream.as_mut()).is_pending());
-        tokio::time::advance(KEEPALIVE - TICK).await;
-        assert!(next(stream.as_mut()).is_pending());
-        tokio::time::advance(TICK).await;
-        assert_eq!(next(stream.as_mut()), keepalive());
-        // And one a period after that comment, not before.
-        assert!(next(stream.as_mut()).is_pending());
-        tokio::time::advance(KEEPALIVE - TICK).await;
-        assert!(next(stream.as_mut()).is_pending());
-        tokio::time::advance(TICK).await;
-        assert_eq!(next(stream.as_mut()), keepalive());
-    }
-
-    #[tokio::test(start_paused = true)]
-    async fn a_stream_that_never_idles_sets_no_timer_and_ends_after_its_answer() {
-        let (sender, receiver) = message_channel();
-        sender
-            .send(serde_json::json!({"jsonrpc": "2.0", "method": "m"}).into())
-            .unwrap();
-        let outcome = Outcome::answer(200, b"{}".to_vec());
-        let stream = EventStream {
-            next: None,
-            ready: VecDeque::new(),
-            messages: Some(receiver),
-            outcome: Some(Box::pin(std::future::ready(outcome))),
-            keepalive: Keepalive::default(),
-            _guard: None,
-            _slot: None,
-            headers: None,
-        };
-        let mut stream = std::pin::pin!(stream);
-        assert!(matches!(next(stream.as_mut()), Poll::Ready(Some(_))));
-        assert_eq!(
-            next(stream.as_mut()),
-            Poll::Ready(Some(Bytes::from_static(b"event: message\ndata: {}\n\n")))
-        );
-        assert_eq!(next(stream.as_mut()), Poll::Ready(None));
-        assert!(stream.keepalive.timer.is_none());
-    }
-
-    #[tokio::test]
-    async fn messages_a_call_sends_as_it_ends_go_out_before_its_answer() {
-        let (sender, receiver) = message_channel();
-        let mut sender = Some(sender);
-        let ending = std::future::poll_fn(move |_| {
-            let sender = sender.take().unwrap();
-            for n in 1..=2 {
-                sender.send(serde_json::Value::from(n).into()).unwrap();
-            }
-            Poll::Ready(Outcome::answer(200, b"{}".to_vec()))
-        });
-        let stream = EventStream {
-            next: None,
-            ready: VecDeque::new(),
-            messages: Some(receiver),
-            outcome: Some(Box::pin(ending)),
-            keepalive: Keepalive::default(),
-            _guard: None,
-            _slot: None,
-            headers: None,
-        };
-        let mut stream = std::pin::pin!(stream);
-        for data in ["1", "2", "{}"] {
-            let event = format!("event: message\ndata: {data}\n\n");
-            assert_eq!(next(stream.as_mut()), Poll::Ready(Some(Bytes::from(event))));
-        }
-        assert_eq!(next(stream.as_mut()), Poll::Ready(None));
-    }
-}
+mod tests;

@@ -27,15 +27,23 @@ use std::task::{Context, Poll, Wake, Waker};
 /// `inner`, polled only once something it waits for has woken it (and on its first poll).
 pub(super) struct Gated<F> {
     inner: Pin<Box<F>>,
+    gate: Gate,
+}
+
+/// A waker of its own for futures polled together, which notes that one of them woke and
+/// wakes the task: what tells a poll of the task whether they need polling. The first poll
+/// opens it, to set up what will wake them. Used for [`Gated`], and by an event stream for
+/// its call, its messages and its keep-alive timer.
+pub(super) struct Gate {
     woken: Arc<Woken>,
-    /// The waker `inner` is polled with: `woken`'s.
+    /// The waker the futures are polled with: `woken`'s.
     waker: Waker,
     /// The task's waker as last handed to `woken`: while the task's waker is this one, it is
     /// not handed over again.
     task: Option<Waker>,
 }
 
-/// Whether the gated future was woken since its last poll, and the task to wake for it.
+/// Whether the gated futures were woken since their last poll, and the task to wake for it.
 struct Woken {
     woken: AtomicBool,
     task: Mutex<Option<Waker>>,
@@ -55,19 +63,82 @@ impl Wake for Woken {
     }
 }
 
-impl<F: Future> Gated<F> {
-    pub(super) fn new(inner: F) -> Self {
+impl Gate {
+    pub(super) fn new() -> Self {
         let woken = Arc::new(Woken {
-            // Polled the first time, to set up what will wake it.
+            // Opened the first time, to set up what will wake the futures.
             woken: AtomicBool::new(true),
             task: Mutex::new(None),
         });
         let waker = Waker::from(Arc::clone(&woken));
         Self {
-            inner: Box::pin(inner),
             woken,
             waker,
             task: None,
+        }
+    }
+
+    /// The waker to poll the gated futures with, when one of them woke since they were last
+    /// polled; `None` when none did. Either way, a wake from now on wakes `cx`'s task.
+    pub(super) fn open(&mut self, cx: &Context<'_>) -> Option<&Waker> {
+        if !self
+            .task
+            .as_ref()
+            .is_some_and(|task| task.will_wake(cx.waker()))
+        {
+            // Handed over before the flag is read: a wake from now on wakes this task.
+            let task = cx.waker().clone();
+            *self
+                .woken
+                .task
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner) = Some(task.clone());
+            self.task = Some(task);
+        }
+        // A wake after this load sets the flag and wakes the task again. Only a set flag is
+        // cleared, by a swap: it reads the last wake, and what that wake saw happened before.
+        if !self.woken.woken.load(Ordering::Acquire) {
+            return None;
+        }
+        self.woken.woken.swap(false, Ordering::AcqRel);
+        Some(&self.waker)
+    }
+
+    /// The waker to poll the gated futures with, open or not: for one that must be polled
+    /// whether or not it woke.
+    pub(super) fn waker(&self) -> &Waker {
+        &self.waker
+    }
+
+    /// Opens the gate at the next poll, as a wake would: for when one of the futures was
+    /// ready, and so set up nothing to wake it.
+    pub(super) fn reopen(&self) {
+        self.woken.woken.store(true, Ordering::Release);
+    }
+
+    /// Makes the gate as new, to gate other futures, if nothing else holds its waker any
+    /// more (its futures are gone); whether it did.
+    pub(super) fn renew(&mut self) -> bool {
+        // Its own two: `woken`, and the one `waker` holds.
+        if Arc::strong_count(&self.woken) != 2 {
+            return false;
+        }
+        self.reopen();
+        *self
+            .woken
+            .task
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner) = None;
+        self.task = None;
+        true
+    }
+}
+
+impl<F: Future> Gated<F> {
+    pub(super) fn new(inner: F) -> Self {
+        Self {
+            inner: Box::pin(inner),
+            gate: Gate::new(),
         }
     }
 }
@@ -77,29 +148,10 @@ impl<F: Future> Future for Gated<F> {
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
         let this = self.get_mut();
-        if !this
-            .task
-            .as_ref()
-            .is_some_and(|task| task.will_wake(cx.waker()))
-        {
-            // Handed over before the flag is read: a wake from now on wakes this task.
-            let task = cx.waker().clone();
-            *this
-                .woken
-                .task
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner) = Some(task.clone());
-            this.task = Some(task);
+        match this.gate.open(cx) {
+            None => Poll::Pending,
+            Some(waker) => this.inner.as_mut().poll(&mut Context::from_waker(waker)),
         }
-        // A wake after this load sets the flag and wakes the task again. Only a set flag is
-        // cleared, by a swap: it reads the last wake, and what that wake saw happened before.
-        if !this.woken.woken.load(Ordering::Acquire) {
-            return Poll::Pending;
-        }
-        this.woken.woken.swap(false, Ordering::AcqRel);
-        this.inner
-            .as_mut()
-            .poll(&mut Context::from_waker(&this.waker))
     }
 }
 

@@ -327,7 +327,8 @@ impl Server {
                 let context = CallContext {
                     request: session_context(self, &session, &mut params.rest, facts, call),
                     peer: facts.peer,
-                    headers: facts.headers.clone(),
+                    // Read only for a stateless round's binding, which a legacy call has none of.
+                    headers: None,
                     capabilities: Capabilities::Session(Arc::clone(&session)),
                     subject: facts.subject.clone(),
                     claims: facts.claims.clone(),

@@ -41,10 +41,26 @@ impl ClientAnswerer {
 }
 
 /// The server-to-client requests of one round still waiting, in the order they were sent;
-/// dropped, it forgets them.
+/// dropped, it forgets them. The first is held in place: most rounds ask one question, and
+/// then no list is allocated.
 struct Waiting<'a> {
     session: &'a Session,
-    asked: Vec<Asked>,
+    first: Option<Asked>,
+    rest: Vec<Asked>,
+}
+
+impl Waiting<'_> {
+    fn push(&mut self, asked: Asked) {
+        match self.first {
+            None => self.first = Some(asked),
+            Some(_) => self.rest.push(asked),
+        }
+    }
+
+    /// The requests, in the order they were sent.
+    fn asked(&mut self) -> impl Iterator<Item = &mut Asked> {
+        self.first.iter_mut().chain(&mut self.rest)
+    }
 }
 
 /// One server-to-client request sent: its id, the key its answer goes under, and where the
@@ -59,7 +75,7 @@ struct Asked {
 impl Drop for Waiting<'_> {
     fn drop(&mut self) {
         let mut state = lock(&self.session.state);
-        for asked in &self.asked {
+        for asked in self.first.iter().chain(&self.rest) {
             state.pending.remove(&asked.id);
         }
     }
@@ -89,13 +105,14 @@ impl Answerer for ClientAnswerer {
             let session = &*self.session;
             let mut waiting = Waiting {
                 session,
-                asked: Vec::with_capacity(requests.len()),
+                first: None,
+                rest: Vec::new(),
             };
             for (key, request) in requests {
                 let id = session.next_request_id.fetch_add(1, Ordering::Relaxed);
                 let (sender, reply) = oneshot::channel();
                 lock(&session.state).pending.insert(id, sender);
-                waiting.asked.push(Asked {
+                waiting.push(Asked {
                     id,
                     key,
                     method: request.method(),
@@ -111,7 +128,7 @@ impl Answerer for ClientAnswerer {
             let timeout = self.timeout;
             let collect = async {
                 let mut answers = InputResponses::new();
-                for asked in &mut waiting.asked {
+                for asked in waiting.asked() {
                     match (&mut asked.reply).await {
                         Ok(Ok(answer)) => {
                             answers.insert(std::mem::take(&mut asked.key), answer);

@@ -155,6 +155,34 @@ async fn a_client_that_does_not_answer_runs_into_the_timeout() {
     assert_eq!(session.held(), (0, 0, 0, 0));
 }
 
+#[tokio::test(start_paused = true)]
+async fn each_round_of_one_call_has_the_whole_timeout_from_its_own_question() {
+    let sessions = Sessions::default();
+    let session = open(&sessions);
+    let (outbound, mut messages) = crate::server::outbound::channel();
+    let timeout = Duration::from_secs(600);
+    let mut answerer =
+        session.answerer(outbound, timeout, crate::server::RequestContext::default());
+    // The first round is answered a second before its timeout.
+    let client = async {
+        let asked = messages.recv().await.unwrap();
+        tokio::time::sleep(timeout - Duration::from_secs(1)).await;
+        session.deliver(&asked["id"], Ok(serde_json::json!({"action": "decline"})));
+    };
+    let (answers, ()) = tokio::join!(answerer.answer(question()), client);
+    assert_eq!(answers.unwrap()["sure"]["action"], "decline");
+    // The second, never answered, fails a whole timeout after it was asked.
+    let asked = tokio::time::Instant::now();
+    let error = answerer.answer(question()).await.unwrap_err();
+    assert!(
+        error.message.contains("did not answer"),
+        "{}",
+        error.message
+    );
+    assert_eq!(asked.elapsed(), timeout);
+    assert_eq!(session.held(), (0, 0, 0, 0));
+}
+
 #[tokio::test]
 async fn a_call_whose_messages_nobody_reads_is_refused_at_its_first_question() {
     let sessions = Sessions::default();
