@@ -80,7 +80,7 @@ pub(super) async fn respond_streaming(
         Err(finished) => {
             drop((outcome, messages));
             keep_gate(gate);
-            return json_response_in(finished, super::http::emptied(headers));
+            return json_response_in(finished, super::header_room::emptied(headers));
         }
     };
     // The messages sent with the first are taken, and the receiver left waiting with the
@@ -357,7 +357,7 @@ impl futures_core::Stream for EventStream {
                 {
                     *this.outcome = None;
                     if let Some(headers) = this.headers.take()
-                        && let Some(map) = super::http::take_emptied(headers)
+                        && let Some(map) = super::header_room::take_emptied(headers)
                     {
                         let _ = SPARE_MAP.try_with(|spare| spare.set(Some(map)));
                     }

@@ -11,7 +11,6 @@
 //! connections (`listener.rs`).
 
 use std::borrow::Cow;
-use std::cell::Cell;
 use std::future::Future;
 use std::net::IpAddr;
 use std::pin::pin;
@@ -20,12 +19,13 @@ use std::task::Poll;
 use std::time::Instant;
 
 use axum::body::Bytes;
-use axum::http::{HeaderMap, StatusCode, request::Parts};
+use axum::http::{StatusCode, request::Parts};
 use axum::response::{IntoResponse, Response};
 
 use super::body::{BodyError, is_request, read_body};
 use super::event_stream::{json_response, json_response_in, respond_streaming};
 use super::head::{Head, Seen};
+use super::header_room::{emptied, shared};
 use super::limits::Refused;
 use super::reply::Reply;
 use super::{bearer, guard, media};
@@ -155,55 +155,6 @@ where
     }
 }
 
-thread_local! {
-    /// The `Arc`s requests' headers were shared in, emptied once their calls were over, for
-    /// the next requests on this thread: one allocation (and its freeing) fewer a request. Two:
-    /// a legacy call's request ends after the request that carries its answer began.
-    static SPARE_SHARED: Cell<[Option<Arc<HeaderMap>>; 2]> = const { Cell::new([None, None]) };
-}
-
-/// `headers` in an `Arc`, to share with dispatch: one this thread kept, if it did.
-fn shared(headers: HeaderMap) -> Arc<HeaderMap> {
-    let spare = SPARE_SHARED.try_with(|spares| {
-        let mut kept = spares.take();
-        let spare = kept.iter_mut().find_map(Option::take);
-        spares.set(kept);
-        spare
-    });
-    if let Some(mut spare) = spare.ok().flatten()
-        && let Some(room) = Arc::get_mut(&mut spare)
-    {
-        *room = headers;
-        return spare;
-    }
-    Arc::new(headers)
-}
-
-/// The request's header map, emptied, when nothing else holds it any more (as once its call
-/// is over), and its `Arc` kept for the thread's next request; else a new map with room for
-/// as many headers.
-pub(super) fn emptied(headers: Arc<HeaderMap>) -> HeaderMap {
-    let len = headers.len();
-    take_emptied(headers).unwrap_or_else(|| HeaderMap::with_capacity(len))
-}
-
-/// The request's header map, emptied, if nothing else holds it any more, and its `Arc` kept
-/// for the thread's next request.
-pub(super) fn take_emptied(mut headers: Arc<HeaderMap>) -> Option<HeaderMap> {
-    let map = Arc::get_mut(&mut headers)?;
-    // An empty map in its place holds no allocation.
-    let mut map = std::mem::take(map);
-    map.clear();
-    let _ = SPARE_SHARED.try_with(|spares| {
-        let mut kept = spares.take();
-        if let Some(free) = kept.iter_mut().find(|spare| spare.is_none()) {
-            *free = Some(headers);
-        }
-        spares.set(kept);
-    });
-    Some(map)
-}
-
 pub(super) fn session_id(sent: Seen<'_>) -> Option<String> {
     let value = sent.first?;
     Some(String::from_utf8_lossy(value.as_bytes()).into_owned())
@@ -240,41 +191,5 @@ mod tests {
         let other = version(&parts("2026-07-29"));
         assert!(matches!(other, Some(Cow::Owned(version)) if version == "2026-07-29"));
         assert_eq!(version(&hyper::Request::new(()).into_parts().0), None);
-    }
-
-    #[test]
-    fn a_request_map_no_longer_shared_comes_back_emptied_with_its_room_and_its_arc_is_reused() {
-        let mut headers = HeaderMap::new();
-        for n in 0..20 {
-            headers.insert(
-                axum::http::HeaderName::try_from(format!("x-{n}")).unwrap(),
-                axum::http::HeaderValue::from_static("v"),
-            );
-        }
-        let room = headers.capacity();
-        let headers = Arc::new(headers);
-        let held = Arc::clone(&headers);
-        // Still held elsewhere: a new map, with room for as many.
-        let fresh = emptied(Arc::clone(&headers));
-        assert!(
-            fresh.is_empty() && fresh.capacity() >= 20,
-            "{}",
-            fresh.capacity()
-        );
-        assert_eq!(held.len(), 20);
-        drop(held);
-        let at = Arc::as_ptr(&headers);
-        let reused = emptied(headers);
-        assert!(reused.is_empty());
-        assert_eq!(reused.capacity(), room);
-        // Its `Arc` shares the thread's next request's headers.
-        let next = shared(HeaderMap::new());
-        assert_eq!(Arc::as_ptr(&next), at);
-        assert!(next.is_empty());
-        // Held elsewhere when that request ends: not kept.
-        let held = Arc::clone(&next);
-        drop(emptied(next));
-        assert_ne!(Arc::as_ptr(&shared(HeaderMap::new())), at);
-        drop(held);
     }
 }

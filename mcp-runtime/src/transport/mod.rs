@@ -47,6 +47,7 @@ mod connection;
 mod event_stream;
 mod guard;
 mod head;
+mod header_room;
 mod http;
 mod limits;
 mod listener;
