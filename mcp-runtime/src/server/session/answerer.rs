@@ -6,6 +6,7 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use serde_json::Value;
+use smallvec::SmallVec;
 use tokio::sync::oneshot;
 
 use super::{Session, lock};
@@ -45,22 +46,7 @@ impl ClientAnswerer {
 /// then no list is allocated.
 struct Waiting<'a> {
     session: &'a Session,
-    first: Option<Asked>,
-    rest: Vec<Asked>,
-}
-
-impl Waiting<'_> {
-    fn push(&mut self, asked: Asked) {
-        match self.first {
-            None => self.first = Some(asked),
-            Some(_) => self.rest.push(asked),
-        }
-    }
-
-    /// The requests, in the order they were sent.
-    fn asked(&mut self) -> impl Iterator<Item = &mut Asked> {
-        self.first.iter_mut().chain(&mut self.rest)
-    }
+    asked: SmallVec<[Asked; 1]>,
 }
 
 /// One server-to-client request sent: its id, the key its answer goes under, and where the
@@ -75,7 +61,7 @@ struct Asked {
 impl Drop for Waiting<'_> {
     fn drop(&mut self) {
         let mut state = lock(&self.session.state);
-        for asked in self.first.iter().chain(&self.rest) {
+        for asked in &self.asked {
             state.pending.remove(&asked.id);
         }
     }
@@ -105,14 +91,13 @@ impl Answerer for ClientAnswerer {
             let session = &*self.session;
             let mut waiting = Waiting {
                 session,
-                first: None,
-                rest: Vec::new(),
+                asked: SmallVec::new(),
             };
             for (key, request) in requests {
                 let id = session.next_request_id.fetch_add(1, Ordering::Relaxed);
                 let (sender, reply) = oneshot::channel();
                 lock(&session.state).pending.insert(id, sender);
-                waiting.push(Asked {
+                waiting.asked.push(Asked {
                     id,
                     key,
                     method: request.method(),
@@ -128,7 +113,7 @@ impl Answerer for ClientAnswerer {
             let timeout = self.timeout;
             let collect = async {
                 let mut answers = InputResponses::new();
-                for asked in waiting.asked() {
+                for asked in &mut waiting.asked {
                     match (&mut asked.reply).await {
                         Ok(Ok(answer)) => {
                             answers.insert(std::mem::take(&mut asked.key), answer);
